@@ -1,0 +1,107 @@
+"""Units of length used by the five rule sets, converted to millimetres at the edges.
+
+Every length inside tabletracker is a float in millimetres (CONVENTIONS.md). The
+rule sets' own units exist only here, in rule transcriptions (``inches(12)``) and
+in the user interface.
+
+Examples
+--------
+>>> inches(1)
+25.4
+>>> round(to_unit(inches(12), "in"), 9)
+12.0
+>>> unit_for_ruleset("star-wars").mm
+25.0
+>>> to_unit(100.0, "cm")
+10.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MM_PER_INCH = 25.4  # RULES-NOTES choice 9: High Fire's "about 2.5 cm" is taken as 25.4 mm.
+MM_PER_CM = 10.0
+MM_PER_PAS = 25.0  # Star Wars Grandes escarmouches: "4 pas, soit 10 cm".
+DEFAULT_UD_MM = 40.0  # Feu à Volonté, 25-28 mm figures (CONVENTIONS.md).
+UD_MM_BY_FIGURE_SCALE = {"10mm": 10.0, "15-20mm": 20.0, "28mm": 40.0}
+
+
+@dataclass(frozen=True)
+class LengthUnit:
+    """A named unit of length: ``symbol`` as shown to players, ``mm`` its size."""
+
+    name: str
+    symbol: str
+    mm: float
+
+    def to_mm(self, value: float) -> float:
+        """Convert ``value`` in this unit to millimetres."""
+        return value * self.mm
+
+    def from_mm(self, value_mm: float) -> float:
+        """Convert millimetres to this unit."""
+        return value_mm / self.mm
+
+
+UNITS: dict[str, LengthUnit] = {
+    "mm": LengthUnit("millimetre", "mm", 1.0),
+    "cm": LengthUnit("centimetre", "cm", MM_PER_CM),
+    "in": LengthUnit("inch", '"', MM_PER_INCH),
+    "pas": LengthUnit("pas", "pas", MM_PER_PAS),
+    "ud": LengthUnit("UD", "UD", DEFAULT_UD_MM),
+}
+
+RULESET_UNITS: dict[str, str] = {
+    "high-fire": "in",
+    "firefight": "in",
+    "feu-a-volonte": "ud",
+    "at-43": "cm",
+    "star-wars": "pas",
+}
+
+
+def inches(value: float) -> float:
+    """Return ``value`` inches in millimetres."""
+    return value * MM_PER_INCH
+
+
+def cm(value: float) -> float:
+    """Return ``value`` centimetres in millimetres."""
+    return value * MM_PER_CM
+
+
+def pas(value: float) -> float:
+    """Return ``value`` Star Wars "pas" in millimetres."""
+    return value * MM_PER_PAS
+
+
+def ud(value: float, *, ud_mm: float = DEFAULT_UD_MM) -> float:
+    """Return ``value`` Feu à Volonté UD in millimetres (``ud_mm`` by figure scale)."""
+    return value * ud_mm
+
+
+def find_unit(name: str) -> LengthUnit:
+    """Return the unit called ``name`` (``mm``, ``cm``, ``in``, ``pas``, ``ud``)."""
+    try:
+        return UNITS[name]
+    except KeyError:
+        raise ValueError(f"unknown unit {name!r}; expected one of {sorted(UNITS)}") from None
+
+
+def to_unit(value_mm: float, name: str) -> float:
+    """Convert millimetres to the unit called ``name``."""
+    return find_unit(name).from_mm(value_mm)
+
+
+def unit_for_ruleset(ruleset: str, *, ud_mm: float = DEFAULT_UD_MM) -> LengthUnit:
+    """Return the unit a rule set measures in; Feu à Volonté's UD depends on figure scale."""
+    try:
+        key = RULESET_UNITS[ruleset]
+    except KeyError:
+        raise ValueError(
+            f"unknown rule set {ruleset!r}; expected one of {sorted(RULESET_UNITS)}"
+        ) from None
+    if key == "ud":
+        return LengthUnit("UD", "UD", ud_mm)
+    return UNITS[key]

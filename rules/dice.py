@@ -1,0 +1,201 @@
+"""Dice: a seedable roller and exact probability distributions (never sampling).
+
+Distributions are mappings from outcome to :class:`fractions.Fraction`, built by
+enumeration or convolution. Rolling takes an injected ``random.Random`` or the
+players' own dice, typed in, in order.
+
+Examples
+--------
+>>> success_chance(5)
+Fraction(1, 3)
+>>> with_reroll(success_chance(5))
+Fraction(5, 9)
+>>> binomial(2, Fraction(1, 2)).probs[1]
+Fraction(1, 2)
+>>> die(6).convolve(die(6)).probs[7]
+Fraction(1, 6)
+>>> dice = Dice.given([3, 5])
+>>> dice.roll(6), dice.roll(6)
+(3, 5)
+>>> dice.roll(6)
+Traceback (most recent call last):
+...
+rules.errors.InvalidActionError: not enough dice typed in: 2 given, a third d6 is needed
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Hashable
+
+from rules.errors import InvalidActionError
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """An exact probability distribution over hashable outcomes."""
+
+    probs: Mapping[Hashable, Fraction]
+
+    def __post_init__(self) -> None:
+        total = sum(self.probs.values(), Fraction(0))
+        if total != 1:
+            raise ValueError(f"probabilities must add up to 1, got {total}")
+        object.__setattr__(self, "probs", MappingProxyType(dict(self.probs)))
+
+    @classmethod
+    def certain(cls, outcome: Hashable) -> "Distribution":
+        """Return the distribution that always gives ``outcome``."""
+        return cls({outcome: Fraction(1)})
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[Hashable, Fraction]]) -> "Distribution":
+        """Build a distribution, adding up the probabilities of equal outcomes."""
+        acc: dict[Hashable, Fraction] = {}
+        for outcome, p in pairs:
+            if p:
+                acc[outcome] = acc.get(outcome, Fraction(0)) + p
+        return cls(acc)
+
+    def map(self, f: Callable[[Any], Hashable]) -> "Distribution":
+        """Return the distribution of ``f(outcome)``."""
+        return Distribution.from_pairs((f(o), p) for o, p in self.probs.items())
+
+    def bind(self, f: Callable[[Any], "Distribution"]) -> "Distribution":
+        """Return the distribution of a second stage chosen by the first outcome."""
+        return Distribution.from_pairs(
+            (o2, p * p2) for o, p in self.probs.items() for o2, p2 in f(o).probs.items()
+        )
+
+    def convolve(self, other: "Distribution", combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
+        """Return the distribution of ``combine(a, b)`` for independent ``a`` and ``b``."""
+        return Distribution.from_pairs(
+            (combine(a, b), pa * pb) for a, pa in self.probs.items() for b, pb in other.probs.items()
+        )
+
+    def chance(self, predicate: Callable[[Any], bool]) -> Fraction:
+        """Return the probability that ``predicate(outcome)`` holds."""
+        return sum((p for o, p in self.probs.items() if predicate(o)), Fraction(0))
+
+    def mean(self) -> Fraction:
+        """Return the expected value of numeric outcomes."""
+        return sum((Fraction(o) * p for o, p in self.probs.items()), Fraction(0))
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """Return ``[{"outcome", "probability" (float), "fraction" ("a/b")}]`` sorted by outcome."""
+        def key(item: tuple[Hashable, Fraction]) -> Any:
+            return (str(type(item[0])), item[0]) if not isinstance(item[0], tuple) else ("t", str(item[0]))
+        try:
+            items = sorted(self.probs.items(), key=key)
+        except TypeError:
+            items = sorted(self.probs.items(), key=lambda kv: str(kv[0]))
+        return [{"outcome": list(o) if isinstance(o, tuple) else o, "probability": float(p),
+                 "fraction": f"{p.numerator}/{p.denominator}"} for o, p in items]
+
+
+def die(sides: int = 6) -> Distribution:
+    """Return the uniform distribution of one die with ``sides`` faces."""
+    return Distribution({face: Fraction(1, sides) for face in range(1, sides + 1)})
+
+
+def sum_of(count: int, sides: int = 6) -> Distribution:
+    """Return the distribution of the sum of ``count`` dice."""
+    dist = Distribution.certain(0)
+    for _ in range(count):
+        dist = dist.convolve(die(sides))
+    return dist
+
+
+def enumerate_rolls(count: int, sides: int = 6) -> Iterable[tuple[int, ...]]:
+    """Yield every ordered roll of ``count`` dice (each equally likely)."""
+    return itertools.product(range(1, sides + 1), repeat=count)
+
+
+def success_chance(target: int | None, *, sides: int = 6, natural_one_fails: bool = True,
+                   natural_max_succeeds: bool = True) -> Fraction:
+    """Return the chance that one die meets ``target`` or more.
+
+    ``None`` means the roll cannot succeed. A natural 1 always fails and a natural
+    ``sides`` always succeeds unless told otherwise.
+    """
+    if target is None:
+        return Fraction(0)
+    faces = [f for f in range(1, sides + 1)
+             if (f >= target or (natural_max_succeeds and f == sides))
+             and not (natural_one_fails and f == 1)]
+    return Fraction(len(faces), sides)
+
+
+def with_reroll(p: Fraction) -> Fraction:
+    """Return the chance of success when a failed die is re-rolled once."""
+    return p + (1 - p) * p
+
+
+def binomial(n: int, p: Fraction) -> Distribution:
+    """Return the exact distribution of successes among ``n`` independent dice."""
+    dist = Distribution.certain(0)
+    one = Distribution.from_pairs(((1, p), (0, 1 - p)))
+    for _ in range(n):
+        dist = dist.convolve(one)
+    return dist
+
+
+@dataclass
+class Dice:
+    """Where dice come from: an injected ``random.Random`` or the players' typed-in dice.
+
+    The only mutable object of the rules core: it is consumed by one resolution.
+    ``rolled`` records every die taken, in order, for the explanation.
+    """
+
+    rng: random.Random | None = None
+    typed: tuple[int, ...] | None = None
+    rolled: list[tuple[int, int]] = field(default_factory=list)  # (sides, value)
+
+    @classmethod
+    def seeded(cls, seed: int) -> "Dice":
+        """Return dice rolled by ``random.Random(seed)``."""
+        return cls(rng=random.Random(seed))
+
+    @classmethod
+    def given(cls, values: Iterable[int]) -> "Dice":
+        """Return dice that hand out the players' own ``values`` in order."""
+        return cls(typed=tuple(int(v) for v in values))
+
+    def roll(self, sides: int = 6) -> int:
+        """Take the next die with ``sides`` faces."""
+        index = len(self.rolled)
+        if self.typed is not None:
+            if index >= len(self.typed):
+                nth = _ORDINALS[index] if index < len(_ORDINALS) else f"{index + 1}th"
+                raise InvalidActionError(
+                    f"not enough dice typed in: {len(self.typed)} given, a {nth} d{sides} is needed"
+                )
+            value = self.typed[index]
+            if not 1 <= value <= sides:
+                raise InvalidActionError(
+                    f"die number {index + 1} was typed as {value}, but a d{sides} shows 1 to {sides}"
+                )
+        elif self.rng is not None:
+            value = self.rng.randint(1, sides)
+        else:
+            raise InvalidActionError("no dice: give the players' dice or a seed to roll them")
+        self.rolled.append((sides, value))
+        return value
+
+    def roll_many(self, count: int, sides: int = 6) -> tuple[int, ...]:
+        """Take ``count`` dice with ``sides`` faces."""
+        return tuple(self.roll(sides) for _ in range(count))
+
+    def unused(self) -> tuple[int, ...]:
+        """Return the typed-in dice not taken (a sign the players typed too many)."""
+        if self.typed is None:
+            return ()
+        return self.typed[len(self.rolled):]

@@ -1,0 +1,31 @@
+# Shared set-up for run.sh and test.sh: a local virtual environment and, for the
+# browser tests, Debian's chromium. Sourced, not run.
+PYTHON_BIN="${PYTHON:-python3.11}"
+command -v "$PYTHON_BIN" >/dev/null 2>&1 || PYTHON_BIN=python3
+
+ensure_venv() {
+    local extras="$1"
+    local stamp=".venv/.installed${extras}"
+    if [ ! -x .venv/bin/python ]; then
+        echo "tabletracker: creating .venv with $PYTHON_BIN" >&2
+        "$PYTHON_BIN" -m venv .venv
+    fi
+    if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+        echo "tabletracker: installing dependencies (first run only)" >&2
+        .venv/bin/python -m pip install --quiet --upgrade pip
+        .venv/bin/python -m pip install --quiet -e ".${extras}"
+        touch "$stamp"
+    fi
+}
+
+ensure_chromium() {
+    if command -v chromium >/dev/null 2>&1; then return 0; fi
+    if [ "$(id -u)" = "0" ]; then
+        echo "tabletracker: installing Debian's chromium for the browser tests" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null
+    else
+        echo "tabletracker: chromium is missing; install it with 'sudo apt-get install chromium'" >&2
+        return 1
+    fi
+}

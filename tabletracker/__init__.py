@@ -1,0 +1,1 @@
+"""The ``tabletracker`` command line: one entry point, one module per subcommand."""

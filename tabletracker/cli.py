@@ -1,0 +1,79 @@
+"""``tabletracker`` entry point: dispatch to the subcommand modules.
+
+Each subcommand lives in ``tabletracker/commands/<name>.py`` with ``add_arguments(parser)``
+and ``run(args) -> int``. Modules are imported only when their command runs, so
+``tabletracker --help`` is fast and one broken command cannot break the others.
+Every error the project raises on bad input is a ``ValueError`` (or ``OSError``)
+subclass with a message that says what is wrong: it is printed, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("tabletracker.commands.serve", "run the web overlay (the sample table when no camera is given)"),
+    "markers": ("tabletracker.commands.markers", "write the printable marker kit as a PDF at true scale"),
+    "calibrate-camera": ("tabletracker.commands.calibrate_camera", "camera intrinsics from photos of the ChArUco board"),
+    "calibrate": ("tabletracker.commands.calibrate", "table pose from one frame showing the four corner markers"),
+    "locate": ("tabletracker.commands.locate", "find every model in one image, in table millimetres"),
+    "track": ("tabletracker.commands.track", "follow models through a camera, video or image folder (JSON lines)"),
+    "ask": ("tabletracker.commands.ask", "answer a geometric question about a game file (distance, sight, fire zone...)"),
+    "resolve": ("tabletracker.commands.resolve", "resolve an action (shoot, melee, morale...) with odds and dice"),
+    "render-samples": ("tabletracker.commands.render_samples", "re-render the bundled sample images and sequence"),
+}
+
+EXIT_BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tabletracker",
+        description="A referee's assistant for tabletop skirmish games: a camera above the table, "
+        "every model located in millimetres, and the rules' questions answered.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # Parse only the global part; the subcommand parses the rest itself.
+    head: list[str] = []
+    while argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        head.append(argv.pop(0))
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        parser.print_usage(sys.stderr)
+        print(f"tabletracker: unknown command {name!r}; commands are: {', '.join(COMMANDS)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    opts = parser.parse_args(head)
+    logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    module = importlib.import_module(COMMANDS[name][0])
+    sub = argparse.ArgumentParser(prog=f"tabletracker {name}", description=COMMANDS[name][1])
+    module.add_arguments(sub)
+    args = sub.parse_args(rest)
+    try:
+        return int(module.run(args) or 0)
+    except (ValueError, OSError) as exc:
+        print(f"tabletracker {name}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

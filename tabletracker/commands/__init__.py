@@ -1,0 +1,1 @@
+"""Subcommands of ``tabletracker``: each module has ``HELP``, ``add_arguments`` and ``run``."""

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Run the whole test suite: installs the package with its test extras and Debian's
+# chromium (for the browser tests) when missing. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")"
+source scripts/venv.sh
+ensure_venv "[test]"
+ensure_chromium
+exec .venv/bin/python -m pytest -q "$@"
