@@ -120,7 +120,7 @@ class Objective:
 class TablePlan:
     """A game on the plan: rule set, table, units, models, terrain, objectives.
 
-    ``profiles`` (roster data by profile name), ``options`` (the rule set's named
+    ``profiles`` (roster stats by profile name), ``weapons`` (weapon stats by name), ``options`` (the rule set's named
     choices, RULES-NOTES.md) and ``state`` (turn, activations, scores) are free-form
     frozen JSON read by the rule sets.
     """
@@ -133,6 +133,7 @@ class TablePlan:
     objectives: tuple[Objective, ...] = ()
     name: str | None = None
     profiles: Mapping[str, Any] | None = None
+    weapons: Mapping[str, Any] | None = None
     options: Mapping[str, Any] | None = None
     state: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
@@ -231,7 +232,7 @@ def _listing(ids: Any) -> str:
 # -- the game file ---------------------------------------------------------------
 
 _TOP_KEYS = ("ruleset", "table", "units", "models", "terrain", "objectives", "name",
-             "profiles", "options", "state", "extra")
+             "profiles", "weapons", "options", "state", "extra")
 _UNIT_KEYS = ("id", "side", "name", "leader", "profile", "kind", "rules", "extra")
 _MODEL_KEYS = ("id", "unit", "marker_id", "x_mm", "y_mm", "base_mm", "facing_deg",
                "height_mm", "profile", "status", "name", "role", "weapons", "extra")
@@ -262,7 +263,7 @@ def parse_game(data: Any, *, source: str = "game file") -> TablePlan:
     plan = TablePlan(
         ruleset=ruleset, table=table, units=units, models=models, terrain=terrain,
         objectives=objectives, name=top.string("name", None),
-        profiles=_free(top, "profiles"), options=_free(top, "options"),
+        profiles=_free(top, "profiles"), weapons=_free(top, "weapons"), options=_free(top, "options"),
         state=_free(top, "state"), extra=_extra(top),
     )
     _check_references(plan, top)
@@ -401,7 +402,7 @@ def game_to_dict(plan: TablePlan) -> dict[str, Any]:
         out["terrain"] = [_terrain_dict(t) for t in plan.terrain]
     if plan.objectives:
         out["objectives"] = [_objective_dict(o) for o in plan.objectives]
-    for key in ("profiles", "options", "state"):
+    for key in ("profiles", "weapons", "options", "state"):
         _put(out, key, getattr(plan, key))
     if plan.extra:
         out["extra"] = thaw(plan.extra)
