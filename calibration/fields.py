@@ -46,7 +46,8 @@ class Reader:
 
     def fail(self, message: str, key: str | None = None) -> None:
         """Raise this reader's error about ``key`` (or the whole object)."""
-        raise self.error(f"{self.source}: {self.where(key)} {message}")
+        sep = "" if message.startswith("[") else " "
+        raise self.error(f"{self.source}: {self.where(key)}{sep}{message}")
 
     def only(self, allowed: Sequence[str]) -> None:
         """Refuse keys outside ``allowed``; unknown keys are never silently ignored."""
