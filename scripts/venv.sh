@@ -12,8 +12,13 @@ ensure_venv() {
     fi
     if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
         echo "tabletracker: installing dependencies (first run only)" >&2
-        .venv/bin/python -m pip install --quiet --upgrade pip
-        .venv/bin/python -m pip install --quiet -e ".${extras}"
+        local log=".venv/install.log"
+        if ! { .venv/bin/python -m pip install --upgrade pip &&
+               .venv/bin/python -m pip install -e ".${extras}"; } >"$log" 2>&1; then
+            tail -n 30 "$log" >&2
+            echo "tabletracker: installing dependencies failed; the full log is in $log" >&2
+            return 1
+        fi
         touch "$stamp"
     fi
 }
