@@ -20,12 +20,17 @@ Fraction(1, 6)
 >>> dice.roll(6)
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: not enough dice typed in: 2 given, a third d6 is needed
+rules.dice.NotEnoughDiceError: not enough dice typed in: 2 given, a third d6 is needed
+>>> at43_roll_needed(-2), at43_roll_needed(-6), at43_roll_needed(6)
+(5, None, 'auto')
+>>> keep_best(3).probs[12]
+Fraction(2, 27)
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +39,15 @@ from types import MappingProxyType
 from typing import Any, Hashable
 
 from rules.errors import InvalidActionError
+
+class NotEnoughDiceError(InvalidActionError):
+    """The players typed in fewer dice than the resolution needs; ``sides`` of the next die."""
+
+    def __init__(self, message: str, *, sides: int, index: int) -> None:
+        super().__init__(message)
+        self.sides = sides
+        self.index = index
+
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
@@ -175,8 +189,9 @@ class Dice:
         if self.typed is not None:
             if index >= len(self.typed):
                 nth = _ORDINALS[index] if index < len(_ORDINALS) else f"{index + 1}th"
-                raise InvalidActionError(
-                    f"not enough dice typed in: {len(self.typed)} given, a {nth} d{sides} is needed"
+                raise NotEnoughDiceError(
+                    f"not enough dice typed in: {len(self.typed)} given, a {nth} d{sides} is needed",
+                    sides=sides, index=index,
                 )
             value = self.typed[index]
             if not 1 <= value <= sides:
@@ -199,3 +214,162 @@ class Dice:
         if self.typed is None:
             return ()
         return self.typed[len(self.rolled):]
+
+
+# -- tables and thresholds --------------------------------------------------------------------
+
+AUTO_SUCCESS = "auto"
+"""What :func:`at43_roll_needed` returns when no die is needed: the test succeeds."""
+
+
+def at43_roll_needed(difference: int) -> int | None | str:
+    """Return the D6 roll needed on AT-43's universal resolution table.
+
+    ``difference`` is the action value minus the difficulty (précision minus portée
+    for a shot, pénétration minus protection for damage). Returns ``None`` for an
+    automatic failure (-6 or less), ``"auto"`` for an automatic success (+6 or
+    more, RULES-NOTES choice 7), else the face needed (6, 5, 4, 3 or 2, "or more").
+    Source: AT-43 universal resolution table (RULES-NOTES, facts from outside the
+    seeds), which agrees with the seed's examples (-2 gives 5+, +1 gives 4+).
+
+    Examples
+    --------
+    >>> [at43_roll_needed(d) for d in range(-7, 8)]
+    [None, None, 6, 6, 5, 5, 4, 4, 4, 3, 3, 2, 2, 'auto', 'auto']
+    """
+    if difference <= -6:
+        return None
+    if difference >= 6:
+        return AUTO_SUCCESS
+    return {-5: 6, -4: 6, -3: 5, -2: 5, -1: 4, 0: 4, 1: 4, 2: 3, 3: 3, 4: 2, 5: 2}[difference]
+
+
+def at43_success_chance(difference: int) -> Fraction:
+    """Return the chance of one AT-43 test with this difference (automatic results included).
+
+    >>> at43_success_chance(-2), at43_success_chance(-9), at43_success_chance(7)
+    (Fraction(1, 3), Fraction(0, 1), Fraction(1, 1))
+    """
+    needed = at43_roll_needed(difference)
+    if needed is None:
+        return Fraction(0)
+    if needed == AUTO_SUCCESS:
+        return Fraction(1)
+    return success_chance(int(needed))
+
+
+def needed_text(needed: int | None | str) -> str:
+    """Return how a player reads a needed roll: ``"5+"``, ``"6"``, ``"automatic failure"``...
+
+    >>> needed_text(5), needed_text(6), needed_text(None), needed_text("auto")
+    ('5+', '6', 'automatic failure', 'automatic success')
+    """
+    if needed is None:
+        return "automatic failure"
+    if needed == AUTO_SUCCESS:
+        return "automatic success"
+    return "6" if needed == 6 else f"{needed}+"
+
+
+def with_rerolls(p: Fraction, rerolls: int) -> Fraction:
+    """Return the chance of success when a failed die is re-rolled up to ``rerolls`` times.
+
+    >>> with_rerolls(Fraction(1, 3), 1) == with_reroll(Fraction(1, 3))
+    True
+    >>> with_rerolls(Fraction(1, 2), 0)
+    Fraction(1, 2)
+    """
+    if rerolls < 0:
+        raise ValueError(f"rerolls must be 0 or more, got {rerolls}")
+    return 1 - (1 - p) ** (rerolls + 1)
+
+
+def table_distribution(table: Mapping[int, Hashable], sides: int) -> Distribution:
+    """Return the distribution of the entry read on a ``sides``-faced die table.
+
+    ``table`` maps every face 1..sides to its result (a d4 hit location, a d8
+    weather, the d6 activation tables...). A face missing from the table is an error.
+
+    >>> table_distribution({1: "legs", 2: "arm", 3: "chest", 4: "head"}, 4).probs["head"]
+    Fraction(1, 4)
+    """
+    missing = [f for f in range(1, sides + 1) if f not in table]
+    if missing:
+        raise ValueError(f"the d{sides} table has no entry for face(s) {missing}")
+    return Distribution.from_pairs((table[f], Fraction(1, sides)) for f in range(1, sides + 1))
+
+
+def expand_ranges(ranges: Mapping[tuple[int, int], Hashable]) -> dict[int, Hashable]:
+    """Return a face -> result table from ``{(low, high): result}`` bands (both ends included).
+
+    >>> expand_ranges({(1, 2): 2, (3, 4): 3, (5, 6): 4})[4]
+    3
+    """
+    out: dict[int, Hashable] = {}
+    for (low, high), result in ranges.items():
+        for face in range(low, high + 1):
+            out[face] = result
+    return out
+
+
+# -- several dice: sorted multisets with their weights ------------------------------------------
+
+
+def multisets(count: int, sides: int = 6) -> Iterable[tuple[tuple[int, ...], Fraction]]:
+    """Yield each unordered roll of ``count`` dice (sorted high to low) with its probability.
+
+    Enumerating multisets with multinomial weights is exact and much faster than
+    the ``sides ** count`` ordered rolls.
+
+    >>> sum(p for _, p in multisets(3)) == 1
+    True
+    """
+    total = sides ** count
+    for combo in itertools.combinations_with_replacement(range(sides, 0, -1), count):
+        ways = math.factorial(count)
+        for face in set(combo):
+            ways //= math.factorial(combo.count(face))
+        yield combo, Fraction(ways, total)
+
+
+def roll_distribution(count: int, f: Callable[[tuple[int, ...]], Hashable], sides: int = 6) -> Distribution:
+    """Return the distribution of ``f(dice sorted high to low)`` over all rolls of ``count`` dice."""
+    return Distribution.from_pairs((f(combo), p) for combo, p in multisets(count, sides))
+
+
+def keep_best(count: int, keep: int = 2, sides: int = 6) -> Distribution:
+    """Return the distribution of the sum of the ``keep`` highest of ``count`` dice.
+
+    Feu à Volonté, Les jets de dé: roll the quality's Xd6 and keep two. With fewer
+    dice than ``keep`` all are kept.
+
+    >>> keep_best(2) == sum_of(2)
+    True
+    >>> keep_best(3).probs[2]
+    Fraction(1, 216)
+    """
+    if count < 1:
+        raise ValueError(f"at least one die must be rolled, got {count}")
+    return roll_distribution(count, lambda combo: sum(combo[:keep]), sides)
+
+
+def opposed(attack: Distribution, defence: Distribution) -> Distribution:
+    """Return the distribution of ``"attacker"``, ``"defender"`` or ``"tie"`` (higher total wins).
+
+    >>> opposed(die(6), die(6)).probs["tie"]
+    Fraction(1, 6)
+    """
+    def winner(a: Any, d: Any) -> str:
+        return "attacker" if a > d else "defender" if d > a else "tie"
+
+    return attack.convolve(defence, winner)
+
+
+def difference(attack: Distribution, defence: Distribution) -> Distribution:
+    """Return the distribution of ``attack - defence`` for independent totals."""
+    return attack.convolve(defence, lambda a, d: a - d)
+
+
+def d10() -> Distribution:
+    """Return the uniform D10 (High Fire's UNITABLE die)."""
+    return die(10)
