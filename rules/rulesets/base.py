@@ -1,0 +1,242 @@
+"""The rule-set base class and registry, after ``chess.variant``.
+
+:class:`RuleSet` carries the metadata (``name``, ``aliases``, ``unit_key``), the
+terrain kind table, the named options (RULES-NOTES.md choices, each with its
+default) and the hook methods the geometry questions call. Each of the five rule
+sets subclasses it in ``rules/rulesets/<name>.py`` and overrides only what differs.
+
+Examples
+--------
+>>> rs = find_ruleset("AT-43")
+>>> rs.name, rs.unit_key
+('at-43', 'cm')
+>>> find_ruleset("chess")
+Traceback (most recent call last):
+...
+rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, feu-a-volonte, at-43, star-wars
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Mapping
+
+from calibration.units import DEFAULT_UD_MM, LengthUnit, unit_for_ruleset
+from rules.errors import GameFileError, InvalidActionError
+from rules.explain import Step
+from rules.plan import TablePlan, Terrain
+from rules.terrain import TerrainKind
+
+RULESET_MODULES = ("high_fire", "firefight", "feu_a_volonte", "at43", "star_wars")
+MEASURES = ("edge", "centre")
+CONTACT_TOLERANCE_MM = 0.5  # bases closer than this count as touching
+
+
+@dataclass(frozen=True)
+class Option:
+    """A named choice of a rule set (RULES-NOTES.md), with its default.
+
+    ``kind`` is ``"number"``, ``"choice"``, ``"bool"`` or ``"text"``; ``note`` names the
+    RULES-NOTES choice (``"choice 4"``) or the seed passage it settles.
+    """
+
+    name: str
+    default: Any
+    kind: str
+    text: str
+    note: str
+    choices: tuple[str, ...] = ()
+
+    def parse(self, value: Any) -> Any:
+        """Return ``value`` (a JSON value or a command-line string) checked and converted."""
+        if self.kind == "number":
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise InvalidActionError(f"option {self.name} must be a number, got {value!r}") from None
+            if not math.isfinite(number) or number <= 0:
+                raise InvalidActionError(f"option {self.name} must be a positive number, got {value!r}")
+            return number
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("true", "yes", "1", "on"):
+                return True
+            if text in ("false", "no", "0", "off"):
+                return False
+            raise InvalidActionError(f"option {self.name} must be true or false, got {value!r}")
+        text = str(value)
+        if self.kind == "text":
+            return text
+        if text not in self.choices:
+            raise InvalidActionError(
+                f"option {self.name} must be one of {', '.join(self.choices)}, got {value!r}")
+        return text
+
+
+class RuleSet:
+    """A rule set: metadata, terrain kinds, options and hook methods.
+
+    Subclasses set the class attributes and override hooks; the geometry lives
+    in :mod:`rules.measure`, :mod:`rules.visibility`, :mod:`rules.cohesion` and
+    :mod:`rules.zones`, which take plain parameters so the rules core can call them
+    directly.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    unit_key: ClassVar[str] = "mm"
+    terrain_kinds: ClassVar[Mapping[str, TerrainKind]] = MappingProxyType({})
+    option_specs: ClassVar[tuple[Option, ...]] = ()
+    # Sight: "none" (models never block), "models" (any other figure blocks: Star Wars),
+    # "infantry-units" (a unit of two or more infantry models is a solid obstacle: High Fire).
+    models_block_sight: ClassVar[str] = "none"
+    #: Questions this rule set answers: name -> method name on the rule set (see rules.questions).
+    question_names: ClassVar[tuple[str, ...]] = ()
+
+    # -- metadata ---------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+    def source(self, section: str) -> str:
+        """Return a source reference ``"<title>, <section>"`` for explanations."""
+        return f"{self.title}, {section}"
+
+    # -- options ------------------------------------------------------------------
+    def option(self, name: str) -> Option:
+        for spec in self.option_specs:
+            if spec.name == name:
+                return spec
+        known = ", ".join(s.name for s in self.option_specs) or "(none)"
+        raise InvalidActionError(f"{self.title} has no option {name!r}; its options are: {known}")
+
+    def defaults(self) -> dict[str, Any]:
+        """Return every option's default."""
+        return {s.name: s.default for s in self.option_specs}
+
+    def resolve_options(self, plan: TablePlan | None = None,
+                        overrides: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+        """Return the options in force: defaults, then the game file's ``options``, then ``overrides``.
+
+        Raises :class:`InvalidActionError` naming the valid options on an unknown name or bad value.
+        """
+        out = self.defaults()
+        for layer in ((plan.options if plan is not None else None) or {}, overrides or {}):
+            for key, value in layer.items():
+                out[key] = self.option(key).parse(value)
+        return MappingProxyType(out)
+
+    def changed(self, options: Mapping[str, Any], name: str) -> str:
+        """Return ``"name=value"`` for the ``option`` field of a Step."""
+        return f"{name}={options.get(name, self.option(name).default)}"
+
+    # -- units --------------------------------------------------------------------
+    def unit(self, options: Mapping[str, Any] | None = None) -> LengthUnit:
+        """Return the rule set's unit of length (Feu à Volonté's UD from ``ud_mm``)."""
+        ud_mm = float((options or {}).get("ud_mm", DEFAULT_UD_MM))
+        return unit_for_ruleset(self.name, ud_mm=ud_mm)
+
+    def to_unit(self, value_mm: float, options: Mapping[str, Any] | None = None) -> float:
+        """Convert millimetres to the rule set's unit."""
+        return self.unit(options).from_mm(value_mm)
+
+    def from_unit(self, value: float, options: Mapping[str, Any] | None = None) -> float:
+        """Convert a length in the rule set's unit to millimetres."""
+        return self.unit(options).to_mm(value)
+
+    def fmt(self, value_mm: float, options: Mapping[str, Any] | None = None) -> str:
+        """Return ``value_mm`` written in the rule set's unit (``'3.25"'``, ``'12.4 cm'``)."""
+        unit = self.unit(options)
+        v = unit.from_mm(value_mm)
+        sep = "" if unit.symbol == '"' else " "
+        return f"{v:.2f}{sep}{unit.symbol}"
+
+    # -- terrain ------------------------------------------------------------------
+    def kind_of(self, piece: Terrain) -> TerrainKind:
+        """Return the :class:`TerrainKind` of ``piece``; an unknown kind names the known ones."""
+        try:
+            kind = self.terrain_kinds[piece.kind]
+        except KeyError:
+            raise InvalidActionError(
+                f"terrain {piece.terrain_id!r} has kind {piece.kind!r}, which {self.title} does not know; "
+                f"its kinds are: {', '.join(self.terrain_kinds)}") from None
+        if piece.shape not in kind.shapes:
+            raise InvalidActionError(
+                f"terrain {piece.terrain_id!r}: a {piece.kind} must be "
+                f"{' or '.join('an area' if s == 'area' else 'a line' for s in kind.shapes)}, "
+                f"got a{'n' if piece.shape == 'area' else ''} {piece.shape}")
+        return kind
+
+    def check_plan(self, plan: TablePlan) -> None:
+        """Validate ``plan`` for this rule set: its name and every terrain kind and shape.
+
+        Raises :class:`GameFileError` with the first problem found.
+        """
+        if plan.ruleset != self.name:
+            raise GameFileError(f"the game is for {plan.ruleset!r}, not {self.name!r}")
+        for piece in plan.terrain:
+            try:
+                self.kind_of(piece)
+            except InvalidActionError as exc:
+                raise GameFileError(str(exc)) from None
+
+    # -- hooks (overridden where the rule set differs) -------------------------------
+    def measure_how(self, options: Mapping[str, Any]) -> str:
+        """Return how distances are measured by default (``"edge"`` or ``"centre"``), choice 1."""
+        return str(options.get("measure", "edge"))
+
+    def measure_step(self, options: Mapping[str, Any]) -> Step:
+        how = self.measure_how(options)
+        return Step("measuring", f"distances are taken {'base edge to base edge' if how == 'edge' else 'centre to centre of the bases'}",
+                    "RULES-NOTES choice 1", value=how, option=self.changed(options, "measure")
+                    if any(s.name == "measure" for s in self.option_specs) else None)
+
+    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
+        """Return ``(link_mm, all_within_mm, source)`` of the cohesion rule, or ``None`` without one."""
+        return None
+
+    def cohesion_exempt(self, plan: TablePlan, model_id: str) -> bool:
+        """Return whether a model is exempt from cohesion (High Fire specialists)."""
+        return False
+
+    def ask_handlers(self) -> dict[str, Callable[..., dict[str, Any]]]:
+        """Return the questions this rule set answers, by name (see :mod:`rules.questions`)."""
+        from rules import questions
+        return {name: questions.handler(self, name) for name in self.question_names}
+
+
+_REGISTRY: dict[str, RuleSet] = {}
+
+
+def register(cls: type[RuleSet]) -> type[RuleSet]:
+    """Class decorator: add a rule set to the registry (one instance per class)."""
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def all_rulesets() -> tuple[RuleSet, ...]:
+    """Return the five rule sets in the order of ``rules.plan.RULESET_IDS``."""
+    for module in RULESET_MODULES:
+        importlib.import_module(f"rules.rulesets.{module}")
+    from rules.plan import RULESET_IDS
+    return tuple(_REGISTRY[name] for name in RULESET_IDS)
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def find_ruleset(name: str) -> RuleSet:
+    """Return the rule set called ``name`` or one of its aliases (case, spaces and dashes ignored)."""
+    rulesets = all_rulesets()
+    key = _norm(name)
+    for rs in rulesets:
+        if key in {_norm(rs.name), _norm(rs.title), *(_norm(a) for a in rs.aliases)}:
+            return rs
+    raise InvalidActionError(
+        f"unknown rule set {name!r}; rule sets are: {', '.join(rs.name for rs in rulesets)}")

@@ -1,0 +1,137 @@
+"""Terrain kinds: what each rule set's pieces do to sight, cover and movement.
+
+A rule set owns a table of :class:`TerrainKind` (``rules/rulesets/<name>.py``);
+this module holds the record, the shapes of pieces on the plan and the path
+costing every rule set's ``move`` question uses.
+
+Sight effects
+    ``clear``   no effect on sight (a road, a river).
+    ``cover``   does not block sight, but hides what stands in or behind it (a low wall).
+    ``blocks``  blocks any sight line that crosses it (a building).
+    ``sparse`` / ``dense``  High Fire area terrain: sight is blocked by a depth (4" / 2").
+Movement effects
+    ``open``, ``road``, ``difficult``, ``impassable``, ``linear`` (a linear obstacle
+    crossed at a cost), ``dangerous`` (Firefight).
+
+Examples
+--------
+>>> from rules.plan import Terrain
+>>> wall = Terrain("w", "wall", "line", ((0.0, 0.0), (100.0, 0.0)))
+>>> terrain_geometry(wall).length
+100.0
+>>> crossings(((50.0, -10.0), (50.0, 10.0)), [wall])[0].terrain_id
+'w'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import shapely
+from shapely.geometry import LineString, Polygon
+from shapely.geometry.base import BaseGeometry
+
+from rules.plan import Terrain
+
+SIGHT_EFFECTS = ("clear", "cover", "blocks", "sparse", "dense")
+MOVEMENT_EFFECTS = ("open", "road", "difficult", "impassable", "linear", "dangerous")
+
+
+@dataclass(frozen=True)
+class TerrainKind:
+    """What one kind of terrain piece does in a rule set.
+
+    Parameters
+    ----------
+    kind : str
+        The name used in game files (``"forest"``).
+    sight : str
+        One of :data:`SIGHT_EFFECTS`.
+    movement : str
+        One of :data:`MOVEMENT_EFFECTS`.
+    cover : bool
+        Whether a model in or behind it counts as in cover.
+    shapes : tuple of str
+        The piece shapes allowed (``"area"``, ``"line"``).
+    text : str
+        A short description in English shown in explanations.
+    source : str
+        Rule set and section it comes from.
+    """
+
+    kind: str
+    sight: str
+    movement: str
+    cover: bool
+    shapes: tuple[str, ...]
+    text: str
+    source: str
+
+    def __post_init__(self) -> None:
+        if self.sight not in SIGHT_EFFECTS:
+            raise ValueError(f"sight must be one of {SIGHT_EFFECTS}, got {self.sight!r}")
+        if self.movement not in MOVEMENT_EFFECTS:
+            raise ValueError(f"movement must be one of {MOVEMENT_EFFECTS}, got {self.movement!r}")
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "sight": self.sight, "movement": self.movement,
+                "cover": self.cover, "shapes": list(self.shapes), "text": self.text,
+                "source": self.source}
+
+
+def terrain_geometry(piece: Terrain) -> BaseGeometry:
+    """Return the shapely geometry of a piece: a polygon for an area, a line string for a line.
+
+    An area whose outline crosses itself is repaired with ``shapely.make_valid``.
+    """
+    if piece.shape == "area":
+        poly = Polygon(piece.points_mm)
+        return poly if poly.is_valid else shapely.make_valid(poly)
+    return LineString(piece.points_mm)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A straight path meeting a terrain piece: length inside (areas) and whether it crosses."""
+
+    terrain_id: str
+    kind: str
+    shape: str
+    length_mm: float
+    start_inside: bool
+    end_inside: bool
+
+
+def crossings(path: Sequence[tuple[float, float]], pieces: Iterable[Terrain]) -> list[Crossing]:
+    """Return the pieces a straight path from ``path[0]`` to ``path[1]`` meets, nearest first.
+
+    For an area the length is the part of the path inside it; for a line it is 0.
+    """
+    seg = LineString(path)
+    start, end = shapely.Point(path[0]), shapely.Point(path[1])
+    out: list[tuple[float, Crossing]] = []
+    for piece in pieces:
+        geom = terrain_geometry(piece)
+        if not seg.intersects(geom):
+            continue
+        inter = seg.intersection(geom)
+        first = seg.project(shapely.Point(inter.representative_point())) if not inter.is_empty else 0.0
+        if piece.shape == "area":
+            first = min((seg.project(shapely.Point(c)) for c in _coords(inter)), default=first)
+            out.append((first, Crossing(piece.terrain_id, piece.kind, piece.shape, inter.length,
+                                        geom.covers(start), geom.covers(end))))
+        else:
+            out.append((first, Crossing(piece.terrain_id, piece.kind, piece.shape, 0.0, False, False)))
+    out.sort(key=lambda t: (t[0], t[1].terrain_id))
+    return [c for _, c in out]
+
+
+def _coords(geom: BaseGeometry) -> list[tuple[float, float]]:
+    return [tuple(c) for c in shapely.get_coordinates(geom)]
+
+
+def pieces_at(point: tuple[float, float], pieces: Iterable[Terrain]) -> list[Terrain]:
+    """Return the area pieces covering ``point``."""
+    p = shapely.Point(point)
+    return [t for t in pieces if t.shape == "area" and terrain_geometry(t).covers(p)]
