@@ -1,0 +1,249 @@
+"""Frame sources: a webcam, a video file, a folder of images, one image, the bundled sequence.
+
+Every source yields :class:`Frame` records. A frame that cannot be decoded is a frame with
+``image=None`` and an ``error`` message (the caller reports it and moves on); a camera that
+stops delivering frames is reopened with a bounded exponential back-off, and each step of
+that is visible as a frame with ``event`` set (``camera_lost``, ``camera_back``), so the
+tracker can keep its last known state and say what is happening.
+
+The camera opener is injectable (``opener=``), so tests fake a camera that disconnects.
+
+Examples
+--------
+>>> spec = parse_source("0")
+>>> spec.kind, spec.target
+('camera', 0)
+>>> parse_source("/dev/video2").kind
+'camera'
+>>> parse_source("no/such/thing.mkv")
+Traceback (most recent call last):
+...
+tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), a /dev/video path, a video file, an image, a folder of images or 'sample'
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv")
+SAMPLE_SEQUENCE = Path(__file__).resolve().parents[1] / "sample_images" / "sequence"
+#: Back-off between attempts to reopen a lost camera: first wait, factor, longest wait (s).
+REOPEN_FIRST_WAIT_S = 0.5
+REOPEN_FACTOR = 2.0
+REOPEN_MAX_WAIT_S = 8.0
+#: After this many failed reopen attempts in a row the camera source gives up (None: never).
+REOPEN_MAX_ATTEMPTS: int | None = None
+#: Consecutive failed reads before a camera counts as lost.
+READS_BEFORE_LOST = 3
+#: Frame rate assumed for an image folder when none is given.
+FOLDER_FPS = 10.0
+
+
+class SourceError(ValueError):
+    """A frame source cannot be opened; the message says what to give instead."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame, or the report that there is none right now.
+
+    ``image`` is a BGR array, or None when ``error`` (an undecodable frame) or ``event``
+    (``camera_lost``, ``camera_back``, ``camera_gave_up``) says why not.
+    """
+
+    index: int
+    timestamp_s: float
+    image: np.ndarray | None
+    error: str | None = None
+    event: str | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """What the user asked for: ``camera`` (int index or device path), ``video``, ``folder``, ``image``."""
+
+    kind: str
+    target: int | str
+
+
+class Capture(Protocol):
+    """The part of ``cv2.VideoCapture`` a camera source uses."""
+
+    def isOpened(self) -> bool: ...
+
+    def read(self) -> tuple[bool, np.ndarray | None]: ...
+
+    def release(self) -> None: ...
+
+
+def parse_source(text: str) -> SourceSpec:
+    """Tell what kind of source ``text`` names (see the module examples)."""
+    t = text.strip()
+    if t.isdigit():
+        return SourceSpec("camera", int(t))
+    if t.startswith("/dev/video"):
+        return SourceSpec("camera", t)
+    if t.lower() == "sample":
+        return SourceSpec("folder", str(SAMPLE_SEQUENCE))
+    p = Path(t)
+    if p.is_dir():
+        return SourceSpec("folder", str(p))
+    if p.is_file():
+        suffix = p.suffix.lower()
+        if suffix in IMAGE_SUFFIXES:
+            return SourceSpec("image", str(p))
+        if suffix in VIDEO_SUFFIXES:
+            return SourceSpec("video", str(p))
+        raise SourceError(f"{t}: not an image ({', '.join(IMAGE_SUFFIXES)}) "
+                          f"or a video ({', '.join(VIDEO_SUFFIXES)})")
+    raise SourceError(f"{t}: no such file or folder; give a camera index (0), a /dev/video path, "
+                      "a video file, an image, a folder of images or 'sample'")
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """Read a colour image, raising ``SourceError`` with the reason when it cannot be decoded."""
+    p = Path(path)
+    if not p.is_file():
+        raise SourceError(f"{p}: no such image file")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise SourceError(f"{p}: cannot decode the image (corrupt or not an image file)")
+    return image
+
+
+def frames_from_folder(folder: str | Path, *, fps: float = FOLDER_FPS) -> Iterator[Frame]:
+    """Yield the images of ``folder`` sorted by name; an undecodable one is an error frame."""
+    paths = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not paths:
+        raise SourceError(f"{folder}: no images ({', '.join(IMAGE_SUFFIXES)}) in this folder")
+    for i, p in enumerate(paths):
+        t = i / fps
+        try:
+            yield Frame(i, t, read_image(p), name=p.name)
+        except SourceError as exc:
+            yield Frame(i, t, None, error=str(exc), name=p.name)
+
+
+def frames_from_image(path: str | Path) -> Iterator[Frame]:
+    """Yield one frame (raises ``SourceError`` when the image cannot be read)."""
+    yield Frame(0, 0.0, read_image(path), name=Path(path).name)
+
+
+def frames_from_video(path: str | Path, *, opener: Callable[[int | str], Capture] | None = None) -> Iterator[Frame]:
+    """Yield the frames of a video file until it ends; a bad frame inside is skipped as an error."""
+    cap = (opener or cv2.VideoCapture)(str(path))
+    if not cap.isOpened():
+        raise SourceError(f"{path}: cannot open the video (unknown format or missing codec)")
+    fps = 0.0
+    get = getattr(cap, "get", None)
+    if get is not None:
+        fps = float(get(cv2.CAP_PROP_FPS) or 0.0)
+    fps = fps if fps > 0 else 25.0
+    i = 0
+    try:
+        while True:
+            ok, image = cap.read()
+            if not ok:
+                return
+            if image is None or image.size == 0:
+                yield Frame(i, i / fps, None, error=f"{path}: frame {i} could not be decoded")
+            else:
+                yield Frame(i, i / fps, image)
+            i += 1
+    finally:
+        cap.release()
+
+
+def frames_from_camera(target: int | str, *, opener: Callable[[int | str], Capture] | None = None,
+                       clock: Callable[[], float] = time.monotonic,
+                       sleep: Callable[[float], None] = time.sleep,
+                       max_attempts: int | None = REOPEN_MAX_ATTEMPTS) -> Iterator[Frame]:
+    """Yield frames from a live camera forever, reopening it with back-off when it stops.
+
+    Parameters
+    ----------
+    target : int or str
+        Camera index or device path.
+    opener : callable, optional
+        ``opener(target) -> capture`` (``cv2.VideoCapture`` by default); tests pass a fake.
+    clock, sleep : callable
+        Time source and sleeper (injectable so tests need not wait).
+    max_attempts : int, optional
+        Give up after this many failed reopen attempts in a row (a ``camera_gave_up``
+        frame ends the stream); None retries forever.
+    """
+    open_ = opener or cv2.VideoCapture
+    cap = open_(target)
+    if not cap.isOpened():
+        cap.release()
+        raise SourceError(f"camera {target!r}: cannot open it (is it plugged in, or used by another program?)")
+    start = clock()
+    index = 0
+    failures = 0
+    while True:
+        ok, image = cap.read()
+        if ok and image is not None and image.size:
+            failures = 0
+            yield Frame(index, clock() - start, image)
+            index += 1
+            continue
+        failures += 1
+        if failures < READS_BEFORE_LOST:
+            continue
+        cap.release()
+        log.warning("camera %r stopped delivering frames; reopening with back-off", target)
+        yield Frame(index, clock() - start, None, event="camera_lost",
+                    error=f"camera {target!r} stopped delivering frames")
+        cap = yield from _reopen(open_, target, clock, sleep, start, index, max_attempts)
+        if cap is None:
+            return
+        failures = 0
+        yield Frame(index, clock() - start, None, event="camera_back")
+
+
+def _reopen(open_: Callable[[int | str], Capture], target: int | str, clock: Callable[[], float],
+            sleep: Callable[[float], None], start: float, index: int,
+            max_attempts: int | None) -> Generator[Frame, None, Capture | None]:
+    wait = REOPEN_FIRST_WAIT_S
+    attempt = 0
+    while max_attempts is None or attempt < max_attempts:
+        sleep(wait)
+        attempt += 1
+        cap = open_(target)
+        if cap.isOpened():
+            log.info("camera %r reopened after %d attempt(s)", target, attempt)
+            return cap
+        cap.release()
+        log.info("camera %r: reopen attempt %d failed, next in %.1f s", target, attempt, wait)
+        wait = min(wait * REOPEN_FACTOR, REOPEN_MAX_WAIT_S)
+    yield Frame(index, clock() - start, None, event="camera_gave_up",
+                error=f"camera {target!r}: gave up after {attempt} reopen attempts")
+    return None
+
+
+def open_frames(text: str, *, opener: Callable[[int | str], Capture] | None = None) -> Iterator[Frame]:
+    """Return the frames of the source named by ``text`` (see :func:`parse_source`)."""
+    spec = parse_source(text)
+    if spec.kind == "camera":
+        return frames_from_camera(spec.target, opener=opener)
+    if spec.kind == "video":
+        return frames_from_video(spec.target, opener=opener)
+    if spec.kind == "folder":
+        if not Path(spec.target).is_dir():
+            raise SourceError(f"{spec.target}: the sample sequence is missing; render it with "
+                              "'tabletracker render-samples'")
+        return frames_from_folder(spec.target)
+    return frames_from_image(spec.target)
