@@ -19,6 +19,7 @@ calibration.errors.SetupFileError: my.json: table.depth_mm is missing (a number 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,11 +144,14 @@ def _parse_markers(r: Reader | None) -> MarkerSettings:
                 base_mm=one.number("base_mm", None, positive=True),
                 size_mm=one.number("size_mm", None, positive=True),
             )
+    base_height = r.number("base_height_mm", d.base_height_mm)
+    if base_height < 0:
+        r.fail(f"must be 0 or more (mm above the table), got {base_height:g}", "base_height_mm")
     return MarkerSettings(
         dictionary=r.string("dictionary", d.dictionary, choices=ARUCO_DICTIONARIES),
         corner_size_mm=r.number("corner_size_mm", d.corner_size_mm, positive=True),
         base_size_mm=r.number("base_size_mm", d.base_size_mm, positive=True),
-        base_height_mm=r.number("base_height_mm", d.base_height_mm),
+        base_height_mm=base_height,
         base_offset_mm=offset,
         per_marker=MappingProxyType(per_marker),
     )
@@ -160,10 +164,11 @@ def _parse_camera(r: Reader | None) -> CameraSettings | None:
     rows = r.array("matrix")
     if len(rows) != 3 or not all(isinstance(row, list) and len(row) == 3 for row in rows):
         r.fail("must be a 3x3 array of numbers", "matrix")
-    matrix = tuple(
-        Reader({"row": row}, source=r.source, error=r.error, path=f"{r.where('matrix')}[{i}]").numbers("row")
-        for i, row in enumerate(rows)
-    )
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                r.fail(f"[{i}][{j}] must be a finite number, got {value!r}", "matrix")
+    matrix = tuple(tuple(float(value) for value in row) for row in rows)
     distortion = r.numbers("distortion", (0.0, 0.0, 0.0, 0.0, 0.0))
     if len(distortion) not in (4, 5, 8, 12, 14):
         r.fail(f"must have 4, 5, 8, 12 or 14 coefficients (OpenCV's order), got {len(distortion)}", "distortion")
@@ -186,6 +191,11 @@ def _parse_bases(r: Reader | None) -> BaseSettings:
         if len(sides) < 1:
             given.fail("must name at least one side and its rim colour")
     diameters = r.numbers("diameters_mm", BARE_BASE_DIAMETERS_MM)
+    if not diameters:
+        r.fail("must list at least one diameter (mm), e.g. [25, 32]", "diameters_mm")
+    for i, diameter in enumerate(diameters):
+        if diameter <= 0:
+            r.fail(f"[{i}] must be greater than 0, got {diameter:g}", "diameters_mm")
     return BaseSettings(MappingProxyType(sides), tuple(diameters))
 
 

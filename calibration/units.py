@@ -103,5 +103,7 @@ def unit_for_ruleset(ruleset: str, *, ud_mm: float = DEFAULT_UD_MM) -> LengthUni
             f"unknown rule set {ruleset!r}; expected one of {sorted(RULESET_UNITS)}"
         ) from None
     if key == "ud":
+        if not ud_mm > 0:  # also refuses NaN: a UD of zero would divide by zero in from_mm
+            raise ValueError(f"ud_mm must be greater than 0 (10, 20 or 40 by figure scale), got {ud_mm:g}")
         return LengthUnit("UD", "UD", ud_mm)
     return UNITS[key]
