@@ -1,0 +1,210 @@
+"""Camera calibration from photos of the kit's ChArUco board.
+
+The board (``calibration.board.KIT_BOARD``: 7 x 5 squares of 30 mm, 22 mm markers from
+``DICT_5X5_100``) is found with ``cv2.aruco.CharucoDetector``; its chessboard corners from
+every usable photo go to ``cv2.calibrateCameraExtended``. A good calibration has an RMS
+reprojection error below 0.3 px.
+
+Examples
+--------
+>>> board = make_board(BoardSpec(squares_x=5, squares_y=4))
+>>> board.getChessboardCorners().shape
+(12, 3)
+>>> make_board(BoardSpec(marker_mm=40.0))
+Traceback (most recent call last):
+...
+calibration.errors.CalibrationError: the board's markers (40 mm) must be smaller than its squares (30 mm)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.aruco import get_dictionary
+from calibration.board import KIT_BOARD, BoardSpec
+from calibration.camera import CameraIntrinsics
+from calibration.errors import CalibrationError
+
+logger = logging.getLogger(__name__)
+
+MIN_VIEWS = 4
+"""Fewest usable photos for a calibration."""
+
+MIN_CORNERS_PER_VIEW = 8
+"""Fewest chessboard corners for a photo to be used."""
+
+GOOD_RMS_PX = 0.3
+"""A calibration with an RMS error below this is good."""
+
+MAX_RMS_PX = 2.0
+"""Above this RMS error the photos do not fit one camera: the calibration is refused."""
+
+MAX_FOCAL_SPREAD = 0.05
+"""Refuse a calibration whose focal length is uncertain by more than this fraction."""
+
+
+@dataclass(frozen=True)
+class ViewReport:
+    """What one photo gave: corners found, whether it was used, and its own RMS error."""
+
+    name: str
+    corners_found: int
+    used: bool
+    reason: str = ""
+    rms_px: float | None = None
+
+
+def make_board(spec: BoardSpec = KIT_BOARD) -> cv2.aruco.CharucoBoard:
+    """Return OpenCV's ChArUco board for ``spec`` (lengths in mm).
+
+    Raises
+    ------
+    CalibrationError
+        For a board OpenCV cannot build (bad sizes or dictionary).
+    """
+    if spec.squares_x < 2 or spec.squares_y < 2:
+        raise CalibrationError(
+            f"the board needs at least 2 x 2 squares, got {spec.squares_x} x {spec.squares_y}")
+    if spec.square_mm <= 0 or spec.marker_mm <= 0:
+        raise CalibrationError(
+            f"square and marker sizes must be positive, got {spec.square_mm:g} mm and {spec.marker_mm:g} mm")
+    if spec.marker_mm >= spec.square_mm:
+        raise CalibrationError(
+            f"the board's markers ({spec.marker_mm:g} mm) must be smaller than its squares ({spec.square_mm:g} mm)")
+    dictionary = get_dictionary(spec.dictionary)
+    markers_needed = (spec.squares_x * spec.squares_y) // 2
+    available = dictionary.bytesList.shape[0]
+    if markers_needed > available:
+        raise CalibrationError(
+            f"a {spec.squares_x} x {spec.squares_y} board needs {markers_needed} markers but {spec.dictionary} "
+            f"has only {available}; choose a larger dictionary")
+    return cv2.aruco.CharucoBoard((spec.squares_x, spec.squares_y), float(spec.square_mm), float(spec.marker_mm),
+                                  dictionary)
+
+
+def detect_board(image: NDArray[np.uint8], board: cv2.aruco.CharucoBoard) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Return the board's chessboard corners found in ``image``: (N, 2) px and their (N,) ids."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE  # the chessboard corners are refined instead
+    detector = cv2.aruco.CharucoDetector(board, cv2.aruco.CharucoParameters(), params)
+    corners, ids, _marker_corners, _marker_ids = detector.detectBoard(gray)
+    if ids is None or corners is None or len(ids) == 0:
+        return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
+    return np.asarray(corners, np.float64).reshape(-1, 2), np.asarray(ids, np.int64).reshape(-1)
+
+
+def _load(item: NDArray[np.uint8] | str | Path, index: int) -> tuple[str, NDArray[np.uint8]]:
+    if isinstance(item, (str, Path)):
+        from calibration.store import load_image  # file I/O stays in the edge module
+
+        return str(item), load_image(item)
+    array = np.asarray(item)
+    if array.dtype != np.uint8 or array.ndim not in (2, 3):
+        raise CalibrationError(f"image {index + 1}: expected an 8-bit grey or BGR image, got {array.dtype} {array.shape}")
+    return f"image {index + 1}", array
+
+
+def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: BoardSpec = KIT_BOARD, *,
+                     names: Sequence[str] | None = None) -> tuple[CameraIntrinsics, float, tuple[ViewReport, ...]]:
+    """Calibrate a camera from photos of a ChArUco board.
+
+    Parameters
+    ----------
+    images : sequence of (H, W[, 3]) uint8 arrays or image paths
+        Photos of the whole board from different angles, all at the same resolution.
+    board : BoardSpec
+        The printed board (the kit's by default).
+    names : sequence of str, optional
+        Names of the images for the report (default: their paths, or "image N").
+
+    Returns
+    -------
+    intrinsics : CameraIntrinsics
+    rms_px : float
+        RMS reprojection error over all corners used (good below 0.3 px).
+    report : tuple of ViewReport
+        One per photo: corners found, used or why not, and its RMS error.
+
+    Raises
+    ------
+    CalibrationError
+        Fewer than :data:`MIN_VIEWS` usable photos (saying how many were usable and what to
+        do), photos of different sizes, or a series that does not fit one camera.
+    """
+    cv_board = make_board(board)
+    total = (board.squares_x - 1) * (board.squares_y - 1)
+    reports: list[ViewReport] = []
+    obj_points, img_points, used_index = [], [], []
+    size: tuple[int, int] | None = None
+    for i, item in enumerate(images):
+        name, image = _load(item, i)
+        if names is not None and i < len(names):
+            name = names[i]
+        h, w = image.shape[:2]
+        if size is None:
+            size = (w, h)
+        elif size != (w, h):
+            raise CalibrationError(
+                f"{name}: is {w}x{h} but the first photo is {size[0]}x{size[1]}; "
+                "take every photo at the same resolution as the camera will stream")
+        corners, ids = detect_board(image, cv_board)
+        reason = ""
+        if len(ids) < MIN_CORNERS_PER_VIEW:
+            reason = f"only {len(ids)} of {total} board corners found"
+        elif cv_board.checkCharucoCornersCollinear(ids.reshape(-1, 1).astype(np.int32)):
+            reason = "the corners found lie on one line"
+        if reason:
+            reports.append(ViewReport(name, len(ids), False, reason))
+            continue
+        obj, img = cv_board.matchImagePoints(corners.reshape(-1, 1, 2).astype(np.float32), ids.reshape(-1, 1))
+        obj_points.append(obj.astype(np.float32))
+        img_points.append(img.astype(np.float32))
+        used_index.append(len(reports))
+        reports.append(ViewReport(name, len(ids), True))
+    if size is None:
+        raise CalibrationError("no photo given: pass photos of the ChArUco board")
+    if len(obj_points) < MIN_VIEWS:
+        raise CalibrationError(
+            f"only {len(obj_points)} of {len(reports)} photos show enough of the board (at least {MIN_VIEWS} "
+            f"with {MIN_CORNERS_PER_VIEW} or more corners are needed): take more photos from different angles, "
+            "each with the whole board in view, in even light without glare on the board"
+            + _unused_text(reports))
+    flags = 0 if len(obj_points) >= 8 else cv2.CALIB_FIX_K3
+    rms, matrix, dist, _rvecs, _tvecs, std_intr, _std_ext, per_view = cv2.calibrateCameraExtended(
+        obj_points, img_points, size, None, None, flags=flags)
+    per_view = np.asarray(per_view).reshape(-1)
+    for k, index in enumerate(used_index):
+        r = reports[index]
+        reports[index] = ViewReport(r.name, r.corners_found, True, "", float(per_view[k]))
+    intrinsics = CameraIntrinsics(matrix, np.asarray(dist).reshape(-1)[:5], size)
+    _check_result(float(rms), intrinsics, np.asarray(std_intr).reshape(-1), reports)
+    logger.info("camera calibrated from %d photos: RMS %.3f px, f = %.1f px", len(obj_points), rms, intrinsics.focal_px)
+    return intrinsics, float(rms), tuple(reports)
+
+
+def _unused_text(reports: list[ViewReport]) -> str:
+    unused = [f"{r.name} ({r.reason})" for r in reports if not r.used]
+    return f". Not usable: {'; '.join(unused)}" if unused else ""
+
+
+def _check_result(rms: float, cam: CameraIntrinsics, std: NDArray[np.float64], reports: list[ViewReport]) -> None:
+    if not math.isfinite(rms) or rms > MAX_RMS_PX:
+        worst = sorted((r for r in reports if r.used), key=lambda r: -(r.rms_px or 0.0))[:3]
+        raise CalibrationError(
+            f"the photos do not fit one camera (RMS error {rms:.2f} px, good is below {GOOD_RMS_PX} px): remove "
+            f"blurred photos or ones where the board is not flat; worst: "
+            + ", ".join(f"{r.name} ({r.rms_px:.2f} px)" for r in worst))
+    spread = float(std[0] / cam.matrix[0, 0]) if std.size and math.isfinite(std[0]) else math.inf
+    if spread > MAX_FOCAL_SPREAD:
+        raise CalibrationError(
+            f"the photos are too alike to tell the focal length (uncertain by {100 * spread:.0f} %): add photos with "
+            "the board tilted 20-45 degrees toward and away from the camera, and near the image corners")

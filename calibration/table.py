@@ -1,0 +1,586 @@
+"""Table calibration: the table's pose from its four corner markers, pixels <-> table mm.
+
+The table frame (CONVENTIONS.md): origin at the play area's corner under marker 0, x toward
+marker 1, y toward marker 3, millimetres. In 3D a point ``height_mm`` above the table is
+``(x_mm, y_mm, -height_mm)`` (z points down into the table) and the camera pose maps it to
+camera coordinates as ``cv2.projectPoints`` does: ``X_cam = R X + t``.
+
+:func:`calibrate_table` finds markers 0-3 in one frame, checks that they lie as they must
+(order round the table, orientation), and solves the pose from their 16 sub-pixel corners.
+Without intrinsics it estimates the focal length from this view alone.
+
+Examples
+--------
+>>> from calibration.setup import TableSize
+>>> cam = CameraIntrinsics.pinhole(1000.0, (1280, 960))
+>>> cal = TableCalibration(cam, rvec=(0.0, 0.0, 0.0), tvec=(-300.0, -300.0, 1500.0),
+...                        table=TableSize(600.0, 600.0))
+>>> px = cal.to_image_px([[300.0, 300.0], [0.0, 0.0]])
+>>> px.round(2).tolist()
+[[639.5, 479.5], [439.5, 279.5]]
+>>> cal.to_table_mm(px).round(6).tolist()
+[[300.0, 300.0], [0.0, 0.0]]
+>>> cal.to_table_mm([[439.5, 279.5]], height_mm=30.0).round(3).tolist()
+[[6.0, 6.0]]
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from calibration.aruco import MIN_READABLE_MARKER_PX, MarkerDetections, detect_markers
+from calibration.camera import CameraIntrinsics
+from calibration.errors import CalibrationError
+from calibration.setup import CORNER_IDS, Setup, TableSize
+
+logger = logging.getLogger(__name__)
+
+MAX_CORNER_RMS_PX = 2.0
+"""Above this corner reprojection error the markers do not lie as the setup file says."""
+
+DEFAULT_HFOV_DEG = 70.0
+"""Horizontal field of view assumed when one view cannot tell the focal length (typical webcam)."""
+
+MIN_CORNER_NOISE_PX = 0.05
+"""Floor of the per-coordinate corner noise used to predict the position error."""
+
+_FOCAL_RANGE = (0.25, 8.0)  # focal length search, in image widths
+_FOCAL_AMBIGUITY = 1.3  # ratio of the plausible focal interval above which one view cannot tell f
+
+
+def corner_object_points(table: TableSize, corner_size_mm: float) -> dict[int, NDArray[np.float64]]:
+    """Return each corner marker's four corners in table mm, in OpenCV's corner order.
+
+    Examples
+    --------
+    >>> corner_object_points(TableSize(600, 400), 60.0)[2].tolist()
+    [[540.0, 340.0], [600.0, 340.0], [600.0, 400.0], [540.0, 400.0]]
+    """
+    h = corner_size_mm / 2.0
+    w, d = table.width_mm, table.depth_mm
+    centres = {0: (h, h), 1: (w - h, h), 2: (w - h, d - h), 3: (h, d - h)}
+    square = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    return {k: square + np.array(c) for k, c in centres.items()}
+
+
+def _as3d(points_mm: NDArray[np.float64], height_mm: float) -> NDArray[np.float64]:
+    return np.column_stack([points_mm, np.full(len(points_mm), -float(height_mm))])
+
+
+def _points(values: ArrayLike, name: str) -> NDArray[np.float64]:
+    pts = np.asarray(values, dtype=np.float64)
+    if pts.ndim == 1 and pts.shape == (2,):
+        pts = pts.reshape(1, 2)
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (N, 2), got {pts.shape}")
+    return pts
+
+
+def _readonly(values: ArrayLike, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    a = np.array(values, dtype=np.float64).reshape(shape)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True)
+class PositionError:
+    """Expected error of table positions read from the image, over a grid across the table.
+
+    ``max_mm`` and ``rms_mm`` come from re-solving the pose with the corners perturbed by
+    ``sigma_px`` (per coordinate); lens distortion the model does not know is not included.
+    """
+
+    max_mm: float
+    rms_mm: float
+    sigma_px: float
+    trials: int
+    height_mm: float = 0.0
+
+
+@dataclass(frozen=True)
+class MarkerReadability:
+    """How large a base marker appears at the worst place on the table."""
+
+    marker_mm: float
+    min_side_px: float
+    at_mm: tuple[float, float]
+    required_px: float = MIN_READABLE_MARKER_PX
+
+    @property
+    def ok(self) -> bool:
+        """Whether every base marker is large enough to be read."""
+        return self.min_side_px >= self.required_px
+
+    @property
+    def smallest_marker_mm(self) -> float:
+        """Smallest marker side that would be read everywhere with this camera and table."""
+        return self.marker_mm * self.required_px / self.min_side_px
+
+    def largest_table_mm(self, table: TableSize) -> tuple[float, float]:
+        """Largest table of the same shape this camera could frame with readable markers."""
+        scale = self.min_side_px / self.required_px
+        return table.width_mm * scale, table.depth_mm * scale
+
+
+@dataclass(frozen=True)
+class TableCalibration:
+    """Where the table is for one camera: intrinsics plus the table's pose.
+
+    Parameters
+    ----------
+    intrinsics : CameraIntrinsics
+    rvec, tvec : (3,) float
+        Rodrigues rotation and translation (mm) from the 3D table frame to the camera.
+    table : TableSize
+    corner_size_mm : float
+        Side of the corner markers' black square.
+    reprojection_rms_px : float
+        RMS distance between detected and reprojected corner-marker corners.
+    corner_ids : tuple of int
+        Corner markers the pose was solved from.
+    corners_px : (4 * len(corner_ids), 2) float
+        Their detected corners, marker by marker in OpenCV's order (empty when not kept).
+    warnings : tuple of str
+        What the user should know about this calibration's accuracy.
+    """
+
+    intrinsics: CameraIntrinsics
+    rvec: NDArray[np.float64]
+    tvec: NDArray[np.float64]
+    table: TableSize
+    corner_size_mm: float = 60.0
+    reprojection_rms_px: float = 0.0
+    corner_ids: tuple[int, ...] = CORNER_IDS
+    corners_px: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rvec", _readonly(self.rvec, (3,)))
+        object.__setattr__(self, "tvec", _readonly(self.tvec, (3,)))
+        object.__setattr__(self, "corners_px", _readonly(self.corners_px, (-1, 2)))
+        object.__setattr__(self, "corner_ids", tuple(int(i) for i in self.corner_ids))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+        if not (np.all(np.isfinite(self.rvec)) and np.all(np.isfinite(self.tvec))):
+            raise CalibrationError("the table pose (rvec, tvec) must be finite numbers")
+
+    # -- geometry ------------------------------------------------------------------
+    @property
+    def rotation(self) -> NDArray[np.float64]:
+        """(3, 3) rotation matrix R of ``X_cam = R X + t``."""
+        return cv2.Rodrigues(np.asarray(self.rvec))[0]
+
+    @property
+    def camera_position_mm(self) -> NDArray[np.float64]:
+        """Camera centre in the 3D table frame (its z is minus its height above the table)."""
+        return -self.rotation.T @ self.tvec
+
+    @property
+    def camera_height_mm(self) -> float:
+        """Height of the camera above the table top."""
+        return float(-self.camera_position_mm[2])
+
+    def to_table_mm(self, points_px: ArrayLike, *, height_mm: float = 0.0) -> NDArray[np.float64]:
+        """Map image pixels to table mm on the plane ``height_mm`` above the table.
+
+        Lens distortion is removed, then the ray through each pixel is intersected with
+        the plane z = -height_mm. A ray that does not meet the plane in front of the
+        camera gives NaN.
+
+        Parameters
+        ----------
+        points_px : (N, 2) float
+            Pixel coordinates in the camera image.
+        height_mm : float
+            Height of the points above the table (a marker on a 3 mm base: 3.0).
+
+        Returns
+        -------
+        (N, 2) float
+            Table coordinates in mm.
+        """
+        pts = _points(points_px, "points_px")
+        if len(pts) == 0:
+            return np.zeros((0, 2))
+        rays = np.column_stack([self.intrinsics.normalized(pts), np.ones(len(pts))])
+        rot = self.rotation
+        origin = -rot.T @ self.tvec
+        dirs = rays @ rot  # (R^T d)^T for each ray
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = (-float(height_mm) - origin[2]) / dirs[:, 2]
+        out = origin[:2] + s[:, None] * dirs[:, :2]
+        out[~(s > 0)] = np.nan
+        return out
+
+    def to_image_px(self, points_mm: ArrayLike, *, height_mm: float = 0.0) -> NDArray[np.float64]:
+        """Map table mm on the plane ``height_mm`` above the table to image pixels (with distortion).
+
+        Parameters
+        ----------
+        points_mm : (N, 2) float
+            Table coordinates in mm.
+        height_mm : float
+            Height of the points above the table.
+
+        Returns
+        -------
+        (N, 2) float
+            Pixel coordinates in the camera image.
+        """
+        pts = _points(points_mm, "points_mm")
+        if len(pts) == 0:
+            return np.zeros((0, 2))
+        px, _ = cv2.projectPoints(_as3d(pts, height_mm), np.asarray(self.rvec), np.asarray(self.tvec),
+                                  self.intrinsics.matrix, self.intrinsics.distortion)
+        return px.reshape(-1, 2)
+
+    # -- the top-down plan ---------------------------------------------------------
+    def plan_size(self, px_per_mm: float) -> tuple[int, int]:
+        """(width, height) in pixels of the top-down plan image at ``px_per_mm``."""
+        return (max(1, math.ceil(self.table.width_mm * px_per_mm)),
+                max(1, math.ceil(self.table.depth_mm * px_per_mm)))
+
+    def homography_to_plan(self, px_per_mm: float, *, height_mm: float = 0.0) -> NDArray[np.float64]:
+        """Return the 3x3 homography from undistorted image pixels to plan pixels.
+
+        Plan pixel (i, j) covers table mm ``[i, i + 1] / px_per_mm`` (its centre at
+        ``(i + 0.5) / px_per_mm``). Use it with ``cv2.warpPerspective(frame, H,
+        cal.plan_size(px_per_mm))``; it ignores lens distortion, so for a camera with
+        distortion undistort the frame first or use :meth:`warp_to_plan`, which is exact.
+        """
+        if px_per_mm <= 0:
+            raise ValueError(f"px_per_mm must be positive, got {px_per_mm}")
+        rot = self.rotation
+        plane = np.column_stack([rot[:, 0], rot[:, 1], self.tvec - float(height_mm) * rot[:, 2]])
+        image_from_mm = self.intrinsics.matrix @ plane
+        plan_from_mm = np.array([[px_per_mm, 0.0, -0.5], [0.0, px_per_mm, -0.5], [0.0, 0.0, 1.0]])
+        h = plan_from_mm @ np.linalg.inv(image_from_mm)
+        return h / h[2, 2]
+
+    def plan_maps(self, px_per_mm: float, *, height_mm: float = 0.0) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Return ``cv2.remap`` maps from plan pixels to image pixels, distortion included.
+
+        Compute them once per calibration and call ``cv2.remap(frame, *maps, cv2.INTER_LINEAR)``.
+        """
+        w, h = self.plan_size(px_per_mm)
+        xs = (np.arange(w) + 0.5) / px_per_mm
+        ys = (np.arange(h) + 0.5) / px_per_mm
+        gx, gy = np.meshgrid(xs, ys)
+        px = self.to_image_px(np.column_stack([gx.ravel(), gy.ravel()]), height_mm=height_mm)
+        return (px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32))
+
+    def warp_to_plan(self, image: NDArray[np.uint8], px_per_mm: float, *, height_mm: float = 0.0) -> NDArray[np.uint8]:
+        """Return the top-down plan of the table from a camera frame (exact, distortion removed)."""
+        map_x, map_y = self.plan_maps(px_per_mm, height_mm=height_mm)
+        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+    # -- accuracy ------------------------------------------------------------------
+    def object_points(self) -> NDArray[np.float64]:
+        """(4 * len(corner_ids), 3) table-frame corners of the corner markers used."""
+        pts = corner_object_points(self.table, self.corner_size_mm)
+        return _as3d(np.concatenate([pts[i] for i in self.corner_ids]), 0.0)
+
+    def expected_error_mm(self, *, height_mm: float = 0.0, trials: int = 100, grid: int = 9,
+                          sigma_px: float | None = None, seed: int = 0) -> PositionError:
+        """Predict the position error across the table from the corner noise.
+
+        The corners are perturbed with Gaussian noise of ``sigma_px`` per coordinate
+        (default: the measured residual, corrected for the 6 pose parameters, with a floor
+        of :data:`MIN_CORNER_NOISE_PX`), the pose is solved again (and the focal length too
+        when it was estimated) and a ``grid`` x ``grid`` set of table points is mapped
+        through the perturbed calibration. Returns the largest and RMS error in mm.
+        """
+        obj = self.object_points()
+        observed = self.corners_px if len(self.corners_px) == len(obj) else self.to_image_px(obj[:, :2])
+        if sigma_px is None:
+            n = 2 * len(obj)
+            sigma_px = self.reprojection_rms_px / math.sqrt(2.0) * math.sqrt(n / max(n - 6, 1))
+            sigma_px = max(sigma_px, MIN_CORNER_NOISE_PX)
+        margin = 0.02
+        xs = np.linspace(margin, 1 - margin, grid) * self.table.width_mm
+        ys = np.linspace(margin, 1 - margin, grid) * self.table.depth_mm
+        gx, gy = np.meshgrid(xs, ys)
+        truth = np.column_stack([gx.ravel(), gy.ravel()])
+        seen_px = self.to_image_px(truth, height_mm=height_mm)
+        rng = np.random.default_rng(seed)
+        n_trials = trials if not self.intrinsics.estimated else max(10, trials // 3)
+        errors = []
+        for _ in range(n_trials):
+            noisy = observed + rng.normal(0.0, sigma_px, observed.shape)
+            cam = self.intrinsics
+            if cam.estimated:
+                cam, _note = estimate_focal(obj, noisy, cam.image_size, around=cam.focal_px)
+            rvec, tvec, _rms = solve_pose(obj, noisy, cam, guess=(self.rvec, self.tvec))
+            other = TableCalibration(cam, rvec, tvec, self.table, self.corner_size_mm)
+            errors.append(np.linalg.norm(other.to_table_mm(seen_px, height_mm=height_mm) - truth, axis=1))
+        err = np.concatenate(errors)
+        return PositionError(float(err.max()), float(np.sqrt(np.mean(err**2))), float(sigma_px), n_trials,
+                             float(height_mm))
+
+    def marker_readability(self, marker_mm: float, *, height_mm: float = 0.0, grid: int = 11) -> MarkerReadability:
+        """Return the smallest side in pixels of a ``marker_mm`` marker anywhere on the table.
+
+        Squares at 0 and 45 degrees are projected at a grid of places (table corners
+        included); the far corner of a tilted view is usually the worst.
+        """
+        h = marker_mm / 2.0
+        xs = np.linspace(h, self.table.width_mm - h, grid)
+        ys = np.linspace(h, self.table.depth_mm - h, grid)
+        best = (math.inf, (0.0, 0.0))
+        square = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+        turned = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]) * h * math.sqrt(2.0)
+        for x in xs:
+            for y in ys:
+                for shape in (square, turned):
+                    px = self.to_image_px(shape + (x, y), height_mm=height_mm)
+                    side = float(np.linalg.norm(px - np.roll(px, -1, axis=0), axis=1).min())
+                    if side < best[0]:
+                        best = (side, (float(x), float(y)))
+        return MarkerReadability(float(marker_mm), best[0], best[1])
+
+
+# -- solving ----------------------------------------------------------------------
+def solve_pose(object_points: NDArray[np.float64], image_points: NDArray[np.float64], intrinsics: CameraIntrinsics,
+               *, guess: tuple[ArrayLike, ArrayLike] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Solve the table pose from planar points (IPPE, then Levenberg-Marquardt refinement).
+
+    Returns
+    -------
+    rvec, tvec : (3,) float
+    rms_px : float
+        RMS reprojection error of the points.
+    """
+    obj = np.ascontiguousarray(object_points, dtype=np.float64).reshape(-1, 1, 3)
+    img = np.ascontiguousarray(image_points, dtype=np.float64).reshape(-1, 1, 2)
+    if guess is not None:
+        rvec = np.array(guess[0], dtype=np.float64).reshape(3, 1)
+        tvec = np.array(guess[1], dtype=np.float64).reshape(3, 1)
+    else:
+        ok, rvec, tvec = cv2.solvePnP(obj, img, intrinsics.matrix, intrinsics.distortion, flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            raise CalibrationError("could not solve the table's pose from the corner markers")
+    rvec, tvec = cv2.solvePnPRefineLM(obj, img, intrinsics.matrix, intrinsics.distortion, rvec, tvec)
+    proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
+    rms = float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=2))))
+    return rvec.reshape(3), tvec.reshape(3), rms
+
+
+def _rms_for_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_size: tuple[int, int], f: float) -> float:
+    cam = CameraIntrinsics.pinhole(f, image_size, estimated=True)
+    try:
+        return solve_pose(obj, img, cam)[2]
+    except (cv2.error, CalibrationError):
+        return math.inf
+
+
+def estimate_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_size: tuple[int, int], *,
+                   around: float | None = None) -> tuple[CameraIntrinsics, str | None]:
+    """Estimate the focal length from one view of planar points (principal point at the centre).
+
+    A 1-D search on the focal length minimises the reprojection error of the points. When
+    the view is nearly straight down, perspective barely depends on the focal length;
+    then the focal length of a typical webcam (:data:`DEFAULT_HFOV_DEG`) is used if it
+    fits the plausible interval, and the note says so.
+
+    Returns
+    -------
+    intrinsics : CameraIntrinsics
+        Marked ``estimated=True``, no distortion.
+    note : str or None
+        A sentence for the user when the focal length is poorly determined.
+    """
+    width = image_size[0]
+    if around is None:
+        lo, hi, steps = _FOCAL_RANGE[0] * width, _FOCAL_RANGE[1] * width, 48
+    else:
+        lo, hi, steps = around / 2.0, around * 2.0, 16
+    fs = np.geomspace(lo, hi, steps)
+    rms = np.array([_rms_for_focal(obj, img, image_size, f) for f in fs])
+    k = int(np.argmin(rms))
+    a, b = fs[max(k - 1, 0)], fs[min(k + 1, steps - 1)]
+    best_f = _golden_min(lambda f: _rms_for_focal(obj, img, image_size, f), a, b)
+    best = _rms_for_focal(obj, img, image_size, best_f)
+    # interval of focal lengths whose fit is as good as the noise allows
+    tolerance = max(0.05, 0.25 * best)
+    plausible = np.append(fs[rms <= best + tolerance], best_f)
+    f_lo, f_hi = float(plausible.min()), float(plausible.max())
+    note = None
+    if around is None and f_hi / f_lo > _FOCAL_AMBIGUITY:
+        typical = width / 2.0 / math.tan(math.radians(DEFAULT_HFOV_DEG / 2.0))
+        chosen = float(np.clip(typical, f_lo, f_hi))
+        note = (f"this view cannot tell the focal length (anything from {f_lo:.0f} to {f_hi:.0f} px fits: "
+                f"the camera looks nearly straight down); assumed {chosen:.0f} px, a {DEFAULT_HFOV_DEG:.0f} degree "
+                "webcam: heights above the table are corrected less exactly")
+        best_f = chosen
+    return CameraIntrinsics.pinhole(float(best_f), image_size, estimated=True), note
+
+
+def _golden_min(fn, a: float, b: float, iterations: int = 40) -> float:  # type: ignore[no-untyped-def]
+    """Minimise ``fn`` on [a, b] (log scale) by golden-section search."""
+    la, lb = math.log(a), math.log(b)
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = lb - g * (lb - la), la + g * (lb - la)
+    fc, fd = fn(math.exp(c)), fn(math.exp(d))
+    for _ in range(iterations):
+        if fc < fd:
+            lb, d, fd = d, c, fc
+            c = lb - g * (lb - la)
+            fc = fn(math.exp(c))
+        else:
+            la, c, fc = c, d, fd
+            d = la + g * (lb - la)
+            fd = fn(math.exp(d))
+        if lb - la < 1e-6:
+            break
+    return math.exp((la + lb) / 2.0)
+
+
+# -- finding and checking the corner markers ----------------------------------------
+def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the image") -> MarkerDetections:
+    """Detect the four corner markers, or explain which are missing and what to check.
+
+    Raises
+    ------
+    CalibrationError
+        When a corner id is missing or seen twice.
+    """
+    found = detect_markers(image, dictionary=setup.markers.dictionary)
+    corners = found.select(np.isin(found.ids, CORNER_IDS))
+    ids = corners.ids.tolist()
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise CalibrationError(
+            f"{source}: corner marker(s) {_join(duplicates)} seen more than once; "
+            "keep exactly one of each corner marker 0-3 in view")
+    missing = [i for i in CORNER_IDS if i not in ids]
+    if missing:
+        seen = found.ids.tolist()
+        seen_text = f"markers seen: {_join(seen)}" if seen else "no ArUco marker at all was seen"
+        raise CalibrationError(
+            f"{source}: found {len(ids)} of the 4 corner markers ({seen_text}); missing corner marker(s) "
+            f"{_join(missing)}. Check that the whole table is in view, the light is even with no glare "
+            f"on the markers, each marker lies flat in its corner (0 top-left, 1 top-right, 2 bottom-right, "
+            f"3 bottom-left) and that they were printed from the {setup.markers.dictionary} dictionary")
+    return corners
+
+
+def _join(values: list[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def check_corner_layout(corners: MarkerDetections, table: TableSize, corner_size_mm: float = 60.0, *,
+                        source: str = "the image") -> None:
+    """Check that the four corner markers lie in the order and orientation the table frame needs.
+
+    Going round the table seen from above, the markers must read 0, 1, 2, 3 (the image
+    shows the table from above, so the same turning sense holds in the image), and each
+    marker's top edge must face the edge between markers 0 and 1.
+
+    Raises
+    ------
+    CalibrationError
+        Naming the swapped or turned markers.
+    """
+    centres = {int(i): c for i, c in zip(corners.ids, corners.centers_px)}
+    pts = np.array([centres[i] for i in CORNER_IDS])
+    middle = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - middle[1], pts[:, 0] - middle[0])
+    # increasing image angle (x right, y down) is clockwise on screen: the table's 0-1-2-3 sense
+    order = [CORNER_IDS[i] for i in np.argsort(angles)]
+    start = order.index(0)
+    seq = order[start:] + order[:start]
+    if seq != list(CORNER_IDS):
+        # the rotation of the ring that needs the fewest moves tells which markers to swap
+        rings = [order[r:] + order[:r] for r in range(4)]
+        wrong = min(([want for want, got in zip(CORNER_IDS, ring) if want != got] for ring in rings), key=len)
+        hint = ""
+        if len(wrong) == 2:
+            hint = f": markers {wrong[0]} and {wrong[1]} are swapped"
+            if set(wrong) == {1, 3}:
+                hint += " (or the image is mirrored: turn off the camera's mirror setting)"
+        raise CalibrationError(
+            f"{source}: the corner markers are in an impossible layout{hint}. Going round the table from "
+            f"marker 0 they read {_join(seq)}; they must read 0, 1, 2, 3 (seen from above: 0 top-left, "
+            "1 top-right, 2 bottom-right, 3 bottom-left)")
+    expected = corner_object_points(table, corner_size_mm)
+    mm_centres = np.array([expected[i].mean(axis=0) for i in CORNER_IDS], dtype=np.float32)
+    to_image = cv2.getPerspectiveTransform(mm_centres, pts.astype(np.float32))
+    turned = []
+    for marker_id, detected in zip(corners.ids, corners.corners_px):
+        want = cv2.perspectiveTransform(expected[int(marker_id)].reshape(-1, 1, 2), to_image).reshape(4, 2)
+        costs = [np.linalg.norm(np.roll(want, -k, axis=0) - detected, axis=1).sum() for k in range(4)]
+        k = int(np.argmin(costs))
+        if k:
+            turned.append(f"marker {int(marker_id)} is turned {90 * k} degrees clockwise")
+    if turned:
+        raise CalibrationError(
+            f"{source}: {'; '.join(turned)}. Lay all four corner markers the same way round, "
+            "their top edge (the one above the printed id) facing the edge between markers 0 and 1")
+
+
+def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIntrinsics | None = None, *,
+                    source: str = "the image") -> TableCalibration:
+    """Calibrate the table from one frame showing its four corner markers.
+
+    Parameters
+    ----------
+    image : (H, W) or (H, W, 3) uint8
+        Grey or BGR camera frame.
+    setup : Setup
+        Table size, corner marker size and dictionary (and the camera, when given there).
+    intrinsics : CameraIntrinsics, optional
+        From ``calibrate-camera``. Without them (and without ``setup.camera``) the focal
+        length is estimated from this view (principal point at the centre, no
+        distortion), ``intrinsics.estimated`` is True and a warning says accuracy is lower.
+    source : str
+        Name of the image for error messages.
+
+    Returns
+    -------
+    TableCalibration
+
+    Raises
+    ------
+    CalibrationError
+        Missing corner markers (naming those seen and missing), markers swapped or turned,
+        a pose that does not fit the table size, intrinsics for another image shape.
+    """
+    image = np.asarray(image)
+    height, width = image.shape[:2]
+    size = (int(width), int(height))
+    if intrinsics is None and setup.camera is not None:
+        intrinsics = CameraIntrinsics.from_settings(setup.camera, size)
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to(size)
+    corners = find_corner_markers(image, setup, source=source)
+    check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
+    obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
+    obj = _as3d(np.concatenate([obj_by_id[i] for i in CORNER_IDS]), 0.0)
+    img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in CORNER_IDS])
+    warnings: list[str] = []
+    if intrinsics is None:
+        intrinsics, note = estimate_focal(obj, img, size)
+        warnings.append(
+            f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
+            "principal point at the image centre, lens distortion ignored); positions will be less accurate "
+            "(often 5-10 mm at the table's edge): run 'tabletracker calibrate-camera' and pass --camera")
+        if note:
+            warnings.append(note)
+    rvec, tvec, rms = solve_pose(obj, img, intrinsics)
+    cal = TableCalibration(intrinsics, rvec, tvec, setup.table, setup.markers.corner_size_mm, rms, CORNER_IDS,
+                           img, tuple(warnings))
+    if cal.camera_height_mm <= 0:
+        raise CalibrationError(f"{source}: the solved camera is below the table; check the table size and markers")
+    if rms > MAX_CORNER_RMS_PX:
+        raise CalibrationError(
+            f"{source}: the corner markers do not fit a flat {setup.table.width_mm:g} x {setup.table.depth_mm:g} mm "
+            f"table (corner error {rms:.1f} px, at most {MAX_CORNER_RMS_PX} px expected). Check table.width_mm, "
+            "table.depth_mm and markers.corner_size_mm in the setup file, that each marker lies flat and flush "
+            "in its corner, and that the camera calibration is for this camera")
+    logger.info("table calibrated: corner RMS %.3f px, camera %.0f mm above the table", rms, cal.camera_height_mm)
+    return cal
