@@ -1,0 +1,340 @@
+"""The HTTP API the page uses (``/api/...``): JSON in, JSON out, 4xx JSON on bad input.
+
+Reading: ``GET /api/state``, ``/api/log``, ``/api/stream`` (Server-Sent Events),
+``/api/frame/<camera|plan>.jpg``, ``/api/projection``, ``/api/game/export``.
+Questions and actions: ``POST /api/ask``, ``/api/resolve`` (odds, or a roll when dice
+or a seed are given; nothing changes), ``/api/resolve/apply`` (the same with the dice
+shown, applied as one step). Changes (each one step of the log): ``/api/undo``,
+``/api/game/import``, ``/api/setup/ruleset``, ``/api/setup/table``, ``/api/setup/rosters``,
+``/api/setup/assign``, ``/api/terrain``, ``/api/objectives``, ``/api/models/<id>/move``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from rules.plan import RULESET_IDS, TERRAIN_SHAPES, game_to_dict
+from server import edits, rulesbridge
+from server.broadcast import stream
+from server.errors import ApiError, from_domain
+from server.overlay import Overlay
+from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points,
+                             string_list)
+
+log = logging.getLogger(__name__)
+
+MAX_LOG_ROWS = 1000
+MAX_ROSTERS = 8
+MAX_TABLE_MM = 10_000.0
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def overlay() -> Overlay:
+    return current_app.extensions["tabletracker"]
+
+
+@bp.errorhandler(ValueError)
+def _domain_error(exc: ValueError) -> Any:
+    err = from_domain(exc)
+    return jsonify(err.to_json()), err.status
+
+
+# -- reading --------------------------------------------------------------------------------
+@bp.get("/state")
+def state() -> Any:
+    ov = overlay()
+    plan = ov.plan()
+    return jsonify({
+        "game": ov.game_view(),
+        "live": ov.live_view(),
+        "server": {
+            "default_lang": current_app.config["DEFAULT_LANG"],
+            "lan": bool(current_app.config.get("LAN")),
+            "source": ov.source_label,
+            "live": ov.loop is not None,
+            "rulesets": list(RULESET_IDS),
+            "terrain_shapes": list(TERRAIN_SHAPES),
+        },
+        "actions": _safe(lambda: rulesbridge.actions_of(plan.ruleset), []),
+        "questions": _safe(lambda: rulesbridge.questions_of(plan), []),
+        "terrain_kinds": _safe(lambda: rulesbridge.terrain_kinds(plan.ruleset), []),
+    })
+
+
+def _safe(fn: Any, default: Any) -> Any:
+    try:
+        return fn()
+    except (ApiError, ValueError) as exc:
+        log.warning("state: %s", exc)
+        return default
+
+
+@bp.get("/log")
+def game_log() -> Any:
+    limit = request.args.get("limit", "200")
+    if not limit.isdigit() or not 1 <= int(limit) <= MAX_LOG_ROWS:
+        raise ApiError(400, "bad_request", f"limit must be a whole number from 1 to {MAX_LOG_ROWS}, got {limit[:20]!r}")
+    return jsonify({"events": [e.to_json() for e in overlay().store.events(limit=int(limit))]})
+
+
+@bp.get("/stream")
+def events_stream() -> Response:
+    ov = overlay()
+    client = ov.broadcaster.subscribe()
+    return Response(stream(ov.broadcaster, client, ov.stopping), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/frame/<view>.jpg")
+def frame(view: str) -> Any:
+    if view not in ("camera", "plan"):
+        raise ApiError(404, "not_found", f"unknown view {view[:20]!r}; views are camera, plan")
+    got = overlay().images.jpeg(view)
+    if got is None:
+        raise ApiError(404, "no_frame", "no frame yet (the camera has not delivered one, "
+                       "or the table's corner markers were not found)")
+    seq, data = got
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store", "X-Frame-Seq": str(seq)})
+
+
+@bp.get("/projection")
+def projection() -> Any:
+    grid = overlay().images.projection_grid()
+    if grid is None:
+        raise ApiError(404, "no_calibration", "no calibrated frame yet: the four corner markers must be seen")
+    return jsonify(grid)
+
+
+@bp.get("/game/export")
+def export_game() -> Response:
+    text = json.dumps(game_to_dict(overlay().plan()), indent=2, ensure_ascii=False) + "\n"
+    return Response(text, mimetype="application/json",
+                    headers={"Content-Disposition": 'attachment; filename="game.json"'})
+
+
+# -- questions and actions -----------------------------------------------------------------------
+@bp.post("/ask")
+def ask() -> Any:
+    r = json_body(request)
+    r.only(("question", "args", "options"))
+    question = identifier(r, "question")
+    args = string_list(r, "args")
+    options = plain_object(r, "options")
+    answer = rulesbridge.ask(overlay().plan(), question, args, options)
+    return jsonify(answer)
+
+
+def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
+    r = json_body(request)
+    r.only(("action", "request", "dice", "seed"))
+    action = identifier(r, "action")
+    req = plain_object(r, "request")
+    dice = rulesbridge.dice_from(r.data)
+    return action, req, dice, dict(r.data)
+
+
+@bp.post("/resolve")
+def resolve() -> Any:
+    action, req, dice, _ = _resolution_request()
+    resolution = rulesbridge.resolve(overlay().plan(), action, req, dice)
+    return jsonify(resolution.to_json())
+
+
+@bp.post("/resolve/apply")
+def resolve_apply() -> Any:
+    action, req, dice, body = _resolution_request()
+    if body.get("dice") is None:
+        raise ApiError(400, "bad_request", "apply needs the dice of the roll being applied "
+                       "(the list shown by the roll, or the players' own dice)")
+    ov = overlay()
+    resolution = rulesbridge.resolve(ov.plan(), action, req, dice)
+    if resolution.plan_after is None:
+        raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply")
+    out = resolution.to_json()
+    event = ov.change("resolution", resolution.plan_after, {
+        "action": action, "request": req, "dice": [v for _, v in resolution.dice],
+        "result": out.get("result"), "needed": out.get("needed")})
+    return jsonify({"event": event.to_json(), "resolution": out})
+
+
+@bp.post("/undo")
+def undo() -> Any:
+    ov = overlay()
+    try:
+        event = ov.undo()
+    except LookupError as exc:
+        raise ApiError(409, "nothing_to_undo", str(exc)) from None
+    except ValueError as exc:
+        raise ApiError(409, "nothing_to_undo", str(exc)) from None
+    return jsonify({"event": event.to_json(), "game": ov.game_view()})
+
+
+# -- set-up -------------------------------------------------------------------------------
+def _changed(event: Any) -> Any:
+    return jsonify({"event": event.to_json(), "game": overlay().game_view()})
+
+
+@bp.post("/game/import")
+def import_game() -> Any:
+    r = json_body(request)
+    r.only(("game", "filename"))
+    if not r.has("game"):
+        r.fail("is missing (the game file's JSON object)", "game")
+    filename = r.string("filename", "imported game")[:MAX_ID_LENGTH]
+    event = overlay().replace_game(r.data["game"], payload={"filename": filename})
+    return _changed(event)
+
+
+@bp.post("/setup/ruleset")
+def set_ruleset() -> Any:
+    r = json_body(request)
+    r.only(("ruleset",))
+    ruleset = r.string("ruleset", choices=RULESET_IDS)
+    ov = overlay()
+    return _changed(ov.change("setup.ruleset", edits.set_ruleset(ov.plan(), ruleset), {"ruleset": ruleset}))
+
+
+@bp.post("/setup/table")
+def set_table() -> Any:
+    r = json_body(request)
+    r.only(("width_mm", "depth_mm"))
+    w, d = r.number("width_mm", positive=True), r.number("depth_mm", positive=True)
+    for key, value in (("width_mm", w), ("depth_mm", d)):
+        if value > MAX_TABLE_MM:
+            r.fail(f"must be at most {MAX_TABLE_MM:g} mm, got {value:g}", key)
+    ov = overlay()
+    return _changed(ov.change("setup.table", edits.set_table(ov.plan(), w, d), {"width_mm": w, "depth_mm": d}))
+
+
+@bp.post("/setup/rosters")
+def load_rosters() -> Any:
+    r = json_body(request)
+    r.only(("rosters",))
+    items = r.children("rosters")
+    if not 1 <= len(items) <= MAX_ROSTERS:
+        r.fail(f"must hold from 1 to {MAX_ROSTERS} rosters, got {len(items)}", "rosters")
+    rosters = []
+    for item in items:
+        item.only(("filename", "text"))
+        filename = item.string("filename")[:MAX_ID_LENGTH]
+        rosters.append(rulesbridge.parse_roster_text(item.string("text"), filename))
+    ov = overlay()
+    plan = rulesbridge.merge_rosters(ov.plan(), rosters)
+    names = [getattr(x, "source", "") for x in rosters]
+    return _changed(ov.change("roster", plan, {"rosters": names,
+                                                "sides": [getattr(x, "side", "") for x in rosters]}))
+
+
+@bp.post("/setup/assign")
+def assign() -> Any:
+    r = json_body(request)
+    r.only(("model", "marker_id", "base_id"))
+    model_id = identifier(r, "model")
+    ov = overlay()
+    plan = ov.plan()
+    plan.model(model_id)
+    if r.has("base_id"):
+        base_id = identifier(r, "base_id")
+        seen = ov.base_sighting(base_id)
+        if seen is None:
+            raise ApiError(400, "unknown_base", f"the tracker follows no bare base {base_id!r} now")
+        new = edits.assign_base(plan, model_id, base_id, (seen["x_mm"], seen["y_mm"]))
+        return _changed(ov.change("assign", new, {"model": model_id, "base_id": base_id}))
+    if not r.has("marker_id"):
+        r.fail("is missing: give marker_id (a number, or null to unassign) or base_id", "marker_id")
+    marker_id = r.integer("marker_id", None)
+    if marker_id is not None and not 4 <= marker_id <= 999:
+        r.fail(f"must be a base marker id from 4 (ids 0-3 are the table corners), got {marker_id}", "marker_id")
+    seen = ov.sighting(marker_id) if marker_id is not None else None
+    pos = (seen["x_mm"], seen["y_mm"]) if seen else None
+    new = edits.assign_marker(plan, model_id, marker_id, pos, seen.get("facing_deg") if seen else None)
+    return _changed(ov.change("assign", new, {"model": model_id, "marker_id": marker_id}))
+
+
+@bp.post("/terrain")
+def add_terrain() -> Any:
+    r = json_body(request)
+    r.only(("kind", "shape", "points_mm", "height_mm", "name"))
+    shape = r.string("shape", choices=TERRAIN_SHAPES)
+    kind = identifier(r, "kind")
+    pts = points(r, "points_mm", minimum=3 if shape == "area" else 2)
+    height = r.number("height_mm", None)
+    if height is not None and not 0 <= height <= 2000:
+        r.fail(f"must be from 0 to 2000 mm, got {height:g}", "height_mm")
+    name = r.string("name", None)
+    ov = overlay()
+    plan = ov.plan()
+    _check_on_table(plan, pts, r)
+    kinds = {k["kind"]: k for k in rulesbridge.terrain_kinds(plan.ruleset)}
+    if kind not in kinds:
+        raise ApiError(400, "unknown_kind", f"{plan.ruleset} has no terrain kind {kind!r}; "
+                       f"kinds are: {', '.join(kinds)}")
+    if shape not in kinds[kind]["shapes"]:
+        raise ApiError(400, "wrong_shape", f"in {plan.ruleset} a {kind} is drawn as "
+                       f"{' or '.join(kinds[kind]['shapes'])}, not as {shape}")
+    new = edits.add_terrain(plan, kind=kind, shape=shape, points_mm=pts, height_mm=height,
+                            name=name[:MAX_ID_LENGTH] if name else None)
+    added = new.terrain[-1]
+    return _changed(ov.change("terrain.add", new, {"terrain": added.terrain_id, "kind": kind, "shape": shape}))
+
+
+@bp.delete("/terrain/<terrain_id>")
+def remove_terrain(terrain_id: str) -> Any:
+    ov = overlay()
+    new = edits.remove_terrain(ov.plan(), terrain_id)
+    return _changed(ov.change("terrain.remove", new, {"terrain": terrain_id}))
+
+
+@bp.post("/objectives")
+def add_objective() -> Any:
+    r = json_body(request)
+    r.only(("x_mm", "y_mm", "name"))
+    pos = (r.number("x_mm"), r.number("y_mm"))
+    ov = overlay()
+    plan = ov.plan()
+    _check_on_table(plan, [pos], r)
+    name = r.string("name", None)
+    new = edits.add_objective(plan, pos, name[:MAX_ID_LENGTH] if name else None)
+    return _changed(ov.change("objective.add", new, {"objective": new.objectives[-1].objective_id}))
+
+
+@bp.delete("/objectives/<objective_id>")
+def remove_objective(objective_id: str) -> Any:
+    ov = overlay()
+    new = edits.remove_objective(ov.plan(), objective_id)
+    return _changed(ov.change("objective.remove", new, {"objective": objective_id}))
+
+
+@bp.post("/models/<model_id>/move")
+def move_model(model_id: str) -> Any:
+    """Move a model by hand (a bare base the camera cannot follow, or a correction)."""
+    r = json_body(request)
+    r.only(("x_mm", "y_mm", "facing_deg"))
+    to = (r.number("x_mm"), r.number("y_mm"))
+    facing = r.number("facing_deg", None)
+    ov = overlay()
+    plan = ov.plan()
+    model = plan.model(model_id)
+    _check_on_table(plan, [to], r)
+    unit = rulesbridge.length_unit(plan)
+    dist = math.dist(model.position_mm, to)
+    new = edits.move_model(plan, model_id, to, facing)
+    return _changed(ov.change("move", new, {
+        "model": model_id, "name": model.name, "marker_id": model.marker_id,
+        "from_mm": [round(model.x_mm, 2), round(model.y_mm, 2)], "to_mm": [round(to[0], 2), round(to[1], 2)],
+        "distance_mm": round(dist, 2), "distance": round(unit.from_mm(dist), 2), "unit": unit.symbol,
+        "by_hand": True}))
+
+
+def _check_on_table(plan: Any, pts: list[tuple[float, float]], r: Any) -> None:
+    w, d = plan.table.width_mm, plan.table.depth_mm
+    for x, y in pts:
+        if not (0 <= x <= w and 0 <= y <= d):
+            raise RequestError(f"request: point ({x:g}, {y:g}) mm is off the table "
+                               f"(0-{w:g} x 0-{d:g} mm)")

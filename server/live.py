@@ -1,0 +1,289 @@
+"""The live loop: frame -> tracker -> plan update -> browsers, in one background thread.
+
+The loop owns nothing but its thread: frames come from a frame source, positions from
+a tracker (both made by factories so tests can give fakes), and each processed frame is
+handed to a callback (the overlay updates the game and publishes to the browsers).
+Publishing is non-blocking (see :mod:`server.broadcast`), so the loop runs at the
+camera's pace however many browsers watch.
+
+The latest frame is kept with the calibration that maps it; the JPEGs the page shows
+(camera view and the top-down plan warped from it) are encoded on request, once per
+frame, whoever asks first.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+PLAN_IMAGE_MAX_PX = 900  # longest side of the warped top-down image
+CAMERA_IMAGE_MAX_PX = 1280  # longest side of the camera image sent to browsers
+JPEG_QUALITY = 80
+GRID_STEPS = 16  # projection grid cells per table side (for the camera-view overlay)
+
+
+class Projector(Protocol):
+    """Maps table mm (N, 2) to image px (N, 2) on the table plane (distortion included)."""
+
+    def __call__(self, points_mm: np.ndarray) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """A base marker the tracker follows: base centre in table mm, whether seen in this frame."""
+
+    marker_id: int
+    x_mm: float
+    y_mm: float
+    facing_deg: float | None
+    seen: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"marker_id": self.marker_id, "x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
+                "facing_deg": None if self.facing_deg is None else round(self.facing_deg, 1),
+                "seen": self.seen}
+
+
+@dataclass(frozen=True)
+class BaseSighting:
+    """A bare round base the tracker follows by continuity."""
+
+    base_id: str
+    x_mm: float
+    y_mm: float
+    diameter_mm: float
+    side: str | None
+    seen: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"base_id": self.base_id, "x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
+                "diameter_mm": round(self.diameter_mm, 1), "side": self.side, "seen": self.seen}
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    """A tracker event: ``moved`` (lifted and put down), ``appeared``, ``new_base``, ``lost``..."""
+
+    kind: str
+    marker_id: int | None = None
+    base_id: str | None = None
+    from_mm: tuple[float, float] | None = None
+    to_mm: tuple[float, float] | None = None
+    distance_mm: float | None = None
+    facing_deg: float | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One processed frame: the image, what the tracker knows, and when it happened."""
+
+    seq: int
+    captured_s: float
+    processed_s: float
+    image: np.ndarray | None
+    sightings: tuple[Sighting, ...]
+    bases: tuple[BaseSighting, ...]
+    events: tuple[TrackEvent, ...]
+    projector: Projector | None
+    table_mm: tuple[float, float]
+    status: str = "ok"
+    message: str = ""
+
+
+class FrameTracker(Protocol):
+    """What the loop needs from a tracker adapter: one step per frame, and a close."""
+
+    def step(self) -> Snapshot | None:
+        """Read and process the next frame; ``None`` when the source has ended."""
+
+    def close(self) -> None: ...
+
+
+class LiveLoop:
+    """Run ``tracker.step()`` in a daemon thread and pass each snapshot to ``on_snapshot``.
+
+    Parameters
+    ----------
+    make_tracker
+        Returns a fresh :class:`FrameTracker` (called at start, and again when a
+        looping source ends).
+    on_snapshot
+        Called in the loop thread with every snapshot; must not block.
+    fps
+        The pace for file sources (a camera paces itself); ``None`` runs flat out.
+    loop_source
+        Start over when the source ends (the bundled sample sequence).
+    """
+
+    def __init__(self, make_tracker: Callable[[], FrameTracker], on_snapshot: Callable[[Snapshot], None],
+                 *, fps: float | None = None, loop_source: bool = False,
+                 on_restart: Callable[[], None] | None = None) -> None:
+        self._make_tracker = make_tracker
+        self._on_restart = on_restart
+        self._on_snapshot = on_snapshot
+        self.fps = fps
+        self.loop_source = loop_source
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tracker: FrameTracker | None = None
+        self.frames = 0
+        self.started_s: float | None = None
+        self.last_error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        if self.running:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="tabletracker-live", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+            self._thread = None
+        if self._tracker is not None:
+            self._tracker.close()
+            self._tracker = None
+
+    def step(self) -> Snapshot | None:
+        """Process one frame in the calling thread (tests, and the thread's body)."""
+        if self._tracker is None:
+            self._tracker = self._make_tracker()
+        snap = self._tracker.step()
+        if snap is None and self.loop_source:
+            self._tracker.close()
+            self._tracker = self._make_tracker()
+            if self._on_restart is not None:
+                self._on_restart()
+            snap = self._tracker.step()
+        if snap is not None:
+            self.frames += 1
+            self._on_snapshot(snap)
+        return snap
+
+    def _run(self) -> None:
+        self.started_s = time.monotonic()
+        period = 1.0 / self.fps if self.fps else 0.0
+        next_s = time.monotonic()
+        while not self._stop.is_set():
+            try:
+                snap = self.step()
+                self.last_error = None
+            except Exception as exc:  # the loop must survive a bad frame; say why
+                log.exception("live loop: frame failed")
+                self.last_error = str(exc)
+                snap = None
+                self._stop.wait(0.5)
+            if snap is None and not self.loop_source and self.last_error is None:
+                log.info("live loop: the frame source has ended")
+                break
+            if period:
+                next_s += period
+                delay = next_s - time.monotonic()
+                if delay > 0:
+                    self._stop.wait(delay)
+                else:
+                    next_s = time.monotonic()
+
+
+class FrameImages:
+    """The latest frame and its two JPEG views, encoded once per frame on first request."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._snap: Snapshot | None = None
+        self._cache: dict[str, tuple[int, bytes]] = {}
+        self._maps_for: Any = None
+        self._maps: tuple[np.ndarray, np.ndarray, tuple[int, int]] | None = None
+        self._grid: dict[str, Any] | None = None
+        self.calibration_version = 0
+
+    def update(self, snap: Snapshot) -> None:
+        with self._lock:
+            if snap.projector is not (self._snap.projector if self._snap else None):
+                self.calibration_version += 1
+                self._grid = None
+            self._snap = snap
+
+    @property
+    def seq(self) -> int:
+        with self._lock:
+            return self._snap.seq if self._snap else 0
+
+    def jpeg(self, view: str) -> tuple[int, bytes] | None:
+        """Return ``(seq, jpeg bytes)`` of the ``camera`` or ``plan`` view, or ``None``."""
+        with self._lock:
+            snap = self._snap
+            cached = self._cache.get(view)
+            if snap is None or snap.image is None:
+                return None
+            if cached is not None and cached[0] == snap.seq:
+                return cached
+            if view == "camera":
+                image = _fit(snap.image, CAMERA_IMAGE_MAX_PX)
+            elif view == "plan":
+                if snap.projector is None:
+                    return None
+                image = self._warp(snap)
+            else:
+                raise ValueError(f"unknown view {view!r}; views are camera, plan")
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+            if not ok:
+                return None
+            self._cache[view] = (snap.seq, buf.tobytes())
+            return self._cache[view]
+
+    def projection_grid(self) -> dict[str, Any] | None:
+        """Return a grid of table mm -> camera-view px (scaled as the camera JPEG) for the page."""
+        with self._lock:
+            snap = self._snap
+            if snap is None or snap.projector is None or snap.image is None:
+                return None
+            if self._grid is None:
+                w_mm, d_mm = snap.table_mm
+                xs = np.linspace(0.0, w_mm, GRID_STEPS + 1)
+                ys = np.linspace(0.0, d_mm, GRID_STEPS + 1)
+                pts = np.array([(x, y) for y in ys for x in xs], dtype=np.float64)
+                px = np.asarray(snap.projector(pts), dtype=np.float64).reshape(-1, 2)
+                h, w = snap.image.shape[:2]
+                scale = min(1.0, CAMERA_IMAGE_MAX_PX / max(h, w))
+                self._grid = {"version": self.calibration_version, "steps": GRID_STEPS,
+                              "table_mm": [w_mm, d_mm],
+                              "image_px": [round(w * scale), round(h * scale)],
+                              "points_px": np.round(px * scale, 2).tolist()}
+            return self._grid
+
+    def _warp(self, snap: Snapshot) -> np.ndarray:
+        if self._maps is None or self._maps_for is not snap.projector:
+            w_mm, d_mm = snap.table_mm
+            px_per_mm = PLAN_IMAGE_MAX_PX / max(w_mm, d_mm)
+            out_w, out_h = max(1, round(w_mm * px_per_mm)), max(1, round(d_mm * px_per_mm))
+            gx, gy = np.meshgrid((np.arange(out_w) + 0.5) / px_per_mm, (np.arange(out_h) + 0.5) / px_per_mm)
+            pts = np.stack([gx.ravel(), gy.ravel()], axis=1)
+            px = np.asarray(snap.projector(pts), dtype=np.float32).reshape(out_h, out_w, 2)
+            self._maps = (np.ascontiguousarray(px[..., 0]), np.ascontiguousarray(px[..., 1]), (out_w, out_h))
+            self._maps_for = snap.projector
+        map_x, map_y, _ = self._maps
+        return cv2.remap(snap.image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def _fit(image: np.ndarray, max_px: int) -> np.ndarray:
+    h, w = image.shape[:2]
+    scale = max_px / max(h, w)
+    if scale >= 1.0:
+        return image
+    return cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)

@@ -1,0 +1,267 @@
+"""The overlay: one object per app holding the saved game, the live loop and the watchers.
+
+Created by :func:`server.app.create_app` and kept in ``app.extensions["tabletracker"]``
+(no module-level state). Every change to the game goes through :meth:`Overlay.change`
+or :meth:`Overlay.undo`: validated as a game file, written to the event log, then
+pushed to the browsers.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from typing import Any, Callable, Mapping
+
+from rules.plan import TablePlan, game_to_dict, parse_game
+from server import edits, rulesbridge
+from server.broadcast import Broadcaster
+from server.live import FrameImages, FrameTracker, LiveLoop, Snapshot, TrackEvent
+from server.store import Event, GameStore, origin_of
+
+log = logging.getLogger(__name__)
+
+PLACE_TOLERANCE_MM = 5.0  # a model first seen this far from its saved place is put where it is seen
+SIDE_PALETTE = ("#c0392b", "#2e6fd8", "#27ae60", "#8e44ad", "#d35400", "#16a085")
+
+
+class Overlay:
+    """The saved game, the live loop and the browsers watching, for one app.
+
+    Parameters
+    ----------
+    store
+        The game database (already holding a current game).
+    make_tracker
+        Factory of the frame tracker, or ``None`` when no frame source is given.
+    side_colours
+        Known side colours (from the setup file), by side name.
+    fps, loop_source, queue_size
+        Live loop pace, whether the source starts over when it ends, SSE queue size.
+    """
+
+    def __init__(self, store: GameStore, make_tracker: Callable[[], FrameTracker] | None, *,
+                 side_colours: Mapping[str, str] | None = None, fps: float | None = None,
+                 loop_source: bool = False, queue_size: int = 8, source_label: str = "") -> None:
+        self.store = store
+        self.broadcaster = Broadcaster(queue_size)
+        self.images = FrameImages()
+        self.side_colours = dict(side_colours or {})
+        self.source_label = source_label
+        self.stopping = threading.Event()
+        self._lock = threading.RLock()
+        self._plan_cache: tuple[int, TablePlan] | None = None
+        self._placed_markers: set[int] = set()
+        self._placed_bases: set[str] = set()
+        self._live: dict[str, Any] = {"seq": 0, "models": [], "bases": []}
+        self.loop: LiveLoop | None = None
+        if make_tracker is not None:
+            self.loop = LiveLoop(make_tracker, self.on_snapshot, fps=fps, loop_source=loop_source,
+                                 on_restart=self.on_source_restart)
+
+    def on_source_restart(self) -> None:
+        """The source started over (the looping sample): place models again where first seen."""
+        with self._lock:
+            self._placed_markers.clear()
+            self._placed_bases.clear()
+
+    # -- the game ---------------------------------------------------------------------
+    def plan(self) -> TablePlan:
+        """Return the current game as a :class:`TablePlan` (parsed once per change)."""
+        with self._lock:
+            cur = self.store.current()
+            if self._plan_cache is None or self._plan_cache[0] != cur.event_id:
+                self._plan_cache = (cur.event_id, parse_game(dict(cur.game), source="saved game"))
+            return self._plan_cache[1]
+
+    def change(self, kind: str, plan: TablePlan, payload: Mapping[str, Any] | None = None,
+               *, actor: str = "user") -> Event:
+        """Validate ``plan`` as a game file, record it as one step, and push it to the browsers."""
+        doc = game_to_dict(plan)
+        parse_game(doc, source=f"the game after {kind}")  # a change never saves an invalid game
+        with self._lock:
+            event = self.store.record(kind, doc, actor=actor, payload=payload)
+            self._plan_cache = (event.event_id, plan)
+        self.publish_game()
+        return event
+
+    def replace_game(self, doc: Mapping[str, Any], *, kind: str = "import", payload: Mapping[str, Any] | None = None) -> Event:
+        """Replace the whole game by ``doc`` (an import), as one undoable step."""
+        plan = parse_game(dict(doc), source="imported game")
+        return self.change(kind, plan, payload)
+
+    def undo(self) -> Event:
+        """Undo the last step not yet undone; see :meth:`GameStore.undo`."""
+        with self._lock:
+            event = self.store.undo()
+            self._plan_cache = None
+        self.publish_game()
+        return event
+
+    def game_view(self) -> dict[str, Any]:
+        """Return what the page draws from the game: the game file plus derived facts."""
+        plan = self.plan()
+        cur = self.store.current()
+        unit = rulesbridge.length_unit(plan)
+        return {
+            "event_id": cur.event_id,
+            "game_id": cur.game_id,
+            "game": dict(cur.game),
+            "unit": {"symbol": unit.symbol, "name": unit.name, "mm": unit.mm},
+            "sides": self.sides(plan),
+            "last_move": self.last_move(),
+        }
+
+    def sides(self, plan: TablePlan) -> dict[str, str]:
+        """Return a colour for each side: the setup's when it names the side, else a palette."""
+        out: dict[str, str] = {}
+        palette = [c for c in SIDE_PALETTE if c not in self.side_colours.values()]
+        for u in plan.units:
+            if u.side not in out:
+                out[u.side] = self.side_colours.get(u.side) or (palette.pop(0) if palette else "#777777")
+        return out
+
+    def last_move(self) -> dict[str, Any] | None:
+        """Return the last model move still in force (tracker or page), with its length."""
+        for event in reversed(self.store.events(limit=50)):
+            if event.kind == "move" and event.undone_by is None:
+                return dict(event.payload)
+        return None
+
+    def publish_game(self) -> None:
+        self.broadcaster.publish("game", self.game_view())
+
+    # -- live -------------------------------------------------------------------------
+    def on_snapshot(self, snap: Snapshot) -> None:
+        """Take one processed frame: record moves and first placements, push the live view."""
+        self.images.update(snap)
+        changed = False
+        for event in snap.events:
+            changed |= self._apply_track_event(event)
+        changed |= self._place_first_seen(snap)
+        live = {
+            "seq": snap.seq,
+            "captured_s": snap.captured_s,
+            "processed_s": snap.processed_s,
+            "published_s": time.time(),
+            "status": snap.status,
+            "message": snap.message,
+            "source": self.source_label,
+            "calibration_version": self.images.calibration_version,
+            "has_plan_image": snap.projector is not None and snap.image is not None,
+            "models": [s.to_json() for s in snap.sightings],
+            "bases": [b.to_json() for b in snap.bases],
+            "events": [_event_json(e) for e in snap.events],
+        }
+        with self._lock:
+            self._live = live
+        self.broadcaster.publish("live", live)
+        if changed:
+            log.debug("live: game changed by frame %d", snap.seq)
+
+    def live_view(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._live)
+
+    def _apply_track_event(self, event: TrackEvent) -> bool:
+        if event.kind != "moved" or event.to_mm is None:
+            return False
+        plan = self.plan()
+        model = None
+        if event.marker_id is not None:
+            model = plan.model_by_marker(event.marker_id)
+        elif event.base_id is not None:
+            found = edits.model_for_base(plan, event.base_id)
+            model = plan.model(found) if found else None
+        if model is None:
+            return False
+        start = event.from_mm if event.from_mm is not None else model.position_mm
+        distance = event.distance_mm if event.distance_mm is not None else math.dist(start, event.to_mm)
+        new = edits.move_model(plan, model.model_id, event.to_mm, event.facing_deg)
+        unit = rulesbridge.length_unit(plan)
+        self.change("move", new, {
+            "model": model.model_id, "name": model.name, "marker_id": event.marker_id,
+            "from_mm": [round(start[0], 2), round(start[1], 2)],
+            "to_mm": [round(event.to_mm[0], 2), round(event.to_mm[1], 2)],
+            "distance_mm": round(distance, 2), "distance": round(unit.from_mm(distance), 2),
+            "unit": unit.symbol}, actor="tracker")
+        return True
+
+    def _place_first_seen(self, snap: Snapshot) -> bool:
+        """Put a model where the tracker first sees it, when that differs from its saved place."""
+        plan = self.plan()
+        moves: list[tuple[str, tuple[float, float], float | None, tuple[float, float]]] = []
+        for s in snap.sightings:
+            if not s.seen or s.marker_id in self._placed_markers:
+                continue
+            self._placed_markers.add(s.marker_id)
+            model = plan.model_by_marker(s.marker_id)
+            if model is not None and math.dist(model.position_mm, (s.x_mm, s.y_mm)) > PLACE_TOLERANCE_MM:
+                moves.append((model.model_id, (s.x_mm, s.y_mm), s.facing_deg, model.position_mm))
+        for b in snap.bases:
+            if not b.seen or b.base_id in self._placed_bases:
+                continue
+            self._placed_bases.add(b.base_id)
+            found = edits.model_for_base(plan, b.base_id)
+            if found is not None and math.dist(plan.model(found).position_mm, (b.x_mm, b.y_mm)) > PLACE_TOLERANCE_MM:
+                moves.append((found, (b.x_mm, b.y_mm), None, plan.model(found).position_mm))
+        if not moves:
+            return False
+        for model_id, to_mm, facing, _ in moves:
+            plan = edits.move_model(plan, model_id, to_mm, facing)
+        self.change("placed", plan, {"models": [
+            {"model": m, "from_mm": [round(f[0], 2), round(f[1], 2)], "to_mm": [round(t[0], 2), round(t[1], 2)]}
+            for m, t, _, f in moves]}, actor="tracker")
+        return True
+
+    def sighting(self, marker_id: int) -> dict[str, Any] | None:
+        """Return the live sighting of ``marker_id``, if the tracker follows it."""
+        for s in self.live_view().get("models", []):
+            if s["marker_id"] == marker_id:
+                return s
+        return None
+
+    def base_sighting(self, base_id: str) -> dict[str, Any] | None:
+        for b in self.live_view().get("bases", []):
+            if b["base_id"] == base_id:
+                return b
+        return None
+
+    # -- life cycle --------------------------------------------------------------------------
+    def start(self) -> None:
+        if self.loop is not None:
+            self.loop.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.loop is not None:
+            self.loop.stop()
+        self.broadcaster.close_all()
+
+
+def _event_json(e: TrackEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": e.kind}
+    for key in ("marker_id", "base_id", "distance_mm", "facing_deg"):
+        value = getattr(e, key)
+        if value is not None:
+            out[key] = value
+    if e.from_mm is not None:
+        out["from_mm"] = list(e.from_mm)
+    if e.to_mm is not None:
+        out["to_mm"] = list(e.to_mm)
+    return out
+
+
+def open_store_game(store: GameStore, doc: Mapping[str, Any], *, force_new: bool = False) -> tuple[str, int]:
+    """Resume the saved game when it was started from ``doc``, else start ``doc`` as a new game.
+
+    Returns ``("resumed" | "new", game_id)``.
+    """
+    origin = origin_of(doc)
+    if not force_new and store.current_origin() == origin:
+        cur = store.resume()
+        if cur is not None:
+            return "resumed", cur.game_id
+    cur = store.open_game(doc, origin=origin)
+    return "new", cur.game_id

@@ -1,0 +1,125 @@
+"""The web page's door to the rules packages: questions, resolutions, rosters.
+
+Thin on purpose: the page gets exactly the answers ``tabletracker ask`` and
+``tabletracker resolve`` give, through the same functions. Packages are imported on
+first use so the server starts even while one of them is broken, and says which.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from types import ModuleType
+from typing import Any, Mapping, Sequence
+
+import yaml
+
+from rules.dice import Dice
+from rules.errors import RosterError
+from rules.plan import TablePlan
+from server.errors import ApiError
+
+log = logging.getLogger(__name__)
+
+MAX_DICE = 200
+MAX_SEED = 2**63 - 1
+
+
+def _module(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ApiError(503, "unavailable", f"{name} cannot be loaded ({exc}); "
+                       "this part of the rules is not installed") from None
+
+
+def ask(plan: TablePlan, question: str, args: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Answer a geometric question (``rules.questions.ask``); domain errors propagate."""
+    return _module("rules.questions").ask(plan, question, list(args), dict(options))
+
+
+def questions_of(plan: TablePlan) -> list[str]:
+    """Return the questions the plan's rule set answers (for the page's menus)."""
+    mod = _module("rules.questions")
+    for name in ("questions_for", "questions_of", "available_questions"):
+        fn = getattr(mod, name, None)
+        if callable(fn):
+            return sorted(fn(plan.ruleset))
+    known = getattr(mod, "QUESTIONS", None)
+    return sorted(known) if known is not None else []
+
+
+def actions_of(ruleset: str) -> list[str]:
+    """Return the action names of ``ruleset`` (shoot, melee, morale...)."""
+    return sorted(_module("rules.combat").actions_of(ruleset))
+
+
+def dice_from(body: Mapping[str, Any]) -> Dice | None:
+    """Return the dice a request asks for: ``dice`` (typed in), ``seed`` (rolled), or neither."""
+    dice, seed = body.get("dice"), body.get("seed")
+    if dice is not None and seed is not None:
+        raise ApiError(400, "bad_request", "give either dice (the players' own, typed in) or seed "
+                       "(rolled by the program), not both")
+    if dice is not None:
+        if not isinstance(dice, list) or not dice or len(dice) > MAX_DICE:
+            raise ApiError(400, "bad_request", f"dice must be a list of 1 to {MAX_DICE} whole numbers, "
+                           f"e.g. [3, 5, 6]; got {json.dumps(dice)[:80]}")
+        for i, v in enumerate(dice):
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 100:
+                raise ApiError(400, "bad_request", f"dice[{i}] must be a whole number from 1 to 100, got {v!r}")
+        return Dice.given(dice)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise ApiError(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+        return Dice.seeded(seed)
+    return None
+
+
+def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Any:
+    """Resolve an action (``rules.combat.resolve``); returns the :class:`Resolution`."""
+    return _module("rules.combat").resolve(plan, action, request, dice)
+
+
+def parse_roster_text(text: str, filename: str) -> Any:
+    """Parse an uploaded roster (JSON or YAML, told by the file name) into a ``Roster``."""
+    lower = filename.lower()
+    try:
+        if lower.endswith((".yaml", ".yml")):
+            data = yaml.safe_load(text)
+        elif lower.endswith(".json"):
+            data = json.loads(text)
+        else:
+            raise RosterError(f"{filename}: a roster is a .json, .yaml or .yml file")
+    except json.JSONDecodeError as exc:
+        raise RosterError(f"{filename}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except yaml.YAMLError as exc:
+        raise RosterError(f"{filename}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    return _module("rules.roster").parse_roster(data, source=filename)
+
+
+def merge_rosters(plan: TablePlan, rosters: Sequence[Any]) -> TablePlan:
+    """Return ``plan`` with ``rosters`` merged in (``rules.roster.merge_rosters``)."""
+    return _module("rules.roster").merge_rosters(plan, list(rosters))
+
+
+def ruleset_of(name: str) -> Any:
+    """Return the :class:`rules.rulesets.base.RuleSet` called ``name``."""
+    return _module("rules.rulesets.base").find_ruleset(name)
+
+
+def terrain_kinds(ruleset: str) -> list[dict[str, Any]]:
+    """Return the terrain kinds of ``ruleset``: name, allowed shapes, effects, description."""
+    rs = ruleset_of(ruleset)
+    return [{"kind": name, "shapes": list(k.shapes), "sight": k.sight, "movement": k.movement,
+             "cover": k.cover, "text": k.text} for name, k in rs.terrain_kinds.items()]
+
+
+def length_unit(plan: TablePlan) -> Any:
+    """Return the plan's unit of length (Feu à Volonté's UD from the game's options)."""
+    rs = ruleset_of(plan.ruleset)
+    try:
+        options = rs.resolve_options(plan)
+    except ValueError:
+        options = None
+    return rs.unit(options)

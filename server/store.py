@@ -1,0 +1,268 @@
+"""The saved game: an SQLite event log (standard library ``sqlite3``, WAL).
+
+Every change to the game is one row of the ``events`` table holding what happened
+(``kind``, ``actor``, a JSON ``payload`` the page turns into a log line) and the whole
+game file after it. The current game is the last row's game, so a server killed at
+any moment (even ``kill -9``) and started again resumes exactly where it was: a
+committed row is on disk before the change is shown to anyone.
+
+Undo appends a row too (kind ``undo``) that restores the game as it was before the
+last step not yet undone; nothing is ever deleted.
+
+Examples
+--------
+>>> store = GameStore(":memory:")
+>>> doc = {"ruleset": "at-43", "table": {"width_mm": 600.0, "depth_mm": 600.0},
+...        "units": [], "models": []}
+>>> store.open_game(doc, origin="example").game_id
+1
+>>> doc2 = dict(doc, name="renamed")
+>>> store.record("setup.name", doc2, payload={"name": "renamed"}).kind
+'setup.name'
+>>> store.current().game["name"]
+'renamed'
+>>> store.undo().payload["undoes"]
+2
+>>> "name" in store.current().game
+False
+>>> store.undo().payload["undoes"]
+Traceback (most recent call last):
+...
+server.store.NothingToUndoError: nothing to undo: the game is as it started
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+log = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_s REAL NOT NULL,
+    origin TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    at_s REAL NOT NULL,
+    actor TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    game TEXT NOT NULL,
+    undone_by INTEGER
+);
+CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+NOT_UNDOABLE = ("start", "undo")
+
+
+class NothingToUndoError(ValueError):
+    """Undo was asked but every step of the game is already undone."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One row of the event log: what changed, who changed it, the game after it."""
+
+    event_id: int
+    game_id: int
+    at_s: float
+    actor: str
+    kind: str
+    payload: Mapping[str, Any]
+    game: Mapping[str, Any]
+    undone_by: int | None = None
+
+    def to_json(self, *, with_game: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.event_id, "at_s": self.at_s, "actor": self.actor,
+                               "kind": self.kind, "payload": dict(self.payload),
+                               "undone": self.undone_by is not None}
+        if with_game:
+            out["game"] = dict(self.game)
+        return out
+
+
+@dataclass(frozen=True)
+class Current:
+    """The current game of the store: its id, last event id and game document."""
+
+    game_id: int
+    event_id: int
+    game: Mapping[str, Any]
+
+
+def origin_of(doc: Mapping[str, Any]) -> str:
+    """Return a stable fingerprint of a game document (to know a restart from a new game)."""
+    text = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class GameStore:
+    """The game database. Thread-safe: one connection guarded by a lock.
+
+    Parameters
+    ----------
+    path
+        The SQLite file (created with its folder when missing), or ``":memory:"``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # FULL: each committed event is on disk before the change is shown.
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise OSError(f"{self.path}: cannot open the game database ({exc}); "
+                          "give another file with --db") from None
+        self._current: Current | None = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- games -----------------------------------------------------------------
+    def resume(self) -> Current | None:
+        """Return the game that was being played when the server stopped, if any."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key='current_game'").fetchone()
+            if row is None:
+                return None
+            self._current = self._load_current(int(row[0]))
+            return self._current
+
+    def current_origin(self) -> str | None:
+        """Return the origin fingerprint of the current game, if any."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT g.origin FROM meta m JOIN games g ON g.id = CAST(m.value AS INTEGER) "
+                "WHERE m.key='current_game'").fetchone()
+            return None if row is None else str(row[0])
+
+    def open_game(self, doc: Mapping[str, Any], *, origin: str, actor: str = "server",
+                  payload: Mapping[str, Any] | None = None) -> Current:
+        """Start a new game from ``doc`` and make it the current one."""
+        with self._lock, self._transaction():
+            cur = self._db.execute("INSERT INTO games(created_s, origin) VALUES (?, ?)",
+                                   (time.time(), origin))
+            game_id = int(cur.lastrowid)
+            self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('current_game', ?)",
+                             (str(game_id),))
+            self._insert(game_id, actor, "start", dict(payload or {}), doc)
+        return self._refresh(game_id)
+
+    def current(self) -> Current:
+        """Return the current game; :class:`LookupError` when no game was opened."""
+        with self._lock:
+            if self._current is None:
+                raise LookupError("no game is open")
+            return self._current
+
+    # -- changes -----------------------------------------------------------------
+    def record(self, kind: str, game: Mapping[str, Any], *, actor: str = "user",
+               payload: Mapping[str, Any] | None = None) -> Event:
+        """Append one change (the game after it) to the current game's log."""
+        with self._lock:
+            game_id = self.current().game_id
+            with self._transaction():
+                event = self._insert(game_id, actor, kind, dict(payload or {}), game)
+            self._current = Current(game_id, event.event_id, event.game)
+            return event
+
+    def undo(self, *, actor: str = "user") -> Event:
+        """Undo the last step not yet undone: append an ``undo`` row restoring the game before it."""
+        with self._lock:
+            game_id = self.current().game_id
+            target = self._db.execute(
+                "SELECT id, kind FROM events WHERE game_id=? AND undone_by IS NULL "
+                f"AND kind NOT IN ({','.join('?' * len(NOT_UNDOABLE))}) ORDER BY id DESC LIMIT 1",
+                (game_id, *NOT_UNDOABLE)).fetchone()
+            if target is None:
+                raise NothingToUndoError("nothing to undo: the game is as it started")
+            target_id, target_kind = int(target[0]), str(target[1])
+            before = self._db.execute(
+                "SELECT game FROM events WHERE game_id=? AND id<? ORDER BY id DESC LIMIT 1",
+                (game_id, target_id)).fetchone()
+            with self._transaction():
+                event = self._insert(game_id, actor, "undo",
+                                     {"undoes": target_id, "undone_kind": target_kind},
+                                     json.loads(before[0]))
+                self._db.execute("UPDATE events SET undone_by=? WHERE id=?", (event.event_id, target_id))
+            self._current = Current(game_id, event.event_id, event.game)
+            return event
+
+    def events(self, *, limit: int = 200, with_games: bool = False) -> list[Event]:
+        """Return the current game's last ``limit`` events, oldest first."""
+        with self._lock:
+            game_id = self.current().game_id
+            rows = self._db.execute(
+                "SELECT id, game_id, at_s, actor, kind, payload, game, undone_by FROM events "
+                "WHERE game_id=? ORDER BY id DESC LIMIT ?", (game_id, limit)).fetchall()
+        return [self._event(r, with_games) for r in reversed(rows)]
+
+    def count_events(self) -> int:
+        with self._lock:
+            game_id = self.current().game_id
+            return int(self._db.execute("SELECT COUNT(*) FROM events WHERE game_id=?",
+                                        (game_id,)).fetchone()[0])
+
+    # -- internals -----------------------------------------------------------------
+    def _transaction(self) -> "_Tx":
+        return _Tx(self._db)
+
+    def _insert(self, game_id: int, actor: str, kind: str, payload: dict[str, Any],
+                game: Mapping[str, Any]) -> Event:
+        at_s = time.time()
+        cur = self._db.execute(
+            "INSERT INTO events(game_id, at_s, actor, kind, payload, game) VALUES (?, ?, ?, ?, ?, ?)",
+            (game_id, at_s, actor, kind, json.dumps(payload, ensure_ascii=False),
+             json.dumps(game, ensure_ascii=False)))
+        return Event(int(cur.lastrowid), game_id, at_s, actor, kind, payload, dict(game))
+
+    def _refresh(self, game_id: int) -> Current:
+        with self._lock:
+            self._current = self._load_current(game_id)
+            return self._current
+
+    def _load_current(self, game_id: int) -> Current:
+        row = self._db.execute("SELECT id, game FROM events WHERE game_id=? ORDER BY id DESC LIMIT 1",
+                               (game_id,)).fetchone()
+        if row is None:
+            raise LookupError(f"game {game_id} has no events")
+        return Current(game_id, int(row[0]), json.loads(row[1]))
+
+    @staticmethod
+    def _event(row: tuple[Any, ...], with_game: bool) -> Event:
+        return Event(int(row[0]), int(row[1]), float(row[2]), str(row[3]), str(row[4]),
+                     json.loads(row[5]), json.loads(row[6]) if with_game else {},
+                     None if row[7] is None else int(row[7]))
+
+
+class _Tx:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error) on an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: Any, *_: Any) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")

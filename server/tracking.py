@@ -1,0 +1,156 @@
+"""Adapter from the tracker package (frame sources, :class:`tracker.pipeline.Tracker`) to the live loop.
+
+One :class:`TrackerStep` reads one frame from a source, runs the tracker on it, and
+returns a :class:`server.live.Snapshot` in the overlay's terms: where each marker and
+bare base is (table mm, seen or not), the moves the tracker settled, and a projector
+from table mm to the frame's pixels (from the tracker's current calibration).
+
+Examples
+--------
+>>> spec = source_text({"kind": "camera", "value": 0})
+>>> spec
+'0'
+>>> source_text({"kind": "sample"})
+'sample'
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Mapping
+
+import numpy as np
+
+from calibration.setup import Setup
+from server.live import BaseSighting, Projector, Sighting, Snapshot, TrackEvent
+
+log = logging.getLogger(__name__)
+
+SOURCE_KINDS = ("sample", "camera", "video", "images")
+# Events worth a line on the page's status bar (the rest are counted, not shown).
+STATUS_EVENTS = ("calibration_failed", "camera_lost", "camera_back", "camera_gave_up", "frame_error",
+                 "calibrated", "recalibrated", "corners_hidden")
+
+
+def source_text(spec: Mapping[str, Any]) -> str:
+    """Return the tracker's source text (``tracker.sources.parse_source``) for a serve option."""
+    kind = spec.get("kind", "sample")
+    if kind not in SOURCE_KINDS:
+        raise ValueError(f"unknown source kind {kind!r}; kinds are {', '.join(SOURCE_KINDS)}")
+    if kind == "sample":
+        return "sample"
+    return str(spec["value"])
+
+
+class _Projector:
+    """Table mm -> image px on the table plane, from a calibration (kept while it is in use)."""
+
+    def __init__(self, calibration: Any) -> None:
+        self.calibration = calibration
+
+    def __call__(self, points_mm: np.ndarray) -> np.ndarray:
+        return np.asarray(self.calibration.to_image_px(np.asarray(points_mm, dtype=np.float64),
+                                                        height_mm=0.0)).reshape(-1, 2)
+
+
+class TrackerStep:
+    """One frame at a time: source -> tracker -> :class:`Snapshot`.
+
+    Parameters
+    ----------
+    frames
+        The tracker's frame iterator (``tracker.sources.open_frames``).
+    tracker
+        A :class:`tracker.pipeline.Tracker` (or anything with ``process(frame)``,
+        ``state`` and ``calibration``).
+    table_mm
+        The table size, for the warped top-down image.
+    clock
+        Wall clock for capture stamps (``time.time``).
+    """
+
+    def __init__(self, frames: Iterator[Any], tracker: Any, table_mm: tuple[float, float], *,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._frames = frames
+        self._tracker = tracker
+        self._table_mm = table_mm
+        self._clock = clock
+        self._seq = 0
+        self._projector: _Projector | None = None
+        self._status = ("starting", "")
+
+    def step(self) -> Snapshot | None:
+        try:
+            frame = next(self._frames)
+        except StopIteration:
+            return None
+        captured_s = self._clock()
+        events = self._tracker.process(frame)
+        state = self._tracker.state
+        calibration = self._tracker.calibration
+        if calibration is None:
+            self._projector = None
+        elif self._projector is None or self._projector.calibration is not calibration:
+            self._projector = _Projector(calibration)
+        self._seq += 1
+        self._status = _status(events, state, self._status)
+        return Snapshot(
+            seq=self._seq, captured_s=captured_s, processed_s=self._clock(), image=frame.image,
+            sightings=tuple(Sighting(m.marker_id, float(m.x_mm), float(m.y_mm), float(m.facing_deg), bool(m.seen))
+                            for m in state.models),
+            bases=tuple(BaseSighting(b.track_id, float(b.x_mm), float(b.y_mm), float(b.diameter_mm), b.side,
+                                     bool(b.seen)) for b in state.bases),
+            events=tuple(_event(e) for e in events),
+            projector=self._projector if frame.image is not None else None,
+            table_mm=self._table_mm, status=self._status[0], message=self._status[1])
+
+    def close(self) -> None:
+        close = getattr(self._frames, "close", None)
+        if callable(close):
+            close()
+
+
+def _status(events: list[dict[str, Any]], state: Any, last: tuple[str, str]) -> tuple[str, str]:
+    for e in events:
+        if e.get("type") in STATUS_EVENTS:
+            return str(e["type"]), str(e.get("message", ""))
+    if not getattr(state, "calibrated", True):
+        return "not_calibrated", "; ".join(getattr(state, "warnings", ()))
+    warnings = tuple(getattr(state, "warnings", ()))
+    if warnings:
+        return "warning", "; ".join(warnings)
+    return ("ok", "") if last[0] not in ("camera_lost",) else last
+
+
+def _event(e: Mapping[str, Any]) -> TrackEvent:
+    kind = str(e.get("type", "event"))
+    from_mm = tuple(e["from_mm"]) if "from_mm" in e else None
+    to_mm = tuple(e["to_mm"]) if "to_mm" in e else None
+    if kind in ("moved", "base_moved"):
+        return TrackEvent("moved", marker_id=e.get("marker_id"), base_id=e.get("track_id"),
+                          from_mm=from_mm, to_mm=to_mm, distance_mm=e.get("distance_mm"),
+                          facing_deg=e.get("facing_to_deg"), data=dict(e))
+    return TrackEvent(kind, marker_id=e.get("marker_id"), base_id=e.get("track_id"), data=dict(e))
+
+
+def make_tracker_step(source: Mapping[str, Any], setup: Setup) -> Callable[[], TrackerStep]:
+    """Return a factory of :class:`TrackerStep` over the real tracker for ``source``.
+
+    Raises ``ValueError`` (the tracker's ``SourceError``) at once when the source cannot
+    be opened, so ``serve`` fails with a clear message instead of a silent page.
+    """
+    from tracker.pipeline import Tracker
+    from tracker.sources import open_frames
+
+    text = source_text(source)
+    table = (setup.table.width_mm, setup.table.depth_mm)
+    first = open_frames(text)  # opens (or fails) now
+
+    def factory() -> TrackerStep:
+        nonlocal first
+        frames, first = (first, None) if first is not None else (open_frames(text), None)
+        return TrackerStep(frames, Tracker(setup), table)
+
+    return factory

@@ -1,0 +1,122 @@
+"""``tabletracker serve``: the web overlay (the bundled sample table when no source is given).
+
+Listens on 127.0.0.1 by default. ``--lan`` lets phones at the table watch: it listens on
+every interface and prints an access-token link that every device must open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import signal
+import socket
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+HELP = "run the web overlay (the sample table when no camera is given)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--camera", metavar="INDEX|DEVICE", help="a webcam: its index (0) or device path (/dev/video0)")
+    src.add_argument("--video", metavar="FILE", help="a video file")
+    src.add_argument("--images", metavar="DIR", help="a folder of images, played in name order")
+    src.add_argument("--sample", action="store_true",
+                     help="the bundled sample sequence, looping (the default when no source is given)")
+    src.add_argument("--no-source", action="store_true", help="no camera: the plan only (set up or review a game)")
+    parser.add_argument("--game", metavar="GAME.json", help="the game file to play (default: the sample's, or an empty game)")
+    parser.add_argument("--setup", metavar="SETUP.json", help="the setup file (table size, markers, camera)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1; 0.0.0.0 with --lan)")
+    parser.add_argument("--lan", action="store_true",
+                        help="let other devices on the local network watch, with an access token")
+    parser.add_argument("--db", metavar="PATH", help="the game database (default var/tabletracker.db in the checkout)")
+    parser.add_argument("--new-game", action="store_true", help="start a new game even if the database holds this one")
+    parser.add_argument("--fps", type=float, default=None, help="pace of video and image sources (default 5 for images)")
+    parser.add_argument("--lang", choices=("fr", "en"), default="fr", help="the page's default language (fr)")
+
+
+def source_of(args: argparse.Namespace) -> dict[str, Any] | None:
+    """Return the SOURCE config for the chosen options (the sample when none)."""
+    if args.no_source:
+        return None
+    if args.camera is not None:
+        value: Any = int(args.camera) if args.camera.isdigit() else args.camera
+        return {"kind": "camera", "value": value}
+    if args.video is not None:
+        return {"kind": "video", "value": args.video}
+    if args.images is not None:
+        return {"kind": "images", "value": args.images}
+    return {"kind": "sample"}
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_address() -> str:
+    """Return this computer's address on the local network (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            return str(s.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+def run(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    from server import create_app
+    from server.security import new_token
+
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
+    if args.fps is not None and not 0 < args.fps <= 240:
+        raise ValueError(f"--fps must be above 0 and at most 240, got {args.fps}")
+    host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
+    if not args.lan and not _is_loopback(host):
+        raise ValueError(f"--host {host} would open the server to other devices; add --lan "
+                         "(they will need the access token printed at start)")
+    source = source_of(args)
+    token = new_token() if args.lan else None
+    fps = args.fps if args.fps is not None else (None if source and source["kind"] == "camera" else 5.0)
+    config = {
+        "SOURCE": source, "GAME_PATH": args.game, "SETUP_PATH": args.setup, "DB_PATH": args.db,
+        "NEW_GAME": args.new_game, "FPS": fps, "LOOP_SOURCE": bool(source and source["kind"] == "sample"),
+        "ACCESS_TOKEN": token, "LAN": args.lan, "DEFAULT_LANG": args.lang, "START_LIVE": False,
+    }
+    app = create_app(config)
+    overlay = app.extensions["tabletracker"]
+    server = make_server(host, args.port, app, threaded=True)
+    port = server.server_port
+    shown_host = lan_address() if host in ("0.0.0.0", "::") else host
+    url = f"http://{shown_host}:{port}/"
+    print(f"tabletracker: game {app.config['GAME_OPENED']} in {overlay.store.path}", flush=True)
+    if token:
+        print(f"tabletracker: open {url}?token={token}", flush=True)
+        print(f"tabletracker: access token {token} (every device needs this link)", flush=True)
+    else:
+        print(f"tabletracker: open {url}", flush=True)
+    print("tabletracker: Ctrl+C to stop", flush=True)
+
+    def _stop(*_: Any) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, _stop)
+    overlay.start()
+    try:
+        server.serve_forever()
+    finally:
+        overlay.stop()
+        server.server_close()
+        overlay.store.close()
+    return 0
