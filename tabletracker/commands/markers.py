@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {len(kit.pages)} pages on {args.paper} paper")
     print("  page 1: corner markers 0-3, 60 mm (with where each goes)")
     pages = "page 2" if sheets == 1 else f"pages 2-{1 + sheets}"
-    print(f"  {pages}: {len(ids)} base markers of {args.base_size_mm:g} mm "
+    plural = "" if len(ids) == 1 else "s"
+    print(f"  {pages}: {len(ids)} base marker{plural} of {args.base_size_mm:g} mm "
           f"(ids {format_id_ranges(ids)}), {args.dictionary}")
     board = options.board
     print(f"  page {len(kit.pages)}: ChArUco board {board.squares_x} x {board.squares_y} squares of "

@@ -96,9 +96,17 @@ class _Rasters(dict):
         super().__init__()
         self.pdf = pdf
 
+        self._found: dict[int, dict[int, np.ndarray]] = {}
+
     def __missing__(self, key: tuple[int, int]) -> np.ndarray:
         self[key] = render(self.pdf, *key)
         return self[key]
+
+    def found(self, page: int) -> dict[int, np.ndarray]:
+        """DICT_4X4_250 markers detected on ``page`` at DETECT_DPI (corners in its pixels)."""
+        if page not in self._found:
+            self._found[page] = detect(self[page, DETECT_DPI])
+        return self._found[page]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +116,7 @@ def a4_pages(a4_kit: pdfium.PdfDocument) -> _Rasters:
 
 # -- the corner page --------------------------------------------------------------------
 def test_corner_page_holds_ids_0_to_3_laid_out_as_on_the_table(a4_pages, a4_kit) -> None:
-    found = detect(a4_pages[0, DETECT_DPI])
+    found = a4_pages.found(0)
     assert sorted(found) == [0, 1, 2, 3]
     centre = {i: c.mean(axis=0) for i, c in found.items()}
     assert centre[0][0] < centre[1][0] and centre[0][1] < centre[3][1]  # 0 top-left
@@ -136,7 +144,7 @@ def test_corner_markers_have_a_quiet_zone_of_one_module(a4_pages) -> None:
     image = a4_pages[0, DETECT_DPI]
     px = DETECT_DPI / 25.4
     quiet = int(9.5 * px)  # one 10 mm module, less a little for the dashed cut line
-    for corners in detect(image).values():
+    for corners in a4_pages.found(0).values():
         (x0, y0), (x1, y1) = corners.min(0).astype(int), corners.max(0).astype(int)
         around = image[y0 - quiet:y1 + quiet, x0 - quiet:x1 + quiet]
         margin = np.ones(around.shape, bool)
@@ -150,7 +158,7 @@ def test_first_sheet_holds_the_ids_its_header_names_starting_at_4(a4_pages, a4_k
     assert header is not None
     first, last, sheets = map(int, header.groups())
     assert first == 4 and sheets == 2
-    assert sorted(detect(a4_pages[1, DETECT_DPI])) == list(range(4, last + 1))
+    assert sorted(a4_pages.found(1)) == list(range(4, last + 1))
 
 
 def test_all_sheets_together_hold_ids_4_to_249_once(a4_pages, a4_kit) -> None:
@@ -159,12 +167,12 @@ def test_all_sheets_together_hold_ids_4_to_249_once(a4_pages, a4_kit) -> None:
     assert sheets == [1, 2]
     ids: list[int] = []
     for page in sheets:
-        ids += detect(a4_pages[page, DETECT_DPI])
+        ids += a4_pages.found(page)
     assert sorted(ids) == list(range(4, 250))
 
 
 def test_base_markers_measure_12_mm(a4_pages) -> None:
-    found = detect(a4_pages[1, DETECT_DPI])
+    found = a4_pages.found(1)
     fine = a4_pages[1, MEASURE_DPI]
     scale = MEASURE_DPI / DETECT_DPI
     for marker_id in (4, 17, 60, 135):
@@ -182,10 +190,18 @@ def test_base_size_option_prints_that_size(tmp_path: Path) -> None:
     assert (width, height) == (pytest.approx(16.0, abs=SIZE_TOLERANCE_MM),) * 2
 
 
+@pytest.mark.parametrize("dictionary", ["DICT_7X7_1000", "DICT_ARUCO_ORIGINAL", "DICT_APRILTAG_36h11"])
+def test_other_dictionaries_print_detectable_markers(tmp_path: Path, dictionary: str) -> None:
+    pdf = pdfium.PdfDocument(make_kit(tmp_path, "--dictionary", dictionary, "--ids", "4-30"))
+    code = getattr(cv2.aruco, dictionary)
+    assert sorted(detect(render(pdf, 0, DETECT_DPI), code)) == [0, 1, 2, 3]
+    assert sorted(detect(render(pdf, 1, DETECT_DPI), code)) == list(range(4, 31))
+
+
 def test_each_base_marker_has_quiet_zone_arrow_above_and_id_below(a4_pages, a4_kit) -> None:
     image = a4_pages[1, MEASURE_DPI]
     px = MEASURE_DPI / 25.4
-    found = detect(a4_pages[1, DETECT_DPI])
+    found = a4_pages.found(1)
     for marker_id in (4, 5, 40, 100):
         corners = found[marker_id] * MEASURE_DPI / DETECT_DPI
         assert int(np.argmin(corners.sum(axis=1))) == 0  # upright: the top edge is the arrowed one
@@ -207,7 +223,7 @@ def test_each_base_marker_has_quiet_zone_arrow_above_and_id_below(a4_pages, a4_k
 def test_cut_lines_are_thin_grey_lines_between_cells(a4_pages) -> None:
     image = a4_pages[1, MEASURE_DPI]
     px = MEASURE_DPI / 25.4
-    found = detect(a4_pages[1, DETECT_DPI])
+    found = a4_pages.found(1)
     left = found[4] * MEASURE_DPI / DETECT_DPI
     right = found[5] * MEASURE_DPI / DETECT_DPI
     y = int(left[:, 1].mean())
@@ -238,15 +254,14 @@ def test_charuco_board_is_detected_with_every_corner(a4_pages, a4_kit) -> None:
 
 def test_charuco_squares_measure_30_mm(a4_pages, a4_kit) -> None:
     page = len(a4_kit) - 1
-    image = a4_pages[page, MEASURE_DPI]
     detector = cv2.aruco.CharucoDetector(opencv_kit_board())
-    corners, ids, _, _ = detector.detectBoard(image)
+    corners, ids, _, _ = detector.detectBoard(a4_pages[page, DETECT_DPI])  # sub-pixel corners
     by_id = {int(i): c for i, c in zip(ids.ravel(), corners.reshape(-1, 2))}
-    mm_per_px = 25.4 / MEASURE_DPI
     steps = [np.linalg.norm(by_id[i + 1] - by_id[i]) for i in range(24) if (i + 1) % 6]  # 6 per row
-    assert np.mean(steps) * mm_per_px == pytest.approx(30.0, abs=SIZE_TOLERANCE_MM)
+    assert np.mean(steps) * 25.4 / DETECT_DPI == pytest.approx(30.0, abs=SIZE_TOLERANCE_MM)
     # The black square at the board's top-left ends at inner corner 0, 30 mm from the board's edge.
-    x, y = by_id[0]
+    image = a4_pages[page, MEASURE_DPI]
+    x, y = by_id[0] * MEASURE_DPI / DETECT_DPI
     px = MEASURE_DPI / 25.4
     width = row_width_mm(image, y - 15 * px, x - 33 * px, x + 3 * px, MEASURE_DPI)
     height = row_width_mm(image.T, x - 15 * px, y - 33 * px, y + 3 * px, MEASURE_DPI)
