@@ -209,6 +209,17 @@ class Dice:
         """Take ``count`` dice with ``sides`` faces."""
         return tuple(self.roll(sides) for _ in range(count))
 
+    def roll_keep(self, count: int, keep: int = 2, sides: int = 6) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Take ``count`` dice and return ``(all of them in order, the ``keep`` highest)``.
+
+        Feu à Volonté, Les jets de dé: roll Xd6, keep two.
+
+        >>> Dice.given([5, 2, 1]).roll_keep(3)
+        ((5, 2, 1), (5, 2))
+        """
+        rolled = self.roll_many(count, sides)
+        return rolled, tuple(sorted(rolled, reverse=True)[:keep])
+
     def unused(self) -> tuple[int, ...]:
         """Return the typed-in dice not taken (a sign the players typed too many)."""
         if self.typed is None:

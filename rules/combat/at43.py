@@ -1,20 +1,90 @@
 """AT-43 shooting (rulebook chapter "Tirs"): salvoes weapon by weapon, on the universal table.
 
-PLACEHOLDER_DOC
+A salvo (section "Résolution d'un tir"): every model of the firing unit carrying
+the chosen weapon fires at once, in four steps -- 1/ the target (a unit for direct
+fire, one model for indirect fire), 2/ the fire zone, 3/ the shooting test
+(précision minus portée on the universal table, Cadence x firers dice, failures
+re-rolled Relances times), 4/ damage (pénétration minus protection on the table)
+and removal of casualties nearest the firing leader first. Direct impacts go one
+by one to the models caught in the fire zone (nearest the firing leader first,
+skipping smaller, prone and kneeling models; locked weapons hit only the target),
+the rest to the target unit; a unit at least half in cover saves each impact on
+5+ (3+ in the "À couvert !" attitude). Indirect fire places the template on the
+target model, deviates 1 cm per failure in one of six directions, and hits every
+base even partly under a disc of radius Aire d'effet x successes (capped at
+10 cm, then two impacts each); survivors are thrown prone.
+
+The numbers the shooting chapter's worked examples give come out exactly (see
+``tests/rules/test_combat_at43.py``): storm golems' nanoblasters at portée 5
+(difference -2, 5+ needed, one re-roll), the steel troopers' laser rifles at
+portée 4 (4+, six dice) then damage 5 against protection 6 (4+), the grenade
+launchers' templates (3 cm x successes, 10 cm with two impacts).
+
+Game state this module reads and writes: model ``status`` ``"prone"`` (à terre)
+and ``"kneeling"`` (genou en terre); unit ``extra["attitude"]`` (``"a-couvert"``,
+``"alerte"``, ``"genou-en-terre"``); unit ``extra["salvoes"]`` (weapons fired this
+activation); model ``extra["damage_taken"]`` (structure points lost).
+
+Examples
+--------
+>>> from rules.dice import at43_roll_needed
+>>> at43_roll_needed(3 - 5), at43_roll_needed(5 - 4), at43_roll_needed(5 - 6)
+(5, 4, 4)
+>>> template_radius_cm(3, 2), template_radius_cm(3, 0), template_radius_cm(3, 4)
+(6, 3, 10)
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
 
-from rules.combat.base import Action
+import shapely
+from shapely.geometry import Point
+
+from rules.combat._kit import (edge_mm, fmt_len, option, req_choice, req_list, req_str, with_extra,
+                               with_status)
+from rules.combat.base import Action, Resolution
+from rules.dice import (AUTO_SUCCESS, Dice, Distribution, at43_roll_needed, binomial, die, needed_text,
+                        success_chance, with_rerolls)
+from rules.errors import IllegalActionError, InvalidActionError
+from rules.explain import Step
+from rules.frozen import thaw
+from rules.plan import Model, TablePlan, Unit
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
+from rules.terrain import crossings, terrain_geometry
 
 RULESET = "at-43"
 CATEGORIES = ("infantry", "vehicle")
 KNOWN_RULES: tuple[str, ...] = ()  # the shooting chapter defines no unit special rules
 PROFILE_STATS = (("category", str), ("size", int), ("protection", int))
 WEAPON_STATS = (("rate", int), ("rerolls", int), ("penetration", int), ("damage", int))
+
+MM_PER_CM = 10.0
+BAND_MM = 100.0  # Organes de visée: each range band is 10 cm
+TEMPLATE_CAP_CM = 10  # Tir indirect: no area of effect beyond 10 cm
+COVER_IGNORED_WITHIN_MM = 100.0  # Couvert: ignored when the firing leader is 10 cm or less from it
+COVER_SAVE = 5
+COVER_SAVE_ATTITUDE = 3  # "À couvert !" (RULES-NOTES, facts from outside the seeds)
+NOT_IN_FIRE_ZONE = ("prone", "kneeling")
+
+SRC = "AT-43, Tirs"
+SRC_SALVO = "AT-43, Tirs: Résolution d'un tir"
+SRC_TARGET = "AT-43, Tirs: 1/ Choix de la cible"
+SRC_ZONE = "AT-43, Tirs: 2/ Détermination de la zone de feu"
+SRC_TEST = "AT-43, Tirs: 3/ Test de tir"
+SRC_RANGE = "AT-43, Tirs: Organes de visée"
+SRC_TABLE = "AT-43, tableau de résolution universel (RULES-NOTES)"
+SRC_DIRECT = "AT-43, Tirs: Tir direct, qui est touché ?"
+SRC_INDIRECT = "AT-43, Tirs: Tir indirect, qui est touché"
+SRC_COVER = "AT-43, Tirs: Couvert"
+SRC_DAMAGE = "AT-43, Tirs: 4/ Dégâts et retrait des pertes"
+SRC_NEW_SALVO = "AT-43, Tirs: Nouvelle salve !"
+
+
+# -- roster --------------------------------------------------------------------------------
 
 
 def validate_roster(roster: Roster) -> None:
@@ -63,4 +133,683 @@ def validate_roster(roster: Roster) -> None:
             roster.fail(f"unit {unit.unit_id!r} has no leader; AT-43 measures ranges from the leader")
 
 
-ACTIONS: dict[str, Action] = {}
+# -- stats read from the plan -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """An AT-43 weapon: précision (or a locked roll), cadence, relances, pénétration, dommages, aire."""
+
+    name: str
+    precision: int | None
+    rate: int
+    rerolls: int
+    penetration: int
+    damage: int
+    area_cm: float | None = None
+    locked_roll: int | None = None
+
+    @property
+    def indirect(self) -> bool:
+        """Indirect fire weapons are those with an Aire d'effet (section "Modes de tir")."""
+        return self.area_cm is not None
+
+
+def weapon_of(plan: TablePlan, name: str) -> Weapon:
+    """Return the weapon ``name`` from the game's weapons table."""
+    table = plan.weapons or {}
+    if name not in table:
+        raise InvalidActionError(f"no weapon {name!r} in this game's weapons; weapons are: "
+                                 f"{', '.join(sorted(table)) or '(none: merge the rosters first)'}")
+    s = table[name]
+    try:
+        return Weapon(name, s.get("precision"), int(s["rate"]), int(s["rerolls"]), int(s["penetration"]),
+                      int(s["damage"]), s.get("area_cm"), s.get("locked_roll"))
+    except KeyError as exc:
+        raise InvalidActionError(f"weapon {name!r} lacks {exc.args[0]!r}; see the AT-43 roster format") from None
+
+
+def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
+    name = m.profile or plan.unit(m.unit_id).profile
+    profiles = plan.profiles or {}
+    if name is None or name not in profiles:
+        raise InvalidActionError(f"model {m.model_id!r} has no AT-43 profile in this game "
+                                 f"(profile {name!r}); merge the rosters first")
+    return profiles[name]
+
+
+def _stat(plan: TablePlan, m: Model, key: str, default: Any = None) -> Any:
+    value = _profile(plan, m).get(key, default)
+    if value is None:
+        raise InvalidActionError(f"profile of model {m.model_id!r} lacks {key!r}")
+    return value
+
+
+def portee(distance_mm: float) -> int:
+    """Return the AT-43 range band (portée) of a distance: 0 below 10 cm, 1 from 10 cm, ...
+
+    >>> portee(99.9), portee(100.0), portee(405.0)
+    (0, 1, 4)
+    """
+    return int(math.floor(distance_mm / BAND_MM + 1e-9))
+
+
+def template_radius_cm(area_cm: float, successes: int) -> float:
+    """Return the template's radius: Aire d'effet x successes (the Aire when none), capped at 10 cm."""
+    radius = area_cm * successes if successes > 0 else area_cm
+    return min(radius, TEMPLATE_CAP_CM)
+
+
+# -- geometry the resolution needs (base discs, terrain through rules.terrain) ------------------------
+
+
+def _disc(m: Model) -> Any:
+    return Point(m.position_mm).buffer(m.base_mm / 2.0, quad_segs=16)
+
+
+def fire_zone(firing: Sequence[Model], target: Sequence[Model]) -> Any:
+    """Return the fire zone: the convex hull of both units' bases (RULES-NOTES choice 6)."""
+    return shapely.union_all([_disc(m) for m in (*firing, *target)]).convex_hull
+
+
+def _kinds(plan: TablePlan) -> dict[str, Any]:
+    from rules.rulesets.base import find_ruleset
+
+    rs = find_ruleset(RULESET)
+    return {t.terrain_id: rs.kind_of(t) for t in plan.terrain}
+
+
+def sight_blocker(plan: TablePlan, a: Model, b: Model, kinds: Mapping[str, Any]) -> str | None:
+    """Return the id of a terrain piece hiding ``b`` from ``a`` (centre to centre), or ``None``."""
+    for c in crossings((a.position_mm, b.position_mm), plan.terrain):
+        if kinds[c.terrain_id].sight == "blocks" and not c.start_inside:
+            return c.terrain_id
+    return None
+
+
+def cover_piece(plan: TablePlan, leader: Model, m: Model, kinds: Mapping[str, Any]) -> tuple[str, float] | None:
+    """Return ``(piece id, distance from the firing leader in mm)`` of the cover sheltering ``m``.
+
+    A model is in cover when the line from the firing leader to it crosses a piece
+    that gives cover (or it stands in one), the piece not holding the leader itself.
+    """
+    for c in crossings((leader.position_mm, m.position_mm), plan.terrain):
+        kind = kinds[c.terrain_id]
+        if kind.cover and kind.sight in ("cover", "blocks") and not c.start_inside:
+            piece = terrain_geometry(plan.terrain_piece(c.terrain_id))
+            gap = max(0.0, piece.distance(Point(leader.position_mm)) - leader.base_mm / 2.0)
+            return c.terrain_id, gap
+    return None
+
+
+# -- one group of impacts: saves, damage tests, casualties -----------------------------------
+
+
+@dataclass(frozen=True)
+class Group:
+    """Models that share impacts: a target unit's infantry, one vehicle, or one model in the fire zone.
+
+    ``models`` in removal order (nearest the firing leader first); ``save`` the
+    cover save needed (``None`` without cover); ``damage_needed`` from the table.
+    """
+
+    unit_id: str
+    models: tuple[Model, ...]
+    impacts: int
+    save: int | None
+    damage_needed: int | None | str
+    damage: int
+    structure: tuple[int, ...]  # structure points left, per model
+
+    def casualties(self, successes: int) -> tuple[str, ...]:
+        """Return the models removed by ``successes`` successful damage tests, in order."""
+        left = list(self.structure)
+        dead: list[str] = []
+        i = 0
+        for _ in range(successes):
+            if i >= len(left):
+                break
+            left[i] -= self.damage
+            if left[i] <= 0:
+                dead.append(self.models[i].model_id)
+                i += 1
+        return tuple(dead)
+
+    def points_left(self, successes: int) -> dict[str, int]:
+        """Return the structure points left on surviving models after ``successes`` damage tests."""
+        left = list(self.structure)
+        i = 0
+        for _ in range(successes):
+            if i >= len(left):
+                break
+            left[i] -= self.damage
+            if left[i] <= 0:
+                i += 1
+        return {m.model_id: p for m, p in zip(self.models, left) if p > 0}
+
+    def odds(self) -> Distribution:
+        """Return the exact distribution of the number of models this group loses."""
+        p_save = success_chance(self.save) if self.save is not None else Fraction(0)
+        p_dmg = _p(self.damage_needed)
+        saved = binomial(self.impacts, p_save)
+        return saved.bind(lambda s: binomial(self.impacts - s, p_dmg)).map(lambda k: len(self.casualties(k)))
+
+    def roll(self, dice: Dice) -> dict[str, Any]:
+        """Roll the saves and damage tests of this group; return what they gave."""
+        save_dice: tuple[int, ...] = ()
+        if self.save is not None and self.impacts:
+            save_dice = dice.roll_many(self.impacts, 6)
+        saved = sum(1 for v in save_dice if v >= self.save) if self.save is not None else 0
+        left = self.impacts - saved
+        dmg_dice: tuple[int, ...] = ()
+        if self.damage_needed is None:
+            successes = 0
+        elif self.damage_needed == AUTO_SUCCESS:
+            successes = left
+        else:
+            dmg_dice = dice.roll_many(left, 6)
+            successes = sum(1 for v in dmg_dice if v >= int(self.damage_needed))
+        return {"unit": self.unit_id, "impacts": self.impacts, "save_dice": list(save_dice), "saved": saved,
+                "damage_dice": list(dmg_dice), "damage_successes": successes,
+                "removed": list(self.casualties(successes)), "points_left": self.points_left(successes)}
+
+
+def _p(needed: int | None | str) -> Fraction:
+    if needed is None:
+        return Fraction(0)
+    if needed == AUTO_SUCCESS:
+        return Fraction(1)
+    return success_chance(int(needed))
+
+
+def hit_odds(dice_count: int, needed: int | None | str, rerolls: int) -> Distribution:
+    """Return the exact distribution of successes of ``dice_count`` shooting dice with re-rolls."""
+    if needed is None:
+        return Distribution.certain(0)
+    if needed == AUTO_SUCCESS:
+        return Distribution.certain(dice_count)
+    return binomial(dice_count, with_rerolls(success_chance(int(needed)), rerolls))
+
+
+def roll_hits(dice: Dice, dice_count: int, needed: int | None | str, rerolls: int) -> dict[str, Any]:
+    """Roll the shooting test: every die, then the failures again up to ``rerolls`` times."""
+    if needed is None:
+        return {"rounds": [], "successes": 0, "failures": dice_count}
+    if needed == AUTO_SUCCESS:
+        return {"rounds": [], "successes": dice_count, "failures": 0}
+    rounds = [list(dice.roll_many(dice_count, 6))]
+    successes = sum(1 for v in rounds[0] if v >= int(needed))
+    failures = dice_count - successes
+    for _ in range(rerolls):
+        if failures == 0:
+            break
+        again = list(dice.roll_many(failures, 6))
+        rounds.append(again)
+        hit = sum(1 for v in again if v >= int(needed))
+        successes += hit
+        failures -= hit
+    return {"rounds": rounds, "successes": successes, "failures": failures}
+
+
+# -- the salvo ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Salvo:
+    """Everything fixed before the dice: firers, range, roll needed, fire zone order, cover."""
+
+    firing: Unit
+    leader: Model
+    weapon: Weapon
+    firers: tuple[Model, ...]
+    needed: int | None | str
+    difference: int | None
+    steps: tuple[Step, ...]
+
+    @property
+    def dice_count(self) -> int:
+        return self.weapon.rate * len(self.firers)
+
+
+def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Model, Weapon, int]:
+    firing = plan.unit(req_str(request, "firing"))
+    leader = plan.leader_of(firing.unit_id)
+    if leader is None:
+        raise IllegalActionError(f"unit {firing.unit_id!r} has no leader on the table; "
+                                 f"AT-43 measures the range from the leader ({SRC_TEST})")
+    carried = sorted({w for m in plan.models_of(firing.unit_id) for w in (m.weapons or ())})
+    name = request.get("weapon")
+    if name is None:
+        if len(carried) != 1:
+            raise InvalidActionError(f"choose the weapon of this salvo with --weapon; unit {firing.unit_id!r} "
+                                     f"carries: {', '.join(carried) or '(none)'}")
+        name = carried[0]
+    if name not in carried:
+        raise InvalidActionError(f"unit {firing.unit_id!r} carries no {name!r}; its weapons are: "
+                                 f"{', '.join(carried) or '(none)'}")
+    fired = list(firing.extra.get("salvoes", ()))
+    already = sum(1 for s in fired if s.get("weapon") == name)
+    copies = max((m.weapons or ()).count(name) for m in plan.models_of(firing.unit_id))
+    if already >= copies:
+        raise IllegalActionError(
+            f"unit {firing.unit_id!r} has already fired its {name} this activation ({already} salvo"
+            f"{'es' if already > 1 else ''}; each copy of a weapon fires once, {SRC_NEW_SALVO}); "
+            f"activate the unit again next turn")
+    return firing, leader, weapon_of(plan, name), already
+
+
+def _needed(weapon: Weapon, distance_mm: float, what: str) -> tuple[int | None | str, int | None, list[Step]]:
+    band = portee(distance_mm)
+    steps = [Step("range", f"{what}: {fmt_len(distance_mm / MM_PER_CM, 'cm')}, portée {band} "
+                           f"(bands of 10 cm)", SRC_RANGE, value=band, option="measure=edge")]
+    if weapon.locked_roll is not None:
+        steps.append(Step("locked weapon", f"{weapon.name} is a locked weapon: {needed_text(weapon.locked_roll)} "
+                                           f"whatever the range", SRC_TEST, value=weapon.locked_roll))
+        return weapon.locked_roll, None, steps
+    diff = int(weapon.precision) - band
+    needed = at43_roll_needed(diff)
+    steps.append(Step("shooting test", f"précision {weapon.precision} - portée {band} = {diff:+d}: "
+                                       f"{needed_text(needed)} on the universal table", SRC_TABLE, value=diff))
+    return needed, diff, steps
+
+
+def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Resolve one salvo: ``firing`` unit, ``weapon``, ``target`` (a unit; a model for indirect fire).
+
+    Optional: ``cover`` (``yes``/``no``/``auto``: the target unit's cover, judged by
+    the players when they disagree with the plan), ``no_sight`` (firers the players
+    see blocked).
+    """
+    firing, leader, weapon, copy_index = _firing_unit(plan, request)
+    if weapon.indirect:
+        return _indirect(plan, request, dice, firing, leader, weapon, copy_index)
+    return _direct(plan, request, dice, firing, leader, weapon, copy_index)
+
+
+def _armed(plan: TablePlan, firing: Unit, weapon: Weapon, copy_index: int) -> list[Model]:
+    return [m for m in plan.models_of(firing.unit_id) if (m.weapons or ()).count(weapon.name) > copy_index]
+
+
+def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firing: Unit, leader: Model,
+            weapon: Weapon, copy_index: int) -> Resolution:
+    target = plan.unit(req_str(request, "target"))
+    if target.side == firing.side:
+        raise IllegalActionError(f"{target.unit_id!r} is on the firer's side ({target.side}); "
+                                 f"direct fire targets an enemy unit ({SRC_TARGET})")
+    t_models = plan.models_of(target.unit_id)
+    t_leader = plan.leader_of(target.unit_id) or (t_models[0] if t_models else None)
+    if t_leader is None:
+        raise IllegalActionError(f"unit {target.unit_id!r} has no model left on the table")
+    kinds = _kinds(plan)
+    steps = [Step("salvo", f"{firing.unit_id} fires its {weapon.name}"
+                           f"{' (second copy)' if copy_index else ''} at unit {target.unit_id}: every model "
+                           f"carrying it fires at once", SRC_SALVO)]
+    zone = fire_zone(plan.models_of(firing.unit_id), t_models)
+    armed = _armed(plan, firing, weapon, copy_index)
+    firer_size = min(int(_stat(plan, m, "size")) for m in armed)
+    target_size = min(int(_stat(plan, m, "size")) for m in t_models)
+    in_zone, skipped = [], []
+    for m in plan.models:
+        if m.unit_id in (firing.unit_id, target.unit_id) or not zone.intersects(_disc(m)):
+            continue
+        size = int(_stat(plan, m, "size"))
+        attitude = plan.unit(m.unit_id).extra.get("attitude")
+        if size < max(firer_size, target_size):
+            skipped.append(f"{m.model_id} (size {size}, smaller than {max(firer_size, target_size)})")
+        elif any(m.has_status(s) for s in NOT_IN_FIRE_ZONE) or attitude == "genou-en-terre":
+            skipped.append(f"{m.model_id} (prone or kneeling)")
+        else:
+            in_zone.append(m)
+    no_sight = set(req_list(request, "no_sight"))
+    seen_targets = [*in_zone, *t_models]
+    firers, blind = [], []
+    for m in armed:
+        blockers = [sight_blocker(plan, m, t, kinds) for t in seen_targets]
+        if m.model_id in no_sight or all(b is not None for b in blockers):
+            blind.append(f"{m.model_id} ({'the players say so' if m.model_id in no_sight else 'hidden by ' + ', '.join(sorted({b for b in blockers if b}))})")
+        else:
+            firers.append(m)
+    if blind:
+        steps.append(Step("who can shoot", f"no line of sight to the fire zone or the target: "
+                                           f"{'; '.join(blind)} cannot fire", SRC_TEST, value=len(blind)))
+    steps.append(Step("firers", f"{len(firers)} model(s) fire: {', '.join(m.model_id for m in firers) or 'none'}",
+                      SRC_TEST, value=len(firers)))
+    distance = edge_mm(leader, t_leader)
+    needed, diff, more = _needed(weapon, distance, f"leader {leader.model_id} to leader {t_leader.model_id}")
+    steps += more
+    count = weapon.rate * len(firers)
+    steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
+                              f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
+    if needed is None:
+        steps.append(Step("out of range", "automatic failure: the salvo is lost and hits nothing", SRC_TEST))
+    # fire zone order: nearest the firing leader first; hidden from every firer -> not hit
+    in_zone.sort(key=lambda m: (math.dist(m.position_mm, leader.position_mm), m.model_id))
+    if weapon.locked_roll is not None and in_zone:
+        steps.append(Step("locked weapon", "a locked weapon hits only its target: the fire zone is ignored",
+                          SRC_DIRECT))
+        in_zone = []
+    in_zone = [m for m in in_zone if any(sight_blocker(plan, f, m, kinds) is None for f in firers)]
+    if in_zone:
+        steps.append(Step("fire zone", f"caught in the fire zone (convex hull of both units), one impact each "
+                                       f"in this order: {', '.join(m.model_id for m in in_zone)}", SRC_ZONE,
+                          value=len(in_zone), option="fire_zone=hull"))
+    else:
+        steps.append(Step("fire zone", "nobody else in the fire zone: every impact goes to the target unit",
+                          SRC_ZONE, value=0, option="fire_zone=hull"))
+    if skipped:
+        steps.append(Step("fire zone", f"ignored in the fire zone: {'; '.join(skipped)}", SRC_DIRECT))
+    cover_for = _cover_decider(plan, request, leader, firing, target, kinds, firers, steps)
+    groups_for = _allocator(plan, leader, weapon, target, in_zone, cover_for, kinds, firers, steps)
+    hits = hit_odds(count, needed, weapon.rerolls)
+    return _finish(plan, "shoot", steps, dice, count, needed, weapon, hits, groups_for, firing, target.unit_id,
+                   prone_survivors=False)
+
+
+def _cover_decider(plan: TablePlan, request: Mapping[str, Any], leader: Model, firing: Unit, target: Unit,
+                   kinds: Mapping[str, Any], firers: Sequence[Model], steps: list[Step]) -> Any:
+    override = req_choice(request, "cover", ("yes", "no", "auto"), "auto")
+    cache: dict[str, int | None] = {}
+
+    def cover(unit_id: str) -> int | None:
+        if unit_id in cache:
+            return cache[unit_id]
+        unit = plan.unit(unit_id)
+        members = plan.models_of(unit_id)
+        save = COVER_SAVE_ATTITUDE if unit.extra.get("attitude") == "a-couvert" else COVER_SAVE
+        if unit_id == target.unit_id and override != "auto":
+            cache[unit_id] = save if override == "yes" else None
+            steps.append(Step("cover", f"the players judge unit {unit_id} {'in' if override == 'yes' else 'not in'} "
+                                       f"cover", SRC_COVER, value=override))
+        else:
+            sheltered, ignored = [], []
+            for m in members:
+                hidden = all(sight_blocker(plan, f, m, kinds) is not None for f in firers) if firers else False
+                piece = cover_piece(plan, leader, m, kinds)
+                if piece is not None and piece[1] <= COVER_IGNORED_WITHIN_MM:
+                    ignored.append(f"{piece[0]} ({fmt_len(piece[1] / MM_PER_CM, 'cm')} from leader {leader.model_id})")
+                    piece = None
+                if hidden or piece is not None:
+                    sheltered.append(m.model_id)
+            ok = 2 * len(sheltered) >= len(members) and bool(members)
+            cache[unit_id] = save if ok else None
+            if ignored:
+                steps.append(Step("cover", f"cover ignored, the firing leader is 10 cm or less from it: "
+                                           f"{', '.join(sorted(set(ignored)))}", SRC_COVER))
+            steps.append(Step("cover", f"unit {unit_id}: {len(sheltered)} of {len(members)} in cover or hidden"
+                                       f"{' (' + ', '.join(sheltered) + ')' if sheltered else ''}: "
+                                       f"{'saves' if ok else 'no saves (fewer than half)'}", SRC_COVER,
+                              value=len(sheltered)))
+        if cache[unit_id] is not None:
+            attitude = " (\u00ab À couvert ! \u00bb attitude)" if cache[unit_id] == COVER_SAVE_ATTITUDE else ""
+            steps.append(Step("cover save", f"unit {unit_id} cancels each impact on {cache[unit_id]}+{attitude}",
+                              SRC_COVER, value=cache[unit_id]))
+        return cache[unit_id]
+
+    return cover
+
+
+def _damage_needed(plan: TablePlan, weapon: Weapon, m: Model) -> tuple[int | None | str, int]:
+    protection = int(_stat(plan, m, "protection"))
+    diff = weapon.penetration - protection
+    return at43_roll_needed(diff), diff
+
+
+def _structure_left(plan: TablePlan, m: Model) -> int:
+    return int(_stat(plan, m, "structure", 1)) - int(m.extra.get("damage_taken", 0))
+
+
+def _allocator(plan: TablePlan, leader: Model, weapon: Weapon, target: Unit, in_zone: Sequence[Model],
+               cover_for: Any, kinds: Mapping[str, Any], firers: Sequence[Model], steps: list[Step]) -> Any:
+    """Return ``hits -> groups``: the fire zone first, one impact each, the rest to the target unit."""
+    t_models = sorted(plan.models_of(target.unit_id),
+                      key=lambda m: (math.dist(m.position_mm, leader.position_mm), m.model_id))
+    hidden = [m for m in t_models if firers and all(sight_blocker(plan, f, m, kinds) for f in firers)]
+    if hidden:
+        steps.append(Step("hidden", f"hidden from every firer, cannot be hit: "
+                                    f"{', '.join(m.model_id for m in hidden)}", SRC_COVER))
+    removable = [m for m in t_models if m not in hidden]
+    explained: set[str] = set()
+
+    def explain_damage(m: Model, needed: Any, diff: int) -> None:
+        key = m.profile or m.unit_id
+        if key in explained:
+            return
+        explained.add(key)
+        steps.append(Step("damage test", f"pénétration {weapon.penetration} - protection "
+                                         f"{_stat(plan, m, 'protection')} ({m.profile}) = {diff:+d}: "
+                                         f"{needed_text(needed)}; each success deals {weapon.damage} point(s)",
+                          SRC_DAMAGE, value=diff))
+
+    def groups(hits: int) -> list[Group]:
+        out: list[Group] = []
+        for m in in_zone[:hits]:
+            needed, diff = _damage_needed(plan, weapon, m)
+            explain_damage(m, needed, diff)
+            out.append(Group(m.unit_id, (m,), 1, cover_for(m.unit_id), needed, weapon.damage,
+                             (_structure_left(plan, m),)))
+        rest = max(0, hits - len(in_zone))
+        if rest and removable:
+            vehicles = [m for m in removable if _stat(plan, m, "category") == "vehicle"]
+            save = cover_for(target.unit_id)
+            if vehicles and len(vehicles) == len(removable):
+                n = len(vehicles)
+                for i, v in enumerate(vehicles):
+                    share = rest // n + (1 if i < rest % n else 0)
+                    if share:
+                        needed, diff = _damage_needed(plan, weapon, v)
+                        explain_damage(v, needed, diff)
+                        out.append(Group(target.unit_id, (v,), share, save, needed, weapon.damage,
+                                         (_structure_left(plan, v),)))
+            else:
+                needed, diff = _damage_needed(plan, weapon, removable[0])
+                explain_damage(removable[0], needed, diff)
+                out.append(Group(target.unit_id, tuple(removable), rest, save, needed, weapon.damage,
+                                 tuple(_structure_left(plan, m) for m in removable)))
+        return out
+
+    return groups
+
+
+def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, count: int, needed: Any,
+            weapon: Weapon, hits: Distribution, groups_for: Any, firing: Unit, target_id: str, *,
+            prone_survivors: bool, deviation: Any = None) -> Resolution:
+    """Odds (exact), then, with dice, the roll and the game after it."""
+    def total(h: int) -> Distribution:
+        dist = Distribution.certain(0)
+        for g in groups_for(h):
+            dist = dist.convolve(g.odds())
+        return dist
+
+    if deviation is None:
+        losses = hits.bind(total)
+        odds = {"hits": hits, "models removed": losses}
+    else:
+        losses = deviation["odds"]()
+        odds = {"hits": hits, "models removed": losses}
+    needed_map = {"to hit": needed_text(needed)}
+    if dice is None:
+        return Resolution(RULESET, action, tuple(steps), needed_map, odds)
+    rolled = roll_hits(dice, count, needed, weapon.rerolls)
+    result: dict[str, Any] = {"hits": rolled["successes"], "misses": rolled["failures"],
+                              "shooting_dice": rolled["rounds"]}
+    if deviation is not None:
+        groups, template = deviation["roll"](dice, rolled)
+        result["template"] = template
+    else:
+        groups = groups_for(rolled["successes"])
+    outcomes = [g.roll(dice) for g in groups]
+    result["groups"] = outcomes
+    removed = [mid for o in outcomes for mid in o["removed"]]
+    result["removed"] = removed
+    after = plan
+    for o in outcomes:
+        for mid, left in o["points_left"].items():
+            m = after.model(mid)
+            lost = int(_stat(after, m, "structure", 1)) - left
+            if lost != int(m.extra.get("damage_taken", 0)):
+                after = after.with_model(with_extra(m, damage_taken=lost))
+    if prone_survivors:
+        thrown = []
+        for g in groups:
+            for m in g.models:
+                if m.model_id not in removed and _stat(after, m, "category") == "infantry":
+                    after = after.with_model(with_status(after.model(m.model_id), add=("prone",)))
+                    thrown.append(m.model_id)
+        if thrown:
+            steps.append(Step("thrown prone", f"infantry hit by indirect fire and still standing lie down: "
+                                              f"{', '.join(thrown)}", SRC_INDIRECT))
+        result["prone"] = thrown
+    for mid in removed:
+        after = after.without_model(mid)
+    salvoes = list(thaw(firing.extra.get("salvoes", [])))
+    salvoes.append({"weapon": weapon.name, "target": target_id})
+    after = after.with_unit(with_extra(after.unit(firing.unit_id), salvoes=salvoes))
+    steps.append(Step("result", f"{rolled['successes']} success(es); removed: {', '.join(removed) or 'nobody'}",
+                      SRC_DAMAGE, value=len(removed)))
+    return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result, after)
+
+
+# -- indirect fire ------------------------------------------------------------------------------------
+
+
+def deviation_angle_deg(direction: int, firer: tuple[float, float], target: tuple[float, float]) -> float:
+    """Return the table angle (degrees from +x toward +y) of deviation ``direction`` (1-6).
+
+    The template's six directions are 60 degrees apart; direction 1 points back toward
+    the firing leader and the numbers run clockwise seen from above, so a 4 sends the
+    shot behind its target (the seed's example 2). Option ``deviation``: ``toward-firer``.
+
+    >>> round(deviation_angle_deg(4, (0.0, 0.0), (100.0, 0.0)))
+    0
+    >>> round(deviation_angle_deg(1, (0.0, 0.0), (100.0, 0.0)))
+    180
+    """
+    back = math.degrees(math.atan2(firer[1] - target[1], firer[0] - target[0]))
+    return (back + 60.0 * (direction - 1)) % 360.0
+
+
+def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firing: Unit, leader: Model,
+              weapon: Weapon, copy_index: int) -> Resolution:
+    target_id = req_str(request, "target")
+    steps: list[Step] = []
+    try:
+        aim = plan.model(target_id)
+    except InvalidActionError:
+        unit = plan.unit(target_id)
+        aim = plan.leader_of(unit.unit_id) or plan.models_of(unit.unit_id)[0]
+        steps.append(Step("target", f"indirect fire targets one model: {aim.model_id}, leader of {target_id}",
+                          SRC_TARGET))
+    kinds = _kinds(plan)
+    firers = _armed(plan, firing, weapon, copy_index)
+    steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
+                                  f"{fmt_len(weapon.area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
+                                  f"no sight needed for each firer", SRC_INDIRECT))
+    seers = [m for m in plan.models_of(firing.unit_id) if sight_blocker(plan, m, aim, kinds) is None]
+    if not seers:
+        raise IllegalActionError(f"no model of {firing.unit_id!r} sees {aim.model_id!r}; indirect fire needs "
+                                 f"at least one ({SRC_TARGET})")
+    needed, diff, more = _needed(weapon, edge_mm(leader, aim), f"leader {leader.model_id} to {aim.model_id}")
+    steps += more
+    count = weapon.rate * len(firers)
+    steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
+                              f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
+    steps.append(Step("template", f"radius = aire {fmt_len(weapon.area_cm, 'cm')} x successes (the aire when "
+                                  f"none), at most 10 cm and then two impacts; 1 cm of deviation per failure; "
+                                  f"no cover against it", SRC_INDIRECT))
+    if needed is None:
+        steps.append(Step("out of range", "automatic failure: the shot is lost and hits nothing", SRC_INDIRECT))
+    explained: set[str] = set()
+
+    def groups_at(centre: tuple[float, float], successes: int) -> list[Group]:
+        if needed is None:
+            return []
+        raw = weapon.area_cm * successes if successes > 0 else weapon.area_cm
+        radius_mm = template_radius_cm(weapon.area_cm, successes) * MM_PER_CM
+        impacts = 2 if raw > TEMPLATE_CAP_CM else 1
+        under = [m for m in plan.models
+                 if math.dist(m.position_mm, centre) < radius_mm + m.base_mm / 2.0]
+        under.sort(key=lambda m: (math.dist(m.position_mm, leader.position_mm), m.model_id))
+        out = []
+        for m in under:
+            nd, d = _damage_needed(plan, weapon, m)
+            if (m.profile or "") not in explained:
+                explained.add(m.profile or "")
+                steps.append(Step("damage test", f"pénétration {weapon.penetration} - protection "
+                                                 f"{_stat(plan, m, 'protection')} ({m.profile}) = {d:+d}: "
+                                                 f"{needed_text(nd)}", SRC_DAMAGE, value=d))
+            out.append(Group(m.unit_id, (m,), impacts, None, nd, weapon.damage, (_structure_left(plan, m),)))
+        return out
+
+    def centre_after(successes: int, direction: int | None) -> tuple[float, float]:
+        failures = count - successes
+        if direction is None or failures == 0 or needed == AUTO_SUCCESS:
+            return aim.position_mm
+        angle = math.radians(deviation_angle_deg(direction, leader.position_mm, aim.position_mm))
+        shift = failures * MM_PER_CM
+        return (aim.position_mm[0] + shift * math.cos(angle), aim.position_mm[1] + shift * math.sin(angle))
+
+    hits = hit_odds(count, needed, weapon.rerolls)
+
+    def odds() -> Distribution:
+        def after_hits(s: int) -> Distribution:
+            if needed is None:
+                return Distribution.certain(0)
+            if count - s == 0 or needed == AUTO_SUCCESS:
+                return _sum(groups_at(aim.position_mm, s))
+            return die(6).bind(lambda d: _sum(groups_at(centre_after(s, d), s)))
+        return hits.bind(after_hits)
+
+    def roll(d: Dice, rolled: Mapping[str, Any]) -> tuple[list[Group], dict[str, Any]]:
+        s = rolled["successes"]
+        direction = None
+        if needed is not None and needed != AUTO_SUCCESS and rolled["failures"] > 0:
+            direction = d.roll(6)
+        centre = centre_after(s, direction)
+        radius = template_radius_cm(weapon.area_cm, s)
+        groups = groups_at(centre, s)
+        info = {"centre_mm": [round(centre[0], 3), round(centre[1], 3)], "radius_cm": radius,
+                "deviation_direction": direction, "deviation_cm": (rolled["failures"] if direction else 0),
+                "impacts_each": 2 if (weapon.area_cm * s if s else weapon.area_cm) > TEMPLATE_CAP_CM else 1,
+                "under": [g.models[0].model_id for g in groups]}
+        if needed is not None:
+            steps.append(Step("template", f"{s} success(es): radius {fmt_len(radius, 'cm')}"
+                                          f"{', two impacts each' if info['impacts_each'] == 2 else ''}; "
+                                          + (f"deviates {rolled['failures']} cm in direction {direction}"
+                                             if direction else "stays on the target")
+                                          + f"; under it: {', '.join(info['under']) or 'nobody'}",
+                              SRC_INDIRECT, value=radius, option="deviation=toward-firer"))
+        return groups, info
+
+    return _finish(plan, "shoot", steps, dice, count, needed, weapon, hits, lambda h: [], firing, aim.model_id,
+                   prone_survivors=True, deviation={"odds": odds, "roll": roll})
+
+
+def _sum(groups: Sequence[Group]) -> Distribution:
+    dist = Distribution.certain(0)
+    for g in groups:
+        dist = dist.convolve(g.odds())
+    return dist
+
+
+# -- activation -----------------------------------------------------------------------------------------
+
+
+def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Start a unit's activation: each of its weapons may fire one new salvo (per copy carried).
+
+    No dice are rolled, so the result and the game after it come back even without
+    dice: the unit's record of salvoes fired is cleared.
+    """
+    unit = plan.unit(req_str(request, "unit"))
+    carried = sorted({w for m in plan.models_of(unit.unit_id) for w in (m.weapons or ())})
+    steps = [Step("activation", f"unit {unit.unit_id} is activated: it may fire a salvo with each of "
+                                f"{', '.join(carried) or '(no weapon)'}, one weapon after the other, each at a "
+                                f"target of its choice", SRC_NEW_SALVO)]
+    after = plan.with_unit(with_extra(unit, salvoes=None))
+    state = dict(thaw(plan.state or {}))
+    state["active_unit"] = unit.unit_id
+    after = after.with_state(state)
+    return Resolution(RULESET, "activate", tuple(steps), result={"active_unit": unit.unit_id}, plan_after=after)
+
+
+ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate}
