@@ -9,7 +9,7 @@ Examples
 >>> b = Broadcaster(queue_size=2)
 >>> c = b.subscribe()
 >>> for i in range(3):
-...     b.publish("state", {"seq": i})
+...     _ = b.publish("state", {"seq": i})
 >>> [m.data["seq"] for m in c.drain()]
 [1, 2]
 >>> c.dropped

@@ -11,7 +11,7 @@ Examples
 >>> body_reader([1, 2])
 Traceback (most recent call last):
 ...
-server.validate.RequestError: request body must be a JSON object, got an array
+server.validate.RequestError: request: body must be a JSON object, got an array
 """
 
 from __future__ import annotations

@@ -582,10 +582,13 @@
 
   // -- resolution ------------------------------------------------------------------------------
   function resolutionRequest() {
+    // The rules core names the two units after the action (shoot: firing/target, melee: attacker/defender).
+    const action = $("#rs-action").value;
+    const names = { shoot: ["firing", "target"], melee: ["attacker", "defender"] }[action] || ["unit", "target"];
     const req = {};
     const u = $("#rs-unit").value, tg = $("#rs-target").value, w = $("#rs-weapon").value;
-    if (u) req.unit = u;
-    if (tg) req.target = tg;
+    if (u) req[names[0]] = u;
+    if (tg) req[names[1]] = tg;
     if (w) req.weapon = w;
     const extra = $("#rs-extra").value.trim();
     if (extra) {
