@@ -1,0 +1,540 @@
+"""Line of sight on the table plan: model to model, unit to unit and all pairs at once.
+
+Sight is judged from the observer's base centre toward the target's base: ``RAYS``
+straight lines end on points spread evenly across the target's base (the chord
+perpendicular to the line of sight), each trimmed to run from the observer's base
+edge to where it enters the target's base. A ray is blocked by a terrain piece whose
+kind blocks sight, by too much High Fire area depth, or by a figure where the rule
+set says figures block; it is covered when it crosses a piece that gives cover.
+
+* ``visible`` - at least one ray is clear: some of the target's base can be seen.
+* ``visible_fraction`` - the share of clear rays: how much of the base's width is seen.
+* ``cover_fraction`` - the share of rays crossing a cover piece (hidden behind it).
+* ``centre_line_clear`` - the centre-to-centre line is not blocked (what
+  :func:`all_pairs_sight` answers for every pair at once, vectorised).
+
+An observer never blocks its own sight, nor does the target; a cover or blocking
+area the observer stands in does not hide what it looks at, and a linear obstacle
+the observer's base touches does not either (Feu à Volonté, Les Combats à distance).
+
+Examples
+--------
+>>> from rules.plan import parse_game
+>>> plan = parse_game({"ruleset": "at-43", "table": {"width_mm": 600, "depth_mm": 600},
+...     "units": [{"id": "u", "side": "A"}, {"id": "v", "side": "B"}],
+...     "models": [{"id": "a", "unit": "u", "x_mm": 100, "y_mm": 300, "base_mm": 30},
+...                {"id": "b", "unit": "v", "x_mm": 500, "y_mm": 300, "base_mm": 30}],
+...     "terrain": [{"id": "box", "kind": "container", "shape": "area",
+...                  "points_mm": [[250, 250], [350, 250], [350, 350], [250, 350]]}]})
+>>> s = line_of_sight(plan, "a", "b")
+>>> s.visible, s.visible_fraction, s.blockers[0][:2]
+(False, 0.0, ('container', 'box'))
+>>> line_of_sight(plan, "a", "a")
+Traceback (most recent call last):
+...
+rules.errors.InvalidActionError: a model always sees itself; ask about two different models
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from calibration.units import inches
+from rules.errors import InvalidActionError
+from rules.explain import Step, explanation_json
+from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
+from rules.plan import Model, TablePlan
+from rules.terrain import terrain_geometry
+
+if TYPE_CHECKING:
+    from rules.rulesets.base import RuleSet
+
+RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
+HF_DEPTH_MM = {"sparse": inches(4), "dense": inches(2)}  # High Fire, Ligne de vue
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Something that may stop or hide a sight line: a terrain piece, a figure or a unit."""
+
+    kind: str
+    ident: str
+    geometry: BaseGeometry
+    effect: str  # "blocks", "cover" or "depth"
+    reason: str
+    source: str
+    limit_mm: float = 0.0  # for "depth": the depth that blocks on its own
+
+
+@dataclass(frozen=True)
+class Sight:
+    """The answer to "can A see B?" with the reasons.
+
+    ``blockers`` and ``cover`` are tuples of ``(kind, id, reason)``: what blocks at
+    least one sight ray, and what hides part of the target without blocking.
+    """
+
+    observer: str
+    target: str
+    visible: bool
+    visible_fraction: float
+    cover_fraction: float
+    centre_line_clear: bool
+    blockers: tuple[tuple[str, str, str], ...]
+    cover: tuple[tuple[str, str, str], ...]
+    steps: tuple[Step, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"observer": self.observer, "target": self.target, "visible": self.visible,
+                "visible_fraction": round(self.visible_fraction, 4),
+                "cover_fraction": round(self.cover_fraction, 4),
+                "centre_line_clear": self.centre_line_clear,
+                "blockers": [{"kind": k, "id": i, "reason": r} for k, i, r in self.blockers],
+                "cover": [{"kind": k, "id": i, "reason": r} for k, i, r in self.cover],
+                "explanation": explanation_json(self.steps)}
+
+
+def _ruleset(plan: TablePlan, ruleset: "RuleSet | None") -> "RuleSet":
+    if ruleset is not None:
+        return ruleset
+    from rules.rulesets.base import find_ruleset
+    return find_ruleset(plan.ruleset)
+
+
+def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
+    kind = plan.unit(unit_id).kind
+    return kind is None or kind == "infantry"
+
+
+def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: "RuleSet | None" = None,
+                 options: Mapping[str, Any] | None = None) -> list[Blocker]:
+    """Return everything that may block or hide sight between two models in ``plan``'s rule set."""
+    rs = _ruleset(plan, ruleset)
+    out: list[Blocker] = []
+    origin = shapely.Point(observer.position_mm)
+    for piece in plan.terrain:
+        kind = rs.kind_of(piece)
+        geom = terrain_geometry(piece)
+        if kind.sight == "clear":
+            continue
+        if piece.shape == "area" and kind.sight in ("blocks", "cover") and geom.covers(origin):
+            continue  # one sees out of the piece one stands in
+        if (piece.shape == "line" and kind.sight == "cover"
+                and geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM):
+            continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
+        if kind.sight in HF_DEPTH_MM:
+            out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
+                               f"{kind.text}", kind.source, HF_DEPTH_MM[kind.sight]))
+        else:
+            out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source))
+    out.extend(_figure_blockers(plan, rs, observer, target))
+    return out
+
+
+def _figure_blockers(plan: TablePlan, rs: "RuleSet", observer: Model, target: Model) -> list[Blocker]:
+    out: list[Blocker] = []
+    if rs.models_block_sight == "models":
+        for m in plan.models:
+            if m.model_id in (observer.model_id, target.model_id):
+                continue
+            out.append(Blocker("figure", m.model_id, _disc(m), "blocks",
+                               "a figure is in the way: no shot through another figure",
+                               rs.source("Règles de Tir (note importante)")))
+    elif rs.models_block_sight == "infantry-units":
+        skip = {observer.unit_id, target.unit_id}
+        for u in plan.units:
+            ms = [m for m in plan.models if m.unit_id == u.unit_id]
+            if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
+                continue
+            hull = shapely.convex_hull(shapely.union_all([_disc(m) for m in ms]))
+            if len(ms) >= 2:
+                out.append(Blocker("unit", u.unit_id, hull, "blocks",
+                                   "an infantry unit is a solid obstacle", rs.source("Ligne de vue")))
+            else:
+                out.append(Blocker("figure", ms[0].model_id, hull, "cover",
+                                   "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue")))
+    return out
+
+
+def _disc(m: Model) -> BaseGeometry:
+    return shapely.Point(m.position_mm).buffer(m.base_mm / 2.0, quad_segs=FOOTPRINT_QUAD_SEGS)
+
+
+def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarray | None:
+    """Return ``(rays, 2, 2)`` trimmed sight segments, or ``None`` when the bases touch.
+
+    Ray ``i`` runs from the observer's base edge toward the point at ``s_i`` of the
+    target's radius across its base (``s`` from -1 to 1), stopping where it enters
+    the target's base.
+    """
+    o = np.asarray(observer.position_mm, dtype=float)
+    c = np.asarray(target.position_mm, dtype=float)
+    ra, rb = observer.base_mm / 2.0, target.base_mm / 2.0
+    v = c - o
+    dist = float(np.hypot(*v))
+    if dist <= ra + rb + CONTACT_TOLERANCE_MM:
+        return None
+    u = v / dist
+    perp = np.array([-u[1], u[0]])
+    s = np.linspace(-1.0, 1.0, rays) * rb * 0.999
+    ends = c[None, :] + s[:, None] * perp[None, :]
+    d = ends - o[None, :]
+    length = np.hypot(d[:, 0], d[:, 1])
+    f = o - c
+    a = np.einsum("ij,ij->i", d, d)
+    b = 2.0 * d @ f
+    cc = f @ f - rb * rb
+    t_entry = (-b - np.sqrt(np.maximum(b * b - 4 * a * cc, 0.0))) / (2 * a)
+    t_start = np.minimum(ra / length, t_entry)
+    starts = o[None, :] + t_start[:, None] * d
+    stops = o[None, :] + t_entry[:, None] * d
+    return np.stack([starts, stops], axis=1)
+
+
+def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str, Any] | None = None,
+                  ruleset: "RuleSet | None" = None) -> Sight:
+    """Return whether model ``a_id`` sees model ``b_id``, how much of its base, and what is in the way.
+
+    Parameters
+    ----------
+    plan : TablePlan
+    a_id, b_id : str
+        Observer and target model ids (different).
+    options : mapping, optional
+        The rule set's options in force (``sight_depth`` for High Fire); defaults otherwise.
+    ruleset : RuleSet, optional
+        Defaults to ``plan.ruleset``.
+
+    Returns
+    -------
+    Sight
+    """
+    if a_id == b_id:
+        plan.model(a_id)
+        raise InvalidActionError("a model always sees itself; ask about two different models")
+    rs = _ruleset(plan, ruleset)
+    opts = {**rs.defaults(), **(options or {})}
+    observer, target = plan.model(a_id), plan.model(b_id)
+    segs = sight_rays(observer, target)
+    if segs is None:
+        step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
+                    rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry")
+        return Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,))
+    blockers = blockers_for(plan, observer, target, ruleset=rs, options=opts)
+    lines = shapely.linestrings(segs)
+    blocked = np.zeros(len(segs), dtype=bool)
+    covered = np.zeros(len(segs), dtype=bool)
+    depth_sum = np.zeros(len(segs))
+    separate = opts.get("sight_depth", "proportional") == "separate"
+    hit_by: list[tuple[Blocker, np.ndarray]] = []
+    for bl in blockers:
+        if bl.effect == "depth":
+            ratio = shapely.length(shapely.intersection(lines, bl.geometry)) / bl.limit_mm
+            if separate:
+                hits = ratio >= 1.0 - 1e-9
+                blocked |= hits
+            else:
+                depth_sum += ratio
+                hits = ratio > 0
+        else:
+            hits = shapely.intersects(lines, bl.geometry)
+            if bl.effect == "blocks":
+                blocked |= hits
+            else:
+                covered |= hits
+        if hits.any():
+            hit_by.append((bl, hits))
+    if not separate:
+        blocked |= depth_sum >= 1.0 - 1e-9
+    return _sight_result(rs, opts, observer, target, blocked, covered, depth_sum, hit_by)
+
+
+def _sight_result(rs: "RuleSet", opts: Mapping[str, Any], observer: Model, target: Model,
+                  blocked: np.ndarray, covered: np.ndarray, depth_sum: np.ndarray,
+                  hit_by: list[tuple[Blocker, np.ndarray]]) -> Sight:
+    n = len(blocked)
+    mid = n // 2
+    steps: list[Step] = []
+    blockers: list[tuple[str, str, str]] = []
+    cover: list[tuple[str, str, str]] = []
+    for bl, hits in hit_by:
+        share = f"{int(hits.sum())}/{n} sight rays"
+        if bl.effect == "depth":
+            reason = f"{bl.reason}; sight passes through it ({share})"
+            cover.append((bl.kind, bl.ident, reason))
+            steps.append(Step("area depth", f"{bl.ident}: {reason}", bl.source))
+        elif bl.effect == "blocks" and (hits & blocked).any():
+            reason = f"{bl.reason} ({share} blocked)"
+            blockers.append((bl.kind, bl.ident, reason))
+            steps.append(Step("blocked", f"{bl.ident}: {reason}", bl.source))
+        elif bl.effect == "cover":
+            reason = f"{bl.reason} (hides {share})"
+            cover.append((bl.kind, bl.ident, reason))
+            steps.append(Step("cover", f"{bl.ident}: {reason}", bl.source))
+    if depth_sum.max(initial=0.0) > 0:
+        worst = float(depth_sum[mid])
+        text = (f"area depth on the centre line: {worst:.2f} of what blocks (sparse 4\", dense 2\"; "
+                f"{'each piece on its own' if opts.get('sight_depth') == 'separate' else 'depths add up in proportion'})")
+        steps.append(Step("area depth", text, rs.source("Ligne de vue"), value=round(worst, 4),
+                          option=rs.changed(opts, "sight_depth")))
+        if blocked.any():
+            blockers.extend((bl.kind, bl.ident, f"{bl.reason}: too deep to see through")
+                            for bl, hits in hit_by if bl.effect == "depth" and (hits & blocked).any())
+    clear = ~blocked
+    visible = bool(clear.any())
+    fraction = float(clear.mean())
+    cover_fraction = float((covered | blocked).mean()) if covered.any() else 0.0
+    steps.append(Step("line of sight",
+                      f"{observer.model_id} {'sees' if visible else 'does not see'} {target.model_id}: "
+                      f"{fraction:.0%} of its base width seen from {observer.model_id}'s base centre"
+                      + (f", {cover_fraction:.0%} behind cover" if cover_fraction else ""),
+                      "geometry: sight rays from the observer's base centre across the target's base",
+                      value=round(fraction, 4)))
+    return Sight(observer.model_id, target.model_id, visible, fraction, cover_fraction,
+                 bool(clear[mid]), tuple(blockers), tuple(cover), tuple(steps))
+
+
+# -- all pairs, vectorised ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SightMatrix:
+    """Centre-line sight for every pair of models: ``clear[i, j]`` for ``ids[i]`` -> ``ids[j]``."""
+
+    ids: tuple[str, ...]
+    clear: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        if self.clear.shape != (n, n):
+            raise ValueError(f"clear must have shape ({n}, {n}), got {self.clear.shape}")
+        self.clear.flags.writeable = False
+
+    def sees(self, a_id: str, b_id: str) -> bool:
+        return bool(self.clear[self.ids.index(a_id), self.ids.index(b_id)])
+
+
+def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+    geoms, effects, limits, ids = [], [], [], []
+    for piece in plan.terrain:
+        kind = rs.kind_of(piece)
+        if kind.sight in ("blocks",) or kind.sight in HF_DEPTH_MM:
+            geoms.append(terrain_geometry(piece))
+            effects.append("depth" if kind.sight in HF_DEPTH_MM else "blocks")
+            limits.append(HF_DEPTH_MM.get(kind.sight, 0.0))
+            ids.append(piece.terrain_id)
+    return geoms, effects, limits, ids
+
+
+def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None,
+                    ruleset: "RuleSet | None" = None) -> SightMatrix:
+    """Return the centre-line sight of every pair of models at once (vectorised).
+
+    The answer for a pair equals ``line_of_sight(plan, a, b).centre_line_clear``
+    except for blocking areas an observer stands in (ignored there, counted here).
+    Figures block as the rule set says (Star Wars: every figure; High Fire: infantry
+    units of two or more). Segments are matched to blockers by bounding boxes, then
+    tested edge by edge in numpy; only High Fire area depths go through shapely.
+    """
+    rs = _ruleset(plan, ruleset)
+    opts = {**rs.defaults(), **(options or {})}
+    models = plan.models
+    n = len(models)
+    ids = tuple(m.model_id for m in models)
+    clear = np.ones((n, n), dtype=bool)
+    if n < 2:
+        return SightMatrix(ids, clear)
+    pos = np.array([m.position_mm for m in models], dtype=float)
+    rad = np.array([m.base_mm / 2.0 for m in models], dtype=float)
+    ii, jj = np.triu_indices(n, k=1)
+    v = pos[jj] - pos[ii]
+    dist = np.hypot(v[:, 0], v[:, 1])
+    touching = dist <= rad[ii] + rad[jj] + CONTACT_TOLERANCE_MM
+    u = v / np.where(dist > 0, dist, 1.0)[:, None]
+    starts = pos[ii] + u * rad[ii][:, None]
+    stops = pos[jj] - u * rad[jj][:, None]
+    geoms, effects, limits, _ = _static_blockers(plan, rs)
+    owner_unit: list[int] = [-1] * len(geoms)
+    unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
+    if rs.models_block_sight == "infantry-units":
+        for un in plan.units:
+            ms = [m for m in models if m.unit_id == un.unit_id]
+            if len(ms) >= 2 and _is_infantry_unit(plan, un.unit_id):
+                geoms.append(shapely.convex_hull(shapely.union_all([_disc(m) for m in ms])))
+                effects.append("blocks")
+                limits.append(0.0)
+                owner_unit.append(unit_index[un.unit_id])
+    blocked = np.zeros(len(ii), dtype=bool)
+    if geoms:
+        seg_idx, geom_idx = _segment_hits(starts, stops, geoms)
+        own = np.asarray(owner_unit, dtype=int)[geom_idx]
+        if rs.models_block_sight == "infantry-units":
+            unit_of = np.array([unit_index[m.unit_id] for m in models])
+            keep = (own == -1) | ((own != unit_of[ii[seg_idx]]) & (own != unit_of[jj[seg_idx]]))
+            seg_idx, geom_idx = seg_idx[keep], geom_idx[keep]
+        eff = np.asarray(effects)[geom_idx]
+        hard = eff == "blocks"
+        blocked[seg_idx[hard]] = True
+        soft = ~hard
+        if soft.any():
+            s_idx, g_idx = seg_idx[soft], geom_idx[soft]
+            garr = np.empty(len(geoms), dtype=object)
+            garr[:] = geoms
+            lines = shapely.linestrings(np.stack([starts[s_idx], stops[s_idx]], axis=1))
+            ratio = shapely.length(shapely.intersection(lines, garr[g_idx])) / np.asarray(limits)[g_idx]
+            if opts.get("sight_depth", "proportional") == "separate":
+                blocked[s_idx[ratio >= 1.0 - 1e-9]] = True
+            else:
+                total = np.zeros(len(ii))
+                np.add.at(total, s_idx, ratio)
+                blocked |= total >= 1.0 - 1e-9
+    if rs.models_block_sight == "models":
+        blocked |= _segments_hit_discs(starts, stops, pos, rad, ii, jj)
+    blocked &= ~touching
+    clear[ii, jj] = ~blocked
+    clear[jj, ii] = ~blocked
+    return SightMatrix(ids, clear)
+
+
+def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return padded boundary edges ``(G, E, 2, 2)`` (NaN past the last), bounds ``(G, 4)``, area flags."""
+    per: list[np.ndarray] = []
+    is_area: list[bool] = []
+    for g in geoms:
+        area = g.geom_type in ("Polygon", "MultiPolygon")
+        parts = shapely.get_rings(shapely.get_parts(g)) if area else shapely.get_parts(g)
+        segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
+        per.append(np.concatenate(segs) if segs else np.zeros((0, 2, 2)))
+        is_area.append(area)
+    width = max((len(e) for e in per), default=0)
+    edges = np.full((len(per), max(width, 1), 2, 2), np.nan)
+    for k, e in enumerate(per):
+        edges[k, :len(e)] = e
+    bounds = shapely.bounds(np.asarray(geoms, dtype=object)).reshape(-1, 4)
+    return edges, bounds, np.asarray(is_area, dtype=bool)
+
+
+def _segment_hits(starts: np.ndarray, stops: np.ndarray, geoms: Sequence[BaseGeometry]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(segment index, geometry index)`` of every segment meeting a polygon or line.
+
+    Bounding boxes pick the candidates; each candidate is tested against every edge
+    of the piece (padded with NaN, which fails every comparison), and a segment
+    starting inside an area is caught by ray casting from its start point.
+    """
+    edges, bounds, is_area = _edges_of(geoms)
+    lo = np.minimum(starts, stops)
+    hi = np.maximum(starts, stops)
+    cand = ((lo[:, None, 0] <= bounds[None, :, 2]) & (hi[:, None, 0] >= bounds[None, :, 0])
+            & (lo[:, None, 1] <= bounds[None, :, 3]) & (hi[:, None, 1] >= bounds[None, :, 1]))
+    s_idx, g_idx = np.nonzero(cand)
+    if len(s_idx) == 0:
+        return s_idx, g_idx
+    e = edges[g_idx]  # (C, E, 2, 2)
+    a, b = e[:, :, 0], e[:, :, 1]
+    p = starts[s_idx][:, None, :]
+    q = stops[s_idx][:, None, :]
+    hit = _segments_cross(p, q, a, b).any(axis=1)
+    ay, by_ = a[..., 1], b[..., 1]
+    py = p[..., 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        straddle = (ay > py) != (by_ > py)
+        x_at = a[..., 0] + (py - ay) * (b[..., 0] - a[..., 0]) / (by_ - ay)
+        crossing = straddle & (p[..., 0] < x_at) & ~np.isnan(ay)
+    inside = (crossing.sum(axis=1) % 2 == 1) & is_area[g_idx]
+    ok = hit | inside
+    return s_idx[ok], g_idx[ok]
+
+
+def _segments_cross(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return whether segments ``p-q`` and ``a-b`` meet (touching counts), row by row."""
+    def orient(o: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (x[..., 0] - o[..., 0]) * (y[..., 1] - o[..., 1]) - (x[..., 1] - o[..., 1]) * (y[..., 0] - o[..., 0])
+
+    d1, d2 = orient(a, b, p), orient(a, b, q)
+    d3, d4 = orient(p, q, a), orient(p, q, b)
+    proper = (d1 * d2 <= 0) & (d3 * d4 <= 0)
+    # Collinear segments: require overlapping extents.
+    collinear = (d1 == 0) & (d2 == 0)
+    overlap = ((np.minimum(p[..., 0], q[..., 0]) <= np.maximum(a[..., 0], b[..., 0]))
+               & (np.minimum(a[..., 0], b[..., 0]) <= np.maximum(p[..., 0], q[..., 0]))
+               & (np.minimum(p[..., 1], q[..., 1]) <= np.maximum(a[..., 1], b[..., 1]))
+               & (np.minimum(a[..., 1], b[..., 1]) <= np.maximum(p[..., 1], q[..., 1])))
+    return np.where(collinear, overlap, proper)
+
+
+def _segments_hit_discs(starts: np.ndarray, stops: np.ndarray, pos: np.ndarray, rad: np.ndarray,
+                        ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
+    """Return, per segment, whether a base other than its two ends' lies on it (Star Wars)."""
+    lo = np.minimum(starts, stops)
+    hi = np.maximum(starts, stops)
+    cand = ((lo[:, None, 0] <= pos[None, :, 0] + rad[None, :]) & (hi[:, None, 0] >= pos[None, :, 0] - rad[None, :])
+            & (lo[:, None, 1] <= pos[None, :, 1] + rad[None, :]) & (hi[:, None, 1] >= pos[None, :, 1] - rad[None, :]))
+    s_idx, m_idx = np.nonzero(cand)
+    keep = (m_idx != ii[s_idx]) & (m_idx != jj[s_idx])
+    s_idx, m_idx = s_idx[keep], m_idx[keep]
+    p, q, c = starts[s_idx], stops[s_idx], pos[m_idx]
+    d = q - p
+    t = np.clip(np.einsum("ij,ij->i", c - p, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-12), 0.0, 1.0)
+    closest = p + t[:, None] * d
+    near = np.hypot(*(closest - c).T) <= rad[m_idx]
+    out = np.zeros(len(starts), dtype=bool)
+    out[s_idx[near]] = True
+    return out
+
+
+# -- units ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UnitSight:
+    """Sight between two units: who sees whom, and whether the unit-level rule is met."""
+
+    firing_unit: str
+    target_unit: str
+    visible: bool
+    seeing: tuple[str, ...]  # firing models that see at least one target model
+    seen: tuple[str, ...]  # target models seen by at least one firing model
+    pairs: Mapping[str, tuple[str, ...]]  # firing model -> target models it sees
+    steps: tuple[Step, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"firing_unit": self.firing_unit, "target_unit": self.target_unit, "visible": self.visible,
+                "seeing": list(self.seeing), "seen": list(self.seen),
+                "pairs": {k: list(v) for k, v in self.pairs.items()},
+                "explanation": explanation_json(self.steps)}
+
+
+def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Model], *,
+                options: Mapping[str, Any] | None = None, ruleset: "RuleSet | None" = None
+                ) -> dict[str, tuple[str, ...]]:
+    """Return, for each firing model, the target models it sees (model-to-model sight)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for f in firers:
+        out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id
+                                and line_of_sight(plan, f.model_id, t.model_id, options=options,
+                                                  ruleset=ruleset).visible)
+    return out
+
+
+def unit_sight(plan: TablePlan, unit_a: str, unit_b: str, *, options: Mapping[str, Any] | None = None,
+               ruleset: "RuleSet | None" = None) -> UnitSight:
+    """Return sight from unit ``unit_a`` to unit ``unit_b``: visible when any model sees any model."""
+    rs = _ruleset(plan, ruleset)
+    firers, targets = plan.models_of(unit_a), plan.models_of(unit_b)
+    pairs = sight_pairs(plan, firers, targets, options=options, ruleset=rs)
+    seeing = tuple(k for k, v in pairs.items() if v)
+    seen = tuple(t.model_id for t in targets if any(t.model_id in v for v in pairs.values()))
+    step = Step("unit sight", f"{len(seeing)} of {len(firers)} models of {unit_a} see at least one of "
+                f"{len(targets)} models of {unit_b}; {len(seen)} of them are seen", "geometry: model-to-model sight",
+                value=len(seeing))
+    return UnitSight(unit_a, unit_b, bool(seeing), seeing, seen, pairs, (step,))
+
+
+def unit_centre_distance_mm(plan: TablePlan, unit_a: str, unit_b: str) -> float:
+    """Return the distance between the approximate centres (mean positions) of two units."""
+    return math.dist(centroid_mm(plan.models_of(unit_a)), centroid_mm(plan.models_of(unit_b)))

@@ -1,0 +1,387 @@
+"""Zones on the table: fire and cover zones, templates, auras, objectives, deployment.
+
+Every function is pure over the table plan and returns a frozen record with the
+models concerned and an explanation. Whether a base is "even partly" inside a zone
+is decided on the true circle: its centre is within its radius of the zone.
+
+Examples
+--------
+>>> from rules.plan import parse_game
+>>> plan = parse_game({"ruleset": "at-43", "table": {"width_mm": 1000, "depth_mm": 1000},
+...     "units": [{"id": "f", "side": "A", "leader": "f1"}, {"id": "t", "side": "B", "leader": "t1"},
+...               {"id": "x", "side": "B"}],
+...     "models": [{"id": "f1", "unit": "f", "x_mm": 100, "y_mm": 500, "base_mm": 30},
+...                {"id": "f2", "unit": "f", "x_mm": 100, "y_mm": 560, "base_mm": 30},
+...                {"id": "t1", "unit": "t", "x_mm": 600, "y_mm": 500, "base_mm": 30},
+...                {"id": "t2", "unit": "t", "x_mm": 600, "y_mm": 560, "base_mm": 30},
+...                {"id": "x1", "unit": "x", "x_mm": 350, "y_mm": 590, "base_mm": 30},
+...                {"id": "x2", "unit": "x", "x_mm": 300, "y_mm": 530, "base_mm": 30}]})
+>>> fz = fire_zone(plan, "f", "t")
+>>> fz.caught  # both bystanders, nearest the firing leader first
+('x2', 'x1')
+>>> template(plan, (600.0, 500.0), 20.0).under
+('t1',)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import shapely
+import shapely.affinity
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
+from rules.errors import InvalidActionError
+from rules.explain import Step, explanation_json
+from rules.measure import model_distance_mm, point_distance_mm
+from rules.plan import Model, TablePlan
+
+HULL_POINTS = 32  # points per base when building a hull of bases
+PARTLY_TOLERANCE_MM = 1e-6
+
+
+def _circle_points(models: Sequence[Model]) -> np.ndarray:
+    ang = np.linspace(0.0, 2 * np.pi, HULL_POINTS, endpoint=False)
+    ring = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    # Circumscribe the true circle so the hull contains every base entirely.
+    scale = 1.0 / math.cos(math.pi / HULL_POINTS)
+    out = [np.asarray(m.position_mm) + ring * (m.base_mm / 2.0) * scale for m in models]
+    return np.concatenate(out) if out else np.zeros((0, 2))
+
+
+def bases_hull(models: Sequence[Model]) -> BaseGeometry:
+    """Return the convex hull of the bases of ``models`` (a polygon containing every base)."""
+    return shapely.convex_hull(shapely.multipoints(_circle_points(models)))
+
+
+def partly_inside(zone: BaseGeometry, models: Sequence[Model]) -> np.ndarray:
+    """Return, per model, whether its base is even partly inside ``zone`` (vectorised)."""
+    if not models:
+        return np.zeros(0, dtype=bool)
+    pts = shapely.points(np.array([m.position_mm for m in models], dtype=float))
+    r = np.array([m.base_mm / 2.0 for m in models])
+    return shapely.distance(zone, pts) < r - PARTLY_TOLERANCE_MM
+
+
+def _size(plan: TablePlan, m: Model) -> float | None:
+    size = m.extra.get("size") if m.extra else None
+    if size is None and m.profile and plan.profiles and m.profile in plan.profiles:
+        prof = plan.profiles[m.profile]
+        size = prof.get("size") if hasattr(prof, "get") else None
+    return float(size) if isinstance(size, (int, float)) else None
+
+
+@dataclass(frozen=True)
+class FireZone:
+    """AT-43 fire zone: its polygon, the models caught in impact order, the ones skipped."""
+
+    firing_unit: str
+    target_unit: str
+    zone: BaseGeometry
+    caught: tuple[str, ...]
+    skipped: tuple[tuple[str, str], ...]
+    distances_mm: Mapping[str, float]
+    steps: tuple[Step, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"firing_unit": self.firing_unit, "target_unit": self.target_unit,
+                "zone_mm": [list(map(lambda v: round(v, 2), c)) for c in self.zone.exterior.coords],
+                "caught": list(self.caught),
+                "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)} for mid in self.caught],
+                "skipped": [{"model": mid, "reason": r} for mid, r in self.skipped],
+                "explanation": explanation_json(self.steps)}
+
+
+def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str = "edge",
+              target_models: Sequence[str] | None = None, source: str = "AT-43, 2/ Détermination de la zone de feu"
+              ) -> FireZone:
+    """Return the AT-43 fire zone between two units and who is caught in it.
+
+    The zone is the convex hull of both units' bases (RULES-NOTES choice 6): the
+    area between the lines joining the two units' extremities, the units included.
+    Every model of another unit whose base is even partly inside is caught; impacts
+    go to the nearest to the firing leader first (``how`` measures it). Skipped:
+    models smaller than the firers or the targets (``size`` in the model's extra or
+    its profile), and prone or kneeling ones (AT-43, Tir direct : qui est touché ?).
+    ``target_models`` narrows the target to some models (a single vehicle targeted).
+    """
+    if firing_unit == target_unit:
+        raise InvalidActionError("a unit cannot fire at itself; name two different units")
+    firers = plan.models_of(firing_unit)
+    targets = plan.models_of(target_unit)
+    if target_models is not None:
+        chosen = set(target_models)
+        targets = tuple(m for m in targets if m.model_id in chosen)
+    for uid, ms in ((firing_unit, firers), (target_unit, targets)):
+        if not ms:
+            raise InvalidActionError(f"unit {uid!r} has no model on the table")
+    zone = bases_hull(list(firers) + list(targets))
+    others = [m for m in plan.models if m.unit_id not in (firing_unit, target_unit)]
+    inside = partly_inside(zone, others)
+    leader = plan.leader_of(firing_unit) or firers[0]
+    sizes_f = [s for s in (_size(plan, m) for m in firers) if s is not None]
+    sizes_t = [s for s in (_size(plan, m) for m in targets) if s is not None]
+    floor_size = min(max(sizes_f, default=-math.inf), max(sizes_t, default=-math.inf))
+    caught: list[tuple[float, int, str]] = []
+    skipped: list[tuple[str, str]] = []
+    dist: dict[str, float] = {}
+    for k, (m, ins) in enumerate(zip(others, inside)):
+        if not ins:
+            continue
+        d = model_distance_mm(leader, m, how=how)
+        dist[m.model_id] = d
+        size = _size(plan, m)
+        if m.has_status("prone") or m.has_status("kneeling"):
+            skipped.append((m.model_id, "prone or kneeling: ignored"))
+        elif size is not None and size < floor_size:
+            skipped.append((m.model_id, f"size {size:g} is smaller than the firers' or the targets': ignored"))
+        else:
+            caught.append((d, k, m.model_id))
+    caught.sort()
+    order = tuple(mid for _, _, mid in caught)
+    steps = (
+        Step("fire zone", f"the area between the lines joining the extremities of {firing_unit} and "
+             f"{target_unit} (convex hull of both units' bases)", source, option="fire_zone=hull"),
+        Step("caught", f"{len(order) + len(skipped)} model(s) of other units stand even partly in it", source,
+             value=len(order) + len(skipped)),
+        Step("impact order", "impacts go first to the models caught, nearest to the firing leader "
+             f"{leader.model_id} first: {', '.join(order) if order else 'none'}",
+             "AT-43, Tir direct : qui est touché ?", value=list(order)),
+        *(Step("skipped", f"{mid}: {why}", "AT-43, Tir direct : qui est touché ?") for mid, why in skipped),
+    )
+    return FireZone(firing_unit, target_unit, zone, order, tuple(skipped), dist, steps)
+
+
+def sweep_beyond(obstacle: BaseGeometry, direction: tuple[float, float], length_mm: float) -> BaseGeometry:
+    """Return the area an obstacle covers when swept ``length_mm`` along ``direction`` (its lee side)."""
+    dx, dy = direction
+    norm = math.hypot(dx, dy) or 1.0
+    shifted = shapely.affinity.translate(obstacle, dx / norm * length_mm, dy / norm * length_mm)
+    return shapely.convex_hull(shapely.union(obstacle, shifted)) if obstacle.geom_type in (
+        "LineString", "Polygon") and _is_convex(obstacle) else _sweep_parts(obstacle, dx / norm, dy / norm, length_mm)
+
+
+def _is_convex(g: BaseGeometry) -> bool:
+    if g.geom_type == "LineString":
+        return len(g.coords) == 2
+    return abs(g.convex_hull.area - g.area) <= 1e-6 * max(g.area, 1.0)
+
+
+def _sweep_parts(g: BaseGeometry, ux: float, uy: float, length_mm: float) -> BaseGeometry:
+    coords = shapely.get_coordinates(g.boundary if g.geom_type.endswith("Polygon") else g)
+    quads = []
+    for a, b in zip(coords[:-1], coords[1:]):
+        quads.append(Polygon([a, b, (b[0] + ux * length_mm, b[1] + uy * length_mm),
+                              (a[0] + ux * length_mm, a[1] + uy * length_mm)]).buffer(0))
+    parts = [q for q in quads if not q.is_empty]
+    if g.geom_type.endswith("Polygon"):
+        parts.append(g)
+    return shapely.union_all(parts)
+
+
+@dataclass(frozen=True)
+class Template:
+    """A circular template: centre, radius and the models even partly under it."""
+
+    centre_mm: tuple[float, float]
+    radius_mm: float
+    under: tuple[str, ...]
+    distances_mm: Mapping[str, float]
+    steps: tuple[Step, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"centre_mm": [round(self.centre_mm[0], 2), round(self.centre_mm[1], 2)],
+                "radius_mm": round(self.radius_mm, 3), "under": list(self.under),
+                "distances_mm": {k: round(v, 2) for k, v in self.distances_mm.items()},
+                "explanation": explanation_json(self.steps)}
+
+
+def template(plan: TablePlan, centre_mm: tuple[float, float], radius_mm: float, *, how: str = "edge",
+             models: Iterable[Model] | None = None, source: str = "geometry: circular template") -> Template:
+    """Return the models under a circle of ``radius_mm`` at ``centre_mm``.
+
+    ``how="edge"``: a base even partly under the circle counts (its edge is inside
+    the radius; touching the rim from outside does not); ``how="centre"``: its
+    centre must be within the radius (inclusive). Order: nearest the centre first.
+    """
+    if not (math.isfinite(radius_mm) and radius_mm >= 0):
+        raise InvalidActionError(f"the radius must be a number of mm of 0 or more, got {radius_mm!r}")
+    pool = list(plan.models if models is None else models)
+    found: list[tuple[float, str]] = []
+    dist: dict[str, float] = {}
+    for m in pool:
+        d = point_distance_mm(m, centre_mm, how=how)
+        inside = d < radius_mm - PARTLY_TOLERANCE_MM if how == "edge" and d > 0 else d <= radius_mm + PARTLY_TOLERANCE_MM
+        if how == "edge" and d == 0.0:
+            inside = True
+        if inside:
+            found.append((math.dist(m.position_mm, centre_mm), m.model_id))
+            dist[m.model_id] = d
+    found.sort()
+    under = tuple(mid for _, mid in found)
+    step = Step("template", f"circle of radius {radius_mm:.1f} mm at ({centre_mm[0]:.1f}, {centre_mm[1]:.1f}): "
+                f"{len(under)} model(s) {'even partly ' if how == 'edge' else ''}under it", source, value=len(under))
+    return Template(centre_mm, radius_mm, under, dist, (step,))
+
+
+@dataclass(frozen=True)
+class Aura:
+    """Models within ``radius_mm`` of a model (a bubble, an aura, a power's reach)."""
+
+    model_id: str
+    radius_mm: float
+    inside: tuple[str, ...]
+    distances_mm: Mapping[str, float]
+    steps: tuple[Step, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model_id, "radius_mm": round(self.radius_mm, 3), "inside": list(self.inside),
+                "distances_mm": {k: round(v, 2) for k, v in self.distances_mm.items()},
+                "explanation": explanation_json(self.steps)}
+
+
+def aura(plan: TablePlan, model_id: str, radius_mm: float, *, who: str = "friends", how: str = "edge",
+         strict: bool = False, rule: str = "aura", source: str = "geometry") -> Aura:
+    """Return the models within ``radius_mm`` of ``model_id`` (itself excluded).
+
+    ``who``: ``"friends"`` (same side), ``"enemies"`` or ``"all"``. ``strict``: strictly
+    less than the radius ("à moins de"), else up to and including it.
+    """
+    if who not in ("friends", "enemies", "all"):
+        raise InvalidActionError(f"who must be friends, enemies or all, got {who!r}")
+    centre = plan.model(model_id)
+    side = plan.side_of(model_id)
+    found: list[tuple[float, str]] = []
+    dist: dict[str, float] = {}
+    for m in plan.models:
+        if m.model_id == model_id:
+            continue
+        same = plan.unit(m.unit_id).side == side
+        if (who == "friends" and not same) or (who == "enemies" and same):
+            continue
+        d = model_distance_mm(centre, m, how=how)
+        if d < radius_mm - PARTLY_TOLERANCE_MM or (not strict and d <= radius_mm + PARTLY_TOLERANCE_MM):
+            found.append((d, m.model_id))
+            dist[m.model_id] = d
+    found.sort()
+    inside = tuple(mid for _, mid in found)
+    step = Step(rule, f"{len(inside)} {who if who != 'all' else 'model'}(s) {'strictly ' if strict else ''}within "
+                f"{radius_mm:.1f} mm of {model_id} ({'base edge' if how == 'edge' else 'centre'}): "
+                f"{', '.join(inside) if inside else 'none'}", source, value=len(inside))
+    return Aura(model_id, radius_mm, inside, dist, (step,))
+
+
+@dataclass(frozen=True)
+class ObjectiveState:
+    """One objective: the models of each side within reach, and who holds it."""
+
+    objective_id: str
+    near: Mapping[str, tuple[str, ...]]
+    nearest: Mapping[str, tuple[str, float]]
+    controller: str | None
+    contested: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"objective": self.objective_id, "near": {k: list(v) for k, v in self.near.items()},
+                "nearest": {k: {"model": v[0], "distance_mm": round(v[1], 2)} for k, v in self.nearest.items()},
+                "controller": self.controller, "contested": self.contested}
+
+
+def objective_states(plan: TablePlan, reach_mm: float | None, *, how: str = "edge",
+                     can_hold: Any = None) -> tuple[ObjectiveState, ...]:
+    """Return, per objective, the models of each side within ``reach_mm`` and who holds it.
+
+    With ``reach_mm=None`` only the nearest model of each side is given (no control rule).
+    ``can_hold(model)`` filters models that may seize or contest (e.g. not Shaken).
+    A side holds an objective when it has a model within reach and no other side has.
+    """
+    sides = sorted({u.side for u in plan.units})
+    out = []
+    for obj in plan.objectives:
+        near: dict[str, list[tuple[float, str]]] = {s: [] for s in sides}
+        nearest: dict[str, tuple[str, float]] = {}
+        for m in plan.models:
+            side = plan.unit(m.unit_id).side
+            d = point_distance_mm(m, obj.position_mm, how=how)
+            if side not in nearest or d < nearest[side][1]:
+                nearest[side] = (m.model_id, d)
+            if reach_mm is not None and d <= reach_mm + PARTLY_TOLERANCE_MM and (can_hold is None or can_hold(m)):
+                near[side].append((d, m.model_id))
+        present = [s for s in sides if near[s]]
+        controller = present[0] if len(present) == 1 else None
+        out.append(ObjectiveState(obj.objective_id, {s: tuple(mid for _, mid in sorted(v)) for s, v in near.items()},
+                                  nearest, controller, len(present) > 1))
+    return tuple(out)
+
+
+def deviate(point_mm: tuple[float, float], toward_mm: tuple[float, float], direction: int,
+            distance_mm: float) -> tuple[float, float]:
+    """Return ``point_mm`` moved ``distance_mm`` in scatter direction ``direction`` (1-6).
+
+    The six directions are 60° apart, numbered clockwise as seen from above; 4 points
+    away from ``toward_mm`` (the firer: AT-43's example rolls a 4 and the template
+    drifts behind the target), so 1 points back toward it.
+
+    >>> deviate((100.0, 0.0), (0.0, 0.0), 4, 10.0)
+    (110.0, 0.0)
+    >>> tuple(round(v, 6) + 0.0 for v in deviate((100.0, 0.0), (0.0, 0.0), 1, 10.0))
+    (90.0, 0.0)
+    """
+    if direction not in range(1, 7):
+        raise InvalidActionError(f"the scatter direction must be a die roll 1-6, got {direction!r}")
+    away = math.atan2(point_mm[1] - toward_mm[1], point_mm[0] - toward_mm[0])
+    if point_mm == toward_mm:
+        away = 0.0
+    ang = away + math.radians(60.0 * (direction - 4))
+    return (point_mm[0] + distance_mm * math.cos(ang), point_mm[1] + distance_mm * math.sin(ang))
+
+
+def at43_template_radius_cm(area_cm: float, successes: int, failures: int) -> tuple[float, int, list[str]]:
+    """Return (radius in cm, impacts per model, reasons) of an AT-43 indirect-fire template.
+
+    All shots failed: the radius is the area of effect; otherwise area × successes,
+    capped at 10 cm, and models under a capped template take two impacts
+    (AT-43, Tir indirect : qui est touché).
+
+    >>> at43_template_radius_cm(3, 2, 0)[:2]
+    (6.0, 1)
+    >>> at43_template_radius_cm(3, 4, 2)[:2]
+    (10.0, 2)
+    >>> at43_template_radius_cm(3, 0, 2)[:2]
+    (3.0, 1)
+    """
+    if area_cm <= 0 or successes < 0 or failures < 0 or successes + failures == 0:
+        raise InvalidActionError("an indirect shot needs an area of effect above 0 and at least one die "
+                                 f"(got area {area_cm}, {successes} successes, {failures} failures)")
+    if successes == 0:
+        return float(area_cm), 1, [f"every shot failed: the radius is the area of effect, {area_cm:g} cm"]
+    raw = area_cm * successes
+    if raw > 10:
+        return 10.0, 2, [f"{area_cm:g} cm x {successes} successes = {raw:g} cm, over 10 cm: "
+                         "the radius stays 10 cm and each model takes two impacts"]
+    return float(raw), 1, [f"{area_cm:g} cm x {successes} successes = {raw:g} cm"]
+
+
+def deployment_zone(plan: TablePlan, edge: str, depth_mm: float) -> Polygon:
+    """Return the strip of the table within ``depth_mm`` of ``edge`` (top, bottom, left, right)."""
+    w, d = plan.table.width_mm, plan.table.depth_mm
+    boxes = {"top": (0, 0, w, depth_mm), "bottom": (0, d - depth_mm, w, d),
+             "left": (0, 0, depth_mm, d), "right": (w - depth_mm, 0, w, d)}
+    if edge not in boxes:
+        raise InvalidActionError(f"a table edge is one of top, bottom, left, right; got {edge!r}")
+    return shapely.box(*boxes[edge])
+
+
+def wholly_inside(zone: BaseGeometry, models: Sequence[Model]) -> np.ndarray:
+    """Return, per model, whether its whole base lies inside ``zone``."""
+    if not models:
+        return np.zeros(0, dtype=bool)
+    pts = shapely.points(np.array([m.position_mm for m in models], dtype=float))
+    r = np.array([m.base_mm / 2.0 for m in models])
+    inside = shapely.contains_xy(zone, np.array([m.position_mm[0] for m in models]),
+                                 np.array([m.position_mm[1] for m in models]))
+    return inside & (shapely.distance(zone.exterior, pts) >= r - PARTLY_TOLERANCE_MM)

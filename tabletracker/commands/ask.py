@@ -1,0 +1,86 @@
+"""``tabletracker ask GAME.json QUESTION ARGS... [--json] [--option key=value]``.
+
+Answers one geometric question about a game file with :func:`rules.questions.ask`,
+the function the HTTP API and the web page use too. Prints a readable summary, or
+the whole answer as JSON with ``--json``. Bad input (unknown ids, a question the
+rule set does not have, a malformed game file) is a ``ValueError`` the CLI prints
+as one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="the game file (JSON, see CONVENTIONS.md)")
+    parser.add_argument("question", nargs="?", default=None,
+                        help="distance, los, cohesion, firezone, cover, template, range, aura, objectives... "
+                             "(leave out to list the questions of the game's rule set)")
+    parser.add_argument("args", nargs=argparse.REMAINDER,
+                        help="the question's arguments (ids, numbers, --flags); also --json and "
+                             "--option key=value (repeatable) to change a rule-set option")
+    parser.add_argument("--json", dest="as_json", action="store_true", help="print the answer as JSON")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule-set option (RULES-NOTES.md choice), e.g. measure=centre")
+
+
+def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
+    rest: list[str] = []
+    as_json = bool(args.as_json)
+    raw_options = list(args.option)
+    items = list(args.args)
+    i = 0
+    while i < len(items):
+        tok = items[i]
+        if tok == "--json":
+            as_json = True
+        elif tok == "--option" or tok.startswith("--option="):
+            if tok == "--option":
+                i += 1
+                if i >= len(items):
+                    raise ValueError("--option needs KEY=VALUE, e.g. --option measure=centre")
+                raw_options.append(items[i])
+            else:
+                raw_options.append(tok.split("=", 1)[1])
+        else:
+            rest.append(tok)
+        i += 1
+    options: dict[str, str] = {}
+    for raw in raw_options:
+        key, eq, value = raw.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--option must be KEY=VALUE (e.g. measure=centre), got {raw!r}")
+        options[key.strip()] = value.strip()
+    return rest, as_json, options
+
+
+def _summary(answer: dict[str, Any]) -> str:
+    lines = [f"{answer['question']} ({answer['ruleset']}): {answer.get('answer', '')}"]
+    for step in answer.get("explanation", []):
+        extra = f" [option {step['option']}]" if "option" in step else ""
+        lines.append(f"  - {step['rule']}: {step['text']} ({step['source']}){extra}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rules.plan import load_game
+    from rules.questions import ask, questions
+
+    rest, as_json, options = _split(args)
+    plan = load_game(args.game)
+    if args.question is None:
+        names = questions(plan)
+        print(json.dumps({"ruleset": plan.ruleset, "questions": list(names)}) if as_json
+              else f"{plan.ruleset} questions: {', '.join(names)}")
+        return 0
+    answer = ask(plan, args.question, rest, options)
+    if as_json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+    else:
+        print(_summary(answer))
+    return 0
