@@ -1,0 +1,79 @@
+"""``tabletracker locate IMAGE``: every model and bare base in one image, in table mm.
+
+Without ``--calibration`` the table is calibrated from the four corner markers in the
+same image (the setup file gives the table size, and the camera when known).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from calibration.errors import CalibrationError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", help="a photo of the table from the camera above it (JPEG, PNG...)")
+    parser.add_argument("--setup", help="the setup file (table size, markers, sides); required without "
+                        "--calibration")
+    parser.add_argument("--calibration", help="a calibration file from 'tabletracker calibrate' "
+                        "(default: calibrate from the corner markers in IMAGE)")
+    parser.add_argument("--camera", help="camera intrinsics from 'tabletracker calibrate-camera', used when "
+                        "calibrating from IMAGE")
+    parser.add_argument("--no-bases", action="store_true", help="do not look for bare bases")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (the default is a "
+                        "readable list)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.setup import Setup, load_setup, parse_setup
+    from calibration.store import load_calibration, load_image, load_intrinsics
+    from calibration.table import calibrate_table
+    from tracker.locate import locate_all
+    from tracker.markers import aruco_cells
+
+    image = load_image(args.image)
+    setup: Setup | None = load_setup(args.setup) if args.setup else None
+    if args.calibration:
+        cal = load_calibration(args.calibration)
+        if setup is None:
+            setup = parse_setup({"table": {"width_mm": cal.table.width_mm, "depth_mm": cal.table.depth_mm}},
+                                source=args.calibration)
+        source = args.calibration
+    else:
+        if setup is None:
+            raise CalibrationError("no --calibration given, so the table must be calibrated from this image: "
+                                   "pass --setup setup.json (it gives the table size the corner markers "
+                                   "are measured against)")
+        aruco_cells(setup.markers.dictionary)   # an unknown dictionary fails here, clearly
+        intrinsics = load_intrinsics(args.camera) if args.camera else None
+        cal = calibrate_table(image, setup, intrinsics, source=args.image)
+        source = "corner markers in the image"
+    found = locate_all(image, cal, setup, bare_bases=not args.no_bases)
+    warnings = list(getattr(cal, "warnings", ())) + list(found.warnings)
+    doc = {"image": args.image, "image_size": [int(image.shape[1]), int(image.shape[0])],
+           "calibration": source, "table_mm": [setup.table.width_mm, setup.table.depth_mm]}
+    doc.update(found.to_dict())
+    doc["warnings"] = warnings
+    if args.json:
+        json.dump(doc, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    _print_readable(doc)
+    return 0
+
+
+def _print_readable(doc: dict) -> None:
+    out = sys.stdout
+    out.write(f"{doc['image']}: {len(doc['models'])} model(s) by marker, {len(doc['bases'])} bare base(s) "
+              f"(calibration: {doc['calibration']})\n")
+    for m in doc["models"]:
+        out.write(f"  marker {m['marker_id']:>3}: x {m['x_mm']:8.1f} mm  y {m['y_mm']:8.1f} mm  "
+                  f"facing {m['facing_deg']:5.1f} deg\n")
+    for b in doc["bases"]:
+        out.write(f"  base {b['side']:>6} {b['diameter_mm']:g} mm: x {b['x_mm']:8.1f} mm  y {b['y_mm']:8.1f} mm\n")
+    for r in doc["rejected"]:
+        out.write(f"  rejected marker {r['marker_id']}: {r['reason']}\n")
+    for w in doc["warnings"]:
+        out.write(f"  warning: {w}\n")

@@ -1,0 +1,40 @@
+"""Test support: a table mapping built from a sample's true camera and pose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class PoseMapping:
+    """Image px <-> table mm from a known camera (matrix, distortion, rvec, tvec)."""
+
+    matrix: np.ndarray
+    distortion: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+
+    @classmethod
+    def from_truth(cls, truth: dict[str, Any]) -> PoseMapping:
+        return cls(np.array(truth["camera"]["matrix"], float), np.array(truth["camera"]["distortion"], float),
+                   np.array(truth["pose"]["rvec"], float), np.array(truth["pose"]["tvec"], float))
+
+    def to_image_px(self, points_mm: np.ndarray, *, height_mm: float = 0.0) -> np.ndarray:
+        p = np.asarray(points_mm, float).reshape(-1, 2)
+        xyz = np.column_stack([p, np.full(len(p), -height_mm)])
+        px, _ = cv2.projectPoints(xyz, self.rvec, self.tvec, self.matrix, self.distortion)
+        return px.reshape(-1, 2)
+
+    def to_table_mm(self, points_px: np.ndarray, *, height_mm: float = 0.0) -> np.ndarray:
+        p = np.asarray(points_px, float).reshape(-1, 1, 2)
+        n = cv2.undistortPoints(p, self.matrix, self.distortion,
+                                criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-12)).reshape(-1, 2)
+        rot = cv2.Rodrigues(self.rvec)[0]
+        centre = -rot.T @ self.tvec
+        rays = np.column_stack([n, np.ones(len(n))]) @ rot        # R^T d for each row d
+        lam = (-height_mm - centre[2]) / rays[:, 2]
+        return (centre[None, :2] + lam[:, None] * rays[:, :2])

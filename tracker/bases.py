@@ -1,0 +1,327 @@
+"""Base mode: bare round bases found by their rim colour, with centre, diameter and side.
+
+The frame is rectified onto the table plan at the bases' top height (``base_height_mm``)
+at a known scale (:class:`PlanView`), so a base's top outline is a true circle there.
+Pixels close in hue to a side's rim colour (``setup.bases.sides``) are segmented; the
+outer contour of each blob gives edge points, and a circle is fitted to them by RANSAC,
+which accepts partial arcs (the figure on the base hides part of it). The base's wall is
+the rim colour too: from a camera off to one side it shows as a crescent on the side
+facing the camera, whose outline is the base's bottom circle. Each point is therefore
+scored against the nearer of the top circle and the bottom circle, the latter shifted by
+the parallax the calibration predicts at that place. The diameter is snapped to the
+nearest allowed size (``setup.bases.diameters_mm``); the centre is refitted with it.
+
+Examples
+--------
+>>> [round(float(v), 6) + 0.0 for v in fit_circle(np.array([[3.0, 2.0], [2.0, 3.0], [1.0, 2.0], [2.0, 1.0]]))]
+[2.0, 2.0, 1.0]
+>>> snap_diameter(24.1, (20.0, 25.0, 32.0)), snap_diameter(36.0, (20.0, 25.0, 32.0)) is None
+(25.0, True)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.setup import Setup
+from tracker.markers import TableMapping
+
+log = logging.getLogger(__name__)
+
+#: The plan image's scale is the camera's own at the table centre, within these bounds.
+PLAN_MIN_PX_PER_MM = 1.0
+PLAN_MAX_PX_PER_MM = 2.0
+#: The plan-to-image mapping is computed exactly every this many plan px, then interpolated.
+PLAN_GRID_STEP_PX = 8
+#: Hue distance (OpenCV units, 0-180 for 360 deg) still counted as a side's rim colour.
+HUE_TOLERANCE = 8
+#: Saturation and value, as fractions of the side colour's, below which a pixel is not rim.
+MIN_SATURATION_FRACTION = 0.5
+MIN_VALUE_FRACTION = 0.3
+#: An edge point within this of the fitted outline is an inlier, mm.
+INLIER_TOLERANCE_MM = 0.6
+#: A fitted diameter farther than this from every allowed size is not a base, mm.
+SNAP_TOLERANCE_MM = 3.0
+#: The inliers must cover at least this fraction of the circumference, and this arc.
+MIN_INLIER_FRACTION = 0.35
+MIN_ARC_DEG = 150.0
+RANSAC_ITERATIONS = 300
+#: A circle whose centre is this close to a known model's base centre is that model, mm.
+MODEL_EXCLUSION_MM = 10.0
+
+
+@dataclass(frozen=True)
+class FoundBase:
+    """A bare base: centre (table mm), diameter snapped to an allowed size, side, fit quality."""
+
+    x_mm: float
+    y_mm: float
+    diameter_mm: float
+    side: str
+    fitted_diameter_mm: float
+    inlier_fraction: float
+    arc_deg: float
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON form used by ``locate``."""
+        return {"x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2), "diameter_mm": self.diameter_mm,
+                "side": self.side, "fitted_diameter_mm": round(self.fitted_diameter_mm, 2),
+                "arc_deg": round(self.arc_deg, 1)}
+
+
+class PlanView:
+    """The table seen from straight above at ``height_mm``: a rectified image at a known scale.
+
+    Parameters
+    ----------
+    calibration : TableMapping
+        Image px <-> table mm at any height.
+    setup : Setup
+        Table size and base height.
+    px_per_mm : float, optional
+        Plan scale; by default the camera's own scale at the table centre, bounded by
+        :data:`PLAN_MIN_PX_PER_MM` and :data:`PLAN_MAX_PX_PER_MM`.
+    """
+
+    def __init__(self, calibration: TableMapping, setup: Setup, *, px_per_mm: float | None = None) -> None:
+        self.calibration = calibration
+        self.height_mm = setup.markers.base_height_mm
+        w, d = setup.table.width_mm, setup.table.depth_mm
+        if px_per_mm is None:
+            c = np.array([[w / 2, d / 2], [w / 2 + 10.0, d / 2], [w / 2, d / 2 + 10.0]])
+            px = calibration.to_image_px(c, height_mm=self.height_mm)
+            native = (np.linalg.norm(px[1] - px[0]) + np.linalg.norm(px[2] - px[0])) / 20.0
+            px_per_mm = float(np.clip(native, PLAN_MIN_PX_PER_MM, PLAN_MAX_PX_PER_MM))
+        self.px_per_mm = px_per_mm
+        self.size_px = (int(math.ceil(w * px_per_mm)), int(math.ceil(d * px_per_mm)))
+        self.map_x, self.map_y = self._maps()
+
+    def _maps(self) -> tuple[np.ndarray, np.ndarray]:
+        g = PLAN_GRID_STEP_PX
+        wp, hp = self.size_px
+        nx, ny = wp // g + 3, hp // g + 3
+        gx, gy = np.meshgrid(np.arange(nx) * g, np.arange(ny) * g)
+        mm = np.column_stack([gx.ravel(), gy.ravel()]).astype(float) / self.px_per_mm
+        px = self.calibration.to_image_px(mm, height_mm=self.height_mm).reshape(ny, nx, 2)
+        mx, my = np.meshgrid(np.arange(wp, dtype=np.float32) / g, np.arange(hp, dtype=np.float32) / g)
+        out = [cv2.remap(np.ascontiguousarray(px[:, :, k], dtype=np.float32), mx, my, cv2.INTER_CUBIC)
+               for k in range(2)]
+        return out[0], out[1]
+
+    def warp(self, image: np.ndarray, region_px: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Return the plan image (or its ``region_px`` = x, y, w, h part), BGR."""
+        if region_px is None:
+            mx, my = self.map_x, self.map_y
+        else:
+            x, y, w, h = region_px
+            mx, my = self.map_x[y:y + h, x:x + w], self.map_y[y:y + h, x:x + w]
+        return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+
+    def to_plan_px(self, points_mm: np.ndarray) -> np.ndarray:
+        """Map table mm to plan px (pixel centres at integer coordinates)."""
+        return np.asarray(points_mm, dtype=float) * self.px_per_mm
+
+    def bottom_shift_mm(self, points_mm: np.ndarray) -> np.ndarray:
+        """Return where a point on the table (height 0) appears in the plan, minus the point, mm.
+
+        The parallax of the base's foot: (N, 2) shift of the bottom circle against the top one.
+        """
+        p = np.asarray(points_mm, dtype=float).reshape(-1, 2)
+        seen = self.calibration.to_table_mm(self.calibration.to_image_px(p, height_mm=0.0),
+                                            height_mm=self.height_mm)
+        return seen - p
+
+
+def fit_circle(points: np.ndarray) -> np.ndarray:
+    """Least-squares circle (Kasa's algebraic fit) through (N, 2) points: (cx, cy, r)."""
+    p = np.asarray(points, dtype=float)
+    a = np.column_stack([2 * p, np.ones(len(p))])
+    b = (p ** 2).sum(axis=1)
+    sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+    cx, cy, c = sol
+    return np.array([cx, cy, math.sqrt(max(c + cx * cx + cy * cy, 0.0))])
+
+
+def fit_centre_fixed_radius(points: np.ndarray, centre: np.ndarray, radius: float,
+                            iterations: int = 10) -> np.ndarray:
+    """Refine a circle's centre with its radius fixed (Gauss-Newton on geometric distances)."""
+    c = np.asarray(centre, dtype=float).copy()
+    for _ in range(iterations):
+        d = points - c
+        rho = np.linalg.norm(d, axis=1)
+        rho[rho < 1e-9] = 1e-9
+        jac = -d / rho[:, None]
+        res = rho - radius
+        step, *_ = np.linalg.lstsq(jac, -res, rcond=None)
+        c += step
+        if np.linalg.norm(step) < 1e-6:
+            break
+    return c
+
+
+def snap_diameter(diameter_mm: float, allowed: Sequence[float]) -> float | None:
+    """Return the allowed diameter nearest ``diameter_mm``, or None when none is close enough."""
+    best = min(allowed, key=lambda d: abs(d - diameter_mm))
+    return float(best) if abs(best - diameter_mm) <= SNAP_TOLERANCE_MM else None
+
+
+def _hsv_of(colour: str) -> np.ndarray:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2HSV)[0, 0].astype(int)
+
+
+def side_masks(plan_bgr: np.ndarray, sides: dict[str, str]) -> dict[str, np.ndarray]:
+    """Return a uint8 mask per side of the pixels close to that side's rim colour."""
+    hsv = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2HSV)
+    hue = hsv[:, :, 0].astype(np.int16)
+    out = {}
+    for name, colour in sides.items():
+        h, s, v = _hsv_of(colour)
+        dh = np.abs(hue - h)
+        dh = np.minimum(dh, 180 - dh)
+        mask = ((dh <= HUE_TOLERANCE) & (hsv[:, :, 1] >= MIN_SATURATION_FRACTION * s)
+                & (hsv[:, :, 2] >= MIN_VALUE_FRACTION * v)).astype(np.uint8) * 255
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        out[name] = mask
+    return out
+
+
+def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
+               exclude_mm: Sequence[tuple[float, float]] = (),
+               rng: np.random.Generator | None = None) -> tuple[FoundBase, ...]:
+    """Find the bare bases in a BGR frame.
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8
+        The camera frame.
+    view : PlanView
+        The rectification onto the table at base height.
+    setup : Setup
+        Side colours and allowed diameters.
+    exclude_mm : sequence of (x, y)
+        Base centres of models known by their markers: circles there are not bare bases.
+    rng : numpy Generator, optional
+        RANSAC's sampler (seeded by default, so results are repeatable).
+
+    Returns
+    -------
+    tuple of FoundBase
+        Sorted by y then x.
+    """
+    rng = rng or np.random.default_rng(0)
+    plan = view.warp(image)
+    allowed = setup.bases.diameters_mm
+    s = view.px_per_mm
+    min_d, max_d = min(allowed), max(allowed)
+    found: list[FoundBase] = []
+    for side, mask in side_masks(plan, dict(setup.bases.sides)).items():
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        for k in range(1, n):
+            x, y, w, h, area = stats[k]
+            if max(w, h) < 0.6 * min_d * s or area < 0.15 * math.pi * min_d * s * 1.0:
+                continue
+            pad = 2
+            sub = (labels[max(0, y - pad):y + h + pad, max(0, x - pad):x + w + pad] == k).astype(np.uint8)
+            contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+            pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float)
+            pts_mm = (pts + (max(0, x - pad), max(0, y - pad))) / s
+            found += _circles_in(pts_mm, view, side, allowed, rng, max_d)
+    exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
+    kept = [b for b in found
+            if not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM]
+    kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
+    return tuple(kept)
+
+
+def _residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """(K, M) distance of each point to the nearer of the top circle and the shifted bottom circle."""
+    top = np.abs(np.hypot(pts[None, :, 0] - cx[:, None], pts[None, :, 1] - cy[:, None]) - r[:, None])
+    bottom = np.abs(np.hypot(pts[None, :, 0] - cx[:, None] - shift[0],
+                             pts[None, :, 1] - cy[:, None] - shift[1]) - r[:, None])
+    return np.minimum(top, bottom)
+
+
+def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[float],
+                rng: np.random.Generator, max_d: float) -> list[FoundBase]:
+    """Extract circles from one blob's edge points, strongest first, until none is good enough."""
+    out: list[FoundBase] = []
+    remaining = pts
+    min_r, max_r = min(allowed) / 2 - SNAP_TOLERANCE_MM, max(allowed) / 2 + SNAP_TOLERANCE_MM
+    for _ in range(6):
+        if len(remaining) < 12:
+            break
+        shift = view.bottom_shift_mm(remaining.mean(axis=0, keepdims=True))[0]
+        idx = rng.integers(0, len(remaining), size=(RANSAC_ITERATIONS, 3))
+        circles = _circumcircles(remaining[idx])
+        ok = np.isfinite(circles).all(axis=1) & (circles[:, 2] >= min_r) & (circles[:, 2] <= max_r)
+        if not ok.any():
+            break
+        circles = circles[ok]
+        res = _residuals(remaining, circles[:, 0], circles[:, 1], circles[:, 2], shift)
+        score = (res <= INLIER_TOLERANCE_MM).sum(axis=1)
+        best = circles[int(np.argmax(score))]
+        fit = _refine(remaining, best, shift, allowed)
+        if fit is None:
+            break
+        cx, cy, diameter, fitted, inliers = fit
+        circumference_pts = math.pi * diameter * view.px_per_mm
+        arc = _arc_deg(remaining[inliers], cx, cy)
+        fraction = inliers.sum() / circumference_pts
+        if fraction < MIN_INLIER_FRACTION or arc < MIN_ARC_DEG:
+            break
+        out.append(FoundBase(float(cx), float(cy), diameter, side, float(fitted), float(fraction), float(arc)))
+        # drop this base's points (its whole disc and wall) before looking for the next one
+        d = np.minimum(np.hypot(remaining[:, 0] - cx, remaining[:, 1] - cy),
+                       np.hypot(remaining[:, 0] - cx - shift[0], remaining[:, 1] - cy - shift[1]))
+        remaining = remaining[d > diameter / 2 + 2 * INLIER_TOLERANCE_MM]
+    return out
+
+
+def _circumcircles(tri: np.ndarray) -> np.ndarray:
+    """(K, 3, 2) point triples -> (K, 3) circles (cx, cy, r); NaN for collinear triples."""
+    a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+    d = 2 * (a[:, 0] * (b[:, 1] - c[:, 1]) + b[:, 0] * (c[:, 1] - a[:, 1]) + c[:, 0] * (a[:, 1] - b[:, 1]))
+    a2, b2, c2 = (a ** 2).sum(1), (b ** 2).sum(1), (c ** 2).sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ux = (a2 * (b[:, 1] - c[:, 1]) + b2 * (c[:, 1] - a[:, 1]) + c2 * (a[:, 1] - b[:, 1])) / d
+        uy = (a2 * (c[:, 0] - b[:, 0]) + b2 * (a[:, 0] - c[:, 0]) + c2 * (b[:, 0] - a[:, 0])) / d
+    r = np.hypot(a[:, 0] - ux, a[:, 1] - uy)
+    return np.column_stack([ux, uy, r])
+
+
+def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray,
+            allowed: Sequence[float]) -> tuple[float, float, float, float, np.ndarray] | None:
+    cx, cy, r = circle
+    for _ in range(3):
+        res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0]
+        inl = res <= INLIER_TOLERANCE_MM * 1.5
+        if inl.sum() < 8:
+            return None
+        # each inlier belongs to the top circle or to the bottom one: move the latter back
+        top = np.abs(np.hypot(pts[:, 0] - cx, pts[:, 1] - cy) - r)
+        on_top = top <= res + 1e-9
+        p = np.where(on_top[:, None], pts, pts - shift)[inl]
+        cx, cy, r = fit_circle(p)
+    snapped = snap_diameter(2 * r, allowed)
+    if snapped is None:
+        return None
+    fitted = 2 * r
+    cx, cy = fit_centre_fixed_radius(p, np.array([cx, cy]), snapped / 2)
+    res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([snapped / 2]), shift)[0]
+    return cx, cy, snapped, fitted, res <= INLIER_TOLERANCE_MM * 1.5
+
+
+def _arc_deg(pts: np.ndarray, cx: float, cy: float) -> float:
+    """Angular extent covered by points around a centre (360 minus the largest gap)."""
+    if len(pts) < 2:
+        return 0.0
+    ang = np.sort(np.degrees(np.arctan2(pts[:, 1] - cy, pts[:, 0] - cx)))
+    gaps = np.diff(np.concatenate([ang, ang[:1] + 360.0]))
+    return float(360.0 - gaps.max())

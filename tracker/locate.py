@@ -1,0 +1,104 @@
+"""Everything on the table in one image: models by marker, bare bases by rim colour.
+
+Used by ``tabletracker locate``; the frame loop (:mod:`tracker.pipeline`) runs the same
+steps with regions of interest.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.setup import Setup
+from tracker.bases import FoundBase, PlanView, find_bases
+from tracker.markers import (
+    MIN_READABLE_SIDE_PX,
+    LocatedModel,
+    Rejection,
+    TableMapping,
+    detector_for,
+    locate_models,
+    marker_side_px_range,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Located:
+    """What one image shows: models, bare bases, rejected markers and warnings."""
+
+    models: tuple[LocatedModel, ...]
+    bases: tuple[FoundBase, ...]
+    rejected: tuple[Rejection, ...]
+    warnings: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON document ``locate --json`` prints."""
+        return {"models": [m.to_dict() for m in self.models], "bases": [b.to_dict() for b in self.bases],
+                "rejected": [r.to_dict() for r in self.rejected], "warnings": list(self.warnings)}
+
+
+def readability_warning(calibration: TableMapping, setup: Setup) -> str | None:
+    """Say when base markers are too small in this image to be read, and what would work.
+
+    Returns None when the smallest base marker is at least :data:`MIN_READABLE_SIDE_PX`
+    across everywhere on the table.
+
+    Examples
+    --------
+    >>> from calibration.setup import parse_setup
+    >>> from tracker.markers import ScaledPlane
+    >>> s = parse_setup({"table": {"width_mm": 1200, "depth_mm": 1200}})
+    >>> print(readability_warning(ScaledPlane(0.9), s))
+    12 mm base markers are only 10.8 px across in this image, and a marker needs about 16 px to be read: with this camera use markers of at least 18 mm, or a table of at most 810 x 810 mm (camera closer), or a higher-resolution camera. Bare bases are still found by their rim colour.
+    >>> readability_warning(ScaledPlane(1.8), s) is None
+    True
+    """
+    m = setup.markers
+    size = m.base_size_mm
+    low, _ = marker_side_px_range(calibration, setup, size, height_mm=m.base_height_mm)
+    if low >= MIN_READABLE_SIDE_PX:
+        return None
+    scale = low / MIN_READABLE_SIDE_PX
+    need_mm = math.ceil(size / scale)
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    return (f"{size:g} mm base markers are only {low:.1f} px across in this image, and a marker needs about "
+            f"{MIN_READABLE_SIDE_PX:g} px to be read: with this camera use markers of at least {need_mm} mm, "
+            f"or a table of at most {math.floor(w * scale / 10) * 10:g} x {math.floor(d * scale / 10) * 10:g} mm "
+            "(camera closer), or a higher-resolution camera. Bare bases are still found by their rim colour.")
+
+
+def locate_all(image: np.ndarray, calibration: TableMapping, setup: Setup, *,
+               bare_bases: bool = True) -> Located:
+    """Find every model (by marker) and bare base (by rim colour) in one BGR image.
+
+    Parameters
+    ----------
+    image : (H, W, 3) uint8
+        The camera frame.
+    calibration : TableMapping
+        Image px <-> table mm.
+    setup : Setup
+        Table, markers, sides.
+    bare_bases : bool
+        Also run base mode.
+    """
+    warnings = []
+    small = readability_warning(calibration, setup)
+    if small:
+        warnings.append(small)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    fixes = locate_models(detector_for(calibration, setup).detect(gray), calibration, setup)
+    bases: tuple[FoundBase, ...] = ()
+    if bare_bases and image.ndim == 3:
+        view = PlanView(calibration, setup)
+        bases = find_bases(image, view, setup, exclude_mm=[(m.x_mm, m.y_mm) for m in fixes.models])
+    elif bare_bases:
+        warnings.append("grey image: bare bases need colour to tell the sides, none looked for")
+    return Located(fixes.models, bases, fixes.rejected, tuple(warnings))

@@ -1,0 +1,364 @@
+"""Marker mode: base markers (ids >= 4) to base centres and facings in table mm.
+
+Each detected marker's four corners are mapped to the table at the marker's height
+(``setup.markers.base_height_mm``), so the parallax of a marker standing 3 mm above the
+table is removed. The marker centre is where the mapped diagonals cross; the facing is
+the direction the marker's top edge (OpenCV corners 0->1) points to; the base centre lies
+``offset_mm`` behind the marker centre along that facing (CONVENTIONS.md).
+
+What cannot be right is rejected with a reason: a marker whose measured size differs from
+the size the setup gives it, one whose centre is outside the table, an id seen twice
+(both copies are rejected: we cannot tell which one is the model).
+
+Examples
+--------
+>>> import numpy as np
+>>> from calibration.setup import parse_setup
+>>> setup = parse_setup({"table": {"width_mm": 600, "depth_mm": 600},
+...                      "markers": {"base_offset_mm": 5.0}})
+>>> cal = ScaledPlane(px_per_mm=2.0)        # a camera straight above, 2 px per mm
+>>> corners_mm = square_corners_mm((100.0, 200.0), 12.0, facing_deg=0.0)
+>>> det = Detections.from_corners(corners_mm * 2.0, np.array([17]))
+>>> found = locate_models(det, cal, setup)
+>>> m = found.models[0]
+>>> m.marker_id, round(m.x_mm, 3), round(m.y_mm, 3), round(m.facing_deg, 3)
+(17, 95.0, 200.0, 0.0)
+>>> found.rejected
+()
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from calibration.aruco import detector_parameters, get_dictionary
+from calibration.setup import CORNER_IDS, FIRST_MODEL_ID, Setup
+from tracker.detections import Detections, diagonal_centres
+from tracker.refine import refine_corners
+
+log = logging.getLogger(__name__)
+
+#: A marker whose measured side differs from its expected size by more than this
+#: fraction is not the marker the setup describes (a 12 mm marker read as 16 mm is 33 % off).
+MARKER_SIZE_TOLERANCE = 0.2
+#: How far outside the play area a marker centre may be before it is rejected, mm.
+OUTSIDE_TABLE_MARGIN_MM = 0.0
+#: Below this many pixels across, no decoder reads a 4x4 marker reliably.
+MIN_READABLE_SIDE_PX = 16.0
+#: The detector is told to accept markers down to this fraction of the expected side.
+DETECT_SIDE_FRACTION = 0.7
+
+
+class TableMapping(Protocol):
+    """What the tracker needs from a table calibration (``calibration.table.TableCalibration``)."""
+
+    def to_table_mm(self, points_px: np.ndarray, *, height_mm: float = 0.0) -> np.ndarray: ...
+
+    def to_image_px(self, points_mm: np.ndarray, *, height_mm: float = 0.0) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class ScaledPlane:
+    """A camera straight above the table with no lens distortion: ``px = mm * px_per_mm``.
+
+    Heights are ignored. For tests and examples where a full calibration is not needed.
+    """
+
+    px_per_mm: float
+
+    def to_table_mm(self, points_px: np.ndarray, *, height_mm: float = 0.0) -> np.ndarray:
+        """Map image px to table mm."""
+        return np.asarray(points_px, dtype=float).reshape(-1, 2) / self.px_per_mm
+
+    def to_image_px(self, points_mm: np.ndarray, *, height_mm: float = 0.0) -> np.ndarray:
+        """Map table mm to image px."""
+        return np.asarray(points_mm, dtype=float).reshape(-1, 2) * self.px_per_mm
+
+
+@dataclass(frozen=True)
+class LocatedModel:
+    """One model found by its base marker, table mm."""
+
+    marker_id: int
+    x_mm: float
+    y_mm: float
+    facing_deg: float
+    marker_x_mm: float
+    marker_y_mm: float
+    marker_side_mm: float
+    marker_side_px: float
+    confidence: float
+    center_px: tuple[float, float]
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON form used by ``locate`` and the tracker."""
+        return {"marker_id": self.marker_id, "x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
+                "facing_deg": round(self.facing_deg, 2),
+                "marker_center_mm": [round(self.marker_x_mm, 2), round(self.marker_y_mm, 2)],
+                "marker_side_mm": round(self.marker_side_mm, 2),
+                "marker_side_px": round(self.marker_side_px, 1),
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A detection that cannot be a model, and why."""
+
+    marker_id: int
+    reason: str
+    center_px: tuple[float, float]
+
+    def to_dict(self) -> dict[str, object]:
+        """Return the JSON form."""
+        return {"marker_id": self.marker_id, "reason": self.reason,
+                "center_px": [round(self.center_px[0], 1), round(self.center_px[1], 1)]}
+
+
+@dataclass(frozen=True)
+class MarkerFixes:
+    """The models located in one frame and the detections rejected."""
+
+    models: tuple[LocatedModel, ...]
+    rejected: tuple[Rejection, ...]
+
+
+def square_corners_mm(center_mm: tuple[float, float], side_mm: float, *, facing_deg: float) -> np.ndarray:
+    """Return a marker's four corners (OpenCV order) in table mm, for a given facing.
+
+    Examples
+    --------
+    >>> square_corners_mm((0.0, 0.0), 2.0, facing_deg=270.0).round(6).tolist()
+    [[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]]
+    """
+    a = math.radians(facing_deg)
+    fwd = np.array([math.cos(a), math.sin(a)])
+    right = np.array([-fwd[1], fwd[0]])          # facing rotated +90 deg (toward +y from +x)
+    h = side_mm / 2.0
+    c = np.asarray(center_mm, dtype=float)
+    return np.array([c + h * fwd - h * right, c + h * fwd + h * right,
+                     c - h * fwd + h * right, c - h * fwd - h * right]) + 0.0
+
+
+def facing_from_corners(corners_mm: np.ndarray) -> np.ndarray:
+    """Return the facing (deg from +x toward +y, [0, 360)) of each marker from its corners.
+
+    The top edge (corners 0->1) points the way the model faces: the facing is the
+    direction from the bottom edge to the top edge, averaged with the 0->1 direction
+    turned 90 deg (both estimates use all four corners).
+
+    Examples
+    --------
+    >>> c = np.array([[[-1, -1], [1, -1], [1, 1], [-1, 1]]], float)   # a corner marker's layout
+    >>> facing_from_corners(c).round(6).tolist()
+    [270.0]
+    """
+    c = np.asarray(corners_mm, dtype=float).reshape(-1, 4, 2)
+    up = (c[:, 0] + c[:, 1]) - (c[:, 3] + c[:, 2])
+    right = (c[:, 1] + c[:, 2]) - (c[:, 0] + c[:, 3])
+    turned = np.stack([right[:, 1], -right[:, 0]], axis=1)     # right turned -90 deg is forward
+    v = up + turned
+    return np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
+
+
+def side_lengths(corners: np.ndarray) -> np.ndarray:
+    """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
+    c = np.asarray(corners, dtype=float).reshape(-1, 4, 2)
+    return np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+
+
+def locate_models(detections: Detections, calibration: TableMapping, setup: Setup) -> MarkerFixes:
+    """Turn base-marker detections into base centres and facings, table mm.
+
+    Parameters
+    ----------
+    detections : Detections
+        Markers found in the image (corner ids 0-3 are ignored here).
+    calibration : TableMapping
+        Image px <-> table mm at any height.
+    setup : Setup
+        Table size, marker sizes, height and offsets.
+
+    Returns
+    -------
+    MarkerFixes
+        Models sorted by marker id, and the rejected detections with reasons.
+    """
+    keep = detections.marker_ids >= FIRST_MODEL_ID
+    det = detections.select(keep)
+    if not len(det):
+        return MarkerFixes((), ())
+    m = setup.markers
+    corners_mm = calibration.to_table_mm(det.corners_px.reshape(-1, 2),
+                                         height_mm=m.base_height_mm).reshape(-1, 4, 2)
+    centres_mm = diagonal_centres(corners_mm)
+    sides_mm = side_lengths(corners_mm)
+    sides_px = side_lengths(det.corners_px)
+    facings = facing_from_corners(corners_mm)
+    ids = det.marker_ids.tolist()
+    counts = {i: ids.count(i) for i in ids}
+    models: list[LocatedModel] = []
+    rejected: list[Rejection] = []
+    for k, marker_id in enumerate(ids):
+        centre_px = (float(det.centers_px[k, 0]), float(det.centers_px[k, 1]))
+        reason = _rejection_reason(marker_id, counts[marker_id], sides_mm[k], centres_mm[k], setup)
+        if reason:
+            rejected.append(Rejection(marker_id, reason, centre_px))
+            continue
+        offset = m.for_marker(marker_id).offset_mm
+        a = math.radians(facings[k])
+        x = centres_mm[k, 0] - offset * math.cos(a)
+        y = centres_mm[k, 1] - offset * math.sin(a)
+        models.append(LocatedModel(marker_id, float(x), float(y), float(facings[k]),
+                                   float(centres_mm[k, 0]), float(centres_mm[k, 1]),
+                                   float(sides_mm[k]), float(sides_px[k]),
+                                   float(det.confidence[k]), centre_px))
+    for r in rejected:
+        log.info("marker %d rejected: %s", r.marker_id, r.reason)
+    models.sort(key=lambda mm: mm.marker_id)
+    return MarkerFixes(tuple(models), tuple(rejected))
+
+
+def _rejection_reason(marker_id: int, count: int, side_mm: float, centre_mm: np.ndarray,
+                      setup: Setup) -> str:
+    if count > 1:
+        return f"id {marker_id} seen {count} times in one frame; each model needs its own marker"
+    expected = setup.markers.size_for(marker_id)
+    if abs(side_mm - expected) > MARKER_SIZE_TOLERANCE * expected:
+        return (f"measures {side_mm:.1f} mm across but the setup says {expected:g} mm "
+                f"(a marker from another kit, or a wrong marker size in the setup)")
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    x, y = float(centre_mm[0]), float(centre_mm[1])
+    margin = OUTSIDE_TABLE_MARGIN_MM
+    if not (-margin <= x <= w + margin and -margin <= y <= d + margin):
+        return f"centre at ({x:.1f}, {y:.1f}) mm is outside the {w:g} x {d:g} mm table"
+    return ""
+
+
+# --------------------------------------------------------------------------------------
+# Detection
+
+
+def marker_side_px_range(calibration: TableMapping, setup: Setup, size_mm: float,
+                         *, height_mm: float) -> tuple[float, float]:
+    """Return the smallest and largest side in px of a ``size_mm`` marker over the table.
+
+    Sampled on a 5 x 5 grid of table points at ``height_mm``.
+
+    Examples
+    --------
+    >>> from calibration.setup import parse_setup
+    >>> s = parse_setup({"table": {"width_mm": 600, "depth_mm": 600}})
+    >>> marker_side_px_range(ScaledPlane(1.8), s, 12.0, height_mm=3.0)
+    (21.6, 21.6)
+    """
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    xs, ys = np.meshgrid(np.linspace(0, w, 5), np.linspace(0, d, 5))
+    centres = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    h = size_mm / 2.0
+    offsets = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    corners = (centres[:, None, :] + offsets[None]).reshape(-1, 2)
+    px = np.asarray(calibration.to_image_px(corners, height_mm=height_mm)).reshape(-1, 4, 2)
+    sides = side_lengths(px)
+    return round(float(sides.min()), 3), round(float(sides.max()), 3)
+
+
+@dataclass(frozen=True)
+class MarkerDetector:
+    """A reusable ArUco detector sized for the setup's markers.
+
+    OpenCV's default ``minMarkerPerimeterRate`` (0.03 of the image's larger side) silently
+    drops 12 mm markers at 1080p; here the limits come from the expected marker size in px
+    and are turned into rates for each region searched, so a crop does not change what is
+    accepted. Corners are refined on the square's edges (:mod:`tracker.refine`).
+    """
+
+    dictionary: str
+    min_side_px: float
+    max_side_px: float
+
+    def detect(self, gray: np.ndarray, *, roi: tuple[int, int, int, int] | None = None) -> Detections:
+        """Detect markers in ``gray`` (or only in the region ``roi`` = x, y, w, h), image px."""
+        ox = oy = 0
+        img = gray
+        if roi is not None:
+            x, y, w, h = (int(v) for v in roi)
+            x0, y0 = max(0, x), max(0, y)
+            x1, y1 = min(gray.shape[1], x + w), min(gray.shape[0], y + h)
+            if x1 - x0 < self.min_side_px or y1 - y0 < self.min_side_px:
+                return Detections.empty()
+            img, ox, oy = gray[y0:y1, x0:x1], x0, y0
+        longest = max(img.shape[:2])
+        if longest < self.min_side_px:
+            return Detections.empty()
+        detector = _aruco_detector(self.dictionary, self.min_side_px, self.max_side_px, longest)
+        corners, ids, _ = detector.detectMarkers(img)
+        if ids is None or not len(ids):
+            return Detections.empty()
+        c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+        c = refine_corners(img, c, cells=self.cells) + (ox, oy)
+        conf = np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0)
+        return Detections.from_corners(c, np.asarray(ids).reshape(-1), conf)
+
+    @property
+    def cells(self) -> int:
+        """Cells across a marker of this dictionary, black border included."""
+        return aruco_cells(self.dictionary)
+
+
+#: OpenCV's polygon approximation tolerance (fraction of the perimeter). Its default, 0.03,
+#: is under a pixel on a 16-20 px marker and loses markers whose quiet zone is touched by
+#: the figure; 0.08 keeps them, and the decoder still rejects what is not a marker.
+POLYGON_APPROX_RATE = 0.08
+_DETECTORS: dict[tuple[str, int, int, int], cv2.aruco.ArucoDetector] = {}
+
+
+def aruco_cells(dictionary: str) -> int:
+    """Return the cells across a marker of ``dictionary`` (bits + 2 border cells).
+
+    Examples
+    --------
+    >>> aruco_cells("DICT_4X4_250"), aruco_cells("DICT_APRILTAG_36h11")
+    (6, 8)
+    """
+    return int(get_dictionary(dictionary).markerSize) + 2
+
+
+def _aruco_detector(dictionary: str, min_side_px: float, max_side_px: float,
+                    longest_px: int) -> cv2.aruco.ArucoDetector:
+    """A cached detector for images whose larger side is about ``longest_px``.
+
+    The corners are left unrefined here: :func:`tracker.refine.refine_corners` fits the
+    square's edges, which a 1-2 px quiet zone does not disturb (OpenCV's corner windows
+    reach past it onto the base).
+    """
+    bucket = max(16, (longest_px // 16) * 16)
+    key = (dictionary, int(min_side_px * 8), int(max_side_px * 8), bucket)
+    found = _DETECTORS.get(key)
+    if found is None:
+        params = detector_parameters((bucket, bucket), min_side_px=min_side_px,
+                                     max_side_px=max_side_px, refine=False)
+        params.polygonalApproxAccuracyRate = POLYGON_APPROX_RATE
+        if len(_DETECTORS) > 256:
+            _DETECTORS.clear()
+        found = _DETECTORS[key] = cv2.aruco.ArucoDetector(get_dictionary(dictionary), params)
+    return found
+
+
+def detector_for(calibration: TableMapping, setup: Setup) -> MarkerDetector:
+    """Return a detector sized for the setup's base markers as this camera sees them."""
+    m = setup.markers
+    sizes = [m.base_size_mm] + [o.size_mm for o in m.per_marker.values() if o.size_mm]
+    lo, _ = marker_side_px_range(calibration, setup, min(sizes), height_mm=m.base_height_mm)
+    _, hi = marker_side_px_range(calibration, setup, max(sizes), height_mm=m.base_height_mm)
+    return MarkerDetector(m.dictionary, lo * DETECT_SIDE_FRACTION, hi * 1.5)
+
+
+def corner_ids_seen(detections: Detections) -> tuple[int, ...]:
+    """Return the corner-marker ids (0-3) present in ``detections``, sorted."""
+    return tuple(sorted(set(int(i) for i in detections.marker_ids) & set(CORNER_IDS)))

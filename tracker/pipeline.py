@@ -1,0 +1,258 @@
+"""The frame loop: detectors on images, fed to the :class:`~tracker.tracking.TrackBook`.
+
+After a full scan of the first frame, base markers are looked for only in small regions
+around where each model was last seen (the ArUco detector runs on the crops); a full scan
+runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every :data:`MISSING_SCAN_EVERY`
+frames) while a known model is missing. Bare bases are searched on the rectified plan
+every :data:`BASE_SCAN_EVERY` frames. The corner markers are checked every
+:data:`CORNER_CHECK_EVERY` frames: when all four are visible and have shifted (the table
+or camera was bumped) or :data:`RECALIBRATE_EVERY` frames have passed, the table is
+calibrated again; when some are hidden, the last good calibration is kept with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.setup import CORNER_IDS, Setup
+from tracker.bases import PlanView, find_bases
+from tracker.detections import Detections
+from tracker.markers import MarkerDetector, TableMapping, detector_for, locate_models, MarkerFixes
+from tracker.sources import Frame
+from tracker.state import TrackState
+from tracker.tracking import BaseFix, Fix, TrackBook
+
+log = logging.getLogger(__name__)
+
+FULL_SCAN_EVERY = 30
+MISSING_SCAN_EVERY = 5
+BASE_SCAN_EVERY = 10
+CORNER_CHECK_EVERY = 30
+RECALIBRATE_EVERY = 900
+#: A region searched around a model's last position spans this many marker sides.
+ROI_MARKER_SIDES = 4.0
+#: Smallest region searched around a model, px.
+ROI_MIN_PX = 48
+#: Corner markers seen farther than this from where the calibration puts them: recalibrate.
+CORNER_SHIFT_PX = 1.5
+
+Calibrate = Callable[[np.ndarray, Setup], TableMapping]
+
+
+def default_calibrate(intrinsics: Any = None) -> Calibrate:
+    """Return a function calibrating the table from a frame's corner markers."""
+    def calibrate(image: np.ndarray, setup: Setup) -> TableMapping:
+        from calibration.table import calibrate_table
+        return calibrate_table(image, setup, intrinsics)
+    return calibrate
+
+
+def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Merge overlapping (x, y, w, h) boxes into their bounding boxes, until none overlap.
+
+    Examples
+    --------
+    >>> merge_boxes([(0, 0, 10, 10), (5, 5, 10, 10), (50, 50, 4, 4)])
+    [(0, 0, 15, 15), (50, 50, 4, 4)]
+    """
+    rects = [[x, y, x + w, y + h] for x, y, w, h in boxes]
+    merged = True
+    while merged:
+        merged = False
+        out: list[list[int]] = []
+        for r in rects:
+            for o in out:
+                if r[0] < o[2] and o[0] < r[2] and r[1] < o[3] and o[1] < r[3]:
+                    o[0], o[1], o[2], o[3] = min(o[0], r[0]), min(o[1], r[1]), max(o[2], r[2]), max(o[3], r[3])
+                    merged = True
+                    break
+            else:
+                out.append(list(r))
+        rects = out
+    return [(a, b, c - a, d - b) for a, b, c, d in rects]
+
+
+class Tracker:
+    """Track every model through a stream of frames.
+
+    Parameters
+    ----------
+    setup : Setup
+        Table size, markers and bare-base sides.
+    calibration : TableMapping, optional
+        A table calibration; without one, the first frame showing the four corner markers
+        calibrates the table.
+    calibrate : callable, optional
+        ``calibrate(image, setup) -> calibration`` (``calibration.table.calibrate_table``).
+    find_bare_bases : bool
+        Also look for bases without markers.
+    """
+
+    def __init__(self, setup: Setup, calibration: TableMapping | None = None, *,
+                 calibrate: Calibrate | None = None, find_bare_bases: bool = True,
+                 full_scan_every: int = FULL_SCAN_EVERY, base_scan_every: int = BASE_SCAN_EVERY) -> None:
+        self.setup = setup
+        self._calibrate = calibrate or default_calibrate()
+        self._book = TrackBook()
+        self._find_bases = find_bare_bases
+        self._full_every = max(1, full_scan_every)
+        self._base_every = max(1, base_scan_every)
+        self._frames = 0
+        self._last_full = -10**9
+        self._last_base_scan = -10**9
+        self._last_calibrated = 0
+        self._last_px: dict[int, tuple[float, float, float]] = {}   # id -> (x, y, side) px
+        self._warnings: tuple[str, ...] = ()
+        self._rejected_seen: set[tuple[int, str]] = set()
+        self._calibration: TableMapping | None = None
+        self._detector: MarkerDetector | None = None
+        self._plan: PlanView | None = None
+        if calibration is not None:
+            self._use_calibration(calibration)
+        self._state = TrackState.empty()
+
+    @property
+    def state(self) -> TrackState:
+        """The latest immutable snapshot (safe to read from another thread)."""
+        return self._state
+
+    @property
+    def calibration(self) -> TableMapping | None:
+        """The calibration in use (the last good one)."""
+        return self._calibration
+
+    def _use_calibration(self, calibration: TableMapping) -> None:
+        self._calibration = calibration
+        self._detector = detector_for(calibration, self.setup)
+        self._plan = PlanView(calibration, self.setup) if self._find_bases else None
+        self._last_calibrated = self._frames
+
+    # ------------------------------------------------------------------------------ loop
+
+    def process(self, frame: Frame) -> list[dict[str, Any]]:
+        """Process one frame from a source; return the events (JSON-ready dicts)."""
+        stamp = {"frame": frame.index, "timestamp_s": round(frame.timestamp_s, 3)}
+        if frame.event is not None:
+            event = {"type": frame.event, **stamp}
+            if frame.error:
+                event["message"] = frame.error
+            return [event]
+        if frame.image is None:
+            log.warning("frame %d skipped: %s", frame.index, frame.error)
+            return [{"type": "frame_error", **stamp, "message": frame.error or "no image"}]
+        events: list[dict[str, Any]] = []
+        image = frame.image
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        if self._calibration is None:
+            try:
+                self._use_calibration(self._calibrate(image, self.setup))
+                events.append({"type": "calibrated", **stamp})
+            except ValueError as exc:
+                self._frames += 1
+                self._warnings = (f"not calibrated: {exc}",)
+                self._state = TrackState(frame.index, frame.timestamp_s, self._state.models,
+                                         self._state.bases, calibrated=False, warnings=self._warnings)
+                return [{"type": "calibration_failed", **stamp, "message": str(exc)}]
+        else:
+            events += self._check_corners(image, gray, stamp)
+        fixes, full = self._detect_models(gray)
+        events += self._rejections(fixes, stamp, full)
+        bases = self._detect_bases(image) if self._find_bases else None
+        events += self._book.update(
+            [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
+            None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
+            timestamp_s=frame.timestamp_s, frame_index=frame.index)
+        self._frames += 1
+        self._state = self._book.state(calibrated=True, warnings=self._warnings)
+        return events
+
+    def _detect_models(self, gray: np.ndarray) -> tuple[MarkerFixes, bool]:
+        assert self._detector is not None and self._calibration is not None
+        since_full = self._frames - self._last_full
+        missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
+        full = (since_full >= self._full_every or not self._last_px
+                or (missing and since_full >= MISSING_SCAN_EVERY))
+        if full:
+            det = self._detector.detect(gray)
+            self._last_full = self._frames
+        else:
+            boxes = []
+            for x, y, side in self._last_px.values():
+                half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
+                boxes.append((int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1))
+            det = Detections.concat([self._detector.detect(gray, roi=b) for b in merge_boxes(boxes)])
+        fixes = locate_models(det, self._calibration, self.setup)
+        seen = {m.marker_id: (m.center_px[0], m.center_px[1], m.marker_side_px) for m in fixes.models}
+        if full:
+            self._last_px = seen
+        else:
+            self._last_px.update(seen)
+            for gone in set(self._last_px) - set(seen):
+                del self._last_px[gone]
+        return fixes, full
+
+    def _rejections(self, fixes: MarkerFixes, stamp: dict[str, Any], full: bool) -> list[dict[str, Any]]:
+        events = []
+        for r in fixes.rejected:
+            key = (r.marker_id, r.reason.split(" ")[0])
+            if key not in self._rejected_seen:
+                self._rejected_seen.add(key)
+                events.append({"type": "marker_rejected", **stamp, **r.to_dict()})
+        return events
+
+    def _detect_bases(self, image: np.ndarray) -> list[Any] | None:
+        if self._frames - self._last_base_scan < self._base_every:
+            return None
+        assert self._plan is not None
+        self._last_base_scan = self._frames
+        known = [(x, y) for _, x, y, _ in self._book.known_positions_mm()]
+        return list(find_bases(image, self._plan, self.setup, exclude_mm=known))
+
+    # ----------------------------------------------------------------------- calibration
+
+    def _check_corners(self, image: np.ndarray, gray: np.ndarray, stamp: dict[str, Any]) -> list[dict[str, Any]]:
+        if self._frames % CORNER_CHECK_EVERY:
+            return []
+        assert self._calibration is not None
+        size = self.setup.markers.corner_size_mm
+        w, d = self.setup.table.width_mm, self.setup.table.depth_mm
+        h = size / 2.0
+        centres_mm = np.array([[h, h], [w - h, h], [w - h, d - h], [h, d - h]])
+        outline = np.array([[-size, -size], [size, -size], [size, size], [-size, size]])
+        found: dict[int, np.ndarray] = {}
+        side_px = 0.0
+        for cid, c in zip(CORNER_IDS, centres_mm):
+            box_px = self._calibration.to_image_px(c + outline)
+            x0, y0 = np.floor(box_px.min(axis=0)).astype(int)
+            x1, y1 = np.ceil(box_px.max(axis=0)).astype(int)
+            side_px = max(side_px, float(x1 - x0) / 2.0)
+            det = MarkerDetector(self.setup.markers.dictionary, side_px * 0.4, side_px * 1.5).detect(
+                gray, roi=(int(x0), int(y0), int(x1 - x0), int(y1 - y0)))
+            hit = det.marker_ids == cid
+            if hit.any():
+                found[cid] = det.centers_px[hit][0]
+        missing = [c for c in CORNER_IDS if c not in found]
+        if missing:
+            warning = (f"corner marker(s) {', '.join(map(str, missing))} hidden: keeping the last "
+                       "good calibration")
+            if warning not in self._warnings:
+                log.warning(warning)
+                self._warnings = (warning,)
+                return [{"type": "calibration_warning", **stamp, "message": warning}]
+            return []
+        self._warnings = ()
+        expected = self._calibration.to_image_px(centres_mm)
+        shift = float(np.max(np.linalg.norm(np.array([found[c] for c in CORNER_IDS]) - expected, axis=1)))
+        if shift <= CORNER_SHIFT_PX and self._frames - self._last_calibrated < RECALIBRATE_EVERY:
+            return []
+        try:
+            self._use_calibration(self._calibrate(image, self.setup))
+        except ValueError as exc:
+            log.warning("recalibration failed, keeping the last calibration: %s", exc)
+            return []
+        return [{"type": "recalibrated", **stamp, "corner_shift_px": round(shift, 2)}]
