@@ -3,7 +3,7 @@
 :func:`build_kit` lays out, at true scale, a multi-page vector PDF (see
 :mod:`calibration.pdf`):
 
-1. the four table-corner markers (ids 0-3, 60 mm) with a white quiet zone, each
+1. the four table-corner markers (ids 0-3, 60 mm by default) with a white quiet zone, each
    labelled with its id and the corner it goes in (CONVENTIONS.md: 0 top-left at
    the table's origin, 1 top-right, 2 bottom-right, 3 bottom-left, all with their
    top edge toward the edge joining markers 0 and 1);
@@ -55,6 +55,7 @@ DEFAULT_LAST_ID = 249
 CORNER_SIZE_MM = 60.0
 DEFAULT_BASE_SIZE_MM = 12.0
 BASE_SIZE_RANGE_MM = (5.0, 80.0)
+CORNER_SIZE_RANGE_MM = (30.0, 140.0)
 MARGIN_MM = 10.0
 MIN_QUIET_ZONE_MM = 2.0
 RULER_MM = 100.0
@@ -80,6 +81,13 @@ class KitOptions:
     base_size_mm: float = DEFAULT_BASE_SIZE_MM
     dictionary: str = DEFAULT_DICTIONARY
     board: BoardSpec = KIT_BOARD
+    corner_size_mm: float = CORNER_SIZE_MM
+    size_overrides_mm: tuple[tuple[int, float], ...] = ()
+    """(marker id, size) pairs for base markers printed at another size (setup ``per_marker``)."""
+
+    def size_for(self, marker_id: int) -> float:
+        """Return the printed size of base marker ``marker_id`` in mm."""
+        return dict(self.size_overrides_mm).get(marker_id, self.base_size_mm)
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,12 @@ def validate(options: KitOptions) -> KitOptions:
     low, high = BASE_SIZE_RANGE_MM
     if not low <= options.base_size_mm <= high:
         raise KitError(f"--base-size-mm must be from {low:g} to {high:g} mm, got {options.base_size_mm:g}")
+    for marker_id, size_mm in options.size_overrides_mm:
+        if not low <= size_mm <= high:
+            raise KitError(f"marker {marker_id}'s size must be from {low:g} to {high:g} mm, got {size_mm:g}")
+    low, high = CORNER_SIZE_RANGE_MM
+    if not low <= options.corner_size_mm <= high:
+        raise KitError(f"corner markers must be from {low:g} to {high:g} mm, got {options.corner_size_mm:g}")
     return options
 
 
@@ -276,30 +290,32 @@ def _footer(canvas: PdfCanvas, height_mm: float) -> None:
 
 
 # -- pages ----------------------------------------------------------------------------
-def _corner_page(canvas: PdfCanvas, options: KitOptions, page: int) -> list[PlacedMarker]:
+def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int) -> list[PlacedMarker]:
+    """The four corner markers: on one page laid out as on the table, or one a page when too big."""
     width, height = PAPERS[options.paper]
-    canvas.page(width, height)
-    size = CORNER_SIZE_MM
+    size = options.corner_size_mm
     quiet = quiet_zone_mm(options.dictionary, size)
-    top = _header(canvas, width, f"Table corner markers 0-3: {size:g} mm, {options.dictionary}", [
-        "Seen from above: 0 top-left (the table's origin), 1 top-right, 2 bottom-right, 3 bottom-left.",
-        "Lay each one flush in its corner: the black square's two outer edges on the play area's edges",
-        f"(its centre {size / 2:g} mm from both). Keep the white margin; let it overhang past the edge.",
-        "All four the same way round: the arrowed top edge toward the table edge joining markers 0 and 1.",
-    ])
-    cell = size + 2 * quiet
-    gap = 14.0
-    left = (width - 2 * cell - gap) / 2
+    cell, gap = size + 2 * quiet, 14.0
     row_step = cell + 21.0
+    top = MARGIN_MM + 10.5 + 4 * 3.8 + 2.0 + 5.0  # below the header
+    bottom = height - MARGIN_MM - 14.0  # above the check bar
+    if 2 * cell + gap <= width - 2 * MARGIN_MM and top + 2 * row_step <= bottom:
+        left = (width - 2 * cell - gap) / 2
+        grid = {0: (0, 0), 1: (1, 0), 2: (1, 1), 3: (0, 1)}  # id -> (column, row) as on the table
+        spots = {i: (0, left + c * (cell + gap), top + r * row_step) for i, (c, r) in grid.items()}
+    elif cell <= width - 2 * MARGIN_MM and top + row_step <= bottom:
+        spots = {i: (i, (width - cell) / 2, top) for i in CORNER_IDS}
+    else:
+        raise KitError(f"{size:g} mm corner markers do not fit on {options.paper} paper; "
+                       f"use at most {CORNER_SIZE_RANGE_MM[1]:g} mm")
     placed = []
-    grid = {0: (0, 0), 1: (1, 0), 2: (1, 1), 3: (0, 1)}  # id -> (column, row) as on the table
     for marker_id in CORNER_IDS:
-        col, row = grid[marker_id]
-        cx = left + col * (cell + gap)
-        cy = top + 5.0 + row * row_step
+        sheet, cx, cy = spots[marker_id]
+        if sheet == canvas.page_count - first_page:
+            _corner_page_header(canvas, options, width, height)
         mx, my = cx + quiet, cy + quiet
         draw_marker(canvas, options.dictionary, marker_id, mx, my, size)
-        placed.append(PlacedMarker(marker_id, options.dictionary, page, mx, my, size))
+        placed.append(PlacedMarker(marker_id, options.dictionary, first_page + sheet, mx, my, size))
         canvas.outline(cx, cy, cell, cell, width_mm=0.15, grey=CUT_GREY, dash_mm=2.0)
         _arrow(canvas, cx + cell / 2, cy - 3.6, 3.0)
         _corner_bracket(canvas, cx, cy, cell, marker_id)
@@ -308,8 +324,19 @@ def _corner_page(canvas: PdfCanvas, options: KitOptions, page: int) -> list[Plac
         canvas.text(cx + cell / 2, cy + cell + 12.0,
                     "the black square's corner nearest the grey L goes in the table's corner",
                     size_pt=6.5, grey=0.3, align="center")
-    _footer(canvas, height)
     return placed
+
+
+def _corner_page_header(canvas: PdfCanvas, options: KitOptions, width: float, height: float) -> None:
+    canvas.page(width, height)
+    size = options.corner_size_mm
+    _header(canvas, width, f"Table corner markers 0-3: {size:g} mm, {options.dictionary}", [
+        "Seen from above: 0 top-left (the table's origin), 1 top-right, 2 bottom-right, 3 bottom-left.",
+        "Lay each one flush in its corner: the black square's two outer edges on the play area's edges",
+        f"(its centre {size / 2:g} mm from both). Keep the white margin; let it overhang past the edge.",
+        "All four the same way round: the arrowed top edge toward the table edge joining markers 0 and 1.",
+    ])
+    _footer(canvas, height)
 
 
 def _arrow(canvas: PdfCanvas, x_mm: float, tip_y_mm: float, width_mm: float) -> None:
@@ -333,24 +360,30 @@ def _corner_bracket(canvas: PdfCanvas, cx: float, cy: float, cell: float, marker
     canvas.rect(x - t / 2, min(y, y + inward_y * arm) - t / 2, t, arm + t, grey=0.35)
 
 
-def base_cell_mm(options: KitOptions) -> tuple[float, float, float]:
-    """Return a base marker's cell (width, height) and quiet zone, in mm."""
-    quiet = quiet_zone_mm(options.dictionary, options.base_size_mm)
-    width = options.base_size_mm + 2 * quiet
+def base_cell_mm(dictionary: str, size_mm: float) -> tuple[float, float, float]:
+    """Return a base marker's cell (width, height) and quiet zone, in mm.
+
+    Examples
+    --------
+    >>> [round(v, 6) for v in base_cell_mm("DICT_4X4_250", 12.0)]
+    [16.0, 20.2, 2.0]
+    """
+    quiet = quiet_zone_mm(dictionary, size_mm)
+    width = size_mm + 2 * quiet
     height = _ARROW_STRIP_MM + width + _ID_STRIP_MM
     return width, height, quiet
 
 
-def _base_pages(canvas: PdfCanvas, options: KitOptions, first_page: int) -> list[PlacedMarker]:
+def _base_pages(canvas: PdfCanvas, options: KitOptions, ids: Sequence[int], size: float,
+                first_page: int) -> list[PlacedMarker]:
+    """Sheets of base markers ``ids``, all ``size`` mm across."""
     width, height = PAPERS[options.paper]
-    cell_w, cell_h, quiet = base_cell_mm(options)
-    size = options.base_size_mm
+    cell_w, cell_h, quiet = base_cell_mm(options.dictionary, size)
     top = MARGIN_MM + 10.5 + 2 * 3.8 + 2.0  # below the two header lines
     bottom = height - MARGIN_MM - 12.0  # above the check bar
     columns = int((width - 2 * MARGIN_MM) // cell_w)
     rows = int((bottom - top) // cell_h)
     per_page = columns * rows
-    ids = options.base_ids
     chunks = [ids[i:i + per_page] for i in range(0, len(ids), per_page)]
     left = (width - columns * cell_w) / 2
     placed = []
@@ -358,10 +391,10 @@ def _base_pages(canvas: PdfCanvas, options: KitOptions, first_page: int) -> list
         page = first_page + sheet
         canvas.page(width, height)
         _header(canvas, width, f"Base markers {size:g} mm, {options.dictionary}: "
-                f"ids {format_id_ranges(chunk)} (sheet {sheet + 1} of {len(chunks)})", [
+                f"{'id' if len(chunk) == 1 else 'ids'} {format_id_ranges(chunk)} (sheet {sheet + 1} of {len(chunks)})", [
             "Cut along the grey lines. The arrow marks the marker's top edge: glue it pointing where the "
             "model faces.",
-            f"Keep the white margin ({quiet:g} mm) round the black square; the id printed under each "
+            f"Keep the white margin ({round(quiet, 1):g} mm) round the black square; the id printed under each "
             "marker is the model's marker_id.",
         ])
         cells = []
@@ -467,11 +500,18 @@ def build_kit(options: KitOptions = KitOptions()) -> Kit:
     """
     validate(options)
     canvas = PdfCanvas(title=f"tabletracker marker kit ({options.dictionary}, {options.paper})")
-    markers = _corner_page(canvas, options, 0)
-    markers += _base_pages(canvas, options, canvas.page_count)
+    kinds: list[str] = []
+    markers = _corner_pages(canvas, options, 0)
+    kinds += ["corners"] * (canvas.page_count - len(kinds))
+    by_size: dict[float, list[int]] = {}
+    for marker_id in options.base_ids:
+        by_size.setdefault(options.size_for(marker_id), []).append(marker_id)
+    for size in sorted(by_size, key=lambda s: (s != options.base_size_mm, s)):
+        markers += _base_pages(canvas, options, by_size[size], size, canvas.page_count)
+    kinds += ["bases"] * (canvas.page_count - len(kinds))
     board_markers, origin = _charuco_page(canvas, options, canvas.page_count)
     markers += board_markers
-    kinds = ["corners"] + ["bases"] * (canvas.page_count - 2) + ["charuco"]
+    kinds += ["charuco"]
     width, height = PAPERS[options.paper]
     pages = tuple(KitPage(kind, *((height, width) if kind == "charuco" else (width, height))) for kind in kinds)
     logger.info("kit: %d pages, %d markers", len(pages), len(markers))

@@ -3,6 +3,8 @@
 The kit holds the four 60 mm table-corner markers (ids 0-3) with where each goes,
 sheets of base markers with cut lines, and the ChArUco board for
 ``calibrate-camera``. Every page has a 100 mm check bar: print at 100 %.
+With ``--setup`` the dictionary and the corner, base and per-marker sizes come
+from the setup file, so the print matches what the tracker expects.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ from __future__ import annotations
 import argparse
 
 from calibration.kit import (
-    DEFAULT_BASE_SIZE_MM, DEFAULT_DICTIONARY, DEFAULT_LAST_ID, PAPERS, KitError, KitOptions,
+    DEFAULT_BASE_SIZE_MM, DEFAULT_DICTIONARY, DEFAULT_LAST_ID, PAPERS, Kit, KitError, KitOptions,
     build_kit, dictionary_size, format_id_ranges, parse_id_ranges,
 )
-from calibration.setup import FIRST_MODEL_ID
+from calibration.setup import FIRST_MODEL_ID, MarkerSettings, load_setup
 
 HELP = "write the printable marker kit as a PDF at true scale"
 
@@ -26,41 +28,64 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ids", default=None, metavar="RANGES",
                         help=f"base marker ids, e.g. 4-60 or 4-20,30 (default {FIRST_MODEL_ID}-{DEFAULT_LAST_ID}, "
                         "capped at the dictionary's last id)")
-    parser.add_argument("--base-size-mm", type=float, default=DEFAULT_BASE_SIZE_MM, metavar="MM",
-                        help=f"base marker size across its black square (default {DEFAULT_BASE_SIZE_MM:g})")
-    parser.add_argument("--dictionary", default=DEFAULT_DICTIONARY,
-                        help=f"ArUco dictionary of the corner and base markers (default {DEFAULT_DICTIONARY})")
+    parser.add_argument("--base-size-mm", type=float, default=None, metavar="MM",
+                        help=f"base marker size across its black square (default {DEFAULT_BASE_SIZE_MM:g}, "
+                        "or the setup file's)")
+    parser.add_argument("--dictionary", default=None,
+                        help=f"ArUco dictionary of the corner and base markers (default {DEFAULT_DICTIONARY}, "
+                        "or the setup file's)")
+    parser.add_argument("--setup", default=None, metavar="JSON",
+                        help="take the dictionary and the corner, base and per-marker sizes from this setup file")
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the kit and write it; print what was written."""
-    if args.paper not in PAPERS:
-        raise KitError(f"--paper: unknown paper {args.paper!r}; use one of {', '.join(PAPERS)}")
-    size = dictionary_size(args.dictionary)
-    if args.ids is None:
-        ids = tuple(range(FIRST_MODEL_ID, min(DEFAULT_LAST_ID + 1, size)))
-    else:
-        ids = parse_id_ranges(args.ids, dictionary_size=size)
-    options = KitOptions(paper=args.paper, base_ids=ids, base_size_mm=args.base_size_mm,
-                         dictionary=args.dictionary)
+    options = kit_options(args)
+    ids = options.base_ids
     kit = build_kit(options)
     try:
         kit.write(args.out)
     except OSError as exc:
         raise KitError(f"--out: cannot write {args.out} ({exc.strerror or exc}); "
                        "check that its folder exists and is writable") from None
-    sheets = sum(1 for p in kit.pages if p.kind == "bases")
-    print(f"wrote {args.out}: {len(kit.pages)} pages on {args.paper} paper")
-    print("  page 1: corner markers 0-3, 60 mm (with where each goes)")
-    pages = "page 2" if sheets == 1 else f"pages 2-{1 + sheets}"
+    print(f"wrote {args.out}: {len(kit.pages)} pages on {options.paper} paper")
+    print(f"  {_pages(kit, 'corners')}: corner markers 0-3, {options.corner_size_mm:g} mm "
+          "(with where each goes)")
     plural = "" if len(ids) == 1 else "s"
-    print(f"  {pages}: {len(ids)} base marker{plural} of {args.base_size_mm:g} mm "
-          f"(ids {format_id_ranges(ids)}), {args.dictionary}")
+    sizes = sorted({options.size_for(i) for i in ids})
+    print(f"  {_pages(kit, 'bases')}: {len(ids)} base marker{plural} of {' / '.join(f'{v:g}' for v in sizes)} mm "
+          f"(ids {format_id_ranges(ids)}), {options.dictionary}")
     board = options.board
     print(f"  page {len(kit.pages)}: ChArUco board {board.squares_x} x {board.squares_y} squares of "
           f"{board.square_mm:g} mm, markers {board.marker_mm:g} mm, {board.dictionary}")
-    if args.dictionary == board.dictionary:
+    if options.dictionary == board.dictionary:
         print(f"Warning: the ChArUco board also uses {board.dictionary}: keep it off the table while "
               "tracking, or its markers will be taken for models.")
     print("Print at 100 % (no fit-to-page) and check that the bar on each page measures 100 mm.")
     return 0
+
+
+def kit_options(args: argparse.Namespace) -> KitOptions:
+    """Turn the command line (and the setup file, when given) into checked kit options.
+
+    Options given on the command line win over the setup file's values.
+    """
+    if args.paper not in PAPERS:
+        raise KitError(f"--paper: unknown paper {args.paper!r}; use one of {', '.join(PAPERS)}")
+    markers = load_setup(args.setup).markers if args.setup else MarkerSettings()
+    dictionary = args.dictionary or markers.dictionary
+    base_size_mm = markers.base_size_mm if args.base_size_mm is None else args.base_size_mm
+    size = dictionary_size(dictionary)
+    if args.ids is None:
+        ids = tuple(range(FIRST_MODEL_ID, min(DEFAULT_LAST_ID + 1, size)))
+    else:
+        ids = parse_id_ranges(args.ids, dictionary_size=size)
+    overrides = tuple(sorted((i, o.size_mm) for i, o in markers.per_marker.items()
+                             if o.size_mm is not None and i in ids))
+    return KitOptions(paper=args.paper, base_ids=ids, base_size_mm=base_size_mm, dictionary=dictionary,
+                      corner_size_mm=markers.corner_size_mm, size_overrides_mm=overrides)
+
+
+def _pages(kit: Kit, kind: str) -> str:
+    numbers = [n for n, page in enumerate(kit.pages, start=1) if page.kind == kind]
+    return f"page {numbers[0]}" if len(numbers) == 1 else f"pages {numbers[0]}-{numbers[-1]}"

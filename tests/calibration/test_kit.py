@@ -7,6 +7,7 @@ their true fraction. Markers are found with cv2.aruco on 200 dpi rasters.
 
 from __future__ import annotations
 
+import json
 import re
 from contextlib import nullcontext
 from pathlib import Path
@@ -198,6 +199,54 @@ def test_other_dictionaries_print_detectable_markers(tmp_path: Path, dictionary:
     assert sorted(detect(render(pdf, 1, DETECT_DPI), code)) == list(range(4, 31))
 
 
+def test_setup_file_sets_dictionary_and_sizes(tmp_path: Path) -> None:
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({
+        "table": {"width_mm": 900, "depth_mm": 900},
+        "markers": {"dictionary": "DICT_5X5_250", "corner_size_mm": 80, "base_size_mm": 14,
+                    "per_marker": {"17": {"offset_mm": 5, "size_mm": 20}}},
+    }), encoding="utf-8")
+    pdf = pdfium.PdfDocument(make_kit(tmp_path, "--setup", str(setup), "--ids", "4-40"))
+    titles = [page_text(pdf, i).splitlines()[0] for i in range(len(pdf))]
+    assert titles[:4] == ["Table corner markers 0-3: 80 mm, DICT_5X5_250"] * 4  # too big for 2 x 2
+    assert titles[4:6] == ["Base markers 14 mm, DICT_5X5_250: ids 4-16, 18-40 (sheet 1 of 1)",
+                           "Base markers 20 mm, DICT_5X5_250: id 17 (sheet 1 of 1)"]
+    code = cv2.aruco.DICT_5X5_250
+    for page, marker_id, size_mm in [(0, 0, 80.0), (3, 3, 80.0), (4, 4, 14.0), (4, 40, 14.0), (5, 17, 20.0)]:
+        found = detect(render(pdf, page, DETECT_DPI), code)
+        assert marker_id in found
+        measured = marker_size_mm(render(pdf, page, MEASURE_DPI), found[marker_id] * MEASURE_DPI / DETECT_DPI,
+                                  MEASURE_DPI, modules=7, margin_mm=1)
+        assert measured == (pytest.approx(size_mm, abs=SIZE_TOLERANCE_MM),) * 2
+
+
+def test_command_line_options_win_over_the_setup_file(tmp_path: Path, capsys) -> None:
+    setup = tmp_path / "setup.json"
+    setup.write_text('{"table": {"width_mm": 600, "depth_mm": 600}, "markers": {"base_size_mm": 16}}')
+    make_kit(tmp_path, "--setup", str(setup), "--base-size-mm", "10", "--ids", "4-9")
+    assert "6 base markers of 10 mm (ids 4-9), DICT_4X4_250" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, r"nope\.json: cannot read the setup file"),
+        ('{"table": {"width_mm": 600}}', r"nope\.json: table\.depth_mm is missing"),
+        ('{"table": {"width_mm": 600, "depth_mm": 600}, "markers": {"corner_size_mm": 200}}',
+         r"corner markers must be from 30 to 140 mm, got 200"),
+        ('{"table": {"width_mm": 600, "depth_mm": 600}, "markers": {"per_marker": {"9": {"size_mm": 90}}}}',
+         r"marker 9's size must be from 5 to 80 mm, got 90"),
+    ],
+)
+def test_bad_setup_file_is_a_clean_error(tmp_path: Path, capsys, content: str | None, message: str) -> None:
+    setup = tmp_path / "nope.json"
+    if content is not None:
+        setup.write_text(content, encoding="utf-8")
+    assert cli.main(["markers", "--out", str(tmp_path / "k.pdf"), "--setup", str(setup)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and "Traceback" not in err
+
+
 def test_each_base_marker_has_quiet_zone_arrow_above_and_id_below(a4_pages, a4_kit) -> None:
     image = a4_pages[1, MEASURE_DPI]
     px = MEASURE_DPI / 25.4
@@ -368,6 +417,11 @@ def test_parse_id_ranges(text: str, expected, exception) -> None:
         (KitOptions(base_size_mm=81), pytest.raises(KitError, match="from 5 to 80")),
         (KitOptions(base_size_mm=float("nan")), pytest.raises(KitError, match="from 5 to 80")),
         (KitOptions(dictionary="DICT_4X4_50", base_ids=(49,)), nullcontext()),
+        (KitOptions(dictionary="DICT_4X4_50", base_ids=(50,)), pytest.raises(KitError, match=r"from 4 to 49")),
+        (KitOptions(corner_size_mm=29), pytest.raises(KitError, match="corner markers must be from 30 to 140")),
+        (KitOptions(corner_size_mm=140), nullcontext()),
+        (KitOptions(size_overrides_mm=((17, 4.0),)), pytest.raises(KitError, match="marker 17's size")),
+        (KitOptions(size_overrides_mm=((17, 20.0),)), nullcontext()),
     ],
 )
 def test_validate(options: KitOptions, exception) -> None:
