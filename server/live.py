@@ -210,6 +210,7 @@ class FrameImages:
         self._maps_for: Any = None
         self._maps: tuple[np.ndarray, np.ndarray, tuple[int, int]] | None = None
         self._grid: dict[str, Any] | None = None
+        self._encoders = {"camera": threading.Lock(), "plan": threading.Lock()}
         self.calibration_version = 0
 
     def update(self, snap: Snapshot) -> None:
@@ -225,27 +226,34 @@ class FrameImages:
             return self._snap.seq if self._snap else 0
 
     def jpeg(self, view: str) -> tuple[int, bytes] | None:
-        """Return ``(seq, jpeg bytes)`` of the ``camera`` or ``plan`` view, or ``None``."""
-        with self._lock:
-            snap = self._snap
-            cached = self._cache.get(view)
+        """Return ``(seq, jpeg bytes)`` of the ``camera`` or ``plan`` view, or ``None``.
+
+        Encoding happens outside the lock the live loop takes, so a slow encode never
+        holds the tracker up; one encoder per view, the others reuse its result.
+        """
+        if view not in self._encoders:
+            raise ValueError(f"unknown view {view!r}; views are camera, plan")
+        with self._encoders[view]:
+            with self._lock:
+                snap = self._snap
+                cached = self._cache.get(view)
             if snap is None or snap.image is None:
                 return None
             if cached is not None and cached[0] == snap.seq:
                 return cached
             if view == "camera":
                 image = _fit(snap.image, CAMERA_IMAGE_MAX_PX)
-            elif view == "plan":
+            else:
                 if snap.projector is None:
                     return None
                 image = self._warp(snap)
-            else:
-                raise ValueError(f"unknown view {view!r}; views are camera, plan")
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
             if not ok:
                 return None
-            self._cache[view] = (snap.seq, buf.tobytes())
-            return self._cache[view]
+            result = (snap.seq, buf.tobytes())
+            with self._lock:
+                self._cache[view] = result
+            return result
 
     def projection_grid(self) -> dict[str, Any] | None:
         """Return a grid of table mm -> camera-view px (scaled as the camera JPEG) for the page."""

@@ -41,13 +41,7 @@ def ask(plan: TablePlan, question: str, args: Sequence[str], options: Mapping[st
 
 def questions_of(plan: TablePlan) -> list[str]:
     """Return the questions the plan's rule set answers (for the page's menus)."""
-    mod = _module("rules.questions")
-    for name in ("questions_for", "questions_of", "available_questions"):
-        fn = getattr(mod, name, None)
-        if callable(fn):
-            return sorted(fn(plan.ruleset))
-    known = getattr(mod, "QUESTIONS", None)
-    return sorted(known) if known is not None else []
+    return list(_module("rules.questions").questions(plan))
 
 
 def actions_of(ruleset: str) -> list[str]:

@@ -183,7 +183,7 @@
         drawShape({ kind: "line", pts: [[m.x_mm, m.y_mm], [m.x_mm + r * Math.cos(a), m.y_mm + r * Math.sin(a)]], cls: "facing" }, proj, g, fs);
       }
       if (S.outOfCohesion.has(m.id)) drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: m.base_mm / 2 + 5, cls: "cohesion-ring" }, proj, g, fs);
-      drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - 3], text: m.label + (m.seen ? "" : " ?"), cls: "model-label", size: 0.75 }, proj, g, fs);
+      drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - 3], text: m.label + (m.seen ? "" : " ?"), cls: "model-label", size: 0.5 }, proj, g, fs);
     });
     S.layers.tool.forEach((s) => drawShape(s, proj, g, fs));
     if (S.drawing && S.drawing.length) {
@@ -277,6 +277,8 @@
   function onGame(view) {
     const before = S.game;
     S.game = view;
+    setStatus();
+    $("#views").classList.toggle("no-camera", S.server.live === false);
     $("#game-name").textContent = view.game.name || "";
     fillSelects(before);
     renderAll();
@@ -325,7 +327,7 @@
 
   async function measure(a, b) {
     const ans = await ask("distance", [a, b]);
-    const c = num(ans.centre_mm !== undefined ? ans.centre_mm : ans.centre), e = num(ans.edge_mm !== undefined ? ans.edge_mm : ans.edge);
+    const c = num(ans.centre_to_centre), e = num(ans.edge_to_edge);
     const pa = centre(a), pb = centre(b);
     const mid = [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
     const text = [e !== null ? `${t("edge")} ${unitFmt(e)}` : null, c !== null ? `${t("centre")} ${unitFmt(c)}` : null].filter(Boolean).join(" · ");
@@ -336,7 +338,7 @@
   async function lineOfSight(a, b) {
     const ans = await ask("los", [a, b]);
     const clear = ans.visible !== undefined ? ans.visible : (ans.clear !== undefined ? ans.clear : ans.los);
-    const blockers = [].concat(ans.blocked_by || ans.blockers || []).map((x) => (typeof x === "string" ? x : x.id || x.terrain || x.model));
+    const blockers = [].concat(ans.blockers || []).map((x) => (typeof x === "string" ? x : x.id));
     S.highlight = new Set(blockers.filter(Boolean));
     S.layers.tool = [{ kind: "line", pts: [centre(a), centre(b)], cls: clear ? "los-clear" : "los-blocked" }];
     const frac = ans.visible_fraction !== undefined ? ` · ${t("visible_fraction")} ${Math.round(ans.visible_fraction * 100)} %` : "";
@@ -410,7 +412,7 @@
     for (const id of leaders) {
       try {
         const a = await ask("aura", [id]);
-        (a.auras || a.bubbles || []).forEach((b) => {
+        (a.auras || a.bubbles || (a.radius_mm ? [a] : [])).forEach((b) => {
           const r = num(b.radius_mm !== undefined ? b.radius_mm : b.radius);
           if (r) S.layers.auras.push({ kind: "circle", c: centre(id), r: r + modelById(id).base_mm / 2, cls: "aura" });
         });
@@ -425,10 +427,10 @@
     try {
       const a = await ask("objectives", []);
       (a.objectives || []).forEach((o) => {
-        const obj = (S.game.game.objectives || []).find((x) => x.id === (o.id || o.objective));
+        const obj = (S.game.game.objectives || []).find((x) => x.id === (o.objective || o.id));
         if (!obj) return;
-        const side = o.controlled_by || o.control || o.side || null;
-        const r = num(o.radius_mm) || 0;
+        const side = o.controller || (o.contested ? "contested" : null);
+        const r = num(o.reach_mm !== undefined ? o.reach_mm : a.reach_mm) || 0;
         if (r) S.layers.objectives.push({ kind: "circle", c: [obj.x_mm, obj.y_mm], r, cls: `objective-zone${side ? "" : " contested"}` });
         S.layers.objectives.push({ kind: "text", at: [obj.x_mm, obj.y_mm + 25], text: `${obj.id}: ${side || "—"}`, cls: "objective-label", size: 0.8 });
       });

@@ -1,0 +1,178 @@
+"""Load test of the web overlay on loopback: ten browsers watching do not slow the tracker.
+
+Runs the real app (``server.create_app``) behind werkzeug's threaded server on a free
+127.0.0.1 port, with the real tracker on the bundled sample sequence (frames held in
+memory, so disk reads do not count). Prints:
+
+1. tracker throughput flat out with no watcher, then with ten SSE watchers that each also
+   download the camera JPEG of every frame they are told about (as the page does);
+2. at a camera pace (``--fps``, 30 by default) with the ten watchers: the latency from a
+   frame's capture to each watcher receiving its SSE message, and to the watcher holding
+   the frame's JPEG (what "the browser shows it" needs), median / p95 / max;
+3. whether the pace was kept (frames processed per second against the camera's rate).
+
+Bounded: a few seconds per phase, daemon threads, everything stopped at the end.
+Usage: ``.venv/bin/python benchmarks/server_load.py [--watchers 10] [--seconds 6] [--fps 30]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from werkzeug.serving import make_server  # noqa: E402
+
+from calibration.setup import load_setup  # noqa: E402
+from rules.plan import game_to_dict, load_game  # noqa: E402
+from server import create_app  # noqa: E402
+from server.tracking import TrackerStep  # noqa: E402
+from tracker.pipeline import Tracker  # noqa: E402
+from tracker.sources import Frame, read_image  # noqa: E402
+
+SEQUENCE = ROOT / "sample_images" / "sequence"
+
+
+def memory_frames(images: list[Any]) -> Iterator[Frame]:
+    """Yield the sample frames from memory, forever, with wall-clock timestamps."""
+    i = 0
+    start = time.monotonic()
+    while True:
+        yield Frame(i, time.monotonic() - start, images[i % len(images)], name=f"frame {i}")
+        i += 1
+
+
+class Watcher(threading.Thread):
+    """One browser: follows /api/stream and downloads the camera JPEG of each live message."""
+
+    def __init__(self, port: int, stop: threading.Event, fetch_images: bool = True) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.stop = stop
+        self.fetch_images = fetch_images
+        self.sse_latency_ms: list[float] = []
+        self.image_latency_ms: list[float] = []
+        self.messages = 0
+        self.error: str | None = None
+
+    def run(self) -> None:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            conn.request("GET", "/api/stream")
+            resp = conn.getresponse()
+            images = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            event = ""
+            while not self.stop.is_set():
+                line = resp.fp.readline().decode()
+                if not line:
+                    break
+                if line.startswith("event: "):
+                    event = line[7:].strip()
+                elif line.startswith("data: ") and event == "live":
+                    now = time.time()
+                    data = json.loads(line[6:])
+                    self.messages += 1
+                    self.sse_latency_ms.append((now - data["captured_s"]) * 1000)
+                    if self.fetch_images:
+                        images.request("GET", f"/api/frame/camera.jpg?seq={data['seq']}")
+                        r = images.getresponse()
+                        r.read()
+                        self.image_latency_ms.append((time.time() - data["captured_s"]) * 1000)
+            conn.close()
+            images.close()
+        except (OSError, http.client.HTTPException) as exc:
+            if not self.stop.is_set():
+                self.error = str(exc)
+
+
+def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: int, seconds: float,
+              fps: float | None, db: Path) -> dict[str, Any]:
+    table = (setup.table.width_mm, setup.table.depth_mm)
+    app = create_app({"DB_PATH": str(db), "GAME": game, "NEW_GAME": True, "FPS": fps,
+                      "TRACKER_FACTORY": lambda: TrackerStep(memory_frames(images), Tracker(setup), table)})
+    overlay = app.extensions["tabletracker"]
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    port = server.server_port
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    stop = threading.Event()
+    crowd = [Watcher(port, stop) for _ in range(watchers)]
+    for w in crowd:
+        w.start()
+    deadline = time.monotonic() + 5
+    while overlay.broadcaster.client_count < watchers and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert overlay.loop is not None
+    overlay.start()
+    time.sleep(0.5)  # warm-up: calibration on the first frame, first JPEG encodes
+    f0, t0 = overlay.loop.frames, time.monotonic()
+    time.sleep(seconds)
+    frames, elapsed = overlay.loop.frames - f0, time.monotonic() - t0
+    overlay.stop()
+    stop.set()
+    server.shutdown()
+    overlay.store.close()
+    sse = [v for w in crowd for v in w.sse_latency_ms]
+    img = [v for w in crowd for v in w.image_latency_ms]
+    return {"fps": frames / elapsed, "frames": frames, "sse": sse, "img": img,
+            "errors": [w.error for w in crowd if w.error]}
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--watchers", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--fps", type=float, default=30.0, help="the camera's frame rate for the latency phase")
+    args = parser.parse_args()
+    paths = sorted(SEQUENCE.glob("frame_*.jpg"))
+    if not paths:
+        print(f"no frames in {SEQUENCE}; render them with 'tabletracker render-samples'", file=sys.stderr)
+        return 2
+    images = [read_image(p) for p in paths[:40]]
+    setup = load_setup(SEQUENCE / "setup.json")
+    game = game_to_dict(load_game(SEQUENCE / "game.json"))
+    h, w = images[0].shape[:2]
+    print(f"sample sequence: {len(images)} frames of {w}x{h} in memory; table "
+          f"{setup.table.width_mm:g} x {setup.table.depth_mm:g} mm")
+    with tempfile.TemporaryDirectory() as tmp:
+        alone = run_phase(images, setup, game, watchers=0, seconds=args.seconds, fps=None, db=Path(tmp) / "a.db")
+        crowd = run_phase(images, setup, game, watchers=args.watchers, seconds=args.seconds, fps=None,
+                          db=Path(tmp) / "b.db")
+        paced = run_phase(images, setup, game, watchers=args.watchers, seconds=args.seconds, fps=args.fps,
+                          db=Path(tmp) / "c.db")
+    print(f"tracker flat out, no watcher:        {alone['fps']:6.1f} frames/s ({alone['frames']} frames)")
+    print(f"tracker flat out, {args.watchers} watchers:        {crowd['fps']:6.1f} frames/s "
+          f"({crowd['fps'] / alone['fps']:.0%} of alone); each watcher also fetched every JPEG it could")
+    print(f"camera pace {args.fps:g} fps, {args.watchers} watchers:     {paced['fps']:6.1f} frames/s processed "
+          f"({'kept' if paced['fps'] >= 0.95 * args.fps else 'NOT kept'})")
+    for name, values in (("capture -> SSE message", paced["sse"]), ("capture -> JPEG received", paced["img"])):
+        print(f"  {name:26s} median {statistics.median(values) if values else float('nan'):6.1f} ms, "
+              f"p95 {pct(values, 0.95):6.1f} ms, max {max(values) if values else float('nan'):6.1f} ms "
+              f"({len(values)} samples)")
+    ok = paced["img"] and pct(paced["img"], 0.95) <= 100.0 and paced["fps"] >= 0.95 * args.fps
+    print(f"target: p95 capture->browser <= 100 ms and the camera's pace kept: {'met' if ok else 'NOT met'}")
+    for phase in (alone, crowd, paced):
+        for err in phase["errors"]:
+            print(f"watcher error: {err}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
