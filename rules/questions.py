@@ -406,3 +406,25 @@ _COMMON: dict[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dic
 def model_pair_distance(rs: "RuleSet", a: Model, b: Model, opts: Mapping[str, Any]) -> float:
     """Return the distance between two models as the rule set measures by default."""
     return model_distance_mm(a, b, how=rs.measure_how(opts))
+
+
+def leader_model(plan: TablePlan, unit_id: str) -> tuple[Model, list[Step]]:
+    """Return a unit's leader, or its first model with a step saying so when the leader is gone."""
+    leader = plan.leader_of(unit_id)
+    if leader is not None:
+        return leader, []
+    ms = plan.models_of(unit_id)
+    if not ms:
+        raise InvalidActionError(f"unit {unit_id!r} has no model on the table")
+    return ms[0], [Step("leader", f"{unit_id} has no leader on the table; {ms[0].model_id} stands in for it",
+                        "geometry")]
+
+
+def table_point(args: Args, values: Mapping[str, Any], plan: TablePlan, x_key: str, y_key: str
+                ) -> tuple[float, float]:
+    """Return the point ``(x, y)`` from two positional numbers; it must lie on the table."""
+    x, y = args.number(values, x_key), args.number(values, y_key)
+    if not (0.0 <= x <= plan.table.width_mm and 0.0 <= y <= plan.table.depth_mm):
+        raise InvalidActionError(f"{args.question}: ({x:g}, {y:g}) mm is off the table "
+                                 f"({plan.table.width_mm:g} x {plan.table.depth_mm:g} mm)")
+    return (x, y)

@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import shapely
 from shapely.geometry import LineString, Polygon
@@ -135,3 +135,77 @@ def pieces_at(point: tuple[float, float], pieces: Iterable[Terrain]) -> list[Ter
     """Return the area pieces covering ``point``."""
     p = shapely.Point(point)
     return [t for t in pieces if t.shape == "area" and terrain_geometry(t).covers(p)]
+
+
+@dataclass(frozen=True)
+class PathProfile:
+    """What a straight move of a model's centre meets, by movement effect.
+
+    ``by_effect`` maps a movement effect to the length (mm) of the path inside
+    pieces of that effect (areas); ``lines`` lists the linear pieces crossed as
+    ``(id, kind, movement, height_mm)``; ``blocked`` the impassable pieces met.
+    """
+
+    length_mm: float
+    by_effect: dict[str, float]
+    lines: tuple[tuple[str, str, str, float | None], ...]
+    blocked: tuple[str, ...]
+    dangerous: tuple[str, ...]
+    end_in: tuple[str, ...]
+    start_in: tuple[str, ...]
+
+    def inside_mm(self, *effects: str) -> float:
+        """Return the length of path inside area pieces of any of ``effects``."""
+        return sum(self.by_effect.get(e, 0.0) for e in effects)
+
+
+def path_profile(start: tuple[float, float], end: tuple[float, float], pieces: Iterable[Terrain],
+                 movement_of: Callable[[Terrain], str]) -> PathProfile:
+    """Return what the straight path ``start`` -> ``end`` crosses; ``movement_of(piece)`` gives its effect.
+
+    Overlapping areas of the same effect are merged so no stretch counts twice; a
+    stretch under both a difficult and an open piece counts as difficult.
+    """
+    seg = LineString([start, end]) if start != end else None
+    by_geom: dict[str, list[BaseGeometry]] = {}
+    lines: list[tuple[float, tuple[str, str, str, float | None]]] = []
+    blocked: list[str] = []
+    dangerous: list[str] = []
+    end_in: list[str] = []
+    start_in: list[str] = []
+    p_end, p_start = shapely.Point(end), shapely.Point(start)
+    for piece in pieces:
+        geom = terrain_geometry(piece)
+        effect = movement_of(piece)
+        if piece.shape == "area":
+            if geom.covers(p_end):
+                end_in.append(piece.terrain_id)
+            if geom.covers(p_start):
+                start_in.append(piece.terrain_id)
+        if seg is None or not seg.intersects(geom):
+            if piece.shape == "area" and geom.covers(p_end) and effect == "impassable":
+                blocked.append(piece.terrain_id)
+            continue
+        if effect == "impassable":
+            blocked.append(piece.terrain_id)
+        if effect == "dangerous":
+            dangerous.append(piece.terrain_id)
+        if piece.shape == "line":
+            at = seg.project(seg.intersection(geom).representative_point())
+            lines.append((at, (piece.terrain_id, piece.kind, effect, piece.height_mm)))
+        else:
+            by_geom.setdefault(effect, []).append(seg.intersection(geom))
+    by_effect: dict[str, float] = {}
+    taken: BaseGeometry | None = None
+    for effect in ("impassable", "dangerous", "difficult", "road", "open"):
+        parts = by_geom.get(effect)
+        if not parts:
+            continue
+        merged = shapely.union_all(parts)
+        if taken is not None:
+            merged = merged.difference(taken)
+        by_effect[effect] = float(merged.length)
+        taken = merged if taken is None else shapely.union(taken, merged)
+    lines.sort(key=lambda t: t[0])
+    return PathProfile(float(seg.length) if seg is not None else 0.0, by_effect,
+                       tuple(t for _, t in lines), tuple(blocked), tuple(dangerous), tuple(end_in), tuple(start_in))

@@ -44,3 +44,256 @@ class AT43(RuleSet):
     )
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "firezone",
                       "shooters", "cover", "casualties", "indirect")
+
+
+# -- questions ------------------------------------------------------------------------------------
+
+import math  # noqa: E402
+from typing import Any, Mapping  # noqa: E402
+
+import shapely  # noqa: E402
+import shapely.affinity  # noqa: E402
+import shapely.ops  # noqa: E402
+
+from rules.dice import at43_roll_needed, needed_text  # noqa: E402
+from rules.errors import InvalidActionError  # noqa: E402
+from rules.explain import Step  # noqa: E402
+from rules.measure import model_distance_mm  # noqa: E402
+from rules.plan import TablePlan  # noqa: E402
+from rules.questions import Args, leader_model, length_json, table_point  # noqa: E402
+from rules.terrain import terrain_geometry  # noqa: E402
+from rules.visibility import line_of_sight  # noqa: E402
+from rules.zones import (at43_template_radius_cm, bases_hull, deviate, fire_zone, partly_inside,  # noqa: E402
+                         sweep_beyond, template)
+
+SRC_RANGE = "AT-43, Organes de visée"
+SRC_TEST = "AT-43, 3/ Test de tir"
+SRC_ZONE = "AT-43, 2/ Détermination de la zone de feu"
+SRC_HIT = "AT-43, Tir direct : qui est touché ?"
+SRC_COVER = "AT-43, Couvert"
+SRC_LOSSES = "AT-43, 4/ Dégâts et retrait des pertes"
+SRC_INDIRECT = "AT-43, Tir indirect : qui est touché"
+COVER_IGNORED_WITHIN_MM = 100.0  # 10 cm (AT-43, Couvert)
+BAND_MM = 100.0  # 10 cm per range band (AT-43, Organes de visée)
+
+
+def range_band(distance_mm: float) -> int:
+    """Return AT-43's range band ("portée") of a distance: under 10 cm is 0, 10-19.99 cm is 1...
+
+    >>> range_band(99.9), range_band(100.0), range_band(452.0)
+    (0, 1, 4)
+    """
+    return int(math.floor(distance_mm / BAND_MM + 1e-9))
+
+
+def _two_units(plan: TablePlan, args: Args, extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+    v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags=extra)
+    for key in ("FIRING_UNIT", "TARGET_UNIT"):
+        plan.unit(v[key])
+    if v["FIRING_UNIT"] == v["TARGET_UNIT"]:
+        raise InvalidActionError(f"{args.question}: name two different units")
+    return v
+
+
+def _range(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mapping[str, Any]
+           ) -> tuple[float, int, list[Step]]:
+    lf, s1 = leader_model(plan, firing)
+    lt, s2 = leader_model(plan, target)
+    how = self.measure_how(opts)
+    d = model_distance_mm(lf, lt, how=how)
+    band = range_band(d)
+    steps = s1 + s2 + [
+        Step("range", f"measured between the leaders {lf.model_id} and {lt.model_id}: {d / 10:.1f} cm "
+             f"({'base edge to base edge' if how == 'edge' else 'centre to centre'})", SRC_TEST,
+             value=round(d, 2), option=self.changed(opts, "measure")),
+        Step("range band", f"portée {band}: bands of 10 cm (under 10 cm is 0); the difficulty of the shot is {band}",
+             SRC_RANGE, value=band)]
+    return d, band, steps
+
+
+def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """range FIRING_UNIT TARGET_UNIT [--accuracy P]: leader-to-leader range band (the shot's difficulty)."""
+    v = _two_units(plan, args, {"accuracy": "int"})
+    d, band, steps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
+    out: dict[str, Any] = {"distance": length_json(self, d, opts), "band": band, "difficulty": band}
+    answer = f"portée {band} ({d / 10:.1f} cm between the leaders): difficulty {band}"
+    if "accuracy" in v:
+        diff = int(v["accuracy"]) - band
+        needed = at43_roll_needed(diff)
+        out.update(accuracy=v["accuracy"], difference=diff, needed=needed_text(needed),
+                   possible=needed is not None)
+        steps.append(Step("roll needed", f"précision {v['accuracy']} - portée {band} = {diff:+d}: "
+                          f"{needed_text(needed)} on the universal table"
+                          + ("; the shot is lost" if needed is None else ""),
+                          "AT-43 universal resolution table (RULES-NOTES)", value=needed_text(needed)))
+        answer += f"; précision {v['accuracy']} needs {needed_text(needed)}"
+    out.update(answer=answer, steps=steps)
+    return out
+
+
+def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """firezone FIRING_UNIT TARGET_UNIT [--target-model ID]: the fire zone and who takes impacts first."""
+    v = _two_units(plan, args, {"target-model": "text"})
+    chosen = None
+    if "target-model" in v:
+        m = plan.model(v["target-model"])
+        if m.unit_id != v["TARGET_UNIT"]:
+            raise InvalidActionError(f"firezone: {m.model_id} is not a model of {v['TARGET_UNIT']}")
+        chosen = [m.model_id]
+    fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), target_models=chosen,
+                   source=SRC_ZONE)
+    d, band, rsteps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
+    out = fz.to_json()
+    out.pop("explanation")
+    out.update(band=band, distance=length_json(self, d, opts),
+               answer=(f"{len(fz.caught)} model(s) in the fire zone take impacts first: {', '.join(fz.caught)}"
+                       if fz.caught else "nobody stands in the fire zone: the target takes every impact")
+               + f"; portée {band}",
+               steps=list(fz.steps) + rsteps)
+    return out
+
+
+def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """shooters FIRING_UNIT TARGET_UNIT: which firers see a model in the fire zone or of the target unit."""
+    v = _two_units(plan, args)
+    fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), source=SRC_ZONE)
+    aims = list(fz.caught) + [m.model_id for m in plan.models_of(v["TARGET_UNIT"])]
+    can, cannot = [], []
+    seen: dict[str, list[str]] = {}
+    for f in plan.models_of(v["FIRING_UNIT"]):
+        sees = [t for t in aims if line_of_sight(plan, f.model_id, t, options=opts, ruleset=self).visible]
+        seen[f.model_id] = sees
+        (can if sees else cannot).append(f.model_id)
+    steps = [Step("who may shoot", "a firer needs sight of a model in the fire zone or of the target unit; "
+                  f"{len(can)} may shoot, {len(cannot)} may not" + (f" ({', '.join(cannot)})" if cannot else ""),
+                  SRC_TEST, value=len(can))]
+    return {"can_shoot": can, "cannot_shoot": cannot, "sees": seen, "fire_zone": list(fz.caught),
+            "answer": f"{len(can)} of {len(can) + len(cannot)} may shoot" + (f"; not {', '.join(cannot)}" if cannot else ""),
+            "steps": steps}
+
+
+def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """Return each target model's state (hidden, in cover, exposed) with the obstacles and reasons."""
+    firers, targets = plan.models_of(firing), plan.models_of(target)
+    lf, _ = leader_model(plan, firing)
+    lt, _ = leader_model(plan, target)
+    zone = bases_hull(list(firers) + list(targets))
+    fc = shapely.Point(sum(m.x_mm for m in firers) / len(firers), sum(m.y_mm for m in firers) / len(firers))
+    tc = shapely.Point(sum(m.x_mm for m in targets) / len(targets), sum(m.y_mm for m in targets) / len(targets))
+    direction = (tc.x - fc.x, tc.y - fc.y)
+    reach = math.hypot(plan.table.width_mm, plan.table.depth_mm)
+    far_targets = shapely.affinity.translate(bases_hull(targets), direction[0] / (math.hypot(*direction) or 1) * reach,
+                                             direction[1] / (math.hypot(*direction) or 1) * reach)
+    strip = shapely.convex_hull(shapely.union(zone, far_targets))  # the two lines, prolonged
+    steps: list[Step] = []
+    covering: dict[str, list[str]] = {m.model_id: [] for m in targets}
+    ignored: list[str] = []
+    for piece in plan.terrain:
+        kind = self.kind_of(piece)
+        if not kind.cover or kind.sight == "blocks":
+            continue
+        geom = terrain_geometry(piece)
+        part = geom.intersection(strip)
+        if part.is_empty or not geom.intersects(zone):
+            continue
+        edge = shapely.ops.nearest_points(geom.boundary if piece.shape == "area" else geom, shapely.Point(lt.position_mm))[0]
+        gap = max(0.0, math.dist(lf.position_mm, (edge.x, edge.y)) - lf.base_mm / 2.0)
+        if gap <= COVER_IGNORED_WITHIN_MM:
+            ignored.append(piece.terrain_id)
+            steps.append(Step("cover ignored", f"{piece.terrain_id}: the firing leader {lf.model_id} is {gap / 10:.1f} cm "
+                              "from its edge nearest the target (10 cm or less)", SRC_COVER, value=round(gap, 2)))
+            continue
+        lee = sweep_beyond(part, direction, reach).intersection(strip)
+        inside = partly_inside(lee, list(targets))
+        for m, ins in zip(targets, inside):
+            if ins:
+                covering[m.model_id].append(piece.terrain_id)
+    state: dict[str, str] = {}
+    for m in targets:
+        if not any(line_of_sight(plan, f.model_id, m.model_id, options=opts, ruleset=self).visible for f in firers):
+            state[m.model_id] = "hidden"
+        elif covering[m.model_id]:
+            state[m.model_id] = "in cover"
+        else:
+            state[m.model_id] = "exposed"
+    return {"state": state, "covering": covering, "ignored": ignored, "steps": steps}
+
+
+def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """cover FIRING_UNIT TARGET_UNIT: the cover zone beyond each obstacle, and whether the unit gets saves."""
+    v = _two_units(plan, args)
+    cs = cover_state(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
+    state = cs["state"]
+    n = len(state)
+    safe = [k for k, s in state.items() if s != "exposed"]
+    saves = 2 * len(safe) >= n
+    steps = [Step("cover zone", "the lines joining the edges of both units, prolonged: a target model even partly "
+                  "in the zone beyond an obstacle and between these lines is in cover", SRC_COVER),
+             *cs["steps"],
+             *(Step("model", f"{k}: {s}" + (f" (behind {', '.join(cs['covering'][k])})" if s == "in cover" else ""),
+                    SRC_COVER) for k, s in state.items()),
+             Step("cover saves", f"{len(safe)} of {n} in cover or hidden: "
+                  + ("at least half, the unit makes cover saves (5+, 3+ with 'À couvert !')" if saves
+                     else "fewer than half, nobody makes cover saves"), SRC_COVER, value=saves)]
+    return {"models": state, "covering": cs["covering"], "ignored_cover": cs["ignored"],
+            "in_cover_or_hidden": len(safe), "unit_size": n, "saves": saves,
+            "answer": f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves"),
+            "steps": steps}
+
+
+def ask_casualties(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """casualties FIRING_UNIT TARGET_UNIT: the order losses are removed (nearest the firing leader first)."""
+    v = _two_units(plan, args)
+    lf, steps = leader_model(plan, v["FIRING_UNIT"])
+    how = self.measure_how(opts)
+    dists = sorted((model_distance_mm(lf, m, how=how), m.model_id) for m in plan.models_of(v["TARGET_UNIT"]))
+    ties = [b for (da, a), (db, b) in zip(dists, dists[1:]) if abs(da - db) < 1e-6]
+    order = [mid for _, mid in dists]
+    steps.append(Step("removal order", f"losses are removed nearest the firing leader {lf.model_id} first: "
+                      f"{', '.join(order)}" + ("; at equal distance the firing player chooses" if ties else ""),
+                      SRC_LOSSES, value=order))
+    return {"order": order, "distances_mm": {mid: round(d, 2) for d, mid in dists}, "ties": ties,
+            "answer": "remove " + ", ".join(order), "steps": steps}
+
+
+def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """indirect FIRING_UNIT TARGET_MODEL --area CM --successes S --failures F [--direction D6]: the template."""
+    v = args.parse(("FIRING_UNIT", "TARGET_MODEL"),
+                   flags={"area": "number", "successes": "int", "failures": "int", "direction": "int"})
+    for key in ("area", "successes", "failures"):
+        if key not in v:
+            raise InvalidActionError(f"indirect: --{key} is required; usage: {v['_usage']}")
+    firers = plan.models_of(v["FIRING_UNIT"])
+    target = plan.model(v["TARGET_MODEL"])
+    radius_cm, impacts, reasons = at43_template_radius_cm(float(v["area"]), int(v["successes"]), int(v["failures"]))
+    seers = [f.model_id for f in firers if f.model_id != target.model_id
+             and line_of_sight(plan, f.model_id, target.model_id, options=opts, ruleset=self).visible]
+    steps = [Step("target", f"{len(seers)} firer(s) see {target.model_id}"
+                  + ("" if seers else ": at least one must, the shot is not allowed"), "AT-43, 1/ Choix de la cible",
+                  value=len(seers))]
+    centre = target.position_mm
+    failures = int(v["failures"])
+    if failures:
+        if "direction" not in v:
+            raise InvalidActionError("indirect: a shot with failures deviates; give the die with --direction 1-6")
+        lf, _ = leader_model(plan, v["FIRING_UNIT"])
+        centre = deviate(centre, lf.position_mm, int(v["direction"]), 10.0 * failures)
+        steps.append(Step("deviation", f"{failures} failure(s): the template moves {failures} cm in direction "
+                          f"{v['direction']} (4 is straight away from the firer)", SRC_INDIRECT, value=failures))
+    steps.extend(Step("template radius", r, SRC_INDIRECT, value=radius_cm) for r in reasons)
+    t = template(plan, centre, radius_cm * 10.0, source=SRC_INDIRECT)
+    steps.extend(t.steps)
+    steps.append(Step("impacts", f"{impacts} impact(s) per model even partly under the template; infantry that "
+                      "survives is thrown prone; cover does not protect", SRC_INDIRECT, value=impacts))
+    return {"allowed": bool(seers), "seen_by": seers, "centre_mm": [round(c, 2) for c in centre],
+            "radius": length_json(self, radius_cm * 10.0, opts), "impacts_per_model": impacts,
+            "under": list(t.under),
+            "answer": f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
+                      f"under it ({impacts} impact(s) each)" + ("" if seers else "; not allowed: no firer sees the target"),
+            "steps": steps}
+
+
+for _f in (ask_range, ask_firezone, ask_shooters, ask_cover, ask_casualties, ask_indirect):
+    setattr(AT43, _f.__name__, _f)
+del _f
+_ = table_point
