@@ -83,3 +83,172 @@ class HighFire(RuleSet):
         # "les spécialistes ne sont pas assujettis à la règle de cohésion" (High Fire, Unités).
         m = plan.model(model_id)
         return m.role == "specialist" or m.has_status("specialist")
+
+
+# -- questions ------------------------------------------------------------------------------------
+
+import math  # noqa: E402
+
+from rules.cohesion import chain_cohesion  # noqa: E402
+from rules.errors import InvalidActionError  # noqa: E402
+from rules.explain import Step  # noqa: E402
+from rules.measure import centroid_mm, closest_models, model_distance_mm  # noqa: E402
+from rules.questions import Args, length_json, table_point  # noqa: E402
+from rules.terrain import path_profile  # noqa: E402
+from rules.visibility import line_of_sight, unit_centre_distance_mm  # noqa: E402
+
+SRC_FIRE = "High Fire, Combat à distance (ligne de mire)"
+SRC_MOD = "High Fire, Combat à distance (modificateurs)"
+SRC_MOVE = "High Fire, Déplacement"
+SRC_ACTIONS = "High Fire, Actions de l'infanterie"
+
+
+def _in_cohesion_models(self: "HighFire", plan: TablePlan, unit_id: str, opts: Mapping[str, Any]) -> list[str]:
+    c = chain_cohesion(plan, unit_id, link_mm=self.COHESION_MM, how=self.measure_how(opts),
+                       mode=str(opts.get("cohesion", "chain")), exempt=lambda mid: self.cohesion_exempt(plan, mid),
+                       source="High Fire, Unités")
+    return [m.model_id for m in plan.models_of(unit_id) if m.model_id not in c.breaking]
+
+
+def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """High Fire line of fire: at least half the firers in cohesion see at least half the targets in cohesion."""
+    if a == b:
+        raise InvalidActionError("los: name two different units")
+    firers = _in_cohesion_models(self, plan, a, opts)
+    targets = _in_cohesion_models(self, plan, b, opts)
+    sees: dict[str, list[str]] = {}
+    for f in firers:
+        sees[f] = [t for t in targets if line_of_sight(plan, f, t, options=opts, ruleset=self).visible]
+    half_t = math.ceil(len(targets) / 2)
+    counting = [f for f in firers if len(sees[f]) >= half_t and sees[f]]
+    ok = bool(firers) and 2 * len(counting) >= len(firers)
+    centre_d = unit_centre_distance_mm(plan, a, b)
+    steps = [Step("line of fire", "sight is judged for the unit: at least half of the firers in cohesion must each see "
+                  "at least half of the targets in cohesion", SRC_FIRE),
+             Step("counting", f"{len(counting)} of {len(firers)} firers in cohesion see at least {half_t} of the "
+                  f"{len(targets)} targets in cohesion", SRC_FIRE, value=len(counting)),
+             Step("unit centres", f"measured roughly centre of unit to centre of unit: {self.fmt(centre_d)}", SRC_FIRE,
+                  value=round(centre_d, 2)),
+             Step("line of fire", f"{a} {'has' if ok else 'has no'} line of fire on {b}", SRC_FIRE, value=ok)]
+    return {"firing_unit": a, "target_unit": b, "visible": ok, "firers_in_cohesion": firers,
+            "targets_in_cohesion": targets, "sees": sees, "counting": counting,
+            "centre_distance": length_json(self, centre_d, opts),
+            "answer": f"{a} {'has' if ok else 'has no'} line of fire on {b} ({len(counting)} of {len(firers)} firers "
+                      f"see at least half of the targets)", "steps": steps}
+
+
+def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """range FIRING_UNIT TARGET_UNIT [--weapon-range INCHES]: unit centre to unit centre."""
+    v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags={"weapon-range": "number"})
+    d = unit_centre_distance_mm(plan, v["FIRING_UNIT"], v["TARGET_UNIT"])
+    steps = [Step("range", f"centre of {v['FIRING_UNIT']} to centre of {v['TARGET_UNIT']}: {self.fmt(d)}", SRC_FIRE,
+                  value=round(d, 2)),
+             Step("modifiers", "range modifiers and weapon ranges are in the reference booklet, not in these rules",
+                  SRC_MOD)]
+    out: dict[str, Any] = {"distance": length_json(self, d, opts)}
+    answer = f"{self.fmt(d)} between the unit centres"
+    if "weapon-range" in v:
+        wr = self.from_unit(float(v["weapon-range"]))
+        inside = d <= wr + 1e-6
+        out["in_range"] = inside
+        steps.append(Step("in range", f"weapon range {v['weapon-range']:g}\": {'in' if inside else 'out of'} range",
+                          SRC_FIRE, value=inside))
+        answer += f": {'in' if inside else 'out of'} range"
+    out.update(answer=answer, steps=steps)
+    return out
+
+
+def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """cover FIRING_UNIT TARGET_UNIT: models in or behind terrain; the modifier applies when half are."""
+    v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
+    firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
+    if not firers or not targets:
+        raise InvalidActionError("cover: both units need models on the table")
+    how = self.measure_how(opts)
+    affected: dict[str, list[str]] = {}
+    for t in targets:
+        near = min(firers, key=lambda f: model_distance_mm(f, t, how=how))
+        s = line_of_sight(plan, near.model_id, t.model_id, options=opts, ruleset=self)
+        inside = [p.terrain_id for p in plan.terrain if p.shape == "area" and
+                  self.kind_of(p).sight in ("sparse", "dense") and _covers(p, t.position_mm)]
+        reasons = inside + [i for _, i, _ in s.cover if i not in inside] + [i for _, i, _ in s.blockers]
+        affected[t.model_id] = sorted(set(reasons))
+    hit = [k for k, r in affected.items() if r]
+    applies = 2 * len(hit) >= len(targets)
+    steps = [Step("affected", f"{k}: in or behind {', '.join(r)}", SRC_MOD) for k, r in affected.items() if r]
+    steps.append(Step("half the unit", f"{len(hit)} of {len(targets)} models are in or behind terrain: the cover "
+                      f"modifier {'applies' if applies else 'does not apply'} (at least half must be affected); "
+                      "its value is in the reference booklet", SRC_MOD, value=applies))
+    return {"affected": affected, "count": len(hit), "unit_size": len(targets), "modifier_applies": applies,
+            "answer": f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
+                      f"{'applies' if applies else 'does not apply'}", "steps": steps}
+
+
+def _covers(piece: Any, point: tuple[float, float]) -> bool:
+    from rules.terrain import terrain_geometry
+    import shapely
+    return bool(terrain_geometry(piece).covers(shapely.Point(point)))
+
+
+def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """proximity UNIT [--assault]: enemy models within 1" (allowed only to a unit that assaults)."""
+    v = args.parse(("UNIT",), flags={"assault": "bool"})
+    unit = plan.unit(v["UNIT"])
+    mine = plan.models_of(unit.unit_id)
+    close: list[dict[str, Any]] = []
+    for other in plan.units:
+        if other.side == unit.side or not plan.models_of(other.unit_id) or not mine:
+            continue
+        c = closest_models(mine, plan.models_of(other.unit_id), how="edge")
+        if c.distance_mm < self.ENEMY_GAP_MM - 1e-6:
+            close.append({"unit": other.unit_id, "model": c.a_id, "enemy": c.b_id, "distance_mm": round(c.distance_mm, 2)})
+    ok = not close or bool(v.get("assault"))
+    steps = [Step("1\" from the enemy", f"{len(close)} enemy unit(s) closer than 1\" to {unit.unit_id}"
+                  + ("; allowed: the unit is assaulting" if close and v.get("assault") else "")
+                  + ("; not allowed unless assaulting" if close and not v.get("assault") else ""), SRC_MOVE, value=ok)]
+    return {"unit": unit.unit_id, "too_close": close, "allowed": ok,
+            "answer": ("no enemy within 1\"" if not close else
+                       f"{len(close)} enemy unit(s) within 1\": {'allowed (assault)' if ok else 'not allowed'}"),
+            "steps": steps}
+
+
+def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """move MODEL X_MM Y_MM --action NAME: the action's distance, fast moves and jumps where allowed."""
+    v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"action": "text"})
+    action = v.get("action", "tactical")
+    if action not in ACTIONS_IN:
+        raise InvalidActionError(f"move: --action must be one of {', '.join(ACTIONS_IN)}, got {action!r}")
+    m = plan.model(v["MODEL"])
+    end = table_point(args, v, plan, "X_MM", "Y_MM")
+    prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
+    allowance = self.from_unit(ACTIONS_IN[action])
+    problems: list[str] = []
+    if prof.length_mm > allowance + 1e-6:
+        problems.append(f"{self.fmt(prof.length_mm)} is more than {ACTIONS_IN[action]:g}\"")
+    touched = [p.terrain_id for p in plan.terrain if _segment_meets(m.position_mm, end, p)]
+    if action == "fast" and touched:
+        problems.append(f"a fast move is impossible in difficult terrain ({', '.join(touched)})")
+    if action == "jump" and prof.end_in:
+        problems.append(f"a jump must land on open ground, not in {', '.join(prof.end_in)}")
+    steps = [Step("action", f"{ACTION_NAMES_FR[action]}: up to {ACTIONS_IN[action]:g}\"", SRC_ACTIONS,
+                  value=ACTIONS_IN[action]),
+             Step("path", f"straight path of {self.fmt(prof.length_mm)}"
+                  + (f" through {', '.join(touched)}" if touched else ""), SRC_MOVE, value=round(prof.length_mm, 2))]
+    steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
+    return {"model": m.model_id, "action": action, "allowance": length_json(self, allowance, opts),
+            "path": length_json(self, prof.length_mm, opts), "terrain": touched, "allowed": not problems,
+            "problems": problems, "answer": "allowed" if not problems else "not allowed: " + "; ".join(problems),
+            "steps": steps}
+
+
+def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -> bool:
+    import shapely
+    from rules.terrain import terrain_geometry
+    geom = terrain_geometry(piece)
+    return bool(geom.intersects(shapely.LineString([a, b]) if a != b else shapely.Point(a)))
+
+
+for _f in (unit_line_of_sight, ask_range, ask_cover, ask_proximity, ask_move):
+    setattr(HighFire, _f.__name__, _f)
+del _f
+_ = centroid_mm
