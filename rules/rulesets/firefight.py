@@ -58,3 +58,396 @@ class Firefight(RuleSet):
 
     def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
         return (self.COHESION_MM, self.ALL_WITHIN_MM, "Grimdark Future Firefight, Mouvement")
+
+
+# -- questions ------------------------------------------------------------------------------------
+
+import math  # noqa: E402
+import re  # noqa: E402
+
+from rules.errors import InvalidActionError  # noqa: E402
+from rules.explain import Step  # noqa: E402
+from rules.measure import closest_models, model_distance_mm  # noqa: E402
+from rules.plan import Model, TablePlan  # noqa: E402
+from rules.questions import Args, kind_of_id, length_json, models_named, table_point  # noqa: E402
+from rules.terrain import path_profile, pieces_at  # noqa: E402
+from rules.visibility import line_of_sight  # noqa: E402
+from rules.zones import aura, deployment_zone, objective_states, wholly_inside  # noqa: E402
+
+SRC_MOVE = "Grimdark Future Firefight, Mouvement"
+SRC_SHOOT = "Grimdark Future Firefight, Tir"
+SRC_MELEE = "Grimdark Future Firefight, Mêlée"
+SRC_TERRAIN = "Grimdark Future Firefight, Terrain"
+SRC_MISSION = "Grimdark Future Firefight, Préparation (mission)"
+SRC_DEPLOY = "Grimdark Future Firefight, Préparation (déploiement)"
+SRC_RULES = "Grimdark Future Firefight, Références des règles spéciales"
+SRC_SPECIAL = "Grimdark Future Firefight, Mouvements spéciaux"
+ACTION_IN = {"hold": 0.0, "advance": 6.0, "rush": 12.0, "charge": 12.0}  # Activation table
+
+
+def unit_rules(plan: TablePlan, unit_id: str) -> list[str]:
+    """Return the special rules of a unit, lower-case, without their value: ``Caster(2)`` -> ``caster``."""
+    return [re.sub(r"\(.*\)$", "", r).strip().lower() for r in (plan.unit(unit_id).rules or ())]
+
+
+def rule_value(plan: TablePlan, unit_id: str, name: str) -> float | None:
+    for r in plan.unit(unit_id).rules or ():
+        m = re.fullmatch(rf"\s*{name}\s*\(\s*([0-9.]+)\s*\)\s*", r, flags=re.IGNORECASE)
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def _units_of(plan: TablePlan, ident: str) -> tuple[str, tuple[Model, ...]]:
+    kind = kind_of_id(plan, ident)
+    ms = models_named(plan, ident)
+    return (ident if kind == "unit" else ms[0].unit_id), ms
+
+
+def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """range FIRING TARGET --weapon-range INCHES: which firing models are in range with sight; 9" rules."""
+    v = args.parse(("FIRING", "TARGET"), flags={"weapon-range": "number"})
+    if "weapon-range" not in v:
+        raise InvalidActionError(f"range: give the weapon's range with --weapon-range INCHES; usage: {v['_usage']}")
+    f_unit, firers = _units_of(plan, v["FIRING"])
+    t_unit, targets = _units_of(plan, v["TARGET"])
+    wr = self.from_unit(float(v["weapon-range"]))
+    how = self.measure_how(opts)
+    per: dict[str, dict[str, Any]] = {}
+    for f in firers:
+        c = closest_models([f], targets, how=how)
+        seen = any(line_of_sight(plan, f.model_id, t.model_id, options=opts, ruleset=self).visible for t in targets)
+        per[f.model_id] = {"distance_mm": round(c.distance_mm, 2), "in_range": c.distance_mm <= wr + 1e-6,
+                           "sight": seen, "can_shoot": c.distance_mm <= wr + 1e-6 and seen}
+    shooting = [k for k, p in per.items() if p["can_shoot"]]
+    closest = closest_models(firers, targets, how=how).distance_mm
+    beyond9 = closest > self.from_unit(9.0) + 1e-6
+    stealth = beyond9 and "stealth" in unit_rules(plan, t_unit)
+    relentless = beyond9 and "relentless" in unit_rules(plan, f_unit)
+    steps = [self.measure_step(opts),
+             Step("in range and in sight", f"{len(shooting)} of {len(firers)} model(s) are within "
+                  f"{v['weapon-range']:g}\" of the target and see it", SRC_SHOOT, value=len(shooting))]
+    if stealth:
+        steps.append(Step("Stealth", "the target is more than 9\" away: -1 to hit", SRC_RULES + " (Stealth)", value=-1))
+    if relentless:
+        steps.append(Step("Relentless", "more than 9\" away: unmodified 6s to hit score an extra hit",
+                          SRC_RULES + " (Relentless)"))
+    return {"models": per, "can_shoot": shooting, "closest": length_json(self, closest, opts),
+            "beyond_9": beyond9, "stealth": stealth, "relentless": relentless, "modifier": -1 if stealth else 0,
+            "answer": f"{len(shooting)} of {len(firers)} can shoot ({self.fmt(closest)} to the closest target)"
+                      + ("; Stealth -1 to hit" if stealth else "") + ("; Relentless applies" if relentless else ""),
+            "steps": steps}
+
+
+def _model_in_cover(self: "Firefight", plan: TablePlan, firers: tuple[Model, ...], t: Model,
+                    opts: Mapping[str, Any]) -> tuple[bool, list[str]]:
+    inside = [p.terrain_id for p in pieces_at(t.position_mm, plan.terrain) if self.kind_of(p).cover]
+    if inside:
+        return True, inside
+    seers = [f for f in firers if line_of_sight(plan, f.model_id, t.model_id, options=opts, ruleset=self).visible]
+    if not seers:
+        return False, []
+    near = min(seers, key=lambda f: model_distance_mm(f, t))
+    s = line_of_sight(plan, near.model_id, t.model_id, options=opts, ruleset=self)
+    behind = s.cover_fraction >= 0.5
+    return behind, [i for _, i, _ in s.cover] if behind else []
+
+
+def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """cover FIRING_UNIT TARGET_UNIT: +1 Defense to the target when most of its models are in or behind cover."""
+    v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
+    firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
+    if not firers or not targets:
+        raise InvalidActionError("cover: both units need models on the table")
+    per = {t.model_id: _model_in_cover(self, plan, firers, t, opts) for t in targets}
+    covered = [k for k, (c, _) in per.items() if c]
+    most = 2 * len(covered) > len(targets)
+    steps = [Step("in cover", f"{k}: in or behind {', '.join(r)}", SRC_TERRAIN) for k, (c, r) in per.items() if c]
+    steps.append(Step("cover", f"{len(covered)} of {len(targets)} models in cover (inside a cover piece, or at least "
+                      "half of the base hidden by cover from the nearest firer that sees it): "
+                      + ("most are, the target gets +1 Defense against shooting" if most else "not most, no bonus"),
+                      SRC_TERRAIN + " (the defender gets the +1: RULES-NOTES)", value=most))
+    return {"models": {k: {"in_cover": c, "by": r} for k, (c, r) in per.items()}, "count": len(covered),
+            "unit_size": len(targets), "cover": most, "defense_modifier": 1 if most else 0,
+            "answer": f"{len(covered)} of {len(targets)} in cover: " + ("+1 Defense" if most else "no cover bonus"),
+            "steps": steps}
+
+
+def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """aura MODEL: Hero (friendly units within 12") and Caster (helpers within 18" in sight)."""
+    v = args.parse(("MODEL",))
+    m = plan.model(v["MODEL"])
+    rules = unit_rules(plan, m.unit_id)
+    how = self.measure_how(opts)
+    out: dict[str, Any] = {"model": m.model_id}
+    steps: list[Step] = []
+    parts: list[str] = []
+    if "hero" in rules:
+        a = aura(plan, m.model_id, self.from_unit(12.0), who="friends", how=how, rule="Hero",
+                 source=SRC_RULES + " (Hero)")
+        units = sorted({plan.model(x).unit_id for x in a.inside} - {m.unit_id})
+        out["hero"] = {"radius": length_json(self, a.radius_mm, opts), "units": units, "models": list(a.inside)}
+        steps.append(Step("Hero", f"friendly units within 12\" may take morale tests on the Hero's Quality: "
+                          f"{', '.join(units) or 'none'}", SRC_RULES + " (Hero)", value=len(units)))
+        parts.append(f"Hero: {len(units)} unit(s) within 12\"")
+    if "caster" in rules:
+        a = aura(plan, m.model_id, self.from_unit(18.0), who="all", how=how, rule="Caster",
+                 source=SRC_RULES + " (Caster)")
+        helpers = [x for x in a.inside if "caster" in unit_rules(plan, plan.model(x).unit_id)
+                   and plan.model(x).unit_id != m.unit_id
+                   and line_of_sight(plan, x, m.model_id, options=opts, ruleset=self).visible]
+        out["caster"] = {"radius": length_json(self, a.radius_mm, opts), "helpers": helpers,
+                         "tokens": rule_value(plan, m.unit_id, "caster")}
+        steps.append(Step("Caster", f"casters within 18\" in sight may spend tokens to help or hinder: "
+                          f"{', '.join(helpers) or 'none'}", SRC_RULES + " (Caster)", value=len(helpers)))
+        parts.append(f"Caster: {len(helpers)} helper(s) within 18\" in sight")
+    if not parts:
+        raise InvalidActionError(f"aura: {m.model_id}'s unit has no Hero or Caster rule")
+    out.update(answer="; ".join(parts), steps=steps)
+    return out
+
+
+def _move_allowance_in(plan: TablePlan, unit_id: str, action: str) -> tuple[float, list[str]]:
+    base = ACTION_IN[action]
+    rules = unit_rules(plan, unit_id)
+    notes = []
+    if "fast" in rules and action != "hold":
+        base += 2.0 if action == "advance" else 4.0
+        notes.append("Fast")
+    if "slow" in rules and action != "hold":
+        base -= 2.0 if action == "advance" else 4.0
+        notes.append("Slow")
+    return max(base, 0.0), notes
+
+
+def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """charge UNIT TARGET_UNIT: is at least one model within charge reach of the target? (difficult terrain caps 6")."""
+    v = args.parse(("UNIT", "TARGET_UNIT"))
+    mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["TARGET_UNIT"])
+    if not mine or not theirs:
+        raise InvalidActionError("charge: both units need models on the table")
+    reach_in, notes = _move_allowance_in(plan, v["UNIT"], "charge")
+    rules = unit_rules(plan, v["UNIT"])
+    ignores = "strider" in rules or "flying" in rules
+    per: dict[str, Any] = {}
+    for m in mine:
+        c = closest_models([m], theirs, how="edge")
+        target = plan.model(c.b_id)
+        prof = path_profile(m.position_mm, target.position_mm, plan.terrain, lambda p: self.kind_of(p).movement)
+        cap = reach_in
+        if prof.inside_mm("difficult") > 0 and not ignores:
+            cap = min(cap, 6.0)
+        reach_ok = c.distance_mm <= self.from_unit(cap) + 1e-6 and not prof.blocked
+        per[m.model_id] = {"nearest": c.b_id, "distance_mm": round(c.distance_mm, 2), "reach_in": cap,
+                           "difficult": prof.inside_mm("difficult") > 0, "blocked": list(prof.blocked),
+                           "in_reach": reach_ok}
+    can = [k for k, p in per.items() if p["in_reach"]]
+    steps = [Step("charge reach", f"charge {reach_in:g}\"" + (f" ({', '.join(notes)})" if notes else "")
+                  + "; a straight path through difficult terrain caps the move at 6\""
+                  + (" (ignored: Strider/Flying)" if ignores else ""), SRC_MOVE + " / " + SRC_TERRAIN, value=reach_in),
+             Step("charge", f"{len(can)} model(s) within reach of {v['TARGET_UNIT']}: "
+                  + ("the unit may charge" if can else "the unit may not charge"), SRC_MOVE, value=bool(can))]
+    return {"models": per, "in_reach": can, "can_charge": bool(can),
+            "answer": f"{'may' if can else 'may not'} charge ({len(can)} model(s) in reach)", "steps": steps}
+
+
+def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """melee UNIT ENEMY_UNIT: models within 2" horizontally of an enemy, who must fight."""
+    v = args.parse(("UNIT", "ENEMY_UNIT"))
+    mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["ENEMY_UNIT"])
+    reach = self.from_unit(2.0)
+    fighting = {m.model_id: [t.model_id for t in theirs if model_distance_mm(m, t) <= reach + 1e-6] for m in mine}
+    fighters = [k for k, e in fighting.items() if e]
+    steps = [Step("melee", f"models within 2\" horizontally of an enemy fight with all their melee weapons: "
+                  f"{', '.join(fighters) or 'none'} (the 4\" vertical limit needs heights the plan does not hold)",
+                  SRC_MELEE, value=len(fighters))]
+    return {"fighting": fighting, "fighters": fighters, "answer": f"{len(fighters)} of {len(mine)} model(s) fight",
+            "steps": steps}
+
+
+def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """blast FIRING_UNIT TARGET_UNIT --x X: Blast(X), enemy models within 3" of the target unit."""
+    v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags={"x": "int"})
+    if "x" not in v or v["x"] < 1:
+        raise InvalidActionError(f"blast: give the weapon's Blast(X) with --x X (1 or more); usage: {v['_usage']}")
+    side = plan.unit(v["FIRING_UNIT"]).side
+    targets = plan.models_of(v["TARGET_UNIT"])
+    if not targets:
+        raise InvalidActionError(f"blast: unit {v['TARGET_UNIT']!r} has no model on the table")
+    reach = self.from_unit(3.0)
+    near = [m for m in plan.models if plan.unit(m.unit_id).side != side
+            and any(model_distance_mm(m, t) <= reach + 1e-6 for t in targets)]
+    units = sorted({m.unit_id for m in near})
+    mult = min(int(v["x"]), len(near))
+    steps = [Step("Blast", f"{len(near)} enemy model(s) within 3\" of {v['TARGET_UNIT']}: each hit becomes "
+                  f"{mult} hit(s) (at most X={v['x']}), shared evenly between {', '.join(units)}; cover is ignored",
+                  SRC_RULES + " (Blast)", value=mult)]
+    return {"models": [m.model_id for m in near], "count": len(near), "multiplier": mult, "units": units,
+            "answer": f"each hit x{mult} ({len(near)} model(s) within 3\"), shared by {len(units)} unit(s)",
+            "steps": steps}
+
+
+def ask_objectives(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """objectives: seized by a side with a model within 3" and no enemy within 3"; contested when both."""
+    args.parse(())
+    states = objective_states(plan, self.from_unit(3.0), how=self.measure_how(opts),
+                              can_hold=lambda m: not m.has_status("shaken"))
+    parts = [f"{s.objective_id}: " + (s.controller if s.controller else "contested" if s.contested else "nobody near")
+             for s in states]
+    steps = [Step("objectives", "a unit within 3\" of an objective with no enemy within 3\" seizes it; if both sides "
+                  "are, it is contested (neutral); Shaken models cannot seize or contest", SRC_MISSION)]
+    return {"objectives": [s.to_json() for s in states], "answer": "; ".join(parts) or "no objectives",
+            "steps": steps}
+
+
+def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]:
+    """Return each side's deployment edge from the ``deployment_edges`` option."""
+    sides: list[str] = []
+    for u in plan.units:
+        if u.side not in sides:
+            sides.append(u.side)
+    out: dict[str, str] = {}
+    for part in str(opts.get("deployment_edges", "")).split(","):
+        key, eq, edge = part.partition("=")
+        key, edge = key.strip(), edge.strip()
+        if not eq or edge not in ("top", "bottom", "left", "right"):
+            raise InvalidActionError(f"option deployment_edges: expected side=edge pairs (edges top, bottom, left, "
+                                     f"right), got {opts.get('deployment_edges')!r}")
+        if key in ("first", "second"):
+            idx = 0 if key == "first" else 1
+            if idx < len(sides):
+                out.setdefault(sides[idx], edge)
+        else:
+            out[key] = edge
+    return out
+
+
+def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """deployment: is every unit wholly within 12" of its side's table edge?"""
+    args.parse(())
+    edges = deployment_edges(plan, opts)
+    per: dict[str, Any] = {}
+    for u in plan.units:
+        ms = plan.models_of(u.unit_id)
+        if u.side not in edges or not ms:
+            continue
+        zone = deployment_zone(plan, edges[u.side], self.from_unit(12.0))
+        inside = wholly_inside(zone, list(ms))
+        per[u.unit_id] = {"side": u.side, "edge": edges[u.side], "inside": bool(inside.all()),
+                          "outside": [m.model_id for m, i in zip(ms, inside) if not i]}
+    bad = [k for k, p in per.items() if not p["inside"]]
+    steps = [Step("deployment", f"each side deploys within 12\" of its table edge ({', '.join(f'{s}: {e}' for s, e in edges.items())}); "
+                  f"{len(bad)} unit(s) outside: {', '.join(bad) or 'none'}", SRC_DEPLOY,
+                  option=f"deployment_edges={opts.get('deployment_edges')}")]
+    return {"edges": edges, "units": per, "outside": bad,
+            "answer": "every unit is in its deployment zone" if not bad else f"outside their zone: {', '.join(bad)}",
+            "steps": steps}
+
+
+def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """ambush UNIT: is every model more than 9" from every enemy (Ambush deployment)?"""
+    v = args.parse(("UNIT",))
+    unit = plan.unit(v["UNIT"])
+    mine = plan.models_of(unit.unit_id)
+    enemies = [m for m in plan.models if plan.unit(m.unit_id).side != unit.side]
+    if not mine:
+        raise InvalidActionError(f"ambush: unit {unit.unit_id!r} has no model on the table")
+    c = closest_models(mine, enemies, how=self.measure_how(opts)) if enemies else None
+    ok = c is None or c.distance_mm > self.from_unit(9.0) + 1e-6
+    steps = [Step("Ambush", "units in ambush deploy more than 9\" from enemy units"
+                  + (f"; closest enemy {c.b_id} at {self.fmt(c.distance_mm)} from {c.a_id}" if c else ""),
+                  SRC_RULES + " (Ambush)", value=ok)]
+    return {"allowed": ok, "closest": length_json(self, c.distance_mm, opts) if c else None,
+            "answer": ("allowed" if ok else "too close") + (f": {self.fmt(c.distance_mm)} from {c.b_id}" if c else ""),
+            "steps": steps}
+
+
+def ask_scout(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """scout UNIT: is the unit wholly within 12" of its deployment zone (24" of its edge)?"""
+    v = args.parse(("UNIT",))
+    unit = plan.unit(v["UNIT"])
+    edges = deployment_edges(plan, opts)
+    if unit.side not in edges:
+        raise InvalidActionError(f"scout: side {unit.side!r} has no deployment edge; set option deployment_edges")
+    zone = deployment_zone(plan, edges[unit.side], self.from_unit(24.0))
+    ms = plan.models_of(unit.unit_id)
+    inside = wholly_inside(zone, list(ms))
+    out = [m.model_id for m, i in zip(ms, inside) if not i]
+    steps = [Step("Scout", f"placed wholly within 12\" of the deployment zone (24\" of the {edges[unit.side]} edge); "
+                  f"outside: {', '.join(out) or 'none'}", SRC_RULES + " (Scout)", value=not out)]
+    return {"allowed": not out, "outside": out, "edge": edges[unit.side],
+            "answer": "allowed" if not out else f"not allowed: {', '.join(out)} too far", "steps": steps}
+
+
+def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """move MODEL X_MM Y_MM [--action advance|rush|charge]: distance, difficult (6" cap), dangerous, 1" rule."""
+    v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"action": "text"})
+    action = v.get("action", "advance")
+    if action not in ACTION_IN:
+        raise InvalidActionError(f"move: --action must be one of {', '.join(ACTION_IN)}, got {action!r}")
+    m = plan.model(v["MODEL"])
+    end = table_point(args, v, plan, "X_MM", "Y_MM")
+    allowance_in, notes = _move_allowance_in(plan, m.unit_id, action)
+    rules = unit_rules(plan, m.unit_id)
+    prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
+    problems: list[str] = []
+    cap_in = allowance_in
+    if prof.inside_mm("difficult") > 0 and not ("strider" in rules or "flying" in rules):
+        cap_in = min(cap_in, 6.0)
+    if prof.length_mm > self.from_unit(cap_in) + 1e-6:
+        problems.append(f"{self.fmt(prof.length_mm)} is more than {cap_in:g}\"")
+    if prof.blocked and "flying" not in rules:
+        problems.append(f"the path meets impassable terrain: {', '.join(prof.blocked)}")
+    moved = Model(m.model_id, m.unit_id, end, m.base_mm)
+    side = plan.unit(m.unit_id).side
+    close = [e.model_id for e in plan.models if plan.unit(e.unit_id).side != side
+             and model_distance_mm(moved, e) < self.from_unit(1.0) - 1e-6]
+    if close and action != "charge":
+        problems.append(f"it would end within 1\" of enemies ({', '.join(close)}); only a charge may")
+    steps = [Step("action", f"{action}: {allowance_in:g}\"" + (f" ({', '.join(notes)})" if notes else ""),
+                  "Grimdark Future Firefight, Activation", value=allowance_in)]
+    if cap_in < allowance_in:
+        steps.append(Step("difficult terrain", "the path crosses difficult terrain: 6\" at most", SRC_TERRAIN, value=6.0))
+    if prof.dangerous:
+        steps.append(Step("dangerous terrain", f"crossing {', '.join(prof.dangerous)}: roll a die per model, a wound on "
+                          "each 1", SRC_TERRAIN))
+    steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
+    return {"model": m.model_id, "action": action, "allowance": length_json(self, self.from_unit(cap_in), opts),
+            "path": length_json(self, prof.length_mm, opts), "dangerous": list(prof.dangerous),
+            "allowed": not problems, "problems": problems,
+            "answer": "allowed" if not problems else "not allowed: " + "; ".join(problems), "steps": steps}
+
+
+def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """jump GAP_INCHES [--drop INCHES]: free, a jump with (X+1) dice on 3+, or impossible; falls from 2"."""
+    v = args.parse(("GAP_INCHES",), flags={"drop": "number"})
+    gap = args.number(v, "GAP_INCHES", minimum=0.0)
+    drop = float(v.get("drop", 0.0))
+    if drop < 0:
+        raise InvalidActionError("jump: --drop must be 0 or more inches")
+    steps: list[Step] = []
+    if gap > 6 or drop > 6:
+        verdict, dice = "impossible", 0
+        steps.append(Step("jump", "a gap or a drop over 6\" cannot be jumped", SRC_SPECIAL))
+    elif gap <= 1 and drop <= 3:
+        verdict, dice = "normal move", 0
+        steps.append(Step("jump", "gaps up to 1\" and drops up to 3\" are part of a normal move", SRC_SPECIAL))
+    else:
+        x = int(math.floor(max(gap, drop) / 3.0 + 1e-9))
+        verdict, dice = "jump", x + 1
+        steps.append(Step("jump", f"roll {x}+1 = {dice} dice needing 3+ (one per full 3\"); all must pass, "
+                          "else the model falls the whole distance", SRC_SPECIAL, value=dice))
+    fall_ap = int(math.floor(drop / 3.0 + 1e-9)) if drop >= 2 else None
+    if fall_ap is not None:
+        steps.append(Step("fall", f"a fall of {drop:g}\" (2\" or more) deals a hit with AP({fall_ap}) "
+                          "(one per full 3\") and ends the activation", SRC_SPECIAL, value=fall_ap))
+    return {"gap_in": gap, "drop_in": drop, "verdict": verdict, "dice": dice, "fall_ap": fall_ap,
+            "answer": verdict + (f": {dice} dice on 3+" if dice else "")
+                      + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""),
+            "steps": steps}
+
+
+for _f in (ask_range, ask_cover, ask_aura, ask_charge, ask_melee, ask_blast, ask_objectives, ask_deployment,
+           ask_ambush, ask_scout, ask_move, ask_jump):
+    setattr(Firefight, _f.__name__, _f)
+del _f
