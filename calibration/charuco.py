@@ -47,6 +47,9 @@ GOOD_RMS_PX = 0.3
 MAX_RMS_PX = 2.0
 """Above this RMS error the photos do not fit one camera: the calibration is refused."""
 
+MANY_VIEWS = 15
+"""From this many usable photos the sixth-order radial term k3 is fitted too."""
+
 MAX_FOCAL_SPREAD = 0.05
 """Refuse a calibration whose focal length is uncertain by more than this fraction."""
 
@@ -178,7 +181,8 @@ def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: Bo
             f"with {MIN_CORNERS_PER_VIEW} or more corners are needed): take more photos from different angles, "
             "each with the whole board in view, in even light without glare on the board"
             + _unused_text(reports))
-    flags = 0 if len(obj_points) >= 8 else cv2.CALIB_FIX_K3
+    # k3 only from many views: with a small board and few views it soaks up noise (k2, k3 of +-5)
+    flags = 0 if len(obj_points) >= MANY_VIEWS else cv2.CALIB_FIX_K3
     rms, matrix, dist, _rvecs, _tvecs, std_intr, _std_ext, per_view = cv2.calibrateCameraExtended(
         obj_points, img_points, size, None, None, flags=flags)
     per_view = np.asarray(per_view).reshape(-1)

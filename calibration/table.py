@@ -361,10 +361,18 @@ def solve_pose(object_points: NDArray[np.float64], image_points: NDArray[np.floa
         rvec = np.array(guess[0], dtype=np.float64).reshape(3, 1)
         tvec = np.array(guess[1], dtype=np.float64).reshape(3, 1)
     else:
-        ok, rvec, tvec = cv2.solvePnP(obj, img, intrinsics.matrix, intrinsics.distortion, flags=cv2.SOLVEPNP_IPPE)
-        if not ok:
+        rvec = tvec = None
+        for method in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_ITERATIVE):  # IPPE can return NaN on exact points
+            ok, r, t = cv2.solvePnP(obj, img, intrinsics.matrix, intrinsics.distortion, flags=method)
+            if ok and np.all(np.isfinite(r)) and np.all(np.isfinite(t)):
+                rvec, tvec = r, t
+                break
+        if rvec is None or tvec is None:
             raise CalibrationError("could not solve the table's pose from the corner markers")
-    rvec, tvec = cv2.solvePnPRefineLM(obj, img, intrinsics.matrix, intrinsics.distortion, rvec, tvec)
+    refined_r, refined_t = cv2.solvePnPRefineLM(obj, img, intrinsics.matrix, intrinsics.distortion,
+                                                rvec.copy(), tvec.copy())
+    if np.all(np.isfinite(refined_r)) and np.all(np.isfinite(refined_t)):  # LM gives NaN on exact data
+        rvec, tvec = refined_r, refined_t
     proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
     rms = float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=2))))
     return rvec.reshape(3), tvec.reshape(3), rms
@@ -373,9 +381,10 @@ def solve_pose(object_points: NDArray[np.float64], image_points: NDArray[np.floa
 def _rms_for_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_size: tuple[int, int], f: float) -> float:
     cam = CameraIntrinsics.pinhole(f, image_size, estimated=True)
     try:
-        return solve_pose(obj, img, cam)[2]
+        rms = solve_pose(obj, img, cam)[2]
     except (cv2.error, CalibrationError):
         return math.inf
+    return rms if math.isfinite(rms) else math.inf
 
 
 def estimate_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_size: tuple[int, int], *,

@@ -1,0 +1,82 @@
+"""``tabletracker calibrate IMAGE --setup setup.json [--camera camera.json] --out calibration.json``.
+
+Finds the four corner markers in one frame, solves the table's pose from their 16 corners
+and writes calibration.json. Prints the corner reprojection error in pixels, the expected
+position error in mm across the table, and whether base markers will be large enough to
+read at this camera's resolution.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "table pose from one frame showing the four corner markers"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", type=Path, help="a camera frame showing the whole table and its four corner markers")
+    parser.add_argument("--setup", type=Path, required=True, help="setup file (table size, marker sizes)")
+    parser.add_argument("--camera", type=Path, help="camera.json from 'tabletracker calibrate-camera' "
+                        "(without it the focal length is estimated from this image)")
+    parser.add_argument("--out", type=Path, required=True, help="where to write calibration.json")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.setup import load_setup
+    from calibration.store import calibration_to_dict, load_image, load_intrinsics, save_calibration
+    from calibration.table import calibrate_table
+
+    setup = load_setup(args.setup)
+    intrinsics = load_intrinsics(args.camera) if args.camera is not None else None
+    image = load_image(args.image)
+    cal = calibrate_table(image, setup, intrinsics, source=str(args.image))
+    error = cal.expected_error_mm()
+    base = setup.markers.base_size_mm
+    readable = cal.marker_readability(base, height_mm=setup.markers.base_height_mm)
+    save_calibration(args.out, cal)
+    warnings = list(cal.warnings)
+    if not readable.ok:
+        w, d = readable.largest_table_mm(setup.table)
+        warnings.append(
+            f"base markers of {base:g} mm will be only {readable.min_side_px:.1f} px across at "
+            f"({readable.at_mm[0]:.0f}, {readable.at_mm[1]:.0f}) mm; {readable.required_px:g} px are needed to read "
+            f"them. Use base markers of at least {readable.smallest_marker_mm:.1f} mm, a table of at most "
+            f"{w:.0f} x {d:.0f} mm with this camera framing it, or a higher-resolution camera")
+    if args.json:
+        out: dict[str, Any] = {
+            "calibration": str(args.out),
+            "reprojection_rms_px": cal.reprojection_rms_px,
+            "expected_error_mm": {"max": error.max_mm, "rms": error.rms_mm, "corner_noise_px": error.sigma_px},
+            "focal_px": cal.intrinsics.focal_px,
+            "focal_estimated": cal.intrinsics.estimated,
+            "camera_height_mm": cal.camera_height_mm,
+            "base_marker_min_px": readable.min_side_px,
+            "base_markers_readable": readable.ok,
+            "warnings": warnings,
+            "saved": calibration_to_dict(cal),
+        }
+        print(json.dumps(out, indent=2))
+    else:
+        _print_text(args, cal, error, readable, warnings)
+    return 0
+
+
+def _print_text(args: argparse.Namespace, cal: Any, error: Any, readable: Any, warnings: list[str]) -> None:
+    cam = cal.intrinsics
+    w, h = cam.image_size
+    print(f"table {cal.table.width_mm:g} x {cal.table.depth_mm:g} mm calibrated from {args.image} ({w}x{h})")
+    print(f"  corner reprojection error: {cal.reprojection_rms_px:.3f} px RMS (16 corners of markers 0-3)")
+    print(f"  expected position error across the table: {error.max_mm:.2f} mm max, {error.rms_mm:.2f} mm RMS "
+          f"(corner noise {error.sigma_px:.2f} px)")
+    source = "estimated from this image" if cam.estimated else "from the camera calibration"
+    print(f"  focal length: {cam.focal_px:.1f} px ({source}); camera {cal.camera_height_mm:.0f} mm above the table")
+    print(f"  smallest base marker in the image: {readable.min_side_px:.1f} px across "
+          f"({'readable' if readable.ok else 'too small'})")
+    print(f"  written to {args.out}")
+    for text in warnings:
+        print(f"warning: {text}", file=sys.stderr)

@@ -1,0 +1,79 @@
+"""ChArUco camera calibration from rendered photos of the kit's board with a known camera."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.board import KIT_BOARD, BoardSpec
+from calibration.camera import CameraIntrinsics
+from calibration.charuco import GOOD_RMS_PX, calibrate_camera, detect_board, make_board
+from calibration.errors import CalibrationError
+from tests.calibration import synthetic as S
+
+TRUE_CAMERA = CameraIntrinsics(np.array([[560.0, 0.0, 322.0], [0.0, 560.0, 236.0], [0.0, 0.0, 1.0]]),
+                               np.array([-0.15, 0.08, 0.0, 0.0, 0.0]), (640, 480))
+
+
+@pytest.fixture(scope="module")
+def views() -> list[np.ndarray]:
+    return S.board_views(TRUE_CAMERA, KIT_BOARD, 8, distance_mm=330.0)
+
+
+def test_recovers_the_true_camera(views: list[np.ndarray]) -> None:
+    cam, rms, report = calibrate_camera(views)
+    assert rms < GOOD_RMS_PX
+    assert cam.image_size == (640, 480) and not cam.estimated
+    assert cam.matrix[0, 0] == pytest.approx(560.0, rel=0.01)
+    assert cam.matrix[1, 1] == pytest.approx(560.0, rel=0.01)
+    assert np.allclose(cam.matrix[:2, 2], (322.0, 236.0), atol=4.0)
+    assert cam.distortion[0] == pytest.approx(-0.15, abs=0.04)
+    # the model removes the same lens distortion as the true lens, to a pixel, near the image corners
+    corner = np.array([[40.0, 40.0], [600.0, 440.0]])
+    shift = cam.undistort_px(corner) - corner
+    true_shift = TRUE_CAMERA.undistort_px(corner) - corner
+    assert np.linalg.norm(true_shift, axis=1).min() > 10.0
+    assert np.abs(shift - true_shift).max() < 1.0
+    assert len(report) == 8 and all(r.used and r.rms_px is not None and r.corners_found >= 8 for r in report)
+
+
+def test_too_few_usable_views_says_how_many_and_what_to_do(views: list[np.ndarray]) -> None:
+    blank = np.full((480, 640), 120, np.uint8)
+    with pytest.raises(CalibrationError,
+                       match=r"only 3 of 5 photos show enough of the board .*more photos from different angles.*"
+                             r"whole board in view.*glare.*Not usable: image 4 \(only 0 of 24 board corners found\)"):
+        calibrate_camera([views[0], views[1], views[2], blank, blank])
+
+
+def test_photos_of_different_sizes_are_refused(views: list[np.ndarray]) -> None:
+    with pytest.raises(CalibrationError, match=r"b.jpg: is 320x240 but the first photo is 640x480"):
+        calibrate_camera([views[0], views[1][:240, :320]], names=["a.jpg", "b.jpg"])
+
+
+def test_photos_that_are_too_alike_are_refused(views: list[np.ndarray]) -> None:
+    with pytest.raises(CalibrationError, match="too alike|do not fit one camera"):
+        calibrate_camera([views[0]] * 5)
+
+
+def test_detect_board_finds_all_corners(views: list[np.ndarray]) -> None:
+    corners, ids = detect_board(views[0], make_board(KIT_BOARD))
+    assert corners.shape == (24, 2) and sorted(ids.tolist()) == list(range(24))
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (BoardSpec(squares_x=1), "at least 2 x 2 squares"),
+        (BoardSpec(marker_mm=30.0), "must be smaller than its squares"),
+        (BoardSpec(dictionary="DICT_5X5_7"), "unknown ArUco dictionary 'DICT_5X5_7'"),
+        (BoardSpec(squares_x=30, squares_y=30, dictionary="DICT_4X4_50"), "needs 450 markers but DICT_4X4_50 has only 50"),
+    ],
+)
+def test_bad_boards(spec: BoardSpec, message: str) -> None:
+    with pytest.raises(CalibrationError, match=message):
+        make_board(spec)
+
+
+def test_no_photos() -> None:
+    with pytest.raises(CalibrationError, match="no photo given"):
+        calibrate_camera([])
