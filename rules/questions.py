@@ -336,7 +336,8 @@ def q_cohesion(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, An
     if rule is None:
         raise InvalidActionError(f"{rs.title} has no cohesion rule")
     link, all_within, source = rule
-    c = chain_cohesion(plan, v["UNIT"], link_mm=link, all_within_mm=all_within, how=rs.measure_how(opts),
+    how = rs.cohesion_how(opts) if hasattr(rs, "cohesion_how") else rs.measure_how(opts)
+    c = chain_cohesion(plan, v["UNIT"], link_mm=link, all_within_mm=all_within, how=how,
                        mode=str(opts.get("cohesion", "chain")),
                        exempt=lambda mid: rs.cohesion_exempt(plan, mid), source=source)
     out = c.to_json()

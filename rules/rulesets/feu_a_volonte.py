@@ -60,3 +60,402 @@ class FeuAVolonte(RuleSet):
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",
                       "grenade", "split", "move")
+
+
+# -- questions ------------------------------------------------------------------------------------
+
+import math  # noqa: E402
+from typing import Any, Mapping  # noqa: E402
+
+from rules.errors import InvalidActionError  # noqa: E402
+from rules.explain import Step  # noqa: E402
+from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm, point_distance_mm  # noqa: E402
+from rules.plan import Model, TablePlan  # noqa: E402
+from rules.questions import Args, length_json, table_point  # noqa: E402
+from rules.terrain import path_profile, terrain_geometry  # noqa: E402
+from rules.visibility import line_of_sight  # noqa: E402
+from rules.zones import aura, deviate  # noqa: E402
+
+SRC_MEASURE = "Feu à Volonté, Mesurer les distances"
+SRC_ARC = "Feu à Volonté, Arc frontal"
+SRC_SHOOT = "Feu à Volonté, Les Combats à distance"
+SRC_BANDS = "Feu à Volonté, Bonus/malus de situation"
+SRC_TRAITS = "Feu à Volonté, Compétences"
+SRC_ROLE = "Feu à Volonté, Rôle du leader et du second"
+SRC_RADIO = "Feu à Volonté, Radio"
+SRC_HIDE = "Feu à Volonté, Se dissimuler"
+SRC_AREA = "Feu à Volonté, Arme à aire d'effet"
+SRC_ROF = "Feu à Volonté, Cadence de tir"
+SRC_MOVES = "Feu à Volonté, Les Mouvements"
+SRC_SUPPORT = "Feu à Volonté, Groupe d'appui"
+WEAPON_RANGE_UD = {"pistol": 4.0, "grenade": 4.0, "mortar": 6.0}
+WEAPON_NAMES = {"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
+                "mortier": "mortar", "mortar": "mortar"}
+COMMANDERS = ("leader", "second")
+
+
+def band_modifier(distance_ud: float, boundary: str = "nearer") -> tuple[str, int]:
+    """Return the range band and its modifier (< 4 UD +1, 4-8 0, 8-12 -1, > 12 -2), RULES-NOTES choice 4.
+
+    >>> band_modifier(3.9), band_modifier(4.0), band_modifier(4.0, "farther"), band_modifier(12.5)
+    (('< 4 UD', 1), ('< 4 UD', 1), ('4-8 UD', 0), ('> 12 UD', -2))
+    """
+    bands = ((4.0, "< 4 UD", 1), (8.0, "4-8 UD", 0), (12.0, "8-12 UD", -1))
+    for limit, label, mod in bands:
+        if distance_ud < limit - 1e-9 or (boundary == "nearer" and distance_ud <= limit + 1e-9):
+            return label, mod
+    return "> 12 UD", -2
+
+
+def relative_bearing_deg(observer: Model, point: tuple[float, float]) -> float | None:
+    """Return the angle from ``observer``'s facing to ``point`` in (-180, 180], or ``None`` without a facing."""
+    if observer.facing_deg is None:
+        return None
+    bearing = math.degrees(math.atan2(point[1] - observer.y_mm, point[0] - observer.x_mm))
+    rel = (bearing - observer.facing_deg + 180.0) % 360.0 - 180.0
+    return 180.0 if rel == -180.0 else rel
+
+
+def _weapon(plan: TablePlan, shooter: Model, name: str | None) -> str | None:
+    raw = name if name is not None else (shooter.weapons[0] if shooter.weapons else None)
+    if raw is None:
+        return None
+    return WEAPON_NAMES.get(raw.strip().lower(), raw.strip().lower())
+
+
+def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """range SHOOTER TARGET [--weapon NAME] [--weapon-range UD]: band, rear shot, cover or prone."""
+    v = args.parse(("SHOOTER", "TARGET"), flags={"weapon": "text", "weapon-range": "number"})
+    s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
+    if s.model_id == t.model_id:
+        raise InvalidActionError("range: name two different models")
+    how = self.measure_how(opts)
+    d = model_distance_mm(s, t, how=how)
+    d_ud = self.to_unit(d, opts)
+    weapon = _weapon(plan, s, v.get("weapon"))
+    max_ud = float(v["weapon-range"]) if "weapon-range" in v else WEAPON_RANGE_UD.get(weapon or "")
+    steps = [self.measure_step(opts),
+             Step("distance", f"{s.model_id} to {t.model_id}: {d_ud:.2f} UD (1 UD = {self.unit(opts).mm:g} mm)",
+                  SRC_MEASURE, value=round(d_ud, 3), option=self.changed(opts, "ud_mm"))]
+    mods: list[dict[str, Any]] = []
+    in_range = max_ud is None or d_ud <= max_ud + 1e-9
+    if weapon == "pistol":
+        steps.append(Step("pistol", "a pistol reaches 4 UD, with no range bonus or malus", SRC_SHOOT, value=4))
+        band = "pistol"
+    else:
+        band, mod = band_modifier(d_ud, str(opts.get("band_boundary", "nearer")))
+        mods.append({"rule": f"range {band}", "modifier": mod})
+        steps.append(Step("range band", f"{band}: {mod:+d}", SRC_BANDS, value=mod,
+                          option=self.changed(opts, "band_boundary")))
+    if max_ud is not None:
+        steps.append(Step("in range", f"range {max_ud:g} UD: {'in' if in_range else 'out of'} range", SRC_SHOOT,
+                          value=in_range))
+    rel = relative_bearing_deg(t, s.position_mm)
+    if rel is not None and abs(rel) > 90.0 + 1e-9:
+        mods.append({"rule": "shot in the back", "modifier": 1})
+        steps.append(Step("rear shot", f"{s.model_id} is behind {t.model_id} ({abs(rel):.0f}° from its facing): +1",
+                          SRC_BANDS, value=1))
+    covered, why = _cover(self, plan, s, t, opts)
+    if covered:
+        mods.append({"rule": "target in cover or prone", "modifier": -1})
+        steps.append(Step("cover or prone", f"{t.model_id}: {why}: -1", SRC_BANDS + " / " + SRC_SHOOT, value=-1))
+    total = sum(m["modifier"] for m in mods)
+    return {"distance": length_json(self, d, opts), "weapon": weapon, "band": band, "in_range": in_range,
+            "modifiers": mods, "modifier": total,
+            "answer": f"{d_ud:.2f} UD, band {band}; modifiers {total:+d} ("
+                      + (", ".join(f"{m['rule']} {m['modifier']:+d}" for m in mods) or "none") + ")"
+                      + ("" if in_range else "; out of range"),
+            "steps": steps}
+
+
+def _cover(self: "FeuAVolonte", plan: TablePlan, s: Model, t: Model, opts: Mapping[str, Any]) -> tuple[bool, str]:
+    if t.has_status("prone"):
+        return True, "prone"
+    sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
+    if sight.visible and (sight.visible_fraction < 1.0 or sight.cover_fraction > 0):
+        names = [i for _, i, _ in sight.blockers] + [i for _, i, _ in sight.cover]
+        return True, f"partly hidden or behind a linear obstacle ({', '.join(names)})"
+    return False, "in the open"
+
+
+def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """cover SHOOTER TARGET: partly hidden behind scenery, behind a linear obstacle, or prone: -1."""
+    v = args.parse(("SHOOTER", "TARGET"))
+    s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
+    sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
+    covered, why = _cover(self, plan, s, t, opts)
+    steps = list(sight.steps) + [Step("cover", f"{t.model_id}: {why}" + (": -1 to the attack" if covered else ""),
+                                      SRC_SHOOT, value=-1 if covered else 0)]
+    return {"visible": sight.visible, "visible_fraction": round(sight.visible_fraction, 4), "in_cover": covered,
+            "modifier": -1 if covered else 0, "reason": why,
+            "answer": ("not visible" if not sight.visible else f"{'in cover' if covered else 'in the open'}: {why}"),
+            "steps": steps}
+
+
+def _arc_state(shooter: Model, point: tuple[float, float], window: bool) -> tuple[float | None, str]:
+    rel = relative_bearing_deg(shooter, point)
+    if rel is None:
+        return None, "unknown (the model has no facing)"
+    a = abs(rel)
+    if window:
+        return rel, "in the arc" if a <= 45.0 + 1e-9 else "outside the 45° each side of the opening"
+    if a <= 90.0 + 1e-9:
+        return rel, "in the front arc"
+    if a <= 135.0 + 1e-9:
+        return rel, "in reach of the free 45° turn"
+    return rel, "behind: the model must turn first (1 PA)"
+
+
+def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """arc SHOOTER TARGET [--window]: 180° front arc, the free 45° turn, or ±45° at a window or door."""
+    v = args.parse(("SHOOTER", "TARGET"), flags={"window": "bool"})
+    s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
+    rel, state = _arc_state(s, t.position_mm, bool(v.get("window")))
+    can = state in ("in the front arc", "in reach of the free 45° turn", "in the arc")
+    src = "Feu à Volonté, Tirer au travers d'une fenêtre ou d'une porte" if v.get("window") else SRC_ARC
+    steps = [Step("arc", f"{t.model_id} is {abs(rel):.0f}° from {s.model_id}'s facing: {state}" if rel is not None
+                  else state, src, value=round(rel, 2) if rel is not None else None)]
+    if not v.get("window"):
+        steps.append(Step("free turn", "declaring a target turns the shooter up to 45° toward it for free",
+                          SRC_SHOOT))
+    return {"relative_deg": round(rel, 2) if rel is not None else None, "state": state, "can_shoot": can,
+            "answer": state, "steps": steps}
+
+
+def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """shooters TARGET SHOOTER... : who can fire on one target, +1 per extra shooter, the main (nearest) one."""
+    v = args.parse(("TARGET", "SHOOTER"), rest="MORE")
+    t = plan.model(v["TARGET"])
+    names = [v["SHOOTER"], *v["MORE"]]
+    able, unable = [], {}
+    for name in names:
+        s = plan.model(name)
+        sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
+        _, state = _arc_state(s, t.position_mm, False)
+        if not sight.visible:
+            unable[name] = "no line of sight"
+        elif state.startswith("behind"):
+            unable[name] = state
+        else:
+            able.append(s)
+    how = self.measure_how(opts)
+    able.sort(key=lambda s: (model_distance_mm(s, t, how=how), s.model_id))
+    bonus = max(len(able) - 1, 0)
+    main = able[0].model_id if able else None
+    steps = [Step("several shooters", f"{len(able)} can fire on {t.model_id}: +{bonus} to the attack "
+                  "(+1 per extra shooter)", SRC_SHOOT, value=bonus)]
+    if main:
+        steps.append(Step("main shooter", f"the nearest to the target rolls: {main}", SRC_SHOOT))
+    steps += [Step("cannot fire", f"{k}: {r}", SRC_SHOOT) for k, r in unable.items()]
+    return {"can_fire": [s.model_id for s in able], "cannot_fire": unable, "main_shooter": main, "bonus": bonus,
+            "answer": f"main shooter {main}, +{bonus}" if main else "nobody can fire", "steps": steps}
+
+
+def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """aura MODEL: a leader's or second's 3 UD (traits En avant, Inspire l'exemple, Cohésion; reserve dice)."""
+    v = args.parse(("MODEL",))
+    m = plan.model(v["MODEL"])
+    if (m.role or "") not in COMMANDERS:
+        raise InvalidActionError(f"aura: {m.model_id} is not a leader or a second (role {m.role!r})")
+    a = aura(plan, m.model_id, self.from_unit(3.0, opts), who="friends", how=self.measure_how(opts),
+             rule="3 UD", source=SRC_TRAITS)
+    steps = list(a.steps) + [Step("reserve dice", "the reserve dice may be added to the quality rolls of figures "
+                                  "within 3 UD of the leader or a second", SRC_ROLE)]
+    return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts),
+            "inside": list(a.inside), "distances_mm": {k: round(d, 2) for k, d in a.distances_mm.items()},
+            "answer": f"{len(a.inside)} friend(s) within 3 UD of {m.model_id}: {', '.join(a.inside) or 'none'}",
+            "steps": steps}
+
+
+def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """radio [SIDE]: figures more than 4 UD from their leader and seconds pay +1 PA on their first action."""
+    v = args.parse((), optional=("SIDE",))
+    sides = sorted({u.side for u in plan.units})
+    if "SIDE" in v and v["SIDE"] not in sides:
+        raise InvalidActionError(f"radio: no side {v['SIDE']!r}; sides are: {', '.join(sides)}")
+    how = self.measure_how(opts)
+    limit = self.from_unit(4.0, opts)
+    per: dict[str, Any] = {}
+    steps: list[Step] = []
+    for side in ([v["SIDE"]] if "SIDE" in v else sides):
+        ms = [m for m in plan.models if plan.unit(m.unit_id).side == side]
+        chiefs = [m for m in ms if (m.role or "") in COMMANDERS]
+        if not chiefs:
+            steps.append(Step("disorganised", f"{side} has no leader or second left: every figure pays +1 PA on its "
+                              "first action", SRC_RADIO))
+        for m in ms:
+            if m in chiefs:
+                per[m.model_id] = {"side": side, "extra_pa": 0, "nearest": m.model_id, "distance_mm": 0.0}
+                continue
+            if not chiefs:
+                per[m.model_id] = {"side": side, "extra_pa": 1, "nearest": None, "distance_mm": None}
+                continue
+            c = min(chiefs, key=lambda k: model_distance_mm(m, k, how=how))
+            d = model_distance_mm(m, c, how=how)
+            per[m.model_id] = {"side": side, "extra_pa": int(d > limit + 1e-9), "nearest": c.model_id,
+                               "distance_mm": round(d, 2)}
+    far = [k for k, p in per.items() if p["extra_pa"]]
+    steps.append(Step("radio", f"more than 4 UD from the leader and every second: +1 PA on the first action: "
+                      f"{', '.join(far) or 'none'}", SRC_RADIO, value=len(far)))
+    return {"models": per, "extra_pa": far, "answer": f"+1 PA for {', '.join(far)}" if far else "everyone in radio range",
+            "steps": steps}
+
+
+def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """spot MODEL: enemies closer than 2 UD detect a hidden figure automatically."""
+    v = args.parse(("MODEL",))
+    m = plan.model(v["MODEL"])
+    a = aura(plan, m.model_id, self.from_unit(2.0, opts), who="enemies", how=self.measure_how(opts), strict=True,
+             rule="spotted", source=SRC_HIDE)
+    hidden = m.has_status("hidden")
+    steps = list(a.steps) + [Step("spotting", f"{m.model_id} is {'hidden' if hidden else 'not hidden'}; "
+                                  + ("an enemy closer than 2 UD detects it automatically" if a.inside
+                                     else "others must roll Quality 7+ to spot it"), SRC_HIDE)]
+    return {"model": m.model_id, "hidden": hidden, "spotted_by": list(a.inside), "spotted": bool(a.inside),
+            "answer": (f"spotted automatically by {', '.join(a.inside)}" if a.inside
+                       else "not spotted automatically (Quality 7+ to spot)"), "steps": steps}
+
+
+def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """hide MODEL: a figure closer than 1 UD to a piece of scenery may hide (1 PA)."""
+    v = args.parse(("MODEL",))
+    m = plan.model(v["MODEL"])
+    import shapely
+    how = self.measure_how(opts)
+    best: tuple[float, str] | None = None
+    for piece in plan.terrain:
+        kind = self.kind_of(piece)
+        if kind.sight == "clear" and not kind.cover:
+            continue
+        d = float(terrain_geometry(piece).distance(shapely.Point(m.position_mm)))
+        d = max(0.0, d - m.base_mm / 2.0) if how == "edge" else d
+        if best is None or d < best[0]:
+            best = (d, piece.terrain_id)
+    limit = self.from_unit(1.0, opts)
+    ok = best is not None and best[0] < limit - 1e-9
+    steps = [Step("hide", ("no scenery to hide behind" if best is None else
+                           f"nearest scenery {best[1]} at {self.fmt(best[0], opts)}: "
+                           + ("closer than 1 UD, the figure may hide" if ok else "not closer than 1 UD")),
+                  SRC_HIDE, value=ok)]
+    return {"model": m.model_id, "can_hide": ok, "nearest": best[1] if best else None,
+            "distance": length_json(self, best[0], opts) if best else None,
+            "answer": ("may hide" if ok else "may not hide") + (f" ({best[1]})" if best else ""), "steps": steps}
+
+
+def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """grenade THROWER X_MM Y_MM [--weapon grenade|mortar] [--deviation D6]: range, drift, 3 UD blast."""
+    v = args.parse(("THROWER", "X_MM", "Y_MM"), flags={"weapon": "text", "deviation": "int"})
+    thrower = plan.model(v["THROWER"])
+    point = table_point(args, v, plan, "X_MM", "Y_MM")
+    weapon = WEAPON_NAMES.get(str(v.get("weapon", "grenade")).lower())
+    if weapon not in ("grenade", "mortar"):
+        raise InvalidActionError("grenade: --weapon must be grenade or mortar")
+    how = self.measure_how(opts)
+    reach_ud = WEAPON_RANGE_UD[weapon]
+    d = point_distance_mm(thrower, point, how="centre" if how == "centre" else "edge")
+    in_range = d <= self.from_unit(reach_ud, opts) + 1e-6
+    steps = [Step("range", f"{weapon} range {reach_ud:g} UD; the point is {self.fmt(d, opts)} away: "
+                  f"{'in' if in_range else 'out of'} range", SRC_AREA, value=in_range)]
+    impact = point
+    if "deviation" in v:
+        roll = int(v["deviation"])
+        impact = deviate(point, thrower.position_mm, roll, self.from_unit(float(roll), opts))
+        steps.append(Step("deviation", f"missed (under 7): the d6 gives {roll}: {roll} UD in direction {roll} "
+                          "(4 straight away from the thrower, numbered clockwise)", SRC_AREA, value=roll))
+    radius = self.from_unit(3.0, opts)
+    hit = []
+    for m in plan.models:
+        dm = point_distance_mm(m, impact, how=how)
+        if dm <= radius + 1e-6:
+            hit.append((dm, m.model_id))
+    hit.sort()
+    names = [k for _, k in hit]
+    steps.append(Step("blast", f"every figure within 3 UD of the impact is hit: {', '.join(names) or 'none'}",
+                      SRC_AREA, value=len(names)))
+    return {"weapon": weapon, "in_range": in_range, "impact_mm": [round(impact[0], 2), round(impact[1], 2)],
+            "radius": length_json(self, radius, opts), "hit": names,
+            "answer": ("" if in_range else "out of range; ") + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
+            "steps": steps}
+
+
+def ask_split(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """split TARGET TARGET... : a rate of fire above 1 may be split between targets within 2 UD of each other."""
+    v = args.parse(("TARGET", "OTHER"), rest="MORE")
+    ms = [plan.model(k) for k in [v["TARGET"], v["OTHER"], *v["MORE"]]]
+    how = self.measure_how(opts)
+    limit = self.from_unit(2.0, opts)
+    far = [(a.model_id, b.model_id, round(model_distance_mm(a, b, how=how), 2))
+           for i, a in enumerate(ms) for b in ms[i + 1:] if model_distance_mm(a, b, how=how) > limit + 1e-9]
+    steps = [Step("rate of fire", "shots of a rate of fire above 1 may be split between targets 2 UD apart at most"
+                  + (f"; too far apart: {', '.join(f'{a}-{b}' for a, b, _ in far)}" if far else ""), SRC_ROF,
+                  value=not far)]
+    return {"allowed": not far, "too_far": [{"a": a, "b": b, "distance_mm": d} for a, b, d in far],
+            "answer": "the shots may be split" if not far else "the targets are too far apart", "steps": steps}
+
+
+def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """move MODEL X_MM Y_MM [--run] [--roll D6]: 4 UD, difficult halves the rest, -1 UD per linear obstacle."""
+    v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"run": "bool", "roll": "int"})
+    m = plan.model(v["MODEL"])
+    end = table_point(args, v, plan, "X_MM", "Y_MM")
+    prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
+    ud = self.unit(opts).mm
+    difficult = prof.inside_mm("difficult")
+    cost_mm = prof.length_mm + difficult  # a stretch of difficult ground costs double: the rest is halved
+    problems: list[str] = []
+    shoulder = 0.8 * m.height_mm if m.height_mm else None
+    for tid, kind, effect, height in prof.lines:
+        if effect == "linear":
+            if shoulder is not None and height is not None and height > shoulder:
+                problems.append(f"{tid} is higher than the figure's shoulder: impassable")
+            cost_mm += ud
+    if prof.blocked:
+        problems.append(f"impassable: {', '.join(prof.blocked)}")
+    run = bool(v.get("run"))
+    on_road = prof.length_mm > 0 and prof.inside_mm("road") >= prof.length_mm - 1e-6
+    if run and difficult > 0:
+        problems.append("a running figure cannot cross difficult terrain")
+    base = 4.0 * ud
+    need_ud = cost_mm / ud
+    roll = v.get("roll")
+    extra_allowed = run or on_road
+    if need_ud <= 4.0 + 1e-9:
+        ok_len = True
+    elif extra_allowed:
+        needed_roll = math.ceil(need_ud - 4.0 - 1e-9)
+        ok_len = needed_roll <= 6 and (roll is None or roll >= needed_roll)
+        if needed_roll > 6:
+            problems.append(f"it costs {need_ud:.2f} UD, more than 4 + 6 UD")
+        elif roll is not None and roll < needed_roll:
+            problems.append(f"it costs {need_ud:.2f} UD; a roll of {roll} gives {4 + roll} UD")
+    else:
+        ok_len = False
+        problems.append(f"it costs {need_ud:.2f} UD, more than the 4 UD of a walk")
+    steps = [Step("movement", f"walk 4 UD for 1 PA" + ("; running adds 1d6 UD (2 PA)" if run else "")
+                  + ("; on the road 4 UD + 1d6 UD" if on_road else ""), SRC_MOVES, value=4),
+             Step("path", f"{prof.length_mm / ud:.2f} UD straight, {difficult / ud:.2f} UD of it in difficult terrain "
+                  f"(counted double), {sum(1 for l in prof.lines if l[2] == 'linear')} linear obstacle(s) at 1 UD each: "
+                  f"costs {need_ud:.2f} UD", SRC_MOVES, value=round(need_ud, 3))]
+    if extra_allowed and need_ud > 4.0 + 1e-9 and need_ud <= 10.0 + 1e-9:
+        steps.append(Step("roll needed", f"needs a d6 of {math.ceil(need_ud - 4.0 - 1e-9)} or more", SRC_MOVES))
+    steps += [Step("not allowed", p, SRC_MOVES) for p in problems]
+    allowed = ok_len and not problems
+    return {"model": m.model_id, "cost": length_json(self, cost_mm, opts), "cost_ud": round(need_ud, 3),
+            "base_allowance": length_json(self, base, opts), "allowed": allowed, "problems": problems,
+            "answer": f"costs {need_ud:.2f} UD: " + ("allowed" if allowed else "not allowed: " + "; ".join(problems)),
+            "steps": steps}
+
+
+def cohesion_rule(self: "FeuAVolonte", options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
+    """Support groups (2-3 figures) stand in base contact (Feu à Volonté, Groupe d'appui)."""
+    return (CONTACT_TOLERANCE_MM, None, SRC_SUPPORT)
+
+
+def cohesion_how(self: "FeuAVolonte", options: Mapping[str, Any]) -> str:
+    return "edge"
+
+
+for _f in (ask_range, ask_cover, ask_arc, ask_shooters, ask_aura, ask_radio, ask_spot, ask_hide, ask_grenade,
+           ask_split, ask_move, cohesion_rule, cohesion_how):
+    setattr(FeuAVolonte, _f.__name__, _f)
+del _f
