@@ -193,6 +193,11 @@ def test_wrong_table_size_in_the_setup_is_refused(small_scene: S.Scene) -> None:
         calibrate_table(small_scene.image, _setup(600, 900), small_scene.cam)
 
 
+def test_wrong_table_size_is_refused_even_when_the_focal_length_is_free(small_scene: S.Scene) -> None:
+    with pytest.raises(CalibrationError, match=r"do not fit a flat 650 x 450 mm table .*flush in its corner$"):
+        calibrate_table(small_scene.image, _setup(650, 450))
+
+
 def test_intrinsics_for_another_image_shape_are_refused(small_scene: S.Scene) -> None:
     other = CameraIntrinsics.pinhole(800.0, (1280, 720))
     with pytest.raises(CalibrationError, match="calibrated at 1280x720 but the image is 800x600"):
