@@ -307,7 +307,8 @@ def q_los(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -
         out.pop("explanation")
         out["answer"] = (f"{a} {'sees' if sight.visible else 'does not see'} {b}"
                          + (f" ({sight.visible_fraction:.0%} of its base)" if sight.visible else "")
-                         + (f"; blocked by {', '.join(i for _, i, _ in sight.blockers)}" if sight.blockers else ""))
+                         + (f"; blocked by {', '.join(i for _, i, _ in sight.blockers)}" if sight.blockers else "")
+                         + (f"; behind {', '.join(i for _, i, _ in sight.cover)}" if sight.cover else ""))
         out["steps"] = sight.steps
         return out
     if ka == "unit" and kb == "unit":

@@ -51,3 +51,292 @@ class StarWars(RuleSet):
     )
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
                       "aura", "activation", "zone", "force", "move")
+
+
+# -- questions ------------------------------------------------------------------------------------
+
+import re  # noqa: E402
+from typing import Any, Mapping  # noqa: E402
+
+from rules.errors import InvalidActionError  # noqa: E402
+from rules.explain import Step  # noqa: E402
+from rules.measure import model_distance_mm, point_distance_mm  # noqa: E402
+from rules.plan import Model, TablePlan  # noqa: E402
+from rules.questions import Args, kind_of_id, length_json, table_point  # noqa: E402
+from rules.terrain import path_profile  # noqa: E402
+import numpy as np  # noqa: E402
+import shapely  # noqa: E402
+
+from rules.visibility import blockers_for, line_of_sight, sight_rays  # noqa: E402
+from rules.zones import aura  # noqa: E402
+
+SRC_SHOOT = "Star Wars Grandes escarmouches, Règles de Tir"
+SRC_ZONE = "Star Wars Grandes escarmouches, Règles de Tir (Zone X)"
+SRC_BUBBLE = "Star Wars Grandes escarmouches, Phases d'activation"
+SRC_FORCE = "Star Wars Grandes escarmouches, Utilisation de la Force"
+SRC_MOVE = "Star Wars Grandes escarmouches, Activation d'une figurine"
+SRC_DIFFICULT = "Star Wars Grandes escarmouches, Règles additionnelles (terrain difficile)"
+BUBBLE_PAS = {"officer": 2.0, "senior-officer": 3.0}
+MOVE_PAS = 4.0
+#: Force powers: (range or radius in pas, who, kind, text) - Utilisation de la Force.
+POWERS: Mapping[str, tuple[float, str, str, str]] = {
+    "repulsion": (3.0, "enemies", "around", "every enemy closer than 3 pas is knocked down"),
+    "telekinesis": (10.0, "enemies", "shot", "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
+    "lightning": (6.0, "enemies", "shot", "a shot of 6 pas that always hits (dark side)"),
+    "strangle": (4.0, "enemies", "attack", "an attack of 4 pas, not a shot, hitting on 2+ (dark side)"),
+    "dun-moch": (15.0, "enemies", "around", "enemies closer than 15 pas get +1 to their Tir and Combat thresholds"),
+    "meditation": (4.0, "friends", "around", "friends closer than 4 pas get a 5+ save (light side)"),
+    "speed": (6.0, "self", "move", "the figure moves 6 pas more"),
+}
+POWER_NAMES = {"répulsion": "repulsion", "repulsion": "repulsion", "télékinésie": "telekinesis",
+               "telekinesie": "telekinesis", "telekinesis": "telekinesis", "éclairs": "lightning",
+               "eclairs": "lightning", "lightning": "lightning", "étranglement": "strangle",
+               "etranglement": "strangle", "strangle": "strangle", "dun-moch": "dun-moch", "dun-möch": "dun-moch",
+               "dunmoch": "dun-moch", "méditation": "meditation", "meditation": "meditation",
+               "sur-vitesse": "speed", "survitesse": "speed", "speed": "speed"}
+
+
+def weapon_range_pas(m: Model) -> float | None:
+    """Return a figure's weapon range ("Por 10" in its weapons), in pas."""
+    for w in m.weapons or ():
+        found = re.fullmatch(r"\s*por\s*([0-9.]+)\s*", w, flags=re.IGNORECASE)
+        if found:
+            return float(found.group(1))
+    return None
+
+
+def _hidden_share(self: "StarWars", plan: TablePlan, s: Model, t: Model, opts: Mapping[str, Any]
+                  ) -> tuple[float, list[str]]:
+    """Share of the target's base width an obstacle hides from the shooter's base centre (RULES-NOTES choice 8).
+
+    Obstacles are terrain pieces that block sight or can hide a target; other figures
+    are not obstacles here (a shot through them is refused on its own).
+    """
+    segs = sight_rays(s, t)
+    if segs is None:
+        return 0.0, []
+    lines = shapely.linestrings(segs)
+    mask = np.zeros(len(segs), dtype=bool)
+    by: list[str] = []
+    for b in blockers_for(plan, s, t, ruleset=self, options=opts):
+        if b.kind == "figure" or b.effect not in ("blocks", "cover"):
+            continue
+        hits = shapely.intersects(lines, b.geometry)
+        if hits.any():
+            by.append(b.ident)
+            mask |= hits
+    return float(mask.mean()), by
+
+
+def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """range SHOOTER TARGET [--weapon-range PAS] [--no-long]: normal, long (+1) or out of range; hidden > 50 % (+1)."""
+    v = args.parse(("SHOOTER", "TARGET"), flags={"weapon-range": "number", "no-long": "bool"})
+    s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
+    if s.model_id == t.model_id:
+        raise InvalidActionError("range: name two different figures")
+    por = float(v["weapon-range"]) if "weapon-range" in v else weapon_range_pas(s)
+    if por is None or por <= 0:
+        raise InvalidActionError(f"range: {s.model_id} has no weapon range (weapons like 'Por 10'); "
+                                 "give it with --weapon-range PAS")
+    how = self.measure_how(opts)
+    d = model_distance_mm(s, t, how=how)
+    d_pas = self.to_unit(d)
+    long_ok = not v.get("no-long")
+    if d_pas <= por + 1e-9:
+        band, mod = "normal", 0
+    elif long_ok and d_pas <= 2 * por + 1e-9:
+        band, mod = "long", 1
+    else:
+        band, mod = "out of range", None
+    steps = [self.measure_step(opts),
+             Step("range", f"{d_pas:.2f} pas; weapon range {por:g} pas"
+                  + (f", long range up to {2 * por:g} pas" if long_ok else ", no long range")
+                  + f": {band}" + (" (+1 to the Tir threshold)" if mod == 1 else ""), SRC_SHOOT,
+                  value=mod if mod is not None else "out of range")]
+    mods: list[dict[str, Any]] = []
+    if mod:
+        mods.append({"rule": "long range", "threshold": 1})
+    sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
+    figures = [i for k, i, _ in sight.blockers if k == "figure"]
+    if figures:
+        steps.append(Step("through a figure", f"no shot through another figure: {', '.join(figures)} "
+                          "stand in some of the sight lines", SRC_SHOOT + " (note importante)"))
+    hidden, by = _hidden_share(self, plan, s, t, opts)
+    limit = float(opts.get("hidden_threshold", 0.5))
+    if hidden > limit + 1e-9:
+        mods.append({"rule": "hidden more than 50 % by an obstacle", "threshold": 1})
+        steps.append(Step("hidden", f"{hidden:.0%} of the target's base is hidden by {', '.join(by)}: +1",
+                          SRC_SHOOT, value=1, option=self.changed(opts, "hidden_threshold")))
+    total = sum(m["threshold"] for m in mods)
+    return {"distance": length_json(self, d, opts), "weapon_range_pas": por, "band": band,
+            "in_range": mod is not None, "visible": sight.visible, "hidden_fraction": round(hidden, 4),
+            "modifiers": mods, "threshold_change": total,
+            "answer": f"{d_pas:.2f} pas: {band}" + (f"; Tir threshold +{total}" if total and mod is not None else "")
+                      + ("" if sight.visible else "; no line of sight"), "steps": steps}
+
+
+def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """cover SHOOTER TARGET: is the target hidden more than 50 % by an obstacle (+1 to the Tir threshold)?"""
+    v = args.parse(("SHOOTER", "TARGET"))
+    s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
+    hidden, by = _hidden_share(self, plan, s, t, opts)
+    limit = float(opts.get("hidden_threshold", 0.5))
+    more = hidden > limit + 1e-9
+    steps = [Step("hidden", f"{hidden:.0%} of {t.model_id}'s base is hidden from {s.model_id}'s base centre"
+                  + (f" by {', '.join(by)}" if by else "") + (": more than 50 %, +1" if more else ": not more than 50 %"),
+                  SRC_SHOOT, value=round(hidden, 4), option=self.changed(opts, "hidden_threshold"))]
+    return {"hidden_fraction": round(hidden, 4), "by": by, "hidden": more, "threshold_change": 1 if more else 0,
+            "answer": f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), "steps": steps}
+
+
+def _bubble(self: "StarWars", plan: TablePlan, m: Model, opts: Mapping[str, Any]) -> Any:
+    role = (m.role or "").lower()
+    if role not in BUBBLE_PAS:
+        raise InvalidActionError(f"{m.model_id} is not a hero: its role must be officer (2 pas) or senior-officer "
+                                 f"(3 pas), got {m.role!r}")
+    return aura(plan, m.model_id, self.from_unit(BUBBLE_PAS[role]), who="friends", how=self.measure_how(opts),
+                strict=True, rule="command bubble", source=SRC_BUBBLE)
+
+
+def _is_hero(m: Model) -> bool:
+    return (m.role or "").lower() in BUBBLE_PAS
+
+
+def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """aura HERO: the friendly non-hero figures inside a hero's command bubble (officer 2 pas, senior 3 pas)."""
+    v = args.parse(("HERO",))
+    m = plan.model(v["HERO"])
+    a = _bubble(self, plan, m, opts)
+    inside = [k for k in a.inside if not _is_hero(plan.model(k))]
+    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[m.role.lower()]:g} pas; "
+                                  f"non-hero figures inside: {', '.join(inside) or 'none'}", SRC_BUBBLE)]
+    return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts), "inside": inside,
+            "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", "steps": steps}
+
+
+def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """activation HERO: figures that may be activated with the hero (in its bubble, not yet activated)."""
+    v = args.parse(("HERO",))
+    m = plan.model(v["HERO"])
+    a = _bubble(self, plan, m, opts)
+    cand = [plan.model(k) for k in a.inside if not _is_hero(plan.model(k))]
+    can = [c.model_id for c in cand if not c.has_status("activated")]
+    done = [c.model_id for c in cand if c.has_status("activated")]
+    steps = list(a.steps) + [Step("activation", f"with {m.model_id}: {', '.join(can) or 'nobody'}"
+                                  + (f"; already activated this turn: {', '.join(done)}" if done else ""), SRC_BUBBLE,
+                                  value=len(can))]
+    return {"hero": m.model_id, "hero_activated": m.has_status("activated"), "can_activate": can,
+            "already_activated": done, "answer": f"{len(can)} figure(s) may be activated with {m.model_id}: "
+                                                f"{', '.join(can) or 'none'}", "steps": steps}
+
+
+def _zone(self: "StarWars", plan: TablePlan, centre: tuple[float, float], radius_pas: float, opts: Mapping[str, Any],
+          exclude: str | None = None) -> list[tuple[float, str]]:
+    how = str(opts.get("zone_measure", "edge"))
+    out = []
+    for m in plan.models:
+        if m.model_id == exclude:
+            continue
+        d = point_distance_mm(m, centre, how=how)
+        if d < self.from_unit(radius_pas) - 1e-9:
+            out.append((d, m.model_id))
+    return sorted(out)
+
+
+def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """zone X_MM Y_MM --radius PAS (or zone MODEL --radius PAS): every figure closer than X pas is attacked."""
+    raw = list(args.raw)
+    if raw and not raw[0].startswith("--") and kind_of_id_safe(plan, raw[0]) == "model":
+        v = args.parse(("MODEL",), flags={"radius": "number"})
+        firer = plan.model(v["MODEL"])
+        centre, exclude = firer.position_mm, firer.model_id
+    else:
+        v = args.parse(("X_MM", "Y_MM"), flags={"radius": "number"})
+        centre, exclude = table_point(args, v, plan, "X_MM", "Y_MM"), None
+    if "radius" not in v or v["radius"] <= 0:
+        raise InvalidActionError(f"zone: give the weapon's Zone X with --radius PAS (above 0); usage: {v['_usage']}")
+    hit = _zone(self, plan, centre, float(v["radius"]), opts, exclude)
+    names = [k for _, k in hit]
+    steps = [Step("Zone X", f"every figure, friend or foe, closer than {v['radius']:g} pas to "
+                  f"{'the firer' if exclude else 'the point of impact'} (to its base "
+                  f"{'edge' if opts.get('zone_measure') == 'edge' else 'centre'}) takes a shot: {', '.join(names) or 'none'}",
+                  SRC_ZONE, value=len(names), option=self.changed(opts, "zone_measure"))]
+    return {"centre_mm": [round(centre[0], 2), round(centre[1], 2)], "radius_pas": v["radius"], "hit": names,
+            "answer": f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", "steps": steps}
+
+
+def kind_of_id_safe(plan: TablePlan, ident: str) -> str | None:
+    try:
+        return kind_of_id(plan, ident)
+    except InvalidActionError:
+        return None
+
+
+def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """force POWER USER [TARGET]: who a Force power reaches (3, 4, 6, 10, 15 pas)."""
+    v = args.parse(("POWER", "USER"), optional=("TARGET",))
+    key = POWER_NAMES.get(v["POWER"].strip().lower())
+    if key is None:
+        raise InvalidActionError(f"force: unknown power {v['POWER']!r}; powers are: {', '.join(POWERS)}")
+    reach, who, kind, text = POWERS[key]
+    user = plan.model(v["USER"])
+    how = self.measure_how(opts)
+    steps = [Step(key, text, SRC_FORCE, value=reach)]
+    out: dict[str, Any] = {"power": key, "reach_pas": reach, "user": user.model_id}
+    if kind == "around":
+        a = aura(plan, user.model_id, self.from_unit(reach), who=who, how=how, strict=True, rule=key, source=SRC_FORCE)
+        out["affected"] = list(a.inside)
+        steps.extend(a.steps)
+        out["answer"] = f"{len(a.inside)} figure(s) affected: {', '.join(a.inside) or 'none'}"
+    elif kind == "move":
+        out["extra_move"] = length_json(self, self.from_unit(reach), opts)
+        out["answer"] = f"{user.model_id} moves {reach:g} pas more"
+    else:
+        if "TARGET" not in v:
+            raise InvalidActionError(f"force: {key} needs a TARGET figure; usage: {v['_usage']}")
+        t = plan.model(v["TARGET"])
+        d = model_distance_mm(user, t, how=how)
+        ok = d <= self.from_unit(reach) + 1e-9
+        seen = line_of_sight(plan, user.model_id, t.model_id, options=opts, ruleset=self).visible
+        out.update(target=t.model_id, distance=length_json(self, d, opts), in_range=ok, visible=seen)
+        steps.append(Step("reach", f"{t.model_id} at {self.fmt(d)}: {'in' if ok else 'out of'} reach "
+                          f"({reach:g} pas{', no long range' if key == 'telekinesis' else ''})", SRC_FORCE, value=ok))
+        out["answer"] = f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)" \
+                        + ("" if seen else "; not in sight")
+    out["steps"] = steps
+    return out
+
+
+def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """move MODEL X_MM Y_MM [--run] [--move PAS]: 4 pas (+ half with a run); difficult ground counts double."""
+    v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"run": "bool", "move": "number"})
+    m = plan.model(v["MODEL"])
+    end = table_point(args, v, plan, "X_MM", "Y_MM")
+    base = float(v.get("move", MOVE_PAS))
+    allowance = base * (1.5 if v.get("run") else 1.0)
+    prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
+    cost = prof.length_mm + prof.inside_mm("difficult")
+    for tid, kind, effect, height in prof.lines:
+        if effect == "difficult":
+            # A linear obstacle (under 1 pas high) or a ladder is difficult ground: climbing it counts double.
+            cost += 2 * min(height if height is not None else self.from_unit(1.0), self.from_unit(1.0))
+    problems = []
+    if prof.blocked:
+        problems.append(f"impassable: {', '.join(prof.blocked)}")
+    if cost > self.from_unit(allowance) + 1e-6:
+        problems.append(f"it costs {self.fmt(cost)}, more than {allowance:g} pas")
+    steps = [Step("movement", f"{base:g} pas" + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
+                  SRC_MOVE, value=allowance),
+             Step("difficult", f"path {self.fmt(prof.length_mm)}, of which {self.fmt(prof.inside_mm('difficult'))} in "
+                  f"difficult terrain (double); obstacles crossed: {', '.join(l[0] for l in prof.lines) or 'none'}: "
+                  f"costs {self.fmt(cost)}", SRC_DIFFICULT, value=round(self.to_unit(cost), 3))]
+    steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
+    return {"model": m.model_id, "cost": length_json(self, cost, opts), "allowance_pas": allowance,
+            "allowed": not problems, "problems": problems,
+            "answer": f"costs {self.fmt(cost)}: " + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
+            "steps": steps}
+
+
+for _f in (ask_range, ask_cover, ask_aura, ask_activation, ask_zone, ask_force, ask_move):
+    setattr(StarWars, _f.__name__, _f)
+del _f
