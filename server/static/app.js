@@ -369,12 +369,13 @@
       const p = centre(id);
       if (p) shapes.push({ kind: "text", at: p, text: String(i + 1), cls: "impact-number", size: 1.3 });
     });
-    const band = ans.band !== undefined ? (ans.band.label || ans.band.name || ans.band) : null;
+    const band = ans.band !== undefined && ans.band !== null
+      ? `${typeof ans.band === "number" ? `${t("band")} ${ans.band}` : (ans.band.label || ans.band)}${ans.distance ? ` (${unitFmt(ans.distance.mm)})` : ""}` : null;
     const lf = centre((S.game.game.units.find((u) => u.id === f) || {}).leader), lt = centre((S.game.game.units.find((u) => u.id === tg) || {}).leader);
     if (band !== null && lf && lt) shapes.push({ kind: "text", at: [(lf[0] + lt[0]) / 2, (lf[1] + lt[1]) / 2], text: String(band), cls: "band-label", size: 1.1 });
     S.layers.firezone = shapes;
     showAnswer(`<p class="big" id="firezone-result">${t("in_zone")} : ${esc(order.map((x) => (typeof x === "string" ? x : x.model || x.id)).join(", ") || t("nothing"))}</p>` +
-      (band !== null ? `<p>${t("band")} : ${esc(band)}</p>` : ""), ans);
+      (band !== null ? `<p id="firezone-band">${esc(band)}</p>` : ""), ans);
     renderAll();
   }
 
@@ -641,8 +642,10 @@
       }
       setTool(S.tool === b.dataset.tool ? null : b.dataset.tool); renderAll();
     }));
-    $("#plan-svg").addEventListener("click", guard((ev) => onViewClick(ev, true)));
-    $("#camera-svg").addEventListener("click", guard((ev) => onViewClick(ev, false)));
+    // pointerdown, not click: the overlay is redrawn with every frame, and a click whose
+    // press and release land on two generations of the same drawing would be lost.
+    $("#plan-svg").addEventListener("pointerdown", guard((ev) => ev.button === 0 && onViewClick(ev, true)));
+    $("#camera-svg").addEventListener("pointerdown", guard((ev) => ev.button === 0 && onViewClick(ev, false)));
     $("#fz-firing").addEventListener("change", guard(fireZone));
     $("#fz-target").addEventListener("change", guard(fireZone));
     $("#rg-show").addEventListener("click", guard(rangeBands));

@@ -1,0 +1,147 @@
+"""End to end in headless chromium: the page on the sample table, its tools and its languages.
+
+One ``tabletracker serve`` subprocess plays the bundled sample sequence (the README's
+run command); another serves the AT-43 sample game, whose rule set has fire zones.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+import pytest
+
+from rules.plan import load_game
+from rules.questions import ask
+from tests.server.browser import chromium, measure, open_page, pick_units, wait_live
+from tests.server.serving import Served, game_path
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    db = tmp_path_factory.mktemp("sample") / "game.db"
+    with Served(["--db", str(db)]) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def at43(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    db = tmp_path_factory.mktemp("at43") / "game.db"
+    with Served(["--no-source", "--game", str(game_path()), "--db", str(db)]) as served:
+        yield served
+
+
+def test_the_page_shows_the_sample_table_live(browser: Any, sample: Served) -> None:
+    state = sample.get("api/state")
+    models = state["game"]["game"]["models"]
+    page = open_page(browser, sample.url)
+    wait_live(page, 2)
+    assert page.locator("#plan-svg polygon.model").count() == len(models)
+    assert page.locator("#camera-svg polygon.model").count() == len(models)
+    assert page.get_attribute("#plan-svg image", "href").startswith("api/frame/plan.jpg")
+    assert page.get_attribute("#camera-svg image", "href").startswith("api/frame/camera.jpg")
+    assert page.inner_text("#status").startswith("en direct")
+    names = page.locator("#plan-svg text.model-label").all_text_contents()
+    assert any((m.get("name") or m["id"]) in " ".join(names) for m in models)
+    assert page.errors == []
+    page.close()
+
+
+def test_a_measurement_shows_the_expected_distance(browser: Any, sample: Served) -> None:
+    state = sample.get("api/state")
+    models = state["game"]["game"]["models"]
+    a, b = models[0]["id"], models[-1]["id"]
+    page = open_page(browser, sample.url)
+    text = measure(page, a, b)
+    # the same answer as the rules package gives for the game the server holds now
+    from rules.plan import parse_game
+    plan = parse_game(sample.get("api/state")["game"]["game"])
+    expected = ask(plan, "distance", [a, b])
+    edge = expected["edge_to_edge"]
+    unit = edge["unit"]
+    shown = f"{edge['mm'] / state['game']['unit']['mm']:.2f}"
+    assert shown in text and (unit in text), (text, expected["answer"])
+    assert page.locator("#plan-svg polyline.measure").count() == 1
+    page.close()
+
+
+def test_choosing_two_units_draws_the_fire_zone(browser: Any, at43: Served) -> None:
+    page = open_page(browser, at43.url)
+    pick_units(page, "sierra-alpha", "golems-264")
+    expected = ask(load_game(game_path()), "firezone", ["sierra-alpha", "golems-264"])
+    numbers = page.locator("#plan-svg text.impact-number").all_text_contents()
+    assert numbers == [str(i + 1) for i in range(len(expected["impact_order"]))]
+    assert len(numbers) >= 1
+    caught = page.inner_text("#firezone-result")
+    for item in expected["impact_order"]:
+        assert item["model"] in caught
+    assert f"{expected['band']}" in page.inner_text("#firezone-band")
+    points = page.get_attribute("#plan-svg polygon.firezone", "points")
+    assert len(points.split()) == len(expected["zone_mm"])
+    page.close()
+
+
+def test_the_language_switch_works_and_is_remembered(browser: Any, at43: Served) -> None:
+    page = open_page(browser, at43.url)
+    assert page.get_attribute("html", "lang") == "fr"
+    assert page.inner_text("[data-tab=tools]") == "Outils"
+    assert page.inner_text("#tool-hint") == "Choisissez un outil, puis cliquez sur les figurines."
+    page.click("#lang-en")
+    assert page.get_attribute("html", "lang") == "en"
+    assert page.inner_text("[data-tab=tools]") == "Tools"
+    assert page.inner_text("[data-tab=log]") == "Log"
+    page.reload()
+    page.wait_for_selector("#plan-svg polygon.model")
+    assert page.inner_text("[data-tab=setup]") == "Set-up"
+    page.click("#lang-fr")
+    assert page.inner_text("[data-tab=setup]") == "Mise en place"
+    page.close()
+
+
+def test_undo_from_the_page_and_the_log(browser: Any, at43: Served) -> None:
+    status, _ = at43.post("api/objectives", {"x_mm": 600, "y_mm": 1000})
+    assert status == 200
+    page = open_page(browser, at43.url)
+    page.click("[data-tab=log]")
+    page.wait_for_selector("#log li.log-objective-add")
+    assert re.search(r"Objectif ajouté", page.inner_text("#log"))
+    page.click("#undo")
+    page.wait_for_selector("#log li.log-objective-add.undone")
+    assert "annulé" in page.inner_text("#log li.log-objective-add")
+    page.close()
+
+
+def test_a_terrain_piece_is_drawn_on_the_plan(browser: Any, at43: Served) -> None:
+    page = open_page(browser, at43.url)
+    page.click("[data-tab=setup]")
+    page.select_option("#tr-kind", "ruins")
+    page.click("#tr-draw")
+    box = page.locator("#plan-svg").bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    side = min(box["width"], box["height"])  # the square table, centred in the view
+    for fx, fy in ((0.20, 0.20), (0.35, 0.20), (0.35, 0.35)):
+        page.mouse.click(cx + side * fx, cy + side * fy)
+    page.click("#tr-done")
+    page.wait_for_function("() => window.TT.game.game.terrain.some(t => t.kind === 'ruins' && t.points_mm.length === 3)")
+    assert page.locator("#plan-svg polygon.terrain-area").count() >= 1
+    page.close()
+
+
+def test_no_request_leaves_the_machine(browser: Any, at43: Served) -> None:
+    page = browser.new_page()
+    urls: list[str] = []
+    page.on("request", lambda r: urls.append(r.url))
+    page.goto(at43.url)
+    page.wait_for_selector("#plan-svg polygon.model")
+    page.wait_for_timeout(300)
+    assert urls and all(u.startswith(at43.url) or u.startswith("data:") for u in urls), urls
+    page.close()
+
