@@ -376,3 +376,71 @@ def test_the_same_game_file_resumes_and_a_new_one_starts_a_new_game(make_app: An
     other = make_app(GAME={**small_game(), "name": "another"})
     assert other.config["GAME_OPENED"] == "new"
     assert math.isclose(other.extensions["tabletracker"].plan().table.width_mm, 600.0)
+
+
+# -- resolving an action ----------------------------------------------------------------------------
+def at43_battle() -> dict[str, Any]:
+    """Sierra Alpha and the storm golems from the bundled AT-43 rosters, placed 40 cm apart."""
+    import dataclasses
+
+    from rules.plan import game_to_dict, parse_game
+    from rules.roster import load_roster, merge_rosters
+
+    empty = parse_game({"ruleset": "at-43", "table": {"width_mm": 1200, "depth_mm": 1200}})
+    plan = merge_rosters(empty, [load_roster(ROSTERS / "at-43-una-sierra.json"),
+                                 load_roster(ROSTERS / "at-43-therian-golems.json")])
+    rows: dict[str, int] = {}
+    models = []
+    for m in plan.models:
+        side = plan.unit(m.unit_id).side
+        row = list(dict.fromkeys(u.side for u in plan.units)).index(side)
+        k = rows.get(m.unit_id, 0)
+        rows[m.unit_id] = k + 1
+        unit_index = [u.unit_id for u in plan.units if u.side == side].index(m.unit_id)
+        models.append(dataclasses.replace(m, position_mm=(150.0 + 40 * k + 330 * unit_index, 300.0 + 400 * row)))
+    return game_to_dict(dataclasses.replace(plan, models=tuple(models)))
+
+
+def test_an_action_is_resolved_rolled_applied_and_undone(make_app: Any) -> None:
+    game = at43_battle()
+    units = {u["side"]: u["id"] for u in game["units"]}
+    firing, target = units["UNA"], next(v for k, v in units.items() if k != "UNA")
+    weapon = next(w for m in game["models"] if m["unit"] == firing for w in m.get("weapons", []))
+    client = make_app(GAME=game).test_client()
+    body = {"action": "shoot", "request": {"firing": firing, "target": target, "weapon": weapon}}
+    start = client.get("/api/state").json["game"]["event_id"]
+
+    odds = client.post("/api/resolve", json=body)
+    assert odds.status_code == 200, odds.json
+    assert odds.json["needed"] and odds.json["odds"] and "result" not in odds.json
+    assert all("source" in s for s in odds.json["explanation"])
+    total = sum(row["probability"] for dist in odds.json["odds"].values() for row in dist) / len(odds.json["odds"])
+    assert math.isclose(total, 1.0)
+
+    rolled = client.post("/api/resolve", json={**body, "seed": 7})
+    assert rolled.status_code == 200 and rolled.json["result"] is not None and "game" in rolled.json
+    dice = [d["value"] for d in rolled.json["dice"]]
+    assert client.get("/api/state").json["game"]["event_id"] == start  # a roll changes nothing yet
+
+    applied = client.post("/api/resolve/apply", json={**body, "dice": dice})
+    assert applied.status_code == 200
+    assert applied.json["resolution"]["result"] == rolled.json["result"]
+    state = client.get("/api/state").json["game"]
+    assert state["game"] == rolled.json["game"]
+    log = client.get("/api/log").json["events"]
+    assert log[-1]["kind"] == "resolution" and log[-1]["payload"]["dice"] == dice
+
+    assert client.post("/api/undo").json["game"]["game"] == game
+
+    for extra, status, words in [({"dice": dice[:1]}, 400, "not enough dice typed in"),
+                                 ({"dice": [3, 9.5]}, 400, "dice[1] must be a whole number"),
+                                 ({"dice": [], "seed": 1}, 400, "either dice"),
+                                 ({"seed": -1}, 400, "seed must be"),
+                                 ({"action": "dance"}, 400, "actions are: activate"),
+                                 ({"request": {"firing": firing, "target": firing, "weapon": weapon}}, 409,
+                                  "on the firer's side")]:
+        r = client.post("/api/resolve", json={**body, **extra})
+        assert r.status_code == status, (extra, r.json)
+        assert words in error_of(r)["message"], error_of(r)
+    r = client.post("/api/resolve/apply", json=body)
+    assert r.status_code == 400 and "apply needs the dice" in error_of(r)["message"]
