@@ -1,0 +1,1024 @@
+"""Feu à Volonté v1.6 (August 2016): recruitment, activation, shooting, melee, spotting, wounds.
+
+Every roll keeps two of the quality's Xd6 (Les jets de dé). Shooting is an opposed
+roll (Les Combats à distance): attack = Xd6 keep two + weapon bonus + situation
+(range band, rear, moved, cover or prone, extra shooters) against defence = Xd6
+keep two + cran, the target rolling a d4 for the hit location. A higher attack
+wounds (d4: 4 head = death, 3 chest -1 defence, 2 arm -1 attack, 1 leg -1 UD of
+movement; the third wound marker removes the figure); at least double the defence
+or a natural double six kills outright (RULES-NOTES choice 5); a natural double 1
+among the attack dice means out of ammunition and no shot; a higher defence lets
+the target move away by the difference in UD; a tie makes the target test its
+nerve (quality + cran, 7+) or fall back to the nearest cover.
+
+Figures are models; a figure may be its own unit (as in the sample game) or part
+of a platoon unit: every action takes a model id or a one-model unit id. Game
+state this module reads and writes: model ``role`` (``leader``, ``second``,
+``trooper``), ``status`` (``hidden``, ``prone``, ``moved``, ``out-of-ammo``,
+``activated``, ``fell-back``), ``extra["wounds"]`` (hit locations, in order),
+``extra["rules"]`` (traits), ``extra["spotted"]``; plan ``state["activation"]``
+(side, figures, action points left), ``state["losses"]`` (figures lost per side),
+``state["turn"]``.
+
+Examples
+--------
+>>> AP_BY_D6[1], AP_BY_D6[4], AP_BY_D6[6]
+(2, 3, 4)
+>>> FIGURES_BY_D6[2], FIGURES_BY_D6[3], FIGURES_BY_D6[5]
+(1, 2, 3)
+>>> range_band(4.0), range_band(9.5), range_band(12.5)
+((1, '< 4 UD'), (-1, '8-12 UD'), (-2, '> 12 UD'))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from calibration.units import DEFAULT_UD_MM
+from rules.combat._kit import (centre_mm, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
+                               with_extra, with_status)
+from rules.combat.base import Action, Resolution
+from rules.dice import Dice, Distribution, die, expand_ranges, multisets
+from rules.errors import IllegalActionError, InvalidActionError
+from rules.explain import Step
+from rules.frozen import thaw
+from rules.plan import Model, TablePlan
+from rules.roster import Roster, require_known_weapons
+
+RULESET = "feu-a-volonte"
+
+SRC = "Feu à Volonté"
+SRC_DICE = "Feu à Volonté, Les jets de dé"
+SRC_RECRUIT = "Feu à Volonté, Recrutement"
+SRC_TRAITS = "Feu à Volonté, Compétences"
+SRC_LEADER = "Feu à Volonté, Rôle du leader et du second"
+SRC_ACTIVATION = "Feu à Volonté, Activation et séquence d'un tour"
+SRC_GROUP = "Feu à Volonté, Activation de groupe"
+SRC_ACTIONS = "Feu à Volonté, Les Actions"
+SRC_RADIO = "Feu à Volonté, Radio"
+SRC_SHOOT = "Feu à Volonté, Les Combats à distance"
+SRC_SITUATION = "Feu à Volonté, Bonus/malus de situation"
+SRC_SPOT = "Feu à Volonté, Se dissimuler"
+SRC_WOUNDS = "Feu à Volonté, Blessures"
+SRC_DEATH = "Feu à Volonté, Mort d'une figurine"
+SRC_MELEE = "Feu à Volonté, Les Combats en corps à corps"
+SRC_ARSENAL = "Feu à Volonté, Armes (arsenaux 1760-1900 et 1914 à nos jours)"
+SRC_AT = "Feu à Volonté, Arme anti-char portable"
+SRC_END = "Feu à Volonté, Fin de partie"
+
+# -- recruitment tables (Recrutement) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Quality:
+    """A quality: how many d6 are rolled (two kept), the cran and the recruitment cost."""
+
+    name: str
+    dice: int
+    cran: int
+    cost: int
+
+
+QUALITIES: dict[str, Quality] = {q.name: q for q in (
+    Quality("recrue", 2, -2, 1), Quality("aguerri", 2, -1, 2),
+    Quality("veteran", 3, 0, 3), Quality("elite", 4, 1, 4),  # the text's "4d2" is OCR damage for 4d6
+)}
+GRADE_COST = {"trooper": 0, "second": 1, "leader": 2}
+MAX_TRAITS = {"trooper": 1, "second": 1, "leader": 2}
+BUDGET_PDR = 30
+BUDGET_WITH_SUPPORT_PDR = 40  # 1914 à nos jours, Groupe d'appui
+MIN_MEMBERS, MAX_MEMBERS, MAX_SECONDS = 5, 10, 2
+TRAITS: dict[str, str] = {
+    "chance-de-cocu": "Chance de cocu: once per turn, one more d6 to a roll",
+    "en-avant": "En avant !: leader or second, +1 attack to every figure within 3 UD",
+    "inspire-l-exemple": "Inspire l'exemple: leader or second, +1 defence to the others within 3 UD",
+    "cohesion": "Cohésion: leader or second, the others within 3 UD may re-roll a failed Xd6 roll",
+    "lunette-de-visee": "Lunette de visée: +1d6 when shooting",
+    "meilleur-fusil": "Meilleur fusil: +1 when shooting",
+    "commando": "Commando: within 1 UD of terrain, must be spotted before being shot at",
+    "grenade": "Grenade: carries two hand grenades",
+}
+TRAIT_COST = 1
+AURA_UD = 3.0
+
+# -- weapons (Armes) --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A weapon: cadence (0 = melee only), bonus, recruitment cost, range limit, special rules."""
+
+    name: str
+    rate: int
+    bonus: int
+    cost: int
+    range_ud: float | None = None
+    area_ud: float | None = None
+    needs_aiming: bool = False
+
+    @property
+    def melee(self) -> bool:
+        return self.rate == 0
+
+
+ARSENAL: dict[str, Weapon] = {w.name: w for w in (
+    # 1914 à nos jours
+    Weapon("Poings", 0, -1, 0), Weapon("Baïonnette", 0, 0, 0), Weapon("Couteau", 0, 0, 0),
+    Weapon("Grenade à main", 1, 1, 0, range_ud=4.0, area_ud=3.0), Weapon("Pistolet", 1, 0, 0, range_ud=4.0),
+    Weapon("Fusil", 1, 1, 0), Weapon("Fusil sniper", 1, 2, 1), Weapon("SMG", 2, 0, 1),
+    Weapon("LMG", 4, 1, 2), Weapon("HMG", 6, 2, 3), Weapon("Bazooka", 1, 1, 2, needs_aiming=True),
+    Weapon("Mortier", 1, 2, 3, range_ud=6.0, area_ud=3.0),
+    # 1760 - 1900
+    Weapon("Sabre", 0, 0, 0), Weapon("Tomahawk", 1, 0, 0), Weapon("Pistolet (poudre noire)", 1, 0, 0),
+    Weapon("Arc", 2, -1, 1), Weapon("Mousquet", 1, -1, 0), Weapon("Carabine", 1, 0, 1),
+)}
+ALIASES = {"couteau commando": "Couteau", "fusil snipper": "Fusil sniper", "panzerfaust": "Bazooka",
+           "piat": "Bazooka", "grenade": "Grenade à main", "pistolet poudre noire": "Pistolet (poudre noire)"}
+
+# -- tables of the turn ----------------------------------------------------------------------------
+
+AP_BY_D6 = expand_ranges({(1, 2): 2, (3, 4): 3, (5, 6): 4})       # Activation: one figure
+FIGURES_BY_D6 = expand_ranges({(1, 2): 1, (3, 4): 2, (5, 6): 3})  # Activation de groupe
+ACTION_COSTS: dict[str, int] = {
+    "activation de groupe": 1, "marcher": 1, "orientation": 1, "courir": 2, "grimper / sauter": 2,
+    "se dissimuler": 1, "repérage / fouiller": 1, "se désengager": 1, "combat / grenade": 2,
+    "recharger": 1, "tir d'opportunité": 3, "charger": 3,
+}
+LOCATIONS = {1: "jambe", 2: "bras", 3: "buste", 4: "tête"}
+LOCATION_EFFECT = {"jambe": "-1 UD of movement", "bras": "-1 in attack", "buste": "-1 in defence",
+                   "tête": "death"}
+WOUNDS_TO_DIE = 3
+SUCCESS = 7  # spotting, nerve, aiming, disengaging: 7 or more
+SPOTTED_WITHIN_UD = 2.0
+RADIO_UD = 4.0
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+_BY_NORM = {_norm(name): name for name in ARSENAL} | {_norm(k): v for k, v in ALIASES.items()}
+_TRAIT_BY_NORM = {_norm(t): t for t in TRAITS}
+_QUALITY_BY_NORM = {_norm(q): q for q in QUALITIES}
+_ROLE_BY_NORM = {"leader": "leader", "second": "second", "trooper": "trooper", "homme de troupe": "trooper",
+                 "troupe": "trooper"}
+
+
+def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon:
+    """Return the weapon ``name`` (the game's own ``weapons`` first, then the arsenal; case and accents ignored).
+
+    >>> arsenal_weapon("fusil snipper").bonus
+    2
+    """
+    for key, stats in (custom or {}).items():
+        if _norm(key) == _norm(name):
+            return Weapon(key, int(stats["rate"]), int(stats["bonus"]), int(stats.get("cost", 0)),
+                          stats.get("range_ud"), stats.get("area_ud"), bool(stats.get("needs_aiming", False)))
+    canonical = _BY_NORM.get(_norm(name))
+    if canonical is None:
+        raise InvalidActionError(f"unknown Feu à Volonté weapon {name!r}; the arsenal has: {', '.join(ARSENAL)}")
+    return ARSENAL[canonical]
+
+
+def trait_id(name: str) -> str | None:
+    """Return the trait's id (``"en-avant"``...) for any spelling, or ``None`` if unknown."""
+    return _TRAIT_BY_NORM.get(_norm(name.replace("!", "").replace("'", " ")))
+
+
+def quality_of(profile: Mapping[str, Any] | None, who: str) -> Quality:
+    """Return the quality a profile names (``recrue``, ``aguerri``, ``vétéran``, ``élite``)."""
+    name = (profile or {}).get("quality")
+    q = _QUALITY_BY_NORM.get(_norm(str(name))) if name is not None else None
+    if q is None:
+        raise InvalidActionError(f"{who} has no Feu à Volonté quality (profile quality {name!r}); "
+                                 f"qualities are: {', '.join(QUALITIES)}")
+    return QUALITIES[q]
+
+
+def role_of(role: str | None) -> str:
+    """Return ``leader``, ``second`` or ``trooper`` (no role = homme de troupe)."""
+    if role is None:
+        return "trooper"
+    r = _ROLE_BY_NORM.get(_norm(role))
+    if r is None:
+        raise InvalidActionError(f"unknown Feu à Volonté grade {role!r}; grades are: leader, second, trooper")
+    return r
+
+
+# -- recruitment ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recruit:
+    """One figure's recruitment cost, line by line."""
+
+    model_id: str
+    quality: Quality
+    grade: str
+    weapons: tuple[Weapon, ...]
+    traits: tuple[str, ...]
+
+    @property
+    def cost(self) -> int:
+        return (self.quality.cost + GRADE_COST[self.grade] + sum(w.cost for w in self.weapons)
+                + TRAIT_COST * len(self.traits))
+
+    def text(self) -> str:
+        parts = [f"{self.quality.name} {self.quality.cost}", f"{self.grade} +{GRADE_COST[self.grade]}"]
+        parts += [f"{w.name} +{w.cost}" for w in self.weapons if w.cost]
+        parts += [f"{t} +{TRAIT_COST}" for t in self.traits]
+        return f"{self.model_id}: {' + '.join(parts)} = {self.cost} PdR"
+
+
+def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | None, weapons: Iterable[str],
+               traits: Iterable[str], custom: Mapping[str, Any] | None) -> Recruit:
+    """Return the recruitment line of one figure (Coût = Qualité + Grade + Arme + Trait(s))."""
+    tids = []
+    for t in traits:
+        tid = trait_id(t)
+        if tid is None:
+            raise InvalidActionError(f"{model_id}: unknown trait {t!r}; traits are: {', '.join(TRAITS)}")
+        tids.append(tid)
+    return Recruit(model_id, quality_of(profile, model_id), role_of(role),
+                   tuple(arsenal_weapon(w, custom) for w in weapons), tuple(tids))
+
+
+def check_platoon(recruits: Sequence[Recruit], budget: int) -> list[str]:
+    """Return the recruitment limits ``recruits`` break (empty when the platoon is legal)."""
+    problems = []
+    n = len(recruits)
+    if not MIN_MEMBERS <= n <= MAX_MEMBERS:
+        problems.append(f"a platoon has {MIN_MEMBERS} to {MAX_MEMBERS} members, this one {n}")
+    leaders = [r.model_id for r in recruits if r.grade == "leader"]
+    seconds = [r.model_id for r in recruits if r.grade == "second"]
+    if len(leaders) != 1:
+        problems.append(f"a platoon needs exactly one leader, this one has {len(leaders)}"
+                        f"{' (' + ', '.join(leaders) + ')' if leaders else ''}")
+    if not 1 <= len(seconds) <= MAX_SECONDS:
+        problems.append(f"a platoon needs one or two seconds, this one has {len(seconds)}"
+                        f"{' (' + ', '.join(seconds) + ')' if seconds else ''}")
+    for r in recruits:
+        if len(r.traits) > MAX_TRAITS[r.grade]:
+            problems.append(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
+                            f"got {len(r.traits)}")
+    total = sum(r.cost for r in recruits)
+    if total > budget:
+        problems.append(f"the platoon costs {total} PdR, over the budget of {budget} PdR")
+    return problems
+
+
+def _budget(extra: Mapping[str, Any]) -> int:
+    budget = extra.get("budget", BUDGET_PDR)
+    if budget not in (BUDGET_PDR, BUDGET_WITH_SUPPORT_PDR):
+        raise InvalidActionError(f"budget must be {BUDGET_PDR} PdR (or {BUDGET_WITH_SUPPORT_PDR} with "
+                                 f"support groups, 1914 à nos jours), got {budget!r}")
+    return int(budget)
+
+
+def validate_roster(roster: Roster) -> None:
+    """Refuse a platoon the recruitment rules do not allow (Feu à Volonté, Recrutement).
+
+    Profiles name a ``quality``; models carry a ``role`` (leader, second, trooper),
+    weapons from the arsenal (or the roster's ``weapons`` with ``rate``, ``bonus``,
+    ``cost``) and up to two traits for the leader, one for the others, from the
+    Compétences list. The platoon has 5 to 10 members, one leader, one or two
+    seconds, and costs at most 30 PdR (``extra.budget`` 40 with support groups).
+    """
+    custom = roster.weapons
+    require_known_weapons(roster, builtin=[w for w in _all_weapon_spellings(roster)])
+    for unit in roster.units:
+        for where, rules in [(f"unit {unit.unit_id!r}", unit.rules)] + [(f"model {m.model_id!r}", m.rules)
+                                                                        for m in unit.models]:
+            for rule in rules:
+                if trait_id(rule) is None:
+                    roster.fail(f"{where} has unknown trait {rule!r}; Feu à Volonté traits are: "
+                                f"{', '.join(TRAITS)} ({SRC_TRAITS})")
+    for name, stats in custom.items():
+        for key in ("rate", "bonus"):
+            if not isinstance(stats.get(key), int) or isinstance(stats.get(key), bool):
+                roster.fail(f"weapons.{name}.{key} must be a whole number")
+    recruits = []
+    for unit, m in roster.all_models():
+        profile = roster.profiles.get(roster.profile_of(unit, m) or "")
+        try:
+            recruits.append(recruit_of(m.model_id, profile, m.role, m.weapons, (*unit.rules, *m.rules), custom))
+        except InvalidActionError as exc:
+            roster.fail(str(exc))
+    try:
+        budget = _budget(roster.extra)
+    except InvalidActionError as exc:
+        roster.fail(f"extra.{exc}")
+    problems = check_platoon(recruits, budget)
+    if problems:
+        roster.fail("recruitment refused: " + "; ".join(problems) + f" ({SRC_RECRUIT})")
+
+
+def _all_weapon_spellings(roster: Roster) -> list[str]:
+    out = []
+    for _, m in roster.all_models():
+        for w in m.weapons:
+            if _norm(w) in _BY_NORM:
+                out.append(w)
+    return out
+
+
+def roster_cost(roster: Roster) -> tuple[int, list[str]]:
+    """Return the platoon's total cost in PdR and one line per figure.
+
+    Example (Recrutement): Micka's paras, five élite and one aguerri, a leader and a
+    second, come to 25 PdR (see the tests).
+    """
+    lines, total = [], 0
+    for unit, m in roster.all_models():
+        r = recruit_of(m.model_id, roster.profiles.get(roster.profile_of(unit, m) or ""), m.role, m.weapons,
+                       (*unit.rules, *m.rules), roster.weapons)
+        total += r.cost
+        lines.append(r.text())
+    return total, lines
+
+
+# -- figures on the plan -----------------------------------------------------------------------------------
+
+
+def figure(plan: TablePlan, ident: str) -> Model:
+    """Return the model ``ident``, or the only model of unit ``ident``."""
+    for m in plan.models:
+        if m.model_id == ident:
+            return m
+    if any(u.unit_id == ident for u in plan.units):
+        members = plan.models_of(ident)
+        if len(members) == 1:
+            return members[0]
+        raise InvalidActionError(f"unit {ident!r} has {len(members)} figures; name one of them: "
+                                 f"{', '.join(m.model_id for m in members)}")
+    plan.model(ident)  # raises with the list of models
+    raise AssertionError("unreachable")
+
+
+def _quality(plan: TablePlan, m: Model) -> Quality:
+    name = m.profile or plan.unit(m.unit_id).profile
+    return quality_of((plan.profiles or {}).get(name or ""), f"figure {m.model_id}")
+
+
+def _traits(m: Model) -> set[str]:
+    out = set()
+    for t in m.extra.get("rules", ()):
+        tid = trait_id(t)
+        if tid:
+            out.add(tid)
+    return out
+
+
+def _wounds(m: Model) -> list[str]:
+    return list(m.extra.get("wounds", ()))
+
+
+def _side(plan: TablePlan, m: Model) -> str:
+    return plan.unit(m.unit_id).side
+
+
+def _ud_mm(plan: TablePlan) -> float:
+    return float(option(plan, "ud_mm", DEFAULT_UD_MM))
+
+
+def distance_ud(plan: TablePlan, a: Model, b: Model) -> float:
+    """Return the centre-to-centre distance in UD (Mesurer les distances)."""
+    return centre_mm(a, b) / _ud_mm(plan)
+
+
+def range_band(distance: float, *, boundary: str = "nearer") -> tuple[int, str]:
+    """Return the range modifier and band of a distance in UD (Bonus/malus de situation).
+
+    A distance of exactly 4, 8 or 12 UD belongs to the nearer band (RULES-NOTES
+    choice 4, option ``band_boundary``).
+    """
+    def below(limit: float) -> bool:
+        return distance <= limit if boundary == "nearer" else distance < limit
+    if below(4.0):
+        return 1, "< 4 UD"
+    if below(8.0):
+        return 0, "4-8 UD"
+    if below(12.0):
+        return -1, "8-12 UD"
+    return -2, "> 12 UD"
+
+
+def _leaders_near(plan: TablePlan, m: Model, trait: str | None = None, *, include_self: bool = True) -> list[Model]:
+    out = []
+    for other in plan.models:
+        if _side(plan, other) != _side(plan, m) or role_of(other.role) == "trooper":
+            continue
+        if other.model_id == m.model_id and not include_self:
+            continue
+        if trait is not None and trait not in _traits(other):
+            continue
+        if distance_ud(plan, other, m) <= AURA_UD:
+            out.append(other)
+    return out
+
+
+# -- action points -------------------------------------------------------------------------------------------
+
+
+def _spend(plan: TablePlan, m: Model, action: str, steps: list[Step]) -> dict[str, Any]:
+    """Return the state after ``m`` pays for ``action`` out of the current activation, if one is recorded."""
+    state = state_of(plan)
+    act = state.get("activation")
+    cost = ACTION_COSTS[action]
+    if not act or m.model_id not in act.get("figures", []):
+        steps.append(Step("action points", f"{action} costs {cost} PA (no activation of {m.model_id} is "
+                                           f"recorded, so none are deducted)", SRC_ACTIONS, value=cost))
+        return state
+    surcharge = act.get("surcharge", {}).get(m.model_id, 0)
+    if surcharge:
+        cost += surcharge
+        act["surcharge"][m.model_id] = 0
+    if act["ap_left"] < cost:
+        raise IllegalActionError(f"{action} costs {cost} PA but the activation has {act['ap_left']} left "
+                                 f"({SRC_ACTIONS})")
+    act["ap_left"] -= cost
+    steps.append(Step("action points", f"{action}: {cost} PA{' (radio or command: +1 on the first action)' if surcharge else ''}"
+                                       f", {act['ap_left']} left", SRC_ACTIONS, value=cost))
+    state["activation"] = act
+    return state
+
+
+# -- the opposed shot ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What is fixed before the dice: pools, modifiers, the target's state."""
+
+    attack_dice: int
+    attack_mod: int
+    defence_dice: int
+    defence_mod: int
+    target_wounds: int
+    location_die: int = 4
+
+
+def _location(face: int, sides: int) -> str:
+    return LOCATIONS[face if sides == 4 else (face + 1) // 2]
+
+
+def shot_outcome(attack: Sequence[int], location_face: int, defence: Sequence[int], shot: Shot) -> dict[str, Any]:
+    """Return the outcome of one shot from its dice (all in the order rolled), before any nerve test."""
+    if sorted(attack).count(1) >= 2:
+        return {"kind": "out-of-ammo"}
+    kept = sorted(attack, reverse=True)[:2]
+    a = sum(kept) + shot.attack_mod
+    d = sum(sorted(defence, reverse=True)[:2]) + shot.defence_mod
+    out = {"attack": a, "defence": d, "attack_kept": kept}
+    if kept == [6, 6] or a >= 2 * d:
+        return {**out, "kind": "killed", "why": "double six" if kept == [6, 6] else "at least double the defence"}
+    if a > d:
+        loc = _location(location_face, shot.location_die)
+        if loc == "tête" or shot.target_wounds + 1 >= WOUNDS_TO_DIE:
+            return {**out, "kind": "killed", "why": "head" if loc == "tête" else "third wound", "location": loc}
+        return {**out, "kind": "wounded", "location": loc}
+    if d > a:
+        return {**out, "kind": "missed", "move_ud": d - a}
+    return {**out, "kind": "tie"}
+
+
+def _label(o: Mapping[str, Any]) -> str:
+    kind = o["kind"]
+    if kind == "wounded":
+        return f"wounded ({o['location']})"
+    if kind == "killed":
+        return "killed"
+    if kind == "missed":
+        return "missed"
+    return kind
+
+
+def _pool(count: int, sides: int = 6) -> list[tuple[tuple[int, ...], Fraction]]:
+    return list(multisets(count, sides))
+
+
+def shot_odds(shot: Shot, nerve: tuple[int, int] | None) -> Distribution:
+    """Return the exact distribution of a shot's outcome labels, nerve test included (``(dice, mod)``)."""
+    loc_faces = range(1, shot.location_die + 1)
+    acc: dict[str, Fraction] = {}
+    defence = Distribution.from_pairs((sum(c[:2]), p) for c, p in _pool(shot.defence_dice))
+    for a_combo, pa in _pool(shot.attack_dice):
+        for face in loc_faces:
+            pl = Fraction(1, shot.location_die)
+            for d_total, pd in defence.probs.items():
+                o = shot_outcome(a_combo, face, (d_total, 0), shot)
+                label = _label(o)
+                if label == "tie" and nerve is not None:
+                    hold = nerve_odds(*nerve)
+                    acc["tie: holds"] = acc.get("tie: holds", Fraction(0)) + pa * pl * pd * hold
+                    acc["tie: falls back"] = acc.get("tie: falls back", Fraction(0)) + pa * pl * pd * (1 - hold)
+                    continue
+                acc[label] = acc.get(label, Fraction(0)) + pa * pl * pd
+    return Distribution(acc)
+
+
+def nerve_odds(dice: int, mod: int) -> Fraction:
+    """Return the chance of a quality test of ``dice`` d6 (keep two) + ``mod`` reaching 7."""
+    return sum((p for c, p in _pool(dice) if sum(c[:2]) + mod >= SUCCESS), Fraction(0))
+
+
+def _attack_modifiers(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weapon,
+                      request: Mapping[str, Any], cover_reason: str | None) -> tuple[list[tuple[int, str, str]], Model]:
+    """Return the attack modifiers ``(value, reason, source)`` and the main shooter (nearest the target)."""
+    main = min(shooters, key=lambda s: (centre_mm(s, target), s.model_id))
+    mods: list[tuple[int, str, str]] = []
+    dist = distance_ud(plan, main, target)
+    if weapon.range_ud is not None:
+        if dist > weapon.range_ud:
+            raise IllegalActionError(f"{weapon.name}: range {fmt_len(weapon.range_ud, 'UD')}, the target is "
+                                     f"{fmt_len(dist, 'UD')} away ({SRC_SHOOT})")
+        mods.append((0, f"{weapon.name}: range {fmt_len(weapon.range_ud, 'UD')}, no range bonus or malus "
+                        f"(target {fmt_len(dist, 'UD')} away)", SRC_SHOOT))
+    else:
+        boundary = str(option(plan, "band_boundary", "nearer"))
+        value, band = range_band(dist, boundary=boundary)
+        mods.append((value, f"target {fmt_len(dist, 'UD')} away, band {band}", SRC_SITUATION))
+    mods.append((weapon.bonus, f"weapon {weapon.name}, bonus {weapon.bonus:+d}", SRC_ARSENAL))
+    if _rear(main, target):
+        mods.append((1, f"shot from behind {target.model_id} (outside its 180° front arc)", SRC_SITUATION))
+    if req_bool(request, "moved") or main.has_status("moved"):
+        mods.append((-1, f"{main.model_id} moved before shooting", SRC_SITUATION))
+    if target.has_status("prone"):
+        mods.append((-1, f"{target.model_id} is prone (à terre)", SRC_SITUATION))
+    elif cover_reason:
+        mods.append((-1, f"{target.model_id} in cover: {cover_reason}", SRC_SHOOT))
+    if len(shooters) > 1:
+        mods.append((len(shooters) - 1, f"{len(shooters) - 1} more shooter(s) at the same target; main shooter "
+                                        f"{main.model_id} is the nearest", SRC_SHOOT))
+    if "meilleur-fusil" in _traits(main):
+        mods.append((1, "Meilleur fusil", SRC_TRAITS))
+    arms = _wounds(main).count("bras")
+    if arms:
+        mods.append((-arms, f"{main.model_id} wounded in the arm x{arms}", SRC_WOUNDS))
+    for leader in _leaders_near(plan, main, "en-avant"):
+        mods.append((1, f"En avant ! from {leader.model_id}, {fmt_len(distance_ud(plan, leader, main), 'UD')} "
+                        f"away (3 UD)", SRC_TRAITS))
+        break
+    return mods, main
+
+
+def _rear(shooter: Model, target: Model) -> bool:
+    if target.facing_deg is None:
+        return False
+    bearing = math.degrees(math.atan2(shooter.y_mm - target.y_mm, shooter.x_mm - target.x_mm))
+    return _angle_between(bearing, target.facing_deg) > 90.0
+
+
+def _angle_between(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def _defence(plan: TablePlan, target: Model) -> tuple[int, list[tuple[int, str, str]], Quality]:
+    q = _quality(plan, target)
+    mods = [(q.cran, f"cran {q.cran:+d} ({q.name})", SRC_RECRUIT)]
+    chest = _wounds(target).count("buste")
+    if chest:
+        mods.append((-chest, f"{target.model_id} wounded in the chest x{chest}", SRC_WOUNDS))
+    for leader in _leaders_near(plan, target, "inspire-l-exemple", include_self=False):
+        mods.append((1, f"Inspire l'exemple from {leader.model_id}", SRC_TRAITS))
+        break
+    return q.dice, mods, q
+
+
+def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mapping[str, Any]) -> str | None:
+    """Raise when the rules forbid the shot; return the cover reason (or ``None``)."""
+    if _side(plan, main) == _side(plan, target):
+        raise IllegalActionError(f"{target.model_id} is on the shooter's side")
+    if main.has_status("out-of-ammo"):
+        raise IllegalActionError(f"{main.model_id} is out of ammunition: reload first (1 PA, {SRC_SHOOT})")
+    if main.facing_deg is not None:
+        bearing = math.degrees(math.atan2(target.y_mm - main.y_mm, target.x_mm - main.x_mm))
+        off = _angle_between(bearing, main.facing_deg)
+        if off > 90.0 + 45.0:
+            raise IllegalActionError(f"{target.model_id} is {off:.0f}° off {main.model_id}'s facing: beyond the "
+                                     f"180° front arc and the free 45° turn; turn first (1 PA, {SRC_SHOOT})")
+    hidden = target.has_status("hidden") or ("commando" in _traits(target) and req_bool(request, "near_terrain"))
+    if hidden and not target.extra.get("spotted"):
+        near = [m for m in plan.models if _side(plan, m) != _side(plan, target)
+                and distance_ud(plan, m, target) < SPOTTED_WITHIN_UD]
+        if not near:
+            raise IllegalActionError(f"{target.model_id} is hidden: spot it first (7+ on the quality roll, "
+                                     f"{SRC_SPOT})")
+    from rules.visibility import line_of_sight
+
+    sight = line_of_sight(plan, main.model_id, target.model_id)
+    if not sight.visible:
+        what = ", ".join(f"{k} {i}" for k, i, _ in sight.blockers) or "terrain"
+        raise IllegalActionError(f"{main.model_id} has no line of sight to {target.model_id} ({what})")
+    if req_bool(request, "cover", default=False):
+        return "the players judge it so"
+    if sight.cover_fraction > 0 or len(sight.blockers) > 0:
+        what = ", ".join(f"{k} {i}" for k, i, _ in (*sight.cover, *sight.blockers))
+        return f"{sight.cover_fraction:.0%} of its base hidden ({what})"
+    return None
+
+
+def _weapon_for(plan: TablePlan, m: Model, name: str | None) -> Weapon:
+    carried = [arsenal_weapon(w, plan.weapons) for w in (m.weapons or ())]
+    ranged = [w for w in carried if not w.melee]
+    if name is None:
+        if len(ranged) != 1:
+            raise InvalidActionError(f"choose the weapon with --weapon; {m.model_id} carries: "
+                                     f"{', '.join(w.name for w in carried) or '(nothing)'}")
+        return ranged[0]
+    wanted = arsenal_weapon(name, plan.weapons)
+    for w in ranged:
+        if w.name == wanted.name:
+            return w
+    raise InvalidActionError(f"{m.model_id} carries no {name!r} to shoot with; it carries: "
+                             f"{', '.join(w.name for w in carried) or '(nothing)'}")
+
+
+def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Resolve a shot (Les Combats à distance): ``firing``, ``target``, optional ``weapon``.
+
+    Optional: ``shooters`` (other figures of the activation firing at the same
+    target), ``moved`` (the shooter moved first), ``cover`` (the players judge the
+    target in cover), ``shots`` (up to the weapon's cadence, one after the other),
+    ``lunette``-style traits come from the roster.
+    """
+    first = figure(plan, req_str(request, "firing"))
+    target = figure(plan, req_str(request, "target"))
+    shooters = [first] + [figure(plan, s) for s in req_list(request, "shooters") if s != first.model_id]
+    steps: list[Step] = []
+    weapon = _weapon_for(plan, first, request.get("weapon"))
+    shots = req_int(request, "shots", 1, minimum=1)
+    if shots > weapon.rate:
+        raise InvalidActionError(f"{weapon.name} has a cadence of {weapon.rate}: at most {weapon.rate} shot(s)")
+    cover = None
+    for s in shooters:
+        cover = _check_can_shoot(plan, s, target, request)
+    mods, main = _attack_modifiers(plan, shooters, target, weapon, request, cover)
+    q = _quality(plan, main)
+    attack_dice = q.dice + (1 if "lunette-de-visee" in _traits(main) else 0)
+    steps.append(Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two"
+                                f"{' (Lunette de visée: +1d6)' if attack_dice > q.dice else ''}", SRC_DICE,
+                      value=attack_dice))
+    steps += [Step("modifier", f"{v:+d}: {why}", src, value=v) for v, why, src in mods]
+    attack_mod = sum(v for v, _, _ in mods)
+    d_dice, d_mods, tq = _defence(plan, target)
+    steps.append(Step("defence", f"{target.model_id} ({tq.name}) rolls {d_dice}d6, keeps two, adds "
+                                 + ", ".join(f"{v:+d} ({why})" for v, why, _ in d_mods)
+                                 + "; and a d4 for where it is hit", SRC_SHOOT, value=d_dice))
+    d_mod = sum(v for v, _, _ in d_mods)
+    loc_die = 8 if option(plan, "hit_location_die", "d4") == "d8" else 4
+    shot = Shot(attack_dice, attack_mod, d_dice, d_mod, len(_wounds(target)), loc_die)
+    steps.append(Step("outcome rules", "higher attack wounds (d4: 1 leg, 2 arm, 3 chest, 4 head = death; third "
+                                       "wound = death); attack at least double the defence or a natural double "
+                                       "six kills; two natural 1s = out of ammunition, no shot; higher defence: "
+                                       "the target may move away by the difference in UD; tie: nerve test 7+ or "
+                                       "fall back to the nearest cover", SRC_SHOOT, option="double=at-least"))
+    nerve = (tq.dice, tq.cran)
+    odds = {"shot": shot_odds(shot, nerve)}
+    if weapon.needs_aiming:
+        p_aim = nerve_odds(q.dice, 0)
+        steps.append(Step("aiming", f"{weapon.name}: aim first, quality roll 7+ ({p_aim.numerator}/"
+                                    f"{p_aim.denominator}), else no shot", SRC_AT))
+        odds["aiming"] = Distribution.from_pairs((("aimed", p_aim), ("not aimed", 1 - p_aim)))
+    needed = {"attack": f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
+                        f"{d_dice}d6 keep 2 {d_mod:+d})"}
+    if dice is None:
+        return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
+    state = _spend(plan, main, "combat / grenade", steps)
+    after = plan.with_state(state) if state != state_of(plan) else plan
+    result: dict[str, Any] = {"main_shooter": main.model_id, "shots": []}
+    if weapon.needs_aiming:
+        aim = dice.roll_keep(q.dice)
+        result["aiming"] = {"dice": list(aim[0]), "total": sum(aim[1])}
+        if sum(aim[1]) < SUCCESS:
+            steps.append(Step("aiming", f"aiming roll {sum(aim[1])}: failed, no shot", SRC_AT))
+            return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
+    for n in range(shots):
+        current = after.model(target.model_id) if any(m.model_id == target.model_id for m in after.models) else None
+        if current is None or after.model(main.model_id).has_status("out-of-ammo"):
+            break
+        shot_n = dataclasses.replace(shot, target_wounds=len(_wounds(current)),
+                                     defence_mod=d_mod - (_wounds(current).count("buste") - _wounds(target).count("buste")))
+        after, one = _roll_shot(after, dice, main, current, shot_n, nerve, steps)
+        result["shots"].append(one)
+    result["outcome"] = result["shots"][-1]["kind"] if result["shots"] else "no shot"
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
+
+
+def _roll_shot(plan: TablePlan, dice: Dice, main: Model, target: Model, shot: Shot, nerve: tuple[int, int],
+               steps: list[Step]) -> tuple[TablePlan, dict[str, Any]]:
+    attack = dice.roll_many(shot.attack_dice, 6)
+    if sorted(attack).count(1) >= 2:
+        steps.append(Step("out of ammunition", f"attack dice {list(attack)}: a natural double 1, {main.model_id} "
+                                              f"is out of ammunition and must reload", SRC_SHOOT))
+        after = plan.with_model(with_status(plan.model(main.model_id), add=("out-of-ammo",)))
+        return after, {"kind": "out-of-ammo", "attack_dice": list(attack)}
+    face = dice.roll(shot.location_die)
+    defence = dice.roll_many(shot.defence_dice, 6)
+    o = shot_outcome(attack, face, defence, shot)
+    one = {**o, "attack_dice": list(attack), "location_die": face, "defence_dice": list(defence)}
+    text = f"attack {o['attack']} (kept {o['attack_kept']}) against defence {o['defence']}"
+    after = plan
+    if o["kind"] == "killed":
+        steps.append(Step("result", f"{text}: {target.model_id} is killed ({o['why']})", SRC_SHOOT))
+        after = _remove(after, target)
+    elif o["kind"] == "wounded":
+        steps.append(Step("result", f"{text}: {target.model_id} wounded in the {o['location']} "
+                                    f"({LOCATION_EFFECT[o['location']]})", SRC_WOUNDS))
+        after = after.with_model(with_extra(target, wounds=[*_wounds(target), o["location"]]))
+    elif o["kind"] == "missed":
+        steps.append(Step("result", f"{text}: missed, {target.model_id} may move {o['move_ud']} UD away "
+                                    f"(forward or back)", SRC_SHOOT, value=o["move_ud"]))
+    else:
+        nd = dice.roll_many(nerve[0], 6)
+        total = sum(sorted(nd, reverse=True)[:2]) + nerve[1]
+        holds = total >= SUCCESS
+        one.update(nerve_dice=list(nd), nerve=total, kind="tie: holds" if holds else "tie: falls back")
+        steps.append(Step("result", f"{text}: a tie; nerve test {total} ({'holds' if holds else 'falls back to the nearest cover'})",
+                          SRC_SHOOT))
+        if not holds:
+            after = after.with_model(with_status(target, add=("fell-back",)))
+    return after, one
+
+
+def _remove(plan: TablePlan, m: Model) -> TablePlan:
+    state = state_of(plan)
+    losses = state.setdefault("losses", {})
+    side = _side(plan, m)
+    losses[side] = int(losses.get(side, 0)) + 1
+    return plan.without_model(m.model_id).with_state(state)
+
+
+# -- spotting, nerve, reloading ---------------------------------------------------------------------------
+
+
+def spot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Spot a hidden figure (Se dissimuler): quality Xd6 keep two, 7 or more; automatic within 2 UD."""
+    spotter = figure(plan, req_str(request, "spotter"))
+    target = figure(plan, req_str(request, "target"))
+    q = _quality(plan, spotter)
+    dist = distance_ud(plan, spotter, target)
+    steps = [Step("spotting", f"{spotter.model_id} ({q.name}) rolls {q.dice}d6 and keeps two: 7 or more spots "
+                              f"{target.model_id}", SRC_SPOT, value=q.dice)]
+    auto = dist < SPOTTED_WITHIN_UD
+    if auto:
+        steps.append(Step("spotting", f"{target.model_id} is {fmt_len(dist, 'UD')} away, under 2 UD: spotted "
+                                      f"without a roll", SRC_SPOT))
+        odds = {"spotted": Distribution.certain(True)}
+    else:
+        p = nerve_odds(q.dice, 0)
+        odds = {"spotted": Distribution.from_pairs(((True, p), (False, 1 - p)))}
+    needed = {"spot": "automatic" if auto else "7+"}
+    if dice is None:
+        return Resolution(RULESET, "spot", tuple(steps), needed, odds)
+    state = _spend(plan, spotter, "repérage / fouiller", steps)
+    after = plan.with_state(state) if state != state_of(plan) else plan
+    if auto:
+        ok, total, rolled = True, None, []
+    else:
+        rolled_t, kept = dice.roll_keep(q.dice)
+        total, rolled = sum(kept), list(rolled_t)
+        ok = total >= SUCCESS
+        steps.append(Step("result", f"dice {rolled}, keeps {list(kept)}: {total} "
+                                    f"{'>= 7, spotted' if ok else '< 7, not spotted'}", SRC_SPOT, value=total))
+    if ok:
+        after = after.with_model(with_extra(after.model(target.model_id), spotted=True))
+    return Resolution(RULESET, "spot", tuple(steps), needed, odds, tuple(dice.rolled),
+                      {"spotted": ok, "total": total, "dice": rolled}, after)
+
+
+def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """The nerve test of a tied shot: quality Xd6 keep two + cran, 7 or more holds, else fall back to cover."""
+    m = figure(plan, req_str(request, "unit"))
+    q = _quality(plan, m)
+    steps = [Step("nerve", f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, adds its cran {q.cran:+d}: "
+                           f"7 or more holds, less falls back to the nearest cover", SRC_SHOOT, value=q.cran)]
+    p = nerve_odds(q.dice, q.cran)
+    odds = {"nerve": Distribution.from_pairs((("holds", p), ("falls back", 1 - p)))}
+    if dice is None:
+        return Resolution(RULESET, "morale", tuple(steps), {"nerve": "7+"}, odds)
+    rolled, kept = dice.roll_keep(q.dice)
+    total = sum(kept) + q.cran
+    holds = total >= SUCCESS
+    after = plan if holds else plan.with_model(with_status(m, add=("fell-back",)))
+    steps.append(Step("result", f"dice {list(rolled)}, keeps {list(kept)}, {q.cran:+d} = {total}: "
+                                f"{'holds' if holds else 'falls back'}", SRC_SHOOT, value=total))
+    return Resolution(RULESET, "morale", tuple(steps), {"nerve": "7+"}, odds, tuple(dice.rolled),
+                      {"holds": holds, "total": total}, after)
+
+
+def reload(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Reload (1 PA): the figure is no longer out of ammunition."""
+    m = figure(plan, req_str(request, "unit"))
+    steps: list[Step] = []
+    if not m.has_status("out-of-ammo"):
+        raise IllegalActionError(f"{m.model_id} is not out of ammunition; nothing to reload")
+    state = _spend(plan, m, "recharger", steps)
+    after = plan.with_state(state).with_model(with_status(m, remove=("out-of-ammo",)))
+    steps.append(Step("reload", f"{m.model_id} reloads", SRC_ACTIONS))
+    return Resolution(RULESET, "reload", tuple(steps), result={"reloaded": m.model_id}, plan_after=after)
+
+
+# -- melee ----------------------------------------------------------------------------------------------------
+
+
+def _melee_bonus(plan: TablePlan, m: Model) -> tuple[int, str]:
+    melee = [arsenal_weapon(w, plan.weapons) for w in (m.weapons or ())]
+    melee = [w for w in melee if w.melee]
+    best = max(melee, key=lambda w: w.bonus) if melee else ARSENAL["Poings"]
+    return best.bonus, best.name
+
+
+def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Resolve a melee round (Les Combats en corps à corps): ``attacker``, ``defender``.
+
+    Optional ``charge`` (+1 to the charger), ``outnumber`` (+1 to the side with more
+    figures on one isolated enemy: ``attacker`` or ``defender``).
+    """
+    a = figure(plan, req_str(request, "attacker"))
+    d = figure(plan, req_str(request, "defender"))
+    if _side(plan, a) == _side(plan, d):
+        raise IllegalActionError(f"{a.model_id} and {d.model_id} are on the same side")
+    steps: list[Step] = []
+    sides = []
+    for who, m in (("attacker", a), ("defender", d)):
+        q = _quality(plan, m)
+        bonus, wname = _melee_bonus(plan, m)
+        mods = [(q.cran, f"cran {q.cran:+d} ({q.name})", SRC_MELEE), (bonus, f"{wname}", SRC_ARSENAL)]
+        if who == "attacker" and req_bool(request, "charge"):
+            mods.append((1, "charge: the target is caught by surprise", SRC_MELEE))
+        if request.get("outnumber") == who:
+            mods.append((1, "outnumbering an isolated enemy", SRC_MELEE))
+        arms, chest = _wounds(m).count("bras"), _wounds(m).count("buste")
+        if who == "attacker" and arms:
+            mods.append((-arms, f"wounded in the arm x{arms}", SRC_WOUNDS))
+        if who == "defender" and chest:
+            mods.append((-chest, f"wounded in the chest x{chest}", SRC_WOUNDS))
+        steps.append(Step(who, f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, "
+                               + ", ".join(f"{v:+d} ({why})" for v, why, _ in mods) + ", and a d4",
+                          SRC_MELEE, value=q.dice))
+        sides.append((m, q.dice, sum(v for v, _, _ in mods)))
+    steps.append(Step("outcome rules", "the higher total wounds the other where the winner's d4 says; a tie "
+                                       "leaves both in melee", SRC_MELEE))
+
+    def total(count: int, mod: int) -> Distribution:
+        return Distribution.from_pairs((sum(c[:2]) + mod, p) for c, p in _pool(count))
+
+    (ma, na, ka), (md, nd, kd) = sides
+    odds = {"melee": total(na, ka).convolve(total(nd, kd), lambda x, y: "attacker wins" if x > y else
+                                            "defender wins" if y > x else "tie")}
+    if dice is None:
+        return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds)
+    state = _spend(plan, a, "combat / grenade", steps)
+    after = plan.with_state(state) if state != state_of(plan) else plan
+    a_dice = dice.roll_many(na, 6)
+    a_loc = dice.roll(4)
+    d_dice = dice.roll_many(nd, 6)
+    d_loc = dice.roll(4)
+    ta = sum(sorted(a_dice, reverse=True)[:2]) + ka
+    td = sum(sorted(d_dice, reverse=True)[:2]) + kd
+    result: dict[str, Any] = {"attacker_total": ta, "defender_total": td, "attacker_dice": list(a_dice),
+                              "defender_dice": list(d_dice), "attacker_d4": a_loc, "defender_d4": d_loc}
+    if ta == td:
+        result["outcome"] = "tie"
+        steps.append(Step("result", f"{ta} against {td}: a tie, both stay in melee", SRC_MELEE))
+    else:
+        loser, face = (md, a_loc) if ta > td else (ma, d_loc)
+        loc = LOCATIONS[face]
+        current = after.model(loser.model_id)
+        wounds = [*_wounds(current), loc]
+        dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
+        result.update(outcome="attacker wins" if ta > td else "defender wins", wounded=loser.model_id,
+                      location=loc, killed=dead)
+        steps.append(Step("result", f"{ta} against {td}: {loser.model_id} wounded in the {loc}"
+                                    f"{' and killed' if dead else ' (' + LOCATION_EFFECT[loc] + ')'}", SRC_WOUNDS))
+        after = _remove(after, current) if dead else after.with_model(with_extra(current, wounds=wounds))
+    return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
+                      result, after)
+
+
+# -- activation -------------------------------------------------------------------------------------------------
+
+
+def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Activate one figure (d6: 1-2 -> 2 PA, 3-4 -> 3, 5-6 -> 4) or a group (d6 figures, d8 - 1 PA).
+
+    ``unit``: the figure, or ``figures``: several (a group activation, 1 PA of the
+    d8 paying for it). Radio: a figure more than 4 UD from its leader and every
+    second, or any figure when both are gone, pays +1 PA on its first action.
+    """
+    names = req_list(request, "figures") or [req_str(request, "unit")]
+    figs = [figure(plan, n) for n in names]
+    sides = {_side(plan, m) for m in figs}
+    if len(sides) != 1:
+        raise InvalidActionError(f"figures of one side only; got sides {', '.join(sorted(sides))}")
+    side = sides.pop()
+    for m in figs:
+        if m.has_status("activated"):
+            raise IllegalActionError(f"{m.model_id} has already been activated this turn ({SRC_ACTIVATION})")
+    group = len(figs) > 1 or req_bool(request, "group")
+    steps: list[Step] = []
+    if group:
+        steps.append(Step("group activation", "roll a d6 (1-2: one figure, 3-4: two, 5-6: three) and a d8 "
+                                             "(action points, less 1 to pay for the group activation)", SRC_GROUP))
+        odds = {"figures": die(6).map(lambda f: FIGURES_BY_D6[f]), "action points": die(8).map(lambda f: f - 1)}
+    else:
+        steps.append(Step("activation", "roll a d6: 1-2 gives 2 PA, 3-4 gives 3 PA, 5-6 gives 4 PA",
+                          SRC_ACTIVATION))
+        odds = {"action points": die(6).map(lambda f: AP_BY_D6[f])}
+    surcharge = _radio(plan, figs, side, steps)
+    if dice is None:
+        return Resolution(RULESET, "activate", tuple(steps), {}, odds)
+    if group:
+        f6, f8 = dice.roll(6), dice.roll(8)
+        max_figs, ap = FIGURES_BY_D6[f6], f8 - 1
+        if len(figs) > max_figs:
+            raise IllegalActionError(f"the d6 shows {f6}: at most {max_figs} figure(s) may act; "
+                                     f"{len(figs)} were named ({SRC_GROUP})")
+        steps.append(Step("result", f"d6 {f6}: up to {max_figs} figure(s); d8 {f8} - 1 = {ap} PA", SRC_GROUP,
+                          value=ap))
+    else:
+        f6 = dice.roll(6)
+        ap = AP_BY_D6[f6]
+        steps.append(Step("result", f"d6 {f6}: {ap} PA", SRC_ACTIVATION, value=ap))
+    state = state_of(plan)
+    state["activation"] = {"side": side, "figures": [m.model_id for m in figs], "ap_left": ap,
+                           "surcharge": surcharge}
+    after = plan.with_state(state)
+    for m in figs:
+        after = after.with_model(with_status(after.model(m.model_id), add=("activated",), remove=("moved",)))
+    return Resolution(RULESET, "activate", tuple(steps), {}, odds, tuple(dice.rolled),
+                      {"action_points": ap, "figures": [m.model_id for m in figs]}, after)
+
+
+def _radio(plan: TablePlan, figs: Sequence[Model], side: str, steps: list[Step]) -> dict[str, int]:
+    commanders = [m for m in plan.models if _side(plan, m) == side and role_of(m.role) in ("leader", "second")]
+    out: dict[str, int] = {}
+    for m in figs:
+        if not commanders:
+            out[m.model_id] = 1
+            steps.append(Step("radio", f"no leader or second left: the platoon is disorganised, {m.model_id} "
+                                       f"pays +1 PA on its first action", SRC_RADIO, value=1))
+            continue
+        if m in commanders:
+            continue
+        nearest = min(distance_ud(plan, c, m) for c in commanders)
+        if nearest > RADIO_UD:
+            out[m.model_id] = 1
+            steps.append(Step("radio", f"{m.model_id} is {fmt_len(nearest, 'UD')} from its nearest leader or "
+                                       f"second (more than 4 UD): +1 PA on its first action", SRC_RADIO, value=1))
+    return out
+
+
+def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """End the turn: every figure may be activated again; report whether the game is over (3/4 losses)."""
+    state = state_of(plan)
+    state.pop("activation", None)
+    state["turn"] = int(state.get("turn", 1)) + 1
+    after = plan.with_state(state)
+    for m in plan.models:
+        if m.has_status("activated") or m.has_status("moved"):
+            after = after.with_model(with_status(after.model(m.model_id), remove=("activated", "moved")))
+    steps = [Step("turn", f"turn {state['turn']} begins: every figure may be activated again", SRC_ACTIVATION)]
+    over = []
+    losses = state.get("losses", {})
+    for side in sorted({u.side for u in plan.units} | set(losses)):
+        lost = int(losses.get(side, 0))
+        company = lost + sum(1 for m in plan.models if _side(plan, m) == side)
+        if company and 4 * lost >= 3 * company:
+            over.append(side)
+        steps.append(Step("end of game", f"{side}: {lost} of {company} figures lost "
+                                         f"({'at least' if side in over else 'under'} three quarters)", SRC_END,
+                          value=lost))
+    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"], "game_over": bool(over),
+                                                                 "defeated": over}, plan_after=after)
+
+
+def recruit(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Show the recruitment cost of one side's figures on the plan (Coût = Qualité + Grade + Arme + Trait)."""
+    side = req_str(request, "side")
+    figs = [m for m in plan.models if _side(plan, m) == side]
+    if not figs:
+        raise InvalidActionError(f"no figure of side {side!r}; sides are: "
+                                 f"{', '.join(sorted({u.side for u in plan.units}))}")
+    recruits = [recruit_of(m.model_id, (plan.profiles or {}).get(m.profile or plan.unit(m.unit_id).profile or ""),
+                           m.role, m.weapons or (), m.extra.get("rules", ()), plan.weapons) for m in figs]
+    steps = [Step("cost", r.text(), SRC_RECRUIT, value=r.cost) for r in recruits]
+    total = sum(r.cost for r in recruits)
+    budget = _budget({"budget": (plan.state or {}).get("budget", BUDGET_PDR)})
+    problems = check_platoon(recruits, budget)
+    steps.append(Step("total", f"{total} PdR of {budget}" + (": " + "; ".join(problems) if problems else ""),
+                      SRC_RECRUIT, value=total))
+    return Resolution(RULESET, "recruit", tuple(steps), result={"total_pdr": total, "problems": problems})
+
+
+ACTIONS: dict[str, Action] = {
+    "shoot": shoot, "melee": melee, "spot": spot, "morale": morale, "activate": activate,
+    "reload": reload, "end-turn": end_turn, "recruit": recruit,
+}

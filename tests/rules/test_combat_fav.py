@@ -1,0 +1,336 @@
+"""Feu à Volonté: the seed's examples, recruitment, modifiers, wounds, odds against brute force."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from rules.combat import resolve
+from rules.combat.feu_a_volonte import (Shot, _label, nerve_odds, range_band, roster_cost, shot_odds,
+                                        shot_outcome)
+from rules.dice import Dice, Distribution, keep_best
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.frozen import freeze
+from rules.plan import Terrain
+from rules.roster import load_roster, parse_roster
+from tests.rules.brute import brute_force
+from tests.rules.fav_table import ROSTERS, fav_plan, place
+
+
+def texts(res) -> str:  # type: ignore[no-untyped-def]
+    return "\n".join(f"{s.rule}: {s.text} [{s.source}]" for s in res.steps)
+
+
+def with_status(plan, mid, *status):  # type: ignore[no-untyped-def]
+    return plan.with_model(dataclasses.replace(plan.model(mid), status=tuple(status)))
+
+
+# -- the seed's examples ----------------------------------------------------------------------------------
+
+
+def test_micka_recruitment_comes_to_25_points() -> None:
+    """Feu à Volonté, Recrutement: five élite (5 x 4) and one aguerri (2), a leader (+2), a second (+1)."""
+    total, lines = roster_cost(load_roster(ROSTERS / "feu-a-volonte-micka-paras.json"))
+    assert total == 25
+    assert "para-leader: elite 4 + leader +2 = 6 PdR" in lines
+
+
+def test_us_platoon_is_exactly_30_points() -> None:
+    total, _ = roster_cost(load_roster(ROSTERS / "feu-a-volonte-us-platoon.json"))
+    assert total == 30
+
+
+def test_spotting_example_5_plus_2_is_7() -> None:
+    """Se dissimuler: Seb rolls 3d6 for 5, 2 and 1, keeps 5 and 2: 7, the commando is spotted."""
+    plan = with_status(fav_plan(), "para-2", "hidden")
+    with pytest.raises(IllegalActionError, match="para-2 is hidden: spot it first"):
+        resolve(plan, "shoot", {"firing": "us-leader", "target": "para-2"}, None)
+    res = resolve(plan, "spot", {"spotter": "us-leader", "target": "para-2"}, Dice.given([5, 2, 1]))
+    assert res.result["spotted"] is True and res.result["total"] == 7
+    assert "keeps [5, 2]: 7 >= 7, spotted" in texts(res)
+    assert res.odds["spotted"].probs[True] == keep_best(3).chance(lambda t: t >= 7)
+    resolve(res.plan_after, "shoot", {"firing": "us-leader", "target": "para-2"}, None)  # now allowed
+
+
+def test_hidden_figure_within_2_ud_is_spotted_automatically() -> None:
+    plan = with_status(fav_plan(), "para-2", "hidden")
+    plan = place(plan, {"us-2": (340.0, 430.0)})  # 1.75 UD from para-2
+    res = resolve(plan, "spot", {"spotter": "us-2", "target": "para-2"}, Dice.given([]))
+    assert res.result["spotted"] and "under 2 UD" in texts(res)
+    resolve(plan, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+
+
+def test_frantz_6_against_benoit_8_target_may_move_2_ud() -> None:
+    """Les Combats à distance: 6 against 8, the shot misses and Benoît may move 2 UD."""
+    o = shot_outcome((4, 2), 3, (5, 3), Shot(2, 0, 2, 0, 0))
+    assert o["kind"] == "missed" and o["move_ud"] == 2
+    # the same on the table: us-2 (aguerri, fusil +1, band 8-12 UD -1) at para-4 (aguerri, cran -1)
+    plan = fav_plan()
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-4"}, Dice.given([4, 2, 1, 5, 4]))
+    assert res.result["shots"][0]["attack"] == 6 and res.result["shots"][0]["defence"] == 8
+    assert res.result["outcome"] == "missed"
+    assert "para-4 may move 2 UD away" in texts(res)
+
+
+# -- recruitment refusals -------------------------------------------------------------------------------------
+
+
+def us_doc() -> dict[str, Any]:
+    return json.loads((ROSTERS / "feu-a-volonte-us-platoon.json").read_text(encoding="utf-8"))
+
+
+def edit(fn) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    doc = copy.deepcopy(us_doc())
+    fn(doc)
+    return doc
+
+
+@pytest.mark.parametrize(("doc", "message"), [
+    (edit(lambda d: d["units"][8]["models"][0].update(rules=["Commando"])), "costs 31 PdR, over the budget of 30"),
+    (edit(lambda d: d["units"][0]["models"][0].pop("role")), "exactly one leader, this one has 0"),
+    (edit(lambda d: [d["units"][i]["models"][0].update(role="second") for i in (2, 3)]),
+     "one or two seconds, this one has 3"),
+    (edit(lambda d: d["units"][2]["models"][0].update(rules=["Grenade", "Commando"])),
+     "us-1: a trooper has at most 1 trait"),
+    (edit(lambda d: d.update(units=d["units"][:4])), "5 to 10 members, this one 4"),
+    (edit(lambda d: d["units"][2]["models"][0].update(rules=["Jedi"])), "unknown trait 'Jedi'"),
+    (edit(lambda d: d["units"][2]["models"][0].update(weapons=["Blaster"])), "unknown weapon 'Blaster'"),
+    (edit(lambda d: d["profiles"]["recrue"].update(quality="conscrit")), "no Feu à Volonté quality"),
+    (edit(lambda d: d["units"][2]["models"][0].update(marker_id=70)), "marker id 70 is given to both"),
+])
+def test_recruitment_refusals(doc: dict[str, Any], message: str) -> None:
+    with pytest.raises(RosterError, match=message):
+        parse_roster(doc, source="us.json")
+
+
+def test_support_budget_of_40_points_is_allowed() -> None:
+    doc = edit(lambda d: (d["units"][8]["models"][0].update(rules=["Commando"]), d.update(extra={"budget": 40})))
+    assert parse_roster(doc, source="us.json").extra["budget"] == 40
+
+
+# -- modifiers -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("ud", "expected"), [
+    (3.9, (1, "< 4 UD")), (4.0, (1, "< 4 UD")), (4.1, (0, "4-8 UD")), (8.0, (0, "4-8 UD")),
+    (9.5, (-1, "8-12 UD")), (12.0, (-1, "8-12 UD")), (12.01, (-2, "> 12 UD")),
+])
+def test_range_bands_boundary_to_the_nearer_band(ud: float, expected: tuple[int, str]) -> None:
+    assert range_band(ud) == expected
+
+
+def test_modifiers_are_sourced_with_numbers() -> None:
+    plan = place(fav_plan(), {"para-2": (340.0, 480.0)})  # 9.5 UD from us-2 straight ahead
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    step = next(s for s in res.steps if "band" in s.text)
+    assert step.text == "-1: target 9.5 UD away, band 8-12 UD"
+    assert step.source == "Feu à Volonté, Bonus/malus de situation" and step.value == -1
+
+
+def test_rear_moved_prone_cover_and_extra_shooters() -> None:
+    plan = fav_plan()
+    plan = plan.with_model(dataclasses.replace(plan.model("para-2"), facing_deg=90.0))  # back to the US
+    plan = with_status(plan, "para-2", "prone")
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-2", "moved": "yes",
+                                  "shooters": "us-1,us-3"}, None)
+    t = texts(res)
+    assert "+1: shot from behind para-2" in t
+    assert "-1: us-2 moved before shooting" in t
+    assert "-1: para-2 is prone" in t
+    assert "+2: 2 more shooter(s) at the same target; main shooter us-2 is the nearest" in t
+    wall = Terrain("hedge", "hedge", "line", ((250.0, 450.0), (400.0, 450.0)))
+    covered = dataclasses.replace(fav_plan(), terrain=(wall,))
+    res = resolve(covered, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    assert "-1: para-2 in cover" in texts(res)
+
+
+def test_traits_and_auras() -> None:
+    plan = fav_plan()
+    res = resolve(plan, "shoot", {"firing": "us-sniper", "target": "para-2"}, None)
+    assert "rolls 4d6 and keeps two (Lunette de visée: +1d6)" in texts(res)
+    plan = place(plan, {"us-1": (100.0, 160.0)})  # 1.5 UD from us-leader (En avant !)
+    res = resolve(plan, "shoot", {"firing": "us-1", "target": "para-1"}, None)
+    assert "En avant ! from us-leader" in texts(res)
+
+
+def test_pistol_range_is_4_ud_without_band_modifier() -> None:
+    plan = fav_plan()
+    with pytest.raises(IllegalActionError, match="Pistolet: range 4 UD"):
+        resolve(plan, "shoot", {"firing": "para-leader", "target": "us-leader"}, None)
+    near = place(plan, {"para-leader": (100.0, 250.0)})
+    res = resolve(near, "shoot", {"firing": "para-leader", "target": "us-leader"}, None)
+    assert "no range bonus or malus" in texts(res)
+
+
+def test_out_of_arc_and_no_sight_are_refused() -> None:
+    plan = fav_plan()
+    plan = plan.with_model(dataclasses.replace(plan.model("us-2"), facing_deg=270.0))
+    with pytest.raises(IllegalActionError, match="beyond the 180° front arc and the free 45° turn"):
+        resolve(plan, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    house = Terrain("b1", "building", "area", ((280.0, 250.0), (400.0, 250.0), (400.0, 350.0), (280.0, 350.0)))
+    with pytest.raises(IllegalActionError, match="no line of sight"):
+        resolve(dataclasses.replace(fav_plan(), terrain=(house,)), "shoot",
+                {"firing": "us-2", "target": "para-2"}, None)
+
+
+# -- outcomes and state -----------------------------------------------------------------------------------------
+
+
+def test_double_one_is_out_of_ammunition_then_reload() -> None:
+    plan = fav_plan()
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-2"}, Dice.given([1, 1]))
+    assert res.result["outcome"] == "out-of-ammo"
+    assert res.plan_after.model("us-2").has_status("out-of-ammo")
+    with pytest.raises(IllegalActionError, match="out of ammunition: reload first"):
+        resolve(res.plan_after, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    again = resolve(res.plan_after, "reload", {"unit": "us-2"}, None)
+    assert not again.plan_after.model("us-2").has_status("out-of-ammo")
+
+
+def test_double_six_and_double_the_defence_kill() -> None:
+    assert shot_outcome((6, 6, 1), 1, (6, 6), Shot(3, 0, 2, 5, 0))["why"] == "double six"
+    o = shot_outcome((5, 5), 1, (1, 1, 2), Shot(2, 0, 3, 2, 0))  # 10 against 5: at least double
+    assert o["kind"] == "killed" and o["why"] == "at least double the defence"
+    plan = fav_plan()
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-4"}, Dice.given([6, 6, 1, 6, 6]))
+    assert res.result["outcome"] == "killed"
+    assert all(m.model_id != "para-4" for m in res.plan_after.models)
+    assert res.plan_after.state["losses"] == {"Fallschirmjäger": 1}
+
+
+def test_wounds_pile_up_and_the_third_kills() -> None:
+    plan = fav_plan()
+    req = {"firing": "us-2", "target": "para-4"}
+    res = resolve(plan, "shoot", req, Dice.given([6, 5, 2, 2, 1]))  # 11 against 2: double -> killed
+    assert res.result["outcome"] == "killed"
+    res = resolve(plan, "shoot", req, Dice.given([6, 5, 2, 4, 3]))  # 11 against 6: arm
+    assert res.plan_after.model("para-4").extra["wounds"] == ("bras",)
+    res = resolve(res.plan_after, "shoot", req, Dice.given([6, 5, 3, 4, 3]))  # chest
+    assert res.plan_after.model("para-4").extra["wounds"] == ("bras", "buste")
+    res2 = resolve(res.plan_after, "shoot", req, None)
+    assert "wounded in the chest x1" in texts(res2)
+    res = resolve(res.plan_after, "shoot", req, Dice.given([6, 5, 1, 5, 5]))  # 11 against 8, leg: third marker
+    assert res.result["shots"][0]["why"] == "third wound"
+    assert all(m.model_id != "para-4" for m in res.plan_after.models)
+
+
+def test_tie_nerve_test() -> None:
+    plan = fav_plan()
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-4"}, Dice.given([4, 3, 2, 4, 4, 2, 2]))
+    assert res.result["outcome"] == "tie: falls back"
+    assert res.plan_after.model("para-4").has_status("fell-back")
+
+
+def test_cadence_two_shots_in_a_row() -> None:
+    plan = fav_plan()
+    res = resolve(plan, "shoot", {"firing": "us-leader", "target": "para-leader", "shots": 2},
+                  Dice.given([2, 2, 3, 1, 6, 6, 1, 1] + [3, 3, 2, 1, 6, 6, 1, 1]))
+    assert [s["kind"] for s in res.result["shots"]] == ["missed", "missed"]
+    # a kill stops the burst: the second shot is not rolled
+    res = resolve(plan, "shoot", {"firing": "us-leader", "target": "para-leader", "shots": 2},
+                  Dice.given([6, 6, 3, 1, 2, 2, 1, 1]))
+    assert [s["kind"] for s in res.result["shots"]] == ["killed"]
+    with pytest.raises(InvalidActionError, match="cadence of 2"):
+        resolve(plan, "shoot", {"firing": "us-leader", "target": "para-leader", "shots": 3}, None)
+
+
+# -- exact odds against brute force ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shot", [Shot(2, 0, 2, -1, 0), Shot(2, 1, 2, 0, 2), Shot(2, -2, 2, 1, 1, 8)])
+def test_shot_odds_match_brute_force(shot: Shot) -> None:
+    nerve = (2, -1)
+
+    def run(d: Dice) -> str:
+        attack = d.roll_many(shot.attack_dice)
+        if sorted(attack).count(1) >= 2:
+            return "out-of-ammo"
+        face = d.roll(shot.location_die)
+        o = shot_outcome(attack, face, d.roll_many(shot.defence_dice), shot)
+        label = _label(o)
+        if label == "tie":
+            kept = sorted(d.roll_many(nerve[0]), reverse=True)[:2]
+            return "tie: holds" if sum(kept) + nerve[1] >= 7 else "tie: falls back"
+        return label
+
+    assert brute_force(run, lambda x: x, limit=200_000) == shot_odds(shot, nerve)
+
+
+def test_spot_and_activation_odds_match_brute_force_on_the_table() -> None:
+    plan = with_status(fav_plan(), "para-2", "hidden")
+    req = {"spotter": "us-leader", "target": "para-2"}
+    exact = resolve(plan, "spot", req, None).odds["spotted"]
+    assert brute_force(lambda d: resolve(plan, "spot", req, d), lambda r: r.result["spotted"]) == exact
+    req = {"figures": "us-1,us-2"}
+    res = resolve(plan, "activate", req, None)
+    got = brute_force(lambda d: _activation_or_none(plan, req, d), lambda r: r)
+    assert got.map(lambda r: r[1]) == res.odds["action points"]
+    assert got.map(lambda r: r[0]) == res.odds["figures"]
+
+
+def _activation_or_none(plan, req, d):  # type: ignore[no-untyped-def]
+    """Return (figures the d6 allows, action points) of a group activation, refused or not."""
+    try:
+        ap = resolve(plan, "activate", req, d).result["action_points"]
+    except IllegalActionError:
+        ap = d.rolled[1][1] - 1
+    return {1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3}[d.rolled[0][1]], ap
+
+
+def test_melee_odds_and_result() -> None:
+    plan = place(fav_plan(), {"us-2": (340.0, 475.0)})
+    req = {"attacker": "us-2", "defender": "para-2", "charge": "yes"}
+    res = resolve(plan, "melee", req, None)
+    a, d = keep_best(2).map(lambda t: t - 1 + 0 + 1), keep_best(4).map(lambda t: t + 1)
+    expected = a.convolve(d, lambda x, y: "attacker wins" if x > y else "defender wins" if y > x else "tie")
+    assert res.odds["melee"] == expected
+    assert "+1 (charge" in texts(res)
+    res = resolve(plan, "melee", req, Dice.given([6, 6, 2, 1, 1, 2, 1, 3]))
+    assert res.result["outcome"] == "attacker wins" and res.result["location"] == "bras"
+    assert res.plan_after.model("para-2").extra["wounds"] == ("bras",)
+
+
+def test_nerve_odds() -> None:
+    assert nerve_odds(3, 0) == keep_best(3).chance(lambda t: t >= 7)
+    res = resolve(fav_plan(), "morale", {"unit": "para-4"}, Dice.given([6, 1]))
+    assert res.result == {"holds": True, "total": 6 + 1 - 1} or res.result["holds"] is False
+
+
+# -- activation and action points -------------------------------------------------------------------------------
+
+
+def test_activation_points_are_spent_and_radio_costs_one_more() -> None:
+    plan = fav_plan()
+    res = resolve(plan, "activate", {"unit": "us-rookie"}, Dice.given([5]))
+    assert res.result["action_points"] == 4
+    assert "us-rookie is 14 UD from its nearest leader or second (more than 4 UD)" in texts(res)
+    after = res.plan_after
+    shot = resolve(after, "shoot", {"firing": "us-rookie", "target": "para-4"}, Dice.given([3, 4, 1, 6, 6]))
+    assert shot.plan_after.state["activation"]["ap_left"] == 4 - 3  # combat 2 PA + 1 for the radio
+    with pytest.raises(IllegalActionError, match="costs 2 PA but the activation has 1 left"):
+        resolve(shot.plan_after, "shoot", {"firing": "us-rookie", "target": "para-3"}, Dice.given([3, 4, 1, 2, 2]))
+    with pytest.raises(IllegalActionError, match="already been activated"):
+        resolve(after, "activate", {"unit": "us-rookie"}, None)
+    ended = resolve(after, "end-turn", {}, None)
+    assert not ended.plan_after.model("us-rookie").has_status("activated")
+    assert ended.result["turn"] == 2 and ended.result["game_over"] is False
+
+
+def test_group_activation_limits_the_figures() -> None:
+    plan = fav_plan()
+    with pytest.raises(IllegalActionError, match="the d6 shows 2: at most 1 figure"):
+        resolve(plan, "activate", {"figures": "us-1,us-2"}, Dice.given([2, 5]))
+    res = resolve(plan, "activate", {"figures": "us-1,us-2"}, Dice.given([3, 5]))
+    assert res.result["action_points"] == 4
+
+
+def test_recruit_action_and_unknown_action() -> None:
+    res = resolve(fav_plan(), "recruit", {"side": "Fallschirmjäger"}, None)
+    assert res.result["total_pdr"] == 25 and res.result["problems"] == []
+    with pytest.raises(InvalidActionError, match="actions are: activate, end-turn, melee, morale"):
+        resolve(fav_plan(), "fly", {}, None)
