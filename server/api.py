@@ -20,6 +20,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from rules.plan import RULESET_IDS, TERRAIN_SHAPES, game_to_dict
 from server import edits, rulesbridge
+from server.bands import range_bands
 from server.broadcast import stream
 from server.errors import ApiError, from_domain
 from server.overlay import Overlay
@@ -338,3 +339,15 @@ def _check_on_table(plan: Any, pts: list[tuple[float, float]], r: Any) -> None:
         if not (0 <= x <= w and 0 <= y <= d):
             raise RequestError(f"request: point ({x:g}, {y:g}) mm is off the table "
                                f"(0-{w:g} x 0-{d:g} mm)")
+
+
+@bp.post("/bands")
+def bands() -> Any:
+    """Range bands of a weapon around a model, as rings (see :mod:`server.bands`)."""
+    r = json_body(request)
+    r.only(("model", "weapon_range"))
+    model_id = identifier(r, "model")
+    weapon_range = r.number("weapon_range", None)
+    if weapon_range is not None and not 0 < weapon_range <= 1000:
+        r.fail(f"must be above 0 and at most 1000 (in the rule set's unit), got {weapon_range:g}", "weapon_range")
+    return jsonify(range_bands(overlay().plan(), model_id, weapon_range))

@@ -380,19 +380,20 @@
   }
 
   async function rangeBands() {
-    const m = $("#rg-model").value, r = parseFloat($("#rg-range").value);
-    if (!m || !(r > 0)) return;
-    const p = centre(m), base = modelById(m).base_mm / 2, um = S.game.unit.mm;
-    const ans = await ask("bands", [m, String(r)]).catch(() => null);
-    const shapes = [];
-    const bands = (ans && ans.bands) || [{ to_mm: r * um, label: `${r} ${S.game.unit.symbol}` }];
-    bands.forEach((b, i) => {
-      if (b.to_mm === null || b.to_mm === undefined || !isFinite(b.to_mm)) return;
-      shapes.push({ kind: "circle", c: p, r: base + b.to_mm, cls: `range-band band-${i % 4}` });
-      shapes.push({ kind: "text", at: [p[0], p[1] - base - b.to_mm + 8], text: b.label || unitFmt(b.to_mm), cls: "band-label", size: 0.8 });
+    const m = $("#rg-model").value, raw = $("#rg-range").value.trim();
+    if (!m) return;
+    const body = { model: m };
+    if (raw !== "") body.weapon_range = parseFloat(raw);
+    const ans = await api("POST", "api/bands", body);
+    const c = ans.centre_mm, shapes = [];
+    ans.bands.forEach((b, i) => {
+      const inner = b.from_mm, outer = b.to_mm;
+      if (outer !== null) shapes.push({ kind: "circle", c, r: outer, cls: `range-band band-${i % 4}` });
+      const at = outer !== null ? (inner + outer) / 2 : inner + 20;
+      shapes.push({ kind: "text", at: [c[0], c[1] - at], text: String(b.band), cls: "band-label", size: 0.6 });
     });
     S.layers.range = shapes;
-    if (ans) showAnswer("", ans);
+    $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${b.band}${b.to_mm !== null ? ` < ${unitFmt(b.to_mm)}` : ""}`).join(" · "))}</p>`;
     renderAll();
   }
 
@@ -409,7 +410,7 @@
   async function auras() {
     S.layers.auras = [];
     if (!has("aura")) return;
-    const leaders = (S.game.game.units || []).map((u) => u.leader).filter(Boolean);
+    const leaders = (S.game.game.models || []).filter((m) => m.role).map((m) => m.id);
     for (const id of leaders) {
       try {
         const a = await ask("aura", [id]);

@@ -444,3 +444,17 @@ def test_an_action_is_resolved_rolled_applied_and_undone(make_app: Any) -> None:
         assert words in error_of(r)["message"], error_of(r)
     r = client.post("/api/resolve/apply", json=body)
     assert r.status_code == 400 and "apply needs the dice" in error_of(r)["message"]
+
+
+def test_range_bands_are_the_rule_sets_own(client: Any) -> None:
+    r = client.post("/api/bands", json={"model": "a1"})
+    assert r.status_code == 200
+    bands = r.json["bands"]
+    # AT-43: bands of 10 cm base edge to base edge, drawn from the centre of a 30 mm base
+    assert [b["band"] for b in bands[:3]] == ["0", "1", "2"]
+    assert [b["to_mm"] for b in bands[:3]] == pytest.approx([115.0, 215.0, 315.0], abs=0.5)
+    assert r.json["centre_mm"] == [100.0, 100.0] and r.json["unit"] == "cm"
+    for body, words in [({"model": "a1", "weapon_range": -2}, "weapon_range must be above 0"),
+                        ({"model": "zz"}, "no model 'zz'"), ({}, "model is missing")]:
+        r = client.post("/api/bands", json=body)
+        assert r.status_code == 400 and words in error_of(r)["message"]
