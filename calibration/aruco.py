@@ -14,6 +14,11 @@ the edge of a narrow quiet zone when the view is tilted (a far marker is foresho
 while OpenCV sizes the window from the mean side) and moves corners by 1-3 px at 20-30
 degrees of tilt; 0.6 keeps the corner error at 0.1-0.25 px from 0 to 30 degrees.
 
+Then :func:`refine_corners_by_edges` fits a line to each of the marker's four outer
+edges and intersects them: on the same renders this brings 60 mm corner markers from
+0.12-0.25 px to 0.05-0.11 px RMS, and 12 mm base markers at 4K from 0.33 to 0.21 px, for
+about 1-2 ms per marker.
+
 Examples
 --------
 >>> MarkerDetections.empty().ids.shape, MarkerDetections.empty().corners_px.shape
@@ -135,6 +140,110 @@ class MarkerDetections:
         return MarkerDetections(self.ids[m], self.corners_px[m])
 
 
+EDGE_SPAN = (0.12, 0.88)
+"""Part of each side, between its corners, whose edge points are fitted (corners are rounded by blur)."""
+
+EDGE_DEPTH_MODULES = 0.5
+"""Half-length of each edge profile, in modules: inside the black border, inside the quiet zone."""
+
+EDGE_MIN_CONTRAST = 15.0
+"""Grey levels between the black border and the quiet zone below which a profile is not used."""
+
+EDGE_MAX_SHIFT_MODULES = 0.35
+"""An edge-fitted corner further than this from the OpenCV corner is not trusted (occlusion)."""
+
+
+def refine_corners_by_edges(gray: NDArray[np.uint8], corners_px: NDArray[np.float64], *,
+                            bits: int = 6) -> NDArray[np.float64]:
+    """Return marker corners moved to the intersections of lines fitted to the marker's four edges.
+
+    Along the middle of each side, profiles across the edge (half a module into the black
+    border, half a module into the white quiet zone) give sub-pixel points where the grey
+    level crosses half-way; a line is fitted to them and adjacent lines are intersected.
+    Blur and noise move these points symmetrically, so the corners are unbiased even where
+    ``cornerSubPix`` is pulled by the marker's inner bits or a tilted view. A corner whose
+    sides cannot be fitted (no quiet zone, occlusion, too short) keeps its input position.
+
+    Parameters
+    ----------
+    gray : (H, W) uint8
+    corners_px : (N, 4, 2) float
+        Corners in OpenCV's order, already within about a pixel.
+    bits : int
+        Modules across the marker including its black border (4x4 dictionary: 6).
+    """
+    gray = np.asarray(gray)
+    out = np.array(corners_px, dtype=np.float64, copy=True)
+    for m, quad in enumerate(out.copy()):
+        module = float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1))) / bits
+        pad = EDGE_DEPTH_MODULES * module + 3.0
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0) - pad).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(axis=0) + pad).astype(int) + 1, (gray.shape[1], gray.shape[0]))
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        patch = gray[y0:y1, x0:x1].astype(np.float32)  # only this marker's surroundings
+        local = quad - (x0, y0)
+        lines = [_fit_edge(patch, local[k], local[(k + 1) % 4], local.mean(axis=0), bits) for k in range(4)]
+        for k in range(4):
+            a, b = lines[(k - 1) % 4], lines[k]
+            if a is None or b is None:
+                continue
+            corner = _intersect(a, b)
+            if corner is not None and np.linalg.norm(corner - local[k]) <= EDGE_MAX_SHIFT_MODULES * module:
+                out[m, k] = corner + (x0, y0)
+    return out
+
+
+def _fit_edge(image: NDArray[np.float32], p: NDArray[np.float64], q: NDArray[np.float64],
+              centre: NDArray[np.float64], bits: int) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+    side = q - p
+    length = float(np.linalg.norm(side))
+    if length < 2.0 * bits:
+        return None
+    along = side / length
+    normal = np.array([along[1], -along[0]])
+    if np.dot(normal, p - centre) < 0:
+        normal = -normal  # pointing out of the marker
+    reach = EDGE_DEPTH_MODULES * length / bits
+    ts = np.linspace(EDGE_SPAN[0], EDGE_SPAN[1], max(6, int(length))) * length
+    ss = np.arange(-reach, reach + 1e-9, 0.25)
+    if ss.size < 4:
+        return None
+    pts = p + ts[:, None, None] * along + ss[None, :, None] * normal
+    prof = cv2.remap(image, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_CUBIC,
+                     borderMode=cv2.BORDER_REPLICATE)
+    dark, light = prof[:, :2].mean(axis=1), prof[:, -2:].mean(axis=1)
+    mid = (dark + light) / 2.0
+    rising = (prof[:, :-1] < mid[:, None]) & (prof[:, 1:] >= mid[:, None])
+    usable = (light - dark >= EDGE_MIN_CONTRAST) & (rising.sum(axis=1) == 1)
+    if usable.sum() < 4:
+        return None
+    rows = np.nonzero(usable)[0]
+    j = np.argmax(rising[rows], axis=1)
+    lo, hi = prof[rows, j], prof[rows, j + 1]
+    s = ss[j] + (mid[rows] - lo) / (hi - lo) * (ss[1] - ss[0])
+    points = p + ts[rows, None] * along + s[:, None] * normal
+    for _ in range(2):  # fit, drop outliers (a figure's shadow, a finger), fit again
+        centre_pt = points.mean(axis=0)
+        direction = np.linalg.eigh(np.cov((points - centre_pt).T))[1][:, 1]  # main axis
+        offset = (points - centre_pt) @ np.array([direction[1], -direction[0]])
+        keep = np.abs(offset) <= max(0.3, 3.0 * float(np.median(np.abs(offset))))
+        if keep.all() or keep.sum() < 4:
+            break
+        points = points[keep]
+    return centre_pt, direction
+
+
+def _intersect(a: tuple[NDArray[np.float64], NDArray[np.float64]],
+               b: tuple[NDArray[np.float64], NDArray[np.float64]]) -> NDArray[np.float64] | None:
+    (p1, d1), (p2, d2) = a, b
+    matrix = np.column_stack([d1, -d2])
+    if abs(np.linalg.det(matrix)) < 1e-6:
+        return None
+    t = np.linalg.solve(matrix, p2 - p1)
+    return p1 + t[0] * d1
+
+
 def detector_parameters(image_size: tuple[int, int], *, min_side_px: float = DEFAULT_MIN_SIDE_PX,
                         max_side_px: float | None = None, refine: bool = True) -> cv2.aruco.DetectorParameters:
     """Return ArUco detector parameters for markers ``min_side_px`` to ``max_side_px`` across.
@@ -175,7 +284,8 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     min_side_px, max_side_px : float
         Expected range of marker sides in pixels; smaller or larger squares are ignored.
     refine : bool
-        Refine corners to sub-pixel precision (``CORNER_REFINE_SUBPIX``).
+        Refine corners to sub-pixel precision (``CORNER_REFINE_SUBPIX``, then
+        :func:`refine_corners_by_edges`).
     roi : (x, y, w, h), optional
         Search only this rectangle; corners are returned in full-image pixels.
 
@@ -210,7 +320,10 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     if ids is None or len(ids) == 0:
         return MarkerDetections.empty()
     ids_arr = np.asarray(ids, dtype=np.int64).reshape(-1)
-    corners_arr = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2) + offset
+    corners_arr = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    if refine:
+        corners_arr = refine_corners_by_edges(image, corners_arr, bits=dict_.markerSize + 2)
+    corners_arr = corners_arr + offset
     order = np.argsort(ids_arr, kind="stable")
     logger.debug("found %d markers: %s", ids_arr.size, ids_arr[order].tolist())
     return MarkerDetections(ids_arr[order], corners_arr[order])

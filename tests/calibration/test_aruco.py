@@ -6,7 +6,13 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.aruco import MarkerDetections, detect_markers, detector_parameters, get_dictionary
+from calibration.aruco import (
+    MarkerDetections,
+    detect_markers,
+    detector_parameters,
+    get_dictionary,
+    refine_corners_by_edges,
+)
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
 from tests.calibration import synthetic as S
@@ -60,9 +66,46 @@ def test_corners_are_sub_pixel(scene: S.Scene) -> None:
     refined = detect_markers(scene.image)
     coarse = detect_markers(scene.image, refine=False)
     corners, bases = refined.ids < 4, refined.ids >= 4
-    assert _rms_corner_error(scene, refined.select(corners)) < 0.25
-    assert _rms_corner_error(scene, refined.select(bases)) < 0.6  # 18 px markers: 3 px modules
+    assert _rms_corner_error(scene, refined.select(corners)) < 0.15
+    assert _rms_corner_error(scene, refined.select(bases)) < 0.5  # 18 px markers: 3 px modules
     assert _rms_corner_error(scene, refined) < _rms_corner_error(scene, coarse)
+
+
+def test_edge_fit_beats_corner_subpix_on_a_tilted_view() -> None:
+    tilted = S.table_scene(1200, 1200, image_size=(1280, 720), tilt_deg=30, distortion=(-0.1, 0.02, 0, 0, 0),
+                           supersample=2)
+    found = detect_markers(tilted.image)
+    params = detector_parameters((1280, 720))
+    corners, ids, _ = cv2.aruco.ArucoDetector(get_dictionary("DICT_4X4_250"), params).detectMarkers(tilted.image)
+    subpix = MarkerDetections(np.ravel(ids), np.asarray(corners, float).reshape(-1, 4, 2))
+    order = np.argsort(subpix.ids)
+    subpix = MarkerDetections(subpix.ids[order], subpix.corners_px[order])
+
+    def rms(d: MarkerDetections) -> float:
+        h = 30.0
+        centres = {0: (h, h), 1: (1200 - h, h), 2: (1200 - h, 1200 - h), 3: (h, 1200 - h)}
+        errs = [c - S.project(tilted.cam, tilted.rvec, tilted.tvec, S.square_mm(centres[int(i)], 60.0))
+                for i, c in zip(d.ids, d.corners_px)]
+        return float(np.sqrt(np.mean(np.sum(np.square(errs), axis=-1))))
+
+    assert found.ids.tolist() == subpix.ids.tolist() == [0, 1, 2, 3]
+    assert rms(found) < 0.15 < rms(subpix)
+
+
+def test_edge_fit_on_an_exact_square_and_without_a_quiet_zone() -> None:
+    # a dark square with edges at x = 20.3 and 60.3, y = 30.6 and 70.6 (pixel centres at integers)
+    image = np.full((100, 100), 220, np.float32)
+    xs = np.arange(100)
+    cover_x = np.clip(np.minimum(xs + 0.5 - 20.3, 60.3 - (xs - 0.5)), 0, 1)
+    cover_y = np.clip(np.minimum(xs + 0.5 - 30.6, 70.6 - (xs - 0.5)), 0, 1)
+    image -= 190 * np.outer(cover_y, cover_x)
+    gray = np.rint(cv2.GaussianBlur(image, (0, 0), 0.7)).astype(np.uint8)  # any lens blurs a little
+    truth = np.array([[[20.3, 30.6], [60.3, 30.6], [60.3, 70.6], [20.3, 70.6]]])
+    rough = truth + np.array([[0.4, -0.3], [-0.3, 0.2], [0.2, 0.4], [-0.4, -0.2]])
+    refined = refine_corners_by_edges(gray, rough)
+    assert np.abs(refined - truth).max() < 0.03
+    no_quiet_zone = np.full_like(gray, 30)
+    assert np.array_equal(refine_corners_by_edges(no_quiet_zone, rough), rough)
 
 
 def test_centres_are_the_projected_centres(scene: S.Scene) -> None:
