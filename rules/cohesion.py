@@ -132,7 +132,9 @@ def chain_cohesion(plan: TablePlan, unit_id: str, *, link_mm: float, all_within_
         far_i, far_j = np.nonzero(np.triu(d > all_within_mm + TOLERANCE_MM, k=1))
         for i, j in zip(far_i, far_j):
             too_far.append((ms[i].model_id, ms[j].model_id, float(d[i, j])))
-            worse = max((i, j), key=lambda k: float(np.hypot(*(np.asarray(ms[k].position_mm) - centre))))
+            # The farther from the main group's centre breaks it; on a tie, not the leader, then the later one.
+            worse = max((i, j), key=lambda k: (round(float(np.hypot(*(np.asarray(ms[k].position_mm) - centre))), 6),
+                                               ms[k].model_id != leader, k))
             if ms[worse].model_id not in breaking:
                 breaking.append(ms[worse].model_id)
     order = {m.model_id: k for k, m in enumerate(members)}
