@@ -334,16 +334,16 @@ class TableCalibration:
         h = marker_mm / 2.0
         xs = np.linspace(h, self.table.width_mm - h, grid)
         ys = np.linspace(h, self.table.depth_mm - h, grid)
-        best = (math.inf, (0.0, 0.0))
         square = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
         turned = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]) * h * math.sqrt(2.0)
-        for x in xs:
-            for y in ys:
-                for shape in (square, turned):
-                    px = self.to_image_px(shape + (x, y), height_mm=height_mm)
-                    side = float(np.linalg.norm(px - np.roll(px, -1, axis=0), axis=1).min())
-                    if side < best[0]:
-                        best = (side, (float(x), float(y)))
+        gx, gy = np.meshgrid(xs, ys)
+        places = np.column_stack([gx.ravel(), gy.ravel()])
+        shapes = np.concatenate([places[:, None, :] + square, places[:, None, :] + turned])  # (2P, 4, 2)
+        px = self.to_image_px(shapes.reshape(-1, 2), height_mm=height_mm).reshape(-1, 4, 2)
+        sides = np.linalg.norm(px - np.roll(px, -1, axis=1), axis=2).min(axis=1)
+        k = int(np.argmin(sides))
+        at = places[k % len(places)]
+        best = (float(sides[k]), (float(at[0]), float(at[1])))
         return MarkerReadability(float(marker_mm), best[0], best[1])
 
 
