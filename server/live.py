@@ -45,11 +45,12 @@ class Sighting:
     y_mm: float
     facing_deg: float | None
     seen: bool
+    base_mm: float | None = None  # from the setup's per-marker settings, when given
 
     def to_json(self) -> dict[str, Any]:
         return {"marker_id": self.marker_id, "x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
                 "facing_deg": None if self.facing_deg is None else round(self.facing_deg, 1),
-                "seen": self.seen}
+                "seen": self.seen, "base_mm": self.base_mm}
 
 
 @dataclass(frozen=True)

@@ -72,8 +72,10 @@ class TrackerStep:
     """
 
     def __init__(self, frames: Iterator[Any], tracker: Any, table_mm: tuple[float, float], *,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 base_mm_of: Callable[[int], float | None] = lambda marker_id: None) -> None:
         self._frames = frames
+        self._base_mm_of = base_mm_of
         self._tracker = tracker
         self._table_mm = table_mm
         self._clock = clock
@@ -98,8 +100,8 @@ class TrackerStep:
         self._status = _status(events, state, self._status)
         return Snapshot(
             seq=self._seq, captured_s=captured_s, processed_s=self._clock(), image=frame.image,
-            sightings=tuple(Sighting(m.marker_id, float(m.x_mm), float(m.y_mm), float(m.facing_deg), bool(m.seen))
-                            for m in state.models),
+            sightings=tuple(Sighting(m.marker_id, float(m.x_mm), float(m.y_mm), float(m.facing_deg), bool(m.seen),
+                                     self._base_mm_of(m.marker_id)) for m in state.models),
             bases=tuple(BaseSighting(b.track_id, float(b.x_mm), float(b.y_mm), float(b.diameter_mm), b.side,
                                      bool(b.seen)) for b in state.bases),
             events=tuple(_event(e) for e in events),
@@ -151,6 +153,7 @@ def make_tracker_step(source: Mapping[str, Any], setup: Setup) -> Callable[[], T
     def factory() -> TrackerStep:
         nonlocal first
         frames, first = (first, None) if first is not None else (open_frames(text), None)
-        return TrackerStep(frames, Tracker(setup), table)
+        return TrackerStep(frames, Tracker(setup), table,
+                           base_mm_of=lambda marker_id: setup.markers.for_marker(marker_id).base_mm)
 
     return factory

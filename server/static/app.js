@@ -10,7 +10,7 @@
     server: {}, game: null, live: null, grid: null, gridVersion: -1,
     actions: [], questions: [], terrainKinds: [],
     tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(),
-    layers: { tool: [], firezone: [], range: [], template: [], auras: [], objectives: [], deployment: [] },
+    layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [] },
     drawing: null, placing: null, resolution: null, lastRoll: null,
     latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 },
   };
@@ -150,7 +150,17 @@
     const keepImage = svg.querySelector("image");
     svg.replaceChildren();
     if (keepImage) svg.appendChild(keepImage);
+    const tb = table();
+    const corners = [[0, 0], [tb.width_mm, 0], [tb.width_mm, tb.depth_mm], [0, tb.depth_mm]];
     const g = el("g", { class: "overlay" }, svg);
+    if (svg.id === "plan-svg") {
+      // the table's edge, and nothing drawn beyond it on the plan
+      const defs = el("defs", {}, g);
+      const clip = el("clipPath", { id: "table-clip" }, defs);
+      el("polygon", { points: ptsAttr(corners, proj) }, clip);
+      g.setAttribute("clip-path", "url(#table-clip)");
+    }
+    drawShape({ kind: "poly", pts: corners, cls: "table-edge" }, proj, g, fs);
     sceneShapes().forEach((s) => drawShape(s, proj, g, fs));
     // last move: from -> to with its length
     const mv = S.game && S.game.last_move;
@@ -162,7 +172,7 @@
     }
     const um = unassigned();
     um.markers.forEach((m) => {
-      drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: 12.5, cls: `unassigned${m.seen ? "" : " unseen"}` }, proj, g, fs);
+      drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: (m.base_mm || 25) / 2, cls: `unassigned${m.seen ? "" : " unseen"}` }, proj, g, fs);
       drawShape({ kind: "text", at: [m.x_mm, m.y_mm], text: `#${m.marker_id}`, cls: "model-label", size: 0.8 }, proj, g, fs);
     });
     um.bases.forEach((b) => {
@@ -186,6 +196,7 @@
       drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - 3], text: m.label + (m.seen ? "" : " ?"), cls: "model-label", size: 0.5 }, proj, g, fs);
     });
     S.layers.tool.forEach((s) => drawShape(s, proj, g, fs));
+    S.layers.numbers.forEach((s) => drawShape(s, proj, g, fs));
     if (S.drawing && S.drawing.length) {
       drawShape({ kind: "line", pts: S.drawing, cls: "drawing" }, proj, g, fs);
       S.drawing.forEach((p) => drawShape({ kind: "circle", c: p, r: 4, cls: "drawing-point" }, proj, g, fs));
@@ -331,7 +342,7 @@
     const pa = centre(a), pb = centre(b);
     const mid = [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
     const text = [e !== null ? `${t("edge")} ${unitFmt(e)}` : null, c !== null ? `${t("centre")} ${unitFmt(c)}` : null].filter(Boolean).join(" · ");
-    S.layers.tool = [{ kind: "line", pts: [pa, pb], cls: "measure" }, { kind: "text", at: mid, text, cls: "measure-label", size: 1.1 }];
+    S.layers.tool = [{ kind: "line", pts: [pa, pb], cls: "measure" }, { kind: "text", at: mid, text, cls: "measure-label", size: 0.75 }];
     showAnswer(`<p class="big" id="measure-result">${t("distance")} ${esc(a)} → ${esc(b)} : ${esc(text)}</p>`, ans);
   }
 
@@ -357,7 +368,7 @@
 
   async function fireZone() {
     const f = $("#fz-firing").value, tg = $("#fz-target").value;
-    S.layers.firezone = [];
+    S.layers.firezone = []; S.layers.numbers = [];
     if (!f || !tg || f === tg) { renderAll(); return; }
     const ans = await ask("firezone", [f, tg]);
     const poly = firstPolygon(ans);
@@ -367,12 +378,12 @@
     order.forEach((x, i) => {
       const id = typeof x === "string" ? x : x.model || x.id;
       const p = centre(id);
-      if (p) shapes.push({ kind: "text", at: p, text: String(i + 1), cls: "impact-number", size: 1.3 });
+      if (p) S.layers.numbers.push({ kind: "text", at: p, text: String(i + 1), cls: "impact-number", size: 0.9 });
     });
     const band = ans.band !== undefined && ans.band !== null
       ? `${typeof ans.band === "number" ? `${t("band")} ${ans.band}` : (ans.band.label || ans.band)}${ans.distance ? ` (${unitFmt(ans.distance.mm)})` : ""}` : null;
     const lf = centre((S.game.game.units.find((u) => u.id === f) || {}).leader), lt = centre((S.game.game.units.find((u) => u.id === tg) || {}).leader);
-    if (band !== null && lf && lt) shapes.push({ kind: "text", at: [(lf[0] + lt[0]) / 2, (lf[1] + lt[1]) / 2], text: String(band), cls: "band-label", size: 1.1 });
+    if (band !== null && lf && lt) shapes.push({ kind: "text", at: [(lf[0] + lt[0]) / 2, (lf[1] + lt[1]) / 2], text: String(band), cls: "band-label", size: 0.7 });
     S.layers.firezone = shapes;
     showAnswer(`<p class="big" id="firezone-result">${t("in_zone")} : ${esc(order.map((x) => (typeof x === "string" ? x : x.model || x.id)).join(", ") || t("nothing"))}</p>` +
       (band !== null ? `<p id="firezone-band">${esc(band)}</p>` : ""), ans);
