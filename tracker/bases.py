@@ -51,7 +51,9 @@ SNAP_TOLERANCE_MM = 3.0
 #: The inliers must cover at least this fraction of the circumference, and this arc.
 MIN_INLIER_FRACTION = 0.35
 MIN_ARC_DEG = 150.0
-RANSAC_ITERATIONS = 300
+RANSAC_ITERATIONS = 200
+#: At most this many edge points of a blob score the RANSAC hypotheses (evenly subsampled).
+RANSAC_SCORE_POINTS = 160
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -264,7 +266,8 @@ def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[fl
         if not ok.any():
             break
         circles = circles[ok]
-        res = _residuals(remaining, circles[:, 0], circles[:, 1], circles[:, 2], shift)
+        step = max(1, len(remaining) // RANSAC_SCORE_POINTS)
+        res = _residuals(remaining[::step], circles[:, 0], circles[:, 1], circles[:, 2], shift)
         score = (res <= INLIER_TOLERANCE_MM).sum(axis=1)
         best = circles[int(np.argmax(score))]
         fit = _refine(remaining, best, shift, allowed)

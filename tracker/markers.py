@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -284,26 +285,32 @@ class MarkerDetector:
 
     def detect(self, gray: np.ndarray, *, roi: tuple[int, int, int, int] | None = None) -> Detections:
         """Detect markers in ``gray`` (or only in the region ``roi`` = x, y, w, h), image px."""
-        ox = oy = 0
-        img = gray
-        if roi is not None:
-            x, y, w, h = (int(v) for v in roi)
-            x0, y0 = max(0, x), max(0, y)
-            x1, y1 = min(gray.shape[1], x + w), min(gray.shape[0], y + h)
-            if x1 - x0 < self.min_side_px or y1 - y0 < self.min_side_px:
-                return Detections.empty()
-            img, ox, oy = gray[y0:y1, x0:x1], x0, y0
-        longest = max(img.shape[:2])
-        if longest < self.min_side_px:
+        return self.detect_in(gray, [roi] if roi is not None else [None])
+
+    def detect_in(self, gray: np.ndarray, rois: list[tuple[int, int, int, int] | None]) -> Detections:
+        """Detect markers in several regions (None: the whole image), refining all corners at once."""
+        corners: list[np.ndarray] = []
+        ids: list[np.ndarray] = []
+        for roi in rois:
+            ox = oy = 0
+            img = gray
+            if roi is not None:
+                x, y, w, h = (int(v) for v in roi)
+                x0, y0 = max(0, x), max(0, y)
+                x1, y1 = min(gray.shape[1], x + w), min(gray.shape[0], y + h)
+                if x1 - x0 < self.min_side_px or y1 - y0 < self.min_side_px:
+                    continue
+                img, ox, oy = gray[y0:y1, x0:x1], x0, y0
+            detector = _aruco_detector(self.dictionary, self.min_side_px, self.max_side_px, max(img.shape[:2]))
+            found, found_ids, _ = detector.detectMarkers(img)
+            if found_ids is not None and len(found_ids):
+                corners.append(np.asarray(found, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
+                ids.append(np.asarray(found_ids).reshape(-1))
+        if not corners:
             return Detections.empty()
-        detector = _aruco_detector(self.dictionary, self.min_side_px, self.max_side_px, longest)
-        corners, ids, _ = detector.detectMarkers(img)
-        if ids is None or not len(ids):
-            return Detections.empty()
-        c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-        c = refine_corners(img, c, cells=self.cells) + (ox, oy)
+        c = refine_corners(gray, np.concatenate(corners), cells=self.cells)
         conf = np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0)
-        return Detections.from_corners(c, np.asarray(ids).reshape(-1), conf)
+        return Detections.from_corners(c, np.concatenate(ids), conf)
 
     @property
     def cells(self) -> int:
@@ -311,13 +318,16 @@ class MarkerDetector:
         return aruco_cells(self.dictionary)
 
 
-#: OpenCV's polygon approximation tolerance (fraction of the perimeter). Its default, 0.03,
-#: is under a pixel on a 16-20 px marker and loses markers whose quiet zone is touched by
-#: the figure; 0.08 keeps them, and the decoder still rejects what is not a marker.
-POLYGON_APPROX_RATE = 0.08
+#: OpenCV's polygon approximation tolerance is a fraction of the perimeter. Its default,
+#: 0.03, is under a pixel on a 16-20 px marker and loses markers whose quiet zone is
+#: touched by the figure: the tolerance is set to this many pixels instead, within
+#: the rates below (the decoder still rejects what is not a marker).
+POLYGON_APPROX_PX = 4.5
+POLYGON_APPROX_RATES = (0.03, 0.08)
 _DETECTORS: dict[tuple[str, int, int, int], cv2.aruco.ArucoDetector] = {}
 
 
+@functools.lru_cache(maxsize=32)
 def aruco_cells(dictionary: str) -> int:
     """Return the cells across a marker of ``dictionary`` (bits + 2 border cells).
 
@@ -343,7 +353,8 @@ def _aruco_detector(dictionary: str, min_side_px: float, max_side_px: float,
     if found is None:
         params = detector_parameters((bucket, bucket), min_side_px=min_side_px,
                                      max_side_px=max_side_px, refine=False)
-        params.polygonalApproxAccuracyRate = POLYGON_APPROX_RATE
+        params.polygonalApproxAccuracyRate = float(np.clip(POLYGON_APPROX_PX / (4.0 * min_side_px),
+                                                           *POLYGON_APPROX_RATES))
         if len(_DETECTORS) > 256:
             _DETECTORS.clear()
         found = _DETECTORS[key] = cv2.aruco.ArucoDetector(get_dictionary(dictionary), params)

@@ -1,7 +1,10 @@
 """The frame loop: detectors on images, fed to the :class:`~tracker.tracking.TrackBook`.
 
-After a full scan of the first frame, base markers are looked for only in small regions
-around where each model was last seen (the ArUco detector runs on the crops); a full scan
+After a full scan of the first frame, each marker seen in the last frame is followed by
+refining its old corners on the new frame (:mod:`tracker.refine`) and checking that the
+refined square still reads as the same id (:mod:`tracker.decode`); a marker that moved
+too far for that is searched for in a small region around where it was (the ArUco
+detector runs on the crop); a full scan
 runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every :data:`MISSING_SCAN_EVERY`
 frames) while a known model is missing. Bare bases are searched on the rectified plan
 every :data:`BASE_SCAN_EVERY` frames. The corner markers are checked every
@@ -22,7 +25,9 @@ import numpy as np
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import PlanView, find_bases
 from tracker.detections import Detections
-from tracker.markers import MarkerDetector, TableMapping, detector_for, locate_models, MarkerFixes
+from tracker.decode import same_ids
+from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_for, locate_models, side_lengths
+from tracker.refine import refine_corners_status
 from tracker.sources import Frame
 from tracker.state import TrackState
 from tracker.tracking import BaseFix, Fix, TrackBook
@@ -36,6 +41,9 @@ CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
 #: A region searched around a model's last position spans this many marker sides.
 ROI_MARKER_SIDES = 4.0
+#: A marker followed by refining its old corners may have moved this far (marker cells);
+#: farther, its region is searched again.
+FOLLOW_MAX_SHIFT_MODULES = 0.5
 #: Smallest region searched around a model, px.
 ROI_MIN_PX = 48
 #: Corner markers seen farther than this from where the calibration puts them: recalibrate.
@@ -106,7 +114,7 @@ class Tracker:
         self._last_full = -10**9
         self._last_base_scan = -10**9
         self._last_calibrated = 0
-        self._last_px: dict[int, tuple[float, float, float]] = {}   # id -> (x, y, side) px
+        self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
         self._warnings: tuple[str, ...] = ()
         self._rejected_seen: set[tuple[int, str]] = set()
         self._calibration: TableMapping | None = None
@@ -162,7 +170,7 @@ class Tracker:
             events += self._check_corners(image, gray, stamp)
         fixes, full = self._detect_models(gray)
         events += self._rejections(fixes, stamp, full)
-        bases = self._detect_bases(image) if self._find_bases else None
+        bases = self._detect_bases(image, fixes) if self._find_bases else None
         events += self._book.update(
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
@@ -175,26 +183,41 @@ class Tracker:
         assert self._detector is not None and self._calibration is not None
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
-        full = (since_full >= self._full_every or not self._last_px
+        full = (since_full >= self._full_every or not self._last_corners
                 or (missing and since_full >= MISSING_SCAN_EVERY))
         if full:
             det = self._detector.detect(gray)
             self._last_full = self._frames
         else:
-            boxes = []
-            for x, y, side in self._last_px.values():
-                half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
-                boxes.append((int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1))
-            det = Detections.concat([self._detector.detect(gray, roi=b) for b in merge_boxes(boxes)])
+            det = self._follow(gray)
         fixes = locate_models(det, self._calibration, self.setup)
-        seen = {m.marker_id: (m.center_px[0], m.center_px[1], m.marker_side_px) for m in fixes.models}
-        if full:
-            self._last_px = seen
-        else:
-            self._last_px.update(seen)
-            for gone in set(self._last_px) - set(seen):
-                del self._last_px[gone]
+        accepted = {m.marker_id for m in fixes.models}
+        self._last_corners = {int(i): c for i, c in zip(det.marker_ids, det.corners_px) if int(i) in accepted}
         return fixes, full
+
+    def _follow(self, gray: np.ndarray) -> Detections:
+        """Find last frame's markers again: refine their old corners, else search around them."""
+        assert self._detector is not None
+        ids = np.array(sorted(self._last_corners), dtype=np.int64)
+        old = np.array([self._last_corners[i] for i in ids])
+        cells = self._detector.cells
+        refined, ok = refine_corners_status(gray, old, cells=cells)
+        module = side_lengths(old) / cells
+        shift = np.linalg.norm(refined - old, axis=2).max(axis=1)
+        ok &= shift <= FOLLOW_MAX_SHIFT_MODULES * module
+        ok &= same_ids(gray, refined, ids, self._detector.dictionary)
+        kept = Detections.from_corners(refined[ok], ids[ok])
+        lost = ~ok
+        if not lost.any():
+            return kept
+        boxes = []
+        for quad in old[lost]:
+            (x, y), side = quad.mean(axis=0), float(side_lengths(quad[None])[0])
+            half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
+            boxes.append((int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1))
+        found = self._detector.detect_in(gray, list(merge_boxes(boxes)))
+        found = found.select(~np.isin(found.marker_ids, ids[ok]))
+        return Detections.concat([kept, found])
 
     def _rejections(self, fixes: MarkerFixes, stamp: dict[str, Any], full: bool) -> list[dict[str, Any]]:
         events = []
@@ -205,12 +228,13 @@ class Tracker:
                 events.append({"type": "marker_rejected", **stamp, **r.to_dict()})
         return events
 
-    def _detect_bases(self, image: np.ndarray) -> list[Any] | None:
+    def _detect_bases(self, image: np.ndarray, fixes: MarkerFixes) -> list[Any] | None:
         if self._frames - self._last_base_scan < self._base_every:
             return None
         assert self._plan is not None
         self._last_base_scan = self._frames
         known = [(x, y) for _, x, y, _ in self._book.known_positions_mm()]
+        known += [(m.x_mm, m.y_mm) for m in fixes.models]
         return list(find_bases(image, self._plan, self.setup, exclude_mm=known))
 
     # ----------------------------------------------------------------------- calibration

@@ -53,10 +53,16 @@ def refine_corners(gray: np.ndarray, corners_px: np.ndarray, *, cells: int = 6) 
     (N, 4, 2) float
         Refined corners; a marker whose edges cannot be measured keeps its estimate.
     """
+    return refine_corners_status(gray, corners_px, cells=cells)[0]
+
+
+def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *,
+                          cells: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`refine_corners`, also returning (N,) bool: which markers were refined."""
     quad = np.asarray(corners_px, dtype=np.float64).reshape(-1, 4, 2)
     n = len(quad)
     if not n:
-        return quad.copy()
+        return quad.copy(), np.zeros(0, dtype=bool)
     a = quad
     b = np.roll(quad, -1, axis=1)
     length = np.linalg.norm(b - a, axis=2)                               # (N, 4)
@@ -82,7 +88,7 @@ def refine_corners(gray: np.ndarray, corners_px: np.ndarray, *, cells: int = 6) 
     corners = _intersect(point[:, [3, 0, 1, 2]], direction[:, [3, 0, 1, 2]], point, direction)
     good = (ok.all(axis=1) & np.isfinite(corners).all(axis=(1, 2))
             & (np.linalg.norm(np.nan_to_num(corners) - quad, axis=2).max(axis=1) <= MAX_SHIFT_MODULES * module))
-    return np.where(good[:, None, None], corners, quad)
+    return np.where(good[:, None, None], corners, quad), good
 
 
 def _crossings(prof: np.ndarray) -> np.ndarray:
@@ -132,9 +138,10 @@ def _fit_lines(edge: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         direction = np.stack([np.cos(theta), np.sin(theta)], axis=-1)
         nrm = np.stack([-direction[..., 1], direction[..., 0]], axis=-1)
         r = np.abs(((p - mean[..., None, :]) * nrm[..., None, :]).sum(-1))
-        r = np.where(valid, r, np.nan)
-        with np.errstate(all="ignore"):
-            med = np.nanmedian(np.where(count[..., None] > 0, r, 0.0), axis=-1)
+        ranked = np.sort(np.where(valid, r, np.inf), axis=-1)
+        mid = np.clip((count.astype(int) - 1) // 2, 0, r.shape[-1] - 1)
+        med = np.take_along_axis(ranked, mid[..., None], axis=-1)[..., 0]
+        med = np.where(np.isfinite(med), med, 0.0)
         keep = valid & (r <= np.maximum(3 * med, 0.15)[..., None])
         if (keep == valid).all():
             break
