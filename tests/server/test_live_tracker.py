@@ -1,0 +1,55 @@
+"""The live loop over the real tracker and frame sources, on a rendered sample image."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.conftest import ROOT, write_json
+
+SAMPLE = ROOT / "sample_images" / "hf600_1080p_top"
+
+
+@pytest.fixture
+def image_folder(tmp_path: Path) -> tuple[Path, Path, dict[str, Any]]:
+    truth = json.loads(SAMPLE.with_suffix(".json").read_text())
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    shutil.copy(SAMPLE.with_suffix(".jpg"), folder / "frame_0000.jpg")
+    setup = write_json(tmp_path / "setup.json", truth["setup"])
+    return folder, setup, truth
+
+
+def test_a_frame_from_an_image_folder_reaches_the_page(make_app: Any, image_folder: Any) -> None:
+    folder, setup, truth = image_folder
+    app = make_app(GAME=None, SOURCE={"kind": "images", "value": str(folder)}, SETUP_PATH=str(setup))
+    ov = app.extensions["tabletracker"]
+    snap = ov.loop.step()
+    assert snap is not None and snap.projector is not None
+    client = app.test_client()
+    live = client.get("/api/state").json["live"]
+    found = {m["marker_id"]: m for m in live["models"]}
+    truth_models = {m["marker_id"]: m for m in truth["models"]}
+    assert len(found) >= 0.9 * len(truth_models)
+    for marker_id, seen in found.items():
+        t = truth_models[marker_id]
+        assert math.dist((seen["x_mm"], seen["y_mm"]), (t["x_mm"], t["y_mm"])) < 2.0
+        assert seen["base_mm"] == truth["setup"]["markers"]["per_marker"].get(str(marker_id), {}).get("base_mm")
+    # the projection grid puts the table's corner markers where the image shows them
+    grid = client.get("/api/projection").json
+    assert grid["table_mm"] == [truth["setup"]["table"]["width_mm"], truth["setup"]["table"]["depth_mm"]]
+    plan = client.get("/api/frame/plan.jpg")
+    assert plan.status_code == 200 and plan.data[:2] == b"\xff\xd8"
+    # an empty game on the setup's table, ready for assignment
+    game = client.get("/api/state").json["game"]["game"]
+    assert game["models"] == [] and game["table"]["width_mm"] == truth["setup"]["table"]["width_mm"]
+
+
+def test_a_missing_source_fails_with_a_clear_message(make_app: Any, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no such file or folder"):
+        make_app(SOURCE={"kind": "video", "value": str(tmp_path / "none.mp4")})
