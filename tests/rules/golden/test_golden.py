@@ -67,3 +67,11 @@ def test_every_ruleset_has_golden_scenarios() -> None:
         data = json.loads(path.read_text(encoding="utf-8"))
         rulesets |= {data["games"][sc["game"]]["ruleset"] for sc in data["scenarios"]}
     assert rulesets == {"high-fire", "firefight", "feu-a-volonte", "at-43", "star-wars"}
+
+
+def test_the_comparison_catches_a_wrong_answer() -> None:
+    with pytest.raises(AssertionError, match="expected 4, got 5"):
+        _match({"a": [{"band": 4}]}, {"a": [{"band": 5}], "b": 1}, "case")
+    with pytest.raises(AssertionError, match="no field"):
+        _match({"missing": 1}, {"present": 1}, "case")
+    _match({"x": 1.0}, {"x": 1.004, "y": 2}, "case")
