@@ -351,3 +351,9 @@ def bands() -> Any:
     if weapon_range is not None and not 0 < weapon_range <= 1000:
         r.fail(f"must be above 0 and at most 1000 (in the rule set's unit), got {weapon_range:g}", "weapon_range")
     return jsonify(range_bands(overlay().plan(), model_id, weapon_range))
+
+
+@bp.get("/zones")
+def zones() -> Any:
+    """Deployment zones of the game's rule set, as polygons (none when it has no such rule)."""
+    return jsonify({"deployment": rulesbridge.deployment_zones(overlay().plan())})

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
+from calibration.units import inches
 from rules.dice import Dice
 from rules.errors import RosterError
 from rules.plan import TablePlan
@@ -117,3 +118,25 @@ def length_unit(plan: TablePlan) -> Any:
     except ValueError:
         options = None
     return rs.unit(options)
+
+
+# Deployment depth by rule set, for drawing the zones: the rules answer whether units are
+# inside (``deployment`` question) and name each side's edge, but give no zone outline.
+# Grimdark Future Firefight, Préparation (déploiement): within 12" of one's table edge.
+DEPLOYMENT_DEPTH_IN = {"firefight": 12.0}
+
+
+def deployment_zones(plan: TablePlan) -> list[dict[str, Any]]:
+    """Return each side's deployment zone as a polygon (``[]`` when the rule set has none)."""
+    depth_in = DEPLOYMENT_DEPTH_IN.get(plan.ruleset)
+    if depth_in is None or "deployment" not in questions_of(plan):
+        return []
+    answer = ask(plan, "deployment", [], {})
+    zones = _module("rules.zones")
+    unit = length_unit(plan)
+    out = []
+    for side, edge in answer.get("edges", {}).items():
+        poly = zones.deployment_zone(plan, edge, inches(depth_in))
+        out.append({"side": side, "edge": edge, "depth": depth_in, "unit": unit.symbol,
+                    "points_mm": [[round(x, 2), round(y, 2)] for x, y in list(poly.exterior.coords)[:-1]]})
+    return out

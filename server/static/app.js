@@ -452,11 +452,12 @@
 
   async function deployment() {
     S.layers.deployment = [];
-    if (!has("deployment")) return;
-    try {
-      const a = await ask("deployment", []);
-      (a.zones || []).forEach((z) => { const p = firstPolygon(z); if (p) S.layers.deployment.push({ kind: "poly", pts: p, cls: "deployment" }); });
-    } catch (e) { /* none */ }
+    const a = await api("GET", "api/zones");
+    a.deployment.forEach((z) => {
+      S.layers.deployment.push({ kind: "poly", pts: z.points_mm, cls: "deployment" });
+      const c = z.points_mm.reduce((acc, p) => [acc[0] + p[0] / z.points_mm.length, acc[1] + p[1] / z.points_mm.length], [0, 0]);
+      S.layers.deployment.push({ kind: "text", at: c, text: `${z.side} (${z.depth}${z.unit})`, cls: "deployment-label", size: 0.8 });
+    });
   }
 
   // -- clicks ----------------------------------------------------------------------------------

@@ -458,3 +458,15 @@ def test_range_bands_are_the_rule_sets_own(client: Any) -> None:
                         ({"model": "zz"}, "no model 'zz'"), ({}, "model is missing")]:
         r = client.post("/api/bands", json=body)
         assert r.status_code == 400 and words in error_of(r)["message"]
+
+
+def test_deployment_zones_follow_the_rule_set(make_app: Any, client: Any) -> None:
+    assert client.get("/api/zones").json == {"deployment": []}  # AT-43 has no deployment rule here
+    game = json.loads((ROOT / "rules" / "data" / "games" / "firefight-sample.json").read_text())
+    zones = make_app(GAME=game).test_client().get("/api/zones").json["deployment"]
+    assert {z["side"] for z in zones} == {u["side"] for u in game["units"]}
+    width = game["table"]["width_mm"]
+    for z in zones:
+        ys = sorted({p[1] for p in z["points_mm"]})
+        assert ys[1] - ys[0] == pytest.approx(304.8)  # 12" deep
+        assert sorted({p[0] for p in z["points_mm"]}) == [0.0, width]
