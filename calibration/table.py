@@ -311,7 +311,7 @@ class TableCalibration:
         truth = np.column_stack([gx.ravel(), gy.ravel()])
         seen_px = self.to_image_px(truth, height_mm=height_mm)
         rng = np.random.default_rng(seed)
-        n_trials = trials if not self.intrinsics.estimated else max(10, trials // 3)
+        n_trials = trials if not self.intrinsics.estimated else max(10, trials // 4)
         errors = []
         for _ in range(n_trials):
             noisy = observed + rng.normal(0.0, sigma_px, observed.shape)
@@ -410,7 +410,7 @@ def estimate_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_siz
     if around is None:
         lo, hi, steps = _FOCAL_RANGE[0] * width, _FOCAL_RANGE[1] * width, 48
     else:
-        lo, hi, steps = around / 2.0, around * 2.0, 16
+        lo, hi, steps = around / 1.5, around * 1.5, 8
     fs = np.geomspace(lo, hi, steps)
     rms = np.array([_rms_for_focal(obj, img, image_size, f) for f in fs])
     k = int(np.argmin(rms))
@@ -447,7 +447,7 @@ def _golden_min(fn, a: float, b: float, iterations: int = 40) -> float:  # type:
             la, c, fc = c, d, fd
             d = la + g * (lb - la)
             fd = fn(math.exp(d))
-        if lb - la < 1e-6:
+        if lb - la < 1e-5:  # focal length to 0.001 %
             break
     return math.exp((la + lb) / 2.0)
 
