@@ -57,6 +57,8 @@ def state() -> Any:
         "server": {
             "default_lang": current_app.config["DEFAULT_LANG"],
             "lan": bool(current_app.config.get("LAN")),
+            # the link to give phones at the table (only ever shown to a client holding the token)
+            "access_link": current_app.config.get("ACCESS_LINK") if current_app.config.get("ACCESS_TOKEN") else None,
             "source": ov.source_label,
             "live": ov.loop is not None,
             "rulesets": list(RULESET_IDS),

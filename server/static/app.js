@@ -711,6 +711,12 @@
   async function loadState() {
     const st = await api("GET", "api/state");
     S.server = st.server; S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
+    if (S.server.access_link) {
+      const p = $("#lan-link"), a = document.createElement("a");
+      a.href = S.server.access_link; a.textContent = S.server.access_link;
+      p.replaceChildren(document.createTextNode(`${t("lan.link")} `), a);
+      p.hidden = false;
+    }
     if (st.live && st.live.seq) S.live = st.live;
     onGame(st.game);
   }

@@ -100,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     port = server.server_port
     shown_host = lan_address() if host in ("0.0.0.0", "::") else host
     url = f"http://{shown_host}:{port}/"
+    if token:
+        app.config["ACCESS_LINK"] = f"{url}?token={token}"
     print(f"tabletracker: game {app.config['GAME_OPENED']} in {overlay.store.path}", flush=True)
     if token:
         print(f"tabletracker: open {url}?token={token}", flush=True)

@@ -344,12 +344,13 @@ def test_only_loopback_host_names_are_answered_without_a_token(client: Any) -> N
 
 
 def test_lan_mode_needs_the_access_token(make_app: Any) -> None:
-    client = make_app(ACCESS_TOKEN="s3cret-token", LAN=True).test_client()
+    client = make_app(ACCESS_TOKEN="s3cret-token", LAN=True,
+                      ACCESS_LINK="http://192.168.1.20:8000/?token=s3cret-token").test_client()
     r = client.get("/api/state", headers={"Host": "192.168.1.20:8000"})
     assert r.status_code == 403 and "token" in error_of(r)["message"]
     assert client.get("/", headers={"Host": "192.168.1.20:8000"}).status_code == 403
     r = client.get("/api/state", headers={"Host": "192.168.1.20:8000", "X-Access-Token": "s3cret-token"})
-    assert r.status_code == 200
+    assert r.status_code == 200 and r.json["server"]["access_link"].endswith("?token=s3cret-token")
     r = client.get("/?token=s3cret-token", headers={"Host": "192.168.1.20:8000"})
     assert r.status_code == 302 and "tt_token=s3cret-token" in r.headers["Set-Cookie"]
     r = client.get("/api/state", headers={"Host": "192.168.1.20:8000"})  # the cookie now
