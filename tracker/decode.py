@@ -87,3 +87,24 @@ def same_ids(gray: np.ndarray, quads: np.ndarray, marker_ids: np.ndarray, dictio
         wrong = int(np.count_nonzero(bits[k] != _marker_bits(dictionary, int(marker_id))))
         out[k] = wrong <= allowed
     return out
+
+
+def identify_quads(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> tuple[np.ndarray, np.ndarray]:
+    """Identify unknown quads: (N,) ids (-1 where none) and corners turned to OpenCV's order.
+
+    Corners must run clockwise in the image (y down), as OpenCV's candidates do.
+    """
+    d = _dictionary(dictionary)
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    bits, contrast = read_cells(gray, q, dictionary)
+    ids = np.full(len(q), -1, dtype=np.int64)
+    out = q.copy()
+    for k in range(len(q)):
+        border = np.concatenate([bits[k, 0], bits[k, -1], bits[k, 1:-1, 0], bits[k, 1:-1, -1]])
+        if contrast[k] < MIN_CELL_CONTRAST or border.any():
+            continue
+        ok, marker_id, rotation = d.identify(np.ascontiguousarray(bits[k, 1:-1, 1:-1]), ERROR_CORRECTION_RATE)
+        if ok:
+            ids[k] = int(marker_id)
+            out[k] = np.roll(q[k], int(rotation), axis=0)
+    return ids, out

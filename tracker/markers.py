@@ -41,7 +41,8 @@ import numpy as np
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import CORNER_IDS, FIRST_MODEL_ID, Setup
 from tracker.detections import Detections, diagonal_centres
-from tracker.refine import refine_corners
+from tracker.decode import identify_quads
+from tracker.refine import refine_corners, refine_corners_status
 
 log = logging.getLogger(__name__)
 
@@ -291,6 +292,7 @@ class MarkerDetector:
         """Detect markers in several regions (None: the whole image), refining all corners at once."""
         corners: list[np.ndarray] = []
         ids: list[np.ndarray] = []
+        again: list[np.ndarray] = []
         for roi in rois:
             ox = oy = 0
             img = gray
@@ -302,20 +304,70 @@ class MarkerDetector:
                     continue
                 img, ox, oy = gray[y0:y1, x0:x1], x0, y0
             detector = _aruco_detector(self.dictionary, self.min_side_px, self.max_side_px, max(img.shape[:2]))
-            found, found_ids, _ = detector.detectMarkers(img)
+            found, found_ids, rejected = detector.detectMarkers(img)
             if found_ids is not None and len(found_ids):
                 corners.append(np.asarray(found, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
                 ids.append(np.asarray(found_ids).reshape(-1))
-        if not corners:
+            if len(rejected):
+                again.append(np.asarray(rejected, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
+        if not corners and not again:
             return Detections.empty()
-        c = refine_corners(gray, np.concatenate(corners), cells=self.cells)
+        c = refine_corners(gray, np.concatenate(corners), cells=self.cells) if corners else np.zeros((0, 4, 2))
+        found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        if again:
+            more_ids, more = self._second_chance(gray, np.concatenate(again), c)
+            c, found_ids = np.concatenate([c, more]), np.concatenate([found_ids, more_ids])
+        if not len(found_ids):
+            return Detections.empty()
         conf = np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0)
-        return Detections.from_corners(c, np.concatenate(ids), conf)
+        return Detections.from_corners(c, found_ids, conf)
+
+    def _second_chance(self, gray: np.ndarray, quads: np.ndarray,
+                       found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Read OpenCV's rejected candidates again after fitting the black square's edges.
+
+        With a quiet zone one or two pixels wide, OpenCV's threshold often merges it with
+        the marker, and the only candidate left is the outline of the white paper around
+        it, which does not decode. Fitting the edges from there finds the black square.
+        """
+        sides = side_lengths(quads)
+        keep = (sides >= self.min_side_px) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
+        if len(found):
+            centres = diagonal_centres(quads)
+            known = diagonal_centres(found)
+            near = np.linalg.norm(centres[:, None] - known[None], axis=2).min(axis=1)
+            keep &= near > side_lengths(found).min() / 2
+        quads = quads[keep]
+        if not len(quads):
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 2))
+        refined, ok = refine_corners_status(gray, quads, cells=self.cells,
+                                            max_shift_modules=SECOND_CHANCE_SHIFT_MODULES)
+        refined = refine_corners(gray, refined[ok], cells=self.cells)   # once more, from close by
+        ids, oriented = identify_quads(gray, _clockwise(refined), self.dictionary)
+        good = ids >= 0
+        ids, oriented = ids[good], oriented[good]
+        # one reading per id (several rejected outlines can surround the same marker)
+        _, first = np.unique(ids, return_index=True)
+        return ids[first], oriented[first]
 
     @property
     def cells(self) -> int:
         """Cells across a marker of this dictionary, black border included."""
         return aruco_cells(self.dictionary)
+
+
+#: Rejected candidates up to this many times the largest marker side get a second reading,
+#: and their corners may move this many marker cells while the edges are fitted.
+SECOND_CHANCE_SIZE = 1.5
+SECOND_CHANCE_SHIFT_MODULES = 1.8
+
+
+def _clockwise(quads: np.ndarray) -> np.ndarray:
+    """Return the quads with their corners clockwise in the image (y down)."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    a, b, c = q[:, 0], q[:, 1], q[:, 2]
+    cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - b[:, 0])
+    return np.where((cross < 0)[:, None, None], q[:, ::-1], q)
 
 
 #: OpenCV's polygon approximation tolerance is a fraction of the perimeter. Its default,

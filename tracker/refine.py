@@ -56,9 +56,12 @@ def refine_corners(gray: np.ndarray, corners_px: np.ndarray, *, cells: int = 6) 
     return refine_corners_status(gray, corners_px, cells=cells)[0]
 
 
-def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *,
-                          cells: int = 6) -> tuple[np.ndarray, np.ndarray]:
-    """Like :func:`refine_corners`, also returning (N,) bool: which markers were refined."""
+def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *, cells: int = 6,
+                          max_shift_modules: float = MAX_SHIFT_MODULES) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`refine_corners`, also returning (N,) bool: which markers were refined.
+
+    ``max_shift_modules`` bounds how far a corner may move (in marker cells).
+    """
     quad = np.asarray(corners_px, dtype=np.float64).reshape(-1, 4, 2)
     n = len(quad)
     if not n:
@@ -87,7 +90,7 @@ def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *,
     point, direction, ok = _fit_lines(edge)
     corners = _intersect(point[:, [3, 0, 1, 2]], direction[:, [3, 0, 1, 2]], point, direction)
     good = (ok.all(axis=1) & np.isfinite(corners).all(axis=(1, 2))
-            & (np.linalg.norm(np.nan_to_num(corners) - quad, axis=2).max(axis=1) <= MAX_SHIFT_MODULES * module))
+            & (np.linalg.norm(np.nan_to_num(corners) - quad, axis=2).max(axis=1) <= max_shift_modules * module))
     return np.where(good[:, None, None], corners, quad), good
 
 
@@ -155,5 +158,5 @@ def _intersect(p: np.ndarray, r: np.ndarray, q: np.ndarray, s: np.ndarray) -> np
     qp = q - p
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (qp[..., 0] * s[..., 1] - qp[..., 1] * s[..., 0]) / cross
-    out = p + t[..., None] * r
+        out = p + t[..., None] * r
     return np.where((np.abs(cross) > 1e-9)[..., None], out, np.nan)
