@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import logging
 import statistics
 import sys
 import tempfile
@@ -53,7 +54,8 @@ def memory_frames(images: list[Any]) -> Iterator[Frame]:
 
 
 class Watcher(threading.Thread):
-    """One browser: follows /api/stream and downloads the camera JPEG of each live message."""
+    """One browser: follows /api/stream; like the page, it fetches the camera JPEG of the
+    newest frame announced whenever its previous image download has finished."""
 
     def __init__(self, port: int, stop: threading.Event, fetch_images: bool = True) -> None:
         super().__init__(daemon=True)
@@ -64,13 +66,16 @@ class Watcher(threading.Thread):
         self.image_latency_ms: list[float] = []
         self.messages = 0
         self.error: str | None = None
+        self._wanted: tuple[int, float] | None = None
+        self._cond = threading.Condition()
 
     def run(self) -> None:
+        if self.fetch_images:
+            threading.Thread(target=self._images, daemon=True).start()
         try:
             conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
             conn.request("GET", "/api/stream")
             resp = conn.getresponse()
-            images = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
             event = ""
             while not self.stop.is_set():
                 line = resp.fp.readline().decode()
@@ -83,16 +88,36 @@ class Watcher(threading.Thread):
                     data = json.loads(line[6:])
                     self.messages += 1
                     self.sse_latency_ms.append((now - data["captured_s"]) * 1000)
-                    if self.fetch_images:
-                        images.request("GET", f"/api/frame/camera.jpg?seq={data['seq']}")
-                        r = images.getresponse()
-                        r.read()
-                        self.image_latency_ms.append((time.time() - data["captured_s"]) * 1000)
+                    with self._cond:
+                        self._wanted = (data["seq"], data["captured_s"])
+                        self._cond.notify()
             conn.close()
-            images.close()
         except (OSError, http.client.HTTPException) as exc:
             if not self.stop.is_set():
                 self.error = str(exc)
+        with self._cond:
+            self._cond.notify()
+
+    def _images(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            while not self.stop.is_set():
+                with self._cond:
+                    while self._wanted is None and not self.stop.is_set():
+                        self._cond.wait(0.2)
+                    wanted, self._wanted = self._wanted, None
+                if wanted is None:
+                    continue
+                seq, captured_s = wanted
+                conn.request("GET", f"/api/frame/camera.jpg?seq={seq}")
+                r = conn.getresponse()
+                r.read()
+                self.image_latency_ms.append((time.time() - captured_s) * 1000)
+        except (OSError, http.client.HTTPException) as exc:
+            if not self.stop.is_set():
+                self.error = str(exc)
+        finally:
+            conn.close()
 
 
 def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: int, seconds: float,
@@ -118,9 +143,13 @@ def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: 
     f0, t0 = overlay.loop.frames, time.monotonic()
     time.sleep(seconds)
     frames, elapsed = overlay.loop.frames - f0, time.monotonic() - t0
-    overlay.stop()
     stop.set()
+    overlay.stop()  # ends the live loop and every SSE stream
+    for w in crowd:
+        w.join(5)
+    time.sleep(0.2)  # let in-flight image requests finish before the server goes
     server.shutdown()
+    serving.join(5)
     overlay.store.close()
     sse = [v for w in crowd for v in w.sse_latency_ms]
     img = [v for w in crowd for v in w.image_latency_ms]
@@ -136,18 +165,25 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> int:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--watchers", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--fps", type=float, default=30.0, help="the camera's frame rate for the latency phase")
+    parser.add_argument("--frames", type=Path, default=SEQUENCE,
+                        help="a folder of frame_*.jpg with setup.json (and game.json); default the sample sequence")
     args = parser.parse_args()
-    paths = sorted(SEQUENCE.glob("frame_*.jpg"))
+    paths = sorted(args.frames.glob("frame_*.jpg"))
     if not paths:
-        print(f"no frames in {SEQUENCE}; render them with 'tabletracker render-samples'", file=sys.stderr)
+        print(f"no frames in {args.frames}; render them with 'tabletracker render-samples'", file=sys.stderr)
         return 2
     images = [read_image(p) for p in paths[:40]]
-    setup = load_setup(SEQUENCE / "setup.json")
-    game = game_to_dict(load_game(SEQUENCE / "game.json"))
+    setup = load_setup(args.frames / "setup.json")
+    if (args.frames / "game.json").exists():
+        game = game_to_dict(load_game(args.frames / "game.json"))
+    else:
+        table = {"width_mm": setup.table.width_mm, "depth_mm": setup.table.depth_mm}
+        game = {"ruleset": "firefight", "table": table, "units": [], "models": []}
     h, w = images[0].shape[:2]
     print(f"sample sequence: {len(images)} frames of {w}x{h} in memory; table "
           f"{setup.table.width_mm:g} x {setup.table.depth_mm:g} mm")

@@ -34,16 +34,21 @@ KEEPALIVE_S = 15.0
 
 @dataclass(frozen=True)
 class Message:
-    """One SSE message: an event name and its JSON data."""
+    """One SSE message: an event name, its JSON data, and its wire bytes (encoded once)."""
 
     event: str
     data: Any
     event_id: int
+    wire: bytes = b""
+
+    @classmethod
+    def make(cls, event: str, data: Any, event_id: int) -> "Message":
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return cls(event, data, event_id, f"id: {event_id}\nevent: {event}\ndata: {body}\n\n".encode("utf-8"))
 
     def encode(self) -> bytes:
         """Return the message as SSE wire text."""
-        body = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
-        return f"id: {self.event_id}\nevent: {self.event}\ndata: {body}\n\n".encode("utf-8")
+        return self.wire
 
 
 class Client:
@@ -114,7 +119,7 @@ class Broadcaster:
         """Queue ``data`` for every client (never blocks; drops a slow client's oldest)."""
         with self._lock:
             self._next_id += 1
-            message = Message(event, data, self._next_id)
+            message = Message.make(event, data, self._next_id)
             self._last[event] = message
             clients = list(self._clients)
         for client in clients:
