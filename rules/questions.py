@@ -393,7 +393,7 @@ def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any
     found = [{"id": t.terrain_id, "kind": t.kind, "centre_inside": t.terrain_id in inside,
               "effect": rs.kind_of(t).text} for t in at]
     steps = [Step("terrain", f"{m.model_id} touches {t.terrain_id}: {rs.kind_of(t).text}", rs.kind_of(t).source)
-             for t in at]
+             for t in at] or [Step("terrain", f"{m.model_id}'s base touches no terrain piece: open ground", "geometry")]
     return {"model": m.model_id, "terrain": found,
             "answer": f"{m.model_id} is on {', '.join(t.terrain_id for t in at)}" if at
             else f"{m.model_id} is in the open", "steps": steps}
