@@ -160,8 +160,9 @@ def resolve_apply() -> Any:
     if resolution.plan_after is None:
         raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply")
     out = resolution.to_json()
+    summary = ", ".join(str(v) for v in req.values() if isinstance(v, (str, int, float)))
     event = ov.change("resolution", resolution.plan_after, {
-        "action": action, "request": req, "dice": [v for _, v in resolution.dice],
+        "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
         "result": out.get("result"), "needed": out.get("needed")})
     return jsonify({"event": event.to_json(), "resolution": out})
 

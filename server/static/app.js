@@ -85,14 +85,21 @@
   // -- the game's models as drawn ------------------------------------------------------------------
   function modelsDrawn() {
     if (!S.game) return [];
-    const g = S.game.game, units = {}, live = {};
+    const g = S.game.game, units = {}, live = {}, bases = {};
     (g.units || []).forEach((u) => { units[u.id] = u; });
     ((S.live && S.live.models) || []).forEach((m) => { live[m.marker_id] = m; });
+    ((S.live && S.live.bases) || []).forEach((b) => { bases[b.base_id] = b; });
     const tracked = S.server.live;
     return (g.models || []).map((m) => {
       const u = units[m.unit] || {};
+      // with a camera, a model is "seen" only when its marker (or bare base) is seen in this frame
       let seen = true;
-      if (tracked && m.marker_id !== undefined && m.marker_id !== null) seen = live[m.marker_id] ? live[m.marker_id].seen : false;
+      const baseId = m.extra && m.extra.base_track;
+      if (tracked) {
+        if (m.marker_id !== undefined && m.marker_id !== null) seen = live[m.marker_id] ? live[m.marker_id].seen : false;
+        else if (baseId) seen = bases[baseId] ? bases[baseId].seen : false;
+        else seen = false;
+      }
       return { ...m, side: u.side, colour: S.game.sides[u.side] || "#777", seen, leader: u.leader === m.id,
                label: m.name || m.id };
     });
