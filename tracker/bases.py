@@ -44,6 +44,8 @@ HUE_TOLERANCE = 8
 #: Saturation and value, as fractions of the side colour's, below which a pixel is not rim.
 MIN_SATURATION_FRACTION = 0.5
 MIN_VALUE_FRACTION = 0.3
+#: Contour points are the centres of a blob's outermost pixels: this far inside its edge, px.
+CONTOUR_INSET_PX = 0.5
 #: An edge point within this of the fitted outline is an inlier, mm.
 INLIER_TOLERANCE_MM = 0.6
 #: A fitted diameter farther than this from every allowed size is not a base, mm.
@@ -52,6 +54,9 @@ SNAP_TOLERANCE_MM = 3.0
 MIN_INLIER_FRACTION = 0.35
 MIN_ARC_DEG = 150.0
 RANSAC_ITERATIONS = 200
+#: The least-squares refinement takes inliers within these multiples of the tolerance, in
+#: turn: wide first (RANSAC's circle may be off by a pixel), then tight.
+REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 #: At most this many edge points of a blob score the RANSAC hypotheses (evenly subsampled).
 RANSAC_SCORE_POINTS = 160
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
@@ -270,7 +275,7 @@ def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[fl
         res = _residuals(remaining[::step], circles[:, 0], circles[:, 1], circles[:, 2], shift)
         score = (res <= INLIER_TOLERANCE_MM).sum(axis=1)
         best = circles[int(np.argmax(score))]
-        fit = _refine(remaining, best, shift, allowed)
+        fit = _refine(remaining, best, shift, allowed, CONTOUR_INSET_PX / view.px_per_mm)
         if fit is None:
             break
         cx, cy, diameter, fitted, inliers = fit
@@ -299,12 +304,12 @@ def _circumcircles(tri: np.ndarray) -> np.ndarray:
     return np.column_stack([ux, uy, r])
 
 
-def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray,
-            allowed: Sequence[float]) -> tuple[float, float, float, float, np.ndarray] | None:
+def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Sequence[float],
+            inset_mm: float) -> tuple[float, float, float, float, np.ndarray] | None:
     cx, cy, r = circle
-    for _ in range(3):
+    for band in REFINE_BANDS:
         res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0]
-        inl = res <= INLIER_TOLERANCE_MM * 1.5
+        inl = res <= INLIER_TOLERANCE_MM * band
         if inl.sum() < 8:
             return None
         # each inlier belongs to the top circle or to the bottom one: move the latter back
@@ -312,12 +317,13 @@ def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray,
         on_top = top <= res + 1e-9
         p = np.where(on_top[:, None], pts, pts - shift)[inl]
         cx, cy, r = fit_circle(p)
-    snapped = snap_diameter(2 * r, allowed)
+    snapped = snap_diameter(2 * (r + inset_mm), allowed)
     if snapped is None:
         return None
-    fitted = 2 * r
-    cx, cy = fit_centre_fixed_radius(p, np.array([cx, cy]), snapped / 2)
-    res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([snapped / 2]), shift)[0]
+    fitted = 2 * (r + inset_mm)
+    radius = snapped / 2 - inset_mm
+    cx, cy = fit_centre_fixed_radius(p, np.array([cx, cy]), radius)
+    res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([radius]), shift)[0]
     return cx, cy, snapped, fitted, res <= INLIER_TOLERANCE_MM * 1.5
 
 

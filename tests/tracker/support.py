@@ -38,3 +38,44 @@ class PoseMapping:
         rays = np.column_stack([n, np.ones(len(n))]) @ rot        # R^T d for each row d
         lam = (-height_mm - centre[2]) / rays[:, 2]
         return (centre[None, :2] + lam[:, None] * rays[:, :2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Sample images (cached per process: each is read and located once)
+
+import functools  # noqa: E402
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+
+
+@functools.lru_cache(maxsize=None)
+def sample(name: str) -> tuple[np.ndarray, dict[str, Any]]:
+    """Return a sample image (read-only) and its ground truth."""
+    image = cv2.imread(str(SAMPLES / f"{name}.jpg"), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FileNotFoundError(f"sample image {name}.jpg is missing from {SAMPLES}")
+    image.flags.writeable = False
+    return image, json.loads((SAMPLES / f"{name}.json").read_text())
+
+
+def setup_document(truth: dict[str, Any], *, camera: bool = True) -> dict[str, Any]:
+    """The sample's setup file, with the camera intrinsics as 'calibrate-camera' would give them."""
+    doc = json.loads(json.dumps(truth["setup"]))
+    if camera:
+        doc["camera"] = truth["camera"]
+    return doc
+
+
+@functools.lru_cache(maxsize=None)
+def located(name: str):  # type: ignore[no-untyped-def]
+    """Calibrate the sample from its corner markers (known intrinsics) and locate everything."""
+    from calibration.setup import parse_setup
+    from calibration.table import calibrate_table
+    from tracker.locate import locate_all
+
+    image, truth = sample(name)
+    setup = parse_setup(setup_document(truth))
+    cal = calibrate_table(np.ascontiguousarray(image), setup)
+    return locate_all(np.ascontiguousarray(image), cal, setup), cal, setup

@@ -1,0 +1,133 @@
+"""``tabletracker locate``: JSON output on a sample, the too-small warning, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tabletracker.cli import main
+from tests.tracker.support import SAMPLES, sample, setup_document
+
+NAME = "hf600_1080p_top"
+
+
+@pytest.fixture(scope="module")
+def setup_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _, truth = sample(NAME)
+    path = tmp_path_factory.mktemp("locate") / "setup.json"
+    path.write_text(json.dumps(setup_document(truth)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def located_json(setup_file: Path) -> dict:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["locate", str(SAMPLES / f"{NAME}.jpg"), "--setup", str(setup_file), "--json"])
+    assert code == 0
+    return json.loads(out.getvalue())
+
+
+def test_json_has_models_bases_in_table_mm(located_json: dict) -> None:
+    _, truth = sample(NAME)
+    want = {m["marker_id"]: m for m in truth["models"]}
+    assert set(located_json) >= {"models", "bases", "rejected", "warnings"}
+    assert len(located_json["models"]) >= 10
+    for m in located_json["models"]:
+        assert set(m) >= {"marker_id", "x_mm", "y_mm", "facing_deg"}
+        t = want[m["marker_id"]]
+        assert math.hypot(m["x_mm"] - t["x_mm"], m["y_mm"] - t["y_mm"]) <= 1.0
+    for b in truth["bases"]:
+        assert any(math.hypot(f["x_mm"] - b["x_mm"], f["y_mm"] - b["y_mm"]) <= 2.0
+                   and f["side"] == b["side"] and f["diameter_mm"] == b["diameter_mm"]
+                   for f in located_json["bases"]), b
+    assert located_json["warnings"] == []
+
+
+def test_readable_output(setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["locate", str(SAMPLES / f"{NAME}.jpg"), "--setup", str(setup_file), "--no-bases"]) == 0
+    out = capsys.readouterr().out
+    assert "model(s) by marker" in out and "marker " in out and "x " in out
+
+
+def test_too_small_markers_are_reported_and_bases_still_found(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The sample at half resolution: 12 mm markers about 10 px across."""
+    image, truth = sample(NAME)
+    small = cv2.resize(np.ascontiguousarray(image), (960, 540), interpolation=cv2.INTER_AREA)
+    cv2.imwrite(str(tmp_path / "small.png"), small)
+    doc = setup_document(truth)
+    k = np.array(truth["camera"]["matrix"], float)
+    k[:2, :2] *= 0.5
+    k[:2, 2] = (k[:2, 2] + 0.5) / 2 - 0.5        # pixel centres at integers: halve about the edge
+    doc["camera"]["matrix"] = k.tolist()
+    (tmp_path / "setup.json").write_text(json.dumps(doc))
+    code = main(["locate", str(tmp_path / "small.png"), "--setup", str(tmp_path / "setup.json"), "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    warning = " ".join(out["warnings"])
+    assert "px across" in warning and "16 px" in warning
+    assert "markers of at least" in warning and "table of at most" in warning
+    found = sum(any(math.hypot(f["x_mm"] - b["x_mm"], f["y_mm"] - b["y_mm"]) <= 3.0 for f in out["bases"])
+                for b in truth["bases"])
+    assert found >= len(truth["bases"]) - 1
+
+
+def _bad(tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(["locate", *args])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    return err
+
+
+def test_unreadable_image(tmp_path: Path, setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "broken.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    err = _bad(tmp_path, [str(tmp_path / "broken.jpg"), "--setup", str(setup_file)], capsys)
+    assert "broken.jpg" in err and "image" in err
+
+
+def test_missing_image(tmp_path: Path, setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _bad(tmp_path, [str(tmp_path / "nope.jpg"), "--setup", str(setup_file)], capsys)
+    assert "no such image file" in err
+
+
+def test_no_corner_markers_and_no_calibration(tmp_path: Path, setup_file: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    cv2.imwrite(str(tmp_path / "blank.png"), np.full((540, 960, 3), 120, np.uint8))
+    err = _bad(tmp_path, [str(tmp_path / "blank.png"), "--setup", str(setup_file)], capsys)
+    assert "corner" in err and "missing" in err
+
+
+def test_no_setup_and_no_calibration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _bad(tmp_path, [str(SAMPLES / f"{NAME}.jpg")], capsys)
+    assert "--setup" in err
+
+
+def test_unknown_dictionary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "setup.json").write_text(json.dumps({"table": {"width_mm": 600, "depth_mm": 600},
+                                                     "markers": {"dictionary": "DICT_9X9_1"}}))
+    err = _bad(tmp_path, [str(SAMPLES / f"{NAME}.jpg"), "--setup", str(tmp_path / "setup.json")], capsys)
+    assert "DICT_9X9_1" in err and "DICT_4X4_250" in err
+
+
+def test_with_a_calibration_file(tmp_path: Path, setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from calibration.setup import load_setup
+    from calibration.store import save_calibration
+    from calibration.table import calibrate_table
+
+    image, _ = sample(NAME)
+    cal = calibrate_table(np.ascontiguousarray(image), load_setup(setup_file))
+    save_calibration(tmp_path / "cal.json", cal)
+    assert main(["locate", str(SAMPLES / f"{NAME}.jpg"), "--setup", str(setup_file), "--calibration",
+                 str(tmp_path / "cal.json"), "--json", "--no-bases"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calibration"] == str(tmp_path / "cal.json") and len(out["models"]) >= 10
