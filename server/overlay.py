@@ -52,6 +52,7 @@ class Overlay:
         self.stopping = threading.Event()
         self._lock = threading.RLock()
         self._plan_cache: tuple[int, TablePlan] | None = None
+        self._cohesion_cache: tuple[int, dict[str, list[str]]] | None = None
         self._placed_markers: set[int] = set()
         self._placed_bases: set[str] = set()
         self._live: dict[str, Any] = {"seq": 0, "models": [], "bases": []}
@@ -111,7 +112,37 @@ class Overlay:
             "unit": {"symbol": unit.symbol, "name": unit.name, "mm": unit.mm},
             "sides": self.sides(plan),
             "last_move": self.last_move(),
+            "cohesion": self.cohesion(cur.event_id, plan),
         }
+
+    def cohesion(self, event_id: int, plan: TablePlan) -> dict[str, list[str]]:
+        """Return, for each unit out of cohesion, the models breaking it (computed once per change)."""
+        with self._lock:
+            if self._cohesion_cache is not None and self._cohesion_cache[0] == event_id:
+                return self._cohesion_cache[1]
+        out: dict[str, list[str]] = {}
+        try:
+            has_rule = "cohesion" in rulesbridge.questions_of(plan)
+        except ValueError as exc:
+            log.warning("cohesion: %s", exc)
+            has_rule = False
+        for unit in plan.units if has_rule else ():
+            if sum(1 for m in plan.models if m.unit_id == unit.unit_id) < 2:
+                continue
+            try:
+                answer = rulesbridge.ask(plan, "cohesion", [unit.unit_id], {})
+            except ValueError as exc:  # e.g. a terrain kind the rule set does not know
+                log.warning("cohesion of %s: %s", unit.unit_id, exc)
+                continue
+            if not answer.get("in_cohesion", True):
+                breaking = list(answer.get("breaking", []))
+                if not breaking:  # only the "all within" distance is broken: mark the pairs too far apart
+                    breaking = list(dict.fromkeys(m for pair in answer.get("too_far", [])
+                                                  for m in (pair.get("a"), pair.get("b")) if m))
+                out[unit.unit_id] = breaking
+        with self._lock:
+            self._cohesion_cache = (event_id, out)
+        return out
 
     def sides(self, plan: TablePlan) -> dict[str, str]:
         """Return a colour for each side: the setup's when it names the side, else a palette."""

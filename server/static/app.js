@@ -305,7 +305,7 @@
   }
 
   async function refreshDerived() {
-    await refreshCohesion();
+    refreshCohesion();
     if ($("#fz-firing").value && $("#fz-target").value) await fireZone();
     if ($("#show-objectives").checked) await objectives();
     if ($("#show-auras").checked) await auras();
@@ -329,18 +329,9 @@
   const modelById = (id) => (S.game.game.models || []).find((m) => m.id === id);
   const centre = (id) => { const m = modelById(id); return m ? [m.x_mm, m.y_mm] : null; };
 
-  async function refreshCohesion() {
-    const out = new Set();
-    if (!has("cohesion")) { S.outOfCohesion = out; return; }
-    for (const u of S.game.game.units || []) {
-      const n = (S.game.game.models || []).filter((m) => m.unit === u.id).length;
-      if (n < 2) continue;
-      try {
-        const a = await ask("cohesion", [u.id]);
-        (a.breaking || a.out_of_cohesion || a.outside || []).forEach((id) => out.add(typeof id === "string" ? id : id.model));
-      } catch (e) { /* a rule set without cohesion */ }
-    }
-    S.outOfCohesion = out;
+  function refreshCohesion() {
+    // computed by the server once per change of the game, for every watcher at once
+    S.outOfCohesion = new Set(Object.values(S.game.cohesion || {}).flat());
   }
 
   async function measure(a, b) {

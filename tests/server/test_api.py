@@ -471,3 +471,15 @@ def test_deployment_zones_follow_the_rule_set(make_app: Any, client: Any) -> Non
         ys = sorted({p[1] for p in z["points_mm"]})
         assert ys[1] - ys[0] == pytest.approx(304.8)  # 12" deep
         assert sorted({p[0] for p in z["points_mm"]}) == [0.0, width]
+
+
+def test_models_out_of_cohesion_are_marked_for_every_watcher(make_app: Any) -> None:
+    game = {"ruleset": "firefight", "table": {"width_mm": 1219.2, "depth_mm": 1219.2},
+            "units": [{"id": "squad", "side": "A", "leader": "s1"}],
+            "models": [{"id": "s1", "unit": "squad", "x_mm": 100, "y_mm": 100, "base_mm": 25},
+                       {"id": "s2", "unit": "squad", "x_mm": 140, "y_mm": 100, "base_mm": 25},
+                       {"id": "s3", "unit": "squad", "x_mm": 400, "y_mm": 100, "base_mm": 25}]}
+    client = make_app(GAME=game).test_client()
+    assert client.get("/api/state").json["game"]["cohesion"] == {"squad": ["s3"]}
+    r = client.post("/api/models/s3/move", json={"x_mm": 180, "y_mm": 100})  # 15 mm from s2: within 1"
+    assert r.json["game"]["cohesion"] == {}
