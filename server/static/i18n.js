@@ -1,7 +1,7 @@
 // The page's words in French (the default: the rule sets are French) and English.
 "use strict";
 window.TT_I18N = {
-  fr: {
+  "fr": {
     "status.starting": "démarrage…", "status.ok": "en direct", "status.not_calibrated": "table non calibrée",
     "status.warning": "attention", "status.camera_lost": "caméra perdue", "status.camera_back": "caméra revenue",
     "status.camera_gave_up": "caméra abandonnée", "status.frame_error": "image illisible",
@@ -48,7 +48,7 @@ window.TT_I18N = {
     "actor.tracker": "caméra", "actor.user": "joueur", "actor.server": "serveur",
     "lan.link": "Lien pour les téléphones à la table :", "error": "Erreur"
   },
-  en: {
+  "en": {
     "status.starting": "starting…", "status.ok": "live", "status.not_calibrated": "table not calibrated",
     "status.warning": "warning", "status.camera_lost": "camera lost", "status.camera_back": "camera back",
     "status.camera_gave_up": "camera given up", "status.frame_error": "unreadable frame",

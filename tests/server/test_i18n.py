@@ -1,0 +1,44 @@
+"""The page's words exist in French and in English, for every key the page uses."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.server.conftest import ROOT
+
+STATIC = ROOT / "server" / "static"
+
+
+def dictionaries() -> dict[str, dict[str, str]]:
+    text = (STATIC / "i18n.js").read_text(encoding="utf-8")
+    body = text[text.index("{"): text.rindex("}") + 1]
+    return json.loads(body)
+
+
+def used_keys() -> set[str]:
+    html = (ROOT / "server" / "templates" / "index.html").read_text(encoding="utf-8")
+    js = (STATIC / "app.js").read_text(encoding="utf-8")
+    keys = set(re.findall(r'data-i18n="([\w.]+)"', html))
+    keys |= set(re.findall(r'\bt\("([\w.]+)"', js))
+    return keys
+
+
+def test_french_and_english_have_the_same_keys() -> None:
+    d = dictionaries()
+    assert set(d) == {"fr", "en"}
+    assert set(d["fr"]) == set(d["en"])
+
+
+def test_every_word_the_page_uses_is_translated() -> None:
+    d = dictionaries()
+    missing = sorted(k for k in used_keys() if k not in d["fr"])
+    assert missing == []
+    assert len(used_keys()) > 40
+
+
+def test_french_is_french() -> None:
+    d = dictionaries()
+    assert d["fr"]["tab.tools"] == "Outils" and d["en"]["tab.tools"] == "Tools"
+    same = [k for k in d["fr"] if d["fr"][k] == d["en"][k] and len(d["fr"][k]) > 4]
+    assert set(same) <= {"label.action", "label.table", "distance", "log.setup.table"}, same  # the same word in both
