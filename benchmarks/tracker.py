@@ -43,8 +43,8 @@ from synth.camera import look_at_camera  # noqa: E402
 from synth.catalog import model_at  # noqa: E402
 from synth.render import render_scene  # noqa: E402
 from synth.scene import BareBaseSpec, ModelSpec, SceneSpec, make_setup  # noqa: E402
-from tracker.bases import PlanView, find_bases  # noqa: E402
-from tracker.markers import detector_for, facing_from_corners, locate_models  # noqa: E402
+from tracker.locate import locate_all  # noqa: E402
+from tracker.markers import facing_from_corners  # noqa: E402
 from tracker.pipeline import Tracker  # noqa: E402
 from tracker.sources import Frame  # noqa: E402
 
@@ -126,10 +126,8 @@ def ours(image: np.ndarray, truth: dict) -> tuple[dict[int, tuple[float, float, 
     setup = setup_of(truth)
     size = (image.shape[1], image.shape[0])
     cal = calibrate_table(image, setup, CameraIntrinsics.from_settings(setup.camera, size))
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    fixes = locate_models(detector_for(cal, setup).detect(gray), cal, setup)
-    bases = find_bases(image, PlanView(cal, setup), setup, exclude_mm=[(m.x_mm, m.y_mm) for m in fixes.models])
-    return {m.marker_id: (m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models}, list(bases), cal
+    found = locate_all(image, cal, setup)
+    return {m.marker_id: (m.x_mm, m.y_mm, m.facing_deg) for m in found.models}, list(found.bases), cal
 
 
 class Baseline:

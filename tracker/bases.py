@@ -53,12 +53,12 @@ SNAP_TOLERANCE_MM = 3.0
 #: The inliers must cover at least this fraction of the circumference, and this arc.
 MIN_INLIER_FRACTION = 0.35
 MIN_ARC_DEG = 150.0
-RANSAC_ITERATIONS = 200
+RANSAC_ITERATIONS = 120
 #: The least-squares refinement takes inliers within these multiples of the tolerance, in
 #: turn: wide first (RANSAC's circle may be off by a pixel), then tight.
 REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 #: At most this many edge points of a blob score the RANSAC hypotheses (evenly subsampled).
-RANSAC_SCORE_POINTS = 160
+RANSAC_SCORE_POINTS = 120
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -150,8 +150,10 @@ def fit_circle(points: np.ndarray) -> np.ndarray:
     p = np.asarray(points, dtype=float)
     a = np.column_stack([2 * p, np.ones(len(p))])
     b = (p ** 2).sum(axis=1)
-    sol, *_ = np.linalg.lstsq(a, b, rcond=None)
-    cx, cy, c = sol
+    try:
+        cx, cy, c = np.linalg.solve(a.T @ a, a.T @ b)
+    except np.linalg.LinAlgError:
+        cx, cy, c = np.linalg.lstsq(a, b, rcond=None)[0]
     return np.array([cx, cy, math.sqrt(max(c + cx * cx + cy * cy, 0.0))])
 
 
@@ -165,7 +167,10 @@ def fit_centre_fixed_radius(points: np.ndarray, centre: np.ndarray, radius: floa
         rho[rho < 1e-9] = 1e-9
         jac = -d / rho[:, None]
         res = rho - radius
-        step, *_ = np.linalg.lstsq(jac, -res, rcond=None)
+        jtj = jac.T @ jac
+        if abs(np.linalg.det(jtj)) < 1e-12:
+            break
+        step = np.linalg.solve(jtj, -jac.T @ res)
         c += step
         if np.linalg.norm(step) < 1e-6:
             break
@@ -186,17 +191,22 @@ def _hsv_of(colour: str) -> np.ndarray:
 def side_masks(plan_bgr: np.ndarray, sides: dict[str, str]) -> dict[str, np.ndarray]:
     """Return a uint8 mask per side of the pixels close to that side's rim colour."""
     hsv = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2HSV)
-    hue = hsv[:, :, 0].astype(np.int16)
     out = {}
     for name, colour in sides.items():
-        h, s, v = _hsv_of(colour)
-        dh = np.abs(hue - h)
-        dh = np.minimum(dh, 180 - dh)
-        mask = ((dh <= HUE_TOLERANCE) & (hsv[:, :, 1] >= MIN_SATURATION_FRACTION * s)
-                & (hsv[:, :, 2] >= MIN_VALUE_FRACTION * v)).astype(np.uint8) * 255
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        out[name] = mask
+        h, s, v = (int(c) for c in _hsv_of(colour))
+        lo_s, lo_v = int(MIN_SATURATION_FRACTION * s), int(MIN_VALUE_FRACTION * v)
+        mask = np.zeros(hsv.shape[:2], np.uint8)
+        # hue is circular (0-179): split the band where it wraps
+        for a, b in ((h - HUE_TOLERANCE, h + HUE_TOLERANCE),):
+            for lo, hi in ((max(a, 0), min(b, 179)), (a + 180, 179) if a < 0 else (1, 0),
+                           (0, b - 180) if b > 179 else (1, 0)):
+                if lo <= hi:
+                    mask |= cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255))
+        out[name] = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     return out
+
+
+_CLOSE_KERNEL = np.ones((3, 3), np.uint8)
 
 
 def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,

@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 
 from calibration.setup import Setup
-from tracker.bases import FoundBase, PlanView, find_bases
+from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases
+from tracker.detections import Detections
 from tracker.markers import (
     MIN_READABLE_SIDE_PX,
     LocatedModel,
@@ -25,6 +26,7 @@ from tracker.markers import (
     locate_models,
     marker_side_px_range,
 )
+from tracker.onbase import markers_on_bases
 
 log = logging.getLogger(__name__)
 
@@ -94,11 +96,18 @@ def locate_all(image: np.ndarray, calibration: TableMapping, setup: Setup, *,
     if small:
         warnings.append(small)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    fixes = locate_models(detector_for(calibration, setup).detect(gray), calibration, setup)
+    det = detector_for(calibration, setup).detect(gray)
+    fixes = locate_models(det, calibration, setup)
     bases: tuple[FoundBase, ...] = ()
     if bare_bases and image.ndim == 3:
         view = PlanView(calibration, setup)
         bases = find_bases(image, view, setup, exclude_mm=[(m.x_mm, m.y_mm) for m in fixes.models])
+        more = markers_on_bases(image, gray, view, calibration, setup, bases)
+        more = more.select(~np.isin(more.marker_ids, det.marker_ids))
+        if len(more):
+            fixes = locate_models(Detections.concat([det, more]), calibration, setup)
+            bases = tuple(b for b in bases if all(math.hypot(b.x_mm - m.x_mm, b.y_mm - m.y_mm) > MODEL_EXCLUSION_MM
+                                                  for m in fixes.models))
     elif bare_bases:
         warnings.append("grey image: bare bases need colour to tell the sides, none looked for")
     return Located(fixes.models, bases, fixes.rejected, tuple(warnings))

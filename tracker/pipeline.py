@@ -16,6 +16,7 @@ calibrated again; when some are hidden, the last good calibration is kept with a
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -23,9 +24,10 @@ import cv2
 import numpy as np
 
 from calibration.setup import CORNER_IDS, Setup
-from tracker.bases import PlanView, find_bases
+from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases
 from tracker.detections import Detections
 from tracker.decode import same_ids
+from tracker.onbase import markers_on_bases
 from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_for, locate_models, side_lengths
 from tracker.refine import refine_corners_status
 from tracker.sources import Frame
@@ -36,7 +38,7 @@ log = logging.getLogger(__name__)
 
 FULL_SCAN_EVERY = 30
 MISSING_SCAN_EVERY = 5
-BASE_SCAN_EVERY = 10
+BASE_SCAN_EVERY = 15
 CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
 #: A region searched around a model's last position spans this many marker sides.
@@ -170,7 +172,9 @@ class Tracker:
             events += self._check_corners(image, gray, stamp)
         fixes, full = self._detect_models(gray)
         events += self._rejections(fixes, stamp, full)
-        bases = self._detect_bases(image, fixes) if self._find_bases else None
+        bases = None
+        if self._find_bases and image.ndim == 3:
+            bases, fixes = self._detect_bases(image, gray, fixes)
         events += self._book.update(
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
@@ -228,14 +232,28 @@ class Tracker:
                 events.append({"type": "marker_rejected", **stamp, **r.to_dict()})
         return events
 
-    def _detect_bases(self, image: np.ndarray, fixes: MarkerFixes) -> list[Any] | None:
+    def _detect_bases(self, image: np.ndarray, gray: np.ndarray,
+                      fixes: MarkerFixes) -> tuple[list[FoundBase] | None, MarkerFixes]:
+        """Every few frames: bare bases, and markers read on bases the marker scan missed."""
         if self._frames - self._last_base_scan < self._base_every:
-            return None
-        assert self._plan is not None
+            return None, fixes
+        assert self._plan is not None and self._calibration is not None
         self._last_base_scan = self._frames
         known = [(x, y) for _, x, y, _ in self._book.known_positions_mm()]
         known += [(m.x_mm, m.y_mm) for m in fixes.models]
-        return list(find_bases(image, self._plan, self.setup, exclude_mm=known))
+        bases = list(find_bases(image, self._plan, self.setup, exclude_mm=known))
+        more = markers_on_bases(image, gray, self._plan, self._calibration, self.setup, bases)
+        more = more.select(~np.isin(more.marker_ids, [m.marker_id for m in fixes.models]))
+        if not len(more):
+            return bases, fixes
+        extra = locate_models(more, self._calibration, self.setup)
+        for m in extra.models:
+            hit = more.marker_ids == m.marker_id
+            self._last_corners[m.marker_id] = more.corners_px[hit][0]
+        models = tuple(sorted(fixes.models + extra.models, key=lambda m: m.marker_id))
+        bases = [b for b in bases if all(math.hypot(b.x_mm - m.x_mm, b.y_mm - m.y_mm) > MODEL_EXCLUSION_MM
+                                         for m in extra.models)]
+        return bases, MarkerFixes(models, fixes.rejected + extra.rejected)
 
     # ----------------------------------------------------------------------- calibration
 
