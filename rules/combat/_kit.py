@@ -147,3 +147,17 @@ def fmt_len(value: float, unit: str, digits: int = 1) -> str:
     """
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
     return f"{text} {unit}"
+
+
+def remove_model(plan: TablePlan, model_id: str) -> TablePlan:
+    """Return ``plan`` without a casualty; a unit that loses its leader keeps no leader (``None``).
+
+    The game file requires a unit's leader to be one of its models, so the reference
+    goes with the model; the players name a new leader by editing the game when the
+    rule set asks for one.
+    """
+    after = plan.without_model(model_id)
+    for unit in after.units:
+        if unit.leader == model_id:
+            after = after.with_unit(dataclasses.replace(unit, leader=None))
+    return after

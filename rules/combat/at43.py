@@ -44,7 +44,7 @@ from typing import Any, Mapping, Sequence
 import shapely
 from shapely.geometry import Point
 
-from rules.combat._kit import (edge_mm, fmt_len, option, req_choice, req_list, req_str, with_extra,
+from rules.combat._kit import (edge_mm, remove_model, fmt_len, option, req_choice, req_list, req_str, with_extra,
                                with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import (AUTO_SUCCESS, Dice, Distribution, at43_roll_needed, binomial, die, needed_text,
@@ -660,7 +660,7 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
                                               f"{', '.join(thrown)}", SRC_INDIRECT))
         result["prone"] = thrown
     for mid in removed:
-        after = after.without_model(mid)
+        after = remove_model(after, mid)
     salvoes = list(thaw(firing.extra.get("salvoes", [])))
     salvoes.append({"weapon": weapon.name, "target": target_id})
     after = after.with_unit(with_extra(after.unit(firing.unit_id), salvoes=salvoes))

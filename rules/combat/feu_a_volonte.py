@@ -40,7 +40,7 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from calibration.units import DEFAULT_UD_MM
-from rules.combat._kit import (centre_mm, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
+from rules.combat._kit import (centre_mm, remove_model, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
                                with_extra, with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die, expand_ranges, multisets
@@ -752,7 +752,7 @@ def _remove(plan: TablePlan, m: Model) -> TablePlan:
     losses = state.setdefault("losses", {})
     side = _side(plan, m)
     losses[side] = int(losses.get(side, 0)) + 1
-    return plan.without_model(m.model_id).with_state(state)
+    return remove_model(plan, m.model_id).with_state(state)
 
 
 # -- spotting, nerve, reloading ---------------------------------------------------------------------------

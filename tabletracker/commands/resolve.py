@@ -1,0 +1,152 @@
+"""``tabletracker resolve GAME.json ACTION ARGS... [--weapon NAME] [--dice 3,5,6 | --seed N] [--json] [--out NEW.json]``.
+
+Resolves one action of the game's rule set with :func:`rules.combat.resolve`, the
+function the web page uses too. The action's main arguments come in order
+(``shoot FIRING TARGET``, ``melee ATTACKER DEFENDER``, ``morale UNIT``,
+``activate UNIT``...); any other argument is ``key=value`` (``cover=yes``,
+``shooters=us-1,us-3``, ``shots=2``). ``--roster FILE`` (repeatable) merges roster
+files into the game first, for a game file that holds only positions.
+
+Without dice it prints the explanation and the exact odds; with the players' dice
+(``--dice 3,5,6``, in the order rolled) or ``--seed N`` it also prints the dice,
+the result and, with ``--out``, writes the game after it (``--json`` puts the game
+in the JSON answer). Bad input is a ``ValueError`` printed as one line (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+HELP = "resolve an action (shoot, melee, morale, activate...) with its exact odds, and with dice its result"
+
+# The main arguments of each action, in the order they are typed. A combat module may
+# give its own as ``ARGUMENTS``; any other argument is typed key=value.
+DEFAULT_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "shoot": ("firing", "target"), "melee": ("attacker", "defender"), "charge": ("attacker", "defender"),
+    "morale": ("unit",), "activate": ("unit", "action"), "spot": ("spotter", "target"),
+    "reload": ("unit",), "recruit": ("side",), "deploy": ("unit",), "cast": ("caster", "target"),
+    "jump": ("model",), "end-turn": (), "end_round": (),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="the game file (JSON, see CONVENTIONS.md)")
+    parser.add_argument("action", nargs="?", default=None,
+                        help="shoot, melee, morale, activate... (leave out to list the rule set's actions)")
+    parser.add_argument("args", nargs="*", default=[],
+                        help="the action's arguments: ids in order (shoot FIRING TARGET), then key=value")
+    parser.add_argument("--weapon", help="the weapon of this shot or salvo")
+    dice = parser.add_mutually_exclusive_group()
+    dice.add_argument("--dice", help="the players' dice in the order rolled, e.g. 3,5,6 (or \"3 5 6\")")
+    dice.add_argument("--seed", type=int, help="roll the dice with this seed (reproducible)")
+    parser.add_argument("--roster", action="append", default=[], metavar="FILE",
+                        help="merge this roster file (JSON or YAML) into the game first; repeatable")
+    parser.add_argument("--json", dest="as_json", action="store_true", help="print the resolution as JSON")
+    parser.add_argument("--out", help="write the game after the result to this file (needs --dice or --seed)")
+
+
+def parse_dice(text: str) -> list[int]:
+    """Return the dice typed as ``"3,5,6"`` or ``"3 5 6"``.
+
+    >>> parse_dice("3, 5 6")
+    [3, 5, 6]
+    """
+    tokens = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
+    if not tokens:
+        raise ValueError("--dice is empty: type the dice rolled, e.g. --dice 3,5,6")
+    out = []
+    for t in tokens:
+        if not re.fullmatch(r"\d+", t):
+            raise ValueError(f"--dice must be whole numbers separated by commas, got {t!r} in {text!r}")
+        out.append(int(t))
+    return out
+
+
+def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon: str | None) -> dict[str, Any]:
+    """Return the request of ``action`` from the typed arguments.
+
+    >>> build_request("shoot", ["a", "b", "cover=yes"], ("firing", "target"), "rifle")
+    {'firing': 'a', 'target': 'b', 'cover': 'yes', 'weapon': 'rifle'}
+    """
+    request: dict[str, Any] = {}
+    plain = [a for a in args if "=" not in a]
+    if len(plain) > len(names):
+        expected = " ".join(n.upper() for n in names) or "no plain arguments"
+        raise ValueError(f"{action} takes {expected}; got {len(plain)} plain argument(s): {' '.join(plain)} "
+                         f"(other arguments are key=value)")
+    request.update(zip(names, plain))
+    for a in args:
+        if "=" in a:
+            key, _, value = a.partition("=")
+            if not key:
+                raise ValueError(f"an argument must be key=value, got {a!r}")
+            request[key.strip()] = value.strip()
+    if weapon is not None:
+        request["weapon"] = weapon
+    return request
+
+
+def _fraction(entry: dict[str, Any]) -> str:
+    return f"{entry['probability'] * 100:6.2f} %  ({entry['fraction']})"
+
+
+def summary(out: dict[str, Any]) -> str:
+    """Return the readable text of a resolution's JSON."""
+    lines = [f"{out['action']} ({out['ruleset']})"]
+    for step in out.get("explanation", []):
+        option = f" [option {step['option']}]" if "option" in step else ""
+        lines.append(f"  - {step['rule']}: {step['text']} ({step['source']}){option}")
+    for name, needed in out.get("needed", {}).items():
+        lines.append(f"  needed {name}: {needed}")
+    for name, dist in out.get("odds", {}).items():
+        lines.append(f"  odds of {name}:")
+        for entry in dist:
+            lines.append(f"    {entry['outcome']!s:>24}: {_fraction(entry)}")
+    if "dice" in out:
+        lines.append("  dice: " + (", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or "none"))
+    if "result" in out:
+        lines.append("  result: " + json.dumps(out["result"], ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rules.combat import COMBAT, actions_of, resolve
+    from rules.dice import Dice
+    from rules.plan import dump_game, load_game
+    from rules.roster import load_roster, merge_rosters
+
+    plan = load_game(args.game)
+    if args.roster:
+        plan = merge_rosters(plan, [load_roster(path) for path in args.roster])
+    actions = actions_of(plan.ruleset)
+    if args.action is None:
+        print(f"{plan.ruleset} actions: {', '.join(sorted(actions))}")
+        return 0
+    if args.action not in actions:
+        raise ValueError(f"{plan.ruleset} has no action {args.action!r}; actions are: {', '.join(sorted(actions))}")
+    if args.out and args.dice is None and args.seed is None:
+        raise ValueError("--out writes the game after the result: give the dice (--dice) or a --seed")
+    names = getattr(COMBAT[plan.ruleset], "ARGUMENTS", {}).get(args.action) \
+        or DEFAULT_ARGUMENTS.get(args.action, ())
+    request = build_request(args.action, args.args, names, args.weapon)
+    dice = None
+    if args.dice is not None:
+        dice = Dice.given(parse_dice(args.dice))
+    elif args.seed is not None:
+        dice = Dice.seeded(args.seed)
+    resolution = resolve(plan, args.action, request, dice)
+    out = resolution.to_json()
+    if args.out and resolution.plan_after is not None:
+        Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")
+    if args.as_json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        text = summary(out)
+        if args.out and resolution.plan_after is not None:
+            text += f"\n  game after it written to {args.out}"
+        print(text)
+    return 0
