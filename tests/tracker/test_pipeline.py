@@ -1,0 +1,131 @@
+"""The frame loop on drawn frames: identity, no jitter, hidden models, lift-and-put-down, new bases."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.setup import parse_setup
+from tracker.markers import ScaledPlane, square_corners_mm
+from tracker.pipeline import Tracker, merge_boxes
+from tracker.sources import Frame
+
+PX_PER_MM = 2.0
+SETUP = parse_setup({"table": {"width_mm": 300, "depth_mm": 300}, "markers": {"base_height_mm": 0.0}})
+MAT = (90, 110, 80)
+DICT = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_250)
+
+
+def draw(models: dict[int, tuple[float, float, float]], bases: list[tuple[float, float, float, str]] = (),
+         noise_seed: int = 0, hand: tuple[float, float] | None = None) -> np.ndarray:
+    """A 300 x 300 mm table from straight above at 2 px/mm: markers (id -> x, y, facing), bare bases."""
+    size = int(300 * PX_PER_MM)
+    img = np.full((size, size, 3), MAT, np.uint8)
+    for x, y, d, side in bases:
+        colour = (43, 57, 192) if side == "red" else (216, 111, 46)
+        c = (int(round(x * PX_PER_MM * 16)), int(round(y * PX_PER_MM * 16)))
+        cv2.circle(img, c, int(d / 2 * PX_PER_MM * 16), colour, -1, cv2.LINE_AA, shift=4)
+        cv2.circle(img, c, int((d / 2 - 1.5) * PX_PER_MM * 16), (58, 60, 55), -1, cv2.LINE_AA, shift=4)
+    for marker_id, (x, y, facing) in models.items():
+        paper = square_corners_mm((x, y), 16.0, facing_deg=facing) * PX_PER_MM
+        cv2.fillConvexPoly(img, np.round(paper * 16).astype(np.int32), (235, 235, 235), cv2.LINE_AA, shift=4)
+        quad = square_corners_mm((x, y), 12.0, facing_deg=facing) * PX_PER_MM
+        tex = cv2.aruco.generateImageMarker(DICT, marker_id, 120)
+        h = cv2.getPerspectiveTransform(np.float32([[-0.5, -0.5], [119.5, -0.5], [119.5, 119.5], [-0.5, 119.5]]),
+                                        quad.astype(np.float32))
+        warped = cv2.warpPerspective(tex, h, (size, size), flags=cv2.INTER_AREA, borderValue=255)
+        mask = cv2.warpPerspective(np.full((120, 120), 255, np.uint8), h, (size, size), flags=cv2.INTER_AREA)
+        alpha = mask.astype(np.float32)[:, :, None] / 255.0
+        img = (img * (1 - alpha) + warped[:, :, None] * alpha).astype(np.uint8)
+    if hand is not None:
+        cv2.circle(img, (int(hand[0] * PX_PER_MM), int(hand[1] * PX_PER_MM)), int(45 * PX_PER_MM), (120, 150, 205), -1)
+    rng = np.random.default_rng(noise_seed)
+    img = cv2.GaussianBlur(img, (0, 0), 0.6)
+    return np.clip(img + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+
+
+def run(frames: list[np.ndarray | None]) -> tuple[Tracker, list[list[dict]], list]:
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_scan_every=1)
+    events, states = [], []
+    for i, img in enumerate(frames):
+        frame = Frame(i, i / 10.0, img, error=None if img is not None else f"frame {i} could not be decoded")
+        events.append([e for e in tracker.process(frame) if e["type"] != "calibration_warning"])
+        states.append(tracker.state)
+    return tracker, events, states
+
+
+A = {17: (80.0, 90.0, 30.0), 18: (200.0, 100.0, 200.0), 19: (150.0, 220.0, 95.0)}
+
+
+@pytest.fixture(scope="module")
+def story() -> tuple[Tracker, list[list[dict]], list]:
+    """Still, a hand hides 17, 17 lifted and put down elsewhere, a corrupt frame, a new base."""
+    frames: list[np.ndarray | None] = [draw(A, noise_seed=k) for k in range(4)]              # 0-3 still
+    frames += [draw({**A}, hand=(80.0, 90.0), noise_seed=4)]                                   # 4 hand over 17
+    frames += [draw({k: v for k, v in A.items() if k != 17}, noise_seed=5 + k) for k in range(2)]  # 5-6 lifted
+    frames += [None]                                                                            # 7 corrupt
+    moved = {**A, 17: (130.0, 150.0, 300.0)}
+    frames += [draw(moved, noise_seed=8 + k) for k in range(3)]                                # 8-10 put down
+    frames += [draw(moved, [(240.0, 240.0, 32.0, "red")], noise_seed=11 + k) for k in range(3)]  # 11-13 base
+    return run(frames)
+
+
+def test_identity_and_first_positions(story) -> None:  # type: ignore[no-untyped-def]
+    _, events, states = story
+    assert sorted(e["marker_id"] for e in events[0] if e["type"] == "appeared") == [17, 18, 19]
+    for marker_id, (x, y, f) in A.items():
+        m = states[3].model(marker_id)
+        assert (m.x_mm, m.y_mm) == pytest.approx((x, y), abs=0.3)
+        assert abs((m.facing_deg - f + 180) % 360 - 180) < 1.0
+
+
+def test_still_models_do_not_jitter(story) -> None:  # type: ignore[no-untyped-def]
+    _, _, states = story
+    for marker_id in (18, 19):
+        xs = [(s.model(marker_id).x_mm, s.model(marker_id).y_mm) for s in states[:14] if s.model(marker_id)]
+        steps = [np.hypot(a[0] - b[0], a[1] - b[1]) for a, b in zip(xs, xs[1:])]
+        assert max(steps) <= 0.3
+
+
+def test_hidden_model_keeps_position_unseen(story) -> None:  # type: ignore[no-untyped-def]
+    _, events, states = story
+    assert [e["marker_id"] for e in events[4] if e["type"] == "hidden"] == [17]
+    m = states[6].model(17)
+    assert not m.seen and m.unseen_since_s == pytest.approx(0.4)
+    assert (m.x_mm, m.y_mm) == pytest.approx(A[17][:2], abs=0.3)
+    assert states[6].model(18).seen and states[6].model(19).seen
+
+
+def test_corrupt_frame_reported_and_skipped(story) -> None:  # type: ignore[no-untyped-def]
+    _, events, states = story
+    assert [e["type"] for e in events[7]] == ["frame_error"]
+    assert states[7] is states[6]
+
+
+def test_move_measured_from_where_it_was_lifted(story) -> None:  # type: ignore[no-untyped-def]
+    _, events, _ = story
+    moved = [e for frame in events for e in frame if e["type"] == "moved"]
+    assert len(moved) == 1
+    e = moved[0]
+    assert e["marker_id"] == 17 and e["lifted"] is True
+    assert e["from_mm"] == pytest.approx(A[17][:2], abs=0.5)
+    assert e["to_mm"] == pytest.approx((130.0, 150.0), abs=0.5)
+    assert e["distance_mm"] == pytest.approx(np.hypot(50.0, 60.0), abs=0.7)
+    json.dumps(e)
+
+
+def test_new_base_reported_once(story) -> None:  # type: ignore[no-untyped-def]
+    tracker, events, _ = story
+    appeared = [e for frame in events for e in frame if e["type"] == "base_appeared"]
+    assert len(appeared) == 1 and appeared[0]["frame"] == 11
+    assert (appeared[0]["side"], appeared[0]["diameter_mm"]) == ("red", 32.0)
+    assert (appeared[0]["x_mm"], appeared[0]["y_mm"]) == pytest.approx((240.0, 240.0), abs=1.0)
+    assert [b.track_id for b in tracker.state.bases] == ["base-1"]
+
+
+def test_merge_boxes_keeps_separate_regions() -> None:
+    assert merge_boxes([(0, 0, 5, 5), (10, 10, 5, 5)]) == [(0, 0, 5, 5), (10, 10, 5, 5)]
+    assert merge_boxes([(0, 0, 10, 10), (8, 8, 10, 10), (16, 0, 4, 4)]) == [(0, 0, 20, 18)]
