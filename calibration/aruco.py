@@ -32,12 +32,14 @@ calibration.errors.CalibrationError: unknown ArUco dictionary 'DICT_4X4_7'; vali
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
 
 logger = logging.getLogger(__name__)
@@ -154,7 +156,8 @@ EDGE_MAX_SHIFT_MODULES = 0.35
 
 
 def refine_corners_by_edges(gray: NDArray[np.uint8], corners_px: NDArray[np.float64], *,
-                            bits: int = 6) -> NDArray[np.float64]:
+                            bits: int = 6, camera: CameraIntrinsics | None = None,
+                            image_origin: tuple[float, float] = (0.0, 0.0)) -> NDArray[np.float64]:
     """Return marker corners moved to the intersections of lines fitted to the marker's four edges.
 
     Along the middle of each side, profiles across the edge (half a module into the black
@@ -171,6 +174,12 @@ def refine_corners_by_edges(gray: NDArray[np.uint8], corners_px: NDArray[np.floa
         Corners in OpenCV's order, already within about a pixel.
     bits : int
         Modules across the marker including its black border (4x4 dictionary: 6).
+    camera : CameraIntrinsics, optional
+        When given, edge points are undistorted before the lines are fitted (lens
+        distortion bends a marker's edges near the image border) and the corners are
+        distorted back.
+    image_origin : (float, float)
+        Where ``gray[0, 0]`` is in the camera's image (``gray`` may be a crop).
     """
     gray = np.asarray(gray)
     out = np.array(corners_px, dtype=np.float64, copy=True)
@@ -183,19 +192,33 @@ def refine_corners_by_edges(gray: NDArray[np.uint8], corners_px: NDArray[np.floa
             continue
         patch = gray[y0:y1, x0:x1].astype(np.float32)  # only this marker's surroundings
         local = quad - (x0, y0)
-        lines = [_fit_edge(patch, local[k], local[(k + 1) % 4], local.mean(axis=0), bits) for k in range(4)]
+        origin = np.array([x0, y0], dtype=np.float64)
+        shift = np.asarray(image_origin, dtype=np.float64)
+        straighten = None
+        if camera is not None and camera.has_distortion:
+            straighten = lambda pts: camera.undistort_px(pts + origin + shift)  # noqa: E731
+        lines = [_fit_edge(patch, local[k], local[(k + 1) % 4], local.mean(axis=0), bits, straighten)
+                 for k in range(4)]
         for k in range(4):
             a, b = lines[(k - 1) % 4], lines[k]
             if a is None or b is None:
                 continue
             corner = _intersect(a, b)
-            if corner is not None and np.linalg.norm(corner - local[k]) <= EDGE_MAX_SHIFT_MODULES * module:
-                out[m, k] = corner + (x0, y0)
+            if corner is None:
+                continue
+            if straighten is not None and camera is not None:
+                corner = camera.distort_px(corner)[0] - shift
+            else:
+                corner = corner + origin
+            if np.linalg.norm(corner - quad[k]) <= EDGE_MAX_SHIFT_MODULES * module:
+                out[m, k] = corner
     return out
 
 
 def _fit_edge(image: NDArray[np.float32], p: NDArray[np.float64], q: NDArray[np.float64],
-              centre: NDArray[np.float64], bits: int) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
+              centre: NDArray[np.float64], bits: int,
+              straighten: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
     side = q - p
     length = float(np.linalg.norm(side))
     if length < 2.0 * bits:
@@ -223,6 +246,8 @@ def _fit_edge(image: NDArray[np.float32], p: NDArray[np.float64], q: NDArray[np.
     lo, hi = prof[rows, j], prof[rows, j + 1]
     s = ss[j] + (mid[rows] - lo) / (hi - lo) * (ss[1] - ss[0])
     points = p + ts[rows, None] * along + s[:, None] * normal
+    if straighten is not None:
+        points = straighten(points)
     for _ in range(2):  # fit, drop outliers (a figure's shadow, a finger), fit again
         centre_pt = points.mean(axis=0)
         direction = np.linalg.eigh(np.cov((points - centre_pt).T))[1][:, 1]  # main axis
@@ -272,7 +297,8 @@ def detector_parameters(image_size: tuple[int, int], *, min_side_px: float = DEF
 
 def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
                    min_side_px: float = DEFAULT_MIN_SIDE_PX, max_side_px: float | None = None,
-                   refine: bool = True, roi: tuple[int, int, int, int] | None = None) -> MarkerDetections:
+                   refine: bool = True, roi: tuple[int, int, int, int] | None = None,
+                   camera: CameraIntrinsics | None = None) -> MarkerDetections:
     """Find ArUco markers of ``dictionary`` in an image, with sub-pixel corners.
 
     Parameters
@@ -288,6 +314,9 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
         :func:`refine_corners_by_edges`).
     roi : (x, y, w, h), optional
         Search only this rectangle; corners are returned in full-image pixels.
+    camera : CameraIntrinsics, optional
+        The camera's lens model: edges are straightened before they are fitted, which
+        matters near the border of a strongly distorting lens.
 
     Returns
     -------
@@ -322,7 +351,8 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     ids_arr = np.asarray(ids, dtype=np.int64).reshape(-1)
     corners_arr = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
     if refine:
-        corners_arr = refine_corners_by_edges(image, corners_arr, bits=dict_.markerSize + 2)
+        corners_arr = refine_corners_by_edges(image, corners_arr, bits=dict_.markerSize + 2, camera=camera,
+                                              image_origin=(float(offset[0]), float(offset[1])))
     corners_arr = corners_arr + offset
     order = np.argsort(ids_arr, kind="stable")
     logger.debug("found %d markers: %s", ids_arr.size, ids_arr[order].tolist())

@@ -176,3 +176,15 @@ class CameraIntrinsics:
         """Return where (N, 2) pixels would be in a distortion-free image with the same matrix."""
         n = self.normalized(points_px)
         return n * np.diag(self.matrix)[:2] + self.matrix[:2, 2]
+
+    def distort_px(self, ideal_px: ArrayLike) -> NDArray[np.float64]:
+        """Return where (N, 2) pixels of the distortion-free image appear in the real image.
+
+        The inverse of :meth:`undistort_px`.
+        """
+        pts = np.asarray(ideal_px, dtype=np.float64).reshape(-1, 2)
+        if len(pts) == 0:
+            return np.zeros((0, 2))
+        rays = np.column_stack([(pts - self.matrix[:2, 2]) / np.diag(self.matrix)[:2], np.ones(len(pts))])
+        px, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), self.matrix, self.distortion)
+        return px.reshape(-1, 2)

@@ -453,15 +453,19 @@ def _golden_min(fn, a: float, b: float, iterations: int = 40) -> float:  # type:
 
 
 # -- finding and checking the corner markers ----------------------------------------
-def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the image") -> MarkerDetections:
+def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the image",
+                        camera: CameraIntrinsics | None = None) -> MarkerDetections:
     """Detect the four corner markers, or explain which are missing and what to check.
+
+    With ``camera`` (a lens model), marker edges are straightened before their corners
+    are fitted.
 
     Raises
     ------
     CalibrationError
         When a corner id is missing or seen twice.
     """
-    found = detect_markers(image, dictionary=setup.markers.dictionary)
+    found = detect_markers(image, dictionary=setup.markers.dictionary, camera=camera)
     corners = found.select(np.isin(found.ids, CORNER_IDS))
     ids = corners.ids.tolist()
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -569,7 +573,7 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         intrinsics = CameraIntrinsics.from_settings(setup.camera, size)
     if intrinsics is not None:
         intrinsics = intrinsics.scaled_to(size)
-    corners = find_corner_markers(image, setup, source=source)
+    corners = find_corner_markers(image, setup, source=source, camera=intrinsics)
     check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
     obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
     obj = _as3d(np.concatenate([obj_by_id[i] for i in CORNER_IDS]), 0.0)

@@ -180,3 +180,24 @@ def test_other_dictionary_is_used() -> None:
     image = S.render(cam, rvec, tvec, tex, supersample=2)
     assert detect_markers(image, dictionary="DICT_5X5_100").ids.tolist() == [7]
     assert len(detect_markers(image, dictionary="DICT_4X4_250")) == 0
+
+
+def test_lens_model_straightens_edges_near_the_image_border() -> None:
+    # a webcam lens (k1 -0.28) bends the edges of markers near the corners of the image
+    cam = CameraIntrinsics(np.array([[1100.0, 0, 639.5], [0, 1100.0, 479.5], [0, 0, 1]]),
+                           np.array([-0.28, 0.09, 0, 0, 0]), (1280, 960))
+    rvec, tvec = S.look_at_pose((300.0, 340.0, -760.0), (300.0, 300.0, 0.0))
+    image = S.render(cam, rvec, tvec, S.table_textures(600, 600), supersample=2, noise_sigma=1.0, blur_sigma=0.5)
+    h = 30.0
+    centres = {0: (h, h), 1: (600 - h, h), 2: (600 - h, 600 - h), 3: (h, 600 - h)}
+
+    def rms(d: MarkerDetections) -> float:
+        errs = [c - S.project(cam, rvec, tvec, S.square_mm(centres[int(i)], 60.0)) for i, c in zip(d.ids, d.corners_px)]
+        return float(np.sqrt(np.mean(np.sum(np.square(errs), axis=-1))))
+
+    plain, straightened = detect_markers(image), detect_markers(image, camera=cam)
+    assert straightened.ids.tolist() == [0, 1, 2, 3]
+    assert rms(straightened) < 0.08 and rms(straightened) < rms(plain)
+    x, y = straightened.corners_px[0, 0].astype(int)
+    cropped = detect_markers(image, camera=cam, roi=(x - 60, y - 60, 200, 200))
+    assert np.allclose(cropped.corners_px[0], straightened.corners_px[0], atol=0.02)

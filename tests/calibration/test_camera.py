@@ -75,3 +75,10 @@ def test_pinhole_and_field_of_view() -> None:
     assert cam.estimated and not cam.has_distortion
     assert cam.horizontal_fov_deg == pytest.approx(90.0)
     assert np.allclose(cam.undistort_px([[10.0, 20.0]]), [[10.0, 20.0]])
+
+
+def test_distort_px_inverts_undistort_px() -> None:
+    cam = CameraIntrinsics(WEBCAM, DIST, (1920, 1080))
+    px = np.array([[3.0, 5.0], [960.0, 540.0], [1900.0, 1070.0]])
+    assert np.abs(cam.distort_px(cam.undistort_px(px)) - px).max() < 1e-6
+    assert cam.distort_px(np.zeros((0, 2))).shape == (0, 2)
