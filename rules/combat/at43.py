@@ -37,14 +37,11 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-import shapely
-from shapely.geometry import Point
-
-from rules.combat._kit import (edge_mm, remove_model, fmt_len, option, req_choice, req_list, req_str, with_extra,
+from rules.combat._kit import (fmt_len, remove_model, req_choice, req_list, req_str, with_extra,
                                with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import (AUTO_SUCCESS, Dice, Distribution, at43_roll_needed, binomial, die, needed_text,
@@ -54,7 +51,6 @@ from rules.explain import Step
 from rules.frozen import thaw
 from rules.plan import Model, TablePlan, Unit
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
-from rules.terrain import crossings, terrain_geometry
 
 RULESET = "at-43"
 CATEGORIES = ("infantry", "vehicle")
@@ -200,46 +196,67 @@ def template_radius_cm(area_cm: float, successes: int) -> float:
     return min(radius, TEMPLATE_CAP_CM)
 
 
-# -- geometry the resolution needs (base discs, terrain through rules.terrain) ------------------------
+# -- geometry: the geometry package's answers (rules.zones, rules.visibility, rules.rulesets.at43) ---------
 
 
-def _disc(m: Model) -> Any:
-    return Point(m.position_mm).buffer(m.base_mm / 2.0, quad_segs=16)
+class Geometry:
+    """The geometric answers one resolution needs, asked of the geometry modules, with sight cached."""
 
+    def __init__(self, plan: TablePlan) -> None:
+        from rules.rulesets.base import find_ruleset
 
-def fire_zone(firing: Sequence[Model], target: Sequence[Model]) -> Any:
-    """Return the fire zone: the convex hull of both units' bases (RULES-NOTES choice 6)."""
-    return shapely.union_all([_disc(m) for m in (*firing, *target)]).convex_hull
+        self.plan = plan
+        self.rs = find_ruleset(RULESET)
+        self.opts = self.rs.resolve_options(plan)
+        self.how = self.rs.measure_how(self.opts)
+        self._sight: dict[tuple[str, str], Any] = {}
 
+    def sight(self, a: Model, b: Model) -> Any:
+        """Return :func:`rules.visibility.line_of_sight` of ``a`` to ``b``."""
+        from rules.visibility import line_of_sight
 
-def _kinds(plan: TablePlan) -> dict[str, Any]:
-    from rules.rulesets.base import find_ruleset
+        key = (a.model_id, b.model_id)
+        if key not in self._sight:
+            self._sight[key] = line_of_sight(self.plan, a.model_id, b.model_id, options=self.opts, ruleset=self.rs)
+        return self._sight[key]
 
-    rs = find_ruleset(RULESET)
-    return {t.terrain_id: rs.kind_of(t) for t in plan.terrain}
+    def sees(self, a: Model, b: Model) -> bool:
+        return bool(self.sight(a, b).visible)
 
+    def blockers(self, a: Model, targets: Sequence[Model]) -> list[str]:
+        """Return what hides ``targets`` from ``a`` (terrain ids), when none is seen."""
+        out: set[str] = set()
+        for t in targets:
+            out.update(ident for _, ident, _ in self.sight(a, t).blockers)
+        return sorted(out)
 
-def sight_blocker(plan: TablePlan, a: Model, b: Model, kinds: Mapping[str, Any]) -> str | None:
-    """Return the id of a terrain piece hiding ``b`` from ``a`` (centre to centre), or ``None``."""
-    for c in crossings((a.position_mm, b.position_mm), plan.terrain):
-        if kinds[c.terrain_id].sight == "blocks" and not c.start_inside:
-            return c.terrain_id
-    return None
+    def distance_mm(self, a: Model, b: Model) -> float:
+        from rules.measure import model_distance_mm
 
+        return model_distance_mm(a, b, how=self.how)
 
-def cover_piece(plan: TablePlan, leader: Model, m: Model, kinds: Mapping[str, Any]) -> tuple[str, float] | None:
-    """Return ``(piece id, distance from the firing leader in mm)`` of the cover sheltering ``m``.
+    def fire_zone(self, firing: str, target: str) -> Any:
+        from rules.zones import fire_zone
 
-    A model is in cover when the line from the firing leader to it crosses a piece
-    that gives cover (or it stands in one), the piece not holding the leader itself.
-    """
-    for c in crossings((leader.position_mm, m.position_mm), plan.terrain):
-        kind = kinds[c.terrain_id]
-        if kind.cover and kind.sight in ("cover", "blocks") and not c.start_inside:
-            piece = terrain_geometry(plan.terrain_piece(c.terrain_id))
-            gap = max(0.0, piece.distance(Point(leader.position_mm)) - leader.base_mm / 2.0)
-            return c.terrain_id, gap
-    return None
+        return fire_zone(self.plan, firing, target, how=self.how, source=SRC_ZONE)
+
+    def cover(self, firing: str, unit: str) -> dict[str, Any]:
+        from rules.rulesets.at43 import cover_state
+
+        return cover_state(self.rs, self.plan, firing, unit, self.opts)
+
+    def template(self, centre: tuple[float, float], radius_mm: float) -> tuple[Model, ...]:
+        from rules.zones import template
+
+        found = template(self.plan, centre, radius_mm, how="edge", source=SRC_INDIRECT)
+        return tuple(self.plan.model(mid) for mid in found.under)
+
+    def deviate(self, aim: tuple[float, float], firer: tuple[float, float], direction: int,
+                distance_mm: float) -> tuple[float, float]:
+        """Move the template: direction 1-6, 60° apart, 4 straight away from the firer (rules.zones)."""
+        from rules.zones import deviate
+
+        return deviate(aim, firer, direction, distance_mm)
 
 
 # -- one group of impacts: saves, damage tests, casualties -----------------------------------
@@ -440,33 +457,27 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
     t_leader = plan.leader_of(target.unit_id) or (t_models[0] if t_models else None)
     if t_leader is None:
         raise IllegalActionError(f"unit {target.unit_id!r} has no model left on the table")
-    kinds = _kinds(plan)
+    geo = Geometry(plan)
     steps = [Step("salvo", f"{firing.unit_id} fires its {weapon.name}"
                            f"{' (second copy)' if copy_index else ''} at unit {target.unit_id}: every model "
                            f"carrying it fires at once", SRC_SALVO)]
-    zone = fire_zone(plan.models_of(firing.unit_id), t_models)
+    fz = geo.fire_zone(firing.unit_id, target.unit_id)
     armed = _armed(plan, firing, weapon, copy_index)
-    firer_size = min(int(_stat(plan, m, "size")) for m in armed)
-    target_size = min(int(_stat(plan, m, "size")) for m in t_models)
-    in_zone, skipped = [], []
-    for m in plan.models:
-        if m.unit_id in (firing.unit_id, target.unit_id) or not zone.intersects(_disc(m)):
-            continue
-        size = int(_stat(plan, m, "size"))
-        attitude = plan.unit(m.unit_id).extra.get("attitude")
-        if size < max(firer_size, target_size):
-            skipped.append(f"{m.model_id} (size {size}, smaller than {max(firer_size, target_size)})")
-        elif any(m.has_status(s) for s in NOT_IN_FIRE_ZONE) or attitude == "genou-en-terre":
-            skipped.append(f"{m.model_id} (prone or kneeling)")
+    in_zone, skipped = [], [f"{mid} ({why})" for mid, why in fz.skipped]
+    for mid in fz.caught:
+        m = plan.model(mid)
+        if plan.unit(m.unit_id).extra.get("attitude") == "genou-en-terre":
+            skipped.append(f"{mid} (its unit kneels: Genou en terre)")
         else:
             in_zone.append(m)
     no_sight = set(req_list(request, "no_sight"))
     seen_targets = [*in_zone, *t_models]
     firers, blind = [], []
     for m in armed:
-        blockers = [sight_blocker(plan, m, t, kinds) for t in seen_targets]
-        if m.model_id in no_sight or all(b is not None for b in blockers):
-            blind.append(f"{m.model_id} ({'the players say so' if m.model_id in no_sight else 'hidden by ' + ', '.join(sorted({b for b in blockers if b}))})")
+        if m.model_id in no_sight:
+            blind.append(f"{m.model_id} (the players say so)")
+        elif not any(geo.sees(m, t) for t in seen_targets):
+            blind.append(f"{m.model_id} (hidden by {', '.join(geo.blockers(m, seen_targets)) or 'terrain'})")
         else:
             firers.append(m)
     if blind:
@@ -474,7 +485,7 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
                                            f"{'; '.join(blind)} cannot fire", SRC_TEST, value=len(blind)))
     steps.append(Step("firers", f"{len(firers)} model(s) fire: {', '.join(m.model_id for m in firers) or 'none'}",
                       SRC_TEST, value=len(firers)))
-    distance = edge_mm(leader, t_leader)
+    distance = geo.distance_mm(leader, t_leader)
     needed, diff, more = _needed(weapon, distance, f"leader {leader.model_id} to leader {t_leader.model_id}")
     steps += more
     count = weapon.rate * len(firers)
@@ -482,13 +493,14 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
                               f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
     if needed is None:
         steps.append(Step("out of range", "automatic failure: the salvo is lost and hits nothing", SRC_TEST))
-    # fire zone order: nearest the firing leader first; hidden from every firer -> not hit
-    in_zone.sort(key=lambda m: (math.dist(m.position_mm, leader.position_mm), m.model_id))
     if weapon.locked_roll is not None and in_zone:
         steps.append(Step("locked weapon", "a locked weapon hits only its target: the fire zone is ignored",
                           SRC_DIRECT))
         in_zone = []
-    in_zone = [m for m in in_zone if any(sight_blocker(plan, f, m, kinds) is None for f in firers)]
+    unseen = [m for m in in_zone if not any(geo.sees(f, m) for f in firers)]
+    if unseen:
+        skipped += [f"{m.model_id} (no firer sees it)" for m in unseen]
+        in_zone = [m for m in in_zone if m not in unseen]
     if in_zone:
         steps.append(Step("fire zone", f"caught in the fire zone (convex hull of both units), one impact each "
                                        f"in this order: {', '.join(m.model_id for m in in_zone)}", SRC_ZONE,
@@ -498,15 +510,16 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
                           SRC_ZONE, value=0, option="fire_zone=hull"))
     if skipped:
         steps.append(Step("fire zone", f"ignored in the fire zone: {'; '.join(skipped)}", SRC_DIRECT))
-    cover_for = _cover_decider(plan, request, leader, firing, target, kinds, firers, steps)
-    groups_for = _allocator(plan, leader, weapon, target, in_zone, cover_for, kinds, firers, steps)
+    cover_for = _cover_decider(plan, request, geo, firing, target, steps)
+    groups_for = _allocator(plan, geo, leader, weapon, target, in_zone, cover_for, steps)
     hits = hit_odds(count, needed, weapon.rerolls)
     return _finish(plan, "shoot", steps, dice, count, needed, weapon, hits, groups_for, firing, target.unit_id,
                    prone_survivors=False)
 
 
-def _cover_decider(plan: TablePlan, request: Mapping[str, Any], leader: Model, firing: Unit, target: Unit,
-                   kinds: Mapping[str, Any], firers: Sequence[Model], steps: list[Step]) -> Any:
+def _cover_decider(plan: TablePlan, request: Mapping[str, Any], geo: Geometry, firing: Unit, target: Unit,
+                   steps: list[Step]) -> Any:
+    """Return ``unit id -> save needed or None``: at least half the unit in cover or hidden (AT-43, Couvert)."""
     override = req_choice(request, "cover", ("yes", "no", "auto"), "auto")
     cache: dict[str, int | None] = {}
 
@@ -514,28 +527,19 @@ def _cover_decider(plan: TablePlan, request: Mapping[str, Any], leader: Model, f
         if unit_id in cache:
             return cache[unit_id]
         unit = plan.unit(unit_id)
-        members = plan.models_of(unit_id)
         save = COVER_SAVE_ATTITUDE if unit.extra.get("attitude") == "a-couvert" else COVER_SAVE
         if unit_id == target.unit_id and override != "auto":
             cache[unit_id] = save if override == "yes" else None
             steps.append(Step("cover", f"the players judge unit {unit_id} {'in' if override == 'yes' else 'not in'} "
                                        f"cover", SRC_COVER, value=override))
         else:
-            sheltered, ignored = [], []
-            for m in members:
-                hidden = all(sight_blocker(plan, f, m, kinds) is not None for f in firers) if firers else False
-                piece = cover_piece(plan, leader, m, kinds)
-                if piece is not None and piece[1] <= COVER_IGNORED_WITHIN_MM:
-                    ignored.append(f"{piece[0]} ({fmt_len(piece[1] / MM_PER_CM, 'cm')} from leader {leader.model_id})")
-                    piece = None
-                if hidden or piece is not None:
-                    sheltered.append(m.model_id)
-            ok = 2 * len(sheltered) >= len(members) and bool(members)
+            cs = geo.cover(firing.unit_id, unit_id)
+            steps.extend(cs["steps"])
+            state = cs["state"]
+            sheltered = [mid for mid, st in state.items() if st != "exposed"]
+            ok = bool(state) and 2 * len(sheltered) >= len(state)
             cache[unit_id] = save if ok else None
-            if ignored:
-                steps.append(Step("cover", f"cover ignored, the firing leader is 10 cm or less from it: "
-                                           f"{', '.join(sorted(set(ignored)))}", SRC_COVER))
-            steps.append(Step("cover", f"unit {unit_id}: {len(sheltered)} of {len(members)} in cover or hidden"
+            steps.append(Step("cover", f"unit {unit_id}: {len(sheltered)} of {len(state)} in cover or hidden"
                                        f"{' (' + ', '.join(sheltered) + ')' if sheltered else ''}: "
                                        f"{'saves' if ok else 'no saves (fewer than half)'}", SRC_COVER,
                               value=len(sheltered)))
@@ -558,14 +562,14 @@ def _structure_left(plan: TablePlan, m: Model) -> int:
     return int(_stat(plan, m, "structure", 1)) - int(m.extra.get("damage_taken", 0))
 
 
-def _allocator(plan: TablePlan, leader: Model, weapon: Weapon, target: Unit, in_zone: Sequence[Model],
-               cover_for: Any, kinds: Mapping[str, Any], firers: Sequence[Model], steps: list[Step]) -> Any:
+def _allocator(plan: TablePlan, geo: Geometry, leader: Model, weapon: Weapon, target: Unit,
+               in_zone: Sequence[Model], cover_for: Any, steps: list[Step]) -> Any:
     """Return ``hits -> groups``: the fire zone first, one impact each, the rest to the target unit."""
-    t_models = sorted(plan.models_of(target.unit_id),
-                      key=lambda m: (math.dist(m.position_mm, leader.position_mm), m.model_id))
-    hidden = [m for m in t_models if firers and all(sight_blocker(plan, f, m, kinds) for f in firers)]
+    t_models = sorted(plan.models_of(target.unit_id), key=lambda m: (geo.distance_mm(leader, m), m.model_id))
+    firers = [m for m in plan.models_of(leader.unit_id)]
+    hidden = [m for m in t_models if not any(geo.sees(f, m) for f in firers)]
     if hidden:
-        steps.append(Step("hidden", f"hidden from every firer, cannot be hit: "
+        steps.append(Step("hidden", f"hidden from every model of {leader.unit_id}, cannot be hit: "
                                     f"{', '.join(m.model_id for m in hidden)}", SRC_COVER))
     removable = [m for m in t_models if m not in hidden]
     explained: set[str] = set()
@@ -672,22 +676,6 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
 # -- indirect fire ------------------------------------------------------------------------------------
 
 
-def deviation_angle_deg(direction: int, firer: tuple[float, float], target: tuple[float, float]) -> float:
-    """Return the table angle (degrees from +x toward +y) of deviation ``direction`` (1-6).
-
-    The template's six directions are 60 degrees apart; direction 1 points back toward
-    the firing leader and the numbers run clockwise seen from above, so a 4 sends the
-    shot behind its target (the seed's example 2). Option ``deviation``: ``toward-firer``.
-
-    >>> round(deviation_angle_deg(4, (0.0, 0.0), (100.0, 0.0)))
-    0
-    >>> round(deviation_angle_deg(1, (0.0, 0.0), (100.0, 0.0)))
-    180
-    """
-    back = math.degrees(math.atan2(firer[1] - target[1], firer[0] - target[0]))
-    return (back + 60.0 * (direction - 1)) % 360.0
-
-
 def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firing: Unit, leader: Model,
               weapon: Weapon, copy_index: int) -> Resolution:
     target_id = req_str(request, "target")
@@ -699,16 +687,16 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         aim = plan.leader_of(unit.unit_id) or plan.models_of(unit.unit_id)[0]
         steps.append(Step("target", f"indirect fire targets one model: {aim.model_id}, leader of {target_id}",
                           SRC_TARGET))
-    kinds = _kinds(plan)
+    geo = Geometry(plan)
     firers = _armed(plan, firing, weapon, copy_index)
     steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
                                   f"{fmt_len(weapon.area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
                                   f"no sight needed for each firer", SRC_INDIRECT))
-    seers = [m for m in plan.models_of(firing.unit_id) if sight_blocker(plan, m, aim, kinds) is None]
+    seers = [m for m in plan.models_of(firing.unit_id) if geo.sees(m, aim)]
     if not seers:
         raise IllegalActionError(f"no model of {firing.unit_id!r} sees {aim.model_id!r}; indirect fire needs "
                                  f"at least one ({SRC_TARGET})")
-    needed, diff, more = _needed(weapon, edge_mm(leader, aim), f"leader {leader.model_id} to {aim.model_id}")
+    needed, diff, more = _needed(weapon, geo.distance_mm(leader, aim), f"leader {leader.model_id} to {aim.model_id}")
     steps += more
     count = weapon.rate * len(firers)
     steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
@@ -726,9 +714,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         raw = weapon.area_cm * successes if successes > 0 else weapon.area_cm
         radius_mm = template_radius_cm(weapon.area_cm, successes) * MM_PER_CM
         impacts = 2 if raw > TEMPLATE_CAP_CM else 1
-        under = [m for m in plan.models
-                 if math.dist(m.position_mm, centre) < radius_mm + m.base_mm / 2.0]
-        under.sort(key=lambda m: (math.dist(m.position_mm, leader.position_mm), m.model_id))
+        under = sorted(geo.template(centre, radius_mm), key=lambda m: (geo.distance_mm(leader, m), m.model_id))
         out = []
         for m in under:
             nd, d = _damage_needed(plan, weapon, m)
@@ -744,9 +730,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         failures = count - successes
         if direction is None or failures == 0 or needed == AUTO_SUCCESS:
             return aim.position_mm
-        angle = math.radians(deviation_angle_deg(direction, leader.position_mm, aim.position_mm))
-        shift = failures * MM_PER_CM
-        return (aim.position_mm[0] + shift * math.cos(angle), aim.position_mm[1] + shift * math.sin(angle))
+        return geo.deviate(aim.position_mm, leader.position_mm, direction, failures * MM_PER_CM)
 
     hits = hit_odds(count, needed, weapon.rerolls)
 
