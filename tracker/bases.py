@@ -59,6 +59,8 @@ RANSAC_ITERATIONS = 120
 REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 #: At most this many edge points of a blob score the RANSAC hypotheses (evenly subsampled).
 RANSAC_SCORE_POINTS = 120
+#: Pieces of rim closer than this are grouped as one base's outline, mm.
+MERGE_GAP_MM = 4.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -239,17 +241,23 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
     min_d, max_d = min(allowed), max(allowed)
     found: list[FoundBase] = []
     for side, mask in side_masks(plan, dict(setup.bases.sides)).items():
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        # pieces of one rim cut apart by a marker or a figure are grouped before fitting
+        gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
+        grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(grouped, connectivity=8)
         for k in range(1, n):
             x, y, w, h, area = stats[k]
-            if max(w, h) < 0.6 * min_d * s or area < 0.15 * math.pi * min_d * s * 1.0:
+            if max(w, h) < 0.6 * min_d * s:
                 continue
             pad = 2
-            sub = (labels[max(0, y - pad):y + h + pad, max(0, x - pad):x + w + pad] == k).astype(np.uint8)
+            x0, y0 = max(0, x - pad), max(0, y - pad)
+            window = (slice(y0, y + h + pad), slice(x0, x + w + pad))
+            sub = np.where(labels[window] == k, mask[window], 0).astype(np.uint8)
+            if cv2.countNonZero(sub) < 0.15 * math.pi * min_d * s:
+                continue
             contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float)
-            pts_mm = (pts + (max(0, x - pad), max(0, y - pad))) / s
-            found += _circles_in(pts_mm, view, side, allowed, rng, max_d)
+            found += _circles_in((pts + (x0, y0)) / s, view, side, allowed, rng, max_d)
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
     kept = [b for b in found
             if not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM]

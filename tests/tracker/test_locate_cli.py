@@ -131,3 +131,25 @@ def test_with_a_calibration_file(tmp_path: Path, setup_file: Path, capsys: pytes
                  str(tmp_path / "cal.json"), "--json", "--no-bases"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["calibration"] == str(tmp_path / "cal.json") and len(out["models"]) >= 10
+
+
+def test_too_small_sample_says_so_and_base_mode_finds_the_models(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    """The bundled 4 x 4 ft table at 1080p: markers about 10 px, the models found by their bases."""
+    name = "ff1219_1080p_too_small"
+    _, truth = sample(name)
+    (tmp_path / "setup.json").write_text(json.dumps(setup_document(truth)))
+    assert main(["locate", str(SAMPLES / f"{name}.jpg"), "--setup", str(tmp_path / "setup.json"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    warning = " ".join(out["warnings"])
+    assert "12 mm base markers are only" in warning
+    assert "markers of at least 2" in warning          # about 20 mm markers would do
+    for b in truth["bases"]:
+        assert any(math.hypot(f["x_mm"] - b["x_mm"], f["y_mm"] - b["y_mm"]) <= 2.0 and f["side"] == b["side"]
+                   for f in out["bases"]), b
+    read = {m["marker_id"] for m in out["models"]}
+    unread = [m for m in truth["models"] if m["marker_id"] not in read]
+    by_base = [m for m in unread
+               if any(math.hypot(f["x_mm"] - m["x_mm"], f["y_mm"] - m["y_mm"]) <= 2.5 and f["side"] == m["side"]
+                      for f in out["bases"])]
+    assert len(by_base) >= 0.6 * len(unread)
