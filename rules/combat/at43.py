@@ -37,7 +37,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
@@ -392,8 +392,8 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     firing = plan.unit(req_str(request, "firing"))
     leader = plan.leader_of(firing.unit_id)
     if leader is None:
-        raise IllegalActionError(f"unit {firing.unit_id!r} has no leader on the table; "
-                                 f"AT-43 measures the range from the leader ({SRC_TEST})")
+        raise IllegalActionError(f"unit {firing.unit_id!r} has no leader on the table; AT-43 measures the range "
+                                 f"from the leader ({SRC_TEST}): name one with 'lead {firing.unit_id} MODEL'")
     carried = sorted({w for m in plan.models_of(firing.unit_id) for w in (m.weapons or ())})
     name = request.get("weapon")
     if name is None:
@@ -796,4 +796,21 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     return Resolution(RULESET, "activate", tuple(steps), result={"active_unit": unit.unit_id}, plan_after=after)
 
 
-ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate}
+def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Name ``model`` the new leader of ``unit`` (after its leader fell; ranges are measured from it).
+
+    The shooting chapter measures every range from the leader but does not say who
+    takes over: the players choose, and this records their choice.
+    """
+    unit = plan.unit(req_str(request, "unit"))
+    m = plan.model(req_str(request, "model"))
+    if m.unit_id != unit.unit_id:
+        raise InvalidActionError(f"{m.model_id!r} is not a model of unit {unit.unit_id!r}; its models are: "
+                                 f"{', '.join(x.model_id for x in plan.models_of(unit.unit_id))}")
+    steps = [Step("leader", f"{m.model_id} now leads {unit.unit_id}: its ranges are measured from it "
+                            f"(the players' choice)", SRC_TEST)]
+    after = plan.with_unit(replace(unit, leader=m.model_id))
+    return Resolution(RULESET, "lead", tuple(steps), result={"leader": m.model_id}, plan_after=after)
+
+
+ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate, "lead": lead}

@@ -29,7 +29,7 @@ DEFAULT_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "shoot": ("firing", "target"), "melee": ("attacker", "defender"), "charge": ("attacker", "defender"),
     "morale": ("unit",), "activate": ("unit", "action"), "spot": ("spotter", "target"),
     "reload": ("unit",), "recruit": ("side",), "deploy": ("unit",), "cast": ("caster", "target"),
-    "jump": ("model",), "end-turn": (), "end_round": (),
+    "jump": ("model",), "end-turn": (), "end_round": (), "lead": ("unit", "model"),
 }
 
 

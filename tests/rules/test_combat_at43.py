@@ -155,7 +155,7 @@ def test_bad_requests_are_clear() -> None:
         resolve(plan, "shoot", {"firing": "golems-256", "target": "sierra-alpha"}, None)
     with pytest.raises(IllegalActionError, match="on the firer's side"):
         resolve(plan, "shoot", {**LASER, "target": "sierra-bravo"}, None)
-    with pytest.raises(InvalidActionError, match="at-43 has no action 'dance'; actions are: activate, shoot"):
+    with pytest.raises(InvalidActionError, match="at-43 has no action 'dance'; actions are: activate, lead, shoot"):
         resolve(plan, "dance", {}, None)
     with pytest.raises(InvalidActionError, match="were not needed"):
         resolve(plan, "shoot", LASER, Dice.given([1] * 7))
@@ -296,3 +296,15 @@ def test_whole_indirect_salvo_matches_brute_force() -> None:
 
 def test_portee_bands() -> None:
     assert [portee(x) for x in (0.0, 99.99, 100.0, 199.9, 200.0, 455.0)] == [0, 0, 1, 1, 2, 4]
+
+
+def test_a_unit_without_its_leader_must_name_one() -> None:
+    plan = at43_plan(475.0)
+    res = resolve(plan, "shoot", LASER, Dice.given([6] * 6 + [6, 1, 1, 1, 1, 1]))
+    assert res.result["removed"] == ["g256-1"] and res.plan_after.unit("golems-256").leader is None
+    with pytest.raises(IllegalActionError, match="name one with 'lead golems-256 MODEL'"):
+        resolve(res.plan_after, "shoot", NANO, None)
+    with pytest.raises(InvalidActionError, match="'sa-2' is not a model of unit 'golems-256'"):
+        resolve(res.plan_after, "lead", {"unit": "golems-256", "model": "sa-2"}, None)
+    led = resolve(res.plan_after, "lead", {"unit": "golems-256", "model": "g256-3"}, None).plan_after
+    assert "leader g256-3 to leader sa-1" in texts(resolve(led, "shoot", NANO, None))
