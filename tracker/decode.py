@@ -89,10 +89,13 @@ def same_ids(gray: np.ndarray, quads: np.ndarray, marker_ids: np.ndarray, dictio
     return out
 
 
-def identify_quads(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> tuple[np.ndarray, np.ndarray]:
+def identify_quads(gray: np.ndarray, quads: np.ndarray, dictionary: str, *,
+                   correction_rate: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Identify unknown quads: (N,) ids (-1 where none) and corners turned to OpenCV's order.
 
-    Corners must run clockwise in the image (y down), as OpenCV's candidates do.
+    Corners must run clockwise in the image (y down), as OpenCV's candidates do. By
+    default every cell must match (no error correction): these are second readings of
+    squares the contour detector did not accept, where a wrong id costs more than a miss.
     """
     d = _dictionary(dictionary)
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
@@ -103,7 +106,7 @@ def identify_quads(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> tupl
         border = np.concatenate([bits[k, 0], bits[k, -1], bits[k, 1:-1, 0], bits[k, 1:-1, -1]])
         if contrast[k] < MIN_CELL_CONTRAST or border.any():
             continue
-        ok, marker_id, rotation = d.identify(np.ascontiguousarray(bits[k, 1:-1, 1:-1]), ERROR_CORRECTION_RATE)
+        ok, marker_id, rotation = d.identify(np.ascontiguousarray(bits[k, 1:-1, 1:-1]), correction_rate)
         if ok:
             ids[k] = int(marker_id)
             out[k] = np.roll(q[k], int(rotation), axis=0)

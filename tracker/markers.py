@@ -341,7 +341,8 @@ class MarkerDetector:
         if not len(quads):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 2))
         refined, ok = refine_corners_status(gray, quads, cells=self.cells,
-                                            max_shift_modules=SECOND_CHANCE_SHIFT_MODULES)
+                                            max_shift_modules=SECOND_CHANCE_SHIFT_MODULES,
+                                            min_coverage=SECOND_CHANCE_COVERAGE)
         refined = refine_corners(gray, refined[ok], cells=self.cells)   # once more, from close by
         ids, oriented = identify_quads(gray, _clockwise(refined), self.dictionary)
         good = ids >= 0
@@ -360,6 +361,9 @@ class MarkerDetector:
 #: and their corners may move this many marker cells while the edges are fitted.
 SECOND_CHANCE_SIZE = 1.5
 SECOND_CHANCE_SHIFT_MODULES = 1.8
+#: A second reading needs a clean edge on this fraction of every side's profiles: a
+#: marker with a corner hidden can read as another id, and a wrong id costs more than a miss.
+SECOND_CHANCE_COVERAGE = 0.8
 
 
 def _clockwise(quads: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from calibration.setup import Setup
 from tracker.bases import FoundBase, PlanView
 from tracker.decode import identify_quads
 from tracker.detections import Detections
-from tracker.markers import MIN_READABLE_SIDE_PX, TableMapping, _clockwise, aruco_cells, side_lengths
+from tracker.markers import MIN_READABLE_SIDE_PX, SECOND_CHANCE_COVERAGE, TableMapping, _clockwise, aruco_cells, side_lengths
 from tracker.refine import refine_corners, refine_corners_status
 
 #: Paper is brighter than this fraction of the brightest pixel near the base, and grey.
@@ -93,7 +93,8 @@ def markers_on_bases(image: np.ndarray, gray: np.ndarray, view: PlanView, calibr
     h_mm = setup.markers.base_height_mm
     quads = calibration.to_image_px(np.concatenate(guesses), height_mm=h_mm).reshape(-1, 4, 2)
     cells = aruco_cells(setup.markers.dictionary)
-    refined, ok = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES)
+    refined, ok = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES,
+                                        min_coverage=SECOND_CHANCE_COVERAGE)
     refined = refine_corners(gray, refined[ok], cells=cells)
     ids, oriented = identify_quads(gray, _clockwise(refined), setup.markers.dictionary)
     good = ids >= 0

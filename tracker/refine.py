@@ -57,10 +57,13 @@ def refine_corners(gray: np.ndarray, corners_px: np.ndarray, *, cells: int = 6) 
 
 
 def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *, cells: int = 6,
-                          max_shift_modules: float = MAX_SHIFT_MODULES) -> tuple[np.ndarray, np.ndarray]:
+                          max_shift_modules: float = MAX_SHIFT_MODULES,
+                          min_coverage: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Like :func:`refine_corners`, also returning (N,) bool: which markers were refined.
 
-    ``max_shift_modules`` bounds how far a corner may move (in marker cells).
+    ``max_shift_modules`` bounds how far a corner may move (in marker cells);
+    ``min_coverage`` is the fraction of each side's profiles that must show a clean edge
+    (a figure over a corner leaves two sides partly unmeasured).
     """
     quad = np.asarray(corners_px, dtype=np.float64).reshape(-1, 4, 2)
     n = len(quad)
@@ -88,8 +91,9 @@ def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *, cells: in
     s = s.reshape(n, 4, PROFILES_PER_SIDE)
     edge = base + s[..., None] * normal[:, :, None, :]                   # (N, 4, m, 2), NaN where unclear
     point, direction, ok = _fit_lines(edge)
+    coverage = np.isfinite(edge[..., 0]).mean(axis=-1).min(axis=-1)          # (N,) worst side
     corners = _intersect(point[:, [3, 0, 1, 2]], direction[:, [3, 0, 1, 2]], point, direction)
-    good = (ok.all(axis=1) & np.isfinite(corners).all(axis=(1, 2))
+    good = (ok.all(axis=1) & np.isfinite(corners).all(axis=(1, 2)) & (coverage >= min_coverage)
             & (np.linalg.norm(np.nan_to_num(corners) - quad, axis=2).max(axis=1) <= max_shift_modules * module))
     return np.where(good[:, None, None], corners, quad), good
 
