@@ -1018,7 +1018,193 @@ def recruit(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     return Resolution(RULESET, "recruit", tuple(steps), result={"total_pdr": total, "problems": problems})
 
 
+# -- area weapons ------------------------------------------------------------------------------------------
+
+SRC_AREA = "Feu à Volonté, Arme à aire d'effet"
+BLAST_UD = 3.0
+GRENADES_PER_TRAIT = 2
+
+
+def _grenades_left(m: Model) -> int:
+    carried = GRENADES_PER_TRAIT if "grenade" in _traits(m) else 0
+    carried += sum(1 for w in (m.weapons or ()) if _norm(w) in (_norm("Grenade à main"), "grenade"))
+    return carried - int(m.extra.get("grenades_thrown", 0))
+
+
+def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Throw a grenade or fire a mortar at a point (``target`` figure, or ``x_mm`` and ``y_mm``).
+
+    Quality Xd6 keep two: 7 or more lands on the point, else a d6 gives the
+    deviation (that many UD, in that direction); the kept result plus the weapon's
+    bonus is the attack against every figure within 3 UD, each defending as against
+    a shot (quality + cran, d4 location). Grenades: two per Grenade trait.
+    """
+    thrower = figure(plan, req_str(request, "thrower"))
+    wname = str(request.get("weapon") or "Grenade à main")
+    weapon = arsenal_weapon(wname, plan.weapons)
+    if weapon.area_ud is None:
+        raise InvalidActionError(f"{weapon.name} is not an area weapon; area weapons are: Grenade à main, Mortier")
+    if weapon.name == "Grenade à main":
+        if _grenades_left(thrower) <= 0:
+            raise IllegalActionError(f"{thrower.model_id} has no grenade left (the Grenade trait gives two, "
+                                     f"{SRC_TRAITS})")
+    elif weapon.name not in {arsenal_weapon(w, plan.weapons).name for w in (thrower.weapons or ())}:
+        raise IllegalActionError(f"{thrower.model_id} carries no {weapon.name}")
+    if "target" in request and request["target"] is not None:
+        point = figure(plan, req_str(request, "target")).position_mm
+    else:
+        try:
+            point = (float(request["x_mm"]), float(request["y_mm"]))
+        except (KeyError, TypeError, ValueError):
+            raise InvalidActionError("name the aim: target=FIGURE, or x_mm=... y_mm=... (table mm)") from None
+    ud = _ud_mm(plan)
+    reach = math.dist(thrower.position_mm, point) / ud
+    if reach > float(weapon.range_ud or 0) + 1e-9:
+        raise IllegalActionError(f"{weapon.name}: range {fmt_len(weapon.range_ud or 0, 'UD')}, the point is "
+                                 f"{fmt_len(reach, 'UD')} away ({SRC_AREA})")
+    q = _quality(plan, thrower)
+    steps = [Step("throw", f"{thrower.model_id} ({q.name}) throws at {fmt_len(reach, 'UD')} (range "
+                           f"{fmt_len(weapon.range_ud or 0, 'UD')}): {q.dice}d6 keep two, 7 or more lands on the "
+                           f"point, else a d6 gives direction and distance in UD", SRC_AREA, value=q.dice),
+             Step("attack", f"kept result {weapon.bonus:+d} ({weapon.name}) against each figure within "
+                            f"{fmt_len(weapon.area_ud or BLAST_UD, 'UD')}", SRC_AREA, value=weapon.bonus)]
+    p_on = nerve_odds(q.dice, 0)
+    odds = {"lands on the point": Distribution.from_pairs(((True, p_on), (False, 1 - p_on)))}
+    victims = _blast(plan, point, weapon)
+    for m in victims:
+        odds[f"if on the point: {m.model_id}"] = _blast_odds(plan, q.dice, weapon.bonus, m)
+    if dice is None:
+        return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds)
+    state = _spend(plan, thrower, "combat / grenade", steps)
+    after = plan.with_state(state) if state != state_of(plan) else plan
+    rolled, kept = dice.roll_keep(q.dice)
+    total = sum(kept)
+    impact = point
+    result: dict[str, Any] = {"throw_dice": list(rolled), "kept": list(kept), "on_point": total >= SUCCESS}
+    if total < SUCCESS:
+        from rules.zones import deviate
+
+        d6 = dice.roll(6)
+        impact = deviate(point, thrower.position_mm, d6, d6 * ud)
+        result["deviation"] = d6
+        steps.append(Step("deviation", f"{total} < 7: the d6 shows {d6}, {d6} UD in direction {d6} (4 straight "
+                                       f"away from the thrower)", SRC_AREA, value=d6))
+    attack = total + weapon.bonus
+    result["impact_mm"] = [round(impact[0], 3), round(impact[1], 3)]
+    result["attack"] = attack
+    victims = _blast(after, impact, weapon)
+    steps.append(Step("blast", f"attack {attack}; within 3 UD: {', '.join(m.model_id for m in victims) or 'nobody'}",
+                      SRC_AREA, value=len(victims)))
+    outcomes = []
+    for m in victims:
+        d_dice, d_mods, tq = _defence(after, m)
+        shot = Shot(0, 0, d_dice, sum(v for v, _, _ in d_mods), len(_wounds(m)))
+        face = dice.roll(4)
+        defence = dice.roll_many(d_dice, 6)
+        o = _blast_outcome(attack, kept, face, defence, shot)
+        if o["kind"] == "tie":  # resolved as for a shot: the nerve test
+            nd = dice.roll_many(tq.dice, 6)
+            holds = sum(sorted(nd, reverse=True)[:2]) + tq.cran >= SUCCESS
+            o = {**o, "kind": "tie: holds" if holds else "tie: falls back", "nerve_dice": list(nd)}
+        outcomes.append({"figure": m.model_id, **o, "location_die": face, "defence_dice": list(defence)})
+        after = _apply_blast(after, m, o, steps)
+    if weapon.name == "Grenade à main" and any(x.model_id == thrower.model_id for x in after.models):
+        t = after.model(thrower.model_id)
+        after = after.with_model(with_extra(t, grenades_thrown=int(t.extra.get("grenades_thrown", 0)) + 1))
+    result["figures"] = outcomes
+    return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds, tuple(dice.rolled), result,
+                      after)
+
+
+def _blast(plan: TablePlan, point: tuple[float, float], weapon: Weapon) -> list[Model]:
+    radius = (weapon.area_ud or BLAST_UD) * _ud_mm(plan)
+    return sorted((m for m in plan.models if math.dist(m.position_mm, point) <= radius + 1e-6),
+                  key=lambda m: (math.dist(m.position_mm, point), m.model_id))
+
+
+def _blast_outcome(attack: int, kept: Sequence[int], face: int, defence: Sequence[int], shot: Shot) -> dict[str, Any]:
+    d = sum(sorted(defence, reverse=True)[:2]) + shot.defence_mod
+    out: dict[str, Any] = {"attack": attack, "defence": d}
+    if list(kept) == [6, 6] or attack >= 2 * d:
+        return {**out, "kind": "killed", "why": "double six" if list(kept) == [6, 6] else "at least double the defence"}
+    if attack > d:
+        loc = LOCATIONS[face]
+        if loc == "tête" or shot.target_wounds + 1 >= WOUNDS_TO_DIE:
+            return {**out, "kind": "killed", "why": "head" if loc == "tête" else "third wound", "location": loc}
+        return {**out, "kind": "wounded", "location": loc}
+    if d > attack:
+        return {**out, "kind": "missed", "move_ud": d - attack}
+    return {**out, "kind": "tie"}
+
+
+def _blast_odds(plan: TablePlan, dice_count: int, bonus: int, m: Model) -> Distribution:
+    """Return a figure's outcome distribution when the grenade lands on the point (the throw is 7+)."""
+    d_dice, d_mods, _ = _defence(plan, m)
+    shot = Shot(0, 0, d_dice, sum(v for v, _, _ in d_mods), len(_wounds(m)))
+    landed: dict[tuple[int, bool], Fraction] = {}
+    for c, p in _pool(dice_count):
+        if sum(c[:2]) >= SUCCESS:
+            key = (sum(c[:2]), tuple(c[:2]) == (6, 6))
+            landed[key] = landed.get(key, Fraction(0)) + p
+    p_land = sum(landed.values(), Fraction(0))
+    defence = Distribution.from_pairs((sum(c[:2]), p) for c, p in _pool(d_dice))
+    acc: dict[str, Fraction] = {}
+    for (total, sixes), pa in landed.items():
+        kept = (6, 6) if sixes else (total, 0)
+        for face in range(1, 5):
+            for d_total, pd in defence.probs.items():
+                label = _label(_blast_outcome(total + bonus, kept, face, (d_total, 0), shot))
+                acc[label] = acc.get(label, Fraction(0)) + pa / p_land * Fraction(1, 4) * pd
+    return Distribution(acc)
+
+
+def _apply_blast(plan: TablePlan, m: Model, o: Mapping[str, Any], steps: list[Step]) -> TablePlan:
+    current = plan.model(m.model_id)
+    if o["kind"] == "killed":
+        steps.append(Step("result", f"{m.model_id}: {o['attack']} against {o['defence']}, killed ({o['why']})", SRC_AREA))
+        return _remove(plan, current)
+    if o["kind"] == "wounded":
+        steps.append(Step("result", f"{m.model_id}: {o['attack']} against {o['defence']}, wounded in the "
+                                    f"{o['location']}", SRC_WOUNDS))
+        return plan.with_model(with_extra(current, wounds=[*_wounds(current), o["location"]]))
+    if o["kind"] == "missed":
+        steps.append(Step("result", f"{m.model_id}: {o['attack']} against {o['defence']}, may move "
+                                    f"{o['move_ud']} UD away", SRC_AREA))
+        return plan
+    holds = o["kind"] == "tie: holds"
+    steps.append(Step("result", f"{m.model_id}: a tie, nerve test: {'holds' if holds else 'falls back to cover'}",
+                      SRC_SHOOT))
+    return plan if holds else plan.with_model(with_status(current, add=("fell-back",)))
+
+
+def pay(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Pay the action points of an action with no dice (marcher, courir, se dissimuler, tir d'opportunité...).
+
+    Moving marks the figure ``moved`` (its shots this activation take -1); hiding
+    marks it ``hidden``; an opportunity shot marks it ``ambush``.
+    """
+    m = figure(plan, req_str(request, "unit"))
+    name = _norm(req_str(request, "action"))
+    match = [a for a in ACTION_COSTS if _norm(a) == name or _norm(a).startswith(name)]
+    if len(match) != 1:
+        raise InvalidActionError(f"unknown action {request.get('action')!r}; actions and their PA: "
+                                 + ", ".join(f"{a} {c}" for a, c in ACTION_COSTS.items()))
+    action = match[0]
+    steps: list[Step] = []
+    state = _spend(plan, m, action, steps)
+    after = plan.with_state(state)
+    marks = {"marcher": ("moved",), "courir": ("moved",), "grimper / sauter": ("moved",), "charger": ("moved",),
+             "se dissimuler": ("hidden",), "tir d'opportunité": ("ambush",)}
+    if action in marks:
+        after = after.with_model(with_status(after.model(m.model_id), add=marks[action]))
+    if action == "se dissimuler":
+        after = after.with_model(with_extra(after.model(m.model_id), spotted=None))
+    return Resolution(RULESET, "pay", tuple(steps), result={"action": action, "cost": ACTION_COSTS[action]},
+                      plan_after=after)
+
+
 ACTIONS: dict[str, Action] = {
+    "throw": throw, "pay": pay,
     "shoot": shoot, "melee": melee, "spot": spot, "morale": morale, "activate": activate,
     "reload": reload, "end-turn": end_turn, "recruit": recruit,
 }

@@ -332,5 +332,86 @@ def test_group_activation_limits_the_figures() -> None:
 def test_recruit_action_and_unknown_action() -> None:
     res = resolve(fav_plan(), "recruit", {"side": "Fallschirmjäger"}, None)
     assert res.result["total_pdr"] == 25 and res.result["problems"] == []
-    with pytest.raises(InvalidActionError, match="actions are: activate, end-turn, melee, morale"):
+    with pytest.raises(InvalidActionError, match="actions are: activate, end-turn, melee, morale, pay"):
         resolve(fav_plan(), "fly", {}, None)
+
+
+# -- area weapons and paid actions ------------------------------------------------------------------------------
+
+
+def _grenadier(plan):  # type: ignore[no-untyped-def]
+    plan = place(plan, {"us-leader": (340.0, 380.0)})  # 3 UD from para-2
+    m = plan.model("us-leader")
+    return plan.with_model(dataclasses.replace(m, extra=freeze({**dict(m.extra), "rules": ["Grenade", "En avant !"]})))
+
+
+def test_grenade_on_target_hits_every_figure_within_3_ud() -> None:
+    """Arme à aire d'effet: 7+ lands on the point, kept result + bonus against each figure within 3 UD."""
+    plan = _grenadier(fav_plan())
+    req = {"thrower": "us-leader", "target": "para-2"}
+    res = resolve(plan, "throw", req, None)
+    assert res.odds["lands on the point"].probs[True] == keep_best(3).chance(lambda t: t >= 7)
+    hit = sorted(k for k in res.odds if k.startswith("if on the point"))
+    assert hit == ["if on the point: para-1", "if on the point: para-2", "if on the point: para-3",
+                   "if on the point: us-leader"]  # the thrower stands 3 UD away: caught too
+    # 6+5 = 11 (+1 grenade: 12) against para-2 4+3+1 = 8, para-1 and para-3 defend with 6+6+1 = 13, us-leader 1+1 = 2
+    dice = [6, 5, 1] + [4, 4, 3, 1, 1] + [1, 6, 6, 1, 1] + [1, 6, 6, 2, 2] + [1, 1, 1, 1]
+    res = resolve(plan, "throw", req, Dice.given(dice))
+    by = {o["figure"]: o for o in res.result["figures"]}
+    assert res.result["on_point"] and res.result["attack"] == 12
+    assert by["para-2"]["kind"] == "killed" and by["para-2"]["why"] == "head"
+    assert by["para-1"]["kind"] == "missed" and by["us-leader"]["kind"] == "killed"
+    assert res.plan_after.model("para-1").model_id == "para-1"
+    assert all(m.model_id not in ("para-2", "us-leader") for m in res.plan_after.models)
+
+
+def test_grenade_deviates_and_grenades_run_out() -> None:
+    plan = _grenadier(fav_plan())
+    req = {"thrower": "us-leader", "target": "para-2"}
+    far = place(plan, {"us-leader": (340.0, 100.0)})
+    with pytest.raises(IllegalActionError, match="range 4 UD"):
+        resolve(far, "throw", req, None)
+    spent = plan.with_model(dataclasses.replace(plan.model("us-leader"), extra=freeze(
+        {**dict(plan.model("us-leader").extra), "grenades_thrown": 2})))
+    with pytest.raises(IllegalActionError, match="no grenade left"):
+        resolve(spent, "throw", req, None)
+    # 3+2 = 5 < 7: a d6 of 4 sends it 4 UD straight away from the thrower, behind para-2: nobody within 3 UD
+    res = resolve(plan, "throw", req, Dice.given([3, 2, 1, 4]))
+    assert res.result["deviation"] == 4 and res.result["impact_mm"] == [340.0, 660.0]
+    assert res.result["figures"] == []
+    assert res.plan_after.model("us-leader").extra["grenades_thrown"] == 1
+
+
+def test_pay_moves_hides_and_spends_points() -> None:
+    plan = fav_plan()
+    act = resolve(plan, "activate", {"unit": "us-2"}, Dice.given([1])).plan_after  # 2 PA
+    moved = resolve(act, "pay", {"unit": "us-2", "action": "marcher"}, None).plan_after
+    assert moved.model("us-2").has_status("moved") and moved.state["activation"]["ap_left"] == 1
+    res = resolve(moved, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    assert "-1: us-2 moved before shooting" in texts(res)
+    with pytest.raises(IllegalActionError, match="costs 2 PA but the activation has 1 left"):
+        resolve(moved, "pay", {"unit": "us-2", "action": "courir"}, None)
+    hidden = resolve(moved, "pay", {"unit": "us-2", "action": "se dissimuler"}, None).plan_after
+    assert hidden.model("us-2").has_status("hidden")
+    with pytest.raises(InvalidActionError, match="actions and their PA"):
+        resolve(plan, "pay", {"unit": "us-2", "action": "dance"}, None)
+
+
+def test_blast_odds_match_brute_force() -> None:
+    from rules.combat.feu_a_volonte import _blast_odds, _blast_outcome
+
+    plan = _grenadier(fav_plan())
+    target = plan.model("para-4")  # aguerri: 2d6 - 1 in defence
+    exact = _blast_odds(plan, 2, 1, target)
+
+    def run(d: Dice) -> str:
+        kept = tuple(sorted(d.roll_many(2), reverse=True))
+        if sum(kept) < 7:
+            return "not landed"
+        face = d.roll(4)
+        return _label(_blast_outcome(sum(kept) + 1, kept, face, d.roll_many(2), Shot(0, 0, 2, -1, 0)))
+
+    joint = brute_force(run, lambda x: x)
+    landed = 1 - joint.probs["not landed"]
+    conditioned = Distribution({k: v / landed for k, v in joint.probs.items() if k != "not landed"})
+    assert conditioned == exact
