@@ -43,7 +43,7 @@ from calibration.units import DEFAULT_UD_MM
 from rules.combat._kit import (centre_mm, remove_model, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
                                with_extra, with_status)
 from rules.combat.base import Action, Resolution
-from rules.dice import Dice, Distribution, die, expand_ranges, multisets
+from rules.dice import Dice, Distribution, die, expand_ranges, multisets, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.frozen import thaw
@@ -661,10 +661,13 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         cover = _check_can_shoot(plan, s, target, request)
     mods, main = _attack_modifiers(plan, shooters, target, weapon, request, cover)
     q = _quality(plan, main)
-    attack_dice = q.dice + (1 if "lunette-de-visee" in _traits(main) else 0)
+    scope = 1 if "lunette-de-visee" in _traits(main) else 0
+    extra_steps: list[Step] = []
+    more, extra_state = extra_dice(plan, main, request, extra_steps)
+    attack_dice = q.dice + scope + more
     steps.append(Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two"
-                                f"{' (Lunette de visée: +1d6)' if attack_dice > q.dice else ''}", SRC_DICE,
-                      value=attack_dice))
+                                f"{' (Lunette de visée: +1d6)' if scope else ''}", SRC_DICE, value=attack_dice))
+    steps += extra_steps
     steps += [Step("modifier", f"{v:+d}: {why}", src, value=v) for v, why, src in mods]
     attack_mod = sum(v for v, _, _ in mods)
     d_dice, d_mods, tq = _defence(plan, target)
@@ -690,8 +693,9 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                         f"{d_dice}d6 keep 2 {d_mod:+d})"}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    state = _spend(plan, main, "combat / grenade", steps)
-    after = plan.with_state(state) if state != state_of(plan) else plan
+    base = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
+    state = _spend(base, main, "combat / grenade", steps)
+    after = base.with_state(state) if state != state_of(base) else base
     result: dict[str, Any] = {"main_shooter": main.model_id, "shots": []}
     if weapon.needs_aiming:
         aim = dice.roll_keep(q.dice)
@@ -755,6 +759,61 @@ def _remove(plan: TablePlan, m: Model) -> TablePlan:
     return remove_model(plan, m.model_id).with_state(state)
 
 
+# -- extra dice: Chance de cocu, the leader's and second's reserve; Cohésion re-rolls -----------------------
+
+RESERVE_DICE = {"leader": 3, "second": 2}
+
+
+def extra_dice(plan: TablePlan, m: Model, request: Mapping[str, Any], steps: list[Step]) -> tuple[int, dict[str, Any]]:
+    """Return the dice added to ``m``'s quality roll and the state after using them.
+
+    ``chance=yes``: Chance de cocu, one more d6 once per turn (Compétences).
+    ``reserve=N``: N dice of the side's reserve (3 of the leader, 2 of the second),
+    for a figure within 3 UD of the leader or a second; each die serves once a game
+    and a fallen commander's unused dice are lost (Rôle du leader et du second).
+    """
+    state = state_of(plan)
+    extra = 0
+    if req_bool(request, "chance"):
+        if "chance-de-cocu" not in _traits(m):
+            raise IllegalActionError(f"{m.model_id} does not have the trait Chance de cocu")
+        used = state.setdefault("chance_used", [])
+        if m.model_id in used:
+            raise IllegalActionError(f"{m.model_id} has already used Chance de cocu this turn ({SRC_TRAITS})")
+        used.append(m.model_id)
+        extra += 1
+        steps.append(Step("extra die", "+1d6: Chance de cocu (once per turn)", SRC_TRAITS, value=1))
+    wanted = req_int(request, "reserve", 0, minimum=0)
+    if wanted:
+        side = _side(plan, m)
+        near = _leaders_near(plan, m)
+        if not near:
+            raise IllegalActionError(f"{m.model_id} is not within 3 UD of its leader or a second: no reserve dice "
+                                     f"({SRC_LEADER})")
+        used = state.setdefault("reserve_used", {}).setdefault(side, {"leader": 0, "second": 0})
+        alive = {role_of(c.role) for c in plan.models if _side(plan, c) == side}
+        left = {g: (RESERVE_DICE[g] - used[g]) if g in alive else 0 for g in RESERVE_DICE}
+        if wanted > sum(left.values()):
+            raise IllegalActionError(f"the reserve of {side} has {sum(left.values())} dice left "
+                                     f"(leader {left['leader']}, second {left['second']}); {wanted} asked")
+        remaining = wanted
+        for g in ("leader", "second"):
+            take = min(remaining, left[g])
+            used[g] += take
+            remaining -= take
+        n = req_int(request, "reserve", 0)
+        extra += n
+        steps.append(Step("extra dice", f"+{n}d6 from the reserve of {side} ({', '.join(c.model_id for c in near)} "
+                                        f"within 3 UD); each reserve die serves once", SRC_LEADER, value=n))
+    return extra, state
+
+
+def cohesion_reroll(plan: TablePlan, m: Model) -> Model | None:
+    """Return the leader or second whose Cohésion lets ``m`` re-roll a failed quality roll, if any."""
+    near = _leaders_near(plan, m, "cohesion", include_self=False)
+    return near[0] if near else None
+
+
 # -- spotting, nerve, reloading ---------------------------------------------------------------------------
 
 
@@ -764,27 +823,40 @@ def spot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     target = figure(plan, req_str(request, "target"))
     q = _quality(plan, spotter)
     dist = distance_ud(plan, spotter, target)
-    steps = [Step("spotting", f"{spotter.model_id} ({q.name}) rolls {q.dice}d6 and keeps two: 7 or more spots "
-                              f"{target.model_id}", SRC_SPOT, value=q.dice)]
+    steps: list[Step] = []
+    more, extra_state = extra_dice(plan, spotter, request, steps)
+    count = q.dice + more
+    steps.insert(0, Step("spotting", f"{spotter.model_id} ({q.name}) rolls {count}d6 and keeps two: 7 or more "
+                                     f"spots {target.model_id}", SRC_SPOT, value=count))
+    helper = cohesion_reroll(plan, spotter)
+    if helper is not None:
+        steps.append(Step("re-roll", f"Cohésion of {helper.model_id} (within 3 UD): a failed roll is rolled again",
+                          SRC_TRAITS))
     auto = dist < SPOTTED_WITHIN_UD
     if auto:
         steps.append(Step("spotting", f"{target.model_id} is {fmt_len(dist, 'UD')} away, under 2 UD: spotted "
                                       f"without a roll", SRC_SPOT))
         odds = {"spotted": Distribution.certain(True)}
     else:
-        p = nerve_odds(q.dice, 0)
+        p = nerve_odds(count, 0)
+        p = with_reroll(p) if helper is not None else p
         odds = {"spotted": Distribution.from_pairs(((True, p), (False, 1 - p)))}
     needed = {"spot": "automatic" if auto else "7+"}
     if dice is None:
         return Resolution(RULESET, "spot", tuple(steps), needed, odds)
-    state = _spend(plan, spotter, "repérage / fouiller", steps)
-    after = plan.with_state(state) if state != state_of(plan) else plan
+    after = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
+    state = _spend(after, spotter, "repérage / fouiller", steps)
+    after = after.with_state(state) if state != state_of(after) else after
     if auto:
         ok, total, rolled = True, None, []
     else:
-        rolled_t, kept = dice.roll_keep(q.dice)
+        rolled_t, kept = dice.roll_keep(count)
         total, rolled = sum(kept), list(rolled_t)
         ok = total >= SUCCESS
+        if not ok and helper is not None:
+            rolled_t, kept = dice.roll_keep(count)
+            total, rolled = sum(kept), rolled + list(rolled_t)
+            ok = total >= SUCCESS
         steps.append(Step("result", f"dice {rolled}, keeps {list(kept)}: {total} "
                                     f"{'>= 7, spotted' if ok else '< 7, not spotted'}", SRC_SPOT, value=total))
     if ok:
@@ -797,16 +869,30 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     """The nerve test of a tied shot: quality Xd6 keep two + cran, 7 or more holds, else fall back to cover."""
     m = figure(plan, req_str(request, "unit"))
     q = _quality(plan, m)
-    steps = [Step("nerve", f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, adds its cran {q.cran:+d}: "
-                           f"7 or more holds, less falls back to the nearest cover", SRC_SHOOT, value=q.cran)]
-    p = nerve_odds(q.dice, q.cran)
+    steps: list[Step] = []
+    more, extra_state = extra_dice(plan, m, request, steps)
+    count = q.dice + more
+    steps.insert(0, Step("nerve", f"{m.model_id} ({q.name}) rolls {count}d6, keeps two, adds its cran {q.cran:+d}: "
+                                  f"7 or more holds, less falls back to the nearest cover", SRC_SHOOT, value=q.cran))
+    helper = cohesion_reroll(plan, m)
+    if helper is not None:
+        steps.append(Step("re-roll", f"Cohésion of {helper.model_id} (within 3 UD): a failed roll is rolled again",
+                          SRC_TRAITS))
+    p = nerve_odds(count, q.cran)
+    p = with_reroll(p) if helper is not None else p
     odds = {"nerve": Distribution.from_pairs((("holds", p), ("falls back", 1 - p)))}
     if dice is None:
         return Resolution(RULESET, "morale", tuple(steps), {"nerve": "7+"}, odds)
-    rolled, kept = dice.roll_keep(q.dice)
+    rolled, kept = dice.roll_keep(count)
     total = sum(kept) + q.cran
     holds = total >= SUCCESS
-    after = plan if holds else plan.with_model(with_status(m, add=("fell-back",)))
+    if not holds and helper is not None:
+        again, kept = dice.roll_keep(count)
+        rolled = rolled + again
+        total = sum(kept) + q.cran
+        holds = total >= SUCCESS
+    base = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
+    after = base if holds else base.with_model(with_status(m, add=("fell-back",)))
     steps.append(Step("result", f"dice {list(rolled)}, keeps {list(kept)}, {q.cran:+d} = {total}: "
                                 f"{'holds' if holds else 'falls back'}", SRC_SHOOT, value=total))
     return Resolution(RULESET, "morale", tuple(steps), {"nerve": "7+"}, odds, tuple(dice.rolled),
@@ -980,6 +1066,7 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     """End the turn: every figure may be activated again; report whether the game is over (3/4 losses)."""
     state = state_of(plan)
     state.pop("activation", None)
+    state.pop("chance_used", None)
     state["turn"] = int(state.get("turn", 1)) + 1
     after = plan.with_state(state)
     for m in plan.models:

@@ -49,12 +49,12 @@ def test_spotting_example_5_plus_2_is_7() -> None:
     """Se dissimuler: Seb rolls 3d6 for 5, 2 and 1, keeps 5 and 2: 7, the commando is spotted."""
     plan = with_status(fav_plan(), "para-2", "hidden")
     with pytest.raises(IllegalActionError, match="para-2 is hidden: spot it first"):
-        resolve(plan, "shoot", {"firing": "us-leader", "target": "para-2"}, None)
-    res = resolve(plan, "spot", {"spotter": "us-leader", "target": "para-2"}, Dice.given([5, 2, 1]))
+        resolve(plan, "shoot", {"firing": "us-sniper", "target": "para-2"}, None)
+    res = resolve(plan, "spot", {"spotter": "us-sniper", "target": "para-2"}, Dice.given([5, 2, 1]))
     assert res.result["spotted"] is True and res.result["total"] == 7
     assert "keeps [5, 2]: 7 >= 7, spotted" in texts(res)
     assert res.odds["spotted"].probs[True] == keep_best(3).chance(lambda t: t >= 7)
-    resolve(res.plan_after, "shoot", {"firing": "us-leader", "target": "para-2"}, None)  # now allowed
+    resolve(res.plan_after, "shoot", {"firing": "us-sniper", "target": "para-2"}, None)  # now allowed
 
 
 def test_hidden_figure_within_2_ud_is_spotted_automatically() -> None:
@@ -263,7 +263,7 @@ def test_shot_odds_match_brute_force(shot: Shot) -> None:
 
 def test_spot_and_activation_odds_match_brute_force_on_the_table() -> None:
     plan = with_status(fav_plan(), "para-2", "hidden")
-    req = {"spotter": "us-leader", "target": "para-2"}
+    req = {"spotter": "us-sniper", "target": "para-2"}
     exact = resolve(plan, "spot", req, None).odds["spotted"]
     assert brute_force(lambda d: resolve(plan, "spot", req, d), lambda r: r.result["spotted"]) == exact
     req = {"figures": "us-1,us-2"}
@@ -415,3 +415,31 @@ def test_blast_odds_match_brute_force() -> None:
     landed = 1 - joint.probs["not landed"]
     conditioned = Distribution({k: v / landed for k, v in joint.probs.items() if k != "not landed"})
     assert conditioned == exact
+
+
+def test_cohesion_rerolls_a_failed_spotting_roll() -> None:
+    """Compétences, Cohésion: us-1 stands 1 UD from us-second (Cohésion) and may re-roll a failed roll."""
+    from rules.dice import with_reroll
+
+    plan = with_status(place(fav_plan(), {"us-1": (180.0, 140.0)}), "para-2", "hidden")
+    req = {"spotter": "us-1", "target": "para-2"}
+    res = resolve(plan, "spot", req, None)
+    assert "Cohésion of us-second" in texts(res)
+    assert res.odds["spotted"].probs[True] == with_reroll(keep_best(2).chance(lambda t: t >= 7))
+    assert brute_force(lambda d: resolve(plan, "spot", req, d), lambda r: r.result["spotted"]) == res.odds["spotted"]
+    res = resolve(plan, "spot", req, Dice.given([1, 2, 4, 3]))
+    assert res.result["spotted"] and res.result["dice"] == [1, 2, 4, 3]
+
+
+def test_chance_and_reserve_dice() -> None:
+    plan = fav_plan()
+    with pytest.raises(IllegalActionError, match="does not have the trait Chance de cocu"):
+        resolve(plan, "spot", {"spotter": "us-2", "target": "para-2", "chance": "yes"}, None)
+    res = resolve(plan, "spot", {"spotter": "us-second", "target": "para-2", "reserve": 2}, None)
+    assert "rolls 5d6" in texts(res)  # vétéran 3d6 + 2 reserve dice
+    res = resolve(plan, "spot", {"spotter": "us-second", "target": "para-2", "reserve": 2}, Dice.given([1] * 5))
+    assert res.plan_after.state["reserve_used"]["US"] == {"leader": 2, "second": 0}
+    with pytest.raises(IllegalActionError, match="has 3 dice left"):
+        resolve(res.plan_after, "spot", {"spotter": "us-second", "target": "para-2", "reserve": 4}, None)
+    with pytest.raises(IllegalActionError, match="not within 3 UD of its leader or a second"):
+        resolve(plan, "spot", {"spotter": "us-rookie", "target": "para-2", "reserve": 1}, None)
