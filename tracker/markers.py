@@ -411,6 +411,10 @@ def _aruco_detector(dictionary: str, min_side_px: float, max_side_px: float,
                                      max_side_px=max_side_px, refine=False)
         params.polygonalApproxAccuracyRate = float(np.clip(POLYGON_APPROX_PX / (4.0 * min_side_px),
                                                            *POLYGON_APPROX_RATES))
+        # OpenCV drops a marker whose thresholded outline comes within this many px of the
+        # image (or crop) border; a corner marker near the frame's edge, with the dark table
+        # edge beyond its paper, is lost at the default of 3
+        params.minDistanceToBorder = 0
         if len(_DETECTORS) > 256:
             _DETECTORS.clear()
         found = _DETECTORS[key] = cv2.aruco.ArucoDetector(get_dictionary(dictionary), params)

@@ -37,10 +37,12 @@ from tracker.tracking import BaseFix, Fix, TrackBook
 log = logging.getLogger(__name__)
 
 FULL_SCAN_EVERY = 30
-MISSING_SCAN_EVERY = 5
-BASE_SCAN_EVERY = 15
+MISSING_SCAN_EVERY = 3
+BASE_SCAN_EVERY = 10
 CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
+#: White margin added around a frame when a corner marker close to its edge is missed, px.
+CALIBRATION_MARGIN_PX = 8
 #: A region searched around a model's last position spans this many marker sides.
 ROI_MARKER_SIDES = 4.0
 #: A marker followed by refining its old corners may have moved this far (marker cells);
@@ -55,11 +57,54 @@ Calibrate = Callable[[np.ndarray, Setup], TableMapping]
 
 
 def default_calibrate(intrinsics: Any = None) -> Calibrate:
-    """Return a function calibrating the table from a frame's corner markers."""
+    """Return a function calibrating the table from a frame's corner markers.
+
+    It calls :func:`calibration.table.calibrate_table`. When that misses a corner marker,
+    the frame is tried once more inside a white margin of :data:`CALIBRATION_MARGIN_PX`:
+    OpenCV's ArUco detector drops a marker whose thresholded outline reaches the image
+    border (a corner marker's paper close to the frame's edge, the dark table edge beyond
+    it), and the margin keeps it clear. The result is mapped back to the original frame.
+    """
     def calibrate(image: np.ndarray, setup: Setup) -> TableMapping:
+        from calibration.errors import CalibrationError
         from calibration.table import calibrate_table
-        return calibrate_table(image, setup, intrinsics)
+
+        try:
+            return calibrate_table(image, setup, intrinsics)
+        except CalibrationError as exc:
+            if "missing corner marker" not in str(exc):
+                raise
+            try:
+                return _calibrate_with_margin(image, setup, intrinsics)
+            except CalibrationError:
+                raise exc from None
     return calibrate
+
+
+def _calibrate_with_margin(image: np.ndarray, setup: Setup, intrinsics: Any) -> TableMapping:
+    from dataclasses import replace
+
+    from calibration.camera import CameraIntrinsics
+    from calibration.table import calibrate_table
+
+    m = CALIBRATION_MARGIN_PX
+    h, w = image.shape[:2]
+    white = (255,) * (image.shape[2] if image.ndim == 3 else 1)
+    padded = cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_CONSTANT, value=white)
+    if intrinsics is None and setup.camera is not None:
+        intrinsics = CameraIntrinsics.from_settings(setup.camera, (w, h))
+    shifted = None
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to((w, h))
+        k = np.array(intrinsics.matrix)
+        k[:2, 2] += m
+        shifted = CameraIntrinsics(k, np.array(intrinsics.distortion), (w + 2 * m, h + 2 * m), intrinsics.estimated)
+    cal = calibrate_table(padded, setup, shifted)
+    k = np.array(cal.intrinsics.matrix)
+    k[:2, 2] -= m
+    back = CameraIntrinsics(k, np.array(cal.intrinsics.distortion), (w, h), cal.intrinsics.estimated)
+    log.info("corner markers found only with a margin around the frame (one lies close to its edge)")
+    return replace(cal, intrinsics=back, corners_px=np.array(cal.corners_px) - m)
 
 
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:

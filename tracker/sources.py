@@ -125,16 +125,34 @@ def read_image(path: str | Path) -> np.ndarray:
 
 
 def frames_from_folder(folder: str | Path, *, fps: float = FOLDER_FPS) -> Iterator[Frame]:
-    """Yield the images of ``folder`` sorted by name; an undecodable one is an error frame."""
+    """Yield the images of ``folder`` sorted by name; an undecodable one is an error frame.
+
+    When every name ends with a distinct number (``frame_0007.jpg``), that number is the
+    frame's index and sets its time stamp, so a dropped frame leaves a gap.
+    """
     paths = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not paths:
         raise SourceError(f"{folder}: no images ({', '.join(IMAGE_SUFFIXES)}) in this folder")
-    for i, p in enumerate(paths):
+    numbers = [_frame_number(p.stem) for p in paths]
+    if None in numbers or len(set(numbers)) != len(numbers):
+        numbers = list(range(len(paths)))
+    for i, p in zip(numbers, paths):
+        assert i is not None
         t = i / fps
         try:
             yield Frame(i, t, read_image(p), name=p.name)
         except SourceError as exc:
             yield Frame(i, t, None, error=str(exc), name=p.name)
+
+
+def _frame_number(stem: str) -> int | None:
+    """The number a file name ends with (``frame_0021`` -> 21): a missing number is a dropped frame."""
+    digits = ""
+    for ch in reversed(stem):
+        if not ch.isdigit():
+            break
+        digits = ch + digits
+    return int(digits) if digits else None
 
 
 def frames_from_image(path: str | Path) -> Iterator[Frame]:
