@@ -371,23 +371,6 @@ def roll_hits(dice: Dice, dice_count: int, needed: int | None | str, rerolls: in
 # -- the salvo ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Salvo:
-    """Everything fixed before the dice: firers, range, roll needed, fire zone order, cover."""
-
-    firing: Unit
-    leader: Model
-    weapon: Weapon
-    firers: tuple[Model, ...]
-    needed: int | None | str
-    difference: int | None
-    steps: tuple[Step, ...]
-
-    @property
-    def dice_count(self) -> int:
-        return self.weapon.rate * len(self.firers)
-
-
 def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Model, Weapon, int]:
     firing = plan.unit(req_str(request, "firing"))
     leader = plan.leader_of(firing.unit_id)
@@ -514,7 +497,7 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
     groups_for = _allocator(plan, geo, leader, weapon, target, in_zone, cover_for, steps)
     hits = hit_odds(count, needed, weapon.rerolls)
     return _finish(plan, "shoot", steps, dice, count, needed, weapon, hits, groups_for, firing, target.unit_id,
-                   prone_survivors=False)
+                   prone_survivors=False, damage_on=t_leader)
 
 
 def _cover_decider(plan: TablePlan, request: Mapping[str, Any], geo: Geometry, firing: Unit, target: Unit,
@@ -616,7 +599,7 @@ def _allocator(plan: TablePlan, geo: Geometry, leader: Model, weapon: Weapon, ta
 
 def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, count: int, needed: Any,
             weapon: Weapon, hits: Distribution, groups_for: Any, firing: Unit, target_id: str, *,
-            prone_survivors: bool, deviation: Any = None) -> Resolution:
+            prone_survivors: bool, deviation: Any = None, damage_on: Model | None = None) -> Resolution:
     """Odds (exact), then, with dice, the roll and the game after it."""
     def total(h: int) -> Distribution:
         dist = Distribution.certain(0)
@@ -631,6 +614,8 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
         losses = deviation["odds"]()
         odds = {"hits": hits, "models removed": losses}
     needed_map = {"to hit": needed_text(needed)}
+    if damage_on is not None:
+        needed_map[f"damage ({damage_on.profile})"] = needed_text(_damage_needed(plan, weapon, damage_on)[0])
     if dice is None:
         return Resolution(RULESET, action, tuple(steps), needed_map, odds)
     rolled = roll_hits(dice, count, needed, weapon.rerolls)

@@ -37,7 +37,7 @@ import math
 import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from calibration.units import DEFAULT_UD_MM
 from rules.combat._kit import (centre_mm, remove_model, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
@@ -46,7 +46,6 @@ from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die, expand_ranges, multisets, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
-from rules.frozen import thaw
 from rules.plan import Model, TablePlan
 from rules.roster import Roster, require_known_weapons
 

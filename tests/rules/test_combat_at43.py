@@ -33,7 +33,7 @@ def test_laser_rifles_example_portee_4_six_dice_then_damage_5_against_6() -> Non
     assert "précision 5 - portée 4 = +1: 4+" in explained
     assert "6 dice" in explained
     assert "pénétration 5 - protection 6 (storm golem) = -1: 4+" in explained
-    assert res.needed == {"to hit": "4+"}
+    assert res.needed == {"to hit": "4+", "damage (storm golem)": "4+"}
     assert res.odds["hits"] == binomial(6, Fraction(1, 2))
     assert res.odds["models removed"] == binomial(6, Fraction(1, 4))  # hit 1/2 then damage 1/2
     res = resolve(plan, "shoot", LASER, Dice.given([4, 5, 6, 4, 5, 6] + [1, 2, 4, 5, 6, 6]))
@@ -142,7 +142,7 @@ def test_hidden_firers_cannot_shoot() -> None:
 def test_out_of_range_is_an_automatic_failure() -> None:
     plan = at43_plan(1100.0)  # portée 10: 3 - 10 = -7 -> automatic failure
     res = resolve(plan, "shoot", NANO, Dice.given([]))
-    assert res.needed == {"to hit": "automatic failure"}
+    assert res.needed["to hit"] == "automatic failure"
     assert res.odds["hits"] == Distribution.certain(0)
     assert res.result["removed"] == [] and res.dice == ()
 

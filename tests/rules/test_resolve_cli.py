@@ -35,7 +35,7 @@ def test_json_with_seed_holds_dice_result_and_game(capsys: pytest.CaptureFixture
     assert main(["resolve", AT43, "shoot", "sierra-alpha", "golems-256", "--weapon", "laser rifle",
                  "--seed", "7", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["needed"] == {"to hit": "4+"}
+    assert doc["needed"] == {"to hit": "4+", "damage (storm golem)": "4+"}
     assert len(doc["dice"]) >= 6 and "removed" in doc["result"]
     assert doc["game"]["ruleset"] == "at-43"
     removed = set(doc["result"]["removed"])
