@@ -202,11 +202,28 @@ def look_at_camera(
     xn, yn = xyz[:, 0] / xyz[:, 2], xyz[:, 1] / xyz[:, 2]
     cx, cy = w / 2.0, h / 2.0
     f = min(cx / (fov_margin * np.abs(xn).max()), cy / (fov_margin * np.abs(yn).max()))
+    half_w, half_h = cx / fov_margin, cy / fov_margin
+    table_xyz = np.column_stack([outline, np.zeros(len(outline))])
+
+    def fits(focal: float) -> bool:
+        cam = CameraModel(np.array([[focal, 0, cx], [0, focal, cy], [0, 0, 1.0]]), dist, rvec, tvec, (w, h))
+        px = cam.project(table_xyz)
+        return bool(np.all(np.abs(px[:, 0] - cx) <= half_w + 1e-6) and np.all(np.abs(px[:, 1] - cy) <= half_h + 1e-6))
+
+    # Barrel distortion pulls the table inward: grow the focal length while it still fits;
+    # pincushion pushes it out: shrink until it fits.
     for _ in range(200):
-        cam = CameraModel(np.array([[f, 0, cx], [0, f, cy], [0, 0, 1.0]]), dist, rvec, tvec, (w, h))
-        px = cam.project(np.column_stack([outline, np.zeros(len(outline))]))
-        half_w, half_h = cx / fov_margin, cy / fov_margin
-        if np.all(np.abs(px[:, 0] - cx) <= half_w + 1e-6) and np.all(np.abs(px[:, 1] - cy) <= half_h + 1e-6):
-            return cam
+        if fits(f):
+            break
         f *= 0.98
-    raise ValueError("cannot frame the table with this distortion; use milder coefficients")
+    else:
+        raise ValueError("cannot frame the table with this distortion; use milder coefficients")
+    lo, hi = f, f
+    while fits(hi * 1.05) and hi < 20 * f:
+        hi *= 1.05
+    hi *= 1.05
+    lo = hi / 1.05
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return CameraModel(np.array([[lo, 0, cx], [0, lo, cy], [0, 0, 1.0]]), dist, rvec, tvec, (w, h))

@@ -64,19 +64,20 @@ class SceneRecipe:
     blur_sigma: float = 0.5
     jpeg_quality: int = 90
     base_sizes: tuple[float, ...] = (25.0, 32.0, 40.0)
+    fov_margin: float = 1.1
 
 
 RECIPES: tuple[SceneRecipe, ...] = (
     SceneRecipe("hf600_1080p_top", "High Fire 60x60 cm, 1080p straight down from 0.9 m, mild lens",
                 (600, 600), HD, 900, 0, MILD, 14, 5, 1),
     SceneRecipe("hf600_1080p_tilt20_webcam", "60x60 cm, 1080p webcam (k1 -0.28) at 0.8 m tilted 20 deg",
-                (600, 600), HD, 800, 20, WEBCAM, 16, 6, 2),
+                (600, 600), HD, 800, 20, WEBCAM, 16, 6, 2, fov_margin=1.03),
     SceneRecipe("hf600_1080p_tilt30", "60x60 cm, 1080p from 1.0 m tilted 30 deg: figures hide parts of "
                 "their neighbours' markers", (600, 600), HD, 1000, 30, MILD, 18, 6, 3),
     SceneRecipe("hf600_1080p_hand", "60x60 cm, 1080p from 0.9 m tilted 10 deg, a hand over the table "
                 "hides a few models", (600, 600), HD, 900, 10, MILD, 14, 5, 4, hands=1),
-    SceneRecipe("hf600_1080p_noisy", "60x60 cm, 1080p webcam turned 20 deg, tilted 20 deg, heavy noise, "
-                "blur and JPEG 75", (600, 600), HD, 850, 20, WEBCAM_SOFT, 12, 5, 5, yaw_deg=-20,
+    SceneRecipe("hf600_1080p_noisy", "60x60 cm, 1080p webcam turned 8 deg, tilted 15 deg, heavy noise, "
+                "blur and JPEG 75", (600, 600), HD, 800, 15, WEBCAM_SOFT, 12, 5, 5, yaw_deg=-8, fov_margin=1.02,
                 noise_sigma=5.0, blur_sigma=1.0, jpeg_quality=75),
     SceneRecipe("hf600_4k_tilt10_webcam", "60x60 cm, 4K webcam-like lens (k1 -0.21) from 1.2 m tilted "
                 "10 deg, turned 15 deg", (600, 600), UHD, 1200, 10, WEBCAM_SOFT, 20, 8, 6, yaw_deg=15),
@@ -87,8 +88,8 @@ RECIPES: tuple[SceneRecipe, ...] = (
                 1300, 0, MILD, 22, 8, 8),
     SceneRecipe("ff1219_4k_top", "Firefight 4x4 ft, 4K straight down from 1.4 m, mild lens",
                 (1219.2, 1219.2), UHD, 1400, 0, MILD, 25, 10, 9, terrain=3),
-    SceneRecipe("ff1219_4k_tilt30_webcam", "4x4 ft, 4K webcam-like lens (k1 -0.28) from 1.2 m tilted "
-                "30 deg", (1219.2, 1219.2), UHD, 1200, 30, WEBCAM, 20, 8, 10, terrain=3),
+    SceneRecipe("t900_4k_tilt30_webcam", "90x90 cm, 4K webcam-like lens (k1 -0.28) from 1.0 m tilted "
+                "30 deg", (900, 900), UHD, 1000, 30, WEBCAM, 20, 8, 10, terrain=3, fov_margin=1.05),
     SceneRecipe("ff1219_1080p_too_small", "4x4 ft at 1080p from 1.4 m: 12 mm markers are about 10 px, "
                 "too small to read (locate must say so; base mode still works)",
                 (1219.2, 1219.2), HD, 1400, 0, MILD, 15, 6, 11, terrain=3),
@@ -134,7 +135,7 @@ def scene_from_recipe(r: SceneRecipe) -> SceneSpec:
         hands.append(HandSpec(m.x_mm, m.y_mm, 150.0, from_deg=90.0 + float(rng.uniform(-30, 30))))
     setup = make_setup(w, d, models=models, base_size_mm=r.marker_mm)
     camera = look_at_camera(w, d, image_size=r.image_size, height_mm=r.height_mm, tilt_deg=r.tilt_deg,
-                            yaw_deg=r.yaw_deg, distortion=r.distortion)
+                            yaw_deg=r.yaw_deg, distortion=r.distortion, fov_margin=r.fov_margin)
     return SceneSpec(setup, camera, tuple(models), tuple(bases), tuple(terrain), tuple(hands),
                      noise_sigma=r.noise_sigma, blur_sigma=r.blur_sigma, jpeg_quality=r.jpeg_quality,
                      seed=r.seed, notes=r.description)

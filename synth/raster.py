@@ -71,37 +71,38 @@ class RayGrid:
             norm = camera.normalized_rays(np.column_stack([gu.ravel(), gv.ravel()]))
             self.grid = (norm[:, 0].reshape(ny, nx), norm[:, 1].reshape(ny, nx))
 
-    def _interp(self, grid: np.ndarray, u0: float, v0: float, nu: int, nv: int, step: float) -> np.ndarray:
-        """Bicubic interpolation of ``grid`` at output coords ``u0 + step*i``, ``v0 + step*j``.
+    def _interp(self, u0: float, v0: float, nu: int, nv: int, step: float) -> tuple[np.ndarray, np.ndarray]:
+        """Catmull-Rom interpolation of both grids at output coords ``u0 + step*i``, ``v0 + step*j``.
 
-        ``step`` must be ``1/m`` for an integer ``m`` and ``u0 = (i0 + 0.5)*step - 0.5``.
+        Separable, as two small matrix products over the nodes that matter (OpenCV's
+        ``resize`` quantizes its cubic weights, which costs tenths of a pixel here).
         """
         g = GRID_STEP_PX
-        m = int(round(1 / step))
-        scale = g * m
-        # node coordinate of sample index i (in the full resized array): (B + 0.5)/scale - 0.5
-        # where B = i + offset and output coord u = origin + g * node.
-        b0 = int(round((u0 - self.origin) / g * scale + 0.5 * scale - 0.5))
-        c0 = int(round((v0 - self.origin) / g * scale + 0.5 * scale - 0.5))
-        ny, nx = grid.shape
-        n0x = max(int(math.floor((b0 + 0.5) / scale - 0.5)) - 3, 0)
-        n1x = min(int(math.ceil((b0 + nu + 0.5) / scale - 0.5)) + 4, nx)
-        n0y = max(int(math.floor((c0 + 0.5) / scale - 0.5)) - 3, 0)
-        n1y = min(int(math.ceil((c0 + nv + 0.5) / scale - 0.5)) + 4, ny)
-        sub = grid[n0y:n1y, n0x:n1x]
-        big = cv2.resize(sub, ((n1x - n0x) * scale, (n1y - n0y) * scale), interpolation=cv2.INTER_CUBIC)
-        bx, by = b0 - n0x * scale, c0 - n0y * scale
-        return big[by:by + nv, bx:bx + nu]
+        gx, gy = self.grid
+        cu = (u0 + step * np.arange(nu) - self.origin) / g
+        cv = (v0 + step * np.arange(nv) - self.origin) / g
+        wu, a0, a1 = _cubic_weights(cu, gx.shape[1])
+        wv, b0, b1 = _cubic_weights(cv, gx.shape[0])
+        return wv @ gx[b0:b1, a0:a1] @ wu.T, wv @ gy[b0:b1, a0:a1] @ wu.T
 
     def output_pixels(self) -> tuple[np.ndarray, np.ndarray]:
-        """Normalized coordinates of every output pixel centre, (H, W) float64 each."""
+        """Normalized coordinates of every output pixel centre, (H, W) each.
+
+        For textures only (the mat): interpolated with OpenCV's fast bicubic resize,
+        good to a few tenths of a pixel, where :meth:`block` is exact.
+        """
         w, h = self.camera.image_size
         if not self.distorted:
             xn = np.broadcast_to(((np.arange(w) - self.cx) / self.fx)[None, :], (h, w))
             yn = np.broadcast_to(((np.arange(h) - self.cy) / self.fy)[:, None], (h, w))
             return xn, yn
-        return (self._interp(self.grid[0], 0.0, 0.0, w, h, 1.0),
-                self._interp(self.grid[1], 0.0, 0.0, w, h, 1.0))
+        g, pad = GRID_STEP_PX, 2
+        out = []
+        for grid in self.grid:
+            ny, nx = grid.shape
+            big = cv2.resize(grid.astype(np.float32), (nx * g, ny * g), interpolation=cv2.INTER_LINEAR)
+            out.append(big[pad * g:pad * g + h, pad * g:pad * g + w])
+        return out[0], out[1]
 
     def block(self, x0: int, x1: int, y0: int, y1: int) -> tuple[np.ndarray, np.ndarray]:
         """Normalized coordinates ``(xn, yn)`` of supersamples ``[y0:y1, x0:x1]`` (float64)."""
@@ -120,12 +121,29 @@ class RayGrid:
         u0 = (x0 - 1 + 0.5) * step - 0.5
         v0 = (y0 - 1 + 0.5) * step - 0.5
         out = []
-        for grid in self.grid:
-            reg = self._interp(grid, u0, v0, x1 - x0 + 2, y1 - y0 + 2, step)
+        for reg in self._interp(u0, v0, x1 - x0 + 2, y1 - y0 + 2, step):
             d_du = (reg[1:-1, 2:] - reg[1:-1, :-2]) * (ss / 2.0)
             d_dv = (reg[2:, 1:-1] - reg[:-2, 1:-1]) * (ss / 2.0)
             out.append(reg[1:-1, 1:-1] + d_du * du[:, None] + d_dv * dv[None, :])
         return out[0], out[1]
+
+
+def _cubic_weights(coords: np.ndarray, n: int) -> tuple[np.ndarray, int, int]:
+    """Catmull-Rom weights (len(coords), n1 - n0) of nodes ``n0 .. n1-1`` at node coordinates ``coords``.
+
+    Exact for quadratics; nodes beyond the grid are clamped to its edge.
+    """
+    i = np.floor(coords).astype(np.int64)
+    t = coords - i
+    t2, t3 = t * t, t * t * t
+    w = np.stack([(-t3 + 2 * t2 - t) / 2, (3 * t3 - 5 * t2 + 2) / 2, (-3 * t3 + 4 * t2 + t) / 2, (t3 - t2) / 2], 1)
+    idx = np.clip(i[:, None] + np.arange(-1, 3)[None, :], 0, n - 1)
+    n0, n1 = int(idx.min()), int(idx.max()) + 1
+    out = np.zeros((len(coords), n1 - n0))
+    rows = np.arange(len(coords))
+    for k in range(4):  # within one k each row has one column: plain fancy indexing is safe
+        out[rows, idx[:, k] - n0] += w[:, k]
+    return out, n0, n1
 
 
 class Canvas:
@@ -149,6 +167,10 @@ class Canvas:
         self.grid = RayGrid(camera, ss)
         self.rot = camera.rotation
         self.centre = camera.centre_mm
+
+    def set_background(self, background: np.ndarray) -> None:
+        """Fill the colour buffer with an output-resolution image (nearest upsampling)."""
+        self.colour = cv2.resize(background, (self.width, self.height), interpolation=cv2.INTER_NEAREST)
 
     # -- geometry helpers --------------------------------------------------------
     def bbox_of(self, points_xyz: np.ndarray, margin_px: float = 2.0) -> BBox | None:
@@ -219,15 +241,12 @@ class Canvas:
     # -- primitives ------------------------------------------------------------------
     @_quiet
     def plane(self, bbox: BBox | None, height_mm: float, shader: Shader, *,
-              bias_mm: float = 0.0, label: int = 0, subsamples: int = 1) -> int:
+              bias_mm: float = 0.0, label: int = 0) -> int:
         """Draw a horizontal plane region at ``height_mm``.
 
         ``shader(X, Y)`` (table mm arrays) returns ``(hit, colour)`` or, when ``label`` is
-        set, ``(hit, colour, in_label)``. With ``subsamples`` = n > 1 the colour of each
-        supersample is the mean over an n x n grid of rays inside it (for printed
-        markers, whose corners must be sub-pixel exact); ``hit`` and ``in_label`` come
-        from the centre ray. Returns the number of supersampled pixels where the
-        ``in_label`` part lies inside the canvas (occluded or not).
+        set, ``(hit, colour, in_label)``. Returns the number of supersampled pixels where
+        the ``in_label`` part lies inside the canvas (occluded or not).
         """
         if bbox is None:
             return 0
@@ -235,8 +254,6 @@ class Canvas:
         x, y, lam = self._on_plane(height_mm, dx, dy, dz)
         out = shader(x, y)
         hit, colour = out[0] & (lam > 0), out[1]
-        if subsamples > 1 and hit.any():
-            colour = self._subsampled_colour(bbox, height_mm, shader, subsamples)
         count = 0
         lab: int | np.ndarray = 0
         if label:
@@ -254,20 +271,60 @@ class Canvas:
             return c[0] + lam * dx, c[1] + lam * dy, lam
 
     @_quiet
-    def _subsampled_colour(self, bbox: BBox, height_mm: float, shader: Shader, n: int) -> np.ndarray:
+    def printed(self, bbox: BBox | None, height_mm: float, paper: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                ink: Callable[[np.ndarray, np.ndarray], np.ndarray], inside: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                paper_bgr: tuple[int, int, int], ink_bgr: tuple[int, int, int], *, subsamples: int = 4,
+                bias_mm: float = 0.0, label: int = 0) -> int:
+        """Draw a printed sheet (a marker) at ``height_mm``: ``ink`` on ``paper``.
+
+        Supersamples whose ink differs from a neighbour's (the ink edges) are resolved
+        with ``subsamples`` x ``subsamples`` more rays, so the printed edges and corners
+        are sub-pixel exact. ``inside`` marks the part counted for the visible fraction.
+        Returns the supersample count of ``inside`` within the canvas.
+        """
+        if bbox is None:
+            return 0
         x0, x1, y0, y1 = bbox
         xn, yn = self.grid.block(x0, x1, y0, y1)
-        grads = [np.gradient(a, axis=ax) if a.shape[ax] > 1 else np.zeros_like(a)
+        dx, dy, dz = self.directions(xn, yn)
+        x, y, lam = self._on_plane(height_mm, dx, dy, dz)
+        hit = paper(x, y) & (lam > 0)
+        frac = ink(x, y).astype(np.float64)
+        if subsamples > 1:
+            edge = np.zeros(frac.shape, bool)
+            edge[:, 1:] |= frac[:, 1:] != frac[:, :-1]
+            edge[:, :-1] |= frac[:, 1:] != frac[:, :-1]
+            edge[1:, :] |= frac[1:, :] != frac[:-1, :]
+            edge[:-1, :] |= frac[1:, :] != frac[:-1, :]
+            edge &= hit
+            if edge.any():
+                frac[edge] = self._ink_fraction(xn, yn, edge, height_mm, ink, subsamples)
+        colour = (np.asarray(paper_bgr, np.float64) * (1 - frac[..., None])
+                  + np.asarray(ink_bgr, np.float64) * frac[..., None])
+        colour = np.clip(np.rint(colour), 0, 255).astype(np.uint8)
+        count = 0
+        lab: int | np.ndarray = 0
+        if label:
+            inner = inside(x, y) & hit
+            count = int(inner.sum())
+            lab = np.where(inner, label, 0).astype(np.int16)
+        self.composite((slice(y0, y1), slice(x0, x1)), hit, lam - bias_mm, colour, lab)
+        return count
+
+    def _ink_fraction(self, xn: np.ndarray, yn: np.ndarray, where: np.ndarray, height_mm: float,
+                      ink: Callable[[np.ndarray, np.ndarray], np.ndarray], n: int) -> np.ndarray:
+        grads = [np.gradient(a, axis=ax)[where] if a.shape[ax] > 1 else np.zeros(int(where.sum()))
                  for a in (xn, yn) for ax in (1, 0)]
-        acc = np.zeros(xn.shape + (3,), np.float64)
+        bx, by = xn[where], yn[where]
+        acc = np.zeros(bx.shape, np.float64)
         offsets = (np.arange(n) + 0.5) / n - 0.5  # in supersampled pixels
         for oy in offsets:
             for ox in offsets:
-                dx, dy, dz = self.directions(xn + grads[0] * ox + grads[1] * oy,
-                                             yn + grads[2] * ox + grads[3] * oy)
+                dx, dy, dz = self.directions(bx + grads[0] * ox + grads[1] * oy,
+                                             by + grads[2] * ox + grads[3] * oy)
                 x, y, _ = self._on_plane(height_mm, dx, dy, dz)
-                acc += shader(x, y)[1]
-        return np.clip(np.rint(acc / (n * n)), 0, 255).astype(np.uint8)
+                acc += ink(x, y)
+        return acc / (n * n)
 
     @_quiet
     def cylinder_wall(self, cx: float, cy: float, radius: float, h0: float, h1: float,

@@ -88,29 +88,32 @@ def _draw_marker(canvas: Canvas, bits: np.ndarray, center: tuple[float, float], 
     outline = marker_corners_mm(center, 2 * paper, facing_deg)
     pts = np.column_stack([outline, np.full(4, -height_mm)])
     n = bits.shape[0]
+    black = bits == 0
     cx, cy = center
 
-    def shader(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        u = (x - cx) * col[0] + (y - cy) * col[1]
-        v = (x - cx) * row[0] + (y - cy) * row[1]
-        on_paper = (np.abs(u) < paper) & (np.abs(v) < paper)
-        if clip_disc is not None:
-            on_paper &= (x - clip_disc[0]) ** 2 + (y - clip_disc[1]) ** 2 <= clip_disc[2] ** 2
-        in_square = (np.abs(u) < half) & (np.abs(v) < half)
-        i = np.clip(np.floor((v + half) / size_mm * n), 0, n - 1).astype(np.intp)
-        j = np.clip(np.floor((u + half) / size_mm * n), 0, n - 1).astype(np.intp)
-        black = in_square & (bits[i, j] == 0)
-        colour = np.empty(x.shape + (3,), np.uint8)
-        colour[...] = PAPER
-        colour[black] = INK
-        return on_paper, colour, in_square
+    def local(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (x - cx) * col[0] + (y - cy) * col[1], (x - cx) * row[0] + (y - cy) * row[1]
 
-    side_px = _side_px(canvas.camera.project(np.column_stack([marker_corners_mm(center, size_mm, facing_deg),
-                                                               np.full(4, -height_mm)])))
-    # Small markers need the extra rays most (their corners are few pixels); big ones are slow.
-    sub = MARKER_SUBSAMPLES if side_px < 60 else (2 if side_px < 150 else 1)
-    return canvas.plane(canvas.bbox_of(pts, margin_px=3.0), height_mm, shader,
-                        bias_mm=MARKER_DEPTH_BIAS_MM, label=label, subsamples=sub)
+    def on_paper(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        u, v = local(x, y)
+        hit = (np.abs(u) < paper) & (np.abs(v) < paper)
+        if clip_disc is not None:
+            hit &= (x - clip_disc[0]) ** 2 + (y - clip_disc[1]) ** 2 <= clip_disc[2] ** 2
+        return hit
+
+    def in_square(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        u, v = local(x, y)
+        return (np.abs(u) < half) & (np.abs(v) < half)
+
+    def ink(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        u, v = local(x, y)
+        inside = (np.abs(u) < half) & (np.abs(v) < half)
+        i = np.clip(np.floor((v + half) * (n / size_mm)), 0, n - 1).astype(np.intp)
+        j = np.clip(np.floor((u + half) * (n / size_mm)), 0, n - 1).astype(np.intp)
+        return inside & black[i, j]
+
+    return canvas.printed(canvas.bbox_of(pts, margin_px=3.0), height_mm, on_paper, ink, in_square, PAPER, INK,
+                          subsamples=MARKER_SUBSAMPLES, bias_mm=MARKER_DEPTH_BIAS_MM, label=label)
 
 
 def _mat_texture(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray, float]:
@@ -135,7 +138,8 @@ def _mat_texture(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     return np.clip(tex, 0, 255).astype(np.uint8), ppmm
 
 
-def draw_mat(spec: SceneSpec, camera: CameraModel, rng: np.random.Generator) -> np.ndarray:
+def draw_mat(spec: SceneSpec, camera: CameraModel, rng: np.random.Generator,
+             grid: RayGrid | None = None) -> np.ndarray:
     """The table top (mat, wooden border, floor) as seen by ``camera``, output resolution.
 
     The mat's texture is smooth at the pixel scale, so it is sampled once per output
@@ -143,7 +147,7 @@ def draw_mat(spec: SceneSpec, camera: CameraModel, rng: np.random.Generator) -> 
     """
     tex, ppmm = _mat_texture(spec, rng)
     b = TABLE_BORDER_MM
-    xn, yn = RayGrid(camera, 1).output_pixels()
+    xn, yn = (grid or RayGrid(camera, 1)).output_pixels()
     rot = camera.rotation
     c = camera.centre_mm
     dx = xn * rot[0, 0] + yn * rot[1, 0] + rot[2, 0]
@@ -250,18 +254,31 @@ def _degrade(spec: SceneSpec, image: np.ndarray, rng: np.random.Generator) -> np
     return np.clip(np.rint(out), 0, 255).astype(np.uint8)
 
 
-def render_scene(spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any]]:
-    """Render ``spec``; return the BGR uint8 image (before JPEG) and its truth dict.
+class StaticLayer:
+    """A cache of what does not change between frames of one set-up (mat, corner markers, terrain).
 
-    The truth follows the sample format of the team brief (camera, pose, setup, corners,
-    models with ``marker_visible_fraction``, bases, terrain) plus projected pixel
-    corners of every marker (``corners_px`` / ``marker_corners_px``, distorted image).
+    Pass the same instance to :func:`render_scene` for every frame of a sequence: the
+    static part is drawn once, and each frame starts from a copy of it. Frames must
+    share the camera, setup, terrain, corner ids, mat colour and ``seed``.
     """
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._buffers: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._own: dict[int, int] = {}
+
+    @staticmethod
+    def key(spec: SceneSpec) -> tuple[Any, ...]:
+        cam = spec.camera
+        return (cam.matrix.tobytes(), cam.distortion.tobytes(), cam.rvec.tobytes(), cam.tvec.tobytes(),
+                cam.image_size, spec.samples_per_pixel, repr(spec.setup), spec.terrain, spec.corner_ids,
+                spec.mat_colour, spec.seed)
+
+
+def _draw_static(canvas: Canvas, spec: SceneSpec) -> dict[int, int]:
     rng = np.random.default_rng(spec.seed)
-    canvas = Canvas(spec.camera, spec.samples_per_pixel, draw_mat(spec, spec.camera, rng))
-    setup = spec.setup
-    mk = setup.markers
-    sides = {k: hex_to_bgr(v) for k, v in setup.bases.sides.items()}
+    canvas.set_background(draw_mat(spec, spec.camera, rng, canvas.grid))
+    mk = spec.setup.markers
     own: dict[int, int] = {}
     w, d = spec.table_w_mm, spec.table_d_mm
     a = mk.corner_size_mm / 2
@@ -271,6 +288,36 @@ def render_scene(spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any]]:
                               270.0, 0.0, CORNER_QUIET_MM, label=k + 1)
     for block in spec.terrain:
         _draw_terrain(canvas, block)
+    return own
+
+
+def render_scene(spec: SceneSpec, static: StaticLayer | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Render ``spec``; return the BGR uint8 image (before JPEG) and its truth dict.
+
+    The truth follows the sample format of the team brief (camera, pose, setup, corners,
+    models with ``marker_visible_fraction``, bases, terrain) plus projected pixel
+    corners of every marker (``corners_px`` / ``marker_corners_px``, distorted image).
+    ``static`` (optional) caches the unchanging part across the frames of a sequence.
+    The mat and the corner markers depend on ``spec.seed``; the sensor noise on
+    ``spec.noise_seed`` (default: ``seed``).
+    """
+    canvas = Canvas(spec.camera, spec.samples_per_pixel)
+    if static is None:
+        own = _draw_static(canvas, spec)
+    else:
+        key = StaticLayer.key(spec)
+        if static._key != key or static._buffers is None:
+            static._own = _draw_static(canvas, spec)
+            static._buffers = (canvas.colour.copy(), canvas.depth.copy(), canvas.label.copy())
+            static._key = key
+        else:
+            canvas.colour[...] = static._buffers[0]
+            canvas.depth[...] = static._buffers[1]
+            canvas.label[...] = static._buffers[2]
+        own = dict(static._own)
+    rng = np.random.default_rng(spec.seed if spec.noise_seed is None else spec.noise_seed)
+    mk = spec.setup.markers
+    sides = {k: hex_to_bgr(v) for k, v in spec.setup.bases.sides.items()}
     bh = mk.base_height_mm
     for m in spec.models:
         _draw_base(canvas, m.x_mm, m.y_mm, m.base_mm, bh, sides[m.side])

@@ -150,6 +150,8 @@ class SceneSpec:
     ``noise_sigma`` (grey levels) and ``blur_sigma`` (pixels) act on the final image;
     ``jpeg_quality`` is what :func:`synth.samples.write_sample` encodes with;
     ``supersample`` is the anti-aliasing factor (None: 3 up to 1080p, 2 above).
+    ``seed`` fixes the mat's texture, ``noise_seed`` (default ``seed``) the sensor noise,
+    so the frames of a sequence share a table but not their noise.
     """
 
     setup: Setup
@@ -162,6 +164,7 @@ class SceneSpec:
     blur_sigma: float = 0.5
     jpeg_quality: int = 90
     seed: int = 0
+    noise_seed: int | None = None
     supersample: int | None = None
     notes: str = ""
     corner_ids: tuple[int, ...] = (0, 1, 2, 3)
