@@ -349,7 +349,14 @@ def merge_rosters(plan: TablePlan, rosters: Sequence[Roster]) -> TablePlan:
     profiles = dict(thaw(plan.profiles or {}))
     weapons = dict(thaw(plan.weapons or {}))
     seen_units: dict[str, str] = {}
+    seen_markers: dict[int, str] = {}
     for roster in rosters:
+        for _, rm in roster.all_models():
+            if rm.marker_id is not None:
+                if rm.marker_id in seen_markers:
+                    roster.fail(f"marker id {rm.marker_id} of model {rm.model_id!r} is also used by "
+                                f"{seen_markers[rm.marker_id]}; each model needs its own marker")
+                seen_markers[rm.marker_id] = f"model {rm.model_id!r} of {roster.source}"
         if roster.ruleset != plan.ruleset:
             roster.fail(f"is a {roster.ruleset} roster but the game is {plan.ruleset}")
         _merge_table(roster, "profiles", roster.profiles, profiles)

@@ -121,7 +121,7 @@ def test_merge_takes_positions_from_the_tracker_by_marker_id() -> None:
 
 def test_merge_refuses_clashes() -> None:
     sierra = load_roster(ROSTERS / "at-43-una-sierra.json")
-    with pytest.raises(RosterError, match="unit id 'sierra-alpha' is also used"):
+    with pytest.raises(RosterError, match="is also used by"):
         merge_rosters(_plan(), [sierra, sierra])
     other = parse_roster({**_edit("weapons/laser rifle/precision", 6),
                           "units": [{"id": "x", "leader": "x1", "profile": "steel trooper",
@@ -131,3 +131,12 @@ def test_merge_refuses_clashes() -> None:
         merge_rosters(_plan(), [sierra, other])
     with pytest.raises(RosterError, match="is a at-43 roster but the game is firefight"):
         merge_rosters(TablePlan(ruleset="firefight", table=Table(1.0, 1.0)), [sierra])
+
+
+def test_merge_refuses_a_marker_id_used_by_two_rosters() -> None:
+    sierra = load_roster(ROSTERS / "at-43-una-sierra.json")
+    clash = parse_roster({**una(), "side": "Other", "units": [
+        {"id": "x", "leader": "x1", "profile": "steel trooper",
+         "models": [{"id": "x1", "marker_id": 10, "base_mm": 25, "weapons": ["laser rifle"]}]}]}, source="other.json")
+    with pytest.raises(RosterError, match="marker id 10 of model 'x1' is also used by model 'sa-1'"):
+        merge_rosters(_plan(), [sierra, clash])
