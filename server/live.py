@@ -256,6 +256,15 @@ class FrameImages:
                 self._cache[view] = result
             return result
 
+    @staticmethod
+    def camera_size(snap: Snapshot) -> list[int] | None:
+        """Return the size ``[w, h]`` of the camera JPEG the page is sent for ``snap``."""
+        if snap.image is None:
+            return None
+        h, w = snap.image.shape[:2]
+        scale = min(1.0, CAMERA_IMAGE_MAX_PX / max(h, w))
+        return [round(w * scale), round(h * scale)]
+
     def projection_grid(self) -> dict[str, Any] | None:
         """Return a grid of table mm -> camera-view px (scaled as the camera JPEG) for the page."""
         with self._lock:

@@ -181,6 +181,7 @@ class Overlay:
             "source": self.source_label,
             "calibration_version": self.images.calibration_version,
             "has_plan_image": snap.projector is not None and snap.image is not None,
+            "image_px": self.images.camera_size(snap),
             "models": [s.to_json() for s in snap.sightings],
             "bases": [b.to_json() for b in snap.bases],
             "events": [_event_json(e) for e in snap.events],

@@ -223,6 +223,12 @@
       cam.setAttribute("viewBox", `0 0 ${w} ${h}`);
       ensureImage(cam, "camera", w, h);
       drawView(cam, projectCamera, Math.max(w, h) / 60);
+    } else if (S.live && S.live.image_px) {
+      // not calibrated yet: the camera image alone, so the players can see what the camera sees
+      const [w, h] = S.live.image_px;
+      cam.setAttribute("viewBox", `0 0 ${w} ${h}`);
+      ensureImage(cam, "camera", w, h);
+      cam.querySelectorAll("g.overlay").forEach((g) => g.remove());
     }
     $$(".unit-symbol").forEach((e) => { e.textContent = S.game.unit.symbol; });
   }
@@ -264,10 +270,12 @@
     else if (S.live && S.live.status) key = `status.${S.live.status}`;
     st.dataset.status = S.offline ? "offline" : (S.live ? S.live.status : "starting");
     let text = t(key);
-    if (S.live && S.live.message && S.live.status !== "ok") text += ` (${S.live.message})`;
     if (S.latencyMs !== null && S.live && S.live.status === "ok") text += ` · ${Math.round(S.latencyMs)} ms`;
     st.textContent = text;
-    st.title = S.server.source || "";
+    const detail = S.live && S.live.message && S.live.status !== "ok" ? S.live.message : "";
+    st.title = detail || S.server.source || "";
+    $("#status-detail").textContent = detail;
+    $("#status-detail").title = detail;
   }
 
   function connect() {

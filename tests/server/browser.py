@@ -47,7 +47,8 @@ def open_page(browser: Any, url: str, *, lang: str | None = None) -> Any:
 
 def wait_live(page: Any, frames: int = 2) -> None:
     """Wait until the page has shown ``frames`` live frames (image loaded in both views)."""
-    page.wait_for_function(f"() => window.TT.shownSeq >= {frames} && window.TT.grid !== null", timeout=30_000)
+    page.wait_for_function(f"() => window.TT.imageSeq.plan >= {frames} && window.TT.imageSeq.camera >= {frames} "
+                           "&& window.TT.grid !== null", timeout=30_000)
 
 
 def pick_units(page: Any, firing: str, target: str) -> None:

@@ -6,6 +6,7 @@ run command); another serves the AT-43 sample game, whose rule set has fire zone
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterator
 
@@ -14,9 +15,11 @@ import pytest
 from rules.plan import load_game
 from rules.questions import ask
 from tests.server.browser import chromium, measure, open_page, pick_units, wait_live
+from tests.server.conftest import ROOT
 from tests.server.serving import Served, game_path
 
 pytestmark = pytest.mark.browser
+SAMPLE_GAME = ROOT / "sample_images" / "sequence" / "game.json"
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +49,8 @@ def test_the_page_shows_the_sample_table_live(browser: Any, sample: Served) -> N
     wait_live(page, 2)
     assert page.locator("#plan-svg polygon.model").count() == len(models)
     assert page.locator("#camera-svg polygon.model").count() == len(models)
-    assert page.get_attribute("#plan-svg image", "href").startswith("api/frame/plan.jpg")
-    assert page.get_attribute("#camera-svg image", "href").startswith("api/frame/camera.jpg")
+    assert sample.url + "api/frame/plan.jpg?seq=" in page.get_attribute("#plan-svg image", "href")
+    assert sample.url + "api/frame/camera.jpg?seq=" in page.get_attribute("#camera-svg image", "href")
     assert page.inner_text("#status").startswith("en direct")
     names = page.locator("#plan-svg text.model-label").all_text_contents()
     assert any((m.get("name") or m["id"]) in " ".join(names) for m in models)
@@ -56,20 +59,28 @@ def test_the_page_shows_the_sample_table_live(browser: Any, sample: Served) -> N
 
 
 def test_a_measurement_shows_the_expected_distance(browser: Any, sample: Served) -> None:
-    state = sample.get("api/state")
-    models = state["game"]["game"]["models"]
-    a, b = models[0]["id"], models[-1]["id"]
+    # m11 and m17 stand still through the whole sample sequence (truth.json moves others)
     page = open_page(browser, sample.url)
-    text = measure(page, a, b)
-    # the same answer as the rules package gives for the game the server holds now
-    from rules.plan import parse_game
-    plan = parse_game(sample.get("api/state")["game"]["game"])
-    expected = ask(plan, "distance", [a, b])
-    edge = expected["edge_to_edge"]
-    unit = edge["unit"]
-    shown = f"{edge['mm'] / state['game']['unit']['mm']:.2f}"
-    assert shown in text and (unit in text), (text, expected["answer"])
+    text = measure(page, "m11", "m17")
+    expected = ask(load_game(SAMPLE_GAME), "distance", ["m11", "m17"])
+    edge, centre = expected["edge_to_edge"], expected["centre_to_centre"]
+    assert f'bord à bord {edge["value"]:.2f}"' in text, (text, expected["answer"])
+    assert f'centre à centre {centre["value"]:.2f}"' in text
     assert page.locator("#plan-svg polyline.measure").count() == 1
+    page.close()
+
+
+def test_a_move_seen_by_the_camera_is_shown_with_its_length(browser: Any, sample: Served) -> None:
+    page = open_page(browser, sample.url)
+    page.wait_for_function("() => window.TT.game.last_move !== null", timeout=60_000)
+    move = page.evaluate("() => window.TT.game.last_move")
+    truth = {e["marker_id"]: e for e in json.loads((SAMPLE_GAME.parent / "truth.json").read_text())["events"]
+             if e["type"] == "move"}
+    t = truth[move["marker_id"]]
+    assert abs(move["distance_mm"] - t["distance_mm"]) < 3.0
+    page.wait_for_selector("#plan-svg text.move-label")
+    label = page.locator("#plan-svg text.move-label").text_content()
+    assert label == f'{move["distance_mm"] / 25.4:.2f}"'
     page.close()
 
 
