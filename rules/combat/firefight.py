@@ -1,0 +1,1308 @@
+"""Grimdark Future Firefight: activations, shooting, melee, wounds, morale, objectives.
+
+Implemented from the French text (seeds/grimdark-future-firefight-fr.txt, One Page
+Rules v3), with RULES-NOTES.md: cover gives the *defender* +1 Defense; distances
+base edge to base edge. Sources below name the seed's sections.
+
+Stats (roster ``profiles``): ``{"quality": 2-6, "defense": 2-6, "rules": [...],
+"points": n}``; ``weapons``: ``{"range_in": inches (0 = melee), "attacks": n,
+"rules": [...], "points": n}``. Special rules are written ``Name`` or ``Name(X)``.
+
+Game state (``plan.state``): ``round``, ``turn`` (side to activate), ``activated``
+(unit ids this round), ``actions`` (unit -> action), ``fatigued`` (unit ids),
+``first`` (side that starts the round), ``finished_first``, ``objectives``
+(objective id -> side or ``null``), ``starting_units`` (side -> count),
+``morale_due``, ``game_over``, ``winner``, ``deployment_edges`` (side -> top,
+bottom, left, right). Model wound markers live in ``model.extra["wounds"]``;
+shaken models carry the status ``shaken``; Caster tokens and used Limited weapons
+live in ``unit.extra`` (``spell_tokens``, ``limited_used``).
+
+Dice order when typed in: to-hit dice (models in file order, then attacks), Impact
+dice, defence dice hit by hit (a Bane re-roll right after its 6), Regeneration dice,
+then the wound-effects die.
+
+Examples
+--------
+>>> hit_face(6, HitSpec(quality=4, extra_on_six=1))
+(2, 0)
+>>> hit_face(3, HitSpec(quality=4, modifier=1))
+(1, 0)
+>>> hit_face(5, HitSpec(quality=4, six_only=True))
+(0, 0)
+>>> defence_fail_chance(defense=4, ap=1)
+Fraction(2, 3)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from calibration.units import inches
+from rules.combat._tabletop import (centre_mm, edge_mm, has_rule, other_side, parse_rule, point_edge_mm,
+                                    profile_of, req_bool, req_int, req_list, req_str, rule_value,
+                                    sides_of, state_dict, threshold, unit_rules, weapon_of, with_extra,
+                                    with_status)
+from rules.combat.base import Action, Resolution
+from rules.dice import Dice, Distribution, die
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.explain import Step
+from rules.plan import Model, TablePlan, Unit
+
+RULESET = "firefight"
+SRC = "Grimdark Future Firefight"
+SHAKEN = "shaken"
+ROUNDS = 4  # Mission: the game ends after four rounds.
+
+#: Special rules of the seed's reference list; ``True`` when the rule takes a value X.
+SPECIAL_RULES: dict[str, bool] = {
+    "Ambush": False, "AP": True, "Bane": False, "Blast": True, "Caster": True, "Counter": False,
+    "Deadly": True, "Fast": False, "Fear": True, "Fearless": False, "Flying": False,
+    "Furious": False, "Hero": False, "Immobile": False, "Impact": True, "Indirect": False,
+    "Limited": False, "Regeneration": False, "Relentless": False, "Reliable": False,
+    "Rending": False, "Scout": False, "Slow": False, "Stealth": False, "Strider": False,
+    "Surge": False, "Thrust": False, "Tough": True, "Unstoppable": False,
+}
+#: Rules that belong on a weapon (the others on a model or unit).
+WEAPON_RULES = {"AP", "Bane", "Blast", "Counter", "Deadly", "Indirect", "Limited", "Reliable",
+                "Rending", "Surge", "Thrust", "Unstoppable"}
+
+MOVES_IN = {"hold": 0, "advance": 6, "rush": 12, "charge": 12}
+FAST_BONUS_IN = {"hold": 0, "advance": 2, "rush": 4, "charge": 4}
+
+
+def _src(section: str) -> str:
+    return f"{SRC}, {section}"
+
+
+# =============================================================================== rosters
+
+def validate_roster(roster: Any) -> None:
+    """Refuse a Firefight roster with bad stats, unknown rules or weapons, or broken limits.
+
+    ``roster`` is a :class:`rules.roster.Roster`. The optional army organisation of the
+    seed (Préparation) is checked when ``roster.extra["army_points"]`` gives the army's
+    value: points total, one Hero per 125 pts, 1+X copies of a unit (X per 125 pts), no
+    unit above 35 %, one unit per 25 pts and one model per full 15 pts.
+
+    Raises
+    ------
+    RosterError
+        With the reason.
+    """
+    def fail(msg: str) -> None:
+        raise RosterError(f"{roster.source}: {msg}")
+
+    for name, p in roster.profiles.items():
+        for key in ("quality", "defense"):
+            v = p.get(key)
+            if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 6:
+                fail(f"profiles.{name}.{key} must be an integer from 2 to 6 (the D6 roll needed), got {v!r}")
+        _check_rules(p.get("rules", ()), f"profiles.{name}", fail, weapon=False)
+    for name, w in roster.weapons.items():
+        rng = w.get("range_in")
+        if isinstance(rng, bool) or not isinstance(rng, (int, float)) or rng < 0:
+            fail(f"weapons.{name}.range_in must be a number of inches >= 0 (0 for a melee weapon), got {rng!r}")
+        att = w.get("attacks")
+        if isinstance(att, bool) or not isinstance(att, int) or att < 1:
+            fail(f"weapons.{name}.attacks must be an integer >= 1, got {att!r}")
+        _check_rules(w.get("rules", ()), f"weapons.{name}", fail, weapon=True)
+    for unit in roster.units:
+        _check_rules(unit.rules, f"unit {unit.unit_id!r}", fail, weapon=False)
+        for m in unit.models:
+            _check_rules(m.rules, f"model {m.model_id!r}", fail, weapon=False)
+            for w in m.weapons:
+                if w not in roster.weapons:
+                    fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon {w!r}; "
+                         f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
+            if roster.profile_of(unit, m) is None:
+                fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile")
+    army = roster.extra.get("army_points")
+    if army is not None:
+        _check_organisation(roster, army, fail)
+
+
+def _check_rules(rules: Any, where: str, fail: Callable[[str], None], *, weapon: bool) -> None:
+    for text in rules:
+        try:
+            name, x = parse_rule(text)
+        except InvalidActionError as exc:
+            fail(f"{where}: {exc}")
+        if name not in SPECIAL_RULES:
+            fail(f"{where} has unknown special rule {text!r}; known: {', '.join(sorted(SPECIAL_RULES))}")
+        if SPECIAL_RULES[name] and (x is None or x < 1):
+            fail(f"{where}: {name} needs a value, written {name}(X) with X >= 1, got {text!r}")
+        if not SPECIAL_RULES[name] and x is not None:
+            fail(f"{where}: {name} takes no value, got {text!r}")
+
+
+def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[[str], None]) -> int:
+    prof = roster.profiles[roster.profile_of(unit, m)]
+    pts = prof.get("points")
+    if isinstance(pts, bool) or not isinstance(pts, int):
+        fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given")
+    return pts + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
+
+
+def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> None:
+    """Préparation, Organisation des armées (facultatif)."""
+    if isinstance(army, bool) or not isinstance(army, int) or army <= 0:
+        fail(f"extra.army_points must be a positive integer, got {army!r}")
+    unit_pts = {u.unit_id: sum(_model_points(roster, u, m, fail) for m in u.models) for u in roster.units}
+    total = sum(unit_pts.values())
+    if total > army:
+        fail(f"the army costs {total} pts, over its agreed value of {army} pts")
+    heroes = [u.unit_id for u in roster.units
+              if any(has_rule(list(u.rules) + list(roster.profiles[roster.profile_of(u, m)].get("rules", ()))
+                              + list(m.rules), "Hero") for m in u.models)]
+    if len(heroes) > army // 125:
+        fail(f"{len(heroes)} Hero units ({', '.join(heroes)}) but only one per full 125 pts is allowed "
+             f"({army // 125} for {army} pts)")
+    copies: dict[tuple, list[str]] = {}
+    for u in roster.units:
+        key = (u.name or u.profile or "", tuple(sorted(roster.profile_of(u, m) or "" for m in u.models)))
+        copies.setdefault(key, []).append(u.unit_id)
+    for ids in copies.values():
+        if len(ids) > 1 + army // 125:
+            fail(f"{len(ids)} copies of the same unit ({', '.join(ids)}); at most 1+{army // 125} for {army} pts")
+    for uid, pts in unit_pts.items():
+        if pts * 100 > army * 35:
+            fail(f"unit {uid!r} costs {pts} pts, more than 35 % of {army} pts ({army * 35 / 100:g} pts)")
+    if len(roster.units) > army // 25:
+        fail(f"{len(roster.units)} units, but only one per 25 pts is allowed ({army // 25} for {army} pts)")
+    n_models = sum(len(u.models) for u in roster.units)
+    if n_models > army // 15:
+        fail(f"{n_models} models, but only one per full 15 pts is allowed ({army // 15} for {army} pts)")
+
+
+# =============================================================================== dice maths
+
+@dataclass(frozen=True)
+class HitSpec:
+    """How one attack die hits (Principes généraux, Tir, special rules).
+
+    ``quality`` the roll needed before modifiers; ``modifier`` added to the die;
+    ``six_only`` (Fatigue: only unmodified 6 hit); ``extra_on_six`` extra hits on an
+    unmodified 6 (Relentless, Surge, Furious); ``rending`` (an unmodified 6 gives AP(4)).
+    """
+
+    quality: int
+    modifier: int = 0
+    six_only: bool = False
+    extra_on_six: int = 0
+    rending: bool = False
+
+
+def hit_face(face: int, spec: HitSpec) -> tuple[int, int]:
+    """Return ``(hits, rending hits)`` one die face gives (natural 6 hits, natural 1 misses)."""
+    if face == 6:
+        return (spec.extra_on_six, 1) if spec.rending else (1 + spec.extra_on_six, 0)
+    if face == 1 or spec.six_only:
+        return (0, 0)
+    return (1, 0) if face + spec.modifier >= spec.quality else (0, 0)
+
+
+def defence_blocks(face: int, defense: int, modifier: int) -> bool:
+    """Return whether a defence die blocks (natural 6 blocks, natural 1 fails)."""
+    if face == 6:
+        return True
+    if face == 1:
+        return False
+    return face + modifier >= defense
+
+
+def defence_fail_chance(defense: int, ap: int = 0, cover: int = 0, bane: bool = False) -> Fraction:
+    """Return the chance a hit becomes a wound (AP lowers, cover raises the die; Bane re-rolls 6s)."""
+    mod = cover - ap
+    block = Fraction(sum(1 for f in range(1, 6) if defence_blocks(f, defense, mod)), 6)
+    six = Fraction(1, 6)
+    block_total = block + (six * (block + six) if bane else six)
+    return 1 - block_total
+
+
+def _add(a: tuple, b: tuple) -> tuple:
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def _binomial_tuple(n: int, p: Fraction) -> Distribution:
+    dist = Distribution.certain(0)
+    one = Distribution.from_pairs(((1, p), (0, 1 - p)))
+    for _ in range(n):
+        dist = dist.convolve(one)
+    return dist
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Attacks of one weapon under one set of conditions, against one unit."""
+
+    weapon: str
+    firers: tuple[str, ...]
+    dice: int
+    hit: HitSpec
+    ap: int
+    blast: int = 1
+    deadly: int = 1
+    bane: bool = False
+    ignores_regeneration: bool = False
+    impact: bool = False
+
+    def hits_dist(self) -> Distribution:
+        return _hits_dist(self)
+
+
+@functools.lru_cache(maxsize=1024)
+def _hits_dist(batch: Batch) -> Distribution:
+    one = die(6).map(lambda f: hit_face(f, batch.hit))
+    dist = Distribution.certain((0, 0))
+    for _ in range(batch.dice):
+        dist = dist.convolve(one, _add)
+    return dist.map(lambda h: (h[0] * batch.blast, h[1] * batch.blast))
+
+
+@dataclass(frozen=True)
+class Defence:
+    """The target unit's defence: value, cover bonus, Regeneration."""
+
+    defense: int
+    cover: int
+    regeneration: bool
+
+
+@functools.lru_cache(maxsize=4096)
+def wounds_dist(batch: Batch, d: Defence) -> Distribution:
+    """Return the distribution of ``(deadly packets, plain wounds)`` one batch inflicts."""
+    cover = 0 if batch.blast > 1 else d.cover
+    pf = defence_fail_chance(d.defense, batch.ap, cover, batch.bane)
+    pr = defence_fail_chance(d.defense, 4, cover, batch.bane)
+    keep = Fraction(2, 3) if d.regeneration and not batch.ignores_regeneration else Fraction(1)
+
+    def after(h: tuple[int, int]) -> Distribution:
+        w = _binomial_tuple(h[0], pf * keep).convolve(_binomial_tuple(h[1], pr * keep))
+        if batch.deadly > 1:
+            return w.map(lambda n: ((batch.deadly,) * n, 0))
+        return w.map(lambda n: ((), n))
+
+    return batch.hits_dist().bind(after)
+
+
+def _merge_wounds(a: tuple, b: tuple) -> tuple:
+    return (tuple(sorted(a[0] + b[0], reverse=True)), a[1] + b[1])
+
+
+# =============================================================================== wounds
+
+@dataclass(frozen=True)
+class Body:
+    """A model's wound track: id, wound markers, Tough value (1 without Tough), shaken."""
+
+    model_id: str
+    wounds: int
+    tough: int
+    shaken: bool
+
+
+def allocate(bodies: tuple[Body, ...], packets: tuple[int, ...], plain: int) -> tuple[tuple[Body, ...], tuple[str, ...], int]:
+    """Spread wounds over a unit (Effets des blessures, Groupes et blessures; Deadly; Tough).
+
+    ``bodies`` are in the defender's removal order. Returns the bodies left, the ids
+    removed, and the wounds the last model took (it then rolls on the wound effects).
+    """
+    alive = list(bodies)
+    removed: list[str] = []
+    last_hit = 0
+
+    def take(n: int) -> None:
+        nonlocal last_hit
+        b = alive[0]
+        if len(alive) == 1:
+            alive[0] = dataclasses.replace(b, wounds=b.wounds + n)
+            last_hit += n
+            return
+        b = dataclasses.replace(b, wounds=b.wounds + n)
+        if b.wounds >= b.tough:
+            alive.pop(0)
+            removed.append(b.model_id)
+        else:
+            alive[0] = b
+
+    for x in packets:  # Deadly wounds first, one model each, no carry-over
+        take(x)
+    for _ in range(plain):
+        take(1)
+    return tuple(alive), tuple(removed), last_hit
+
+
+def wound_roll_needed(body: Body, fear: int = 0) -> int | None:
+    """Return the d6 needed for Hors de combat, or ``None`` when no roll is made yet (Tough)."""
+    if body.wounds < body.tough:
+        return None
+    bonus = body.wounds + (1 if body.shaken else 0) + fear
+    return 5 + body.tough - bonus
+
+
+def effect_of(face: int, needed: int) -> str:
+    """Return ``"out"`` when ``face`` meets ``needed``, else ``"shaken"``."""
+    return "out" if face >= needed else "shaken"
+
+
+# =============================================================================== plan helpers
+
+def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
+    unit = plan.unit(m.unit_id)
+    return profile_of(plan, m.profile or unit.profile)
+
+
+def _rules(plan: TablePlan, m: Model) -> list[str]:
+    return unit_rules(plan, plan.unit(m.unit_id), m)
+
+
+def _all_have(plan: TablePlan, unit_id: str, rule: str) -> bool:
+    models = plan.models_of(unit_id)
+    return bool(models) and all(has_rule(_rules(plan, m), rule) for m in models)
+
+
+def _tough(plan: TablePlan, m: Model) -> int:
+    return max(1, rule_value(_rules(plan, m), "Tough") or 1)
+
+
+def _removal_order(plan: TablePlan, unit_id: str, request: Mapping[str, Any]) -> list[Model]:
+    models = list(plan.models_of(unit_id))
+    order = req_list(request, "casualty_order")
+    if order:
+        ids = [m.model_id for m in models]
+        unknown = [o for o in order if o not in ids]
+        if unknown:
+            raise InvalidActionError(f"casualty_order names {', '.join(unknown)}, not models of {unit_id}: {', '.join(ids)}")
+        return [m for o in order for m in models if m.model_id == o] + [m for m in models if m.model_id not in order]
+    leader = plan.unit(unit_id).leader
+    return [m for m in models if m.model_id != leader] + [m for m in models if m.model_id == leader]
+
+
+def _bodies(plan: TablePlan, models: list[Model]) -> tuple[Body, ...]:
+    return tuple(Body(m.model_id, int(m.extra.get("wounds", 0)), _tough(plan, m), m.has_status(SHAKEN))
+                 for m in models)
+
+
+def _is_shaken(plan: TablePlan, unit_id: str) -> bool:
+    return any(m.has_status(SHAKEN) for m in plan.models_of(unit_id))
+
+
+def _state(plan: TablePlan) -> dict[str, Any]:
+    st = state_dict(plan)
+    sides = sides_of(plan)
+    st.setdefault("round", 1)
+    st.setdefault("first", sides[0] if sides else None)
+    st.setdefault("turn", st["first"])
+    for key in ("activated", "fatigued"):
+        st.setdefault(key, [])
+    st.setdefault("actions", {})
+    return st
+
+
+def _enemy_check(plan: TablePlan, a: str, b: str) -> None:
+    if plan.unit(a).side == plan.unit(b).side:
+        raise IllegalActionError(f"{a} and {b} are on the same side ({plan.unit(a).side}); pick an enemy unit")
+    if not plan.models_of(a):
+        raise IllegalActionError(f"unit {a} has no models left on the table")
+    if not plan.models_of(b):
+        raise IllegalActionError(f"unit {b} has no models left on the table")
+
+
+def _in(mm: float) -> str:
+    return f'{mm / 25.4:.1f}"'
+
+
+def _kind(t: Any) -> Any:
+    from rules.rulesets.base import find_ruleset  # the geometry engineer's terrain kinds (rules/rulesets/firefight.py)
+
+    return find_ruleset(RULESET).kind_of(t)
+
+
+def _blocks_sight(t: Any) -> bool:
+    return bool(_kind(t).sight == "blocks")
+
+
+def _gives_cover(t: Any) -> bool:
+    return bool(_kind(t).cover)
+
+
+def _sees(plan: TablePlan, a: Model, b: Model) -> tuple[bool, str]:
+    """Line of sight from the geometry module (rules.visibility): any part of the base seen."""
+    from rules.visibility import line_of_sight
+
+    s = line_of_sight(plan, a.model_id, b.model_id)
+    return s.visible, "; ".join(f"{k} {i}: {r}" for k, i, r in s.blockers)
+
+
+def _inside(t: Any, p: tuple[float, float]) -> bool:
+    from shapely.geometry import Point, Polygon
+
+    return t.shape == "area" and Polygon(t.points_mm).covers(Point(p))
+
+
+def _model_in_cover(plan: TablePlan, target: Model, firer: Model, *, obstacles: bool) -> str | None:
+    """Return why ``target`` is in cover from ``firer`` (in a cover piece, or at least half hidden behind one)."""
+    for t in plan.terrain:
+        if _gives_cover(t) and _inside(t, target.position_mm):
+            return f"{target.model_id} stands in {t.terrain_id} ({t.kind})"
+    if not obstacles:  # Indirect ignores cover from obstacles
+        return None
+    from rules.visibility import line_of_sight
+
+    s = line_of_sight(plan, firer.model_id, target.model_id)
+    if s.cover and s.cover_fraction >= 0.5:
+        return f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(i for _, i, _ in s.cover)}"
+    return None
+
+
+# =============================================================================== shooting
+
+def _weapons_of(plan: TablePlan, m: Model, *, melee: bool) -> list[str]:
+    out = []
+    for w in m.weapons or ():
+        stats = weapon_of(plan, w)
+        if (float(stats.get("range_in", 0)) == 0) == melee:
+            out.append(w)
+    return out
+
+
+def _hit_spec(plan: TablePlan, firer: Model, wstats: Mapping[str, Any], mods: list[tuple[int, str, str]], *,
+              far: bool, melee: bool, charging: bool, fatigued: bool) -> tuple[HitSpec, list[Step]]:
+    rules = _rules(plan, firer)
+    wrules = list(wstats.get("rules", ()))
+    quality = int(_profile(plan, firer)["quality"])
+    steps: list[Step] = []
+    if has_rule(wrules, "Reliable"):
+        steps.append(Step("Reliable", f"the weapon attacks with Quality 2+ instead of {quality}+", _src("Reliable"), value=2))
+        quality = 2
+    unstoppable = has_rule(wrules, "Unstoppable")
+    total = 0
+    for value, text, source in mods:
+        if value < 0 and unstoppable:
+            steps.append(Step("Unstoppable", f"ignored {value:+d}: {text}", _src("Unstoppable"), value=0))
+            continue
+        total += value
+        steps.append(Step("to-hit modifier", f"{value:+d}: {text}", source, value=value))
+    extra = 0
+    if not melee and far and has_rule(rules, "Relentless"):
+        extra += 1
+        steps.append(Step("Relentless", "an unmodified 6 to hit on a target more than 9\" away adds one hit", _src("Relentless"), value=1))
+    if has_rule(wrules, "Surge"):
+        extra += 1
+        steps.append(Step("Surge", "an unmodified 6 to hit adds one hit", _src("Surge"), value=1))
+    if melee and charging and has_rule(rules, "Furious"):
+        extra += 1
+        steps.append(Step("Furious", "charging: an unmodified 6 to hit in melee adds one hit", _src("Furious"), value=1))
+    rending = has_rule(wrules, "Rending")
+    if rending:
+        steps.append(Step("Rending", "an unmodified 6 to hit gets AP(4)", _src("Rending")))
+    six_only = melee and fatigued
+    if six_only:
+        steps.append(Step("Fatigue", "fatigued after charging or striking back: only unmodified 6s hit in melee",
+                          _src("Mêlée, Fatigue")))
+    return HitSpec(quality, total, six_only, extra, rending), steps
+
+
+def _weapon_batch(plan: TablePlan, name: str, firers: list[Model], spec: HitSpec, *, melee: bool,
+                  charging: bool) -> Batch:
+    w = weapon_of(plan, name)
+    wrules = list(w.get("rules", ()))
+    ap = rule_value(wrules, "AP") or 0
+    if melee and charging and has_rule(wrules, "Thrust"):
+        ap += 1
+    dice = sum(int(w["attacks"]) * list(f.weapons or ()).count(name) for f in firers)
+    return Batch(
+        weapon=name, firers=tuple(f.model_id for f in firers), dice=dice, hit=spec, ap=ap,
+        blast=1, deadly=max(1, rule_value(wrules, "Deadly") or 1), bane=has_rule(wrules, "Bane"),
+        ignores_regeneration=any(has_rule(wrules, r) for r in ("Bane", "Rending", "Unstoppable")),
+    )
+
+
+def _defence(plan: TablePlan, target_id: str, cover_models: int, *, melee: bool, steps: list[Step]) -> Defence:
+    models = plan.models_of(target_id)
+    defense = int(_profile(plan, models[0])["defense"])
+    cover = 0
+    if not melee and cover_models * 2 > len(models):
+        cover = 1
+        steps.append(Step("cover", f"+1 Defense: {cover_models} of {len(models)} models of {target_id} in cover (most of them)",
+                          _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1,
+                          option="firefight.cover_to_defender"))
+    regen = _all_have(plan, target_id, "Regeneration")
+    if regen:
+        steps.append(Step("Regeneration", "every model has Regeneration: each wound is ignored on 5+ (not against Bane, Rending, Unstoppable)",
+                          _src("Regeneration")))
+    return Defence(defense, cover, regen)
+
+
+def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, target: str,
+                      st: Mapping[str, Any], steps: list[Step]) -> tuple[list[Batch], int]:
+    tmodels = plan.models_of(target)
+    wanted = req_str(request, "weapon", default=None)
+    moved = req_bool(request, "moved", st["actions"].get(firing) == "advance")
+    stealth = _all_have(plan, target, "Stealth")
+    groups: dict[tuple, list[Model]] = {}
+    specs: dict[tuple, HitSpec] = {}
+    cover_votes: dict[str, bool] = {}
+    used_limited = list(plan.unit(firing).extra.get("limited_used", ()))
+    for f in plan.models_of(firing):
+        for w in sorted(set(_weapons_of(plan, f, melee=False))):
+            if wanted is not None and w != wanted:
+                continue
+            stats = weapon_of(plan, w)
+            wrules = list(stats.get("rules", ()))
+            if has_rule(wrules, "Limited") and w in used_limited:
+                raise IllegalActionError(f"{w} is Limited and {firing} already used it this game ({_src('Limited')})")
+            rng_mm = inches(float(stats["range_in"]))
+            near = min(tmodels, key=lambda t: edge_mm(f, t))
+            dist = edge_mm(f, near)
+            if dist > rng_mm:
+                steps.append(Step("out of range", f"{f.model_id}'s {w}: nearest target {_in(dist)} away, range {stats['range_in']}\"", _src("Tir")))
+                continue
+            indirect = has_rule(wrules, "Indirect")
+            seen = [t for t in tmodels if indirect or _sees(plan, f, t)[0]]
+            if not seen:
+                steps.append(Step("no line of sight", f"{f.model_id} sees no model of {target}: {_sees(plan, f, near)[1]}", _src("Tir")))
+                continue
+            for t in tmodels:
+                reason = _model_in_cover(plan, t, f, obstacles=not indirect)
+                cover_votes[t.model_id] = cover_votes.get(t.model_id, False) or (reason is not None and not has_rule(wrules, "Blast"))
+            far = dist > inches(9)
+            mods: list[tuple[int, str, str]] = []
+            if stealth and far:
+                mods.append((-1, f"every model of {target} has Stealth and is shot from {_in(dist)} (> 9\")", _src("Stealth")))
+            if indirect and moved:
+                mods.append((-1, f"{w} is Indirect and {firing} moved before shooting", _src("Indirect")))
+            key = (w, far, has_rule(_rules(plan, f), "Relentless"))
+            if key not in specs:
+                spec, ssteps = _hit_spec(plan, f, stats, mods, far=far, melee=False, charging=False, fatigued=False)
+                specs[key] = spec
+                steps.extend(Step(s.rule, f"{w}: {s.text}", s.source, s.value, s.option) for s in ssteps)
+            groups.setdefault(key, []).append(f)
+    if not groups:
+        raise IllegalActionError(f"no model of {firing} can shoot {target}" + (f" with {wanted}" if wanted else "")
+                                 + ": out of range, no sight, or no such ranged weapon (see the explanation)"
+                                 + "; " + "; ".join(s.text for s in steps[-3:]))
+    batches = [_weapon_batch(plan, key[0], fs, specs[key], melee=False, charging=False) for key, fs in groups.items()]
+    blast_batches = []
+    for b in batches:
+        x = rule_value(weapon_of(plan, b.weapon).get("rules", ()), "Blast")
+        if x:
+            near_count = _models_near_unit(plan, target, inches(3))
+            mult = min(x, near_count)
+            steps.append(Step("Blast", f"{b.weapon}: each hit x{mult} (Blast({x}), {near_count} enemy models within 3\" of {target}); ignores cover",
+                              _src("Blast"), value=mult))
+            b = dataclasses.replace(b, blast=mult)
+        blast_batches.append(b)
+    cover_models = sum(1 for v in cover_votes.values() if v)
+    return blast_batches, cover_models
+
+
+def _models_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> int:
+    side = plan.unit(unit_id).side
+    targets = plan.models_of(unit_id)
+    return sum(1 for m in plan.models if plan.unit(m.unit_id).side == side
+               and any(edge_mm(m, t) <= radius_mm for t in targets))
+
+
+def _outcome_dist(plan: TablePlan, target: str, batches: list[Batch], defence: Defence,
+                  order: list[Model], fear: int) -> tuple[Distribution, Distribution]:
+    return outcome_odds(tuple(batches), defence, _bodies(plan, order), fear)
+
+
+@functools.lru_cache(maxsize=4096)
+def outcome_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Body, ...],
+                 fear: int) -> tuple[Distribution, Distribution]:
+    """Return the exact distributions of wounds and of ``(models removed, last model effect)``.
+
+    A pure function of frozen inputs, cached: the same attack asked again (a player
+    checking, the enumeration tests) is not recomputed.
+    """
+    wdist = Distribution.certain(((), 0))
+    for b in batches:
+        wdist = wdist.convolve(wounds_dist(b, defence), _merge_wounds)
+
+    def final(w: tuple) -> Distribution:
+        alive, removed, last_hit = allocate(bodies, w[0], w[1])
+        if last_hit == 0:
+            return Distribution.certain((len(removed), "none"))
+        need = wound_roll_needed(alive[0], fear)
+        if need is None:
+            return Distribution.certain((len(removed), "none"))
+        return die(6).map(lambda f: (len(removed) + (1 if effect_of(f, need) == "out" else 0), effect_of(f, need)))
+
+    return wdist.map(lambda w: sum(w[0]) + w[1]), wdist.bind(final)
+
+
+def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence) -> tuple[list[tuple], list[Step], tuple]:
+    """Roll hits, then defences, then Regeneration; return per-batch records, steps, wounds."""
+    steps: list[Step] = []
+    hits: list[tuple[int, int]] = []
+    for b in batches:
+        faces = dice.roll_many(b.dice)
+        h = [hit_face(f, b.hit) for f in faces]
+        n = (sum(x[0] for x in h) * b.blast, sum(x[1] for x in h) * b.blast)
+        hits.append(n)
+        steps.append(Step("to hit", f"{b.weapon}: dice {list(faces)} -> {n[0] + n[1]} hit(s)" + (f" ({n[1]} with AP(4))" if n[1] else ""),
+                          _src("Tir")))
+    packets: tuple[int, ...] = ()
+    plain = 0
+    for b, (h, r) in zip(batches, hits):
+        cover = 0 if b.blast > 1 else defence.cover
+        wounds = 0
+        faces_all = []
+        for ap, count in ((b.ap, h), (4, r)):
+            for _ in range(count):
+                f = dice.roll(6)
+                faces_all.append(f)
+                if b.bane and f == 6:
+                    f = dice.roll(6)
+                    faces_all.append(f)
+                if not defence_blocks(f, defence.defense, cover - ap):
+                    wounds += 1
+        if faces_all:
+            steps.append(Step("defence", f"{b.weapon}: defence dice {faces_all} -> {wounds} wound(s)", _src("Tir")))
+        if wounds and defence.regeneration and not b.ignores_regeneration:
+            rf = dice.roll_many(wounds)
+            saved = sum(1 for f in rf if f >= 5)
+            wounds -= saved
+            steps.append(Step("Regeneration", f"dice {list(rf)}: {saved} wound(s) ignored", _src("Regeneration")))
+        if b.deadly > 1:
+            packets += (b.deadly,) * wounds
+        else:
+            plain += wounds
+    return hits, steps, (tuple(sorted(packets, reverse=True)), plain)
+
+
+@dataclass(frozen=True)
+class Rolled:
+    """What the dice did to one unit: hits, wounds, the bodies left, the models removed, the effect."""
+
+    hits: int
+    wounds: tuple
+    alive: tuple[Body, ...]
+    removed: tuple[str, ...]
+    effect: str
+    steps: tuple[Step, ...]
+
+
+def roll_outcome(dice: Dice, batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Body, ...],
+                 fear: int = 0) -> Rolled:
+    """Roll one attack on one unit: hits, defences, Regeneration, wounds spread, the wound-effects die.
+
+    The dice counterpart of :func:`outcome_odds` (same inputs, one outcome).
+    """
+    hit_counts, rsteps, wounds = _roll_batches(dice, list(batches), defence)
+    steps = list(rsteps)
+    alive, removed, last_hit = allocate(bodies, wounds[0], wounds[1])
+    effect = "none"
+    if removed:
+        steps.append(Step("casualties", f"removed {', '.join(removed)} (one model per wound while more than one remains)",
+                          _src("Effets des blessures, Groupes et blessures")))
+    if alive and last_hit:
+        last = alive[0]
+        need = wound_roll_needed(last, fear)
+        if need is None:
+            steps.append(Step("Tough", f"{last.model_id} has {last.wounds} wound(s), fewer than Tough({last.tough}): no roll yet", _src("Tough")))
+        else:
+            f = dice.roll(6)
+            effect = effect_of(f, need)
+            steps.append(Step("wound effects", f"d6 {f} + {last.wounds} wound marker(s)" + (" +1 shaken" if last.shaken else "")
+                              + (f" +{fear} Fear" if fear else "") + f": Hors de combat on {5 + last.tough}+ -> {effect}",
+                              _src("Effets des blessures") + (", Tough" if last.tough > 1 else ""), value=f))
+            if effect == "out":
+                removed = removed + (last.model_id,)
+                alive = ()
+            else:
+                alive = (dataclasses.replace(last, shaken=True),)
+                steps.append(Step("push", "the attacker may try to push the shaken model: 4+ on a D6 moves it up to 2\"",
+                                  _src("Mouvements spéciaux, Pousser")))
+    return Rolled(sum(a + b for a, b in hit_counts), wounds, alive, removed, effect, tuple(steps))
+
+
+def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, dict[str, Any]]:
+    after = plan
+    for mid in rolled.removed:
+        after = after.without_model(mid)
+    for body in rolled.alive:
+        model = with_extra(after.model(body.model_id), wounds=body.wounds or None)
+        if body.shaken:
+            model = with_status(model, add=[SHAKEN])
+        after = after.with_model(model)
+    w = rolled.wounds
+    return after, {"removed": list(rolled.removed), "effect": rolled.effect, "wounds": sum(w[0]) + w[1],
+                   "hits": rolled.hits}
+
+
+def _needed(spec: HitSpec) -> str:
+    if spec.six_only:
+        return "6"
+    return threshold(min(6, max(2, spec.quality - spec.modifier)))
+
+
+@dataclass(frozen=True)
+class Setup:
+    """An attack ready to roll: batches, the target's defence and its wound tracks in removal order."""
+
+    batches: tuple[Batch, ...]
+    defence: Defence
+    bodies: tuple[Body, ...]
+    steps: tuple[Step, ...]
+
+
+def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
+    """Check a shooting action and gather what its dice need (Tir; Terrain, Couvert; special rules).
+
+    Raises :class:`IllegalActionError` when the unit may not shoot (rushed, charged,
+    shaken, nobody in range or in sight).
+    """
+    st = _state(plan)
+    firing, target = req_str(request, "firing"), req_str(request, "target")
+    _enemy_check(plan, firing, target)
+    action = st["actions"].get(firing)
+    if action in ("rush", "charge"):
+        raise IllegalActionError(f"{firing} took the {action} action this round and cannot shoot ({_src('Activation')})")
+    if _is_shaken(plan, firing):
+        raise IllegalActionError(f"{firing} is shaken: it stays idle and cannot shoot ({_src('Effets des blessures')})")
+    steps: list[Step] = []
+    batches, cover_models = _shooting_batches(plan, request, firing, target, st, steps)
+    for b in batches:
+        steps.append(Step("to hit", f"{b.weapon}: {b.dice} attack(s) from {', '.join(b.firers)}, Quality "
+                          f"{threshold(b.hit.quality)}{f' with {b.hit.modifier:+d}' if b.hit.modifier else ''}: "
+                          f"{_needed(b.hit)} needed (a natural 6 always hits, a 1 always misses)",
+                          _src("Principes généraux, Test de Qualité")))
+    defence = _defence(plan, target, cover_models, melee=False, steps=steps)
+    for b in batches:
+        if b.ap:
+            steps.append(Step("AP", f"{b.weapon}: -{b.ap} to defence rolls (AP({b.ap}))", _src("AP(X)"), value=-b.ap))
+        if b.deadly > 1:
+            steps.append(Step("Deadly", f"{b.weapon}: each wound x{b.deadly} on one model, no carry-over", _src("Deadly(X)")))
+        if b.bane:
+            steps.append(Step("Bane", f"{b.weapon}: unmodified defence 6s must be re-rolled", _src("Bane")))
+    steps.append(Step("defence", f"{target} blocks on {threshold(defence.defense)}"
+                      f"{f' (+{defence.cover} cover)' if defence.cover else ''}", _src("Tir")))
+    bodies = _bodies(plan, _removal_order(plan, target, request))
+    return Setup(tuple(batches), defence, bodies, tuple(steps))
+
+
+def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Resolve a unit's shooting at an enemy unit (Tir; Terrain, Couvert; special rules).
+
+    Request: ``firing``, ``target``, optional ``weapon`` (default: every ranged weapon),
+    ``moved`` (default from the unit's action this round), ``casualty_order``.
+    """
+    setup = shot_setup(plan, request)
+    firing, target = request["firing"], request["target"]
+    batches, defence, steps = list(setup.batches), setup.defence, list(setup.steps)
+    wounds, outcome = outcome_odds(setup.batches, defence, setup.bodies, 0)
+    hits = Distribution.certain(0)
+    for b in batches:
+        hits = hits.convolve(b.hits_dist().map(sum))
+    needed = {f"to hit ({b.weapon})": _needed(b.hit) for b in batches}
+    needed["defence"] = threshold(defence.defense)
+    odds = {"hits": hits, "wounds": wounds, "outcome (models removed, last model)": outcome}
+    if dice is None:
+        return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
+    rolled = roll_outcome(dice, setup.batches, defence, setup.bodies)
+    steps.extend(rolled.steps)
+    after, res = _apply(plan, rolled)
+    limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
+    if limited:
+        u = after.unit(firing)
+        after = after.with_unit(with_extra(u, limited_used=sorted(set(u.extra.get("limited_used", ())) | set(limited))))
+    res["target"] = target
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+
+
+# =============================================================================== melee
+
+def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool, fatigued: bool,
+                impact_loss: int, steps: list[Step], label: str) -> list[Batch]:
+    enemies = plan.models_of(defender)
+    fighters = [m for m in plan.models_of(attacker) if any(edge_mm(m, e) <= inches(2) for e in enemies)]
+    batches: list[Batch] = []
+    if not fighters:
+        steps.append(Step("melee", f"{label}: no model of {attacker} within 2\" of {defender}", _src("Mêlée")))
+        return batches
+    groups: dict[str, list[Model]] = {}
+    for m in fighters:
+        for w in sorted(set(_weapons_of(plan, m, melee=True))):
+            groups.setdefault(w, []).append(m)
+    for w, fs in groups.items():
+        stats = weapon_of(plan, w)
+        mods: list[tuple[int, str, str]] = []
+        if charging and has_rule(stats.get("rules", ()), "Thrust"):
+            mods.append((1, f"{w} has Thrust and {attacker} charged (+1 to hit, AP +1)", _src("Thrust")))
+        spec, s = _hit_spec(plan, fs[0], stats, mods, far=False, melee=True, charging=charging, fatigued=fatigued)
+        steps.extend(Step(x.rule, f"{label}, {w}: {x.text}", x.source, x.value) for x in s)
+        batches.append(_weapon_batch(plan, w, fs, spec, melee=True, charging=charging))
+    if charging and not fatigued:
+        dice_n = sum(rule_value(_rules(plan, m), "Impact") or 0 for m in fighters) - impact_loss
+        if dice_n > 0:
+            steps.append(Step("Impact", f"{label}: {dice_n} Impact dice, each 2+ is a hit"
+                              + (f" ({impact_loss} lost to Counter)" if impact_loss else ""), _src("Impact(X)"), value=dice_n))
+            batches.append(Batch("Impact", tuple(m.model_id for m in fighters), dice_n, HitSpec(2), 0, impact=True))
+    for b in batches:
+        steps.append(Step("to hit", f"{label}: {b.weapon}, {b.dice} attack(s), "
+                          + ("only 6s" if b.hit.six_only else _needed(b.hit)), _src("Mêlée")))
+    return batches
+
+
+def _fear(plan: TablePlan, unit_id: str) -> int:
+    return max((rule_value(_rules(plan, m), "Fear") or 0 for m in plan.models_of(unit_id)), default=0)
+
+
+def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, int]:
+    """Check a melee and gather the attacker's blows: batches (with Impact), defence, bodies; and Fear.
+
+    Raises :class:`IllegalActionError` when no attacker is within 2" of the defender.
+    """
+    st = _state(plan)
+    attacker, defender = req_str(request, "attacker"), req_str(request, "defender")
+    _enemy_check(plan, attacker, defender)
+    charging = req_bool(request, "charging", True)
+    steps: list[Step] = []
+    counter = [m for m in plan.models_of(defender)
+               if any(has_rule(weapon_of(plan, w).get("rules", ()), "Counter") for w in _weapons_of(plan, m, melee=True))]
+    if counter and charging:
+        steps.append(Step("Counter", f"{defender} has Counter weapons: the charger loses {len(counter)} Impact dice "
+                          "(the defender's Counter blows are rolled with its strike back)", _src("Counter")))
+    a_batches = _melee_side(plan, attacker, defender, charging=charging, fatigued=attacker in st["fatigued"],
+                            impact_loss=len(counter) if charging else 0, steps=steps, label="attack")
+    if not a_batches:
+        raise IllegalActionError(f"no model of {attacker} is within 2\" of {defender} with a melee weapon: "
+                                 f"move the chargers into contact first ({_src('Mêlée')})")
+    a_def = _defence(plan, defender, 0, melee=True, steps=steps)
+    a_fear = _fear(plan, attacker)
+    if a_fear:
+        steps.append(Step("Fear", f"{attacker} counts +{a_fear} wound(s) on the wound effects in melee", _src("Fear(X)"), value=a_fear))
+    bodies = _bodies(plan, _removal_order(plan, defender, request))
+    return Setup(tuple(a_batches), a_def, bodies, tuple(steps)), a_fear
+
+
+def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Resolve a charge: the charger strikes, then the defender may strike back (Mêlée).
+
+    Request: ``attacker``, ``defender``, ``charging`` (default true), ``strike_back``
+    (default true), ``casualty_order`` (for the defender). Impact, Thrust, Furious, Fear,
+    Counter and Fatigue apply.
+    """
+    st = _state(plan)
+    setup, a_fear = charge_setup(plan, request)
+    attacker, defender = request["attacker"], request["defender"]
+    charging = req_bool(request, "charging", True)
+    strike_back = req_bool(request, "strike_back", True)
+    steps = list(setup.steps)
+    d_fat = defender in st["fatigued"]
+    a_batches, a_def = list(setup.batches), setup.defence
+    d_order = _removal_order(plan, defender, request)
+    a_wounds, a_out = outcome_odds(setup.batches, a_def, setup.bodies, a_fear)
+    odds: dict[str, Distribution] = {"attack wounds": a_wounds, "attack outcome (models removed, last model)": a_out}
+    needed = {f"attack {b.weapon}": _needed(b.hit) for b in a_batches}
+    needed["defender defence"] = threshold(a_def.defense)
+
+    def strike_back_dist(removed: int, effect: str) -> Distribution:
+        survivors = [m.model_id for m in d_order][removed:]
+        sub = _subplan(plan, defender, survivors)
+        if not strike_back or not sub.models_of(defender):
+            return Distribution.certain((0, "none"))
+        s: list[Step] = []
+        tired = d_fat or effect == "shaken" or _is_shaken(plan, defender)
+        bs = _melee_side(sub, defender, attacker, charging=False, fatigued=tired, impact_loss=0, steps=s, label="strike back")
+        ddef = _defence(sub, attacker, 0, melee=True, steps=s)
+        return _outcome_dist(sub, attacker, bs, ddef, _removal_order(sub, attacker, {}), _fear(sub, defender))[1]
+
+    if strike_back:
+        odds["strike back outcome (models removed, last model)"] = a_out.bind(lambda o: strike_back_dist(o[0], o[1]))
+    if dice is None:
+        return Resolution(RULESET, "melee", tuple(steps), needed, odds)
+    rolled = roll_outcome(dice, tuple(a_batches), a_def, _bodies(plan, d_order), a_fear)
+    steps.extend(rolled.steps)
+    after, res_a = _apply(plan, rolled)
+    res: dict[str, Any] = {"attack": res_a}
+    st2 = _state(after)
+    fat = set(st2["fatigued"])
+    if charging:
+        fat.add(attacker)
+    if strike_back and after.models_of(defender):
+        s: list[Step] = []
+        tired = d_fat or _is_shaken(after, defender)
+        if tired:
+            steps.append(Step("Fatigue", f"{defender} strikes back fatigued (shaken or already fatigued): only 6s hit",
+                              _src("Effets des blessures; Mêlée, Fatigue")))
+        bs = _melee_side(after, defender, attacker, charging=False, fatigued=tired, impact_loss=0, steps=s, label="strike back")
+        steps.extend(s)
+        ddef = _defence(after, attacker, 0, melee=True, steps=steps)
+        rolled = roll_outcome(dice, tuple(bs), ddef, _bodies(after, _removal_order(after, attacker, {})), _fear(after, defender))
+        steps.extend(rolled.steps)
+        after, res["strike_back"] = _apply(after, rolled)
+        fat.add(defender)
+    st2["fatigued"] = sorted(fat)
+    after = after.with_state(st2)
+    a_left, d_left = bool(after.models_of(attacker)), bool(after.models_of(defender))
+    if a_left and d_left:
+        steps.append(Step("after melee", f"both units stand: {attacker} falls back to 1\" from {defender}", _src("Mêlée")))
+    else:
+        steps.append(Step("after melee", "a unit was destroyed: the other may move up to 3\"", _src("Mêlée")))
+    return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+
+
+def _subplan(plan: TablePlan, unit_id: str, keep: list[str]) -> TablePlan:
+    return dataclasses.replace(plan, models=tuple(m for m in plan.models if m.unit_id != unit_id or m.model_id in keep))
+
+
+# =============================================================================== morale
+
+def _hero_quality(plan: TablePlan, unit_id: str) -> tuple[int, str] | None:
+    side = plan.unit(unit_id).side
+    best = None
+    for h in plan.models:
+        if plan.unit(h.unit_id).side != side or not has_rule(_rules(plan, h), "Hero") or h.has_status(SHAKEN):
+            continue
+        d = min((edge_mm(h, m) for m in plan.models_of(unit_id)), default=math.inf)
+        if d <= inches(12):
+            q = int(_profile(plan, h)["quality"])
+            if best is None or q < best[0]:
+                best = (q, f"Hero {h.model_id} ({q}+) is {_in(d)} away (within 12\") and not shaken")
+    return best
+
+
+def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Take a unit's morale test (Moral; Hero; Fearless): fail -> shaken, shaken and fail -> routed."""
+    unit_id = req_str(request, "unit")
+    models = plan.models_of(unit_id)
+    if not models:
+        raise IllegalActionError(f"unit {unit_id} has no models left")
+    steps: list[Step] = []
+    q = min(int(_profile(plan, m)["quality"]) for m in models)
+    steps.append(Step("morale test", f"Quality test of {unit_id}: {q}+", _src("Moral")))
+    hero = _hero_quality(plan, unit_id)
+    if hero and hero[0] < q:
+        q = hero[0]
+        steps.append(Step("Hero", f"uses {hero[1]}: {q}+", _src("Hero")))
+    shaken = _is_shaken(plan, unit_id)
+    fearless = _all_have(plan, unit_id, "Fearless")
+    if shaken:
+        steps.append(Step("shaken", f"{unit_id} is already shaken: it always fails morale and is routed (removed)",
+                          _src("Effets des blessures; Moral")))
+        dist = Distribution.certain("routed")
+    else:
+        p = Fraction(sum(1 for f in range(1, 7) if f == 6 or (f != 1 and f >= q)), 6)
+        fail = 1 - p
+        if fearless:
+            steps.append(Step("Fearless", "every model is Fearless: a failed test is passed on 4+", _src("Fearless")))
+            dist = Distribution.from_pairs((("passed", p + fail / 2), ("shaken", fail / 2)))
+        else:
+            dist = Distribution.from_pairs((("passed", p), ("shaken", fail)))
+    odds = {"morale": dist}
+    needed = {"morale": threshold(q)} if not shaken else {}
+    if dice is None:
+        return Resolution(RULESET, "morale", tuple(steps), needed, odds)
+    if shaken:
+        result = "routed"
+    else:
+        f = dice.roll(6)
+        ok = f == 6 or (f != 1 and f >= q)
+        steps.append(Step("morale die", f"rolled {f}: {'passed' if ok else 'failed'}", _src("Moral")))
+        if not ok and fearless:
+            g = dice.roll(6)
+            ok = g >= 4
+            steps.append(Step("Fearless die", f"rolled {g}: {'passed' if ok else 'failed'}", _src("Fearless")))
+        result = "passed" if ok else "shaken"
+    after = plan
+    if result == "shaken":
+        for m in models:
+            after = after.with_model(with_status(m, add=[SHAKEN]))
+    elif result == "routed":
+        for m in models:
+            after = after.without_model(m.model_id)
+    st = _state(after)
+    if unit_id in st.get("morale_due", []):
+        st["morale_due"] = [u for u in st["morale_due"] if u != unit_id]
+        after = after.with_state(st)
+    return Resolution(RULESET, "morale", tuple(steps), needed, odds, tuple(dice.rolled), {"morale": result}, after)
+
+
+# =============================================================================== activation and round
+
+def _can_activate(plan: TablePlan, st: Mapping[str, Any], u: Unit) -> bool:
+    return bool(plan.models_of(u.unit_id)) and u.unit_id not in st["activated"] and not u.extra.get("reserve")
+
+
+def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Activate a unit with one action: hold, advance, rush or charge (Jouer la partie; Activation).
+
+    Alternate activations: the side whose turn it is picks a unit not yet activated; the
+    turn passes to the other side while it has units to activate. A shaken unit must stay
+    idle (``hold``) and stops being shaken. Request: ``unit``, ``action``, for a charge
+    ``target``.
+    """
+    st = _state(plan)
+    if st.get("game_over"):
+        raise IllegalActionError("the game is over (four rounds played)")
+    unit_id, action = req_str(request, "unit"), req_str(request, "action").lower()
+    if action not in MOVES_IN:
+        raise InvalidActionError(f"unknown action {action!r}; actions are: {', '.join(MOVES_IN)}")
+    u = plan.unit(unit_id)
+    turn_has_units = any(_can_activate(plan, st, x) for x in plan.units if x.side == st["turn"])
+    if u.side != st["turn"] and turn_has_units:
+        raise IllegalActionError(f"it is side {st['turn']}'s turn to activate a unit, not {u.side}'s ({_src('Jouer la partie')})")
+    if unit_id in st["activated"]:
+        raise IllegalActionError(f"{unit_id} was already activated in round {st['round']}")
+    if u.extra.get("reserve"):
+        raise IllegalActionError(f"{unit_id} is still off the table ({u.extra['reserve']}); deploy it first")
+    models = plan.models_of(unit_id)
+    if not models:
+        raise IllegalActionError(f"{unit_id} has no models left")
+    rules = _rules(plan, models[0])
+    steps: list[Step] = []
+    shaken = _is_shaken(plan, unit_id)
+    if has_rule(rules, "Immobile") and action != "hold":
+        raise IllegalActionError(f"{unit_id} is Immobile: it can only Hold ({_src('Immobile')})")
+    if shaken and action != "hold":
+        raise IllegalActionError(f"{unit_id} is shaken: it must stay idle (hold, no shooting) to recover ({_src('Effets des blessures')})")
+    move = MOVES_IN[action]
+    steps.append(Step("action", f"{action}: {move}\" move" + {"hold": ", may shoot", "advance": ", may shoot after moving",
+                                                                "rush": ", no shooting", "charge": ", into melee"}[action],
+                      _src("Activation")))
+    if has_rule(rules, "Fast") and move:
+        move += FAST_BONUS_IN[action]
+        steps.append(Step("Fast", f"+{FAST_BONUS_IN[action]}\": {move}\"", _src("Fast"), value=FAST_BONUS_IN[action]))
+    if has_rule(rules, "Slow") and move:
+        move -= FAST_BONUS_IN[action]
+        steps.append(Step("Slow", f"-{FAST_BONUS_IN[action]}\": {move}\"", _src("Slow"), value=-FAST_BONUS_IN[action]))
+    if move:
+        if has_rule(rules, "Flying"):
+            steps.append(Step("Flying", "may move through units and terrain, ignoring terrain effects", _src("Flying")))
+        elif has_rule(rules, "Strider"):
+            steps.append(Step("Strider", "ignores difficult terrain", _src("Strider")))
+        else:
+            steps.append(Step("difficult terrain", "a move through difficult terrain is capped at 6\" in total",
+                              _src("Terrain, Terrain difficile")))
+    if action == "charge":
+        target = req_str(request, "target")
+        _enemy_check(plan, unit_id, target)
+        d = min(edge_mm(a, b) for a in models for b in plan.models_of(target))
+        if d > inches(move):
+            raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {move}\" charge ({_src('Mouvement')})")
+        steps.append(Step("charge reach", f"{target} is {_in(d)} away, within {move}\"", _src("Mouvement")))
+    after = plan
+    if shaken:
+        for m in models:
+            after = after.with_model(with_status(m, remove=[SHAKEN]))
+        steps.append(Step("recover", f"{unit_id} spends its activation idle and is no longer shaken", _src("Effets des blessures")))
+    st["activated"] = st["activated"] + [unit_id]
+    st["actions"] = {**st["actions"], unit_id: "recover" if shaken else action}
+    other = other_side(plan, u.side)
+    mine_left = any(_can_activate(after, st, x) for x in after.units if x.side == u.side)
+    theirs_left = any(_can_activate(after, st, x) for x in after.units if x.side == other)
+    if not mine_left and st.get("finished_first") is None:
+        st["finished_first"] = u.side
+    st["turn"] = other if theirs_left else u.side
+    st["round_complete"] = not mine_left and not theirs_left
+    after = after.with_state(st)
+    res = {"unit": unit_id, "action": st["actions"][unit_id], "move_in": move, "next_turn": st["turn"],
+           "round_complete": st["round_complete"]}
+    return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, after)
+
+
+def _controllers(plan: TablePlan, st: Mapping[str, Any], obj: Any) -> set[str]:
+    sides = set()
+    for u in plan.units:
+        if _is_shaken(plan, u.unit_id) or u.extra.get("ambushed_round") == st["round"]:
+            continue
+        if any(point_edge_mm(obj.position_mm, m) <= inches(3) for m in plan.models_of(u.unit_id)):
+            sides.add(u.side)
+    return sides
+
+
+def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """End the round: objectives, morale due, fatigue cleared, Caster tokens, next round or the end (Mission; Moral)."""
+    st = _state(plan)
+    if st.get("game_over"):
+        raise IllegalActionError("the game is over")
+    steps: list[Step] = []
+    waiting = [u.unit_id for u in plan.units if _can_activate(plan, st, u)]
+    if waiting:
+        raise IllegalActionError(f"units still to activate this round: {', '.join(waiting)}")
+    objectives = dict(st.get("objectives", {}))
+    for o in plan.objectives:
+        sides = _controllers(plan, st, o)
+        if len(sides) == 1:
+            objectives[o.objective_id] = next(iter(sides))
+            steps.append(Step("objective", f"{o.objective_id}: seized by {objectives[o.objective_id]} (a unit within 3\", no enemy)", _src("Mission")))
+        elif len(sides) > 1:
+            objectives[o.objective_id] = None
+            steps.append(Step("objective", f"{o.objective_id}: contested by {', '.join(sorted(sides))}, neutral", _src("Mission")))
+        else:
+            objectives.setdefault(o.objective_id, None)
+    st["objectives"] = objectives
+    starting = dict(st.get("starting_units") or {})
+    due: list[str] = []
+    for side in sides_of(plan):
+        start = starting.setdefault(side, sum(1 for u in plan.units if u.side == side))
+        left = [u.unit_id for u in plan.units if u.side == side and plan.models_of(u.unit_id)]
+        if left and len(left) * 2 <= start:
+            due.extend(left)
+            steps.append(Step("morale due", f"side {side} has {len(left)} of {start} starting units (half or fewer): "
+                              f"{', '.join(left)} must test morale", _src("Moral")))
+    st["starting_units"] = starting
+    st["morale_due"] = due
+    after = plan
+    for u in plan.units:
+        x = rule_value(unit_rules(plan, u, (plan.models_of(u.unit_id) or (None,))[0]), "Caster")
+        if x and plan.models_of(u.unit_id):
+            tokens = min(6, int(u.extra.get("spell_tokens", 0)) + x)
+            after = after.with_unit(with_extra(after.unit(u.unit_id), spell_tokens=tokens))
+            steps.append(Step("Caster", f"{u.unit_id} gains {x} spell token(s): {tokens} (6 at most)", _src("Caster(X)")))
+    finished = st.get("finished_first") or st["first"]
+    result: dict[str, Any] = {"round": st["round"], "objectives": objectives, "morale_due": due}
+    if st["round"] >= ROUNDS:
+        counts = {s: sum(1 for v in objectives.values() if v == s) for s in sides_of(plan)}
+        best = max(counts.values(), default=0)
+        winners = [s for s, c in counts.items() if c == best]
+        st["game_over"] = True
+        st["winner"] = winners[0] if len(winners) == 1 else None
+        steps.append(Step("end of game", f"after round {ROUNDS}: objectives held {counts} -> "
+                          + (f"{st['winner']} wins" if st["winner"] else "a draw"), _src("Mission")))
+        result.update(game_over=True, winner=st["winner"], objectives_held=counts)
+    else:
+        st.update(round=st["round"] + 1, first=finished, turn=finished, finished_first=None,
+                  activated=[], actions={}, fatigued=[], round_complete=False)
+        steps.append(Step("next round", f"round {st['round']}: {finished} activates first (it finished activating first)",
+                          _src("Jouer la partie")))
+        result["next_first"] = finished
+    return Resolution(RULESET, "end_round", tuple(steps), {}, {}, (), result, after.with_state(st))
+
+
+# =============================================================================== deployment, casting, jumps
+
+_EDGES = ("top", "bottom", "left", "right")
+
+
+def _edge_distance(plan: TablePlan, m: Model, edge: str) -> float:
+    x, y = m.position_mm
+    r = m.base_mm / 2
+    return {"top": y + r, "bottom": plan.table.depth_mm - y + r, "left": x + r,
+            "right": plan.table.width_mm - x + r}[edge]
+
+
+def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Check and record a unit's deployment: ``normal`` (12" of its edge), ``scout``, ``ambush`` (Déploiement; Scout; Ambush)."""
+    st = _state(plan)
+    unit_id = req_str(request, "unit")
+    mode = req_str(request, "mode", default="normal")
+    u = plan.unit(unit_id)
+    models = plan.models_of(unit_id)
+    rules = _rules(plan, models[0]) if models else list(u.rules or ())
+    steps: list[Step] = []
+    if mode == "ambush":
+        if not has_rule(rules, "Ambush"):
+            raise IllegalActionError(f"{unit_id} has no Ambush rule")
+        if st["round"] < 2:
+            raise IllegalActionError(f"Ambush units arrive at the start of a round after the first; this is round {st['round']} ({_src('Ambush')})")
+        enemies = [m for m in plan.models if plan.unit(m.unit_id).side != u.side]
+        d = min((edge_mm(a, b) for a in models for b in enemies), default=math.inf)
+        if d <= inches(9):
+            raise IllegalActionError(f"{unit_id} is {_in(d)} from the enemy; Ambush needs more than 9\" ({_src('Ambush')})")
+        steps.append(Step("Ambush", f"nearest enemy {_in(d)} away (> 9\"); cannot seize or contest objectives this round", _src("Ambush")))
+        u2 = with_extra(u, reserve=None, ambushed_round=st["round"])
+    elif mode in ("normal", "scout"):
+        edge = (st.get("deployment_edges") or {}).get(u.side) or req_str(request, "edge", default=None)
+        if edge not in _EDGES:
+            raise InvalidActionError(f"side {u.side} needs a deployment edge (state.deployment_edges or 'edge'): one of {', '.join(_EDGES)}")
+        limit = 24 if mode == "scout" else 12
+        if mode == "scout" and not has_rule(rules, "Scout"):
+            raise IllegalActionError(f"{unit_id} has no Scout rule")
+        far = max(models, key=lambda m: _edge_distance(plan, m, edge))
+        d = _edge_distance(plan, far, edge)
+        if d > inches(limit):
+            why = "Scout: entirely within 12\" of the deployment zone" if mode == "scout" else "deployment is within 12\""
+            raise IllegalActionError(f"{far.model_id} reaches {_in(d)} from the {edge} edge; {why} ({_src('Déploiement')})")
+        steps.append(Step("deployment", f"every model within {limit}\" of the {edge} edge (farthest {_in(d)})",
+                          _src("Scout" if mode == "scout" else "Déploiement")))
+        u2 = with_extra(u, reserve=None)
+    else:
+        raise InvalidActionError(f"unknown deployment mode {mode!r}; modes: normal, scout, ambush")
+    after = plan.with_unit(u2)
+    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), {"unit": unit_id, "mode": mode, "deployed": True}, after)
+
+
+def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Cast a spell: spend tokens, 4+ on a D6, helpers within 18" add or remove 1 per token (Caster(X)).
+
+    Request: ``caster`` (unit), ``cost`` (the spell's value), optional ``helpers``
+    (``{"unit": tokens}``; a friendly helper gives +1, an enemy -1 per token).
+    """
+    unit_id = req_str(request, "caster")
+    cost = req_int(request, "cost")
+    u = plan.unit(unit_id)
+    models = plan.models_of(unit_id)
+    if not models or not rule_value(_rules(plan, models[0]), "Caster"):
+        raise IllegalActionError(f"{unit_id} is not a Caster")
+    tokens = int(u.extra.get("spell_tokens", 0))
+    if cost < 1 or cost > tokens:
+        raise IllegalActionError(f"{unit_id} has {tokens} spell token(s); a spell of value {cost} cannot be cast")
+    steps = [Step("Caster", f"spends {cost} of {tokens} token(s); 4+ casts", _src("Caster(X)"))]
+    helpers = request.get("helpers") or {}
+    mod = 0
+    after = plan.with_unit(with_extra(u, spell_tokens=tokens - cost))
+    for hid, n in dict(helpers).items():
+        h = after.unit(hid)
+        ht = int(h.extra.get("spell_tokens", 0))
+        if not isinstance(n, int) or n < 1 or n > ht:
+            raise IllegalActionError(f"helper {hid} has {ht} token(s), cannot spend {n!r}")
+        d = min((edge_mm(a, b) for a in after.models_of(hid) for b in models), default=math.inf)
+        if d > inches(18):
+            raise IllegalActionError(f"helper {hid} is {_in(d)} from {unit_id}, beyond 18\" ({_src('Caster(X)')})")
+        sign = 1 if h.side == u.side else -1
+        mod += sign * n
+        after = after.with_unit(with_extra(h, spell_tokens=ht - n))
+        steps.append(Step("spell helper", f"{sign * n:+d}: {hid} spends {n} token(s) from {_in(d)}", _src("Caster(X)"), value=sign * n))
+    p = Fraction(sum(1 for f in range(1, 7) if f == 6 or (f != 1 and f + mod >= 4)), 6)
+    odds = {"spell": Distribution.from_pairs((("cast", p), ("failed", 1 - p)))}
+    needed = {"spell": threshold(4 - mod)}
+    if dice is None:
+        return Resolution(RULESET, "cast", tuple(steps), needed, odds)
+    f = dice.roll(6)
+    ok = f == 6 or (f != 1 and f + mod >= 4)
+    steps.append(Step("spell die", f"rolled {f}{mod:+d}: {'cast' if ok else 'failed'}", _src("Caster(X)")))
+    return Resolution(RULESET, "cast", tuple(steps), needed, odds, tuple(dice.rolled), {"spell": "cast" if ok else "failed"}, after)
+
+
+def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Jump a gap or drop (Sauter): X+1 dice at 3+ (X per full 3"), Strider 2+, Flying passes."""
+    mid = req_str(request, "model")
+    dist_in = float(request.get("distance_in", 0))
+    m = plan.model(mid)
+    rules = _rules(plan, m)
+    if dist_in <= 1:
+        return Resolution(RULESET, "jump", (Step("jump", "a gap of 1\" or less is crossed in a normal move", _src("Sauter")),),
+                          {}, {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
+    if dist_in > 6:
+        raise IllegalActionError(f"a jump is at most 6\"; {dist_in}\" asked ({_src('Sauter')})")
+    if has_rule(rules, "Flying"):
+        return Resolution(RULESET, "jump", (Step("Flying", "jumps succeed automatically", _src("Flying")),), {},
+                          {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
+    n = int(dist_in // 3) + 1
+    need = 2 if has_rule(rules, "Strider") else 3
+    p = Fraction(7 - need, 6) ** n
+    steps = [Step("jump", f"{n} dice at {need}+ for {dist_in}\"" + (" (Strider)" if need == 2 else ""), _src("Sauter"))]
+    odds = {"jump": Distribution.from_pairs((("made", p), ("fell", 1 - p)))}
+    if dice is None:
+        return Resolution(RULESET, "jump", tuple(steps), {"jump": f"{n} x {need}+"}, odds)
+    faces = dice.roll_many(n)
+    ok = all(f >= need for f in faces)
+    steps.append(Step("jump dice", f"{list(faces)}: {'made' if ok else 'fell'}", _src("Sauter")))
+    return Resolution(RULESET, "jump", tuple(steps), {"jump": f"{n} x {need}+"}, odds, tuple(dice.rolled),
+                      {"jump": "made" if ok else "fell"}, plan)
+
+
+ACTIONS: dict[str, Action] = {
+    "activate": activate, "shoot": shoot, "melee": melee, "morale": morale, "end_round": end_round,
+    "deploy": deploy, "cast": cast, "jump": jump,
+}
