@@ -555,6 +555,7 @@ def _attack_modifiers(plan: TablePlan, shooters: Sequence[Model], target: Model,
     if len(shooters) > 1:
         mods.append((len(shooters) - 1, f"{len(shooters) - 1} more shooter(s) at the same target; main shooter "
                                         f"{main.model_id} is the nearest", SRC_SHOOT))
+    mods.extend(_weather_modifiers(plan, main, target))
     if "meilleur-fusil" in _traits(main):
         mods.append((1, "Meilleur fusil", SRC_TRAITS))
     arms = _wounds(main).count("bras")
@@ -602,13 +603,16 @@ def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mappi
         if off > 90.0 + 45.0:
             raise IllegalActionError(f"{target.model_id} is {off:.0f}° off {main.model_id}'s facing: beyond the "
                                      f"180° front arc and the free 45° turn; turn first (1 PA, {SRC_SHOOT})")
-    hidden = target.has_status("hidden") or ("commando" in _traits(target) and req_bool(request, "near_terrain"))
+    fog = ((plan.state or {}).get("weather") or {}).get("kind") == "brouillard"
+    hidden = (target.has_status("hidden") or fog
+              or ("commando" in _traits(target) and req_bool(request, "near_terrain")))
     if hidden and not target.extra.get("spotted"):
         near = [m for m in plan.models if _side(plan, m) != _side(plan, target)
                 and distance_ud(plan, m, target) < SPOTTED_WITHIN_UD]
         if not near:
-            raise IllegalActionError(f"{target.model_id} is hidden: spot it first (7+ on the quality roll, "
-                                     f"{SRC_SPOT})")
+            why = "in the fog every target must be detected first" if fog else f"{target.model_id} is hidden"
+            raise IllegalActionError(f"{why}: spot it first (7+ on the quality roll, "
+                                     f"{SRC_WEATHER if fog else SRC_SPOT})")
     from rules.visibility import line_of_sight
 
     sight = line_of_sight(plan, main.model_id, target.model_id)
@@ -1289,7 +1293,94 @@ def pay(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
                       plan_after=after)
 
 
+# -- weather and initiative -------------------------------------------------------------------------------
+
+SRC_WEATHER = "Feu à Volonté, La météo"
+SRC_INITIATIVE = "Feu à Volonté, Initiative"
+WEATHER_BY_D8 = expand_ranges({(1, 2): "vent", (3, 4): "brouillard", (5, 6): "pluie / neige", (7, 8): "beau temps"})
+WEATHER_EFFECT = {
+    "vent": "a shooter facing the wind takes -1 on shots beyond 10 UD; wind in the back, no malus",
+    "brouillard": "thick fog: every target must be detected first (quality 7+)",
+    "pluie / neige": "movement -1 UD; difficult terrain becomes impassable",
+    "beau temps": "no effect",
+}
+WIND_RANGE_UD = 10.0
+
+
+def wind_from_deg(d8: int) -> float:
+    """Return the table angle the wind blows from for a d8 on the compass rose.
+
+    1 is the table's top edge (toward -y, "north"), numbered clockwise every 45°
+    (option ``wind_rose``: ``1-north-clockwise``).
+
+    >>> wind_from_deg(1), wind_from_deg(3), wind_from_deg(5)
+    (270.0, 0.0, 90.0)
+    """
+    return (270.0 + 45.0 * (d8 - 1)) % 360.0
+
+
+def weather(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Roll the weather (La météo): a d8 on the table, and a second d8 for the wind's direction."""
+    steps = [Step("weather", "d8: 1-2 wind (a second d8 gives its direction), 3-4 fog, 5-6 rain or snow, "
+                             "7-8 fine", SRC_WEATHER)]
+    odds = {"weather": die(8).map(lambda f: WEATHER_BY_D8[f])}
+    if dice is None:
+        return Resolution(RULESET, "weather", tuple(steps), {}, odds)
+    face = dice.roll(8)
+    kind = WEATHER_BY_D8[face]
+    state = state_of(plan)
+    state["weather"] = {"kind": kind}
+    text = f"d8 {face}: {kind} ({WEATHER_EFFECT[kind]})"
+    if kind == "vent":
+        wind = dice.roll(8)
+        state["weather"]["wind_d8"] = wind
+        text += f"; wind d8 {wind}: it blows from {wind_from_deg(wind):.0f}° (1 = top edge, clockwise)"
+    steps.append(Step("result", text, SRC_WEATHER, value=kind, option="wind_rose=1-north-clockwise"))
+    return Resolution(RULESET, "weather", tuple(steps), {}, odds, tuple(dice.rolled), dict(state["weather"]),
+                      plan.with_state(state))
+
+
+def _weather_modifiers(plan: TablePlan, main: Model, target: Model) -> list[tuple[int, str, str]]:
+    w = (plan.state or {}).get("weather") or {}
+    if w.get("kind") != "vent" or "wind_d8" not in w:
+        return []
+    dist = distance_ud(plan, main, target)
+    if dist <= WIND_RANGE_UD:
+        return []
+    bearing = math.degrees(math.atan2(target.y_mm - main.y_mm, target.x_mm - main.x_mm))
+    if _angle_between(bearing, wind_from_deg(int(w["wind_d8"]))) < 90.0:
+        return [(-1, f"shooting into the wind at {fmt_len(dist, 'UD')} (beyond 10 UD)", SRC_WEATHER)]
+    return []
+
+
+def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Roll for the initiative (Initiative): a d6 per side, the higher starts; ties roll again."""
+    sides = sorted({u.side for u in plan.units})
+    if len(sides) != 2:
+        raise InvalidActionError(f"the initiative is rolled between two sides; this game has: {', '.join(sides)}")
+    steps = [Step("initiative", f"{sides[0]} and {sides[1]} each roll a d6: the higher starts (ties roll again)",
+                  SRC_INITIATIVE)]
+    p_first = Fraction(1, 2)
+    odds = {"starts": Distribution.from_pairs(((sides[0], p_first), (sides[1], 1 - p_first)))}
+    if dice is None:
+        return Resolution(RULESET, "initiative", tuple(steps), {}, odds)
+    rolls = []
+    while True:
+        a, b = dice.roll(6), dice.roll(6)
+        rolls.append([a, b])
+        if a != b:
+            break
+    winner = sides[0] if a > b else sides[1]
+    steps.append(Step("result", "; ".join(f"{sides[0]} {x} - {sides[1]} {y}" for x, y in rolls)
+                                + f": {winner} starts", SRC_INITIATIVE))
+    state = state_of(plan)
+    state["initiative"] = winner
+    return Resolution(RULESET, "initiative", tuple(steps), {}, odds, tuple(dice.rolled),
+                      {"starts": winner, "rolls": rolls}, plan.with_state(state))
+
+
 ACTIONS: dict[str, Action] = {
+    "weather": weather, "initiative": initiative,
     "throw": throw, "pay": pay,
     "shoot": shoot, "melee": melee, "spot": spot, "morale": morale, "activate": activate,
     "reload": reload, "end-turn": end_turn, "recruit": recruit,

@@ -30,7 +30,7 @@ DEFAULT_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "morale": ("unit",), "activate": ("unit", "action"), "spot": ("spotter", "target"),
     "reload": ("unit",), "recruit": ("side",), "deploy": ("unit",), "cast": ("caster", "target"),
     "jump": ("model",), "end-turn": (), "end_round": (), "lead": ("unit", "model"),
-    "throw": ("thrower", "target"), "pay": ("unit", "action"),
+    "throw": ("thrower", "target"), "pay": ("unit", "action"), "weather": (), "initiative": (),
 }
 
 

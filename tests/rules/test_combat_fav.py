@@ -332,7 +332,7 @@ def test_group_activation_limits_the_figures() -> None:
 def test_recruit_action_and_unknown_action() -> None:
     res = resolve(fav_plan(), "recruit", {"side": "Fallschirmjäger"}, None)
     assert res.result["total_pdr"] == 25 and res.result["problems"] == []
-    with pytest.raises(InvalidActionError, match="actions are: activate, end-turn, melee, morale, pay"):
+    with pytest.raises(InvalidActionError, match="actions are: activate, end-turn, initiative, melee, morale, pay"):
         resolve(fav_plan(), "fly", {}, None)
 
 
@@ -443,3 +443,30 @@ def test_chance_and_reserve_dice() -> None:
         resolve(res.plan_after, "spot", {"spotter": "us-second", "target": "para-2", "reserve": 4}, None)
     with pytest.raises(IllegalActionError, match="not within 3 UD of its leader or a second"):
         resolve(plan, "spot", {"spotter": "us-rookie", "target": "para-2", "reserve": 1}, None)
+
+
+# -- weather and initiative -------------------------------------------------------------------------------------
+
+
+def test_weather_d8_table_wind_and_fog() -> None:
+    plan = fav_plan()
+    res = resolve(plan, "weather", {}, None)
+    assert res.odds["weather"].probs["brouillard"] == Fraction(1, 4)
+    foggy = resolve(plan, "weather", {}, Dice.given([3])).plan_after
+    assert foggy.state["weather"] == {"kind": "brouillard"}
+    with pytest.raises(IllegalActionError, match="in the fog every target must be detected first"):
+        resolve(foggy, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    # wind from the bottom edge (d8 5: from 90°, +y): the US at y = 100 shoot toward +y, into the wind
+    windy = resolve(plan, "weather", {}, Dice.given([1, 5])).plan_after
+    far = place(windy, {"para-2": (340.0, 560.0)})  # 11.5 UD
+    assert "-1: shooting into the wind at 11.5 UD" in texts(resolve(far, "shoot", {"firing": "us-2", "target": "para-2"}, None))
+    near = resolve(windy, "shoot", {"firing": "us-2", "target": "para-2"}, None)  # 10 UD: no malus
+    assert "into the wind" not in texts(near)
+    back = resolve(far, "shoot", {"firing": "para-2", "target": "us-2"}, None)  # wind in the back
+    assert "into the wind" not in texts(back)
+
+
+def test_initiative_ties_roll_again() -> None:
+    res = resolve(fav_plan(), "initiative", {}, Dice.given([4, 4, 2, 5]))
+    assert res.result == {"starts": "US", "rolls": [[4, 4], [2, 5]]}  # sides in name order: Fallschirmjäger, US
+    assert res.plan_after.state["initiative"] == "US"
