@@ -148,8 +148,7 @@ def test_too_small_sample_says_so_and_base_mode_finds_the_models(capsys: pytest.
         assert any(math.hypot(f["x_mm"] - b["x_mm"], f["y_mm"] - b["y_mm"]) <= 2.0 and f["side"] == b["side"]
                    for f in out["bases"]), b
     read = {m["marker_id"] for m in out["models"]}
-    unread = [m for m in truth["models"] if m["marker_id"] not in read]
-    by_base = [m for m in unread
-               if any(math.hypot(f["x_mm"] - m["x_mm"], f["y_mm"] - m["y_mm"]) <= 2.5 and f["side"] == m["side"]
+    located = [m for m in truth["models"] if m["marker_id"] in read
+               or any(math.hypot(f["x_mm"] - m["x_mm"], f["y_mm"] - m["y_mm"]) <= 2.5 and f["side"] == m["side"]
                       for f in out["bases"])]
-    assert len(by_base) >= 0.6 * len(unread)
+    assert len(located) >= 0.7 * len(truth["models"])   # markers too small to read: found by their bases

@@ -35,7 +35,7 @@ def test_events_as_json_lines(folder: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     kinds = [e["type"] for e in lines]
-    assert kinds[0] == "calibrated"
+    assert kinds[0] == "calibrated", lines[0]
     _, truth = sample(NAME)
     appeared = {e["marker_id"] for e in lines if e["type"] == "appeared"}
     assert appeared <= {m["marker_id"] for m in truth["models"]} and len(appeared) >= 12
