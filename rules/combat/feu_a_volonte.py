@@ -902,6 +902,25 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
                       {"holds": holds, "total": total}, after)
 
 
+def disengage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Leave a duel (Se désengager, 1 PA): quality Xd6 keep two, 7 or more steps back 2 UD facing the enemy."""
+    m = figure(plan, req_str(request, "unit"))
+    q = _quality(plan, m)
+    steps: list[Step] = [Step("disengage", f"{m.model_id} ({q.name}) rolls {q.dice}d6 and keeps two: 7 or more "
+                                           f"leaves the duel and steps back 2 UD facing its enemy", SRC_MELEE)]
+    p = nerve_odds(q.dice, 0)
+    odds = {"disengaged": Distribution.from_pairs(((True, p), (False, 1 - p)))}
+    if dice is None:
+        return Resolution(RULESET, "disengage", tuple(steps), {"disengage": "7+"}, odds)
+    state = _spend(plan, m, "se désengager", steps)
+    rolled, kept = dice.roll_keep(q.dice)
+    ok = sum(kept) >= SUCCESS
+    steps.append(Step("result", f"dice {list(rolled)}, keeps {list(kept)}: {sum(kept)}: "
+                                f"{'disengaged, move it back 2 UD' if ok else 'still in the duel'}", SRC_MELEE))
+    return Resolution(RULESET, "disengage", tuple(steps), {"disengage": "7+"}, odds, tuple(dice.rolled),
+                      {"disengaged": ok, "total": sum(kept)}, plan.with_state(state))
+
+
 def reload(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Reload (1 PA): the figure is no longer out of ammunition."""
     m = figure(plan, req_str(request, "unit"))
@@ -1380,7 +1399,7 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
 
 
 ACTIONS: dict[str, Action] = {
-    "weather": weather, "initiative": initiative,
+    "weather": weather, "initiative": initiative, "disengage": disengage,
     "throw": throw, "pay": pay,
     "shoot": shoot, "melee": melee, "spot": spot, "morale": morale, "activate": activate,
     "reload": reload, "end-turn": end_turn, "recruit": recruit,

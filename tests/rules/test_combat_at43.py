@@ -308,3 +308,24 @@ def test_a_unit_without_its_leader_must_name_one() -> None:
         resolve(res.plan_after, "lead", {"unit": "golems-256", "model": "sa-2"}, None)
     led = resolve(res.plan_after, "lead", {"unit": "golems-256", "model": "g256-3"}, None).plan_after
     assert "leader g256-3 to leader sa-1" in texts(resolve(led, "shoot", NANO, None))
+
+
+def test_impacts_on_vehicles_are_spread_from_the_nearest() -> None:
+    """AT-43, Dégâts et retrait des pertes: three Fire Toads take five impacts as 2, 2 and 1, nearest first."""
+    plan = at43_plan(475.0)
+    profiles = dict(plan.profiles)
+    profiles["fire toad"] = {"category": "vehicle", "size": 3, "protection": 4, "structure": 2}
+    golems = ("g256-1", "g256-2", "g256-3")
+    plan = dataclasses.replace(plan, profiles=freeze(profiles), models=tuple(
+        dataclasses.replace(m, profile="fire toad") if m.model_id in golems else m for m in plan.models))
+    plan = only(plan, {m.model_id for m in plan.models if not m.model_id.startswith("g256")} | set(golems))
+    weapons = dict(plan.weapons)
+    weapons["laser rifle"] = {**weapons["laser rifle"], "precision": 12}  # every shot hits: 5 impacts
+    plan = dataclasses.replace(plan, weapons=freeze(weapons))
+    plan = only(plan, {m.model_id for m in plan.models} - {"sa-6"})
+    res = resolve(plan, "shoot", LASER, Dice.given([6, 6, 1, 1, 6]))  # damage 5 - 4 = +1: 4+
+    shares = [(g["impacts"], g["damage_dice"]) for g in res.result["groups"]]
+    assert shares == [(2, [6, 6]), (2, [1, 1]), (1, [6])]
+    # g256-1 (nearest) loses both structure points; g256-3 keeps one of two
+    assert res.result["removed"] == ["g256-1"]
+    assert res.plan_after.model("g256-3").extra["damage_taken"] == 1

@@ -332,7 +332,7 @@ def test_group_activation_limits_the_figures() -> None:
 def test_recruit_action_and_unknown_action() -> None:
     res = resolve(fav_plan(), "recruit", {"side": "Fallschirmjäger"}, None)
     assert res.result["total_pdr"] == 25 and res.result["problems"] == []
-    with pytest.raises(InvalidActionError, match="actions are: activate, end-turn, initiative, melee, morale, pay"):
+    with pytest.raises(InvalidActionError, match="actions are: activate, disengage, end-turn, initiative, melee"):
         resolve(fav_plan(), "fly", {}, None)
 
 
@@ -470,3 +470,17 @@ def test_initiative_ties_roll_again() -> None:
     res = resolve(fav_plan(), "initiative", {}, Dice.given([4, 4, 2, 5]))
     assert res.result == {"starts": "US", "rolls": [[4, 4], [2, 5]]}  # sides in name order: Fallschirmjäger, US
     assert res.plan_after.state["initiative"] == "US"
+
+
+def test_bazooka_must_aim_first_and_disengage() -> None:
+    plan = fav_plan()
+    m = plan.model("us-4")
+    plan = plan.with_model(dataclasses.replace(m, weapons=("Bazooka",)))
+    res = resolve(plan, "shoot", {"firing": "us-4", "target": "para-4"}, None)
+    assert res.odds["aiming"].probs["aimed"] == keep_best(2).chance(lambda t: t >= 7)
+    res = resolve(plan, "shoot", {"firing": "us-4", "target": "para-4"}, Dice.given([3, 2]))
+    assert res.result["aiming"]["total"] == 5 and res.result["shots"] == []
+    res = resolve(plan, "shoot", {"firing": "us-4", "target": "para-4"}, Dice.given([4, 3, 6, 5, 1, 2, 2]))
+    assert res.result["outcome"] == "killed"  # aimed on 7, then 11 +1 -1 = 11 against 4 - 1 = 3
+    res = resolve(plan, "disengage", {"unit": "us-4"}, Dice.given([5, 2]))
+    assert res.result == {"disengaged": True, "total": 7}
