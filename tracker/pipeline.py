@@ -209,14 +209,17 @@ class Tracker:
                 events.append({"type": "calibrated", **stamp})
             except ValueError as exc:
                 self._frames += 1
-                self._warnings = (f"not calibrated: {exc}",)
+                warning = f"not calibrated: {exc}"
+                repeated = self._warnings == (warning,)
+                self._warnings = (warning,)
                 self._state = TrackState(frame.index, frame.timestamp_s, self._state.models,
                                          self._state.bases, calibrated=False, warnings=self._warnings)
-                return [{"type": "calibration_failed", **stamp, "message": str(exc)}]
+                # said once, then again only when the reason changes (a live camera keeps trying)
+                return [] if repeated else [{"type": "calibration_failed", **stamp, "message": str(exc)}]
         else:
             events += self._check_corners(image, gray, stamp)
-        fixes, full = self._detect_models(gray)
-        events += self._rejections(fixes, stamp, full)
+        fixes = self._detect_models(gray)
+        events += self._rejections(fixes, stamp)
         bases = None
         if self._find_bases and image.ndim == 3:
             bases, fixes = self._detect_bases(image, gray, fixes)
@@ -228,7 +231,7 @@ class Tracker:
         self._state = self._book.state(calibrated=True, warnings=self._warnings)
         return events
 
-    def _detect_models(self, gray: np.ndarray) -> tuple[MarkerFixes, bool]:
+    def _detect_models(self, gray: np.ndarray) -> MarkerFixes:
         assert self._detector is not None and self._calibration is not None
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
@@ -242,7 +245,7 @@ class Tracker:
         fixes = locate_models(det, self._calibration, self.setup)
         accepted = {m.marker_id for m in fixes.models}
         self._last_corners = {int(i): c for i, c in zip(det.marker_ids, det.corners_px) if int(i) in accepted}
-        return fixes, full
+        return fixes
 
     def _follow(self, gray: np.ndarray) -> Detections:
         """Find last frame's markers again: refine their old corners, else search around them."""
@@ -268,7 +271,7 @@ class Tracker:
         found = found.select(~np.isin(found.marker_ids, ids[ok]))
         return Detections.concat([kept, found])
 
-    def _rejections(self, fixes: MarkerFixes, stamp: dict[str, Any], full: bool) -> list[dict[str, Any]]:
+    def _rejections(self, fixes: MarkerFixes, stamp: dict[str, Any]) -> list[dict[str, Any]]:
         events = []
         for r in fixes.rejected:
             key = (r.marker_id, r.reason.split(" ")[0])
