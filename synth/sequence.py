@@ -37,6 +37,7 @@ TABLE_MM = 600.0
 FRAME_COUNT = 48
 IMAGE_SIZE = (1920, 1080)
 SEED = 4242
+SUPERSAMPLE = 2  # with 4x4 extra rays on every ink edge, markers stay exact; twice as fast as 3
 
 # (marker id, unit, x, y, base, facing, side, figure colour)
 _MODELS = (
@@ -164,7 +165,7 @@ def frame_spec(plan: SequencePlan, n: int, camera: CameraModel) -> SceneSpec:
     fr = plan.frame(n)
     setup = make_setup(TABLE_MM, TABLE_MM, models=plan.initial_models())
     return SceneSpec(setup, camera, fr.models, fr.bases, TERRAIN, fr.hands, noise_sigma=1.5, blur_sigma=0.5,
-                     jpeg_quality=85, seed=SEED, noise_seed=SEED + 1 + n,
+                     jpeg_quality=85, seed=SEED, noise_seed=SEED + 1 + n, supersample=SUPERSAMPLE,
                      notes=f"sequence frame {n}" + (f"; lifted: {list(fr.lifted)}" if fr.lifted else "")
                      + ("; a hand over the table" if fr.hands else ""))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import cv2
@@ -88,10 +89,11 @@ def _edge_offsets(gray: np.ndarray, camera, corners_mm: np.ndarray, height_mm: f
     return out
 
 
-@pytest.mark.parametrize("distortion", [(0.0,) * 5, WEBCAM], ids=["pinhole", "webcam"])
-def test_marker_edges_lie_on_projected_truth(distortion: tuple[float, ...]) -> None:
+@pytest.mark.parametrize(("distortion", "supersample"), [((0.0,) * 5, 3), (WEBCAM, 3), (WEBCAM, 2)],
+                         ids=["pinhole", "webcam", "webcam-ss2"])
+def test_marker_edges_lie_on_projected_truth(distortion: tuple[float, ...], supersample: int) -> None:
     """Exactness of the projection itself, independent of any detector's corner bias."""
-    spec = _scene(distortion, blur=0.0)
+    spec = dataclasses.replace(_scene(distortion, blur=0.0), supersample=supersample)
     image, truth = render_scene(spec)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     offsets = []
