@@ -50,7 +50,7 @@ def test_key_value_arguments_and_action_list(capsys: pytest.CaptureFixture[str])
     doc = json.loads(capsys.readouterr().out)
     assert any("moved before shooting" in s["text"] for s in doc["explanation"])
     assert main(["resolve", FAV]) == 0
-    assert "feu-a-volonte actions: activate, end-turn, initiative, melee" in capsys.readouterr().out
+    assert "feu-a-volonte actions: activate, disengage, end-turn, initiative, melee" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("argv", "message"), [
