@@ -41,14 +41,14 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from rules.combat._kit import (fmt_len, remove_model, req_choice, req_list, req_str, with_extra,
+from rules.combat._kit import (fmt_len, remove_model, req_bool, req_choice, req_int, req_list, req_str, with_extra,
                                with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import (AUTO_SUCCESS, Dice, Distribution, at43_roll_needed, binomial, die, needed_text,
                         success_chance, with_rerolls)
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
-from rules.frozen import thaw
+from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
 
@@ -418,12 +418,46 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 
     Optional: ``cover`` (``yes``/``no``/``auto``: the target unit's cover, judged by
     the players when they disagree with the plan), ``no_sight`` (firers the players
-    see blocked).
+    see blocked), ``alert`` (a unit in "État d'alerte" fires during the enemy's
+    activation, at the activated unit only, after it moved; it loses the attitude
+    and the "À couvert !" 3+ save does not apply).
     """
+    if req_bool(request, "alert"):
+        return _alert(plan, request, dice)
     firing, leader, weapon, copy_index = _firing_unit(plan, request)
     if weapon.indirect:
         return _indirect(plan, request, dice, firing, leader, weapon, copy_index)
     return _direct(plan, request, dice, firing, leader, weapon, copy_index)
+
+
+SRC_ALERT = "AT-43, Tirs: Tirs en état d'alerte"
+
+
+def _alert(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    firing = plan.unit(req_str(request, "firing"))
+    target = req_str(request, "target")
+    if firing.extra.get("attitude") != "alerte":
+        raise IllegalActionError(f"unit {firing.unit_id!r} is not in the État d'alerte attitude ({SRC_ALERT})")
+    active = (plan.state or {}).get("active_unit")
+    if target != active:
+        raise IllegalActionError(f"alert fire may only target the unit being activated ({active or 'none'}), "
+                                 f"not {target!r} ({SRC_ALERT})")
+    if not req_bool(request, "target_moved", True):
+        raise IllegalActionError(f"{target!r} did not move: alert fire cannot target it ({SRC_ALERT})")
+    plain = {k: v for k, v in request.items() if k != "alert"}
+    firing_now = firing if "salvoes" not in firing.extra else replace(firing, extra=with_extra(firing, salvoes=None).extra)
+    res = shoot(plan.with_unit(firing_now), {**plain, "alert_fire": True}, dice)
+    steps = (Step("alert fire", f"{firing.unit_id} fires on alert at {target}, at the end of its move; "
+                                f"casualties are removed at once and the unit leaves the État d'alerte",
+                  SRC_ALERT),) + res.steps
+    after = res.plan_after
+    if after is not None:
+        unit = after.unit(firing.unit_id)
+        extra = dict(thaw(unit.extra))
+        extra.pop("attitude", None)
+        extra["salvoes"] = list(thaw(firing.extra.get("salvoes", [])))
+        after = after.with_unit(replace(unit, extra=freeze(extra)))
+    return replace(res, steps=steps, plan_after=after)
 
 
 def _armed(plan: TablePlan, firing: Unit, weapon: Weapon, copy_index: int) -> list[Model]:
@@ -510,7 +544,11 @@ def _cover_decider(plan: TablePlan, request: Mapping[str, Any], geo: Geometry, f
         if unit_id in cache:
             return cache[unit_id]
         unit = plan.unit(unit_id)
-        save = COVER_SAVE_ATTITUDE if unit.extra.get("attitude") == "a-couvert" else COVER_SAVE
+        braced = unit.extra.get("attitude") == "a-couvert" and not request.get("alert_fire")
+        save = COVER_SAVE_ATTITUDE if braced else COVER_SAVE
+        if unit.extra.get("attitude") == "a-couvert" and not braced:
+            steps.append(Step("cover save", "the \u00ab À couvert ! \u00bb 3+ save never applies against alert fire",
+                              SRC_COVER))
         if unit_id == target.unit_id and override != "auto":
             cache[unit_id] = save if override == "yes" else None
             steps.append(Step("cover", f"the players judge unit {unit_id} {'in' if override == 'yes' else 'not in'} "
@@ -599,7 +637,8 @@ def _allocator(plan: TablePlan, geo: Geometry, leader: Model, weapon: Weapon, ta
 
 def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, count: int, needed: Any,
             weapon: Weapon, hits: Distribution, groups_for: Any, firing: Unit, target_id: str, *,
-            prone_survivors: bool, deviation: Any = None, damage_on: Model | None = None) -> Resolution:
+            prone_survivors: bool, deviation: Any = None, damage_on: Model | None = None,
+            record: bool = True) -> Resolution:
     """Odds (exact), then, with dice, the roll and the game after it."""
     def total(h: int) -> Distribution:
         dist = Distribution.certain(0)
@@ -650,9 +689,10 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
         result["prone"] = thrown
     for mid in removed:
         after = remove_model(after, mid)
-    salvoes = list(thaw(firing.extra.get("salvoes", [])))
-    salvoes.append({"weapon": weapon.name, "target": target_id})
-    after = after.with_unit(with_extra(after.unit(firing.unit_id), salvoes=salvoes))
+    if record:
+        salvoes = list(thaw(firing.extra.get("salvoes", [])))
+        salvoes.append({"weapon": weapon.name, "target": target_id})
+        after = after.with_unit(with_extra(after.unit(firing.unit_id), salvoes=salvoes))
     steps.append(Step("result", f"{rolled['successes']} success(es); removed: {', '.join(removed) or 'nobody'}",
                       SRC_DAMAGE, value=len(removed)))
     return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result, after)
@@ -662,7 +702,8 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
 
 
 def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firing: Unit, leader: Model,
-              weapon: Weapon, copy_index: int) -> Resolution:
+              weapon: Weapon, copy_index: int, *, dice_count: int | None = None, action: str = "shoot",
+              record: bool = True) -> Resolution:
     target_id = req_str(request, "target")
     steps: list[Step] = []
     try:
@@ -677,15 +718,19 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
                                   f"{fmt_len(weapon.area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
                                   f"no sight needed for each firer", SRC_INDIRECT))
-    seers = [m for m in plan.models_of(firing.unit_id) if geo.sees(m, aim)]
+    seers = [m for m in (plan.models_of(firing.unit_id) if dice_count is None else [leader]) if geo.sees(m, aim)]
     if not seers:
         raise IllegalActionError(f"no model of {firing.unit_id!r} sees {aim.model_id!r}; indirect fire needs "
                                  f"at least one ({SRC_TARGET})")
-    needed, diff, more = _needed(weapon, geo.distance_mm(leader, aim), f"leader {leader.model_id} to {aim.model_id}")
+    needed, diff, more = _needed(weapon, geo.distance_mm(leader, aim), f"{leader.model_id} to {aim.model_id}")
     steps += more
-    count = weapon.rate * len(firers)
-    steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
-                              f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
+    if dice_count is None:
+        count = weapon.rate * len(firers)
+        steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
+                                  f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
+    else:
+        count = dice_count
+        steps.append(Step("dice", f"{count} dice", SRC_ARTILLERY, value=count))
     steps.append(Step("template", f"radius = aire {fmt_len(weapon.area_cm, 'cm')} x successes (the aire when "
                                   f"none), at most 10 cm and then two impacts; 1 cm of deviation per failure; "
                                   f"no cover against it", SRC_INDIRECT))
@@ -749,8 +794,8 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
                               SRC_INDIRECT, value=radius, option="deviation=toward-firer"))
         return groups, info
 
-    return _finish(plan, "shoot", steps, dice, count, needed, weapon, hits, lambda h: [], firing, aim.model_id,
-                   prone_survivors=True, deviation={"odds": odds, "roll": roll})
+    return _finish(plan, action, steps, dice, count, needed, weapon, hits, lambda h: [], firing, aim.model_id,
+                   prone_survivors=True, deviation={"odds": odds, "roll": roll}, record=record)
 
 
 def _sum(groups: Sequence[Group]) -> Distribution:
@@ -798,4 +843,64 @@ def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     return Resolution(RULESET, "lead", tuple(steps), result={"leader": m.model_id}, plan_after=after)
 
 
-ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate, "lead": lead}
+SRC_ARTILLERY = "AT-43, Tirs: Frappes d'artillerie"
+ARTILLERY_PC = 3
+
+
+def artillery(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Call an artillery strike (Frappes d'artillerie): once per turn, 3 PC, indirect fire with a fixed roll.
+
+    ``observer``: an officer or leader who sees the ``target`` model; the mission gives
+    ``roll`` (the fixed result needed, 2-6), ``dice``, ``area_cm``, ``penetration`` and
+    ``damage`` (default 1). The template deviates away from the observer's side.
+    """
+    observer = plan.model(req_str(request, "observer"))
+    unit = plan.unit(observer.unit_id)
+    if unit.leader != observer.model_id and (observer.role or "") not in ("officer", "leader"):
+        raise IllegalActionError(f"{observer.model_id} is neither an officer nor a leader: it cannot call "
+                                 f"an artillery strike ({SRC_ARTILLERY})")
+    state = dict(thaw(plan.state or {}))
+    turn = int(state.get("turn", 1))
+    if turn in state.get("artillery_turns", []):
+        raise IllegalActionError(f"an artillery strike has already been called this turn ({SRC_ARTILLERY})")
+    roll = req_int(request, "roll")
+    if not 2 <= roll <= 6:
+        raise InvalidActionError(f"roll must be the fixed result needed, 2 to 6; got {roll}")
+    try:
+        area = float(request["area_cm"])
+    except (KeyError, TypeError, ValueError):
+        raise InvalidActionError("an artillery strike needs area_cm, the aire d'effet the mission gives") from None
+    weapon = Weapon("artillery strike", None, 1, 0, req_int(request, "penetration"), req_int(request, "damage", 1),
+                    area, roll)
+    count = req_int(request, "dice", 1, minimum=1)
+    res = _indirect(plan, request, dice, unit, observer, weapon, 0, dice_count=count, action="artillery",
+                    record=False)
+    steps = (Step("artillery", f"{observer.model_id} calls a strike on a model it sees: {ARTILLERY_PC} PC, once "
+                               f"per turn; fixed roll {needed_text(roll)} whatever the range", SRC_ARTILLERY),
+             ) + res.steps
+    after = res.plan_after
+    if after is not None:
+        state = dict(thaw(after.state or {}))
+        state["artillery_turns"] = [*state.get("artillery_turns", []), turn]
+        spent = dict(state.get("command_points_spent", {}))
+        spent[unit.side] = int(spent.get(unit.side, 0)) + ARTILLERY_PC
+        state["command_points_spent"] = spent
+        after = after.with_state(state)
+    return replace(res, steps=steps, plan_after=after)
+
+
+def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """End the game turn: every unit may fire all its weapons again at its next activation."""
+    state = dict(thaw(plan.state or {}))
+    state["turn"] = int(state.get("turn", 1)) + 1
+    state.pop("active_unit", None)
+    after = plan.with_state(state)
+    for unit in plan.units:
+        if "salvoes" in unit.extra:
+            after = after.with_unit(with_extra(after.unit(unit.unit_id), salvoes=None))
+    steps = [Step("turn", f"turn {state['turn']} begins", SRC_NEW_SALVO, value=state["turn"])]
+    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"]}, plan_after=after)
+
+
+ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
+                              "end-turn": end_turn}

@@ -31,7 +31,7 @@ DEFAULT_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "reload": ("unit",), "recruit": ("side",), "deploy": ("unit",), "cast": ("caster", "target"),
     "jump": ("model",), "end-turn": (), "end_round": (), "lead": ("unit", "model"),
     "throw": ("thrower", "target"), "pay": ("unit", "action"), "weather": (), "initiative": (),
-    "disengage": ("unit",),
+    "disengage": ("unit",), "artillery": ("observer", "target"),
 }
 
 

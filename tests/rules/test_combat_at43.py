@@ -155,7 +155,7 @@ def test_bad_requests_are_clear() -> None:
         resolve(plan, "shoot", {"firing": "golems-256", "target": "sierra-alpha"}, None)
     with pytest.raises(IllegalActionError, match="on the firer's side"):
         resolve(plan, "shoot", {**LASER, "target": "sierra-bravo"}, None)
-    with pytest.raises(InvalidActionError, match="at-43 has no action 'dance'; actions are: activate, lead, shoot"):
+    with pytest.raises(InvalidActionError, match="at-43 has no action 'dance'; actions are: activate, artillery, end-turn, lead, shoot"):
         resolve(plan, "dance", {}, None)
     with pytest.raises(InvalidActionError, match="were not needed"):
         resolve(plan, "shoot", LASER, Dice.given([1] * 7))
@@ -329,3 +329,44 @@ def test_impacts_on_vehicles_are_spread_from_the_nearest() -> None:
     # g256-1 (nearest) loses both structure points; g256-3 keeps one of two
     assert res.result["removed"] == ["g256-1"]
     assert res.plan_after.model("g256-3").extra["damage_taken"] == 1
+
+
+def test_alert_fire_only_at_the_activated_unit_and_never_with_the_3_plus_save() -> None:
+    """AT-43, Tirs en état d'alerte: .256 on alert fires at Sierra Alpha while it is activated."""
+    wall = Terrain("wall-1", "low-wall", "line", ((300.0, 180.0), (700.0, 180.0)), height_mm=25.0)
+    plan = dataclasses.replace(at43_plan(575.0), terrain=(wall,))
+    golems = plan.unit("golems-256")
+    plan = plan.with_unit(dataclasses.replace(golems, extra=freeze({"attitude": "alerte"})))
+    sa = plan.unit("sierra-alpha")
+    plan = plan.with_unit(dataclasses.replace(sa, extra=freeze({"attitude": "a-couvert"})))
+    req = {**NANO, "alert": "yes"}
+    with pytest.raises(IllegalActionError, match="only target the unit being activated"):
+        resolve(plan, "shoot", req, None)
+    active = resolve(plan, "activate", {"unit": "sierra-alpha"}, None).plan_after
+    res = resolve(active, "shoot", req, None)
+    assert "3+ save never applies against alert fire" in texts(res)
+    assert "cancels each impact on 5+" in texts(res)
+    res = resolve(active, "shoot", req, Dice.given([1] * 7 + [1] * 7))
+    assert "attitude" not in res.plan_after.unit("golems-256").extra
+    with pytest.raises(IllegalActionError, match="is not in the État d'alerte attitude"):
+        resolve(res.plan_after, "shoot", req, None)
+    with pytest.raises(IllegalActionError, match="did not move"):
+        resolve(active, "shoot", {**req, "target_moved": "no"}, None)
+
+
+def test_artillery_strike_fixed_roll_once_per_turn() -> None:
+    """AT-43, Frappes d'artillerie: 3 PC, once per turn, the template's rules with a fixed roll."""
+    plan = at43_plan(475.0)
+    req = {"observer": "sa-1", "target": "g256-1", "roll": 4, "dice": 2, "area_cm": 5, "penetration": 8}
+    res = resolve(plan, "artillery", req, None)
+    assert res.needed["to hit"] == "4+" and "fixed roll 4+ whatever the range" in texts(res)
+    assert res.odds["hits"] == binomial(2, Fraction(1, 2))
+    res = _enough(plan, "artillery", req, [5, 6])
+    assert res.result["template"]["radius_cm"] == 10 and res.result["template"]["impacts_each"] == 1
+    assert res.plan_after.state["command_points_spent"] == {"UNA": 3}
+    with pytest.raises(IllegalActionError, match="already been called this turn"):
+        resolve(res.plan_after, "artillery", req, None)
+    next_turn = resolve(res.plan_after, "end-turn", {}, None).plan_after
+    resolve(next_turn, "artillery", req, None)
+    with pytest.raises(IllegalActionError, match="neither an officer nor a leader"):
+        resolve(plan, "artillery", {**req, "observer": "sa-2"}, None)
