@@ -140,7 +140,8 @@ def print_table(rows: list[dict]) -> None:
     print("-" * len(head))
     for r in rows:
         if "error" in r:
-            print(f"{r['scene']:32s} {r['size']:>9s} {r['table']:>10s}  FAILED: {r['error']}")
+            reason = r["error"].split(": ", 1)[-1].split(". ")[0]
+            print(f"{r['scene']:32s} {r['size']:>9s} {r['table']:>10s}  not calibrated: {reason}")
             continue
         print(f"{r['scene']:32s} {r['size']:>9s} {r['table']:>10s} {r['rms_px']:7.3f} "
               f"{r['true_max']:6.3f} / {r['true_rms']:5.3f} {r['pred_max']:6.3f} {_mm(r['nodist_max']):>8s} "

@@ -270,10 +270,16 @@ def _intersect(a: tuple[NDArray[np.float64], NDArray[np.float64]],
 
 
 def detector_parameters(image_size: tuple[int, int], *, min_side_px: float = DEFAULT_MIN_SIDE_PX,
-                        max_side_px: float | None = None, refine: bool = True) -> cv2.aruco.DetectorParameters:
+                        max_side_px: float | None = None, refine: bool = True,
+                        threshold_windows_px: tuple[int, int, int] | None = None,
+                        threshold_constant: float | None = None) -> cv2.aruco.DetectorParameters:
     """Return ArUco detector parameters for markers ``min_side_px`` to ``max_side_px`` across.
 
     OpenCV measures the perimeter limits relative to the image's larger dimension.
+    ``threshold_windows_px`` is (smallest, largest, step) of the adaptive threshold windows
+    (OpenCV's default 3, 23, 10); a large marker whose black areas are wider than the
+    largest window can fail to close its outline. ``threshold_constant`` is how much
+    darker than its surroundings a pixel must be to count as black (OpenCV's default 7).
     """
     if min_side_px <= 0:
         raise CalibrationError(f"min_side_px must be positive, got {min_side_px}")
@@ -284,6 +290,12 @@ def detector_parameters(image_size: tuple[int, int], *, min_side_px: float = DEF
     params.minMarkerPerimeterRate = 4.0 * min_side_px / longest
     if max_side_px is not None:
         params.maxMarkerPerimeterRate = 4.0 * max_side_px / longest
+    if threshold_windows_px is not None:
+        low, high, step = (max(3, int(v) | 1) for v in threshold_windows_px)
+        params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax = low, max(low, high)
+        params.adaptiveThreshWinSizeStep = max(2, step - 1)
+    if threshold_constant is not None:
+        params.adaptiveThreshConstant = float(threshold_constant)
     if refine:
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         params.relativeCornerRefinmentWinSize = RELATIVE_REFINE_WINDOW
@@ -298,7 +310,9 @@ def detector_parameters(image_size: tuple[int, int], *, min_side_px: float = DEF
 def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
                    min_side_px: float = DEFAULT_MIN_SIDE_PX, max_side_px: float | None = None,
                    refine: bool = True, roi: tuple[int, int, int, int] | None = None,
-                   camera: CameraIntrinsics | None = None) -> MarkerDetections:
+                   camera: CameraIntrinsics | None = None,
+                   threshold_windows_px: tuple[int, int, int] | None = None,
+                   threshold_constant: float | None = None) -> MarkerDetections:
     """Find ArUco markers of ``dictionary`` in an image, with sub-pixel corners.
 
     Parameters
@@ -317,6 +331,10 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     camera : CameraIntrinsics, optional
         The camera's lens model: edges are straightened before they are fitted, which
         matters near the border of a strongly distorting lens.
+    threshold_windows_px : (int, int, int), optional
+        Adaptive threshold windows (smallest, largest, step); see :func:`detector_parameters`.
+    threshold_constant : float, optional
+        Adaptive threshold constant; see :func:`detector_parameters`.
 
     Returns
     -------
@@ -343,7 +361,8 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     height, width = image.shape
     if 4.0 * min_side_px > 4.0 * max(width, height):
         return MarkerDetections.empty()
-    params = detector_parameters((width, height), min_side_px=min_side_px, max_side_px=max_side_px, refine=refine)
+    params = detector_parameters((width, height), min_side_px=min_side_px, max_side_px=max_side_px, refine=refine,
+                                 threshold_windows_px=threshold_windows_px, threshold_constant=threshold_constant)
     detector = cv2.aruco.ArucoDetector(dict_, params)
     corners, ids, _rejected = detector.detectMarkers(image)
     if ids is None or len(ids) == 0:

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 
+from calibration.aruco import MarkerDetections
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
 from calibration.setup import TableSize, parse_setup
@@ -181,6 +182,23 @@ def test_corner_marker_layout(texture_kwargs: dict, expectation: object) -> None
     scene = S.table_scene(600, 600, image_size=(640, 480), tilt_deg=10, **texture_kwargs)
     with expectation:  # type: ignore[attr-defined]
         calibrate_table(scene.image, _setup(600, 600), scene.cam, source="table.jpg")
+
+
+def test_a_corner_marker_missed_by_the_first_look_is_found_by_the_second(small_scene: S.Scene,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import calibration.table as table_module
+
+    real = table_module.detect_markers
+
+    def first_look_misses_marker_2(image: np.ndarray, **kwargs: object) -> MarkerDetections:
+        found = real(image, **kwargs)
+        if kwargs.get("threshold_windows_px") is None and kwargs.get("threshold_constant") is None:
+            return found.select(found.ids != 2)
+        return found
+
+    monkeypatch.setattr(table_module, "detect_markers", first_look_misses_marker_2)
+    cal = calibrate_table(small_scene.image, _setup(600, 450), small_scene.cam)
+    assert cal.reprojection_rms_px < 0.3
 
 
 def test_no_marker_at_all() -> None:
