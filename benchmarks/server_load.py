@@ -21,6 +21,7 @@ import argparse
 import http.client
 import json
 import logging
+import os
 import statistics
 import sys
 import tempfile
@@ -63,6 +64,7 @@ class Watcher(threading.Thread):
         self.stop = stop
         self.fetch_images = fetch_images
         self.sse_latency_ms: list[float] = []
+        self.delivery_ms: list[float] = []
         self.image_latency_ms: list[float] = []
         self.messages = 0
         self.error: str | None = None
@@ -88,6 +90,7 @@ class Watcher(threading.Thread):
                     data = json.loads(line[6:])
                     self.messages += 1
                     self.sse_latency_ms.append((now - data["captured_s"]) * 1000)
+                    self.delivery_ms.append((now - data["processed_s"]) * 1000)
                     with self._cond:
                         self._wanted = (data["seq"], data["captured_s"])
                         self._cond.notify()
@@ -123,8 +126,17 @@ class Watcher(threading.Thread):
 def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: int, seconds: float,
               fps: float | None, db: Path) -> dict[str, Any]:
     table = (setup.table.width_mm, setup.table.depth_mm)
+    durations_ms: list[float] = []
+
+    class Timed(TrackerStep):
+        def step(self) -> Any:
+            snap = super().step()
+            if snap is not None:
+                durations_ms.append((snap.processed_s - snap.captured_s) * 1000)
+            return snap
+
     app = create_app({"DB_PATH": str(db), "GAME": game, "NEW_GAME": True, "FPS": fps,
-                      "TRACKER_FACTORY": lambda: TrackerStep(memory_frames(images), Tracker(setup), table)})
+                      "TRACKER_FACTORY": lambda: Timed(memory_frames(images), Tracker(setup), table)})
     overlay = app.extensions["tabletracker"]
     server = make_server("127.0.0.1", 0, app, threaded=True)
     port = server.server_port
@@ -140,9 +152,10 @@ def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: 
     assert overlay.loop is not None
     overlay.start()
     time.sleep(0.5)  # warm-up: calibration on the first frame, first JPEG encodes
-    f0, t0 = overlay.loop.frames, time.monotonic()
+    f0, t0, d0 = overlay.loop.frames, time.monotonic(), len(durations_ms)
     time.sleep(seconds)
     frames, elapsed = overlay.loop.frames - f0, time.monotonic() - t0
+    per_frame = durations_ms[d0:]
     stop.set()
     overlay.stop()  # ends the live loop and every SSE stream
     for w in crowd:
@@ -153,7 +166,9 @@ def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: 
     overlay.store.close()
     sse = [v for w in crowd for v in w.sse_latency_ms]
     img = [v for w in crowd for v in w.image_latency_ms]
-    return {"fps": frames / elapsed, "frames": frames, "sse": sse, "img": img,
+    delivery = [v for w in crowd for v in w.delivery_ms]
+    return {"fps": frames / elapsed, "frames": frames, "sse": sse, "img": img, "delivery": delivery,
+            "track_ms": statistics.median(per_frame) if per_frame else float("nan"),
             "errors": [w.error for w in crowd if w.error]}
 
 
@@ -169,7 +184,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--watchers", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=6.0)
-    parser.add_argument("--fps", type=float, default=30.0, help="the camera's frame rate for the latency phase")
+    parser.add_argument("--fps", type=float, default=10.0,
+                        help="the camera's frame rate for the latency phase (the sample sequence's is 10)")
     parser.add_argument("--frames", type=Path, default=SEQUENCE,
                         help="a folder of frame_*.jpg with setup.json (and game.json); default the sample sequence")
     args = parser.parse_args()
@@ -177,7 +193,12 @@ def main() -> int:
     if not paths:
         print(f"no frames in {args.frames}; render them with 'tabletracker render-samples'", file=sys.stderr)
         return 2
-    images = [read_image(p) for p in paths[:40]]
+    images = []
+    for p in paths:
+        try:
+            images.append(read_image(p))
+        except ValueError:  # the sequence's deliberately corrupt frame
+            continue
     setup = load_setup(args.frames / "setup.json")
     if (args.frames / "game.json").exists():
         game = game_to_dict(load_game(args.frames / "game.json"))
@@ -193,12 +214,17 @@ def main() -> int:
                           db=Path(tmp) / "b.db")
         paced = run_phase(images, setup, game, watchers=args.watchers, seconds=args.seconds, fps=args.fps,
                           db=Path(tmp) / "c.db")
-    print(f"tracker flat out, no watcher:        {alone['fps']:6.1f} frames/s ({alone['frames']} frames)")
-    print(f"tracker flat out, {args.watchers} watchers:        {crowd['fps']:6.1f} frames/s "
-          f"({crowd['fps'] / alone['fps']:.0%} of alone); each watcher also fetched every JPEG it could")
-    print(f"camera pace {args.fps:g} fps, {args.watchers} watchers:     {paced['fps']:6.1f} frames/s processed "
-          f"({'kept' if paced['fps'] >= 0.95 * args.fps else 'NOT kept'})")
-    for name, values in (("capture -> SSE message", paced["sse"]), ("capture -> JPEG received", paced["img"])):
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} CPU(s), load average {load:.1f} at the end (other work slows every figure)")
+    print(f"tracker flat out, no watcher:  {alone['fps']:6.1f} frames/s, median {alone['track_ms']:5.1f} ms per frame "
+          f"({alone['frames']} frames)")
+    print(f"tracker flat out, {args.watchers} watchers:  {crowd['fps']:6.1f} frames/s, median {crowd['track_ms']:5.1f} ms "
+          f"per frame ({crowd['fps'] / alone['fps']:.0%} of the throughput alone; each watcher also fetched the "
+          f"newest camera JPEG whenever free)")
+    print(f"camera pace {args.fps:g} fps, {args.watchers} watchers: {paced['fps']:6.1f} frames/s processed "
+          f"({'kept' if paced['fps'] >= 0.95 * args.fps else 'NOT kept'}), median {paced['track_ms']:5.1f} ms per frame")
+    for name, values in (("tracked -> SSE message", paced["delivery"]), ("capture -> SSE message", paced["sse"]),
+                         ("capture -> JPEG received", paced["img"])):
         print(f"  {name:26s} median {statistics.median(values) if values else float('nan'):6.1f} ms, "
               f"p95 {pct(values, 0.95):6.1f} ms, max {max(values) if values else float('nan'):6.1f} ms "
               f"({len(values)} samples)")

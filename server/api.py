@@ -23,6 +23,7 @@ from server import edits, rulesbridge
 from server.bands import range_bands
 from server.broadcast import stream
 from server.errors import ApiError, from_domain
+from server.live import lower_thread_priority
 from server.overlay import Overlay
 from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points,
                              string_list)
@@ -90,6 +91,7 @@ def game_log() -> Any:
 def events_stream() -> Response:
     ov = overlay()
     client = ov.broadcaster.subscribe()
+    lower_thread_priority()
     return Response(stream(ov.broadcaster, client, ov.stopping), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -98,6 +100,7 @@ def events_stream() -> Response:
 def frame(view: str) -> Any:
     if view not in ("camera", "plan"):
         raise ApiError(404, "not_found", f"unknown view {view[:20]!r}; views are camera, plan")
+    lower_thread_priority()  # encoding for a watcher must not take the tracker's CPU
     got = overlay().images.jpeg(view)
     if got is None:
         raise ApiError(404, "no_frame", "no frame yet (the camera has not delivered one, "

@@ -14,6 +14,7 @@ frame, whoever asks first.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ PLAN_IMAGE_MAX_PX = 900  # longest side of the warped top-down image
 CAMERA_IMAGE_MAX_PX = 1280  # longest side of the camera image sent to browsers
 JPEG_QUALITY = 80
 GRID_STEPS = 16  # projection grid cells per table side (for the camera-view overlay)
+WATCHER_NICENESS = 10  # request threads serving watchers run below the live loop
 
 
 class Projector(Protocol):
@@ -299,9 +301,21 @@ class FrameImages:
         return cv2.remap(snap.image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
 
+def lower_thread_priority(niceness: int = WATCHER_NICENESS) -> None:
+    """Let the calling thread (serving a watcher) give way to the live loop for the CPU.
+
+    Linux schedules threads one by one, so a request thread encoding a JPEG for a phone
+    can be niced without touching the tracker's thread. Elsewhere this does nothing.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+    except (AttributeError, OSError, PermissionError):
+        pass
+
+
 def _fit(image: np.ndarray, max_px: int) -> np.ndarray:
     h, w = image.shape[:2]
     scale = max_px / max(h, w)
     if scale >= 1.0:
         return image
-    return cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR)

@@ -1,0 +1,140 @@
+"""Benchmark the table geometry: all-pairs line of sight and the AT-43 fire zone.
+
+Run: ``.venv/bin/python benchmarks/geometry.py`` (one core). Prints the median time
+of the vectorised functions beside a naive per-pair shapely loop measured in the
+same run, and checks both give the same answer.
+
+Targets (issue 4): all-pairs sight for 100 models and 30 terrain pieces <= 5 ms;
+the fire zone with impact order for two 10-model units <= 1 ms.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import random  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+import shapely  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rules.plan import TablePlan, parse_game  # noqa: E402
+from rules.rulesets import find_ruleset  # noqa: E402
+from rules.terrain import terrain_geometry  # noqa: E402
+from rules.visibility import all_pairs_sight  # noqa: E402
+from rules.zones import fire_zone  # noqa: E402
+
+
+def median_ms(f: Callable[[], Any], repeat: int) -> float:
+    f()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000.0
+
+
+def sight_table(ruleset: str, n_models: int = 100, n_terrain: int = 30, seed: int = 43) -> TablePlan:
+    """100 models in 20 units and 30 terrain pieces on a 120 x 120 cm table (seeded)."""
+    rng = random.Random(seed)
+    kinds = {"firefight": [("building", "area")] * 15 + [("wall", "line")] * 10 + [("forest", "area")] * 5,
+             "star-wars": [("building", "area")] * 15 + [("wall", "line")] * 10 + [("crates", "area")] * 5,
+             "high-fire": [("dense-solid", "area")] * 10 + [("sparse-partial", "area")] * 10 + [("solid-obstacle", "line")] * 10}[ruleset]
+    terrain = []
+    for t, (kind, shape) in enumerate(kinds[:n_terrain]):
+        x, y = rng.uniform(50, 1050), rng.uniform(50, 1050)
+        w, h = rng.uniform(40, 150), rng.uniform(40, 150)
+        pts = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]] if shape == "area" else [[x, y], [x + w, y + h]]
+        terrain.append({"id": f"t{t}", "kind": kind, "shape": shape, "points_mm": pts})
+    models = [{"id": f"m{i}", "unit": f"u{i // 5}", "x_mm": rng.uniform(20, 1180), "y_mm": rng.uniform(20, 1180),
+               "base_mm": 25} for i in range(n_models)]
+    units = [{"id": f"u{k}", "side": "AB"[k % 2], "kind": "infantry"} for k in range(n_models // 5)]
+    return parse_game({"ruleset": ruleset, "table": {"width_mm": 1200, "depth_mm": 1200},
+                       "units": units, "models": models, "terrain": terrain})
+
+
+def naive_all_pairs(plan: TablePlan) -> np.ndarray:
+    """The obvious way: one LineString per pair, tested against every blocking piece in turn."""
+    rs = find_ruleset(plan.ruleset)
+    blockers = [terrain_geometry(t) for t in plan.terrain if rs.kind_of(t).sight == "blocks"]
+    n = len(plan.models)
+    clear = np.ones((n, n), dtype=bool)
+    for i in range(n):
+        a = plan.models[i]
+        for j in range(i + 1, n):
+            b = plan.models[j]
+            dx, dy = b.x_mm - a.x_mm, b.y_mm - a.y_mm
+            d = (dx * dx + dy * dy) ** 0.5
+            ra, rb = a.base_mm / 2, b.base_mm / 2
+            if d <= ra + rb + 0.5:
+                continue
+            seg = shapely.LineString([(a.x_mm + dx / d * ra, a.y_mm + dy / d * ra),
+                                      (b.x_mm - dx / d * rb, b.y_mm - dy / d * rb)])
+            if any(seg.intersects(g) for g in blockers):
+                clear[i, j] = clear[j, i] = False
+    return clear
+
+
+def zone_table(seed: int = 7) -> TablePlan:
+    """Two 10-model units 60 cm apart with 30 other models around and between them."""
+    rng = random.Random(seed)
+    models = [{"id": f"f{i}", "unit": "F", "x_mm": 100 + 35 * i, "y_mm": 200 + rng.uniform(-20, 20), "base_mm": 30}
+              for i in range(10)]
+    models += [{"id": f"t{i}", "unit": "T", "x_mm": 150 + 35 * i, "y_mm": 800 + rng.uniform(-20, 20), "base_mm": 30}
+               for i in range(10)]
+    models += [{"id": f"x{i}", "unit": f"X{i % 3}", "x_mm": rng.uniform(50, 1150), "y_mm": rng.uniform(250, 750),
+                "base_mm": 30, **({"status": ["kneeling"]} if i % 7 == 0 else {})} for i in range(30)]
+    return parse_game({"ruleset": "at-43", "table": {"width_mm": 1200, "depth_mm": 1200},
+                       "units": [{"id": "F", "side": "A", "leader": "f4"}, {"id": "T", "side": "B", "leader": "t4"},
+                                 *({"id": f"X{k}", "side": "B"} for k in range(3))],
+                       "models": models})
+
+
+def naive_fire_zone(plan: TablePlan) -> tuple[str, ...]:
+    """The obvious way: union of buffered bases, its hull, one intersects and one distance per model."""
+    firers = [m for m in plan.models if m.unit_id == "F"]
+    targets = [m for m in plan.models if m.unit_id == "T"]
+    hull = shapely.unary_union([shapely.Point(m.position_mm).buffer(m.base_mm / 2) for m in firers + targets]).convex_hull
+    leader = shapely.Point(next(m for m in firers if m.model_id == "f4").position_mm).buffer(15)
+    caught = []
+    for m in plan.models:
+        if m.unit_id in ("F", "T") or m.has_status("kneeling") or m.has_status("prone"):
+            continue
+        disc = shapely.Point(m.position_mm).buffer(m.base_mm / 2)
+        if disc.intersects(hull):
+            caught.append((leader.distance(disc), m.model_id))
+    return tuple(mid for _, mid in sorted(caught))
+
+
+def main() -> None:
+    print("geometry benchmark (median of repeated runs, one core)")
+    for ruleset in ("firefight", "star-wars", "high-fire"):
+        plan = sight_table(ruleset)
+        fast = median_ms(lambda: all_pairs_sight(plan), 50)
+        line = f"  all-pairs sight, {ruleset:9s}: 100 models, 30 terrain pieces, 4950 pairs: {fast:7.2f} ms"
+        if ruleset == "firefight":
+            naive = median_ms(lambda: naive_all_pairs(plan), 3)
+            same = np.array_equal(naive_all_pairs(plan), all_pairs_sight(plan).clear)
+            line += f"   naive per-pair shapely loop {naive:8.1f} ms  (x{naive / fast:.0f}; same answer: {same})"
+        print(line)
+    zplan = zone_table()
+    fast = median_ms(lambda: fire_zone(zplan, "F", "T"), 200)
+    naive = median_ms(lambda: naive_fire_zone(zplan), 50)
+    same = naive_fire_zone(zplan) == fire_zone(zplan, "F", "T").caught
+    print(f"  fire zone + impact order, two 10-model units, 30 others: {fast:7.3f} ms"
+          f"   naive shapely loop {naive:7.3f} ms  (x{naive / fast:.1f}; same answer: {same})")
+    print("  targets: all-pairs sight <= 5 ms, fire zone <= 1 ms")
+
+
+if __name__ == "__main__":
+    main()
