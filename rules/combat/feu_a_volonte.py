@@ -715,6 +715,10 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         after, one = _roll_shot(after, dice, main, current, shot_n, nerve, steps)
         result["shots"].append(one)
     result["outcome"] = result["shots"][-1]["kind"] if result["shots"] else "no shot"
+    if any(x.model_id == main.model_id for x in after.models) and after.model(main.model_id).has_status("ambush"):
+        after = after.with_model(with_status(after.model(main.model_id), remove=("ambush",)))
+        steps.append(Step("opportunity fire", f"{main.model_id} has fired from ambush: no longer ready to fire",
+                          SRC_ACTIONS))
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
 
 
@@ -954,6 +958,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if _side(plan, a) == _side(plan, d):
         raise IllegalActionError(f"{a.model_id} and {d.model_id} are on the same side")
     steps: list[Step] = []
+    if req_bool(request, "charge") and _rear(a, d):
+        return _rear_charge(plan, a, d, dice)
     sides = []
     for who, m in (("attacker", a), ("defender", d)):
         q = _quality(plan, m)
@@ -1009,6 +1015,35 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         after = _remove(after, current) if dead else after.with_model(with_extra(current, wounds=wounds))
     return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
                       result, after)
+
+
+def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Resolution:
+    """A charge from behind: the surprised defender can only try to dodge, quality 7+ (Les Combats, La Charge)."""
+    q = _quality(plan, d)
+    steps = [Step("charge from behind", f"{a.model_id} charges {d.model_id} from outside its front arc: "
+                                        f"{d.model_id} ({q.name}) can only dodge, {q.dice}d6 keep two, 7 or more; "
+                                        f"otherwise it is wounded where {a.model_id}'s d4 says", SRC_MELEE)]
+    p = nerve_odds(q.dice, 0)
+    odds = {"melee": Distribution.from_pairs((("dodged", p), ("wounded or killed", 1 - p)))}
+    if dice is None:
+        return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds)
+    state = _spend(plan, a, "combat / grenade", steps)
+    after = plan.with_state(state) if state != state_of(plan) else plan
+    rolled, kept = dice.roll_keep(q.dice)
+    result: dict[str, Any] = {"dodge_dice": list(rolled), "dodge": sum(kept)}
+    if sum(kept) >= SUCCESS:
+        result["outcome"] = "dodged"
+        steps.append(Step("result", f"dodge {sum(kept)}: {d.model_id} dodges", SRC_MELEE))
+    else:
+        loc = LOCATIONS[dice.roll(4)]
+        current = after.model(d.model_id)
+        wounds = [*_wounds(current), loc]
+        dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
+        result.update(outcome="attacker wins", wounded=d.model_id, location=loc, killed=dead)
+        steps.append(Step("result", f"dodge {sum(kept)}: {d.model_id} wounded in the {loc}"
+                                    f"{' and killed' if dead else ''}", SRC_WOUNDS))
+        after = _remove(after, current) if dead else after.with_model(with_extra(current, wounds=wounds))
+    return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds, tuple(dice.rolled), result, after)
 
 
 # -- activation -------------------------------------------------------------------------------------------------

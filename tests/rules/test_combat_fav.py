@@ -484,3 +484,19 @@ def test_bazooka_must_aim_first_and_disengage() -> None:
     assert res.result["outcome"] == "killed"  # aimed on 7, then 11 +1 -1 = 11 against 4 - 1 = 3
     res = resolve(plan, "disengage", {"unit": "us-4"}, Dice.given([5, 2]))
     assert res.result == {"disengaged": True, "total": 7}
+
+
+def test_charge_from_behind_only_dodges() -> None:
+    plan = place(fav_plan(), {"us-2": (340.0, 530.0)})  # behind para-2, which faces the US line (270°)
+    req = {"attacker": "us-2", "defender": "para-2", "charge": "yes"}
+    res = resolve(plan, "melee", req, None)
+    assert res.odds["melee"].probs["dodged"] == keep_best(4).chance(lambda t: t >= 7)
+    res = resolve(plan, "melee", req, Dice.given([3, 2, 1, 1, 2]))  # dodge 5: wounded, d4 2 = arm
+    assert res.result["outcome"] == "attacker wins" and res.result["location"] == "bras"
+
+
+def test_opportunity_fire_is_spent_by_a_shot() -> None:
+    plan = with_status(fav_plan(), "us-2", "ambush")
+    res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-4"}, Dice.given([4, 2, 1, 5, 4]))
+    assert not res.plan_after.model("us-2").has_status("ambush")
+    assert "no longer ready to fire" in texts(res)
