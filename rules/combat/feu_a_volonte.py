@@ -643,34 +643,31 @@ def _weapon_for(plan: TablePlan, m: Model, name: str | None) -> Weapon:
                              f"{', '.join(w.name for w in carried) or '(nothing)'}")
 
 
-def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Resolve a shot (Les Combats à distance): ``firing``, ``target``, optional ``weapon``.
+SPLIT_UD = 2.0  # Cadence de tir: shots may be split between targets 2 UD apart at most
 
-    Optional: ``shooters`` (other figures of the activation firing at the same
-    target), ``moved`` (the shooter moved first), ``cover`` (the players judge the
-    target in cover), ``shots`` (up to the weapon's cadence, one after the other),
-    ``lunette``-style traits come from the roster.
-    """
-    first = figure(plan, req_str(request, "firing"))
-    target = figure(plan, req_str(request, "target"))
-    shooters = [first] + [figure(plan, s) for s in req_list(request, "shooters") if s != first.model_id]
-    steps: list[Step] = []
-    weapon = _weapon_for(plan, first, request.get("weapon"))
-    shots = req_int(request, "shots", 1, minimum=1)
-    if shots > weapon.rate:
-        raise InvalidActionError(f"{weapon.name} has a cadence of {weapon.rate}: at most {weapon.rate} shot(s)")
+
+@dataclass(frozen=True)
+class Aim:
+    """One target of a shooting action: the shot's numbers and the explanation of them."""
+
+    target: Model
+    shot: Shot
+    nerve: tuple[int, int]
+    steps: tuple[Step, ...]
+    needed: str
+
+
+def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weapon, request: Mapping[str, Any],
+         more_dice: int) -> tuple[Aim, Model]:
     cover = None
-    for s in shooters:
-        cover = _check_can_shoot(plan, s, target, request)
+    for sh in shooters:
+        cover = _check_can_shoot(plan, sh, target, request)
     mods, main = _attack_modifiers(plan, shooters, target, weapon, request, cover)
     q = _quality(plan, main)
     scope = 1 if "lunette-de-visee" in _traits(main) else 0
-    extra_steps: list[Step] = []
-    more, extra_state = extra_dice(plan, main, request, extra_steps)
-    attack_dice = q.dice + scope + more
-    steps.append(Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two"
-                                f"{' (Lunette de visée: +1d6)' if scope else ''}", SRC_DICE, value=attack_dice))
-    steps += extra_steps
+    attack_dice = q.dice + scope + more_dice
+    steps = [Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two"
+                            f"{' (Lunette de visée: +1d6)' if scope else ''}", SRC_DICE, value=attack_dice)]
     steps += [Step("modifier", f"{v:+d}: {why}", src, value=v) for v, why, src in mods]
     attack_mod = sum(v for v, _, _ in mods)
     d_dice, d_mods, tq = _defence(plan, target)
@@ -680,20 +677,66 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     d_mod = sum(v for v, _, _ in d_mods)
     loc_die = 8 if option(plan, "hit_location_die", "d4") == "d8" else 4
     shot = Shot(attack_dice, attack_mod, d_dice, d_mod, len(_wounds(target)), loc_die)
+    needed = (f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
+              f"{d_dice}d6 keep 2 {d_mod:+d})")
+    return Aim(target, shot, (tq.dice, tq.cran), tuple(steps), needed), main
+
+
+def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Resolve a shot (Les Combats à distance): ``firing``, ``target``, optional ``weapon``.
+
+    Optional: ``shooters`` (other figures of the activation firing at the same
+    target), ``moved`` (the shooter moved first), ``cover`` (the players judge the
+    target in cover), ``shots`` (up to the weapon's cadence, one after the other),
+    ``targets`` (a cadence split between targets 2 UD apart at most, one shot each,
+    in order), ``chance`` and ``reserve`` (extra dice). Traits come from the roster.
+    """
+    first = figure(plan, req_str(request, "firing"))
+    split = req_list(request, "targets")
+    sequence = [figure(plan, t) for t in split] if split else [figure(plan, req_str(request, "target"))]
+    shooters = [first] + [figure(plan, s) for s in req_list(request, "shooters") if s != first.model_id]
+    steps: list[Step] = []
+    weapon = _weapon_for(plan, first, request.get("weapon"))
+    shots = len(sequence) if split else req_int(request, "shots", 1, minimum=1)
+    if shots > weapon.rate:
+        raise InvalidActionError(f"{weapon.name} has a cadence of {weapon.rate}: at most {weapon.rate} shot(s)")
+    if split and len(shooters) > 1:
+        raise InvalidActionError("a cadence is split by one shooter; name the other shooters' shots separately")
+    distinct = list({t.model_id: t for t in sequence}.values())
+    for i, ta in enumerate(distinct):
+        for tb in distinct[i + 1:]:
+            if distance_ud(plan, ta, tb) > SPLIT_UD + 1e-9:
+                raise IllegalActionError(f"{ta.model_id} and {tb.model_id} are {fmt_len(distance_ud(plan, ta, tb), 'UD')} "
+                                         f"apart: a cadence may only be split between targets 2 UD apart at most "
+                                         f"(Feu à Volonté, Cadence de tir)")
+    main_guess = min(shooters, key=lambda sh: (centre_mm(sh, distinct[0]), sh.model_id))
+    extra_steps: list[Step] = []
+    more, extra_state = extra_dice(plan, main_guess, request, extra_steps)
+    aims: dict[str, Aim] = {}
+    main = main_guess
+    for t in distinct:
+        aims[t.model_id], main = _aim(plan, shooters, t, weapon, request, more)
+        if len(distinct) > 1:
+            steps.append(Step("target", f"shot(s) at {t.model_id}", SRC_SHOOT))
+        steps += aims[t.model_id].steps
+    steps += extra_steps
     steps.append(Step("outcome rules", "higher attack wounds (d4: 1 leg, 2 arm, 3 chest, 4 head = death; third "
                                        "wound = death); attack at least double the defence or a natural double "
                                        "six kills; two natural 1s = out of ammunition, no shot; higher defence: "
                                        "the target may move away by the difference in UD; tie: nerve test 7+ or "
                                        "fall back to the nearest cover", SRC_SHOOT, option="double=at-least"))
-    nerve = (tq.dice, tq.cran)
-    odds = {"shot": shot_odds(shot, nerve)}
+    if len(distinct) == 1:
+        odds = {"shot": shot_odds(aims[distinct[0].model_id].shot, aims[distinct[0].model_id].nerve)}
+        needed = {"attack": aims[distinct[0].model_id].needed}
+    else:
+        odds = {f"shot at {k}": shot_odds(v.shot, v.nerve) for k, v in aims.items()}
+        needed = {f"attack on {k}": v.needed for k, v in aims.items()}
+    q = _quality(plan, main)
     if weapon.needs_aiming:
         p_aim = nerve_odds(q.dice, 0)
         steps.append(Step("aiming", f"{weapon.name}: aim first, quality roll 7+ ({p_aim.numerator}/"
                                     f"{p_aim.denominator}), else no shot", SRC_AT))
         odds["aiming"] = Distribution.from_pairs((("aimed", p_aim), ("not aimed", 1 - p_aim)))
-    needed = {"attack": f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
-                        f"{d_dice}d6 keep 2 {d_mod:+d})"}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
     base = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
@@ -706,14 +749,19 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         if sum(aim[1]) < SUCCESS:
             steps.append(Step("aiming", f"aiming roll {sum(aim[1])}: failed, no shot", SRC_AT))
             return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
-    for n in range(shots):
-        current = after.model(target.model_id) if any(m.model_id == target.model_id for m in after.models) else None
-        if current is None or after.model(main.model_id).has_status("out-of-ammo"):
+    order = sequence if split else sequence * shots
+    for target in order:
+        if after.model(main.model_id).has_status("out-of-ammo"):
             break
-        shot_n = dataclasses.replace(shot, target_wounds=len(_wounds(current)),
-                                     defence_mod=d_mod - (_wounds(current).count("buste") - _wounds(target).count("buste")))
-        after, one = _roll_shot(after, dice, main, current, shot_n, nerve, steps)
-        result["shots"].append(one)
+        if not any(m.model_id == target.model_id for m in after.models):
+            continue
+        current = after.model(target.model_id)
+        aim_t = aims[target.model_id]
+        shot_n = dataclasses.replace(
+            aim_t.shot, target_wounds=len(_wounds(current)),
+            defence_mod=aim_t.shot.defence_mod - (_wounds(current).count("buste") - _wounds(target).count("buste")))
+        after, one = _roll_shot(after, dice, main, current, shot_n, aim_t.nerve, steps)
+        result["shots"].append({"target": target.model_id, **one})
     result["outcome"] = result["shots"][-1]["kind"] if result["shots"] else "no shot"
     if any(x.model_id == main.model_id for x in after.models) and after.model(main.model_id).has_status("ambush"):
         after = after.with_model(with_status(after.model(main.model_id), remove=("ambush",)))

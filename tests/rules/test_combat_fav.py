@@ -500,3 +500,17 @@ def test_opportunity_fire_is_spent_by_a_shot() -> None:
     res = resolve(plan, "shoot", {"firing": "us-2", "target": "para-4"}, Dice.given([4, 2, 1, 5, 4]))
     assert not res.plan_after.model("us-2").has_status("ambush")
     assert "no longer ready to fire" in texts(res)
+
+
+def test_cadence_split_between_targets_2_ud_apart() -> None:
+    plan = place(fav_plan(), {"para-3": (420.0, 540.0)})  # 2.2 UD from para-2: too far
+    req = {"firing": "us-leader", "targets": "para-2,para-3"}  # SMG, cadence 2
+    with pytest.raises(IllegalActionError, match="2 UD apart at most"):
+        resolve(plan, "shoot", req, None)
+    plan = place(fav_plan(), {"para-3": (400.0, 500.0)})  # 1.5 UD from para-2
+    res = resolve(plan, "shoot", req, None)
+    assert set(res.odds) == {"shot at para-2", "shot at para-3"}
+    res = resolve(plan, "shoot", req, Dice.given([2, 2, 3, 1, 6, 6, 1, 1] + [3, 3, 2, 1, 6, 6, 1, 1]))
+    assert [s["target"] for s in res.result["shots"]] == ["para-2", "para-3"]
+    with pytest.raises(InvalidActionError, match="cadence of 2"):
+        resolve(plan, "shoot", {**req, "targets": "para-2,para-3,para-2"}, None)
