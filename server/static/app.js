@@ -160,14 +160,17 @@
     const tb = table();
     const corners = [[0, 0], [tb.width_mm, 0], [tb.width_mm, tb.depth_mm], [0, tb.depth_mm]];
     const g = el("g", { class: "overlay" }, svg);
-    if (svg.id === "plan-svg") {
-      // the table's edge, and nothing drawn beyond it on the plan
-      const defs = el("defs", {}, g);
-      const clip = el("clipPath", { id: "table-clip" }, defs);
-      el("polygon", { points: ptsAttr(corners, proj) }, clip);
-      g.setAttribute("clip-path", "url(#table-clip)");
-    }
-    drawShape({ kind: "poly", pts: corners, cls: "table-edge" }, proj, g, fs);
+    // the table's edge, and nothing drawn beyond it (range rings, templates...)
+    const defs = el("defs", {}, g);
+    const clip = el("clipPath", { id: `${svg.id}-table` }, defs);
+    const edge = [];
+    corners.forEach((c, i) => {  // the edges, sampled: straight on the plan, curved by the lens on the camera
+      const n = corners[(i + 1) % 4];
+      for (let k = 0; k < 8; k++) edge.push([c[0] + ((n[0] - c[0]) * k) / 8, c[1] + ((n[1] - c[1]) * k) / 8]);
+    });
+    el("polygon", { points: ptsAttr(edge, proj) }, clip);
+    g.setAttribute("clip-path", `url(#${svg.id}-table)`);
+    drawShape({ kind: "poly", pts: edge, cls: "table-edge" }, proj, g, fs);
     sceneShapes().forEach((s) => drawShape(s, proj, g, fs));
     // last move: from -> to with its length
     const mv = S.game && S.game.last_move;

@@ -66,7 +66,7 @@ def measure(page: Any, a: str, b: str) -> str:
 
 
 def screenshot(out: Path) -> None:
-    """Serve the sample table, draw a fire zone and a measurement, save the page as ``out``."""
+    """Serve the sample table, show a tool or two, and save the page as ``out``."""
     from tests.server.serving import Served
 
     with tempfile.TemporaryDirectory() as tmp, Served(["--db", str(Path(tmp) / "g.db")]) as served, \
@@ -74,6 +74,9 @@ def screenshot(out: Path) -> None:
         state = served.get("api/state")
         page = open_page(browser, served.url)
         wait_live(page, 3)
+        # a calm moment: a move already recorded, every model seen where it stands
+        page.wait_for_function("() => window.TT.game.last_move !== null && window.TT.live.models.length > 0 "
+                               "&& window.TT.live.models.every((m) => m.seen)", timeout=60_000)
         units = state["game"]["game"]["units"]
         sides: dict[str, str] = {}
         for u in units:
@@ -84,8 +87,12 @@ def screenshot(out: Path) -> None:
         models = state["game"]["game"]["models"]
         a = next(m["id"] for m in models if m["unit"] == firing)
         b = next(m["id"] for m in models if m["unit"] == target)
+        page.select_option("#rg-model", a)
+        page.fill("#rg-range", "12")
+        page.click("#rg-show")
+        page.wait_for_selector("#bands-result", timeout=20_000)
         measure(page, a, b)
-        page.wait_for_timeout(500)
+        page.wait_for_timeout(800)
         out.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(out))
 
