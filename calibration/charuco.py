@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -50,19 +50,49 @@ MAX_RMS_PX = 2.0
 MANY_VIEWS = 15
 """From this many usable photos the sixth-order radial term k3 is fitted too."""
 
+MIN_COVERAGE = 0.5
+"""Below this fraction of the image covered by the board, distortion near the edges is a guess."""
+
 MAX_FOCAL_SPREAD = 0.05
 """Refuse a calibration whose focal length is uncertain by more than this fraction."""
 
 
 @dataclass(frozen=True)
 class ViewReport:
-    """What one photo gave: corners found, whether it was used, and its own RMS error."""
+    """What one photo gave: corners found (and where), whether it was used, its own RMS error."""
 
     name: str
     corners_found: int
     used: bool
     reason: str = ""
     rms_px: float | None = None
+    corners_px: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
+
+    def __post_init__(self) -> None:
+        corners = np.array(self.corners_px, dtype=np.float64).reshape(-1, 2)
+        corners.flags.writeable = False
+        object.__setattr__(self, "corners_px", corners)
+
+
+def image_coverage(report: Sequence[ViewReport], image_size: tuple[int, int]) -> float:
+    """Return the fraction of the image inside the convex hull of every corner used.
+
+    Lens distortion is measured only where the board was seen; outside, it is extrapolated.
+
+    Examples
+    --------
+    >>> r = ViewReport("a", 4, True, corners_px=[[0, 0], [50, 0], [50, 50], [0, 50]])
+    >>> image_coverage([r], (100, 100))
+    0.25
+    """
+    used = [r.corners_px for r in report if r.used and len(r.corners_px)]
+    if not used:
+        return 0.0
+    points = np.concatenate(used).astype(np.float32)
+    if len(points) < 3:
+        return 0.0
+    hull = cv2.convexHull(points)
+    return float(cv2.contourArea(hull)) / float(image_size[0] * image_size[1])
 
 
 def make_board(spec: BoardSpec = KIT_BOARD) -> cv2.aruco.CharucoBoard:
@@ -172,7 +202,7 @@ def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: Bo
         obj_points.append(obj.astype(np.float32))
         img_points.append(img.astype(np.float32))
         used_index.append(len(reports))
-        reports.append(ViewReport(name, len(ids), True))
+        reports.append(ViewReport(name, len(ids), True, corners_px=corners))
     if size is None:
         raise CalibrationError("no photo given: pass photos of the ChArUco board")
     if len(obj_points) < MIN_VIEWS:
@@ -188,9 +218,13 @@ def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: Bo
     per_view = np.asarray(per_view).reshape(-1)
     for k, index in enumerate(used_index):
         r = reports[index]
-        reports[index] = ViewReport(r.name, r.corners_found, True, "", float(per_view[k]))
+        reports[index] = ViewReport(r.name, r.corners_found, True, "", float(per_view[k]), r.corners_px)
     intrinsics = CameraIntrinsics(matrix, np.asarray(dist).reshape(-1)[:5], size)
     _check_result(float(rms), intrinsics, np.asarray(std_intr).reshape(-1), reports)
+    coverage = image_coverage(reports, size)
+    if coverage < MIN_COVERAGE:
+        logger.warning("the board covered %.0f %% of the image: lens distortion near its edges is extrapolated",
+                       100 * coverage)
     logger.info("camera calibrated from %d photos: RMS %.3f px, f = %.1f px", len(obj_points), rms, intrinsics.focal_px)
     return intrinsics, float(rms), tuple(reports)
 

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from calibration.board import KIT_BOARD, BoardSpec
 from calibration.camera import CameraIntrinsics
-from calibration.charuco import GOOD_RMS_PX, calibrate_camera, detect_board, make_board
+from calibration.charuco import (
+    GOOD_RMS_PX,
+    MIN_COVERAGE,
+    MIN_VIEWS,
+    calibrate_camera,
+    detect_board,
+    image_coverage,
+    make_board,
+)
 from calibration.errors import CalibrationError
 from tests.calibration import synthetic as S
 
@@ -77,3 +88,29 @@ def test_bad_boards(spec: BoardSpec, message: str) -> None:
 def test_no_photos() -> None:
     with pytest.raises(CalibrationError, match="no photo given"):
         calibrate_camera([])
+
+
+SAMPLE_BOARD = Path(__file__).resolve().parents[2] / "sample_images" / "charuco"
+
+
+def test_calibrates_the_sample_board_photos_to_their_true_camera() -> None:
+    truth = json.loads((SAMPLE_BOARD / "truth.json").read_text(encoding="utf-8"))
+    photos = sorted(SAMPLE_BOARD.glob("*.jpg"))
+    assert len(photos) >= MIN_VIEWS
+    spec = BoardSpec(truth["board"]["squares_x"], truth["board"]["squares_y"], truth["board"]["square_mm"],
+                     truth["board"]["marker_mm"], truth["board"]["dictionary"])
+    assert spec == KIT_BOARD
+    cam, rms, report = calibrate_camera(photos)
+    true_cam = CameraIntrinsics(np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["distortion"]),
+                                tuple(truth["image_size"]))
+    assert rms < GOOD_RMS_PX
+    assert all(r.used for r in report)
+    assert cam.focal_px == pytest.approx(true_cam.focal_px, rel=0.005)
+    assert np.allclose(cam.matrix[:2, 2], true_cam.matrix[:2, 2], atol=3.0)
+    # where the board was seen, the model removes the true lens distortion to a fraction of a pixel
+    seen = np.concatenate([r.corners_px for r in report])
+    shift, true_shift = cam.undistort_px(seen) - seen, true_cam.undistort_px(seen) - seen
+    assert np.abs(true_shift).max() > 10.0
+    assert np.linalg.norm(shift - true_shift, axis=1).max() < 0.5
+    # these photos keep the board in the middle of the image: the coverage says so
+    assert 0.1 < image_coverage(report, cam.image_size) < MIN_COVERAGE

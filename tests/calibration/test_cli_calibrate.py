@@ -132,6 +132,7 @@ def test_calibrate_camera(board_files: list[Path], tmp_path: Path, capsys: pytes
     assert code == 0, text.err
     assert "RMS reprojection error: 0." in text.out and "good" in text.out
     assert "focal length: fx" in text.out and "principal point" in text.out and "distortion" in text.out
+    assert "the board covered" in text.out
     cam = load_intrinsics(out)
     assert cam.focal_px == pytest.approx(560.0, rel=0.01)
 
