@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calibration.camera import CameraIntrinsics  # noqa: E402
-from calibration.charuco import calibrate_camera  # noqa: E402
+from calibration.charuco import calibrate_camera, image_coverage  # noqa: E402
 from calibration.errors import CalibrationError  # noqa: E402
 from calibration.setup import parse_setup  # noqa: E402
 from calibration.store import load_image  # noqa: E402
@@ -110,7 +110,7 @@ def synthetic_scenes():  # type: ignore[no-untyped-def]
 def charuco_figures(folder: Path) -> None:
     photos = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     if not photos:
-        print(f"\nChArUco: no photos in {folder.relative_to(ROOT)}")
+        print(f"\nChArUco: no photos in {folder}")
         return
     start = time.perf_counter()
     try:
@@ -120,13 +120,18 @@ def charuco_figures(folder: Path) -> None:
         return
     used = sum(r.used for r in report)
     print(f"\nChArUco: {used} of {len(photos)} photos used, RMS {rms:.3f} px (target < 0.3), "
-          f"f = {cam.focal_px:.1f} px, {time.perf_counter() - start:.1f} s")
-    truth_files = sorted(folder.glob("*.json"))
-    for tf in truth_files[:1]:
-        doc = json.loads(tf.read_text(encoding="utf-8"))
-        if "camera" in doc:
-            true_f = (doc["camera"]["matrix"][0][0] + doc["camera"]["matrix"][1][1]) / 2
-            print(f"  true f = {true_f:.1f} px: focal error {100 * (cam.focal_px / true_f - 1):+.2f} %")
+          f"f = {cam.focal_px:.1f} px, board covered {100 * image_coverage(report, cam.image_size):.0f} % "
+          f"of the image, {time.perf_counter() - start:.1f} s")
+    truth_file = folder / "truth.json"
+    if truth_file.exists():
+        doc = json.loads(truth_file.read_text(encoding="utf-8"))
+        true = CameraIntrinsics(np.array(doc["camera"]["matrix"]), np.array(doc["camera"]["distortion"]),
+                                tuple(doc["image_size"]))
+        seen = np.concatenate([r.corners_px for r in report if r.used])
+        lens = np.linalg.norm((cam.undistort_px(seen) - seen) - (true.undistort_px(seen) - seen), axis=1)
+        print(f"  against the true camera: focal {100 * (cam.focal_px / true.focal_px - 1):+.2f} %, principal point "
+              f"{np.linalg.norm(cam.matrix[:2, 2] - true.matrix[:2, 2]):.1f} px off, distortion correction within "
+              f"{lens.max():.2f} px where the board was seen")
 
 
 def _mm(value: float) -> str:
