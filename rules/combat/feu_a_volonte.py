@@ -502,23 +502,43 @@ def _pool(count: int, sides: int = 6) -> list[tuple[tuple[int, ...], Fraction]]:
     return list(multisets(count, sides))
 
 
+def _attack_classes(count: int) -> dict[tuple[int, ...], Fraction]:
+    """Group the rolls of ``count`` d6 by what a shot reads from them: the kept pair and a double 1.
+
+    Each class is keyed by a representative roll (the kept pair, plus two 1s when
+    the roll holds a natural double 1), so :func:`shot_outcome` reads it exactly
+    as it would read any roll of the class.
+    """
+    classes: dict[tuple[int, ...], Fraction] = {}
+    for combo, p in _pool(count):
+        rep = tuple(combo[:2]) + ((1, 1) if combo.count(1) >= 2 else ())
+        classes[rep] = classes.get(rep, Fraction(0)) + p
+    return classes
+
+
 def shot_odds(shot: Shot, nerve: tuple[int, int] | None) -> Distribution:
     """Return the exact distribution of a shot's outcome labels, nerve test included (``(dice, mod)``)."""
-    loc_faces = range(1, shot.location_die + 1)
     acc: dict[str, Fraction] = {}
     defence = Distribution.from_pairs((sum(c[:2]), p) for c, p in _pool(shot.defence_dice))
-    for a_combo, pa in _pool(shot.attack_dice):
-        for face in loc_faces:
-            pl = Fraction(1, shot.location_die)
+    hold = nerve_odds(*nerve) if nerve is not None else None
+    pl = Fraction(1, shot.location_die)
+
+    def add(label: str, p: Fraction) -> None:
+        acc[label] = acc.get(label, Fraction(0)) + p
+
+    for rep, pa in _attack_classes(shot.attack_dice).items():
+        if rep.count(1) >= 2:
+            add("out-of-ammo", pa)
+            continue
+        for face in range(1, shot.location_die + 1):
             for d_total, pd in defence.probs.items():
-                o = shot_outcome(a_combo, face, (d_total, 0), shot)
-                label = _label(o)
-                if label == "tie" and nerve is not None:
-                    hold = nerve_odds(*nerve)
-                    acc["tie: holds"] = acc.get("tie: holds", Fraction(0)) + pa * pl * pd * hold
-                    acc["tie: falls back"] = acc.get("tie: falls back", Fraction(0)) + pa * pl * pd * (1 - hold)
-                    continue
-                acc[label] = acc.get(label, Fraction(0)) + pa * pl * pd
+                label = _label(shot_outcome(rep, face, (d_total, 0), shot))
+                p = pa * pl * pd
+                if label == "tie" and hold is not None:
+                    add("tie: holds", p * hold)
+                    add("tie: falls back", p * (1 - hold))
+                else:
+                    add(label, p)
     return Distribution(acc)
 
 
