@@ -53,7 +53,13 @@ class _LazyModules(Mapping[str, ModuleType]):
     """A read-only mapping that imports each combat module the first time it is asked for."""
 
     def __getitem__(self, ruleset: str) -> ModuleType:
-        return importlib.import_module(module_name(ruleset))
+        name = module_name(ruleset)
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            raise InvalidActionError(f"the {ruleset} resolutions are not installed ({name} is missing)") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(MODULES)

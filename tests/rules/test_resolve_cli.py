@@ -84,3 +84,13 @@ def test_roster_merged_into_a_positions_only_game(tmp_path: Path, capsys: pytest
     assert main(["resolve", str(path), "activate", "sierra-alpha", "--roster", str(rosters / "at-43-una-sierra.json"),
                  "--roster", str(rosters / "at-43-therian-golems.json")]) == 0
     assert "sierra-alpha is activated" in capsys.readouterr().out
+
+
+def test_registry_names_a_missing_module_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rules.combat as combat
+    from rules.errors import InvalidActionError
+
+    monkeypatch.setitem(combat.MODULES, "star-wars", "rules.combat.no_such_module")
+    with pytest.raises(InvalidActionError, match="the star-wars resolutions are not installed"):
+        combat.actions_of("star-wars")
+    assert combat.COMBAT["at-43"].__name__ == "rules.combat.at43"
