@@ -341,9 +341,11 @@ class MarkerDetector:
         if not len(quads):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 2))
         refined, ok = refine_corners_status(gray, quads, cells=self.cells,
-                                            max_shift_modules=SECOND_CHANCE_SHIFT_MODULES,
+                                            max_shift_modules=SECOND_CHANCE_SHIFT_MODULES)
+        # once more from close by, now requiring a clean edge along every side
+        refined, ok = refine_corners_status(gray, refined[ok], cells=self.cells,
                                             min_coverage=SECOND_CHANCE_COVERAGE)
-        refined = refine_corners(gray, refined[ok], cells=self.cells)   # once more, from close by
+        refined = refined[ok]
         ids, oriented = identify_quads(gray, _clockwise(refined), self.dictionary)
         good = ids >= 0
         ids, oriented = ids[good], oriented[good]

@@ -28,7 +28,7 @@ from tracker.bases import FoundBase, PlanView
 from tracker.decode import identify_quads
 from tracker.detections import Detections
 from tracker.markers import MIN_READABLE_SIDE_PX, SECOND_CHANCE_COVERAGE, TableMapping, _clockwise, aruco_cells, side_lengths
-from tracker.refine import refine_corners, refine_corners_status
+from tracker.refine import refine_corners_status
 
 #: Paper is brighter than this fraction of the brightest pixel near the base, and grey.
 PAPER_BRIGHTNESS = 0.6
@@ -93,9 +93,10 @@ def markers_on_bases(image: np.ndarray, gray: np.ndarray, view: PlanView, calibr
     h_mm = setup.markers.base_height_mm
     quads = calibration.to_image_px(np.concatenate(guesses), height_mm=h_mm).reshape(-1, 4, 2)
     cells = aruco_cells(setup.markers.dictionary)
-    refined, ok = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES,
-                                        min_coverage=SECOND_CHANCE_COVERAGE)
-    refined = refine_corners(gray, refined[ok], cells=cells)
+    refined, ok = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES)
+    # once more from close by, now requiring a clean edge along every side
+    refined, ok = refine_corners_status(gray, refined[ok], cells=cells, min_coverage=SECOND_CHANCE_COVERAGE)
+    refined = refined[ok]
     ids, oriented = identify_quads(gray, _clockwise(refined), setup.markers.dictionary)
     good = ids >= 0
     if not good.any():

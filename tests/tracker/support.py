@@ -64,7 +64,7 @@ def setup_document(truth: dict[str, Any], *, camera: bool = True) -> dict[str, A
     """The sample's setup file, with the camera intrinsics as 'calibrate-camera' would give them."""
     doc = json.loads(json.dumps(truth["setup"]))
     if camera:
-        doc["camera"] = truth["camera"]
+        doc["camera"] = json.loads(json.dumps(truth["camera"]))     # a copy: the truth is cached
     return doc
 
 
