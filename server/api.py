@@ -204,7 +204,13 @@ def set_ruleset() -> Any:
     r.only(("ruleset",))
     ruleset = r.string("ruleset", choices=RULESET_IDS)
     ov = overlay()
-    return _changed(ov.change("setup.ruleset", edits.set_ruleset(ov.plan(), ruleset), {"ruleset": ruleset}))
+    new = edits.set_ruleset(ov.plan(), ruleset)
+    try:
+        rulesbridge.ruleset_of(ruleset).check_plan(new)  # every terrain kind must exist in the new rule set
+    except ValueError as exc:
+        raise ApiError(400, "terrain_kind", f"{exc}; change or remove that terrain piece before switching "
+                       f"to {ruleset}") from None
+    return _changed(ov.change("setup.ruleset", new, {"ruleset": ruleset}))
 
 
 @bp.post("/setup/table")

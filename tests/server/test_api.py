@@ -134,6 +134,11 @@ def test_ruleset_change_lists_the_rule_sets_when_unknown(client: Any) -> None:
     r = client.post("/api/setup/ruleset", json={"ruleset": "star-wars"})
     assert r.status_code == 200
     assert r.json["game"]["unit"]["symbol"] == "pas"
+    client.post("/api/setup/ruleset", json={"ruleset": "at-43"})
+    client.post("/api/terrain", json={"kind": "crates", "shape": "area", "points_mm": [[10, 10], [50, 10], [50, 50]]})
+    r = client.post("/api/setup/ruleset", json={"ruleset": "high-fire"})
+    assert r.status_code == 400
+    assert "'crates'" in error_of(r)["message"] and "before switching to high-fire" in error_of(r)["message"]
 
 
 def test_terrain_is_drawn_checked_and_removed(client: Any) -> None:
