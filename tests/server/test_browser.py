@@ -156,3 +156,45 @@ def test_no_request_leaves_the_machine(browser: Any, at43: Served) -> None:
     assert urls and all(u.startswith(at43.url) or u.startswith("data:") for u in urls), urls
     page.close()
 
+
+
+@pytest.fixture(scope="module")
+def battle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, dict[str, Any]]]:
+    from tests.server.test_api import at43_battle
+
+    folder = tmp_path_factory.mktemp("battle")
+    game = at43_battle()
+    (folder / "battle.json").write_text(json.dumps(game), encoding="utf-8")
+    with Served(["--no-source", "--game", str(folder / "battle.json"), "--db", str(folder / "g.db")]) as served:
+        yield served, game
+
+
+def test_an_action_is_resolved_from_the_page(browser: Any, battle: tuple[Served, dict[str, Any]]) -> None:
+    served, game = battle
+    sides = {u["side"]: u["id"] for u in game["units"]}
+    firing, target = sides["UNA"], next(v for k, v in sides.items() if k != "UNA")
+    weapon = next(w for m in game["models"] if m["unit"] == firing for w in m.get("weapons", []))
+    page = open_page(browser, served.url)
+    page.click("[data-tab=resolve]")
+    page.select_option("#rs-action", "shoot")
+    page.select_option("#rs-unit", firing)
+    page.select_option("#rs-target", target)
+    page.select_option("#rs-weapon", weapon)
+    page.click("#rs-odds")
+    page.wait_for_selector("#resolution table.odds")
+    assert "Il faut" in page.inner_text("#resolution")  # the roll needed, then the modifiers with sources
+    assert page.locator("#resolution .explanation cite").count() >= 3
+    assert page.is_disabled("#rs-apply")
+    page.click("#rs-roll")
+    page.wait_for_selector("#rolled-dice")
+    dice = page.inner_text("#rolled-dice")
+    assert re.fullmatch(r"\d(, \d)*", dice)
+    models_before = page.evaluate("() => window.TT.game.game.models.length")
+    page.click("#rs-apply")
+    page.wait_for_function("() => window.TT.game.game !== null && window.TT.logEvents.some(e => e.kind === 'resolution')")
+    page.click("[data-tab=log]")
+    assert f"dés {dice}" in page.inner_text("#log li.log-resolution")
+    page.click("#undo")
+    page.wait_for_selector("#log li.log-resolution.undone")
+    assert page.evaluate("() => window.TT.game.game.models.length") == models_before
+    page.close()
