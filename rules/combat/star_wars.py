@@ -1,0 +1,789 @@
+"""Star Wars Grandes escarmouches (Newlight): hero phases, shooting, melee, the Force, figure by figure.
+
+Implemented from seeds/star-wars-grandes-escarmouches.txt; distances in pas of
+25 mm, base edge to base edge (RULES-NOTES choice 1), Zone X from the point of
+impact to the base edge and "hidden more than 50 %" on the target's base seen from
+the firer (choice 8).
+
+Stats (roster ``profiles``): ``T`` (shooting threshold, ``null`` for TX), ``C``
+(combat threshold, ``null`` for CX), ``A`` (attacks, default 1), ``Svg`` (save
+against shots), ``For`` (Force threshold), ``PV`` (default 1), ``Por`` (range in pas),
+``Cad`` (shots per action, default 1), ``points``, ``rules`` (the profile's rules and
+Force powers, as the seed spells them). ``weapons`` may add a Zone X weapon:
+``{"Por": 6, "Cad": 1, "zone": 2}``.
+
+State (``plan.state``): ``turn``, ``initiative`` (side of player 1 this turn),
+``activated`` (figures activated this turn), ``phases`` (hero phases played, in
+order), ``active_powers`` (``{"Protection": [...], "Dun Möch": [...], "Méditation de
+combat": [...]}``, until the end of the turn), ``dead`` (figures killed, kept for
+Médico and Guérison). Lost PV are in ``model.extra["pv_lost"]``; a figure knocked
+down carries the status ``knocked-down``.
+
+Examples
+--------
+>>> clamp_threshold(1), clamp_threshold(8)
+(2, 6)
+>>> threshold_chance(4)
+Fraction(1, 2)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from fractions import Fraction
+from typing import Any, Mapping
+
+from calibration.units import pas
+from rules.combat._tabletop import (edge_mm, point_edge_mm, profile_of, req_bool, req_int, req_list, req_str,
+                                    sides_of, state_dict, threshold, weapon_of, with_extra, with_status)
+from rules.combat.base import Action, Resolution
+from rules.dice import Dice, Distribution
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.explain import Step
+from rules.frozen import freeze, thaw
+from rules.plan import Model, TablePlan
+
+RULESET = "star-wars"
+SRC = "Star Wars Grandes escarmouches"
+DOWN = "knocked-down"
+CONTACT_MM = 1.0  # base contact tolerance for melee, Médico and Guérison
+
+POWERS = ("Répulsion", "Télékinésie", "Sur-vitesse", "Protection", "Éclairs", "Étranglement", "Dun Möch",
+          "Méditation de combat", "Guérison")
+RULES = ("Officier", "Officier supérieur", "Armure lourde", "Arme en cortosis", "Armes en cortosis", "Sabre laser",
+         "Double sabre laser", "Deux sabres laser", "Deux armes de corps à corps", "Blaster lourd", "Médico",
+         "Grande cible", "Gigantesque", "Robuste", "Droïde")
+BUBBLE_PAS = {"Officier": 2, "Officier supérieur": 3}
+
+
+def _src(section: str) -> str:
+    return f"{SRC}, {section}"
+
+
+def clamp_threshold(n: int) -> int:
+    """A threshold is at least 2+ and at most 6+ whatever the modifiers (Caractéristiques, note importante)."""
+    return max(2, min(6, n))
+
+
+def threshold_chance(n: int) -> Fraction:
+    """Return the chance a D6 meets ``n``+."""
+    return Fraction(7 - n, 6)
+
+
+# =============================================================================== rosters
+
+def validate_roster(roster: Any) -> None:
+    """Refuse a Star Wars roster with bad thresholds, unknown rules, powers or weapons.
+
+    Raises
+    ------
+    RosterError
+        With the reason.
+    """
+    def fail(msg: str) -> None:
+        raise RosterError(f"{roster.source}: {msg}")
+
+    for name, p in roster.profiles.items():
+        for key in ("T", "C", "Svg", "For"):
+            v = p.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 6):
+                fail(f"profiles.{name}.{key} must be a threshold from 2 to 6 (or null for none), got {v!r}")
+        for key in ("A", "PV", "Cad"):
+            v = p.get(key, 1)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                fail(f"profiles.{name}.{key} must be an integer >= 1, got {v!r}")
+        if p.get("T") is not None and not isinstance(p.get("Por"), (int, float)):
+            fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas")
+        for r in p.get("rules", ()):
+            if r not in RULES and r not in POWERS:
+                fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: {', '.join(POWERS)}")
+            if r in POWERS and p.get("For") is None:
+                fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'")
+        if "Sabre laser" in p.get("rules", ()) and p.get("For") is None:
+            fail(f"profiles.{name}: only Force users (with 'For') may carry a lightsabre")
+    for name, w in roster.weapons.items():
+        for key in ("Por", "Cad"):
+            if isinstance(w.get(key), bool) or not isinstance(w.get(key), int) or w[key] < 1:
+                fail(f"weapons.{name}.{key} must be an integer >= 1, got {w.get(key)!r}")
+        if "zone" in w and (isinstance(w["zone"], bool) or not isinstance(w["zone"], (int, float)) or w["zone"] <= 0):
+            fail(f"weapons.{name}.zone must be a positive number of pas, got {w['zone']!r}")
+    for unit, m in roster.all_models():
+        for w in m.weapons:
+            if w not in roster.weapons:
+                fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
+        for r in list(m.rules) + list(unit.rules):
+            if r not in RULES and r not in POWERS:
+                fail(f"{m.model_id!r} has unknown rule {r!r}")
+        if roster.profile_of(unit, m) is None:
+            fail(f"model {m.model_id!r} has no profile")
+
+
+# =============================================================================== figures
+
+def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
+    return profile_of(plan, m.profile or plan.unit(m.unit_id).profile)
+
+
+def _rules(plan: TablePlan, m: Model) -> list[str]:
+    return list(_profile(plan, m).get("rules", ())) + list(plan.unit(m.unit_id).rules or ()) + list(m.extra.get("rules", ()))
+
+
+def _has(plan: TablePlan, m: Model, rule: str) -> bool:
+    return rule in _rules(plan, m)
+
+
+def _rank(plan: TablePlan, m: Model) -> str | None:
+    rules = _rules(plan, m)
+    return "Officier supérieur" if "Officier supérieur" in rules else ("Officier" if "Officier" in rules else None)
+
+
+def _pv_left(plan: TablePlan, m: Model) -> int:
+    return int(_profile(plan, m).get("PV", 1)) - int(m.extra.get("pv_lost", 0))
+
+
+def _side(plan: TablePlan, m: Model) -> str:
+    return plan.unit(m.unit_id).side
+
+
+def _pas(mm: float) -> str:
+    return f"{mm / 25.0:.1f} pas"
+
+
+def _sabre(plan: TablePlan, m: Model) -> bool:
+    return any(_has(plan, m, r) for r in ("Sabre laser", "Double sabre laser", "Deux sabres laser"))
+
+
+def _cortosis(plan: TablePlan, m: Model) -> bool:
+    return _has(plan, m, "Arme en cortosis") or _has(plan, m, "Armes en cortosis")
+
+
+def _heavy(plan: TablePlan, m: Model) -> bool:
+    return _has(plan, m, "Armure lourde") or _has(plan, m, "Robuste")
+
+
+def _state(plan: TablePlan) -> dict[str, Any]:
+    st = state_dict(plan)
+    st.setdefault("turn", 1)
+    st.setdefault("activated", [])
+    st.setdefault("phases", [])
+    st.setdefault("active_powers", {})
+    st.setdefault("dead", [])
+    return st
+
+
+def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
+    """An enemy Force user with Dun Möch active within 15 pas raises this figure's thresholds by 1."""
+    for uid in st["active_powers"].get("Dun Möch", ()):
+        try:
+            u = plan.model(uid)
+        except InvalidActionError:
+            continue
+        if _side(plan, u) != _side(plan, m) and edge_mm(u, m) < pas(15):
+            return u
+    return None
+
+
+# =============================================================================== turn and hero phases
+
+def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Roll the initiative: a D6, 4+ for the first side (player 1 in unit order) (Déroulement d'un tour)."""
+    sides = sides_of(plan)
+    if len(sides) != 2:
+        raise IllegalActionError(f"this helper rolls initiative for two sides; the game has {', '.join(sides)}")
+    steps = [Step("initiative", f"D6: 4+ gives the initiative to {sides[0]}, else {sides[1]}", _src("Déroulement d'un tour de jeu"))]
+    odds = {"initiative": Distribution({sides[0]: Fraction(1, 2), sides[1]: Fraction(1, 2)})}
+    if dice is None:
+        return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds)
+    f = dice.roll(6)
+    side = sides[0] if f >= 4 else sides[1]
+    steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu")))
+    st = _state(plan)
+    turn = st["turn"] + (1 if st.get("initiative") else 0)
+    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={})
+    after = plan
+    return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
+                      {"initiative": side, "turn": turn}, after.with_state(st))
+
+
+def _heroes_left(plan: TablePlan, st: Mapping[str, Any], side: str) -> list[str]:
+    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m) and m.model_id not in st["activated"]]
+
+
+def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
+    """Return a hero's command bubble (mm) and the friendly non-heroes inside it (Phases d'activation)."""
+    hero = plan.model(hero_id)
+    rank = _rank(plan, hero)
+    if rank is None:
+        raise IllegalActionError(f"{hero_id} is not a hero (Officier or Officier supérieur)")
+    r = pas(BUBBLE_PAS[rank])
+    inside = [m.model_id for m in plan.models if m.model_id != hero_id and _side(plan, m) == _side(plan, hero)
+              and not _rank(plan, m) and edge_mm(hero, m) < r]
+    return r, inside
+
+
+def _expected_side(plan: TablePlan, st: Mapping[str, Any]) -> str:
+    sides = sides_of(plan)
+    first = st.get("initiative") or sides[0]
+    second = next(s for s in sides if s != first)
+    played = [p["side"] for p in st["phases"]]
+    nxt = first if not played else (second if played[-1] == first else first)
+    if not _heroes_left(plan, st, nxt):
+        nxt = second if nxt == first else first
+    return nxt
+
+
+def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Play a hero's activation phase: the hero and any friendly figures in its bubble not yet activated (Phases d'activation).
+
+    Hero phases alternate between the sides, the side with the initiative first; a side
+    with more heroes plays its remaining ones after. Request: ``hero``, ``with`` (ids).
+    """
+    st = _state(plan)
+    hero_id = req_str(request, "hero")
+    hero = plan.model(hero_id)
+    side = _side(plan, hero)
+    if hero_id in st["activated"]:
+        raise IllegalActionError(f"{hero_id} was already activated this turn; a figure is activated once per turn")
+    expected = _expected_side(plan, st)
+    if _rank(plan, hero) and side != expected:
+        raise IllegalActionError(f"the next hero phase belongs to {expected} ({_src('Phases d activation')})")
+    r, inside = bubble(plan, hero_id)
+    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[_rank(plan, hero)]} pas; "
+                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[_rank(plan, hero)])]
+    chosen = req_list(request, "with")
+    for mid in chosen:
+        if mid not in inside:
+            m = plan.model(mid)
+            why = ("a hero has its own phase" if _rank(plan, m) else "an enemy" if _side(plan, m) != side
+                   else f"{_pas(edge_mm(hero, m))} away, not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
+            raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}")
+        if mid in st["activated"]:
+            raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase")
+    st["activated"] = list(st["activated"]) + [hero_id] + chosen
+    st["phases"] = list(st["phases"]) + [{"side": side, "hero": hero_id, "figures": chosen}]
+    eligible = [m for m in inside if m not in st["activated"]]
+    res = {"hero": hero_id, "activated": [hero_id] + chosen, "bubble": inside, "still_free_in_bubble": eligible}
+    return Resolution(RULESET, "hero_phase", tuple(steps), {}, {}, (), res, plan.with_state(st))
+
+
+def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Activate a side's remaining non-hero figures, once no hero is left to activate (Phases d'activation)."""
+    st = _state(plan)
+    side = req_str(request, "side")
+    waiting = [h for s in sides_of(plan) for h in _heroes_left(plan, st, s)]
+    if waiting:
+        raise IllegalActionError(f"heroes still have their phase to play: {', '.join(waiting)}")
+    sides = sides_of(plan)
+    first = st.get("initiative") or sides[0]
+    done = [p["side"] for p in st["phases"] if p.get("troops")]
+    if side != first and first not in done:
+        raise IllegalActionError(f"{first} (initiative) activates its remaining figures first")
+    figures = [m.model_id for m in plan.models if _side(plan, m) == side and not _rank(plan, m)
+               and m.model_id not in st["activated"]]
+    st["activated"] = list(st["activated"]) + figures
+    st["phases"] = list(st["phases"]) + [{"side": side, "troops": True, "figures": figures}]
+    step = Step("troops", f"{side} activates its figures not activated with a hero: {', '.join(figures) or 'none'}",
+                _src("Phases d'activation"))
+    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), {"activated": figures}, plan.with_state(st))
+
+
+def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """End the turn: activations and the powers lasting the turn are cleared; the points left on each side are counted."""
+    st = _state(plan)
+    waiting = [m.model_id for m in plan.models if m.model_id not in st["activated"]]
+    if waiting:
+        raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}")
+    points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
+    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1)
+    step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
+                "the scenario decides)", _src("Déroulement d'un tour de jeu"))
+    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st["turn"]},
+                      plan.with_state(st))
+
+
+# =============================================================================== shooting
+
+def _through_figure(plan: TablePlan, a: Model, b: Model) -> str | None:
+    """Return the figure a shot from ``a`` to ``b`` would pass through, if any (Règles de Tir, note importante)."""
+    from shapely.geometry import LineString, Point
+
+    seg = LineString([a.position_mm, b.position_mm])
+    for m in plan.models:
+        if m.model_id in (a.model_id, b.model_id):
+            continue
+        if seg.distance(Point(m.position_mm)) < m.base_mm / 2 - 1e-6:
+            return m.model_id
+    return None
+
+
+def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[str, Any], *, rng_pas: float,
+                    base: int, concentrated: bool, steps: list[Step], allow_long: bool = True,
+                    hidden_check: bool = True, dist_mm: float | None = None) -> int:
+    """Return the roll needed to hit, with every modifier in ``steps`` (Règles de Tir).
+
+    ``dist_mm`` overrides the range measured (a Zone attack uses the shot at the point of impact).
+    """
+    d = edge_mm(shooter, target) if dist_mm is None else dist_mm
+    if d > pas(2 * rng_pas) or (not allow_long and d > pas(rng_pas)):
+        raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range "
+                                 f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)")
+    if _has(plan, target, "Gigantesque"):
+        steps.append(Step("Gigantesque", f"{target.model_id} is gigantic: hit on 2+ whatever the circumstances", _src("Règles additionnelles")))
+        return 2
+    n = base
+    mods: list[tuple[int, str, str]] = []
+    if _has(plan, shooter, "Blaster lourd"):
+        mods.append((-1, "heavy blaster", _src("Règles de Tir")))
+    if concentrated:
+        mods.append((-1, "the shooter concentrated (first action)", _src("Activation d'une figurine")))
+    if d > pas(rng_pas):
+        mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir")))
+    if hidden_check:
+        from rules.visibility import line_of_sight
+        from rules.rulesets.base import find_ruleset
+
+        limit = float((plan.options or {}).get("hidden_threshold", find_ruleset(RULESET).defaults().get("hidden_threshold", 0.5)))
+        s = line_of_sight(plan, shooter.model_id, target.model_id)
+        if not s.visible:
+            raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
+                                     + "; ".join(f"{k} {i}" for k, i, _ in s.blockers))
+        hidden = min(1.0, s.cover_fraction + (1.0 - s.visible_fraction))
+        if hidden > limit:
+            mods.append((1, f"{hidden:.0%} of {target.model_id}'s base hidden by an obstacle (more than {limit:.0%})",
+                         _src("Règles de Tir") + " (RULES-NOTES choice 8)"))
+    if _heavy(plan, target):
+        mods.append((1, f"{target.model_id} wears heavy armour", _src("Règles de Tir")))
+    if _has(plan, target, "Grande cible"):
+        mods.append((-1, f"{target.model_id} is a large target", _src("Règles additionnelles")))
+    dm = _dun_moch(plan, shooter, st)
+    if dm is not None:
+        mods.append((1, f"Dun Möch of {dm.model_id} within 15 pas", _src("Utilisation de la Force, Dun Möch")))
+    for v, text, source in mods:
+        n += v
+        steps.append(Step("modifier", f"{v:+d}: {text}", source, value=v))
+    final = clamp_threshold(n)
+    if final != n:
+        steps.append(Step("threshold bounds", f"{n}+ brought to {final}+ (thresholds stay between 2+ and 6+)",
+                          _src("Caractéristiques")))
+    return final
+
+
+def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[Step], *, shooting: bool) -> tuple[int, ...]:
+    """Return the saves a figure rolls against one shooting hit, in order (Sauvegarde; Protection; Méditation)."""
+    if not shooting:
+        return ()
+    out: list[int] = []
+    own = _profile(plan, target).get("Svg")
+    med = None
+    for uid in st["active_powers"].get("Méditation de combat", ()):
+        try:
+            u = plan.model(uid)
+        except InvalidActionError:
+            continue
+        if _side(plan, u) == _side(plan, target) and uid != target.model_id and edge_mm(u, target) < pas(4):
+            med = 5
+            steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save", _src("Utilisation de la Force")))
+    best = min([x for x in (own, med) if x is not None], default=None)
+    if best is not None:
+        out.append(best)
+        steps.append(Step("save", f"{target.model_id} saves on {best}+", _src("Sauvegarde")))
+    if target.model_id in st["active_powers"].get("Protection", ()):
+        out.append(3)
+        steps.append(Step("Protection", f"{target.model_id}: a further 3+ save if the first fails", _src("Utilisation de la Force, Protection")))
+    return tuple(out)
+
+
+def _hit_dist(need: int | None, saves: tuple[int, ...]) -> Fraction:
+    """Chance one attack takes a PV: hit on ``need`` (None = automatic), then every save fails."""
+    p = Fraction(1) if need is None else threshold_chance(need)
+    for s in saves:
+        p *= 1 - threshold_chance(s)
+    return p
+
+
+def _loss_dist(n: int, p: Fraction, per_hit: int, pv: int) -> Distribution:
+    """PV lost out of ``pv`` after ``n`` attacks each taking ``per_hit`` with chance ``p``."""
+    dist = Distribution.certain(0)
+    one = Distribution.from_pairs(((per_hit, p), (0, 1 - p)))
+    for _ in range(n):
+        dist = dist.convolve(one, lambda a, b: min(pv, a + b))
+    return dist
+
+
+def _roll_attack(dice: Dice, need: int | None, saves: tuple[int, ...], steps: list[Step], label: str) -> bool:
+    if need is None:
+        steps.append(Step("hit", f"{label}: automatic hit", _src("Règles de Tir")))
+    else:
+        f = dice.roll(6)
+        steps.append(Step("hit", f"{label}: D6 {f} against {need}+: {'hit' if f >= need else 'miss'}", _src("Règles de Tir")))
+        if f < need:
+            return False
+    for s in saves:
+        f = dice.roll(6)
+        ok = f >= s
+        steps.append(Step("save", f"{label}: save D6 {f} against {s}+: {'hit cancelled' if ok else 'failed'}", _src("Sauvegarde")))
+        if ok:
+            return False
+    return True
+
+
+def _wound(plan: TablePlan, target_id: str, lost: int, st: dict[str, Any], steps: list[Step]) -> tuple[TablePlan, bool]:
+    """Take PV off a figure; at 0 it dies and leaves the table (kept in ``state.dead`` for Médico / Guérison)."""
+    if lost <= 0:
+        return plan, False
+    t = plan.model(target_id)
+    total = int(t.extra.get("pv_lost", 0)) + lost
+    pv = int(_profile(plan, t).get("PV", 1))
+    if total >= pv:
+        record = {"id": t.model_id, "unit": t.unit_id, "x_mm": t.position_mm[0], "y_mm": t.position_mm[1],
+                  "base_mm": t.base_mm, "profile": t.profile, "marker_id": t.marker_id}
+        st["dead"] = list(st["dead"]) + [record]
+        steps.append(Step("killed", f"{target_id} loses its last PV and is removed", _src("Points de vie")))
+        return plan.without_model(target_id), True
+    steps.append(Step("PV", f"{target_id} loses {lost} PV: {pv - total} left", _src("Points de vie")))
+    return plan.with_model(with_extra(t, pv_lost=total)), False
+
+
+def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Shoot at a figure: the shooter's T, modified, at most Cad shots (Règles de Tir; Sauvegarde; Points de vie).
+
+    Request: ``shooter``, ``target``, optional ``weapon`` (a Zone X weapon from the
+    roster), ``shots`` (default the cadence), ``concentrated`` (first action spent
+    concentrating).
+    """
+    st = _state(plan)
+    shooter, target = plan.model(req_str(request, "shooter")), plan.model(req_str(request, "target"))
+    if _side(plan, shooter) == _side(plan, target):
+        raise IllegalActionError(f"{target.model_id} is on {shooter.model_id}'s side")
+    prof = _profile(plan, shooter)
+    if prof.get("T") is None:
+        raise IllegalActionError(f"{shooter.model_id} has no ranged weapon (TX)")
+    wname = req_str(request, "weapon", default=None)
+    w = weapon_of(plan, wname) if wname else prof
+    rng = float(w.get("Por", prof.get("Por")))
+    cad = int(w.get("Cad", prof.get("Cad", 1)))
+    shots = req_int(request, "shots", cad)
+    if not 1 <= shots <= cad:
+        raise IllegalActionError(f"{shooter.model_id} fires 1 to {cad} shot(s) per action (Cad), {shots} asked")
+    through = _through_figure(plan, shooter, target)
+    if through:
+        raise IllegalActionError(f"the shot from {shooter.model_id} to {target.model_id} would pass through {through}; "
+                                 f"no figure shoots through another ({_src('Règles de Tir')})")
+    concentrated = req_bool(request, "concentrated")
+    steps = [Step("shooting", f"{shooter.model_id}: T{prof['T']}+, range {rng:g} pas, {shots} shot(s)", _src("Règles de Tir"))]
+    if wname and "zone" in w:
+        return _zone_shot(plan, request, dice, shooter, target, w, rng, int(prof["T"]), concentrated, st, steps)
+    need = _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=int(prof["T"]), concentrated=concentrated, steps=steps)
+    saves = _saves(plan, target, st, steps, shooting=True)
+    pv = _pv_left(plan, target)
+    p = _hit_dist(need, saves)
+    odds = {"PV lost": _loss_dist(shots, p, 1, pv)}
+    odds["killed"] = odds["PV lost"].map(lambda x: x >= pv)
+    needed = {"to hit": threshold(need), **{f"save {i + 1}": threshold(s) for i, s in enumerate(saves)}}
+    if dice is None:
+        return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
+    lost = sum(1 for k in range(shots) if _roll_attack(dice, need, saves, steps, f"shot {k + 1}"))
+    after, killed = _wound(plan, target.model_id, min(lost, pv), st, steps)
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
+                      {"hits": lost, "killed": killed}, after.with_state(st))
+
+
+def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, shooter: Model, target: Model,
+               w: Mapping[str, Any], rng: float, base: int, concentrated: bool, st: dict[str, Any],
+               steps: list[Step]) -> Resolution:
+    """Zone X: every figure, friend or foe, within X pas of the point of impact takes a shooting attack (Règles de Tir)."""
+    _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=base, concentrated=concentrated, steps=[],
+                    hidden_check=False)  # the point of impact must be in range
+    point = target.position_mm
+    x = float(w["zone"])
+    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_edge_mm(point, m) < pas(x)]
+    steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
+                      f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X") + " (RULES-NOTES choice 8)"))
+    plans: list[tuple[Model, int, tuple[int, ...]]] = []
+    for m in hit:
+        s: list[Step] = []
+        need = _shot_threshold(plan, shooter, m, st, rng_pas=rng, base=base, concentrated=concentrated, steps=s,
+                               hidden_check=False, dist_mm=edge_mm(shooter, target))
+        saves = _saves(plan, m, st, s, shooting=True)
+        steps.extend(Step(z.rule, f"{m.model_id}: {z.text}", z.source, z.value) for z in s)
+        plans.append((m, need, saves))
+    odds = {f"{m.model_id} killed": Distribution.from_pairs(((True, _kill_p(plan, m, need, saves)),
+                                                            (False, 1 - _kill_p(plan, m, need, saves))))
+            for m, need, saves in plans}
+    needed = {f"to hit {m.model_id}": threshold(need) for m, need, _ in plans}
+    if dice is None:
+        return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
+    after = plan
+    killed = []
+    for m, need, saves in plans:
+        if _roll_attack(dice, need, saves, steps, m.model_id):
+            after, dead = _wound(after, m.model_id, 1, st, steps)
+            if dead:
+                killed.append(m.model_id)
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
+                      {"zone": [m.model_id for m in hit], "killed": killed}, after.with_state(st))
+
+
+def _kill_p(plan: TablePlan, m: Model, need: int, saves: tuple[int, ...]) -> Fraction:
+    return _hit_dist(need, saves) if _pv_left(plan, m) <= 1 else Fraction(0)
+
+
+# =============================================================================== melee
+
+def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Fight in base contact: each attack hits on C, the defender parries on its own C (Règles de Combat au corps à corps).
+
+    Heavy armour lowers the defender's threshold by 1 (not against a lightsabre); a
+    figure knocked down cannot defend; against a lightsabre only a lightsabre or a
+    cortosis weapon parries, and a lightsabre hit takes 2 PV. A parried defender steps
+    back 1 pas. Request: ``attacker``, ``defender``, optional ``attacks`` (default A, +1
+    with two weapons or two lightsabres).
+    """
+    st = _state(plan)
+    a, d = plan.model(req_str(request, "attacker")), plan.model(req_str(request, "defender"))
+    if _side(plan, a) == _side(plan, d):
+        raise IllegalActionError(f"{d.model_id} is on {a.model_id}'s side")
+    if edge_mm(a, d) > CONTACT_MM:
+        raise IllegalActionError(f"{a.model_id} is {_pas(edge_mm(a, d))} from {d.model_id}: melee needs base contact")
+    pa, pd = _profile(plan, a), _profile(plan, d)
+    if pa.get("C") is None:
+        raise IllegalActionError(f"{a.model_id} cannot fight in melee (CX)")
+    steps: list[Step] = []
+    n_att = int(pa.get("A", 1))
+    if any(_has(plan, a, r) for r in ("Deux armes de corps à corps", "Double sabre laser", "Deux sabres laser")):
+        n_att += 1
+        steps.append(Step("attacks", "+1 attack: two weapons or two lightsabres", _src("Règles de Combat au corps à corps")))
+    n_att = req_int(request, "attacks", n_att)
+    need_a = int(pa["C"])
+    dm = _dun_moch(plan, a, st)
+    if dm is not None:
+        need_a += 1
+        steps.append(Step("modifier", f"+1: Dun Möch of {dm.model_id}", _src("Utilisation de la Force, Dun Möch"), value=1))
+    need_a = clamp_threshold(need_a)
+    sabre = _sabre(plan, a)
+    can_defend = pd.get("C") is not None and not d.has_status(DOWN) and not (sabre and not (_sabre(plan, d) or _cortosis(plan, d)))
+    need_d: int | None = None
+    if not can_defend:
+        why = ("cannot fight (CX)" if pd.get("C") is None else "is knocked down" if d.has_status(DOWN)
+               else "has neither lightsabre nor cortosis weapon against a lightsabre")
+        steps.append(Step("no defence", f"{d.model_id} {why}: a successful attack is a hit", _src("Règles de Combat au corps à corps")))
+    else:
+        need_d = int(pd["C"])
+        if _heavy(plan, d) and not sabre:
+            need_d -= 1
+            steps.append(Step("modifier", f"-1: {d.model_id} defends in heavy armour", _src("Armure lourde"), value=-1))
+        dd = _dun_moch(plan, d, st)
+        if dd is not None:
+            need_d += 1
+            steps.append(Step("modifier", f"+1: Dun Möch of {dd.model_id} on the defender", _src("Utilisation de la Force, Dun Möch"), value=1))
+        need_d = clamp_threshold(need_d)
+    per_hit = 2 if sabre else 1
+    steps.append(Step("melee", f"{n_att} attack(s) hitting on {need_a}+" + (f", parried on {need_d}+" if need_d else "")
+                      + f"; a hit takes {per_hit} PV" + (" (lightsabre)" if sabre else ""), _src("Règles de Combat au corps à corps")))
+    p = threshold_chance(need_a) * (1 - threshold_chance(need_d) if need_d else 1)
+    pv = _pv_left(plan, d)
+    odds = {"PV lost": _loss_dist(n_att, p, per_hit, pv)}
+    odds["killed"] = odds["PV lost"].map(lambda x: x >= pv)
+    needed = {"attack": threshold(need_a), **({"parry": threshold(need_d)} if need_d else {})}
+    if dice is None:
+        return Resolution(RULESET, "melee", tuple(steps), needed, odds)
+    lost, pushed = 0, 0
+    for k in range(n_att):
+        f = dice.roll(6)
+        if f < need_a:
+            steps.append(Step("attack", f"attack {k + 1}: D6 {f}: miss", _src("Règles de Combat au corps à corps")))
+            continue
+        if need_d is not None:
+            g = dice.roll(6)
+            if g >= need_d:
+                pushed += 1
+                steps.append(Step("parry", f"attack {k + 1}: D6 {f} hits, parried with {g}: {d.model_id} steps back 1 pas",
+                                  _src("Règles de Combat au corps à corps")))
+                continue
+        lost += per_hit
+        steps.append(Step("hit", f"attack {k + 1}: D6 {f}: hit, {per_hit} PV", _src("Règles de Combat au corps à corps")))
+    after, killed = _wound(plan, d.model_id, min(lost, pv), st, steps)
+    return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
+                      {"pv_lost": min(lost, pv), "killed": killed, "parried": pushed}, after.with_state(st))
+
+
+# =============================================================================== the Force
+
+def _power_roll_needed(plan: TablePlan, user: Model, concentrated: bool, st: Mapping[str, Any], steps: list[Step]) -> int:
+    f = _profile(plan, user).get("For")
+    if f is None:
+        raise IllegalActionError(f"{user.model_id} is not a Force user (no For)")
+    n = int(f)
+    if concentrated:
+        n -= 1
+        steps.append(Step("modifier", "-1: concentrated (first action)", _src("Activation d'une figurine"), value=-1))
+    return clamp_threshold(n)
+
+
+def _resist(plan: TablePlan, target: Model) -> int | None:
+    """Return the D6 a Force user must beat (strictly) to cancel an enemy power, or ``None``."""
+    f = _profile(plan, target).get("For")
+    return None if f is None else int(f) + 1
+
+
+def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Use a Force power: a D6 on For, then the power; a targeted Force user may resist (Utilisation de la Force).
+
+    Request: ``user``, ``power``, ``target`` (a figure, or a dead figure's id for
+    Guérison), ``concentrated``.
+    """
+    st = _state(plan)
+    user = plan.model(req_str(request, "user"))
+    power = req_str(request, "power")
+    if power not in POWERS:
+        raise InvalidActionError(f"unknown power {power!r}; powers: {', '.join(POWERS)}")
+    if not _has(plan, user, power):
+        raise IllegalActionError(f"{user.model_id} does not have the power {power} on its profile")
+    steps: list[Step] = []
+    need = _power_roll_needed(plan, user, req_bool(request, "concentrated"), st, steps)
+    steps.append(Step("power", f"{power}: {need}+ on a D6", _src("Utilisation de la Force"), value=need))
+    p_ok = threshold_chance(need)
+    targets = _power_targets(plan, user, power, request, st)
+    outcome = Distribution.from_pairs((("used", p_ok), ("failed", 1 - p_ok)))
+    odds = {"power": outcome}
+    resist_targets = [t for t in targets if isinstance(t, Model) and _side(plan, t) != _side(plan, user) and _resist(plan, t)]
+    for t in resist_targets:
+        r = _resist(plan, t)
+        steps.append(Step("resistance", f"{t.model_id} is a Force user: cancels on {r}+ (more than its For)", _src("Résistance à un pouvoir")))
+    if dice is None:
+        return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds)
+    f = dice.roll(6)
+    steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}", _src("Utilisation de la Force")))
+    after, result = plan, {"power": power, "used": f >= need, "affected": []}
+    if f >= need:
+        kept = []
+        for t in targets:
+            if isinstance(t, Model) and t in resist_targets:
+                g = dice.roll(6)
+                if g >= _resist(plan, t):
+                    steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it", _src("Résistance à un pouvoir")))
+                    continue
+                steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance", _src("Résistance à un pouvoir")))
+            kept.append(t)
+        after, result["affected"] = _power_effect(plan, user, power, kept, dice, st, steps)
+    return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds, tuple(dice.rolled), result,
+                      after.with_state(st))
+
+
+def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
+    if power == "Répulsion":
+        return [m for m in plan.models if _side(plan, m) != _side(plan, user) and edge_mm(user, m) < pas(3)]
+    if power in ("Télékinésie", "Éclairs", "Étranglement"):
+        t = plan.model(req_str(request, "target"))
+        rng = {"Télékinésie": 10, "Éclairs": 6, "Étranglement": 4}[power]
+        if _side(plan, t) == _side(plan, user):
+            raise IllegalActionError(f"{power} targets an enemy figure")
+        if edge_mm(user, t) > pas(rng):
+            raise IllegalActionError(f"{t.model_id} is {_pas(edge_mm(user, t))} away; {power} reaches {rng} pas")
+        return [t]
+    if power == "Guérison":
+        tid = req_str(request, "target")
+        rec = next((d for d in st["dead"] if d["id"] == tid), None)
+        if rec is None:
+            raise IllegalActionError(f"{tid} is not a dead figure of this game")
+        return [rec]
+    return []
+
+
+def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], dice: Dice, st: dict[str, Any],
+                  steps: list[Step]) -> tuple[TablePlan, list[str]]:
+    after = plan
+    affected: list[str] = []
+    src = _src(f"Utilisation de la Force, {power}")
+    if power == "Répulsion":
+        for t in targets:
+            if _has(plan, t, "Grande cible") or _has(plan, t, "Gigantesque"):
+                steps.append(Step("Répulsion", f"{t.model_id} is too big to be knocked down", src))
+                continue
+            after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
+            affected.append(t.model_id)
+        steps.append(Step("Répulsion", f"knocked down: {', '.join(affected) or 'nobody'}", src))
+    elif power in ("Télékinésie", "Éclairs", "Étranglement") and targets:
+        t = targets[0]
+        need = {"Télékinésie": 3, "Éclairs": None, "Étranglement": 2}[power]
+        saves = _saves(plan, t, st, steps, shooting=power != "Étranglement")
+        if _roll_attack(dice, need, saves, steps, power):
+            after, dead = _wound(after, t.model_id, 1, st, steps)
+            affected.append(t.model_id)
+            if not dead and power == "Étranglement" and not (_has(plan, t, "Grande cible") or _has(plan, t, "Gigantesque")):
+                after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
+                steps.append(Step("Étranglement", f"{t.model_id} survives and is knocked down", src))
+        if power == "Télékinésie" and _pv_left(plan, t) == 1 and t.model_id in [m.model_id for m in after.models]:
+            steps.append(Step("Télékinésie", f"{t.model_id} (1 PV) may be moved 6 pas; a figure thrown into an obstacle "
+                              "takes a C4+ attack it cannot parry (resolve it with melee)", src))
+    elif power in ("Protection", "Dun Möch", "Méditation de combat"):
+        active = thaw(st["active_powers"])
+        active[power] = sorted(set(active.get(power, [])) | {user.model_id})
+        st["active_powers"] = active
+        affected.append(user.model_id)
+        steps.append(Step(power, f"active for {user.model_id} until the end of the turn (the seed gives no duration)", src))
+    elif power == "Sur-vitesse":
+        affected.append(user.model_id)
+        steps.append(Step("Sur-vitesse", f"{user.model_id} moves 6 more pas", src, value=6))
+    elif power == "Guérison":
+        after, ok = _revive(plan, user, targets[0], st, steps, src)
+        if ok:
+            affected.append(targets[0]["id"])
+    return after, affected
+
+
+def _revive(plan: TablePlan, healer: Model, rec: Mapping[str, Any], st: dict[str, Any], steps: list[Step],
+            src: str) -> tuple[TablePlan, bool]:
+    ghost = Model(rec["id"], rec["unit"], (rec["x_mm"], rec["y_mm"]), rec["base_mm"], profile=rec.get("profile"),
+                  marker_id=rec.get("marker_id"))
+    if edge_mm(healer, ghost) > CONTACT_MM:
+        raise IllegalActionError(f"{rec['id']} is {_pas(edge_mm(healer, ghost))} from {healer.model_id}: base contact needed")
+    if int(profile_of(plan, rec.get("profile")).get("PV", 1)) != 1:
+        raise IllegalActionError(f"{rec['id']} had more than one PV: it cannot be brought back")
+    st["dead"] = [d for d in st["dead"] if d["id"] != rec["id"]]
+    steps.append(Step("restored", f"{rec['id']} gets 1 PV back and returns to the table", src))
+    return dataclasses.replace(plan, models=plan.models + (ghost,)), True
+
+
+def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Médico: bring back a dead one-PV figure in base contact on 3+ (2+ after concentrating); not a droid (Règles additionnelles)."""
+    st = _state(plan)
+    healer = plan.model(req_str(request, "medic"))
+    if not _has(plan, healer, "Médico"):
+        raise IllegalActionError(f"{healer.model_id} has no Médico rule")
+    tid = req_str(request, "target")
+    rec = next((d for d in st["dead"] if d["id"] == tid), None)
+    if rec is None:
+        raise IllegalActionError(f"{tid} is not a dead figure of this game")
+    if "Droïde" in profile_of(plan, rec.get("profile")).get("rules", ()):
+        raise IllegalActionError(f"{tid} is a droid: Médico cannot restore it")
+    need = 2 if req_bool(request, "concentrated") else 3
+    steps = [Step("Médico", f"{need}+ on a D6 to restore 1 PV to {tid}", _src("Règles additionnelles, Médico"), value=need)]
+    odds = {"restored": Distribution.from_pairs(((True, threshold_chance(need)), (False, 1 - threshold_chance(need))))}
+    if dice is None:
+        return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds)
+    f = dice.roll(6)
+    after = plan
+    if f >= need:
+        after, _ = _revive(plan, healer, rec, st, steps, _src("Règles additionnelles, Médico"))
+    else:
+        steps.append(Step("Médico", f"D6 {f}: failed", _src("Règles additionnelles, Médico")))
+    return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds, tuple(dice.rolled),
+                      {"restored": f >= need}, after.with_state(st))
+
+
+def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """A knocked-down figure gets up as its second action (Activation d'une figurine)."""
+    m = plan.model(req_str(request, "model"))
+    if not m.has_status(DOWN):
+        raise IllegalActionError(f"{m.model_id} is not knocked down")
+    step = Step("stand up", f"{m.model_id} gets up and can defend again", _src("Activation d'une figurine"))
+    return Resolution(RULESET, "stand_up", (step,), {}, {}, (), {"model": m.model_id},
+                      plan.with_model(with_status(m, remove=[DOWN])))
+
+
+ACTIONS: dict[str, Action] = {
+    "start_turn": start_turn, "hero_phase": hero_phase, "troops_phase": troops_phase, "end_turn": end_turn,
+    "shoot": shoot, "melee": melee, "force": force, "medic": medic, "stand_up": stand_up,
+}

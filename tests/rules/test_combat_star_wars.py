@@ -1,0 +1,331 @@
+"""Star Wars Grandes escarmouches: thresholds, shooting, melee, the Force, hero phases, the seed's profiles."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from rules.combat import resolve
+from rules.combat import star_wars as sw
+from rules.dice import Dice
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.frozen import thaw
+from rules.plan import parse_game
+from rules.roster import load_roster, merge_rosters, parse_roster
+
+PAS = 25.0
+ROSTERS = Path(__file__).resolve().parents[2] / "rules" / "data" / "rosters"
+EMPIRE = json.loads((ROSTERS / "star-wars-empire.json").read_text(encoding="utf-8"))
+REBELS = json.loads((ROSTERS / "star-wars-rebellion.json").read_text(encoding="utf-8"))
+PROFILES = {**EMPIRE["profiles"], **REBELS["profiles"],
+            "Tireur lourd": {"T": 4, "C": 6, "Por": 10, "rules": ["Blaster lourd"]},
+            "Médecin": {"T": 5, "C": 6, "Por": 5, "rules": ["Médico"]},
+            "Droïde": {"T": 4, "C": 6, "Por": 10, "rules": ["Droïde"]},
+            "Rancor": {"T": None, "C": 3, "A": 2, "PV": 6, "rules": ["Gigantesque"]},
+            "Tank droïde": {"T": 4, "C": None, "Por": 10, "PV": 3, "rules": ["Grande cible"]},
+            "Seigneur noir": {"T": None, "C": 2, "For": 2, "Svg": 2, "PV": 3,
+                              "rules": ["Éclairs", "Étranglement", "Dun Möch", "Protection", "Sabre laser"]},
+            "Maître": {"T": None, "C": 2, "For": 2, "Svg": 2, "rules": ["Méditation de combat", "Guérison", "Protection"]}}
+WEAPONS = {"grenade": {"Por": 6, "Cad": 1, "zone": 2}}
+
+
+def make_plan(models: list[tuple], *, terrain: list = (), state: dict | None = None):
+    """models: (id, side, x_pas, y_pas, profile[, statuses][, weapons]); one unit per figure."""
+    doc: dict[str, Any] = {
+        "ruleset": "star-wars", "table": {"width_mm": 1800, "depth_mm": 1200},
+        "units": [{"id": m[0], "side": m[1], "leader": m[0]} for m in models],
+        "models": [{"id": m[0], "unit": m[0], "x_mm": m[2] * PAS + 100, "y_mm": m[3] * PAS + 100, "base_mm": 25,
+                    "profile": m[4], **({"status": list(m[5])} if len(m) > 5 and m[5] else {}),
+                    **({"weapons": list(m[6])} if len(m) > 6 else {})} for m in models],
+        "terrain": list(terrain), "profiles": PROFILES, "weapons": WEAPONS,
+    }
+    if state is not None:
+        doc["state"] = state
+    return parse_game(doc)
+
+
+def enumerate_dice(fn: Callable[[Dice], Any]) -> dict:
+    out: dict = {}
+
+    def go(prefix: list[int]) -> None:
+        try:
+            k = fn(Dice.given(prefix))
+        except InvalidActionError as exc:
+            if str(exc).startswith("not enough dice"):
+                for f in range(1, 7):
+                    go(prefix + [f])
+                return
+            raise
+        out[k] = out.get(k, Fraction(0)) + Fraction(1, 6 ** len(prefix))
+
+    go([])
+    return out
+
+
+# -- shooting -----------------------------------------------------------------------------------
+
+
+def test_thresholds_stay_between_two_and_six():
+    assert [sw.clamp_threshold(n) for n in (0, 2, 4, 6, 9)] == [2, 2, 4, 6, 6]
+
+
+@pytest.mark.parametrize("x_pas,needed", [(9, "4+"), (15, "5+"), (20, "5+")])
+def test_normal_and_long_range(x_pas, needed):
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rb", "rebels", x_pas + 1, 0, "Soldat rebelle")])
+    assert sw.shoot(plan, {"shooter": "st", "target": "rb"}, None).needed["to hit"] == needed
+
+
+def test_out_of_range_beyond_twice_the_range():
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rb", "rebels", 21.5, 0, "Soldat rebelle")])
+    with pytest.raises(IllegalActionError, match="out of range"):
+        sw.shoot(plan, {"shooter": "st", "target": "rb"}, None)
+
+
+def test_modifiers_heavy_blaster_concentration_heavy_armour_large_target():
+    plan = make_plan([("hb", "rebels", 0, 0, "Tireur lourd"), ("dt", "empire", 5, 0, "Deathtrooper"),
+                      ("tk", "empire", 0, 5, "Tank droïde")])
+    r = sw.shoot(plan, {"shooter": "hb", "target": "dt", "concentrated": True}, None)
+    assert r.needed["to hit"] == "3+"  # 4 - 1 heavy blaster - 1 concentrated + 1 heavy armour
+    assert sorted(s.value for s in r.steps if s.rule == "modifier") == [-1, -1, 1]
+    r = sw.shoot(plan, {"shooter": "hb", "target": "tk", "concentrated": True}, None)
+    assert r.needed["to hit"] == "2+"  # 4 - 1 - 1 - 1 = 1, held at 2+
+    assert [s for s in r.steps if s.rule == "threshold bounds"]
+
+
+def test_gigantic_targets_are_hit_on_two():
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rc", "rebels", 15, 0, "Rancor")])
+    assert sw.shoot(plan, {"shooter": "st", "target": "rc"}, None).needed["to hit"] == "2+"
+
+
+def test_hidden_more_than_half_behind_an_obstacle():
+    crates = {"id": "crates", "kind": "crates", "shape": "area",
+              "points_mm": [[100 - 40, 100 + 8 * PAS], [100 + 40, 100 + 8 * PAS], [100 + 40, 100 + 8.6 * PAS], [100 - 40, 100 + 8.6 * PAS]]}
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rb", "rebels", 0, 9, "Soldat rebelle")], terrain=[crates])
+    r = sw.shoot(plan, {"shooter": "st", "target": "rb"}, None)
+    assert r.needed["to hit"] == "5+" and "hidden by an obstacle" in [s for s in r.steps if s.rule == "modifier"][0].text
+    side = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rb", "rebels", 0, 9, "Soldat rebelle")],
+                     terrain=[{**crates, "points_mm": [[100 + 5, 100 + 8 * PAS], [100 + 40, 100 + 8 * PAS],
+                                                        [100 + 40, 100 + 8.6 * PAS], [100 + 5, 100 + 8.6 * PAS]]}])
+    assert sw.shoot(side, {"shooter": "st", "target": "rb"}, None).needed["to hit"] == "4+"  # less than half hidden
+
+
+def test_no_shot_through_another_figure():
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("st2", "empire", 5, 0, "Stormtrooper"),
+                      ("rb", "rebels", 9, 0, "Soldat rebelle")])
+    with pytest.raises(IllegalActionError, match="pass through st2"):
+        sw.shoot(plan, {"shooter": "st", "target": "rb"}, None)
+
+
+def test_lightsabre_save_then_protection_against_enumeration():
+    plan = make_plan([("hv", "rebels", 0, 0, "Soldat lourd de la flotte rebelle"), ("sn", "empire", 8, 0, "Seigneur noir")],
+                     state={"active_powers": {"Protection": ["sn"]}})
+    req = {"shooter": "hv", "target": "sn"}
+    r = sw.shoot(plan, req, None)
+    assert r.needed == {"to hit": "4+", "save 1": "2+", "save 2": "3+"}
+    brute = enumerate_dice(lambda d: sw.shoot(plan, req, d).result["hits"])
+    assert brute == dict(r.odds["PV lost"].probs)  # Cad 2: two shots
+    assert r.odds["PV lost"].probs[1] == 2 * (Fraction(1, 2) * Fraction(1, 6) * Fraction(1, 3)) * (1 - Fraction(1, 36))
+
+
+def test_shot_kills_and_the_figure_is_kept_for_medico():
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rb", "rebels", 9, 0, "Soldat rebelle"),
+                      ("md", "rebels", 9, 1.0, "Médecin")])
+    r = sw.shoot(plan, {"shooter": "st", "target": "rb"}, Dice.given([5]))
+    assert r.result == {"hits": 1, "killed": True}
+    after = r.plan_after
+    assert "rb" not in [m.model_id for m in after.models] and after.state["dead"][0]["id"] == "rb"
+    r = sw.medic(after, {"medic": "md", "target": "rb"}, Dice.given([3]))
+    assert r.result["restored"] and after.state["dead"] and "rb" in [m.model_id for m in r.plan_after.models]
+    assert r.plan_after.state["dead"] == ()
+
+
+def test_zone_weapon_attacks_friends_and_foes():
+    plan = make_plan([("gr", "rebels", 0, 0, "Soldat rebelle", None, ["grenade"]), ("st", "empire", 5, 0, "Stormtrooper"),
+                      ("st2", "empire", 5, 1.5, "Deathtrooper"), ("rb", "rebels", 6.2, 0, "Soldat rebelle"),
+                      ("far", "empire", 5, 5, "Stormtrooper")])
+    r = sw.shoot(plan, {"shooter": "gr", "target": "st", "weapon": "grenade"}, None)
+    assert r.needed == {"to hit st": "4+", "to hit st2": "5+", "to hit rb": "4+"}
+    r = sw.shoot(plan, {"shooter": "gr", "target": "st", "weapon": "grenade"}, Dice.given([4, 5, 1]))
+    assert r.result == {"zone": ["st", "st2", "rb"], "killed": ["st", "st2"]}
+
+
+# -- melee -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("attacker,defender,needed,per_hit", [
+    ("Stormtrooper", "Garde royal", {"attack": "6+", "parry": "3+"}, 1),  # heavy armour: C4+ defends on 3+
+    ("Padawan rebelle", "Stormtrooper", {"attack": "3+"}, 2),  # lightsabre: no parry without sabre or cortosis
+    ("Padawan rebelle", "Garde royal", {"attack": "3+", "parry": "4+"}, 2),  # cortosis parries, armour no help
+    ("Grand Inquisiteur", "Padawan rebelle", {"attack": "2+", "parry": "3+"}, 2),
+])
+def test_melee_thresholds_and_odds_against_enumeration(attacker, defender, needed, per_hit):
+    plan = make_plan([("a", "empire", 0, 0, attacker), ("d", "rebels", 1, 0, defender)])
+    r = sw.melee(plan, {"attacker": "a", "defender": "d"}, None)
+    assert r.needed == needed
+    brute = enumerate_dice(lambda x: sw.melee(plan, {"attacker": "a", "defender": "d"}, x).result["pv_lost"])
+    assert brute == dict(r.odds["PV lost"].probs)
+
+
+def test_knocked_down_cannot_defend_and_melee_needs_contact():
+    plan = make_plan([("a", "empire", 0, 0, "Stormtrooper"), ("d", "rebels", 1, 0, "Garde royal", ["knocked-down"])])
+    assert sw.melee(plan, {"attacker": "a", "defender": "d"}, None).needed == {"attack": "6+"}
+    far = make_plan([("a", "empire", 0, 0, "Stormtrooper"), ("d", "rebels", 2, 0, "Soldat rebelle")])
+    with pytest.raises(IllegalActionError, match="base contact"):
+        sw.melee(far, {"attacker": "a", "defender": "d"}, None)
+    cx = make_plan([("a", "empire", 0, 0, "Tank droïde"), ("d", "rebels", 1, 0, "Soldat rebelle")])
+    with pytest.raises(IllegalActionError, match="CX"):
+        sw.melee(cx, {"attacker": "a", "defender": "d"}, None)
+
+
+def test_two_attacks_and_a_parry_pushes_back():
+    plan = make_plan([("a", "empire", 0, 0, "Adepte du côté obscur"), ("d", "rebels", 1, 0, "Adepte du côté lumineux")])
+    r = sw.melee(plan, {"attacker": "a", "defender": "d"}, Dice.given([5, 4, 2]))
+    assert r.result == {"pv_lost": 0, "killed": False, "parried": 1}
+    assert any("steps back 1 pas" in s.text for s in r.steps)
+
+
+# -- the Force -------------------------------------------------------------------------------------
+
+
+def test_repulsion_knocks_down_and_force_users_resist():
+    plan = make_plan([("gi", "empire", 0, 0, "Grand Inquisiteur"), ("rb", "rebels", 2, 0, "Soldat rebelle"),
+                      ("pd", "rebels", 0, 2, "Padawan rebelle"), ("tk", "rebels", -2, 0, "Tank droïde"),
+                      ("far", "rebels", 6, 0, "Soldat rebelle")])
+    r = sw.force(plan, {"user": "gi", "power": "Répulsion"}, None)
+    assert r.needed["power"] == "3+" and "cancels on 5+" in [s for s in r.steps if s.rule == "resistance"][0].text
+    r = sw.force(plan, {"user": "gi", "power": "Répulsion"}, Dice.given([3, 5]))  # padawan resists on 5
+    assert r.result["affected"] == ["rb"]
+    assert r.plan_after.model("rb").has_status("knocked-down") and not r.plan_after.model("pd").has_status("knocked-down")
+    up = sw.stand_up(r.plan_after, {"model": "rb"}, None)
+    assert not up.plan_after.model("rb").has_status("knocked-down")
+
+
+def test_strangle_and_lightning_and_dun_moch():
+    plan = make_plan([("sn", "empire", 0, 0, "Seigneur noir"), ("tk", "rebels", 3.5, 0, "Tank droïde"),
+                      ("rb", "rebels", 0, 6, "Soldat rebelle")])
+    r = sw.force(plan, {"user": "sn", "power": "Étranglement", "target": "tk"}, Dice.given([2, 2]))
+    assert r.plan_after.model("tk").extra["pv_lost"] == 1 and not r.plan_after.model("tk").has_status("knocked-down")  # large target
+    r = sw.force(plan, {"user": "sn", "power": "Éclairs", "target": "rb"}, Dice.given([2]))
+    assert r.result["affected"] == ["rb"] and "rb" not in [m.model_id for m in r.plan_after.models]  # automatic hit, no save
+    with pytest.raises(IllegalActionError, match="reaches 4 pas"):
+        sw.force(plan, {"user": "sn", "power": "Étranglement", "target": "rb"}, None)
+    dm = sw.force(plan, {"user": "sn", "power": "Dun Möch"}, Dice.given([2])).plan_after
+    assert dm.state["active_powers"]["Dun Möch"] == ("sn",)
+    shot = sw.shoot(dm, {"shooter": "tk", "target": "sn"}, None)
+    assert shot.needed["to hit"] == "5+"  # T4+ raised by Dun Möch within 15 pas
+
+
+def test_meditation_gives_allies_a_five_plus_save():
+    plan = make_plan([("ma", "rebels", 0, 0, "Maître"), ("rb", "rebels", 2, 0, "Soldat rebelle"),
+                      ("st", "empire", 2, 9, "Stormtrooper")])
+    plan = sw.force(plan, {"user": "ma", "power": "Méditation de combat"}, Dice.given([6])).plan_after
+    r = sw.shoot(plan, {"shooter": "st", "target": "rb"}, None)
+    assert r.needed == {"to hit": "4+", "save 1": "5+"}
+
+
+def test_guerison_restores_a_dead_figure_in_contact():
+    plan = make_plan([("ma", "rebels", 0, 0, "Maître"), ("rb", "rebels", 1, 0, "Soldat rebelle"),
+                      ("st", "empire", 1, 9, "Stormtrooper")])
+    plan = sw.shoot(plan, {"shooter": "st", "target": "rb"}, Dice.given([6])).plan_after
+    r = sw.force(plan, {"user": "ma", "power": "Guérison", "target": "rb"}, Dice.given([2]))
+    assert r.result["affected"] == ["rb"] and r.plan_after.model("rb").position_mm == (125.0, 100.0)
+    with pytest.raises(IllegalActionError, match="not a dead figure"):
+        sw.force(r.plan_after, {"user": "ma", "power": "Guérison", "target": "rb"}, None)
+
+
+# -- hero phases ---------------------------------------------------------------------------------------
+
+
+def test_command_bubbles_and_alternating_hero_phases():
+    plan = make_plan([("off", "empire", 0, 0, "Officier stormtrooper"), ("st1", "empire", 1.5, 0, "Stormtrooper"),
+                      ("st2", "empire", 3.5, 0, "Stormtrooper"), ("gi", "empire", 10, 0, "Grand Inquisiteur"),
+                      ("st3", "empire", 13.5, 0, "Stormtrooper"),
+                      ("lt", "rebels", 0, 20, "Lieutenant rebelle"), ("rb", "rebels", 1.5, 20, "Soldat rebelle")],
+                     state={"initiative": "empire"})
+    assert sw.bubble(plan, "off")[1] == ["st1"]  # officer: 2 pas (st2 is 2.5 pas from its base edge)
+    assert sw.bubble(plan, "gi")[1] == ["st3"]  # senior officer: 3 pas
+    with pytest.raises(IllegalActionError, match="not less than 2 pas"):
+        sw.hero_phase(plan, {"hero": "off", "with": ["st2"]}, None)
+    with pytest.raises(IllegalActionError, match="belongs to empire"):
+        sw.hero_phase(plan, {"hero": "lt"}, None)
+    plan = sw.hero_phase(plan, {"hero": "off", "with": ["st1"]}, None).plan_after
+    with pytest.raises(IllegalActionError, match="belongs to rebels"):
+        sw.hero_phase(plan, {"hero": "gi"}, None)
+    plan = sw.hero_phase(plan, {"hero": "lt", "with": ["rb"]}, None).plan_after
+    with pytest.raises(IllegalActionError, match="heroes still"):
+        sw.troops_phase(plan, {"side": "empire"}, None)
+    plan = sw.hero_phase(plan, {"hero": "gi"}, None).plan_after  # the side with more heroes plays its last
+    with pytest.raises(IllegalActionError, match="empire .initiative. activates"):
+        sw.troops_phase(plan, {"side": "rebels"}, None)
+    r = sw.troops_phase(plan, {"side": "empire"}, None)
+    assert r.result["activated"] == ["st2", "st3"]
+    r = sw.troops_phase(r.plan_after, {"side": "rebels"}, None)
+    assert r.result["activated"] == []
+    r = sw.end_turn(r.plan_after, {}, None)
+    assert r.result["next_turn"] == 2 and r.plan_after.state["activated"] == ()
+
+
+# -- rosters --------------------------------------------------------------------------------------------
+
+
+def test_seed_profiles_in_the_bundled_rosters():
+    empire, rebels = load_roster(ROSTERS / "star-wars-empire.json"), load_roster(ROSTERS / "star-wars-rebellion.json")
+    gi = empire.profiles["Grand Inquisiteur"]
+    assert (gi["T"], gi["C"], gi["A"], gi["Svg"], gi["For"], gi["points"]) == (None, 2, 2, 2, 3, 120)
+    assert "Officier supérieur" in gi["rules"] and "Sabre laser" in gi["rules"]
+    assert rebels.profiles["Soldat lourd de la flotte rebelle"]["Cad"] == 2
+    assert thaw(empire.profiles["Soldat de la flotte impériale"]) == {"T": 5, "C": 6, "Por": 5, "points": 5, "rules": []}
+    assert len(empire.profiles) == 9 and len(rebels.profiles) == 7
+    plan = merge_rosters(parse_game({"ruleset": "star-wars", "table": {"width_mm": 1800, "depth_mm": 1200}}), [empire, rebels])
+    assert len(plan.models) == 36
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["profiles"]["p"].update(T=7), "threshold from 2 to 6"),
+    (lambda d: d["profiles"]["p"].update(rules=["Jetpack"]), "unknown rule or power 'Jetpack'"),
+    (lambda d: d["profiles"]["p"].update(rules=["Répulsion"]), "no Force threshold"),
+    (lambda d: d["profiles"]["p"].update(rules=["Sabre laser"]), "only Force users"),
+    (lambda d: d["units"][0]["models"][0].update(weapons=["blaster"]), "unknown weapon 'blaster'"),
+    (lambda d: d["units"][1]["models"][0].update(marker_id=70), "marker id 70"),
+])
+def test_rosters_refused(change, message):
+    doc = {"ruleset": "star-wars", "side": "empire",
+           "units": [{"id": "a", "models": [{"id": "a", "marker_id": 70, "base_mm": 25, "profile": "p"}]},
+                     {"id": "b", "models": [{"id": "b", "marker_id": 71, "base_mm": 25, "profile": "p"}]}],
+           "profiles": {"p": {"T": 4, "C": 6, "Por": 10}}}
+    change(doc)
+    with pytest.raises(RosterError, match=message):
+        parse_roster(doc)
+
+
+# -- a whole short turn ------------------------------------------------------------------------------------
+
+
+def test_scripted_turn():
+    plan = make_plan([("off", "empire", 0, 0, "Officier stormtrooper"), ("st1", "empire", 1.5, 0, "Stormtrooper"),
+                      ("dt", "empire", 4, 0, "Deathtrooper"),
+                      ("lt", "rebels", 0, 12, "Lieutenant rebelle"), ("rb", "rebels", 1.5, 12, "Soldat rebelle"),
+                      ("cm", "rebels", 4, 12, "Commando rebelle")])
+    script: list[tuple[str, dict, list[int] | None]] = [
+        ("start_turn", {}, [5]),  # 4+: empire (first side) has the initiative
+        ("hero_phase", {"hero": "off", "with": ["st1"]}, None),
+        ("shoot", {"shooter": "st1", "target": "rb"}, [4]),  # 11 pas base to base, long range: 5+ needed, 4 misses
+        ("shoot", {"shooter": "off", "target": "lt", "concentrated": True}, [4]),  # long +1, concentrated -1: 4+ kills
+        # the lieutenant died before its phase: the rebels have no hero left
+        ("troops_phase", {"side": "empire"}, None),
+        ("shoot", {"shooter": "dt", "target": "cm"}, [3]),  # 11 pas, long: 3 + 1 = 4+: 3 misses
+        ("troops_phase", {"side": "rebels"}, None),
+        ("shoot", {"shooter": "cm", "target": "dt"}, [6]),  # 3 + 1 long + 1 heavy armour = 5+: hit
+        ("end_turn", {}, None),
+    ]
+    for action, request, dice in script:
+        r = resolve(plan, action, request, Dice.given(dice) if dice is not None else None)
+        plan = r.plan_after
+    ids = [m.model_id for m in plan.models]
+    assert ids == ["off", "st1", "rb", "cm"]
+    assert [d["id"] for d in plan.state["dead"]] == ["lt", "dt"]
+    assert r.result["points_left"] == {"empire": 30, "rebels": 22} and plan.state["turn"] == 2
