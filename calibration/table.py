@@ -29,12 +29,19 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from calibration.aruco import MIN_READABLE_MARKER_PX, MarkerDetections, detect_markers
+from calibration.aruco import (
+    MIN_READABLE_MARKER_PX,
+    MarkerDetections,
+    detect_markers,
+    get_dictionary,
+    refine_corners_by_edges,
+)
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
 from calibration.setup import CORNER_IDS, Setup, TableSize
@@ -509,10 +516,15 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
         side = max(image.shape[:2]) * setup.markers.corner_size_mm / max(setup.table.width_mm, setup.table.depth_mm)
     low, high = max(3, int(side * 0.3)), max(5, int(side * 0.7))
     sized = (low, high, max(2, (high - low) // 3))
-    attempts = [(sized, None), *((None, c) for c in SECOND_LOOK_CONSTANTS), *((sized, c) for c in SECOND_LOOK_CONSTANTS)]
+    attempts: list[tuple[Any, float | None]] = [
+        (sized, None), *((None, c) for c in SECOND_LOOK_CONSTANTS), *((sized, c) for c in SECOND_LOOK_CONSTANTS)]
+    attempts.append(("white margin", None))
     for windows, constant in attempts:
-        again = detect_markers(image, dictionary=setup.markers.dictionary, camera=camera,
-                               threshold_windows_px=windows, threshold_constant=constant)
+        if windows == "white margin":
+            again = _look_inside_white_margin(image, setup, side, camera)
+        else:
+            again = detect_markers(image, dictionary=setup.markers.dictionary, camera=camera,
+                                   threshold_windows_px=windows, threshold_constant=constant)
         extra = again.select(np.isin(again.ids, CORNER_IDS) & ~np.isin(again.ids, corners.ids))
         if len(extra):
             logger.info("corner marker(s) %s found with threshold windows %s, constant %s",
@@ -523,6 +535,23 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
         if len(set(corners.ids.tolist())) == len(CORNER_IDS):
             break
     return corners
+
+
+def _look_inside_white_margin(image: NDArray[np.uint8], setup: Setup, side_px: float,
+                              camera: CameraIntrinsics | None) -> MarkerDetections:
+    """Detect markers in the image framed by a white margin.
+
+    A corner marker whose quiet zone is cut off by the edge of the frame has no white
+    around it there, and OpenCV drops outlines that touch the border; the margin gives
+    them both back. Corners are then refined on the real image (with the lens model).
+    """
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    pad = max(8, int(side_px / 2))
+    framed = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
+    found = detect_markers(framed, dictionary=setup.markers.dictionary, refine=False)
+    corners = found.corners_px - pad
+    bits = get_dictionary(setup.markers.dictionary).markerSize + 2
+    return MarkerDetections(found.ids, refine_corners_by_edges(gray, corners, bits=bits, camera=camera))
 
 
 def _join(values: list[int]) -> str:

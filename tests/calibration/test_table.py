@@ -201,6 +201,20 @@ def test_a_corner_marker_missed_by_the_first_look_is_found_by_the_second(small_s
     assert cal.reprojection_rms_px < 0.3
 
 
+def test_corner_markers_touching_the_frame_edge_are_found() -> None:
+    # the table fills the frame: markers 0 and 1 come within about a pixel of the top edge,
+    # their quiet zone is cut off and OpenCV alone drops them
+    cam = CameraIntrinsics.pinhole(800.0, (800, 600))
+    rvec, tvec = S.look_at_pose((300.0, 305.0, -818.0), (300.0, 305.0, 0.0))
+    image = S.render(cam, rvec, tvec, S.table_textures(600, 600), supersample=2, noise_sigma=1.0, blur_sigma=0.5)
+    assert 0.5 < S.project(cam, rvec, tvec, S.square_mm((30, 30), 60))[:, 1].min() < 2.0
+    cal = calibrate_table(image, _setup(600, 600), cam)
+    assert cal.reprojection_rms_px < 0.3
+    points = _grid(600, 600)
+    truth_px = S.project(cam, rvec, tvec, points)
+    assert np.linalg.norm(cal.to_table_mm(truth_px) - points, axis=1).max() < 0.5
+
+
 def test_no_marker_at_all() -> None:
     with pytest.raises(CalibrationError, match=r"table.jpg: found 0 of the 4 .*no ArUco marker at all was seen"):
         calibrate_table(np.full((480, 640), 128, np.uint8), _setup(600, 600), source="table.jpg")
