@@ -406,14 +406,16 @@
     if (raw !== "") body.weapon_range = parseFloat(raw);
     const ans = await api("POST", "api/bands", body);
     const c = ans.centre_mm, shapes = [];
+    // the rules name the bands in English ("in range, beyond 9\""): shown in the page's language
+    const bandText = (b) => String(b).split(", ").map((part) => (t(`band.${part}`) === `band.${part}` ? part : t(`band.${part}`))).join(", ");
     ans.bands.forEach((b, i) => {
       const inner = b.from_mm, outer = b.to_mm;
       if (outer !== null) shapes.push({ kind: "circle", c, r: outer, cls: `range-band band-${i % 4}` });
       const at = outer !== null ? (inner + outer) / 2 : inner + 20;
-      shapes.push({ kind: "text", at: [c[0], c[1] - at], text: String(b.band), cls: "band-label", size: 0.6 });
+      shapes.push({ kind: "text", at: [c[0], c[1] - at], text: bandText(b.band), cls: "band-label", size: 0.6 });
     });
     S.layers.range = shapes;
-    $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${b.band}${b.to_mm !== null ? ` < ${unitFmt(b.to_mm)}` : ""}`).join(" · "))}</p>`;
+    $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${bandText(b.band)}${b.to_mm !== null ? ` < ${unitFmt(b.to_mm)}` : ""}`).join(" · "))}</p>`;
     renderAll();
   }
 

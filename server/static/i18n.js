@@ -46,7 +46,9 @@ window.TT_I18N = {
     "log.terrain.add": "Décor ajouté : {terrain} ({kind})", "log.terrain.remove": "Décor retiré : {terrain}",
     "log.objective.add": "Objectif ajouté : {objective}", "log.objective.remove": "Objectif retiré : {objective}",
     "actor.tracker": "caméra", "actor.user": "joueur", "actor.server": "serveur",
-    "lan.link": "Lien pour les téléphones à la table :", "error": "Erreur"
+    "lan.link": "Lien pour les téléphones à la table :", "error": "Erreur",
+    "band.in range": "à portée", "band.out of range": "hors de portée", "band.beyond 9\"": "au-delà de 9\"",
+    "band.normal": "portée normale", "band.long": "longue portée"
   },
   "en": {
     "status.starting": "starting…", "status.ok": "live", "status.not_calibrated": "table not calibrated",
@@ -93,6 +95,8 @@ window.TT_I18N = {
     "log.terrain.add": "Terrain added: {terrain} ({kind})", "log.terrain.remove": "Terrain removed: {terrain}",
     "log.objective.add": "Objective added: {objective}", "log.objective.remove": "Objective removed: {objective}",
     "actor.tracker": "camera", "actor.user": "player", "actor.server": "server",
-    "lan.link": "Link for phones at the table:", "error": "Error"
+    "lan.link": "Link for phones at the table:", "error": "Error",
+    "band.in range": "in range", "band.out of range": "out of range", "band.beyond 9\"": "beyond 9\"",
+    "band.normal": "normal range", "band.long": "long range"
   }
 };

@@ -198,3 +198,16 @@ def test_an_action_is_resolved_from_the_page(browser: Any, battle: tuple[Served,
     page.wait_for_selector("#log li.log-resolution.undone")
     assert page.evaluate("() => window.TT.game.game.models.length") == models_before
     page.close()
+
+
+def test_range_bands_of_a_weapon_are_drawn_around_a_model(browser: Any, sample: Served) -> None:
+    page = open_page(browser, sample.url)
+    page.select_option("#rg-model", "m11")
+    page.fill("#rg-range", "12")
+    page.click("#rg-show")
+    page.wait_for_selector("#bands-result")
+    text = page.inner_text("#bands-result")
+    # Firefight: in range up to 12", and Stealth/Relentless change beyond 9" (base radius 12.5 mm added)
+    assert text.startswith('à portée < 9.49"') and "hors de portée" in text, text
+    assert page.locator("#plan-svg polygon.range-band").count() == 2
+    page.close()
