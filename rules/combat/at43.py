@@ -398,10 +398,12 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     return firing, leader, weapon_of(plan, name), already
 
 
-def _needed(weapon: Weapon, distance_mm: float, what: str) -> tuple[int | None | str, int | None, list[Step]]:
+def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge"
+            ) -> tuple[int | None | str, int | None, list[Step]]:
     band = portee(distance_mm)
-    steps = [Step("range", f"{what}: {fmt_len(distance_mm / MM_PER_CM, 'cm')}, portée {band} "
-                           f"(bands of 10 cm)", SRC_RANGE, value=band, option="measure=edge")]
+    where = "base edge to base edge" if how == "edge" else "centre to centre"
+    steps = [Step("range", f"{what}: {fmt_len(distance_mm / MM_PER_CM, 'cm')} ({where}), portée {band} "
+                           f"(bands of 10 cm)", SRC_RANGE, value=band, option=f"measure={how}")]
     if weapon.locked_roll is not None:
         steps.append(Step("locked weapon", f"{weapon.name} is a locked weapon: {needed_text(weapon.locked_roll)} "
                                            f"whatever the range", SRC_TEST, value=weapon.locked_roll))
@@ -503,7 +505,8 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
     steps.append(Step("firers", f"{len(firers)} model(s) fire: {', '.join(m.model_id for m in firers) or 'none'}",
                       SRC_TEST, value=len(firers)))
     distance = geo.distance_mm(leader, t_leader)
-    needed, diff, more = _needed(weapon, distance, f"leader {leader.model_id} to leader {t_leader.model_id}")
+    needed, diff, more = _needed(weapon, distance, f"leader {leader.model_id} to leader {t_leader.model_id}",
+                                 geo.how)
     steps += more
     count = weapon.rate * len(firers)
     steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
@@ -722,7 +725,8 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     if not seers:
         raise IllegalActionError(f"no model of {firing.unit_id!r} sees {aim.model_id!r}; indirect fire needs "
                                  f"at least one ({SRC_TARGET})")
-    needed, diff, more = _needed(weapon, geo.distance_mm(leader, aim), f"{leader.model_id} to {aim.model_id}")
+    needed, diff, more = _needed(weapon, geo.distance_mm(leader, aim), f"{leader.model_id} to {aim.model_id}",
+                                 geo.how)
     steps += more
     if dice_count is None:
         count = weapon.rate * len(firers)

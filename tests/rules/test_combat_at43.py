@@ -29,7 +29,10 @@ def test_laser_rifles_example_portee_4_six_dice_then_damage_5_against_6() -> Non
     plan = at43_plan(475.0)  # leaders 47.5 cm apart centre to centre: 45 cm edge to edge
     res = resolve(plan, "shoot", LASER, None)
     explained = texts(res)
-    assert "45 cm, portée 4" in explained
+    assert "45 cm (base edge to base edge), portée 4" in explained
+    centre = dataclasses.replace(plan, options=freeze({"measure": "centre"}))  # RULES-NOTES choice 1
+    step = next(s for s in resolve(centre, "shoot", LASER, None).steps if s.rule == "range")
+    assert "47.5 cm (centre to centre), portée 4" in step.text and step.option == "measure=centre"
     assert "précision 5 - portée 4 = +1: 4+" in explained
     assert "6 dice" in explained
     assert "pénétration 5 - protection 6 (storm golem) = -1: 4+" in explained
