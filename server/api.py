@@ -1,10 +1,12 @@
 """The HTTP API the page uses (``/api/...``): JSON in, JSON out, 4xx JSON on bad input.
 
 Reading: ``GET /api/state``, ``/api/log``, ``/api/stream`` (Server-Sent Events),
-``/api/frame/<camera|plan>.jpg``, ``/api/projection``, ``/api/game/export``.
-Questions and actions: ``POST /api/ask``, ``/api/resolve`` (odds, or a roll when dice
-or a seed are given; nothing changes), ``/api/resolve/apply`` (the same with the dice
-shown, applied as one step). Changes (each one step of the log): ``/api/undo``,
+``/api/frame/<camera|plan>.jpg``, ``/api/projection``, ``/api/game/export``,
+``/api/zones`` (deployment zones).
+Questions and actions: ``POST /api/ask`` (``rules.questions.ask``), ``/api/bands`` (a
+weapon's range bands around a model), ``/api/resolve`` (odds, or a roll when dice or a
+seed are given; nothing changes), ``/api/resolve/apply`` (the same with the dice shown,
+applied as one step). Changes (each one step of the log): ``/api/undo``,
 ``/api/game/import``, ``/api/setup/ruleset``, ``/api/setup/table``, ``/api/setup/rosters``,
 ``/api/setup/assign``, ``/api/terrain``, ``/api/objectives``, ``/api/models/<id>/move``.
 """

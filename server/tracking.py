@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from calibration.setup import Setup
-from server.live import BaseSighting, Projector, Sighting, Snapshot, TrackEvent
+from server.live import BaseSighting, Sighting, Snapshot, TrackEvent
 
 log = logging.getLogger(__name__)
 
