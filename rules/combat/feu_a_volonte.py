@@ -43,7 +43,7 @@ from calibration.units import DEFAULT_UD_MM
 from rules.combat._kit import (centre_mm, remove_model, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
                                with_extra, with_status)
 from rules.combat.base import Action, Resolution
-from rules.dice import Dice, Distribution, die, expand_ranges, multisets, with_reroll
+from rules.dice import Dice, Distribution, die, expand_ranges, multisets, sum_of, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.plan import Model, TablePlan
@@ -1133,9 +1133,25 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     for m in figs:
         if m.has_status("activated"):
             raise IllegalActionError(f"{m.model_id} has already been activated this turn ({SRC_ACTIVATION})")
-    group = len(figs) > 1 or req_bool(request, "group")
+    rest = req_bool(request, "rest")
+    group = (len(figs) > 1 or req_bool(request, "group")) and not rest
     steps: list[Step] = []
-    if group:
+    if rest:
+        others = [m for m in plan.models if _side(plan, m) != side and not m.has_status("activated")]
+        if others:
+            raise IllegalActionError(f"the other side still has figures to activate ({', '.join(m.model_id for m in others)}): "
+                                     f"the end-of-turn activation is for the last figures of one side "
+                                     f"({SRC_ACTIVATION})")
+        left = [m for m in plan.models if _side(plan, m) == side and not m.has_status("activated")]
+        if {m.model_id for m in figs} != {m.model_id for m in left}:
+            raise InvalidActionError(f"the end-of-turn activation takes every figure not yet activated: "
+                                     f"{', '.join(m.model_id for m in left)}")
+        n_d8 = -(-len(figs) // 3)
+        steps.append(Step("end-of-turn activation", f"{len(figs)} figure(s) left: {n_d8}d8 (one per 3 figures or "
+                                                    f"part of 3), the total shared among them all", SRC_ACTIVATION,
+                          value=n_d8))
+        odds = {"action points": sum_of(n_d8, 8)}
+    elif group:
         steps.append(Step("group activation", "roll a d6 (1-2: one figure, 3-4: two, 5-6: three) and a d8 "
                                              "(action points, less 1 to pay for the group activation)", SRC_GROUP))
         odds = {"figures": die(6).map(lambda f: FIGURES_BY_D6[f]), "action points": die(8).map(lambda f: f - 1)}
@@ -1146,7 +1162,12 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     surcharge = _radio(plan, figs, side, steps)
     if dice is None:
         return Resolution(RULESET, "activate", tuple(steps), {}, odds)
-    if group:
+    if rest:
+        rolled = dice.roll_many(n_d8, 8)
+        ap = sum(rolled)
+        steps.append(Step("result", f"d8 {', '.join(map(str, rolled))}: {ap} PA for {len(figs)} figure(s)",
+                          SRC_ACTIVATION, value=ap))
+    elif group:
         f6, f8 = dice.roll(6), dice.roll(8)
         max_figs, ap = FIGURES_BY_D6[f6], f8 - 1
         if len(figs) > max_figs:

@@ -514,3 +514,22 @@ def test_cadence_split_between_targets_2_ud_apart() -> None:
     assert [s["target"] for s in res.result["shots"]] == ["para-2", "para-3"]
     with pytest.raises(InvalidActionError, match="cadence of 2"):
         resolve(plan, "shoot", {**req, "targets": "para-2,para-3,para-2"}, None)
+
+
+def test_end_of_turn_activation_of_the_last_figures() -> None:
+    """Cas particulier d'activation: 1d8 per 3 figures not yet activated, all activated together."""
+    from rules.dice import sum_of
+
+    plan = fav_plan()
+    for m in plan.models:
+        if m.model_id.startswith("para") or m.model_id in ("us-leader", "us-second", "us-1", "us-2"):
+            plan = plan.with_model(dataclasses.replace(m, status=("activated",)))
+    left = "us-3,us-4,us-lmg,us-sniper,us-rookie"
+    res = resolve(plan, "activate", {"figures": left, "rest": "yes"}, None)
+    assert res.odds["action points"] == sum_of(2, 8)  # five figures: two d8
+    res = resolve(plan, "activate", {"figures": left, "rest": "yes"}, Dice.given([3, 8]))
+    assert res.result["action_points"] == 11
+    with pytest.raises(InvalidActionError, match="takes every figure not yet activated"):
+        resolve(plan, "activate", {"figures": "us-3,us-4", "rest": "yes"}, None)
+    with pytest.raises(IllegalActionError, match="the other side still has figures"):
+        resolve(fav_plan(), "activate", {"figures": "us-3", "rest": "yes"}, None)
