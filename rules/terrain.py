@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -84,11 +85,17 @@ def terrain_geometry(piece: Terrain) -> BaseGeometry:
     """Return the shapely geometry of a piece: a polygon for an area, a line string for a line.
 
     An area whose outline crosses itself is repaired with ``shapely.make_valid``.
+    Geometries are immutable and cached by shape and points.
     """
-    if piece.shape == "area":
-        poly = Polygon(piece.points_mm)
+    return _geometry(piece.shape, piece.points_mm)
+
+
+@functools.lru_cache(maxsize=4096)
+def _geometry(shape: str, points: tuple[tuple[float, float], ...]) -> BaseGeometry:
+    if shape == "area":
+        poly = Polygon(points)
         return poly if poly.is_valid else shapely.make_valid(poly)
-    return LineString(piece.points_mm)
+    return LineString(points)
 
 
 @dataclass(frozen=True)

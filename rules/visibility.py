@@ -152,7 +152,7 @@ def _figure_blockers(plan: TablePlan, rs: "RuleSet", observer: Model, target: Mo
             ms = [m for m in plan.models if m.unit_id == u.unit_id]
             if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
                 continue
-            hull = shapely.convex_hull(shapely.union_all([_disc(m) for m in ms]))
+            hull = unit_hull(ms)
             if len(ms) >= 2:
                 out.append(Blocker("unit", u.unit_id, hull, "blocks",
                                    "an infantry unit is a solid obstacle", rs.source("Ligne de vue")))
@@ -331,6 +331,10 @@ def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry]
     return geoms, effects, limits, ids
 
 
+ANGLE_EPS = 1e-9
+ROW_STRIDE = 8.0  # > 2 pi: angles of observer i are stored in [8 i, 8 i + 2 pi)
+
+
 def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None,
                     ruleset: "RuleSet | None" = None) -> SightMatrix:
     """Return the centre-line sight of every pair of models at once (vectorised).
@@ -338,8 +342,13 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     The answer for a pair equals ``line_of_sight(plan, a, b).centre_line_clear``
     except for blocking areas an observer stands in (ignored there, counted here).
     Figures block as the rule set says (Star Wars: every figure; High Fire: infantry
-    units of two or more). Segments are matched to blockers by bounding boxes, then
-    tested edge by edge in numpy; only High Fire area depths go through shapely.
+    units of two or more).
+
+    How: seen from each model, a convex blocker covers an interval of directions
+    and lies between ``dmin`` and ``dmax``. The other models are sorted by direction
+    once, so a binary search finds those behind each blocker; a segment reaching
+    past ``dmax`` strictly inside the interval is blocked for sure, and only the
+    few left in doubt are tested edge by edge (High Fire depths through shapely).
     """
     rs = _ruleset(plan, ruleset)
     opts = {**rs.defaults(), **(options or {})}
@@ -351,54 +360,258 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
         return SightMatrix(ids, clear)
     pos = np.array([m.position_mm for m in models], dtype=float)
     rad = np.array([m.base_mm / 2.0 for m in models], dtype=float)
-    ii, jj = np.triu_indices(n, k=1)
-    v = pos[jj] - pos[ii]
-    dist = np.hypot(v[:, 0], v[:, 1])
-    touching = dist <= rad[ii] + rad[jj] + CONTACT_TOLERANCE_MM
-    u = v / np.where(dist > 0, dist, 1.0)[:, None]
-    starts = pos[ii] + u * rad[ii][:, None]
-    stops = pos[jj] - u * rad[jj][:, None]
     geoms, effects, limits, _ = _static_blockers(plan, rs)
-    owner_unit: list[int] = [-1] * len(geoms)
+    owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
+    unit_of = np.array([unit_index[m.unit_id] for m in models])
     if rs.models_block_sight == "infantry-units":
         for un in plan.units:
             ms = [m for m in models if m.unit_id == un.unit_id]
             if len(ms) >= 2 and _is_infantry_unit(plan, un.unit_id):
-                geoms.append(shapely.convex_hull(shapely.union_all([_disc(m) for m in ms])))
+                geoms.append(unit_hull(ms))
                 effects.append("blocks")
                 limits.append(0.0)
-                owner_unit.append(unit_index[un.unit_id])
-    blocked = np.zeros(len(ii), dtype=bool)
+                owner.append(unit_index[un.unit_id])
+    diff = pos[None, :, :] - pos[:, None, :]  # (n, n, 2): from row model to column model
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    ang = np.mod(np.arctan2(diff[..., 1], diff[..., 0]), 2 * np.pi)
+    np.fill_diagonal(ang, 7.0)  # never inside an interval
+    order = np.argsort(ang, axis=1)
+    flat = (np.take_along_axis(ang, order, axis=1) + ROW_STRIDE * np.arange(n)[:, None]).ravel()
+    blocked = np.zeros((n, n), dtype=bool)
     if geoms:
-        seg_idx, geom_idx = _segment_hits(starts, stops, geoms)
-        own = np.asarray(owner_unit, dtype=int)[geom_idx]
-        if rs.models_block_sight == "infantry-units":
-            unit_of = np.array([unit_index[m.unit_id] for m in models])
-            keep = (own == -1) | ((own != unit_of[ii[seg_idx]]) & (own != unit_of[jj[seg_idx]]))
-            seg_idx, geom_idx = seg_idx[keep], geom_idx[keep]
-        eff = np.asarray(effects)[geom_idx]
-        hard = eff == "blocks"
-        blocked[seg_idx[hard]] = True
-        soft = ~hard
-        if soft.any():
-            s_idx, g_idx = seg_idx[soft], geom_idx[soft]
-            garr = np.empty(len(geoms), dtype=object)
-            garr[:] = geoms
-            lines = shapely.linestrings(np.stack([starts[s_idx], stops[s_idx]], axis=1))
-            ratio = shapely.length(shapely.intersection(lines, garr[g_idx])) / np.asarray(limits)[g_idx]
-            if opts.get("sight_depth", "proportional") == "separate":
-                blocked[s_idx[ratio >= 1.0 - 1e-9]] = True
-            else:
-                total = np.zeros(len(ii))
-                np.add.at(total, s_idx, ratio)
-                blocked |= total >= 1.0 - 1e-9
+        _terrain_pass(pos, rad, dist, ang, order, flat, geoms, effects, limits, owner, unit_of,
+                      str(opts.get("sight_depth", "proportional")), blocked)
     if rs.models_block_sight == "models":
-        blocked |= _segments_hit_discs(starts, stops, pos, rad, ii, jj)
+        _disc_pass(pos, rad, dist, ang, order, flat, blocked)
+    blocked = blocked | blocked.T
+    touching = dist <= rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
     blocked &= ~touching
-    clear[ii, jj] = ~blocked
-    clear[jj, ii] = ~blocked
-    return SightMatrix(ids, clear)
+    np.fill_diagonal(blocked, False)
+    return SightMatrix(ids, ~blocked)
+
+
+UNIT_HULL_POINTS = 12  # points per base of a unit's hull (circumscribed: the hull holds every base)
+
+
+def unit_hull(models: Sequence[Model]) -> BaseGeometry:
+    """Return the solid obstacle a High Fire infantry unit makes: the convex hull of its bases."""
+    ang = np.linspace(0.0, 2 * np.pi, UNIT_HULL_POINTS, endpoint=False)
+    ring = np.stack([np.cos(ang), np.sin(ang)], axis=1) / math.cos(math.pi / UNIT_HULL_POINTS)
+    pts = np.concatenate([np.asarray(m.position_mm) + ring * (m.base_mm / 2.0) for m in models])
+    return shapely.convex_hull(shapely.multipoints(pts))
+
+
+def _candidates(flat: np.ndarray, order: np.ndarray, lo: np.ndarray, span: np.ndarray,
+                valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(i, j, g)`` for every model ``j`` whose direction from ``i`` lies in blocker ``g``'s interval."""
+    n = order.shape[0]
+    oi, g = np.nonzero(valid)
+    lo_m = np.mod(lo[oi, g], 2 * np.pi)
+    hi_m = lo_m + span[oi, g]
+    base = ROW_STRIDE * oi
+    first_hi = np.minimum(hi_m, 2 * np.pi)
+    a = np.searchsorted(flat, base + lo_m - ANGLE_EPS, side="left")
+    b = np.searchsorted(flat, base + first_hi + ANGLE_EPS, side="right")
+    wrap = hi_m > 2 * np.pi
+    a2 = np.searchsorted(flat, base[wrap] - ANGLE_EPS, side="left")
+    b2 = np.searchsorted(flat, base[wrap] + hi_m[wrap] - 2 * np.pi + ANGLE_EPS, side="right")
+    starts = np.concatenate([a, a2])
+    counts = np.maximum(np.concatenate([b, b2]) - starts, 0)
+    rows = np.concatenate([oi, oi[wrap]])
+    gs = np.concatenate([g, g[wrap]])
+    total = int(counts.sum())
+    if total == 0:
+        empty = np.zeros(0, dtype=int)
+        return empty, empty, empty
+    run = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    idx = np.repeat(starts, counts) + run
+    ci = np.repeat(rows, counts)
+    cj = order.ravel()[idx]
+    keep = ci != cj
+    del n
+    return ci[keep], cj[keep], np.repeat(gs, counts)[keep]
+
+
+def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.ndarray, order: np.ndarray,
+                  flat: np.ndarray, geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
+                  owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray) -> None:
+    edges, _, is_area = _edges_of(geoms)
+    verts = np.concatenate([edges[:, :, 0, :], edges[:, :, 1, :]], axis=1)  # every end of every edge
+    pad = np.isnan(verts[..., 0])
+    verts = np.where(pad[..., None], verts[:, :1, :], verts)  # pad with a repeated vertex, not NaN
+    convex = np.array([_convex(g) for g in geoms])
+    hard = np.array([e == "blocks" for e in effects])
+    own = np.asarray(owner, dtype=int)
+    box_lo, box_hi = verts.min(axis=1), verts.max(axis=1)
+    cen = (box_lo + box_hi) / 2.0
+    rel = verts[None, :, :, :] - pos[:, None, None, :]  # (n, G, V, 2)
+    va = np.arctan2(rel[..., 1], rel[..., 0])
+    ac = np.arctan2(cen[None, :, 1] - pos[:, None, 1], cen[None, :, 0] - pos[:, None, 0])
+    w = np.mod(va - ac[:, :, None] + np.pi, 2 * np.pi) - np.pi
+    wmin, wmax = w.min(axis=2), w.max(axis=2)
+    dmax = np.hypot(rel[..., 0], rel[..., 1]).max(axis=2)
+    dmin = _box_distance(pos, box_lo, box_hi)  # a lower bound of the distance to each piece: safe below
+    lo, span = ac + wmin, wmax - wmin
+    wide = (dmin <= rad[:, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
+    lo = np.where(wide, 0.0, lo)
+    span = np.where(wide, 2 * np.pi, span)
+    ci, cj, cg = _candidates(flat, order, lo, span, np.ones_like(wide))
+    upper = ci < cj  # one direction is enough: the segment is the same both ways
+    ci, cj, cg = ci[upper], cj[upper], cg[upper]
+    end = dist[ci, cj] - rad[cj]
+    reach = dmin[ci, cg] <= end + CONTACT_TOLERANCE_MM
+    own_c = own[cg]
+    reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+    ci, cj, cg, end = ci[reach], cj[reach], cg[reach], end[reach]
+    relang = np.mod(ang[ci, cj] - lo[ci, cg], 2 * np.pi)
+    strictly = (relang > 1e-7) & (relang < span[ci, cg] - 1e-7)
+    sure = hard[cg] & convex[cg] & ~wide[ci, cg] & strictly & (dmax[ci, cg] < end - CONTACT_TOLERANCE_MM)
+    blocked[ci[sure], cj[sure]] = True
+    doubt = ~sure & hard[cg] & ~blocked[ci, cj]
+    n_edges = (~np.isnan(edges[:, :, 0, 0])).sum(axis=1)
+    if doubt.any():
+        di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
+        p, q = _segment_ends(pos, rad, di, dj)
+        hit = np.zeros(len(di), dtype=bool)
+        for count in np.unique(n_edges[dg]):  # batches of pieces with as many edges: no padding work
+            sel = n_edges[dg] == count
+            hit[sel] = _hits_pieces(p[sel], q[sel], edges[dg[sel], :count], is_area[dg[sel]])
+        blocked[di[hit], dj[hit]] = True
+    soft = ~hard[cg]
+    if soft.any():
+        si, sj, sg = ci[soft], cj[soft], cg[soft]
+        p, q = _segment_ends(pos, rad, si, sj)
+        inside_mm = np.zeros(len(si))
+        for g in np.unique(sg):  # depth inside each area piece: clipped exactly when convex
+            sel = sg == g
+            if convex[g] and is_area[g]:
+                inside_mm[sel] = _clip_length(p[sel], q[sel], edges[g, :n_edges[g]])
+            else:
+                lines = shapely.linestrings(np.stack([p[sel], q[sel]], axis=1))
+                inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
+        ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
+        if depth_mode == "separate":
+            deep = ratio >= 1.0 - 1e-9
+            blocked[si[deep], sj[deep]] = True
+        else:
+            total = np.zeros(blocked.shape)
+            np.add.at(total, (si, sj), ratio)
+            blocked |= total >= 1.0 - 1e-9
+
+
+def _disc_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.ndarray, order: np.ndarray,
+               flat: np.ndarray, blocked: np.ndarray) -> None:
+    """Star Wars: any other figure's base on the segment blocks it (exact for discs)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = np.arcsin(np.clip(rad[None, :] / np.where(dist > 0, dist, 1.0), 0.0, 1.0))
+    wide = dist <= rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
+    lo = np.where(wide, 0.0, ang - half)
+    span = np.where(wide, 2 * np.pi, 2 * half)
+    valid = ~np.eye(len(pos), dtype=bool)
+    ci, cj, ck = _candidates(flat, order, lo, span, valid)
+    keep = (ci < cj) & (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
+    ci, cj, ck = ci[keep], cj[keep], ck[keep]
+    p, q = _segment_ends(pos, rad, ci, cj)
+    d = q - p
+    c = pos[ck]
+    t = np.clip(np.einsum("ij,ij->i", c - p, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-12), 0.0, 1.0)
+    near = np.hypot(*(p + t[:, None] * d - c).T) <= rad[ck]
+    blocked[ci[near], cj[near]] = True
+
+
+def _segment_ends(pos: np.ndarray, rad: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the centre segments from ``i``'s base edge to ``j``'s base edge."""
+    v = pos[j] - pos[i]
+    d = np.hypot(v[:, 0], v[:, 1])
+    u = v / np.where(d > 0, d, 1.0)[:, None]
+    return pos[i] + u * rad[i][:, None], pos[j] - u * rad[j][:, None]
+
+
+def _convex(g: BaseGeometry) -> bool:
+    if g.geom_type == "LineString":
+        return len(g.coords) == 2
+    if g.geom_type != "Polygon" or len(g.interiors):
+        return False
+    return abs(g.convex_hull.area - g.area) <= 1e-9 * max(g.area, 1.0)
+
+
+def _hits_pieces(p: np.ndarray, q: np.ndarray, e: np.ndarray, area: np.ndarray) -> np.ndarray:
+    """Return, row by row, whether segment ``p-q`` meets the piece with padded edges ``e`` ``(C, E, 2, 2)``."""
+    a, b = e[:, :, 0], e[:, :, 1]
+    pp, qq = p[:, None, :], q[:, None, :]
+    hit = _segments_cross(pp, qq, a, b).any(axis=1)
+    ay, by_ = a[..., 1], b[..., 1]
+    py = pp[..., 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        straddle = (ay > py) != (by_ > py)
+        x_at = a[..., 0] + (py - ay) * (b[..., 0] - a[..., 0]) / (by_ - ay)
+        crossing = straddle & (pp[..., 0] < x_at) & ~np.isnan(ay)
+    inside = (crossing.sum(axis=1) % 2 == 1) & area
+    return hit | inside
+
+
+def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """Return the length of each segment ``p-q`` inside a convex polygon given by its edges (Cyrus-Beck)."""
+    a, b = ring[:, 0], ring[:, 1]  # (E, 2)
+    centre = a.mean(axis=0)
+    normal = np.stack([b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]], axis=1)  # one of the two normals of each edge
+    side = np.einsum("ej,ej->e", centre - a, normal)
+    normal = np.where((side > 0)[:, None], -normal, normal)  # outward
+    d = q - p
+    num = np.einsum("ej,cej->ce", normal, a[None, :, :] - p[:, None, :])  # (C, E)
+    den = d @ normal.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    enter = np.where(den < 0, t, -np.inf).max(axis=1, initial=0.0)
+    leave = np.where(den > 0, t, np.inf).min(axis=1, initial=1.0)
+    outside = ((den == 0) & (num < 0)).any(axis=1)
+    length = np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None) * np.hypot(d[:, 0], d[:, 1])
+    return np.where(outside, 0.0, length)
+
+
+def _box_distance(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Return ``(N, G)`` distances from points to the boxes ``lo``-``hi`` ``(G, 2)`` (0 inside)."""
+    dx = np.maximum(np.maximum(lo[None, :, 0] - pos[:, None, 0], pos[:, None, 0] - hi[None, :, 0]), 0.0)
+    dy = np.maximum(np.maximum(lo[None, :, 1] - pos[:, None, 1], pos[:, None, 1] - hi[None, :, 1]), 0.0)
+    return np.hypot(dx, dy)
+
+
+def _point_to_edges(pos: np.ndarray, edges: np.ndarray, is_area: np.ndarray) -> np.ndarray:
+    """Return ``(N, G)`` distances from points to pieces (0 inside an area)."""
+    a = edges[None, :, :, 0, :]
+    b = edges[None, :, :, 1, :]
+    p = pos[:, None, None, :]
+    d = b - a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.clip(((p - a) * d).sum(-1) / (d * d).sum(-1), 0.0, 1.0)
+        closest = a + t[..., None] * d
+        gap = closest - p
+        dist = np.nanmin(np.hypot(gap[..., 0], gap[..., 1]), axis=2)
+        ay, by_ = a[..., 1], b[..., 1]
+        straddle = (ay > p[..., 1]) != (by_ > p[..., 1])
+        x_at = a[..., 0] + (p[..., 1] - ay) * (b[..., 0] - a[..., 0]) / (by_ - ay)
+        inside = ((straddle & (p[..., 0] < x_at)).sum(axis=2) % 2 == 1) & is_area[None, :]
+    return np.where(inside, 0.0, dist)
+
+
+_EDGE_CACHE: dict[bytes, tuple[np.ndarray, bool]] = {}
+
+
+def _edges_one(g: BaseGeometry) -> tuple[np.ndarray, bool]:
+    key = shapely.to_wkb(g)
+    hit = _EDGE_CACHE.get(key)
+    if hit is not None:
+        return hit
+    area = g.geom_type in ("Polygon", "MultiPolygon")
+    parts = shapely.get_rings(shapely.get_parts(g)) if area else shapely.get_parts(g)
+    segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
+    edges = np.concatenate(segs) if segs else np.zeros((0, 2, 2))
+    edges.flags.writeable = False
+    if len(_EDGE_CACHE) > 4096:
+        _EDGE_CACHE.clear()
+    _EDGE_CACHE[key] = (edges, area)
+    return edges, area
 
 
 def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -406,10 +619,8 @@ def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np
     per: list[np.ndarray] = []
     is_area: list[bool] = []
     for g in geoms:
-        area = g.geom_type in ("Polygon", "MultiPolygon")
-        parts = shapely.get_rings(shapely.get_parts(g)) if area else shapely.get_parts(g)
-        segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
-        per.append(np.concatenate(segs) if segs else np.zeros((0, 2, 2)))
+        edges, area = _edges_one(g)
+        per.append(edges)
         is_area.append(area)
     width = max((len(e) for e in per), default=0)
     edges = np.full((len(per), max(width, 1), 2, 2), np.nan)
@@ -417,38 +628,6 @@ def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np
         edges[k, :len(e)] = e
     bounds = shapely.bounds(np.asarray(geoms, dtype=object)).reshape(-1, 4)
     return edges, bounds, np.asarray(is_area, dtype=bool)
-
-
-def _segment_hits(starts: np.ndarray, stops: np.ndarray, geoms: Sequence[BaseGeometry]
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(segment index, geometry index)`` of every segment meeting a polygon or line.
-
-    Bounding boxes pick the candidates; each candidate is tested against every edge
-    of the piece (padded with NaN, which fails every comparison), and a segment
-    starting inside an area is caught by ray casting from its start point.
-    """
-    edges, bounds, is_area = _edges_of(geoms)
-    lo = np.minimum(starts, stops)
-    hi = np.maximum(starts, stops)
-    cand = ((lo[:, None, 0] <= bounds[None, :, 2]) & (hi[:, None, 0] >= bounds[None, :, 0])
-            & (lo[:, None, 1] <= bounds[None, :, 3]) & (hi[:, None, 1] >= bounds[None, :, 1]))
-    s_idx, g_idx = np.nonzero(cand)
-    if len(s_idx) == 0:
-        return s_idx, g_idx
-    e = edges[g_idx]  # (C, E, 2, 2)
-    a, b = e[:, :, 0], e[:, :, 1]
-    p = starts[s_idx][:, None, :]
-    q = stops[s_idx][:, None, :]
-    hit = _segments_cross(p, q, a, b).any(axis=1)
-    ay, by_ = a[..., 1], b[..., 1]
-    py = p[..., 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        straddle = (ay > py) != (by_ > py)
-        x_at = a[..., 0] + (py - ay) * (b[..., 0] - a[..., 0]) / (by_ - ay)
-        crossing = straddle & (p[..., 0] < x_at) & ~np.isnan(ay)
-    inside = (crossing.sum(axis=1) % 2 == 1) & is_area[g_idx]
-    ok = hit | inside
-    return s_idx[ok], g_idx[ok]
 
 
 def _segments_cross(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -466,26 +645,6 @@ def _segments_cross(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) 
                & (np.minimum(p[..., 1], q[..., 1]) <= np.maximum(a[..., 1], b[..., 1]))
                & (np.minimum(a[..., 1], b[..., 1]) <= np.maximum(p[..., 1], q[..., 1])))
     return np.where(collinear, overlap, proper)
-
-
-def _segments_hit_discs(starts: np.ndarray, stops: np.ndarray, pos: np.ndarray, rad: np.ndarray,
-                        ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
-    """Return, per segment, whether a base other than its two ends' lies on it (Star Wars)."""
-    lo = np.minimum(starts, stops)
-    hi = np.maximum(starts, stops)
-    cand = ((lo[:, None, 0] <= pos[None, :, 0] + rad[None, :]) & (hi[:, None, 0] >= pos[None, :, 0] - rad[None, :])
-            & (lo[:, None, 1] <= pos[None, :, 1] + rad[None, :]) & (hi[:, None, 1] >= pos[None, :, 1] - rad[None, :]))
-    s_idx, m_idx = np.nonzero(cand)
-    keep = (m_idx != ii[s_idx]) & (m_idx != jj[s_idx])
-    s_idx, m_idx = s_idx[keep], m_idx[keep]
-    p, q, c = starts[s_idx], stops[s_idx], pos[m_idx]
-    d = q - p
-    t = np.clip(np.einsum("ij,ij->i", c - p, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-12), 0.0, 1.0)
-    closest = p + t[:, None] * d
-    near = np.hypot(*(closest - c).T) <= rad[m_idx]
-    out = np.zeros(len(starts), dtype=bool)
-    out[s_idx[near]] = True
-    return out
 
 
 # -- units ----------------------------------------------------------------------------------
