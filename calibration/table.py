@@ -516,8 +516,7 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
         side = max(image.shape[:2]) * setup.markers.corner_size_mm / max(setup.table.width_mm, setup.table.depth_mm)
     low, high = max(3, int(side * 0.3)), max(5, int(side * 0.7))
     sized = (low, high, max(2, (high - low) // 3))
-    attempts: list[tuple[Any, float | None]] = [
-        (sized, None), *((None, c) for c in SECOND_LOOK_CONSTANTS), *((sized, c) for c in SECOND_LOOK_CONSTANTS)]
+    attempts: list[tuple[Any, float | None]] = [(sized, None), *((None, c) for c in SECOND_LOOK_CONSTANTS)]
     attempts.append(("white margin", None))
     for windows, constant in attempts:
         if windows == "white margin":
