@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         "NEW_GAME": args.new_game, "FPS": fps, "LOOP_SOURCE": bool(source and source["kind"] == "sample"),
         "ACCESS_TOKEN": token, "LAN": args.lan, "DEFAULT_LANG": args.lang, "START_LIVE": False,
     }
+    if logging.getLogger().getEffectiveLevel() > logging.INFO:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request only with -v
     app = create_app(config)
     overlay = app.extensions["tabletracker"]
     server = make_server(host, args.port, app, threaded=True)
