@@ -316,7 +316,11 @@ class MarkerDetector:
         found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         if again:
             more_ids, more = self._second_chance(gray, np.concatenate(again), c)
-            c, found_ids = np.concatenate([c, more]), np.concatenate([found_ids, more_ids])
+            # a second reading never stands beside a first one of the same id: a marker
+            # with a hidden corner can read as another, and the clean reading wins
+            fresh = ~np.isin(more_ids, found_ids)
+            c = np.concatenate([c, more[fresh]])
+            found_ids = np.concatenate([found_ids, more_ids[fresh]])
         if not len(found_ids):
             return Detections.empty()
         conf = np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0)

@@ -35,6 +35,8 @@ PAPER_BRIGHTNESS = 0.6
 PAPER_MAX_SATURATION = 70
 #: The paper blob must cover at least this fraction of the marker's own area.
 MIN_PAPER_FRACTION = 0.5
+#: A marker read on a base must put the model's base centre this close to the circle, mm.
+BASE_AGREEMENT_MM = 3.0
 #: The first guess may be this many marker cells off before the edge fit.
 SEARCH_SHIFT_MODULES = 2.0
 
@@ -64,7 +66,8 @@ def markers_on_bases(image: np.ndarray, gray: np.ndarray, view: PlanView, calibr
     s = view.px_per_mm
     size_mm = setup.markers.base_size_mm
     marker_px = size_mm * s
-    guesses = []
+    guesses: list[np.ndarray] = []
+    centres: list[tuple[float, float]] = []
     for b in bases:
         r = b.diameter_mm / 2 * s
         x0, y0 = int(max(0, b.x_mm * s - r)), int(max(0, b.y_mm * s - r))
@@ -88,18 +91,46 @@ def markers_on_bases(image: np.ndarray, gray: np.ndarray, view: PlanView, calibr
         u = np.array([math.cos(a), math.sin(a)]) * size_mm / 2
         v = np.array([-math.sin(a), math.cos(a)]) * size_mm / 2
         guesses.append(np.array([centre_mm - u - v, centre_mm + u - v, centre_mm + u + v, centre_mm - u + v]))
+        centres.append((b.x_mm, b.y_mm))
     if not guesses:
         return Detections.empty()
     h_mm = setup.markers.base_height_mm
     quads = calibration.to_image_px(np.concatenate(guesses), height_mm=h_mm).reshape(-1, 4, 2)
     cells = aruco_cells(setup.markers.dictionary)
-    refined, ok = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES)
+    refined, ok_first = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES)
     # once more from close by, now requiring a clean edge along every side
-    refined, ok = refine_corners_status(gray, refined[ok], cells=cells, min_coverage=SECOND_CHANCE_COVERAGE)
+    refined, ok = refine_corners_status(gray, refined[ok_first], cells=cells, min_coverage=SECOND_CHANCE_COVERAGE)
     refined = refined[ok]
     ids, oriented = identify_quads(gray, _clockwise(refined), setup.markers.dictionary)
-    good = ids >= 0
+    good = (ids >= 0) & _on_its_base(oriented, ids, np.array(centres)[ok_first][ok], calibration, setup)
     if not good.any():
         return Detections.empty()
     conf = np.clip(side_lengths(oriented[good]) / MIN_READABLE_SIDE_PX, 0.0, 1.0)
     return Detections.from_corners(oriented[good], ids[good], conf)
+
+
+def _on_its_base(corners_px: np.ndarray, ids: np.ndarray, base_centres_mm: np.ndarray,
+                 calibration: TableMapping, setup: Setup) -> np.ndarray:
+    """Whether each reading puts its model's base centre where base mode found the base.
+
+    The base centre implied by a marker (its centre moved back by the id's offset along
+    the facing it reads) must fall within :data:`BASE_AGREEMENT_MM` of the circle: a
+    marker read the wrong way up, or as another id, points somewhere else.
+    """
+    out = np.zeros(len(ids), dtype=bool)
+    if not len(ids):
+        return out
+    from tracker.markers import facing_from_corners
+    from tracker.detections import diagonal_centres
+
+    mm = calibration.to_table_mm(corners_px.reshape(-1, 2),
+                                 height_mm=setup.markers.base_height_mm).reshape(-1, 4, 2)
+    centres = diagonal_centres(mm)
+    facing = np.radians(facing_from_corners(mm))
+    for k, marker_id in enumerate(ids.tolist()):
+        if marker_id < 0:
+            continue
+        offset = setup.markers.for_marker(int(marker_id)).offset_mm
+        implied = centres[k] - offset * np.array([math.cos(facing[k]), math.sin(facing[k])])
+        out[k] = float(np.hypot(*(implied - base_centres_mm[k]))) <= BASE_AGREEMENT_MM
+    return out
