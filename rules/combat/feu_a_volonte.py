@@ -742,7 +742,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     steps += extra_steps
     steps.append(Step("outcome rules", "higher attack wounds (d4: 1 leg, 2 arm, 3 chest, 4 head = death; third "
                                        "wound = death); attack at least double the defence or a natural double "
-                                       "six kills; two natural 1s = out of ammunition, no shot; higher defence: "
+                                       "six kills; two natural 1s among the dice rolled, before keeping two = out of ammunition, no shot; higher defence: "
                                        "the target may move away by the difference in UD; tie: nerve test 7+ or "
                                        "fall back to the nearest cover", SRC_SHOOT, option="double=at-least"))
     if len(distinct) == 1:
