@@ -597,9 +597,22 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
             steps.append(Step("Blast", f"{b.weapon}: each hit x{mult} (Blast({x}), {near_count} enemy models within 3\" of {target}); ignores cover",
                               _src("Blast"), value=mult))
             b = dataclasses.replace(b, blast=mult)
+            others = _units_near_unit(plan, target, inches(3))
+            if others:
+                steps.append(Step("Blast spread", f"the defender must spread the Blast hits evenly over {target} and "
+                                  f"{', '.join(others)} (within 3\"); this resolution puts them all on {target}: "
+                                  "move the share of another unit by resolving it with that unit as the target",
+                                  _src("Blast")))
         blast_batches.append(b)
     cover_models = sum(1 for v in cover_votes.values() if v)
     return blast_batches, cover_models
+
+
+def _units_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> list[str]:
+    side = plan.unit(unit_id).side
+    targets = plan.models_of(unit_id)
+    return [u.unit_id for u in plan.units if u.side == side and u.unit_id != unit_id
+            and any(edge_mm(m, t) <= radius_mm for m in plan.models_of(u.unit_id) for t in targets)]
 
 
 def _models_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> int:
@@ -1248,7 +1261,7 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     if cost < 1 or cost > tokens:
         raise IllegalActionError(f"{unit_id} has {tokens} spell token(s); a spell of value {cost} cannot be cast")
     steps = [Step("Caster", f"spends {cost} of {tokens} token(s); 4+ casts", _src("Caster(X)"))]
-    helpers = request.get("helpers") or {}
+    helpers = _helpers(request.get("helpers"))
     mod = 0
     after = plan.with_unit(with_extra(u, spell_tokens=tokens - cost))
     for hid, n in dict(helpers).items():
@@ -1272,6 +1285,23 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     ok = f == 6 or (f != 1 and f + mod >= 4)
     steps.append(Step("spell die", f"rolled {f}{mod:+d}: {'cast' if ok else 'failed'}", _src("Caster(X)")))
     return Resolution(RULESET, "cast", tuple(steps), needed, odds, tuple(dice.rolled), {"spell": "cast" if ok else "failed"}, after)
+
+
+def _helpers(value: Any) -> dict[str, Any]:
+    """Read ``helpers`` as a mapping or as ``"unit:tokens,unit:tokens"`` typed on the command line."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, str):
+        out: dict[str, Any] = {}
+        for part in filter(None, (p.strip() for p in value.split(","))):
+            name, sep, n = part.partition(":")
+            if not sep or not n.strip().isdigit():
+                raise InvalidActionError(f"helpers must read unit:tokens,unit:tokens, got {value!r}")
+            out[name.strip()] = int(n)
+        return out
+    raise InvalidActionError(f"helpers must map unit ids to tokens, got {value!r}")
 
 
 def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1301,6 +1331,12 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     return Resolution(RULESET, "jump", tuple(steps), {"jump": f"{n} x {need}+"}, odds, tuple(dice.rolled),
                       {"jump": "made" if ok else "fell"}, plan)
 
+
+#: The main arguments of each action as typed on the command line (``tabletracker resolve``).
+ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "activate": ("unit", "action"), "shoot": ("firing", "target"), "melee": ("attacker", "defender"),
+    "morale": ("unit",), "deploy": ("unit",), "cast": ("caster",), "jump": ("model",),
+}
 
 ACTIONS: dict[str, Action] = {
     "activate": activate, "shoot": shoot, "melee": melee, "morale": morale, "end_round": end_round,

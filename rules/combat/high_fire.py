@@ -317,7 +317,7 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     gets at least 1 PA, no phase more than 6, and the total no more than the side's PA.
     """
     st = _state(plan)
-    alloc = request.get("allocation")
+    alloc = _allocation(request.get("allocation"))
     steps: list[Step] = []
     pa: dict[str, int] = {}
     for side in sides_of(plan):
@@ -343,6 +343,20 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
         split[side] = {"action1": a1, "reaction": r, "action2": a2}
     st.update(pa=split, operational=pa, phase="initiative", activated=[], actions={}, first=None)
     return Resolution(RULESET, "start_turn", tuple(steps), {}, {}, (), {"pa": pa, "allocation": split}, plan.with_state(st))
+
+
+def _allocation(value: Any) -> Any:
+    """Read ``allocation`` as a mapping or as ``"blue:2/1/1,red:1/2/1"`` typed on the command line."""
+    if not isinstance(value, str):
+        return value
+    out: dict[str, list[int]] = {}
+    for part in filter(None, (p.strip() for p in value.split(","))):
+        side, sep, nums = part.partition(":")
+        bits = nums.split("/")
+        if not sep or len(bits) != 3 or not all(b.strip().isdigit() for b in bits):
+            raise InvalidActionError(f"allocation must read side:action1/reaction/action2,..., got {value!r}")
+        out[side.strip()] = [int(b) for b in bits]
+    return out
 
 
 def _commander(plan: TablePlan, side: str) -> Model:
@@ -776,6 +790,12 @@ def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     return Resolution(RULESET, "observe", (Step("observation", f"{a} locks {b} for indirect fire", _src("Tir indirect")),),
                       {}, {}, (), {"observed": b}, plan.with_state(st))
 
+
+#: The main arguments of each action as typed on the command line (``tabletracker resolve``).
+ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "activate": ("unit", "action"), "shoot": ("firing", "target"), "engage": ("attacker", "defender"),
+    "observe": ("observer", "target"), "assault": ("attacker", "defender"),
+}
 
 ACTIONS: dict[str, Action] = {
     "start_turn": start_turn, "initiative": initiative, "activate": activate, "end_phase": end_phase,

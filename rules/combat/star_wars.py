@@ -783,6 +783,12 @@ def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                       plan.with_model(with_status(m, remove=[DOWN])))
 
 
+#: The main arguments of each action as typed on the command line (``tabletracker resolve``).
+ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "hero_phase": ("hero",), "troops_phase": ("side",), "shoot": ("shooter", "target"),
+    "melee": ("attacker", "defender"), "force": ("user", "power"), "medic": ("medic", "target"), "stand_up": ("model",),
+}
+
 ACTIONS: dict[str, Action] = {
     "start_turn": start_turn, "hero_phase": hero_phase, "troops_phase": troops_phase, "end_turn": end_turn,
     "shoot": shoot, "melee": melee, "force": force, "medic": medic, "stand_up": stand_up,

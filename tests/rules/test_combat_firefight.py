@@ -589,3 +589,23 @@ def test_charge_blows_odds_equal_enumeration(name):
     brute = enumerate_dice(lambda d: (len((r := ff.roll_outcome(d, setup.batches, setup.defence, setup.bodies, fear)).removed),
                                       r.effect))
     assert brute == dict(outcome.probs)
+
+
+def test_blast_names_the_other_units_within_three_inches():
+    plan = make_plan([("a1", "shooters", 0, 0, "trooper", ["blast gun"]), ("b1", "targets", 0, 10, "trooper", []),
+                      ("c1", "bystanders", 2, 10, "trooper", [])], units={"bystanders": ("T", [])})
+    r = ff.shoot(plan, {"firing": "shooters", "target": "targets"}, None)
+    assert [s.value for s in r.steps if s.rule == "Blast"] == [2]
+    assert "bystanders" in [s for s in r.steps if s.rule == "Blast spread"][0].text
+
+
+def test_cli_style_arguments_are_read():
+    plan = make_plan([("w1", "witch", 0, 0, "witch", []), ("w2", "coven", 5, 0, "witch", []),
+                      ("e1", "enemy", 0, 10, "witch", [])],
+                     units={"witch": ("W", ["Caster(2)"]), "coven": ("W", []), "enemy": ("E", [])})
+    plan = plan.with_state({"activated": ["witch", "coven", "enemy"]})
+    plan = ff.end_round(plan, {}, None).plan_after
+    r = ff.cast(plan, {"caster": "witch", "cost": "1", "helpers": "coven:1"}, None)
+    assert r.needed["spell"] == "3+"
+    with pytest.raises(InvalidActionError, match="unit:tokens"):
+        ff.cast(plan, {"caster": "witch", "cost": "1", "helpers": "coven"}, None)

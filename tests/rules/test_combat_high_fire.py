@@ -372,3 +372,11 @@ def test_scripted_turn(tables_path):
     assert plan.model("r2").status == ("wounded",) and not plan.model("r1").has_status("stunned")
     assert not plan.models_of("bhq") and not plan.models_of("rowdies")  # every figure hurt: both units leave
     assert plan.state["turn"] == 2 and plan.state["phase"] == "start"
+
+
+def test_allocation_typed_on_the_command_line(tables_path):
+    plan = make_plan(SQUADS, tables=tables_path)
+    r = hf.start_turn(plan, {"allocation": "blue:1/1/1,red:1/0/1"}, None)
+    assert r.result["allocation"]["red"] == {"action1": 1, "reaction": 0, "action2": 1}
+    with pytest.raises(InvalidActionError, match="side:action1/reaction/action2"):
+        hf.start_turn(plan, {"allocation": "blue:1/1"}, None)

@@ -123,12 +123,13 @@ def test_no_shot_through_another_figure():
 def test_lightsabre_save_then_protection_against_enumeration():
     plan = make_plan([("hv", "rebels", 0, 0, "Soldat lourd de la flotte rebelle"), ("sn", "empire", 8, 0, "Seigneur noir")],
                      state={"active_powers": {"Protection": ["sn"]}})
-    req = {"shooter": "hv", "target": "sn"}
+    req = {"shooter": "hv", "target": "sn", "shots": 1}
     r = sw.shoot(plan, req, None)
     assert r.needed == {"to hit": "4+", "save 1": "2+", "save 2": "3+"}
     brute = enumerate_dice(lambda d: sw.shoot(plan, req, d).result["hits"])
-    assert brute == dict(r.odds["PV lost"].probs)  # Cad 2: two shots
-    assert r.odds["PV lost"].probs[1] == 2 * (Fraction(1, 2) * Fraction(1, 6) * Fraction(1, 3)) * (1 - Fraction(1, 36))
+    assert brute == dict(r.odds["PV lost"].probs) == {1: Fraction(1, 36), 0: Fraction(35, 36)}
+    two = sw.shoot(plan, {"shooter": "hv", "target": "sn"}, None)  # Cad 2: two shots
+    assert two.odds["PV lost"].probs[1] == 2 * Fraction(1, 36) * Fraction(35, 36)
 
 
 def test_shot_kills_and_the_figure_is_kept_for_medico():
