@@ -440,7 +440,7 @@ def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.nd
     verts = np.concatenate([edges[:, :, 0, :], edges[:, :, 1, :]], axis=1)  # every end of every edge
     pad = np.isnan(verts[..., 0])
     verts = np.where(pad[..., None], verts[:, :1, :], verts)  # pad with a repeated vertex, not NaN
-    convex = np.array([_convex(g) for g in geoms])
+    convex = np.array([_geom_info(g)[2] for g in geoms])
     hard = np.array([e == "blocks" for e in effects])
     own = np.asarray(owner, dtype=int)
     box_lo, box_hi = verts.min(axis=1), verts.max(axis=1)
@@ -595,23 +595,28 @@ def _point_to_edges(pos: np.ndarray, edges: np.ndarray, is_area: np.ndarray) -> 
     return np.where(inside, 0.0, dist)
 
 
-_EDGE_CACHE: dict[bytes, tuple[np.ndarray, bool]] = {}
+_INFO_CACHE: dict[int, tuple[BaseGeometry, np.ndarray, bool, bool]] = {}
 
 
-def _edges_one(g: BaseGeometry) -> tuple[np.ndarray, bool]:
-    key = shapely.to_wkb(g)
-    hit = _EDGE_CACHE.get(key)
-    if hit is not None:
-        return hit
+def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
+    """Return a piece's boundary edges ``(E, 2, 2)``, whether it is an area, and whether it is convex.
+
+    Cached by identity (terrain geometries are themselves cached); the cache keeps the
+    geometry alive so an id is never reused while its entry stands.
+    """
+    hit = _INFO_CACHE.get(id(g))
+    if hit is not None and hit[0] is g:
+        return hit[1], hit[2], hit[3]
     area = g.geom_type in ("Polygon", "MultiPolygon")
     parts = shapely.get_rings(shapely.get_parts(g)) if area else shapely.get_parts(g)
     segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
     edges = np.concatenate(segs) if segs else np.zeros((0, 2, 2))
     edges.flags.writeable = False
-    if len(_EDGE_CACHE) > 4096:
-        _EDGE_CACHE.clear()
-    _EDGE_CACHE[key] = (edges, area)
-    return edges, area
+    if len(_INFO_CACHE) > 4096:
+        _INFO_CACHE.clear()
+    convex = _convex(g)
+    _INFO_CACHE[id(g)] = (g, edges, area, convex)
+    return edges, area, convex
 
 
 def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -619,14 +624,16 @@ def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np
     per: list[np.ndarray] = []
     is_area: list[bool] = []
     for g in geoms:
-        edges, area = _edges_one(g)
+        edges, area, _ = _geom_info(g)
         per.append(edges)
         is_area.append(area)
     width = max((len(e) for e in per), default=0)
     edges = np.full((len(per), max(width, 1), 2, 2), np.nan)
     for k, e in enumerate(per):
         edges[k, :len(e)] = e
-    bounds = shapely.bounds(np.asarray(geoms, dtype=object)).reshape(-1, 4)
+    with np.errstate(invalid="ignore"):
+        ends = edges.reshape(len(per), -1, 2)
+        bounds = np.concatenate([np.nanmin(ends, axis=1), np.nanmax(ends, axis=1)], axis=1)
     return edges, bounds, np.asarray(is_area, dtype=bool)
 
 
