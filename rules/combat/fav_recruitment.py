@@ -1,0 +1,315 @@
+"""Feu à Volonté v1.6: the book's tables (qualities, arsenal, traits, action costs) and recruitment.
+
+Recruitment (Recrutement): cost = quality + grade + weapon + traits; a platoon of
+5 to 10 members, one leader, one or two seconds, at most 30 PdR (40 with support
+groups). The resolutions live in :mod:`rules.combat.feu_a_volonte`.
+
+Examples
+--------
+>>> QUALITIES["elite"].dice, QUALITIES["recrue"].cran
+(4, -2)
+>>> arsenal_weapon("fusil snipper").bonus
+2
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from rules.dice import expand_ranges
+from rules.errors import InvalidActionError
+from rules.roster import Roster, require_known_weapons
+
+RULESET = "feu-a-volonte"
+
+SRC = "Feu à Volonté"
+SRC_DICE = "Feu à Volonté, Les jets de dé"
+SRC_RECRUIT = "Feu à Volonté, Recrutement"
+SRC_TRAITS = "Feu à Volonté, Compétences"
+SRC_LEADER = "Feu à Volonté, Rôle du leader et du second"
+SRC_ACTIVATION = "Feu à Volonté, Activation et séquence d'un tour"
+SRC_GROUP = "Feu à Volonté, Activation de groupe"
+SRC_ACTIONS = "Feu à Volonté, Les Actions"
+SRC_RADIO = "Feu à Volonté, Radio"
+SRC_SHOOT = "Feu à Volonté, Les Combats à distance"
+SRC_SITUATION = "Feu à Volonté, Bonus/malus de situation"
+SRC_SPOT = "Feu à Volonté, Se dissimuler"
+SRC_WOUNDS = "Feu à Volonté, Blessures"
+SRC_DEATH = "Feu à Volonté, Mort d'une figurine"
+SRC_MELEE = "Feu à Volonté, Les Combats en corps à corps"
+SRC_ARSENAL = "Feu à Volonté, Armes (arsenaux 1760-1900 et 1914 à nos jours)"
+SRC_AT = "Feu à Volonté, Arme anti-char portable"
+SRC_END = "Feu à Volonté, Fin de partie"
+
+# -- recruitment tables (Recrutement) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Quality:
+    """A quality: how many d6 are rolled (two kept), the cran and the recruitment cost."""
+
+    name: str
+    dice: int
+    cran: int
+    cost: int
+
+
+QUALITIES: dict[str, Quality] = {q.name: q for q in (
+    Quality("recrue", 2, -2, 1), Quality("aguerri", 2, -1, 2),
+    Quality("veteran", 3, 0, 3), Quality("elite", 4, 1, 4),  # the text's "4d2" is OCR damage for 4d6
+)}
+GRADE_COST = {"trooper": 0, "second": 1, "leader": 2}
+MAX_TRAITS = {"trooper": 1, "second": 1, "leader": 2}
+BUDGET_PDR = 30
+BUDGET_WITH_SUPPORT_PDR = 40  # 1914 à nos jours, Groupe d'appui
+MIN_MEMBERS, MAX_MEMBERS, MAX_SECONDS = 5, 10, 2
+TRAITS: dict[str, str] = {
+    "chance-de-cocu": "Chance de cocu: once per turn, one more d6 to a roll",
+    "en-avant": "En avant !: leader or second, +1 attack to every figure within 3 UD",
+    "inspire-l-exemple": "Inspire l'exemple: leader or second, +1 defence to the others within 3 UD",
+    "cohesion": "Cohésion: leader or second, the others within 3 UD may re-roll a failed Xd6 roll",
+    "lunette-de-visee": "Lunette de visée: +1d6 when shooting",
+    "meilleur-fusil": "Meilleur fusil: +1 when shooting",
+    "commando": "Commando: within 1 UD of terrain, must be spotted before being shot at",
+    "grenade": "Grenade: carries two hand grenades",
+}
+TRAIT_COST = 1
+AURA_UD = 3.0
+
+# -- weapons (Armes) --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A weapon: cadence (0 = melee only), bonus, recruitment cost, range limit, special rules."""
+
+    name: str
+    rate: int
+    bonus: int
+    cost: int
+    range_ud: float | None = None
+    area_ud: float | None = None
+    needs_aiming: bool = False
+
+    @property
+    def melee(self) -> bool:
+        return self.rate == 0
+
+
+ARSENAL: dict[str, Weapon] = {w.name: w for w in (
+    # 1914 à nos jours
+    Weapon("Poings", 0, -1, 0), Weapon("Baïonnette", 0, 0, 0), Weapon("Couteau", 0, 0, 0),
+    Weapon("Grenade à main", 1, 1, 0, range_ud=4.0, area_ud=3.0), Weapon("Pistolet", 1, 0, 0, range_ud=4.0),
+    Weapon("Fusil", 1, 1, 0), Weapon("Fusil sniper", 1, 2, 1), Weapon("SMG", 2, 0, 1),
+    Weapon("LMG", 4, 1, 2), Weapon("HMG", 6, 2, 3), Weapon("Bazooka", 1, 1, 2, needs_aiming=True),
+    Weapon("Mortier", 1, 2, 3, range_ud=6.0, area_ud=3.0),
+    # 1760 - 1900
+    Weapon("Sabre", 0, 0, 0), Weapon("Tomahawk", 1, 0, 0), Weapon("Pistolet (poudre noire)", 1, 0, 0),
+    Weapon("Arc", 2, -1, 1), Weapon("Mousquet", 1, -1, 0), Weapon("Carabine", 1, 0, 1),
+)}
+ALIASES = {"couteau commando": "Couteau", "fusil snipper": "Fusil sniper", "panzerfaust": "Bazooka",
+           "piat": "Bazooka", "grenade": "Grenade à main", "pistolet poudre noire": "Pistolet (poudre noire)"}
+
+# -- tables of the turn ----------------------------------------------------------------------------
+
+AP_BY_D6 = expand_ranges({(1, 2): 2, (3, 4): 3, (5, 6): 4})       # Activation: one figure
+FIGURES_BY_D6 = expand_ranges({(1, 2): 1, (3, 4): 2, (5, 6): 3})  # Activation de groupe
+ACTION_COSTS: dict[str, int] = {
+    "activation de groupe": 1, "marcher": 1, "orientation": 1, "courir": 2, "grimper / sauter": 2,
+    "se dissimuler": 1, "repérage / fouiller": 1, "se désengager": 1, "combat / grenade": 2,
+    "recharger": 1, "tir d'opportunité": 3, "charger": 3,
+}
+LOCATIONS = {1: "jambe", 2: "bras", 3: "buste", 4: "tête"}
+LOCATION_EFFECT = {"jambe": "-1 UD of movement", "bras": "-1 in attack", "buste": "-1 in defence",
+                   "tête": "death"}
+WOUNDS_TO_DIE = 3
+SUCCESS = 7  # spotting, nerve, aiming, disengaging: 7 or more
+SPOTTED_WITHIN_UD = 2.0
+RADIO_UD = 4.0
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
+
+
+_BY_NORM = {_norm(name): name for name in ARSENAL} | {_norm(k): v for k, v in ALIASES.items()}
+_TRAIT_BY_NORM = {_norm(t): t for t in TRAITS}
+_QUALITY_BY_NORM = {_norm(q): q for q in QUALITIES}
+_ROLE_BY_NORM = {"leader": "leader", "second": "second", "trooper": "trooper", "homme de troupe": "trooper",
+                 "troupe": "trooper"}
+
+
+def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon:
+    """Return the weapon ``name`` (the game's own ``weapons`` first, then the arsenal; case and accents ignored).
+
+    >>> arsenal_weapon("fusil snipper").bonus
+    2
+    """
+    for key, stats in (custom or {}).items():
+        if _norm(key) == _norm(name):
+            return Weapon(key, int(stats["rate"]), int(stats["bonus"]), int(stats.get("cost", 0)),
+                          stats.get("range_ud"), stats.get("area_ud"), bool(stats.get("needs_aiming", False)))
+    canonical = _BY_NORM.get(_norm(name))
+    if canonical is None:
+        raise InvalidActionError(f"unknown Feu à Volonté weapon {name!r}; the arsenal has: {', '.join(ARSENAL)}")
+    return ARSENAL[canonical]
+
+
+def trait_id(name: str) -> str | None:
+    """Return the trait's id (``"en-avant"``...) for any spelling, or ``None`` if unknown."""
+    return _TRAIT_BY_NORM.get(_norm(name.replace("!", "").replace("'", " ")))
+
+
+def quality_of(profile: Mapping[str, Any] | None, who: str) -> Quality:
+    """Return the quality a profile names (``recrue``, ``aguerri``, ``vétéran``, ``élite``)."""
+    name = (profile or {}).get("quality")
+    q = _QUALITY_BY_NORM.get(_norm(str(name))) if name is not None else None
+    if q is None:
+        raise InvalidActionError(f"{who} has no Feu à Volonté quality (profile quality {name!r}); "
+                                 f"qualities are: {', '.join(QUALITIES)}")
+    return QUALITIES[q]
+
+
+def role_of(role: str | None) -> str:
+    """Return ``leader``, ``second`` or ``trooper`` (no role = homme de troupe)."""
+    if role is None:
+        return "trooper"
+    r = _ROLE_BY_NORM.get(_norm(role))
+    if r is None:
+        raise InvalidActionError(f"unknown Feu à Volonté grade {role!r}; grades are: leader, second, trooper")
+    return r
+
+
+# -- recruitment ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recruit:
+    """One figure's recruitment cost, line by line."""
+
+    model_id: str
+    quality: Quality
+    grade: str
+    weapons: tuple[Weapon, ...]
+    traits: tuple[str, ...]
+
+    @property
+    def cost(self) -> int:
+        return (self.quality.cost + GRADE_COST[self.grade] + sum(w.cost for w in self.weapons)
+                + TRAIT_COST * len(self.traits))
+
+    def text(self) -> str:
+        parts = [f"{self.quality.name} {self.quality.cost}", f"{self.grade} +{GRADE_COST[self.grade]}"]
+        parts += [f"{w.name} +{w.cost}" for w in self.weapons if w.cost]
+        parts += [f"{t} +{TRAIT_COST}" for t in self.traits]
+        return f"{self.model_id}: {' + '.join(parts)} = {self.cost} PdR"
+
+
+def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | None, weapons: Iterable[str],
+               traits: Iterable[str], custom: Mapping[str, Any] | None) -> Recruit:
+    """Return the recruitment line of one figure (Coût = Qualité + Grade + Arme + Trait(s))."""
+    tids = []
+    for t in traits:
+        tid = trait_id(t)
+        if tid is None:
+            raise InvalidActionError(f"{model_id}: unknown trait {t!r}; traits are: {', '.join(TRAITS)}")
+        tids.append(tid)
+    return Recruit(model_id, quality_of(profile, model_id), role_of(role),
+                   tuple(arsenal_weapon(w, custom) for w in weapons), tuple(tids))
+
+
+def check_platoon(recruits: Sequence[Recruit], budget: int) -> list[str]:
+    """Return the recruitment limits ``recruits`` break (empty when the platoon is legal)."""
+    problems = []
+    n = len(recruits)
+    if not MIN_MEMBERS <= n <= MAX_MEMBERS:
+        problems.append(f"a platoon has {MIN_MEMBERS} to {MAX_MEMBERS} members, this one {n}")
+    leaders = [r.model_id for r in recruits if r.grade == "leader"]
+    seconds = [r.model_id for r in recruits if r.grade == "second"]
+    if len(leaders) != 1:
+        problems.append(f"a platoon needs exactly one leader, this one has {len(leaders)}"
+                        f"{' (' + ', '.join(leaders) + ')' if leaders else ''}")
+    if not 1 <= len(seconds) <= MAX_SECONDS:
+        problems.append(f"a platoon needs one or two seconds, this one has {len(seconds)}"
+                        f"{' (' + ', '.join(seconds) + ')' if seconds else ''}")
+    for r in recruits:
+        if len(r.traits) > MAX_TRAITS[r.grade]:
+            problems.append(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
+                            f"got {len(r.traits)}")
+    total = sum(r.cost for r in recruits)
+    if total > budget:
+        problems.append(f"the platoon costs {total} PdR, over the budget of {budget} PdR")
+    return problems
+
+
+def _budget(extra: Mapping[str, Any]) -> int:
+    budget = extra.get("budget", BUDGET_PDR)
+    if budget not in (BUDGET_PDR, BUDGET_WITH_SUPPORT_PDR):
+        raise InvalidActionError(f"budget must be {BUDGET_PDR} PdR (or {BUDGET_WITH_SUPPORT_PDR} with "
+                                 f"support groups, 1914 à nos jours), got {budget!r}")
+    return int(budget)
+
+
+def validate_roster(roster: Roster) -> None:
+    """Refuse a platoon the recruitment rules do not allow (Feu à Volonté, Recrutement).
+
+    Profiles name a ``quality``; models carry a ``role`` (leader, second, trooper),
+    weapons from the arsenal (or the roster's ``weapons`` with ``rate``, ``bonus``,
+    ``cost``) and up to two traits for the leader, one for the others, from the
+    Compétences list. The platoon has 5 to 10 members, one leader, one or two
+    seconds, and costs at most 30 PdR (``extra.budget`` 40 with support groups).
+    """
+    custom = roster.weapons
+    require_known_weapons(roster, builtin=[w for w in _all_weapon_spellings(roster)])
+    for unit in roster.units:
+        for where, rules in [(f"unit {unit.unit_id!r}", unit.rules)] + [(f"model {m.model_id!r}", m.rules)
+                                                                        for m in unit.models]:
+            for rule in rules:
+                if trait_id(rule) is None:
+                    roster.fail(f"{where} has unknown trait {rule!r}; Feu à Volonté traits are: "
+                                f"{', '.join(TRAITS)} ({SRC_TRAITS})")
+    for name, stats in custom.items():
+        for key in ("rate", "bonus"):
+            if not isinstance(stats.get(key), int) or isinstance(stats.get(key), bool):
+                roster.fail(f"weapons.{name}.{key} must be a whole number")
+    recruits = []
+    for unit, m in roster.all_models():
+        profile = roster.profiles.get(roster.profile_of(unit, m) or "")
+        try:
+            recruits.append(recruit_of(m.model_id, profile, m.role, m.weapons, (*unit.rules, *m.rules), custom))
+        except InvalidActionError as exc:
+            roster.fail(str(exc))
+    try:
+        budget = _budget(roster.extra)
+    except InvalidActionError as exc:
+        roster.fail(f"extra.{exc}")
+    problems = check_platoon(recruits, budget)
+    if problems:
+        roster.fail("recruitment refused: " + "; ".join(problems) + f" ({SRC_RECRUIT})")
+
+
+def _all_weapon_spellings(roster: Roster) -> list[str]:
+    out = []
+    for _, m in roster.all_models():
+        for w in m.weapons:
+            if _norm(w) in _BY_NORM:
+                out.append(w)
+    return out
+
+
+def roster_cost(roster: Roster) -> tuple[int, list[str]]:
+    """Return the platoon's total cost in PdR and one line per figure.
+
+    Example (Recrutement): Micka's paras, five élite and one aguerri, a leader and a
+    second, come to 25 PdR (see the tests).
+    """
+    lines, total = [], 0
+    for unit, m in roster.all_models():
+        r = recruit_of(m.model_id, roster.profiles.get(roster.profile_of(unit, m) or ""), m.role, m.weapons,
+                       (*unit.rules, *m.rules), roster.weapons)
+        total += r.cost
+        lines.append(r.text())
+    return total, lines
