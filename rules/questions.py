@@ -99,6 +99,22 @@ def questions(plan_or_ruleset: "TablePlan | str") -> tuple[str, ...]:
     return tuple(find_ruleset(name).ask_handlers())
 
 
+def describe(plan_or_ruleset: "TablePlan | str") -> list[dict[str, str]]:
+    """Return each question of a rule set with its usage line, for menus and help.
+
+    >>> describe("at-43")[3]["question"], describe("at-43")[3]["help"].split(":")[0]
+    ('objectives', 'objectives')
+    """
+    from rules.rulesets.base import find_ruleset
+    rs = find_ruleset(plan_or_ruleset if isinstance(plan_or_ruleset, str) else plan_or_ruleset.ruleset)
+    out = []
+    for name in rs.question_names:
+        method = getattr(rs, "ask_" + name.replace("-", "_"), None) or _COMMON.get(name)
+        doc = (method.__doc__ or name).strip().splitlines()[0] if method is not None else name
+        out.append({"question": name, "help": doc})
+    return out
+
+
 def handler(rs: "RuleSet", name: str) -> Handler:
     """Return the handler of question ``name``: the rule set's ``ask_<name>`` or the common one."""
     method = getattr(rs, "ask_" + name.replace("-", "_"), None)
@@ -238,7 +254,7 @@ def length_json(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> dict
 # -- common questions ------------------------------------------------------------------------------
 
 def q_distance(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """distance A B: models, units (closest models), or a model to a terrain piece, objective or edge."""
+    """distance A B [--how edge|centre]: models, units (closest models), or to a terrain piece, objective or edge."""
     v = args.parse(("A", "B"), flags={"how": "text"})
     how = v.get("how") or rs.measure_how(opts)
     if how not in ("edge", "centre"):

@@ -113,7 +113,10 @@ def _range(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mappin
 
 def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
     """range FIRING_UNIT TARGET_UNIT [--accuracy P]: leader-to-leader range band (the shot's difficulty)."""
-    v = _two_units(plan, args, {"accuracy": "int"})
+    v = _two_units(plan, args, {"accuracy": "int", "weapon-range": "number"})
+    if "weapon-range" in v:
+        raise InvalidActionError("range: AT-43 weapons have no range; the range band between the leaders is the "
+                                 "shot's difficulty. Give the weapon's précision with --accuracy P instead")
     d, band, steps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
     out: dict[str, Any] = {"distance": length_json(self, d, opts), "band": band, "difficulty": band}
     answer = f"portée {band} ({d / 10:.1f} cm between the leaders): difficulty {band}"

@@ -69,14 +69,18 @@ def _summary(answer: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from rules.plan import load_game
-    from rules.questions import ask, questions
+    from rules.questions import ask, describe
 
     rest, as_json, options = _split(args)
     plan = load_game(args.game)
     if args.question is None:
-        names = questions(plan)
-        print(json.dumps({"ruleset": plan.ruleset, "questions": list(names)}) if as_json
-              else f"{plan.ruleset} questions: {', '.join(names)}")
+        menu = describe(plan)
+        if as_json:
+            print(json.dumps({"ruleset": plan.ruleset, "questions": menu}, ensure_ascii=False))
+        else:
+            print(f"{plan.ruleset} questions: {', '.join(q['question'] for q in menu)}")
+            for q in menu:
+                print(f"  {q['help']}")
         return 0
     answer = ask(plan, args.question, rest, options)
     if as_json:

@@ -172,3 +172,17 @@ def test_cli_malformed_game_file(capsys: Any, tmp_path: Path) -> None:
     bad.write_text('{"ruleset": "at-43", "table": {"width_mm": 10}}', encoding="utf-8")
     code, _, err = run(capsys, str(bad), "distance", "a", "b")
     assert code == 2 and "table.depth_mm is missing" in err
+
+
+def test_describe_gives_a_usage_line_per_question(capsys: Any) -> None:
+    from rules.questions import describe
+    menu = describe("firefight")
+    assert [q["question"] for q in menu] == list(find_ruleset("firefight").question_names)
+    assert all(q["help"].startswith(q["question"]) for q in menu)
+    code, out, _ = run(capsys, str(SAMPLE["firefight"]), "--json")
+    assert code == 0 and json.loads(out)["questions"][0]["question"] == "distance"
+
+
+def test_at43_range_explains_there_is_no_weapon_range() -> None:
+    with pytest.raises(InvalidActionError, match="AT-43 weapons have no range"):
+        ask(load_game(SAMPLE["at-43"]), "range", ["sierra-alpha", "golems-264", "--weapon-range", "30"])
