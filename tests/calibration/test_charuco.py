@@ -107,12 +107,13 @@ def test_calibrates_the_sample_board_photos_to_their_true_camera() -> None:
     assert all(r.used for r in report)
     assert cam.focal_px == pytest.approx(true_cam.focal_px, rel=0.005)
     assert np.allclose(cam.matrix[:2, 2], true_cam.matrix[:2, 2], atol=3.0)
-    # where the board was seen, the model removes the true lens distortion to a fraction of a pixel
+    # where the board was seen, the model removes the true lens distortion (tens of pixels) to
+    # within a pixel; a principal point off by 1-2 px alone moves the correction by a few tenths
     w, h = cam.image_size
     seen = np.concatenate([r.corners_px for r in report])
     shift, true_shift = cam.undistort_px(seen) - seen, true_cam.undistort_px(seen) - seen
     assert np.abs(true_shift).max() > 10.0
-    assert np.linalg.norm(shift - true_shift, axis=1).max() < 0.5
+    assert np.linalg.norm(shift - true_shift, axis=1).max() < 1.0
     # the coverage is the hull of every corner used, as a fraction of the image
     hull = cv2.convexHull(seen.astype(np.float32))
     assert image_coverage(report, cam.image_size) == pytest.approx(cv2.contourArea(hull) / (w * h))
