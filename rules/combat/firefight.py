@@ -250,6 +250,8 @@ class Batch:
     bane: bool = False
     ignores_regeneration: bool = False
     impact: bool = False
+    ignores_cover: bool = False
+    share: tuple[int, int] = (1, 0)  # (units sharing the hits, this unit's place): Blast spreads hits evenly
 
     def hits_dist(self) -> Distribution:
         return _hits_dist(self)
@@ -261,7 +263,19 @@ def _hits_dist(batch: Batch) -> Distribution:
     dist = Distribution.certain((0, 0))
     for _ in range(batch.dice):
         dist = dist.convolve(one, _add)
-    return dist.map(lambda h: (h[0] * batch.blast, h[1] * batch.blast))
+    return dist.map(lambda h: (split_share(h[0] * batch.blast, batch.share), split_share(h[1] * batch.blast, batch.share)))
+
+
+def split_share(hits: int, share: tuple[int, int]) -> int:
+    """Return one unit's share of ``hits`` spread evenly over ``share[0]`` units (Blast); the first places take the rest.
+
+    >>> [split_share(7, (3, i)) for i in range(3)]
+    [3, 2, 2]
+    """
+    n, i = share
+    if n == 0:
+        return 0
+    return hits // n + (1 if i < hits % n else 0)
 
 
 @dataclass(frozen=True)
@@ -276,7 +290,7 @@ class Defence:
 @functools.lru_cache(maxsize=4096)
 def wounds_dist(batch: Batch, d: Defence) -> Distribution:
     """Return the distribution of ``(deadly packets, plain wounds)`` one batch inflicts."""
-    cover = 0 if batch.blast > 1 else d.cover
+    cover = 0 if batch.ignores_cover else d.cover
     pf = defence_fail_chance(d.defense, batch.ap, cover, batch.bane)
     pr = defence_fail_chance(d.defense, 4, cover, batch.bane)
     keep = Fraction(2, 3) if d.regeneration and not batch.ignores_regeneration else Fraction(1)
@@ -520,6 +534,7 @@ def _weapon_batch(plan: TablePlan, name: str, firers: list[Model], spec: HitSpec
         weapon=name, firers=tuple(f.model_id for f in firers), dice=dice, hit=spec, ap=ap,
         blast=1, deadly=max(1, rule_value(wrules, "Deadly") or 1), bane=has_rule(wrules, "Bane"),
         ignores_regeneration=any(has_rule(wrules, r) for r in ("Bane", "Rending", "Unstoppable")),
+        ignores_cover=has_rule(wrules, "Blast"),
     )
 
 
@@ -589,6 +604,9 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
                                  + "; " + "; ".join(s.text for s in steps[-3:]))
     batches = [_weapon_batch(plan, key[0], fs, specs[key], melee=False, charging=False) for key, fs in groups.items()]
     blast_batches = []
+    order = [target]
+    if any(rule_value(weapon_of(plan, b.weapon).get("rules", ()), "Blast") for b in batches):
+        order = _blast_order(request, target, _units_near_unit(plan, target, inches(3)))
     for b in batches:
         x = rule_value(weapon_of(plan, b.weapon).get("rules", ()), "Blast")
         if x:
@@ -596,16 +614,24 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
             mult = min(x, near_count)
             steps.append(Step("Blast", f"{b.weapon}: each hit x{mult} (Blast({x}), {near_count} enemy models within 3\" of {target}); ignores cover",
                               _src("Blast"), value=mult))
-            b = dataclasses.replace(b, blast=mult)
-            others = _units_near_unit(plan, target, inches(3))
-            if others:
-                steps.append(Step("Blast spread", f"the defender must spread the Blast hits evenly over {target} and "
-                                  f"{', '.join(others)} (within 3\"); this resolution puts them all on {target}: "
-                                  "move the share of another unit by resolving it with that unit as the target",
-                                  _src("Blast")))
+            b = dataclasses.replace(b, blast=mult, share=(len(order), order.index(target)))
+            if len(order) > 1:
+                steps.append(Step("Blast spread", f"{b.weapon}: its hits are spread evenly over {', '.join(order)} "
+                                  "(enemy units within 3\" of the target); the first in this order take the odd ones "
+                                  "(the defender's choice, argument blast_order)", _src("Blast")))
         blast_batches.append(b)
     cover_models = sum(1 for v in cover_votes.values() if v)
-    return blast_batches, cover_models
+    return blast_batches, cover_models, order
+
+
+def _blast_order(request: Mapping[str, Any], target: str, others: list[str]) -> list[str]:
+    given = req_list(request, "blast_order")
+    everyone = [target] + others
+    if not given:
+        return everyone
+    if sorted(given) != sorted(everyone):
+        raise InvalidActionError(f"blast_order must list exactly the units sharing the Blast hits: {', '.join(everyone)}")
+    return given
 
 
 def _units_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> list[str]:
@@ -651,8 +677,8 @@ def outcome_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Bod
     return wdist.map(lambda w: sum(w[0]) + w[1]), wdist.bind(final)
 
 
-def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence) -> tuple[list[tuple], list[Step], tuple]:
-    """Roll hits, then defences, then Regeneration; return per-batch records, steps, wounds."""
+def roll_hits(dice: Dice, batches: tuple[Batch, ...]) -> tuple[list[tuple[int, int]], list[Step]]:
+    """Roll every to-hit die; return ``(hits, rending hits)`` per batch after Blast, before any share."""
     steps: list[Step] = []
     hits: list[tuple[int, int]] = []
     for b in batches:
@@ -660,12 +686,22 @@ def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence) -> tuple[l
         h = [hit_face(f, b.hit) for f in faces]
         n = (sum(x[0] for x in h) * b.blast, sum(x[1] for x in h) * b.blast)
         hits.append(n)
-        steps.append(Step("to hit", f"{b.weapon}: dice {list(faces)} -> {n[0] + n[1]} hit(s)" + (f" ({n[1]} with AP(4))" if n[1] else ""),
-                          _src("Tir")))
+        if faces:
+            steps.append(Step("to hit", f"{b.weapon}: dice {list(faces)} -> {n[0] + n[1]} hit(s)"
+                              + (f" ({n[1]} with AP(4))" if n[1] else "") + (f" after Blast x{b.blast}" if b.blast > 1 else ""),
+                              _src("Tir")))
+    return hits, steps
+
+
+def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence,
+                  rolled_hits: list[tuple[int, int]]) -> tuple[list[tuple], list[Step], tuple]:
+    """Roll defences then Regeneration for this unit's share of the hits; return hits, steps, wounds."""
+    steps: list[Step] = []
+    hits = [(split_share(h, b.share), split_share(r, b.share)) for b, (h, r) in zip(batches, rolled_hits)]
     packets: tuple[int, ...] = ()
     plain = 0
     for b, (h, r) in zip(batches, hits):
-        cover = 0 if b.blast > 1 else defence.cover
+        cover = 0 if b.ignores_cover else defence.cover
         wounds = 0
         faces_all = []
         for ap, count in ((b.ap, h), (4, r)):
@@ -678,7 +714,7 @@ def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence) -> tuple[l
                 if not defence_blocks(f, defence.defense, cover - ap):
                     wounds += 1
         if faces_all:
-            steps.append(Step("defence", f"{b.weapon}: defence dice {faces_all} -> {wounds} wound(s)", _src("Tir")))
+            steps.append(Step("defence", f"{b.weapon}: {h + r} hit(s), defence dice {faces_all} -> {wounds} wound(s)", _src("Tir")))
         if wounds and defence.regeneration and not b.ignores_regeneration:
             rf = dice.roll_many(wounds)
             saved = sum(1 for f in rf if f >= 5)
@@ -704,13 +740,18 @@ class Rolled:
 
 
 def roll_outcome(dice: Dice, batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Body, ...],
-                 fear: int = 0) -> Rolled:
+                 fear: int = 0, hits: list[tuple[int, int]] | None = None) -> Rolled:
     """Roll one attack on one unit: hits, defences, Regeneration, wounds spread, the wound-effects die.
 
-    The dice counterpart of :func:`outcome_odds` (same inputs, one outcome).
+    The dice counterpart of :func:`outcome_odds` (same inputs, one outcome). ``hits``
+    (from :func:`roll_hits`) when the to-hit dice are already rolled (Blast shares).
     """
-    hit_counts, rsteps, wounds = _roll_batches(dice, list(batches), defence)
-    steps = list(rsteps)
+    steps: list[Step] = []
+    if hits is None:
+        hits, hsteps = roll_hits(dice, batches)
+        steps += hsteps
+    hit_counts, rsteps, wounds = _roll_batches(dice, list(batches), defence, hits)
+    steps += rsteps
     alive, removed, last_hit = allocate(bodies, wounds[0], wounds[1])
     effect = "none"
     if removed:
@@ -765,6 +806,7 @@ class Setup:
     defence: Defence
     bodies: tuple[Body, ...]
     steps: tuple[Step, ...]
+    others: tuple[tuple[str, "Setup"], ...] = ()  # other units taking a share of Blast hits
 
 
 def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
@@ -782,7 +824,7 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
     if _is_shaken(plan, firing):
         raise IllegalActionError(f"{firing} is shaken: it stays idle and cannot shoot ({_src('Effets des blessures')})")
     steps: list[Step] = []
-    batches, cover_models = _shooting_batches(plan, request, firing, target, st, steps)
+    batches, cover_models, order = _shooting_batches(plan, request, firing, target, st, steps)
     for b in batches:
         steps.append(Step("to hit", f"{b.weapon}: {b.dice} attack(s) from {', '.join(b.firers)}, Quality "
                           f"{threshold(b.hit.quality)}{f' with {b.hit.modifier:+d}' if b.hit.modifier else ''}: "
@@ -799,7 +841,13 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
     steps.append(Step("defence", f"{target} blocks on {threshold(defence.defense)}"
                       f"{f' (+{defence.cover} cover)' if defence.cover else ''}", _src("Tir")))
     bodies = _bodies(plan, _removal_order(plan, target, request))
-    return Setup(tuple(batches), defence, bodies, tuple(steps))
+    others = []
+    for u in order:
+        if u == target:
+            continue
+        ub = tuple(dataclasses.replace(b, share=(len(order), order.index(u)) if b.ignores_cover else (0, 0)) for b in batches)
+        others.append((u, Setup(ub, _defence(plan, u, 0, melee=False, steps=[]), _bodies(plan, _removal_order(plan, u, {})), ())))
+    return Setup(tuple(batches), defence, bodies, tuple(steps), tuple(others))
 
 
 def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -818,11 +866,20 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {f"to hit ({b.weapon})": _needed(b.hit) for b in batches}
     needed["defence"] = threshold(defence.defense)
     odds = {"hits": hits, "wounds": wounds, "outcome (models removed, last model)": outcome}
+    for u, sub in setup.others:
+        odds[f"outcome on {u} (its Blast share)"] = outcome_odds(sub.batches, sub.defence, sub.bodies, 0)[1]
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    rolled = roll_outcome(dice, setup.batches, defence, setup.bodies)
+    raw_hits, hsteps = roll_hits(dice, setup.batches)
+    steps.extend(hsteps)
+    rolled = roll_outcome(dice, setup.batches, defence, setup.bodies, hits=raw_hits)
     steps.extend(rolled.steps)
     after, res = _apply(plan, rolled)
+    for u, sub in setup.others:
+        r2 = roll_outcome(dice, sub.batches, sub.defence, sub.bodies, hits=raw_hits)
+        steps.extend(Step(x.rule, f"{u}: {x.text}", x.source, x.value) for x in r2.steps)
+        after, res_u = _apply(after, r2)
+        res.setdefault("blast_shares", {})[u] = res_u
     limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
     if limited:
         u = after.unit(firing)

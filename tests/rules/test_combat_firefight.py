@@ -596,7 +596,44 @@ def test_blast_names_the_other_units_within_three_inches():
                       ("c1", "bystanders", 2, 10, "trooper", [])], units={"bystanders": ("T", [])})
     r = ff.shoot(plan, {"firing": "shooters", "target": "targets"}, None)
     assert [s.value for s in r.steps if s.rule == "Blast"] == [2]
-    assert "bystanders" in [s for s in r.steps if s.rule == "Blast spread"][0].text
+    assert "targets, bystanders" in [s for s in r.steps if s.rule == "Blast spread"][0].text
+    # one hit x2, one for each unit: P(a wound on the bystander) = 1/2 (hit) * 1/2 (4+ defence fails)
+    share = r.odds["outcome on bystanders (its Blast share)"].probs
+    assert share[(0, "none")] == Fraction(3, 4)
+    # hit 5 -> 2 hits; targets: defence 1 (wound), wound die 6 (out); bystanders: defence 1, wound die 2 (shaken)
+    r = ff.shoot(plan, {"firing": "shooters", "target": "targets"}, Dice.given([5, 1, 6, 1, 2]))
+    assert r.result["removed"] == ["b1"] and r.result["blast_shares"]["bystanders"]["effect"] == "shaken"
+    assert r.plan_after.model("c1").has_status("shaken")
+    r = ff.shoot(plan, {"firing": "shooters", "target": "targets", "blast_order": "bystanders,targets"}, None)
+    assert r.odds["outcome on bystanders (its Blast share)"].probs[(0, "none")] == Fraction(3, 4)
+    with pytest.raises(InvalidActionError, match="blast_order"):
+        ff.shoot(plan, {"firing": "shooters", "target": "targets", "blast_order": "targets"}, None)
+
+
+def test_blast_shares_against_enumeration():
+    """Three hits spread over two units: each unit's share outcome against every die."""
+    plan = make_plan([("a1", "shooters", 0, 0, "trooper", ["blast gun"]), ("b1", "targets", 0, 10, "brute", []),
+                      ("b2", "targets", 1.2, 10, "brute", []), ("c1", "bystanders", 2.4, 10, "brute", [])],
+                     units={"bystanders": ("T", [])})
+    setup = ff.shot_setup(plan, {"firing": "shooters", "target": "targets"})
+    (name, sub), = setup.others
+    assert name == "bystanders" and setup.batches[0].blast == 3 and setup.batches[0].share == (2, 0)
+
+    def both(d: Dice) -> tuple:
+        hits, _ = ff.roll_hits(d, setup.batches)
+        a = ff.roll_outcome(d, setup.batches, setup.defence, setup.bodies, hits=hits)
+        b = ff.roll_outcome(d, sub.batches, sub.defence, sub.bodies, hits=hits)
+        return (len(a.removed), a.effect), (len(b.removed), b.effect)
+
+    brute = enumerate_dice(both)
+    mine = {}
+    for (a, b), p in brute.items():
+        mine[a] = mine.get(a, 0) + p
+    assert mine == dict(ff.outcome_odds(setup.batches, setup.defence, setup.bodies, 0)[1].probs)
+    theirs = {}
+    for (a, b), p in brute.items():
+        theirs[b] = theirs.get(b, 0) + p
+    assert theirs == dict(ff.outcome_odds(sub.batches, sub.defence, sub.bodies, 0)[1].probs)
 
 
 def test_cli_style_arguments_are_read():
