@@ -46,31 +46,35 @@ def make_cv_board(spec: BoardSpec = KIT_BOARD) -> cv2.aruco.CharucoBoard:
     return cv2.aruco.CharucoBoard((spec.squares_x, spec.squares_y), float(spec.square_mm), float(spec.marker_mm), d)
 
 
+_TARGETS = ((0.12, 0.15), (0.5, 0.12), (0.88, 0.15), (0.1, 0.5), (0.5, 0.5), (0.9, 0.5),
+            (0.12, 0.85), (0.5, 0.88), (0.88, 0.85), (0.3, 0.3), (0.7, 0.7), (0.5, 0.5))
+
+
 def board_poses(seed: int = 7) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Twelve (rvec, tvec) board-to-camera poses: distances 350-650 mm, tilts up to 40 degrees."""
+    """Twelve (rvec, tvec) board-to-camera poses spread over the image: 300-480 mm away, tilted up to 40 deg."""
     rng = np.random.default_rng(seed)
     w, h = KIT_BOARD.width_mm, KIT_BOARD.height_mm
     cam = _camera(np.zeros(3), np.zeros(3))
+    m = PAPER_MARGIN_MM
+    paper = np.array([[-m, -m, 0], [w + m, -m, 0], [w + m, h + m, 0], [-m, h + m, 0]], np.float64)
     poses: list[tuple[np.ndarray, np.ndarray]] = []
-    while len(poses) < 12:
-        k = len(poses)
-        tilt = math.radians(rng.uniform(5, 40) if k else 0.0)
+    for k, (fu, fv) in enumerate(_TARGETS):
+        tilt = math.radians(rng.uniform(10, 40) if k != 4 else 0.0)
         direction = rng.uniform(0, 2 * math.pi)
-        spin = math.radians(rng.uniform(-35, 35) + (180 if k % 4 == 3 else 0))
-        r_spin = cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
-        axis = np.array([math.cos(direction), math.sin(direction), 0.0])
-        r_tilt = cv2.Rodrigues(axis * tilt)[0]
-        rot = r_tilt @ r_spin
-        dist = rng.uniform(350, 650)
-        centre_cam = np.array([rng.uniform(-0.25, 0.25) * dist, rng.uniform(-0.15, 0.15) * dist, dist])
-        tvec = centre_cam - rot @ np.array([w / 2, h / 2, 0.0])
-        rvec = cv2.Rodrigues(rot)[0].ravel()
-        corners = np.array([[-PAPER_MARGIN_MM, -PAPER_MARGIN_MM, 0], [w + PAPER_MARGIN_MM, -PAPER_MARGIN_MM, 0],
-                            [w + PAPER_MARGIN_MM, h + PAPER_MARGIN_MM, 0], [-PAPER_MARGIN_MM, h + PAPER_MARGIN_MM, 0]])
-        px, _ = cv2.projectPoints(corners, rvec, tvec, cam.matrix, cam.distortion)
-        px = px.reshape(-1, 2)
-        if px.min() < 20 or px[:, 0].max() > IMAGE_SIZE[0] - 20 or px[:, 1].max() > IMAGE_SIZE[1] - 20:
-            continue
+        spin = math.radians(rng.uniform(-30, 30) + (180 if k % 4 == 3 else 0))
+        rot = cv2.Rodrigues(np.array([math.cos(direction), math.sin(direction), 0.0]) * tilt)[0] \
+            @ cv2.Rodrigues(np.array([0.0, 0.0, spin]))[0]
+        dist = rng.uniform(300, 480)
+        for _ in range(60):
+            ray = cam.normalized_rays([[fu * IMAGE_SIZE[0], fv * IMAGE_SIZE[1]]])[0]
+            tvec = np.array([ray[0], ray[1], 1.0]) * dist - rot @ np.array([w / 2, h / 2, 0.0])
+            rvec = cv2.Rodrigues(rot)[0].ravel()
+            px, _ = cv2.projectPoints(paper, rvec, tvec, cam.matrix, cam.distortion)
+            px = px.reshape(-1, 2)
+            if px.min() >= 8 and px[:, 0].max() <= IMAGE_SIZE[0] - 8 and px[:, 1].max() <= IMAGE_SIZE[1] - 8:
+                break
+            fu, fv = 0.5 + 0.93 * (fu - 0.5), 0.5 + 0.93 * (fv - 0.5)  # draw it toward the centre
+            dist *= 1.01
         poses.append((rvec, tvec))
     return poses
 

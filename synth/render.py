@@ -148,14 +148,15 @@ def draw_mat(spec: SceneSpec, camera: CameraModel, rng: np.random.Generator,
     tex, ppmm = _mat_texture(spec, rng)
     b = TABLE_BORDER_MM
     xn, yn = (grid or RayGrid(camera, 1)).output_pixels()
-    rot = camera.rotation
+    xn, yn = xn.astype(np.float32), yn.astype(np.float32)
+    rot = camera.rotation.astype(np.float32)
     c = camera.centre_mm
     dx = xn * rot[0, 0] + yn * rot[1, 0] + rot[2, 0]
     dy = xn * rot[0, 1] + yn * rot[1, 1] + rot[2, 1]
     dz = xn * rot[0, 2] + yn * rot[1, 2] + rot[2, 2]
-    lam = -c[2] / dz
-    mx = ((c[0] + lam * dx + b) * ppmm - 0.5).astype(np.float32)
-    my = ((c[1] + lam * dy + b) * ppmm - 0.5).astype(np.float32)
+    lam = np.float32(-c[2]) / dz
+    mx = (np.float32(c[0] + b) + lam * dx) * np.float32(ppmm) - np.float32(0.5)
+    my = (np.float32(c[1] + b) + lam * dy) * np.float32(ppmm) - np.float32(0.5)
     return cv2.remap(tex, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=FLOOR)
 
 
@@ -245,12 +246,16 @@ def _draw_hand(canvas: Canvas, hand: HandSpec) -> None:
         canvas.capsule(pa, pb, r, hand.colour)
 
 
-def _degrade(spec: SceneSpec, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _degrade(spec: SceneSpec, image: np.ndarray, seed: int) -> np.ndarray:
+    """Blur (optics), then add sensor noise (OpenCV's seeded generator: fast and repeatable)."""
     out = image.astype(np.float32)
     if spec.blur_sigma > 0:
         out = cv2.GaussianBlur(out, (0, 0), spec.blur_sigma)
     if spec.noise_sigma > 0:
-        out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(spec.noise_sigma)
+        noise = np.empty(out.shape, np.float32)
+        cv2.setRNGSeed(int(seed) & 0x7FFFFFFF)
+        cv2.randn(noise, 0.0, float(spec.noise_sigma))
+        out += noise
     return np.clip(np.rint(out), 0, 255).astype(np.uint8)
 
 
@@ -315,7 +320,7 @@ def render_scene(spec: SceneSpec, static: StaticLayer | None = None) -> tuple[np
             canvas.depth[...] = static._buffers[1]
             canvas.label[...] = static._buffers[2]
         own = dict(static._own)
-    rng = np.random.default_rng(spec.seed if spec.noise_seed is None else spec.noise_seed)
+    noise_seed = spec.seed if spec.noise_seed is None else spec.noise_seed
     mk = spec.setup.markers
     sides = {k: hex_to_bgr(v) for k, v in spec.setup.bases.sides.items()}
     bh = mk.base_height_mm
@@ -338,7 +343,7 @@ def render_scene(spec: SceneSpec, static: StaticLayer | None = None) -> tuple[np
                for mid, n in own.items()}
     w_px, h_px = spec.camera.image_size
     small = cv2.resize(canvas.colour, (w_px, h_px), interpolation=cv2.INTER_AREA)
-    image = _degrade(spec, small, rng)
+    image = _degrade(spec, small, noise_seed)
     return image, build_truth(spec, visible)
 
 
