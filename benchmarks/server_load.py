@@ -212,6 +212,8 @@ def main() -> int:
         alone = run_phase(images, setup, game, watchers=0, seconds=args.seconds, fps=None, db=Path(tmp) / "a.db")
         crowd = run_phase(images, setup, game, watchers=args.watchers, seconds=args.seconds, fps=None,
                           db=Path(tmp) / "b.db")
+        paced_alone = run_phase(images, setup, game, watchers=0, seconds=args.seconds, fps=args.fps,
+                                db=Path(tmp) / "c0.db")
         paced = run_phase(images, setup, game, watchers=args.watchers, seconds=args.seconds, fps=args.fps,
                           db=Path(tmp) / "c.db")
     load = os.getloadavg()[0]
@@ -221,16 +223,22 @@ def main() -> int:
     print(f"tracker flat out, {args.watchers} watchers:  {crowd['fps']:6.1f} frames/s, median {crowd['track_ms']:5.1f} ms "
           f"per frame ({crowd['fps'] / alone['fps']:.0%} of the throughput alone; each watcher also fetched the "
           f"newest camera JPEG whenever free)")
+    print(f"camera pace {args.fps:g} fps, no watcher:  {paced_alone['fps']:6.1f} frames/s processed, "
+          f"median {paced_alone['track_ms']:5.1f} ms per frame")
     print(f"camera pace {args.fps:g} fps, {args.watchers} watchers: {paced['fps']:6.1f} frames/s processed "
-          f"({'kept' if paced['fps'] >= 0.95 * args.fps else 'NOT kept'}), median {paced['track_ms']:5.1f} ms per frame")
+          f"({paced['fps'] / paced_alone['fps']:.0%} of no watcher), median {paced['track_ms']:5.1f} ms per frame")
     for name, values in (("tracked -> SSE message", paced["delivery"]), ("capture -> SSE message", paced["sse"]),
                          ("capture -> JPEG received", paced["img"])):
         print(f"  {name:26s} median {statistics.median(values) if values else float('nan'):6.1f} ms, "
               f"p95 {pct(values, 0.95):6.1f} ms, max {max(values) if values else float('nan'):6.1f} ms "
               f"({len(values)} samples)")
-    ok = paced["img"] and pct(paced["img"], 0.95) <= 100.0 and paced["fps"] >= 0.95 * args.fps
-    print(f"target: p95 capture->browser <= 100 ms and the camera's pace kept: {'met' if ok else 'NOT met'}")
-    for phase in (alone, crowd, paced):
+    kept = paced["fps"] >= 0.95 * paced_alone["fps"]
+    fast = bool(paced["img"]) and pct(paced["img"], 0.95) <= 100.0
+    print(f"target: watchers do not slow the tracker (>= 95% of its paced rate alone): {'met' if kept else 'NOT met'}")
+    print(f"target: p95 capture -> JPEG in the browser <= 100 ms: {'met' if fast else 'NOT met'} "
+          f"(median {statistics.median(paced['img']) if paced['img'] else float('nan'):.0f} ms; the tracker's own "
+          f"time per frame is part of it)")
+    for phase in (alone, crowd, paced_alone, paced):
         for err in phase["errors"]:
             print(f"watcher error: {err}")
     return 0

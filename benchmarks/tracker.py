@@ -191,7 +191,12 @@ def score_models(found: dict[int, tuple[float, float, float]], truth: dict) -> d
 
 
 def score_bases(found: list, truth: dict) -> dict[str, list]:
-    out: dict[str, list] = {"bases": [len(truth["bases"])], "bases_found": [0], "base_err": [], "base_side": [0]}
+    out: dict[str, list] = {"bases": [len(truth["bases"])], "bases_found": [0], "base_err": [], "base_side": [0],
+                            "base_false": [0]}
+    places = [(b["x_mm"], b["y_mm"]) for b in truth["bases"]] + [(m["x_mm"], m["y_mm"]) for m in truth["models"]]
+    for f in found:   # a circle where there is neither a bare base nor a model
+        if min(math.hypot(f.x_mm - x, f.y_mm - y) for x, y in places) > 6.0:
+            out["base_false"][0] += 1
     for b in truth["bases"]:
         near = [f for f in found if math.hypot(f.x_mm - b["x_mm"], f.y_mm - b["y_mm"]) <= 6.0]
         if near:
@@ -256,6 +261,7 @@ def report(config: str, a: dict[str, list], b: dict[str, list], t: dict[str, flo
          f"{np.percentile(b['facing'], 95):.2f}" if b["facing"] else "nan"),
         ("bare bases found", pct(a, "bases_found", "bases"), "no base mode"),
         ("bare base centre RMS mm", f"{rms(a['base_err']):.3f}", "-"),
+        ("circles where nothing stands", f"{sum(a['base_false'])}", "-"),
         ("bare base size+side right", pct(a, "base_side", "bases_found"), "-"),
         ("ms/frame CPU, median (1 thread)", f"{t['cpu']:.1f}", f"{t['base_cpu']:.1f}"),
         ("ms/frame CPU, mean / p90", f"{t['cpu_mean']:.1f} / {t['cpu_p90']:.1f}", "-"),

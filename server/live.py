@@ -217,6 +217,9 @@ class FrameImages:
         self.calibration_version = 0
 
     def update(self, snap: Snapshot) -> None:
+        """Keep ``snap`` as the latest frame (a frame without an image keeps the last good one)."""
+        if snap.image is None:
+            return
         with self._lock:
             if snap.projector is not (self._snap.projector if self._snap else None):
                 self.calibration_version += 1

@@ -488,3 +488,18 @@ def test_models_out_of_cohesion_are_marked_for_every_watcher(make_app: Any) -> N
     assert client.get("/api/state").json["game"]["cohesion"] == {"squad": ["s3"]}
     r = client.post("/api/models/s3/move", json={"x_mm": 180, "y_mm": 100})  # 15 mm from s2: within 1"
     assert r.json["game"]["cohesion"] == {}
+
+
+def test_a_frame_without_image_keeps_the_last_good_one(make_app: Any) -> None:
+    from server.live import Snapshot
+    app = make_app([([still(4, 100, 100)], [])])
+    ov = app.extensions["tabletracker"]
+    ov.loop.step()
+    lost = Snapshot(2, 0.0, 0.0, None, (), (), (TrackEvent("camera_lost"),), None, (600.0, 400.0),
+                    status="camera_lost", message="camera 0: no frame")
+    ov.on_snapshot(lost)
+    client = app.test_client()
+    assert client.get("/api/state").json["live"]["status"] == "camera_lost"
+    r = client.get("/api/frame/camera.jpg")
+    assert r.status_code == 200 and r.headers["X-Frame-Seq"] == "1"
+    assert client.get("/api/projection").status_code == 200
