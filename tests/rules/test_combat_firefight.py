@@ -646,3 +646,26 @@ def test_cli_style_arguments_are_read():
     assert r.needed["spell"] == "3+"
     with pytest.raises(InvalidActionError, match="unit:tokens"):
         ff.cast(plan, {"caster": "witch", "cost": "1", "helpers": "coven"}, None)
+
+
+def test_on_the_geometry_sample_game():
+    """The geometry engineer's sample table (forest, ruins, barricade, building) with profiles added."""
+    import dataclasses
+
+    from rules.frozen import freeze
+    from rules.plan import load_game
+
+    plan = load_game(ROSTERS.parent / "games" / "firefight-sample.json")
+    profiles = {"Battle Brother": {"quality": 3, "defense": 3}, "Captain": {"quality": 3, "defense": 3},
+                "Sniper": {"quality": 3, "defense": 4}, "Cultist": {"quality": 5, "defense": 5},
+                "Sorcerer": {"quality": 4, "defense": 5}, "Biker": {"quality": 4, "defense": 4}}
+    arms = {"squad-a": ["long rifle"], "snipers-a": ["ap rifle"], "squad-b": ["rifle"], "captain-a": ["pistol"]}
+    plan = dataclasses.replace(
+        plan, profiles=freeze(profiles), weapons=freeze({**WEAPONS, "long rifle": {"range_in": 36, "attacks": 1}}),
+        models=tuple(dataclasses.replace(m, weapons=tuple(arms.get(m.unit_id, ["blade"]))) for m in plan.models))
+    r = ff.shoot(plan, {"firing": "squad-a", "target": "squad-b"}, None)
+    assert sum(r.odds[OUTCOME].probs.values()) == 1 and r.needed["to hit (long rifle)"] == "3+"
+    r = ff.shoot(plan, {"firing": "squad-a", "target": "squad-b"}, Dice.seeded(7))
+    assert len(r.plan_after.models_of("squad-b")) == 5 - len(r.result["removed"])
+    st = ff.end_round(plan.with_state({"activated": [u.unit_id for u in plan.units]}), {}, None)
+    assert set(st.result["objectives"]) == {"obj-1", "obj-2", "obj-3"}

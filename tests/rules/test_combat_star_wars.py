@@ -330,3 +330,28 @@ def test_scripted_turn():
     assert ids == ["off", "st1", "rb", "cm"]
     assert [d["id"] for d in plan.state["dead"]] == ["lt", "dt"]
     assert r.result["points_left"] == {"empire": 30, "rebels": 22} and plan.state["turn"] == 2
+
+
+def test_on_the_geometry_sample_game():
+    """The geometry engineer's sample table with the seed's profiles: bubbles, sight and shots on real terrain."""
+    import dataclasses
+
+    from rules.frozen import freeze
+    from rules.plan import load_game
+
+    plan = load_game(ROSTERS.parent / "games" / "star-wars-sample.json")
+    plan = dataclasses.replace(plan, profiles=freeze(PROFILES))
+    r = sw.hero_phase(plan, {"hero": "officer-1", "with": sw.bubble(plan, "officer-1")[1]}, None)
+    assert set(r.result["activated"]) >= {"officer-1"}
+    shots = 0
+    for shooter in ("st-1", "st-3", "st-5"):
+        for target in ("rb-1", "rb-3", "rb-5"):
+            try:
+                res = sw.shoot(plan, {"shooter": shooter, "target": target}, None)
+            except IllegalActionError as exc:
+                assert "through" in str(exc) or "cannot see" in str(exc) or "out of range" in str(exc)
+                continue
+            shots += 1
+            p = res.odds["killed"].probs.get(True, 0)
+            assert 0 < p < 1 and res.needed["to hit"] in ("2+", "3+", "4+", "5+", "6+")
+    assert shots > 0
