@@ -311,6 +311,13 @@
     $("#game-name").textContent = view.game.name || "";
     fillSelects(before);
     renderAll();
+    if (before && before.game.ruleset !== view.game.ruleset) {
+      // another rule set: other actions, questions and terrain kinds
+      api("GET", "api/state").then((st) => {
+        S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
+        fillSelects(); refreshDerived().catch(showError);
+      }).catch(showError);
+    }
     refreshDerived().catch(showError);
     loadLog().catch(showError);
   }

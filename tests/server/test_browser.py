@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -211,3 +212,21 @@ def test_range_bands_of_a_weapon_are_drawn_around_a_model(browser: Any, sample: 
     assert text.startswith('à portée < 9.49"') and "hors de portée" in text, text
     assert page.locator("#plan-svg polygon.range-band").count() == 2
     page.close()
+
+
+def test_the_game_is_set_up_from_the_page(browser: Any, tmp_path: Path) -> None:
+    with Served(["--no-source", "--game", str(game_path()), "--db", str(tmp_path / "g.db")]) as served:
+        page = open_page(browser, served.url)
+        page.click("[data-tab=setup]")
+        page.fill("#su-width", "1000")
+        page.fill("#su-depth", "900")
+        page.click("#su-apply")
+        page.wait_for_function("() => window.TT.game.game.table.width_mm === 1000")
+        assert page.get_attribute("#plan-svg", "viewBox") == "0 0 1000 900"
+        # a rule set that does not know this table's terrain is refused, with the reason
+        page.select_option("#su-ruleset", "high-fire")
+        page.click("#su-apply")
+        page.wait_for_selector("#error:not([hidden])")
+        assert "before switching to high-fire" in page.inner_text("#error")
+        assert served.get("api/state")["game"]["game"]["ruleset"] == "at-43"
+        page.close()
