@@ -235,10 +235,10 @@ class Geometry:
 
         return model_distance_mm(a, b, how=self.how)
 
-    def fire_zone(self, firing: str, target: str) -> Any:
+    def fire_zone(self, firing: str, target: str, target_models: Sequence[str] | None = None) -> Any:
         from rules.zones import fire_zone
 
-        return fire_zone(self.plan, firing, target, how=self.how, source=SRC_ZONE)
+        return fire_zone(self.plan, firing, target, how=self.how, target_models=target_models, source=SRC_ZONE)
 
     def cover(self, firing: str, unit: str) -> dict[str, Any]:
         from rules.rulesets.at43 import cover_state
@@ -474,13 +474,23 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
                                  f"direct fire targets an enemy unit ({SRC_TARGET})")
     t_models = plan.models_of(target.unit_id)
     t_leader = plan.leader_of(target.unit_id) or (t_models[0] if t_models else None)
+    vehicle = request.get("vehicle")
+    if vehicle is not None:
+        chosen = plan.model(str(vehicle))
+        if chosen.unit_id != target.unit_id or _stat(plan, chosen, "category") != "vehicle":
+            raise InvalidActionError(f"{chosen.model_id!r} is not a vehicle of unit {target.unit_id!r}: only one "
+                                     f"vehicle of a vehicle unit may be targeted alone ({SRC_TARGET})")
+        t_models, t_leader = (chosen,), chosen
     if t_leader is None:
         raise IllegalActionError(f"unit {target.unit_id!r} has no model left on the table")
     geo = Geometry(plan)
     steps = [Step("salvo", f"{firing.unit_id} fires its {weapon.name}"
                            f"{' (second copy)' if copy_index else ''} at unit {target.unit_id}: every model "
                            f"carrying it fires at once", SRC_SALVO)]
-    fz = geo.fire_zone(firing.unit_id, target.unit_id)
+    fz = geo.fire_zone(firing.unit_id, target.unit_id, [m.model_id for m in t_models] if vehicle else None)
+    if vehicle is not None:
+        steps.append(Step("target", f"one vehicle targeted alone: {t_leader.model_id}; the fire zone and the range "
+                                    f"are taken from it", SRC_TARGET))
     armed = _armed(plan, firing, weapon, copy_index)
     in_zone, skipped = [], [f"{mid} ({why})" for mid, why in fz.skipped]
     for mid in fz.caught:
@@ -531,7 +541,7 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
     if skipped:
         steps.append(Step("fire zone", f"ignored in the fire zone: {'; '.join(skipped)}", SRC_DIRECT))
     cover_for = _cover_decider(plan, request, geo, firing, target, steps)
-    groups_for = _allocator(plan, geo, leader, weapon, target, in_zone, cover_for, steps)
+    groups_for = _allocator(plan, geo, leader, weapon, target, in_zone, cover_for, steps, t_models)
     hits = hit_odds(count, needed, weapon.rerolls)
     return _finish(plan, "shoot", steps, dice, count, needed, weapon, hits, groups_for, firing, target.unit_id,
                    prone_survivors=False, damage_on=t_leader)
@@ -587,9 +597,9 @@ def _structure_left(plan: TablePlan, m: Model) -> int:
 
 
 def _allocator(plan: TablePlan, geo: Geometry, leader: Model, weapon: Weapon, target: Unit,
-               in_zone: Sequence[Model], cover_for: Any, steps: list[Step]) -> Any:
+               in_zone: Sequence[Model], cover_for: Any, steps: list[Step], targets: Sequence[Model]) -> Any:
     """Return ``hits -> groups``: the fire zone first, one impact each, the rest to the target unit."""
-    t_models = sorted(plan.models_of(target.unit_id), key=lambda m: (geo.distance_mm(leader, m), m.model_id))
+    t_models = sorted(targets, key=lambda m: (geo.distance_mm(leader, m), m.model_id))
     firers = [m for m in plan.models_of(leader.unit_id)]
     hidden = [m for m in t_models if not any(geo.sees(f, m) for f in firers)]
     if hidden:

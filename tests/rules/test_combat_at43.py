@@ -373,3 +373,20 @@ def test_artillery_strike_fixed_roll_once_per_turn() -> None:
     resolve(next_turn, "artillery", req, None)
     with pytest.raises(IllegalActionError, match="neither an officer nor a leader"):
         resolve(plan, "artillery", {**req, "observer": "sa-2"}, None)
+
+
+def test_one_vehicle_of_a_vehicle_unit_may_be_targeted_alone() -> None:
+    """AT-43, 1/ Choix de la cible: armoured units are big targets; one vehicle may be the target alone."""
+    plan = at43_plan(475.0)
+    profiles = dict(plan.profiles)
+    profiles["fire toad"] = {"category": "vehicle", "size": 3, "protection": 4, "structure": 2}
+    plan = dataclasses.replace(plan, profiles=freeze(profiles), models=tuple(
+        dataclasses.replace(m, profile="fire toad") if m.unit_id == "golems-256" else m for m in plan.models))
+    req = {**LASER, "vehicle": "g256-9"}
+    res = resolve(plan, "shoot", req, None)
+    assert "one vehicle targeted alone: g256-9" in texts(res)
+    res = resolve(plan, "shoot", req, Dice.given([6] * 6 + [6] * 6))
+    assert [g["unit"] for g in res.result["groups"]] == ["golems-256"]
+    assert res.result["groups"][0]["impacts"] == 6 and res.result["removed"] == ["g256-9"]
+    with pytest.raises(InvalidActionError, match="is not a vehicle of unit 'golems-256'"):
+        resolve(at43_plan(475.0), "shoot", req, None)
