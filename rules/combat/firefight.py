@@ -19,7 +19,8 @@ live in ``unit.extra`` (``spell_tokens``, ``limited_used``).
 
 Dice order when typed in: to-hit dice (models in file order, then attacks), Impact
 dice, defence dice hit by hit (a Bane re-roll right after its 6), Regeneration dice,
-then the wound-effects die.
+then the wound-effects die; a Blast share of another unit follows (its defences,
+Regeneration, wound-effects die); in melee the strike back follows the charge.
 
 Examples
 --------
@@ -353,7 +354,7 @@ def allocate(bodies: tuple[Body, ...], packets: tuple[int, ...], plain: int) -> 
 
 def wound_roll_needed(body: Body, fear: int = 0) -> int | None:
     """Return the d6 needed for Hors de combat, or ``None`` when no roll is made yet (Tough)."""
-    if body.wounds < body.tough:
+    if body.wounds + fear < body.tough:  # Fear counts as wounds inflicted when checking wound effects
         return None
     bonus = body.wounds + (1 if body.shaken else 0) + fear
     return 5 + body.tough - bonus

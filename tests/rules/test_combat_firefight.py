@@ -142,6 +142,7 @@ def test_tough_example_of_the_seed():
     assert ff.wound_roll_needed(ff.Body("m", 3, 3, False)) == 5  # 5 + 3 = 8, d6 + 3 markers
     assert ff.wound_roll_needed(ff.Body("m", 1, 1, False)) == 5  # one wound: d6 + 1 >= 6
     assert ff.wound_roll_needed(ff.Body("m", 1, 1, True)) == 4  # shaken adds +1
+    assert ff.wound_roll_needed(ff.Body("m", 2, 3, False), fear=1) == 5  # Fear(1) counts: 2 + 1 reaches Tough(3)
 
 
 def test_groups_lose_one_model_per_wound_until_the_last():
