@@ -437,7 +437,9 @@ def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.nd
                   flat: np.ndarray, geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray) -> None:
     edges, _, is_area = _edges_of(geoms)
-    verts = np.concatenate([edges[:, :, 0, :], edges[:, :, 1, :]], axis=1)  # every end of every edge
+    n_edges = (~np.isnan(edges[:, :, 0, 0])).sum(axis=1)
+    last_end = edges[np.arange(len(geoms)), np.maximum(n_edges - 1, 0), 1, :]
+    verts = np.concatenate([edges[:, :, 0, :], last_end[:, None, :]], axis=1)  # every vertex, once
     pad = np.isnan(verts[..., 0])
     verts = np.where(pad[..., None], verts[:, :1, :], verts)  # pad with a repeated vertex, not NaN
     convex = np.array([_geom_info(g)[2] for g in geoms])
@@ -469,7 +471,6 @@ def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.nd
     sure = hard[cg] & convex[cg] & ~wide[ci, cg] & strictly & (dmax[ci, cg] < end - CONTACT_TOLERANCE_MM)
     blocked[ci[sure], cj[sure]] = True
     doubt = ~sure & hard[cg] & ~blocked[ci, cj]
-    n_edges = (~np.isnan(edges[:, :, 0, 0])).sum(axis=1)
     if doubt.any():
         di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
         p, q = _segment_ends(pos, rad, di, dj)
@@ -619,8 +620,20 @@ def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     return edges, area, convex
 
 
+_LAST_EDGES: list[Any] = [None, None]  # (geometries, result) of the last call: terrain rarely changes
+
+
 def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return padded boundary edges ``(G, E, 2, 2)`` (NaN past the last), bounds ``(G, 4)``, area flags."""
+    last = _LAST_EDGES[0]
+    if last is not None and len(last) == len(geoms) and all(a is b for a, b in zip(last, geoms)):
+        return _LAST_EDGES[1]  # type: ignore[no-any-return]
+    result = _edges_of_uncached(geoms)
+    _LAST_EDGES[0], _LAST_EDGES[1] = list(geoms), result
+    return result
+
+
+def _edges_of_uncached(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     per: list[np.ndarray] = []
     is_area: list[bool] = []
     for g in geoms:
@@ -634,6 +647,8 @@ def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np
     with np.errstate(invalid="ignore"):
         ends = edges.reshape(len(per), -1, 2)
         bounds = np.concatenate([np.nanmin(ends, axis=1), np.nanmax(ends, axis=1)], axis=1)
+    for arr in (edges, bounds):
+        arr.flags.writeable = False
     return edges, bounds, np.asarray(is_area, dtype=bool)
 
 
