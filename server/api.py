@@ -240,7 +240,7 @@ def load_rosters() -> Any:
         filename = item.string("filename")[:MAX_ID_LENGTH]
         rosters.append(rulesbridge.parse_roster_text(item.string("text"), filename))
     ov = overlay()
-    plan = rulesbridge.merge_rosters(ov.plan(), rosters)
+    plan = ov.place_seen(rulesbridge.merge_rosters(ov.plan(), rosters))
     names = [getattr(x, "source", "") for x in rosters]
     return _changed(ov.change("roster", plan, {"rosters": names,
                                                 "sides": [getattr(x, "side", "") for x in rosters]}))

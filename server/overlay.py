@@ -247,6 +247,18 @@ class Overlay:
             for m, t, _, f in moves]}, actor="tracker")
         return True
 
+    def place_seen(self, plan: TablePlan) -> TablePlan:
+        """Return ``plan`` with every model whose marker the camera sees now standing where it is seen.
+
+        Used when rosters bring models (with their marker ids) onto a table already in view.
+        """
+        seen = {s["marker_id"]: s for s in self.live_view().get("models", []) if s["seen"]}
+        for m in plan.models:
+            s = seen.get(m.marker_id) if m.marker_id is not None else None
+            if s is not None:
+                plan = edits.move_model(plan, m.model_id, (s["x_mm"], s["y_mm"]), s.get("facing_deg"))
+        return plan
+
     def sighting(self, marker_id: int) -> dict[str, Any] | None:
         """Return the live sighting of ``marker_id``, if the tracker follows it."""
         for s in self.live_view().get("models", []):

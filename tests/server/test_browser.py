@@ -230,3 +230,41 @@ def test_the_game_is_set_up_from_the_page(browser: Any, tmp_path: Path) -> None:
         assert "before switching to high-fire" in page.inner_text("#error")
         assert served.get("api/state")["game"]["game"]["ruleset"] == "at-43"
         page.close()
+
+
+def test_rosters_are_loaded_and_markers_assigned_from_the_page(browser: Any, tmp_path: Path) -> None:
+    truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "frame_0000.jpg").write_bytes((ROOT / "sample_images" / "hf600_1080p_top.jpg").read_bytes())
+    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
+    table = truth["setup"]["table"]
+    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": table, "units": [], "models": []}))
+    roster = ROOT / "rules" / "data" / "rosters" / "firefight-troopers.json"
+    markers = {m["marker_id"]: m for m in truth["models"]}
+    with Served(["--images", str(frames), "--setup", str(tmp_path / "setup.json"), "--game",
+                 str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")]) as served:
+        page = open_page_empty(browser, served.url)
+        page.wait_for_function("() => window.TT.live && window.TT.live.models.length > 5", timeout=30_000)
+        page.click("[data-tab=setup]")
+        page.set_input_files("#su-rosters", str(roster))
+        page.wait_for_function("() => window.TT.game.game.models.length > 0")
+        game = page.evaluate("() => window.TT.game.game")
+        tr1 = next(m for m in game["models"] if m["id"] == "tr-1")  # carries marker 10, which the camera sees
+        assert abs(tr1["x_mm"] - markers[10]["x_mm"]) < 2 and abs(tr1["y_mm"] - markers[10]["y_mm"]) < 2
+        # give marker 17 (seen, not in the roster) to the captain
+        row = page.locator("#su-detected li", has_text="#17")
+        row.locator("select").select_option("tr-cpt")
+        row.locator("button").click()
+        page.wait_for_function("() => window.TT.game.game.models.some(m => m.id === 'tr-cpt' && m.marker_id === 17)")
+        cpt = next(m for m in page.evaluate("() => window.TT.game.game.models") if m["id"] == "tr-cpt")
+        assert abs(cpt["x_mm"] - markers[17]["x_mm"]) < 2 and abs(cpt["y_mm"] - markers[17]["y_mm"]) < 2
+        page.close()
+
+
+def open_page_empty(browser: Any, url: str) -> Any:
+    """Open a page whose game has no model yet."""
+    page = browser.new_page()
+    page.goto(url)
+    page.wait_for_function("() => window.TT.game !== null")
+    return page
