@@ -1284,6 +1284,11 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         u2 = with_extra(u, reserve=None, ambushed_round=st["round"])
     elif mode in ("normal", "scout"):
         edge = (st.get("deployment_edges") or {}).get(u.side) or req_str(request, "edge", default=None)
+        if edge is None:  # the geometry's option (rules/rulesets/firefight.py): first=top,second=bottom by default
+            from rules.rulesets.base import find_ruleset
+            from rules.rulesets.firefight import deployment_edges
+
+            edge = deployment_edges(plan, find_ruleset(RULESET).resolve_options(plan)).get(u.side)
         if edge not in _EDGES:
             raise InvalidActionError(f"side {u.side} needs a deployment edge (state.deployment_edges or 'edge'): one of {', '.join(_EDGES)}")
         limit = 24 if mode == "scout" else 12
@@ -1315,7 +1320,8 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     models = plan.models_of(unit_id)
     if not models or not rule_value(_rules(plan, models[0]), "Caster"):
         raise IllegalActionError(f"{unit_id} is not a Caster")
-    tokens = int(u.extra.get("spell_tokens", 0))
+    # Caster(X) gains X tokens at the start of each round: before any end of round, the first X.
+    tokens = int(u.extra.get("spell_tokens", rule_value(_rules(plan, models[0]), "Caster") or 0))
     if cost < 1 or cost > tokens:
         raise IllegalActionError(f"{unit_id} has {tokens} spell token(s); a spell of value {cost} cannot be cast")
     steps = [Step("Caster", f"spends {cost} of {tokens} token(s); 4+ casts", _src("Caster(X)"))]

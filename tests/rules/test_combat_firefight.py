@@ -670,3 +670,14 @@ def test_on_the_geometry_sample_game():
     assert len(r.plan_after.models_of("squad-b")) == 5 - len(r.result["removed"])
     st = ff.end_round(plan.with_state({"activated": [u.unit_id for u in plan.units]}), {}, None)
     assert set(st.result["objectives"]) == {"obj-1", "obj-2", "obj-3"}
+
+
+def test_deployment_edges_from_the_rule_set_option_and_first_round_tokens():
+    plan = make_plan([("s1", "scouts", 10, 11, "scout", []), ("e1", "enemy", 10, 45, "trooper", [])])
+    assert ff.deploy(plan, {"unit": "scouts"}, None).result["deployed"]  # first side: top edge by default
+    far_from_home = make_plan([("s1", "scouts", 10, 11, "scout", []), ("e1", "enemy", 10, 30, "trooper", [])])
+    with pytest.raises(IllegalActionError, match="bottom edge"):  # second side: bottom edge, 18" away
+        ff.deploy(far_from_home, {"unit": "enemy"}, None)
+    witch = make_plan([("w1", "witch", 0, 0, "witch", []), ("e1", "enemy", 0, 10, "trooper", [])],
+                      units={"witch": ("W", ["Caster(2)"])})
+    assert ff.cast(witch, {"caster": "witch", "cost": 2}, None).needed["spell"] == "4+"  # round 1: 2 tokens
