@@ -208,9 +208,16 @@ class TablePlan:
         )
 
     def without_model(self, model_id: str) -> "TablePlan":
-        """Return a plan without model ``model_id`` (a casualty removed from the table)."""
+        """Return a plan without model ``model_id`` (a casualty removed from the table).
+
+        A unit whose leader it was keeps no leader (``None``): the game file requires a
+        leader to be one of the unit's models, so the reference goes with the model.
+        """
         self.model(model_id)
-        return dataclasses.replace(self, models=tuple(m for m in self.models if m.model_id != model_id))
+        units = tuple(dataclasses.replace(u, leader=None) if u.leader == model_id else u
+                      for u in self.units)
+        return dataclasses.replace(self, units=units,
+                                   models=tuple(m for m in self.models if m.model_id != model_id))
 
     def with_unit(self, unit: Unit) -> "TablePlan":
         """Return a plan where the unit with ``unit.unit_id`` is replaced by ``unit``."""

@@ -61,7 +61,9 @@ def test_plan_is_immutable_and_changes_make_new_plans() -> None:
     moved = plan.with_model(dataclasses.replace(plan.model("m1"), position_mm=(150.0, 200.0)))
     assert moved.model("m1").position_mm == (150.0, 200.0)
     assert plan.model("m1").position_mm == (100.0, 200.0)
-    assert plan.without_model("m1").models == ()
+    after = plan.without_model("m1")
+    assert after.models == () and after.unit("sierra-alpha").leader is None
+    assert parse_game(game_to_dict(after)) == after  # still a valid game file
     state = plan.with_state({"round": 3}).state
     assert state is not None and state["round"] == 3
     with pytest.raises(TypeError):
