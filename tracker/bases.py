@@ -52,7 +52,7 @@ INLIER_TOLERANCE_MM = 0.6
 SNAP_TOLERANCE_MM = 3.0
 #: The inliers must cover at least this fraction of the circumference, and this arc.
 MIN_INLIER_FRACTION = 0.35
-MIN_ARC_DEG = 150.0
+MIN_ARC_DEG = 120.0
 RANSAC_ITERATIONS = 120
 #: The least-squares refinement takes inliers within these multiples of the tolerance, in
 #: turn: wide first (RANSAC's circle may be off by a pixel), then tight.
@@ -60,7 +60,7 @@ REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 #: At most this many edge points of a blob score the RANSAC hypotheses (evenly subsampled).
 RANSAC_SCORE_POINTS = 120
 #: Pieces of rim closer than this are grouped as one base's outline, mm.
-MERGE_GAP_MM = 4.0
+MERGE_GAP_MM = 6.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
