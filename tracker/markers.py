@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from calibration.aruco import detector_parameters, get_dictionary
-from calibration.setup import CORNER_IDS, FIRST_MODEL_ID, Setup
+from calibration.setup import FIRST_MODEL_ID, Setup
 from tracker.detections import Detections, diagonal_centres
 from tracker.decode import identify_quads
 from tracker.refine import refine_corners, refine_corners_status
@@ -350,7 +350,7 @@ class MarkerDetector:
         refined, ok = refine_corners_status(gray, refined[ok], cells=self.cells,
                                             min_coverage=SECOND_CHANCE_COVERAGE)
         refined = refined[ok]
-        ids, oriented = identify_quads(gray, _clockwise(refined), self.dictionary)
+        ids, oriented = identify_quads(gray, clockwise_quads(refined), self.dictionary)
         good = ids >= 0
         ids, oriented = ids[good], oriented[good]
         # one reading per id (several rejected outlines can surround the same marker)
@@ -372,8 +372,14 @@ SECOND_CHANCE_SHIFT_MODULES = 1.8
 SECOND_CHANCE_COVERAGE = 0.8
 
 
-def _clockwise(quads: np.ndarray) -> np.ndarray:
-    """Return the quads with their corners clockwise in the image (y down)."""
+def clockwise_quads(quads: np.ndarray) -> np.ndarray:
+    """Return the quads with their corners clockwise in the image (y down).
+
+    Examples
+    --------
+    >>> clockwise_quads(np.array([[[0, 0], [0, 1], [1, 1], [1, 0]]], float))[0].tolist()
+    [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 0.0]]
+    """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     a, b, c = q[:, 0], q[:, 1], q[:, 2]
     cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - b[:, 0])
@@ -434,8 +440,3 @@ def detector_for(calibration: TableMapping, setup: Setup) -> MarkerDetector:
     lo, _ = marker_side_px_range(calibration, setup, min(sizes), height_mm=m.base_height_mm)
     _, hi = marker_side_px_range(calibration, setup, max(sizes), height_mm=m.base_height_mm)
     return MarkerDetector(m.dictionary, lo * DETECT_SIDE_FRACTION, hi * 1.5)
-
-
-def corner_ids_seen(detections: Detections) -> tuple[int, ...]:
-    """Return the corner-marker ids (0-3) present in ``detections``, sorted."""
-    return tuple(sorted(set(int(i) for i in detections.marker_ids) & set(CORNER_IDS)))

@@ -27,7 +27,7 @@ from calibration.setup import Setup
 from tracker.bases import FoundBase, PlanView
 from tracker.decode import identify_quads
 from tracker.detections import Detections
-from tracker.markers import MIN_READABLE_SIDE_PX, SECOND_CHANCE_COVERAGE, TableMapping, _clockwise, aruco_cells, side_lengths
+from tracker.markers import MIN_READABLE_SIDE_PX, SECOND_CHANCE_COVERAGE, TableMapping, clockwise_quads, aruco_cells, side_lengths
 from tracker.refine import refine_corners_status
 
 #: Paper is brighter than this fraction of the brightest pixel near the base, and grey.
@@ -101,7 +101,7 @@ def markers_on_bases(image: np.ndarray, gray: np.ndarray, view: PlanView, calibr
     # once more from close by, now requiring a clean edge along every side
     refined, ok = refine_corners_status(gray, refined[ok_first], cells=cells, min_coverage=SECOND_CHANCE_COVERAGE)
     refined = refined[ok]
-    ids, oriented = identify_quads(gray, _clockwise(refined), setup.markers.dictionary)
+    ids, oriented = identify_quads(gray, clockwise_quads(refined), setup.markers.dictionary)
     good = (ids >= 0) & _on_its_base(oriented, ids, np.array(centres)[ok_first][ok], calibration, setup)
     if not good.any():
         return Detections.empty()
