@@ -60,7 +60,7 @@ from rules.errors import InvalidActionError  # noqa: E402
 from rules.explain import Step  # noqa: E402
 from rules.measure import model_distance_mm  # noqa: E402
 from rules.plan import TablePlan  # noqa: E402
-from rules.questions import Args, leader_model, length_json, table_point  # noqa: E402
+from rules.questions import Args, leader_model, length_json  # noqa: E402
 from rules.terrain import terrain_geometry  # noqa: E402
 from rules.visibility import line_of_sight  # noqa: E402
 from rules.zones import (at43_template_radius_cm, bases_hull, deviate, fire_zone, partly_inside,  # noqa: E402
@@ -299,4 +299,3 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
 for _f in (ask_range, ask_firezone, ask_shooters, ask_cover, ask_casualties, ask_indirect):
     setattr(AT43, _f.__name__, _f)
 del _f
-_ = table_point

@@ -19,6 +19,7 @@ rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-f
 from __future__ import annotations
 
 import importlib
+import logging
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -29,6 +30,8 @@ from rules.errors import GameFileError, InvalidActionError
 from rules.explain import Step
 from rules.plan import TablePlan, Terrain
 from rules.terrain import TerrainKind
+
+logger = logging.getLogger(__name__)
 
 RULESET_MODULES = ("high_fire", "firefight", "feu_a_volonte", "at43", "star_wars")
 MEASURES = ("edge", "centre")
@@ -123,12 +126,20 @@ class RuleSet:
                         overrides: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """Return the options in force: defaults, then the game file's ``options``, then ``overrides``.
 
-        Raises :class:`InvalidActionError` naming the valid options on an unknown name or bad value.
+        Raises :class:`InvalidActionError` naming the valid options on an unknown name or bad value
+        in ``overrides``; keys of the game file this rule set does not declare belong to other
+        parts of the rules core and are passed through unchecked.
         """
         out = self.defaults()
-        for layer in ((plan.options if plan is not None else None) or {}, overrides or {}):
-            for key, value in layer.items():
+        known = {s.name for s in self.option_specs}
+        for key, value in ((plan.options if plan is not None else None) or {}).items():
+            if key in known:
                 out[key] = self.option(key).parse(value)
+            else:  # read by another part of the rules core (e.g. a tables file): kept as it is
+                logger.debug("option %r of the game file is not a geometry option; passed through", key)
+                out[key] = value
+        for key, value in (overrides or {}).items():
+            out[key] = self.option(key).parse(value)
         return MappingProxyType(out)
 
     def changed(self, options: Mapping[str, Any], name: str) -> str:

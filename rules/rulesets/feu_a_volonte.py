@@ -56,6 +56,8 @@ class FeuAVolonte(RuleSet):
         Option("band_boundary", "nearer", "choice",
                "a range of exactly 4, 8 or 12 UD belongs to the nearer band, or to the farther one",
                "RULES-NOTES choice 4", ("nearer", "farther")),
+        Option("hit_location_die", "d4", "choice", "the die read for the wound location (a d8 halved without a d4)",
+               "Feu à Volonté, Blessures (astuce)", ("d4", "d8")),
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",

@@ -68,6 +68,8 @@ class HighFire(RuleSet):
         Option("sight_depth", "proportional", "choice",
                "depths of several area pieces add up in proportion, or each piece on its own",
                "RULES-NOTES choice 3", ("proportional", "separate")),
+        Option("high_fire_tables", "", "text", "the players' file of UNITABLE and modifier tables (a path)",
+               "RULES-NOTES, High Fire (reference booklet)"),
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "proximity", "move")
@@ -92,7 +94,7 @@ import math  # noqa: E402
 from rules.cohesion import chain_cohesion  # noqa: E402
 from rules.errors import InvalidActionError  # noqa: E402
 from rules.explain import Step  # noqa: E402
-from rules.measure import centroid_mm, closest_models, model_distance_mm  # noqa: E402
+from rules.measure import closest_models, model_distance_mm  # noqa: E402
 from rules.questions import Args, length_json, table_point  # noqa: E402
 from rules.terrain import path_profile  # noqa: E402
 from rules.visibility import line_of_sight, unit_centre_distance_mm  # noqa: E402
@@ -251,4 +253,3 @@ def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -
 for _f in (unit_line_of_sight, ask_range, ask_cover, ask_proximity, ask_move):
     setattr(HighFire, _f.__name__, _f)
 del _f
-_ = centroid_mm

@@ -54,16 +54,22 @@ def test_feu_a_volonte_terrain_table_from_the_seed() -> None:
 
 def test_options_defaults_overrides_and_errors() -> None:
     fav = find_ruleset("feu-a-volonte")
-    assert fav.defaults() == {"measure": "centre", "ud_mm": 40.0, "band_boundary": "nearer"}
+    assert fav.defaults() == {"measure": "centre", "ud_mm": 40.0, "band_boundary": "nearer", "hit_location_die": "d4"}
     opts = fav.resolve_options(None, {"ud_mm": "20"})
     assert opts["ud_mm"] == 20.0 and fav.unit(opts).mm == 20.0
-    with pytest.raises(InvalidActionError, match="its options are: measure, ud_mm, band_boundary"):
+    with pytest.raises(InvalidActionError, match="its options are: measure, ud_mm, band_boundary, hit_location_die"):
         fav.resolve_options(None, {"speed": 3})
     with pytest.raises(InvalidActionError, match="positive number"):
         fav.resolve_options(None, {"ud_mm": "-1"})
     with pytest.raises(InvalidActionError, match="must be one of nearer, farther"):
         fav.resolve_options(None, {"band_boundary": "middle"})
     assert fav.fmt(100.0) == "2.50 UD" and find_ruleset("firefight").fmt(25.4) == '1.00"'
+    plan = parse_game({"ruleset": "feu-a-volonte", "table": {"width_mm": 900, "depth_mm": 900},
+                       "options": {"ud_mm": 20, "house_rule": "x"}})
+    assert fav.resolve_options(plan)["house_rule"] == "x"  # another part of the rules core reads it
+    with pytest.raises(InvalidActionError, match="option ud_mm must be a number"):
+        fav.resolve_options(parse_game({**{"ruleset": "feu-a-volonte", "table": {"width_mm": 9, "depth_mm": 9}},
+                                        "options": {"ud_mm": "big"}}))
 
 
 def test_check_plan_refuses_unknown_kinds_and_wrong_shapes() -> None:
