@@ -123,6 +123,9 @@ def test_sequence_game_and_setup_load() -> None:
     truth = json.loads((seq / "truth.json").read_text())
     assert markers == sorted(m["marker_id"] for m in truth["initial_models"])
     assert len({u.side for u in game.units}) == 2 and len(game.units) == 4
+    first = json.loads((seq / "frame_0000.json").read_text())
+    at_start = {m["marker_id"]: (m["x_mm"], m["y_mm"]) for m in first["models"]}
+    assert {m.marker_id: m.position_mm for m in game.models} == at_start
     assert {t.kind for t in game.terrain} == {"ruins", "wall"}
 
 
