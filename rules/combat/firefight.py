@@ -793,6 +793,38 @@ def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, dict[str, Any]]:
                    "hits": rolled.hits}
 
 
+@functools.lru_cache(maxsize=4096)
+def survivors_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Body, ...],
+                   fear: int) -> Distribution:
+    """Return the exact distribution of the wound tracks left (alive bodies) after an attack."""
+    wdist = Distribution.certain(((), 0))
+    for b in batches:
+        wdist = wdist.convolve(wounds_dist(b, defence), _merge_wounds)
+
+    def final(w: tuple) -> Distribution:
+        alive, _, last_hit = allocate(bodies, w[0], w[1])
+        need = wound_roll_needed(alive[0], fear) if alive and last_hit else None
+        if need is None:
+            return Distribution.certain(alive)
+        return die(6).map(lambda f: () if effect_of(f, need) == "out" else (dataclasses.replace(alive[0], shaken=True),))
+
+    return wdist.bind(final)
+
+
+def _with_bodies(plan: TablePlan, unit_id: str, bodies: tuple[Body, ...]) -> TablePlan:
+    """Return ``plan`` where ``unit_id`` keeps only ``bodies``, with their wound markers and shaken status."""
+    keep = {b.model_id: b for b in bodies}
+    models = []
+    for m in plan.models:
+        if m.unit_id != unit_id:
+            models.append(m)
+        elif m.model_id in keep:
+            b = keep[m.model_id]
+            m = with_extra(m, wounds=b.wounds or None)
+            models.append(with_status(m, add=[SHAKEN]) if b.shaken else m)
+    return dataclasses.replace(plan, models=tuple(models))
+
+
 def _needed(spec: HitSpec) -> str:
     if spec.six_only:
         return "6"
@@ -892,7 +924,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 # =============================================================================== melee
 
 def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool, fatigued: bool,
-                impact_loss: int, steps: list[Step], label: str) -> list[Batch]:
+                impact_loss: int, steps: list[Step], label: str,
+                only: Callable[[str], bool] | None = None) -> list[Batch]:
     enemies = plan.models_of(defender)
     fighters = [m for m in plan.models_of(attacker) if any(edge_mm(m, e) <= inches(2) for e in enemies)]
     batches: list[Batch] = []
@@ -902,7 +935,8 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
     groups: dict[str, list[Model]] = {}
     for m in fighters:
         for w in sorted(set(_weapons_of(plan, m, melee=True))):
-            groups.setdefault(w, []).append(m)
+            if only is None or only(w):
+                groups.setdefault(w, []).append(m)
     for w, fs in groups.items():
         stats = weapon_of(plan, w)
         mods: list[tuple[int, str, str]] = []
@@ -911,7 +945,7 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
         spec, s = _hit_spec(plan, fs[0], stats, mods, far=False, melee=True, charging=charging, fatigued=fatigued)
         steps.extend(Step(x.rule, f"{label}, {w}: {x.text}", x.source, x.value) for x in s)
         batches.append(_weapon_batch(plan, w, fs, spec, melee=True, charging=charging))
-    if charging and not fatigued:
+    if charging and not fatigued and only is None:
         dice_n = sum(rule_value(_rules(plan, m), "Impact") or 0 for m in fighters) - impact_loss
         if dice_n > 0:
             steps.append(Step("Impact", f"{label}: {dice_n} Impact dice, each 2+ is a hit"
@@ -940,8 +974,8 @@ def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, in
     counter = [m for m in plan.models_of(defender)
                if any(has_rule(weapon_of(plan, w).get("rules", ()), "Counter") for w in _weapons_of(plan, m, melee=True))]
     if counter and charging:
-        steps.append(Step("Counter", f"{defender} has Counter weapons: the charger loses {len(counter)} Impact dice "
-                          "(the defender's Counter blows are rolled with its strike back)", _src("Counter")))
+        steps.append(Step("Counter", f"{defender} has Counter weapons: the charger loses {len(counter)} Impact dice",
+                          _src("Counter")))
     a_batches = _melee_side(plan, attacker, defender, charging=charging, fatigued=attacker in st["fatigued"],
                             impact_loss=len(counter) if charging else 0, steps=steps, label="attack")
     if not a_batches:
@@ -955,8 +989,35 @@ def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, in
     return Setup(tuple(a_batches), a_def, bodies, tuple(steps)), a_fear
 
 
+def _is_counter(plan: TablePlan, weapon: str) -> bool:
+    return has_rule(weapon_of(plan, weapon).get("rules", ()), "Counter")
+
+
+def _strike_back_setup(plan: TablePlan, defender: str, attacker: str, *, tired: bool, counter_done: bool,
+                       steps: list[Step]) -> tuple[Setup, int] | None:
+    """The defender's strike back (its Counter weapons excluded when they already struck first)."""
+    only = (lambda w: not _is_counter(plan, w)) if counter_done else None
+    bs = _melee_side(plan, defender, attacker, charging=False, fatigued=tired, impact_loss=0, steps=steps,
+                     label="strike back", only=only)
+    if not bs:
+        return None
+    ddef = _defence(plan, attacker, 0, melee=True, steps=steps)
+    return Setup(tuple(bs), ddef, _bodies(plan, _removal_order(plan, attacker, {})), ()), _fear(plan, defender)
+
+
+def _counter_setup(plan: TablePlan, defender: str, attacker: str, *, tired: bool,
+                   steps: list[Step]) -> tuple[Setup, int] | None:
+    """Counter: the charged unit strikes first with its Counter weapons (Counter)."""
+    bs = _melee_side(plan, defender, attacker, charging=False, fatigued=tired, impact_loss=0, steps=steps,
+                     label="Counter, strikes first", only=lambda w: _is_counter(plan, w))
+    if not bs:
+        return None
+    cdef = _defence(plan, attacker, 0, melee=True, steps=steps)
+    return Setup(tuple(bs), cdef, _bodies(plan, _removal_order(plan, attacker, {})), ()), _fear(plan, defender)
+
+
 def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Resolve a charge: the charger strikes, then the defender may strike back (Mêlée).
+    """Resolve a charge: Counter blows first, the charger strikes, then the defender may strike back (Mêlée).
 
     Request: ``attacker``, ``defender``, ``charging`` (default true), ``strike_back``
     (default true), ``casualty_order`` (for the defender). Impact, Thrust, Furious, Fear,
@@ -967,51 +1028,78 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     attacker, defender = request["attacker"], request["defender"]
     charging = req_bool(request, "charging", True)
     strike_back = req_bool(request, "strike_back", True)
-    steps = list(setup.steps)
-    d_fat = defender in st["fatigued"]
-    a_batches, a_def = list(setup.batches), setup.defence
+    d_fat = defender in st["fatigued"] or _is_shaken(plan, defender)
+    steps: list[Step] = []
+    counter = _counter_setup(plan, defender, attacker, tired=d_fat, steps=steps) if charging else None
+    steps += list(setup.steps)
     d_order = _removal_order(plan, defender, request)
-    a_wounds, a_out = outcome_odds(setup.batches, a_def, setup.bodies, a_fear)
-    odds: dict[str, Distribution] = {"attack wounds": a_wounds, "attack outcome (models removed, last model)": a_out}
-    needed = {f"attack {b.weapon}": _needed(b.hit) for b in a_batches}
-    needed["defender defence"] = threshold(a_def.defense)
+    needed = {f"attack {b.weapon}": _needed(b.hit) for b in setup.batches}
+    needed["defender defence"] = threshold(setup.defence.defense)
 
-    def strike_back_dist(removed: int, effect: str) -> Distribution:
-        survivors = [m.model_id for m in d_order][removed:]
-        sub = _subplan(plan, defender, survivors)
-        if not strike_back or not sub.models_of(defender):
+    def attack_given(alive: tuple[Body, ...]) -> Distribution:
+        sub = _with_bodies(plan, attacker, alive) if counter else plan
+        try:
+            s2, f2 = charge_setup(sub, request) if counter else (setup, a_fear)
+        except IllegalActionError:
             return Distribution.certain((0, "none"))
-        s: list[Step] = []
-        tired = d_fat or effect == "shaken" or _is_shaken(plan, defender)
-        bs = _melee_side(sub, defender, attacker, charging=False, fatigued=tired, impact_loss=0, steps=s, label="strike back")
-        ddef = _defence(sub, attacker, 0, melee=True, steps=s)
-        return _outcome_dist(sub, attacker, bs, ddef, _removal_order(sub, attacker, {}), _fear(sub, defender))[1]
+        return outcome_odds(s2.batches, s2.defence, s2.bodies, f2)[1]
 
+    def strike_back_given(alive: tuple[Body, ...], removed: int, effect: str) -> Distribution:
+        survivors = [m.model_id for m in d_order][removed:]
+        sub = _subplan(_with_bodies(plan, attacker, alive) if counter else plan, defender, survivors)
+        if not strike_back or not sub.models_of(defender) or not sub.models_of(attacker):
+            return Distribution.certain((0, "none"))
+        sb = _strike_back_setup(sub, defender, attacker, tired=d_fat or effect == "shaken",
+                                counter_done=counter is not None, steps=[])
+        if sb is None:
+            return Distribution.certain((0, "none"))
+        return outcome_odds(sb[0].batches, sb[0].defence, sb[0].bodies, sb[1])[1]
+
+    start = Distribution.certain(_bodies(plan, _removal_order(plan, attacker, {})))
+    odds: dict[str, Distribution] = {}
+    if counter:
+        cs, cf = counter
+        odds["Counter outcome on the charger (models removed, last model)"] = outcome_odds(cs.batches, cs.defence, cs.bodies, cf)[1]
+        start = survivors_odds(cs.batches, cs.defence, cs.bodies, cf)
+    odds["attack wounds"] = outcome_odds(setup.batches, setup.defence, setup.bodies, a_fear)[0] if not counter else \
+        start.bind(lambda al: _attack_wounds(plan, attacker, al, request))
+    odds["attack outcome (models removed, last model)"] = start.bind(attack_given)
     if strike_back:
-        odds["strike back outcome (models removed, last model)"] = a_out.bind(lambda o: strike_back_dist(o[0], o[1]))
+        odds["strike back outcome (models removed, last model)"] = start.bind(
+            lambda al: attack_given(al).bind(lambda o: strike_back_given(al, o[0], o[1])))
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), needed, odds)
-    rolled = roll_outcome(dice, tuple(a_batches), a_def, _bodies(plan, d_order), a_fear)
-    steps.extend(rolled.steps)
-    after, res_a = _apply(plan, rolled)
-    res: dict[str, Any] = {"attack": res_a}
+    after = plan
+    res: dict[str, Any] = {}
+    if counter:
+        rolled = roll_outcome(dice, counter[0].batches, counter[0].defence, counter[0].bodies, counter[1])
+        steps.extend(Step(x.rule, f"Counter: {x.text}", x.source, x.value) for x in rolled.steps)
+        after, res["counter"] = _apply(after, rolled)
+    try:
+        s2, f2 = charge_setup(after, request) if counter else (setup, a_fear)
+        rolled = roll_outcome(dice, s2.batches, s2.defence, s2.bodies, f2)
+        steps.extend(rolled.steps)
+        after, res["attack"] = _apply(after, rolled)
+    except IllegalActionError:
+        res["attack"] = {"removed": [], "effect": "none", "wounds": 0, "hits": 0}
+        steps.append(Step("Counter", f"no model of {attacker} is left within 2\" to strike", _src("Counter")))
     st2 = _state(after)
     fat = set(st2["fatigued"])
     if charging:
         fat.add(attacker)
-    if strike_back and after.models_of(defender):
-        s: list[Step] = []
+    if strike_back and after.models_of(defender) and after.models_of(attacker):
         tired = d_fat or _is_shaken(after, defender)
         if tired:
             steps.append(Step("Fatigue", f"{defender} strikes back fatigued (shaken or already fatigued): only 6s hit",
                               _src("Effets des blessures; Mêlée, Fatigue")))
-        bs = _melee_side(after, defender, attacker, charging=False, fatigued=tired, impact_loss=0, steps=s, label="strike back")
+        s: list[Step] = []
+        sb = _strike_back_setup(after, defender, attacker, tired=tired, counter_done=counter is not None, steps=s)
         steps.extend(s)
-        ddef = _defence(after, attacker, 0, melee=True, steps=steps)
-        rolled = roll_outcome(dice, tuple(bs), ddef, _bodies(after, _removal_order(after, attacker, {})), _fear(after, defender))
-        steps.extend(rolled.steps)
-        after, res["strike_back"] = _apply(after, rolled)
-        fat.add(defender)
+        if sb is not None:
+            rolled = roll_outcome(dice, sb[0].batches, sb[0].defence, sb[0].bodies, sb[1])
+            steps.extend(rolled.steps)
+            after, res["strike_back"] = _apply(after, rolled)
+            fat.add(defender)
     st2["fatigued"] = sorted(fat)
     after = after.with_state(st2)
     a_left, d_left = bool(after.models_of(attacker)), bool(after.models_of(defender))
@@ -1020,6 +1108,14 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     else:
         steps.append(Step("after melee", "a unit was destroyed: the other may move up to 3\"", _src("Mêlée")))
     return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+
+
+def _attack_wounds(plan: TablePlan, attacker: str, alive: tuple[Body, ...], request: Mapping[str, Any]) -> Distribution:
+    try:
+        s2, f2 = charge_setup(_with_bodies(plan, attacker, alive), request)
+    except IllegalActionError:
+        return Distribution.certain(0)
+    return outcome_odds(s2.batches, s2.defence, s2.bodies, f2)[0]
 
 
 def _subplan(plan: TablePlan, unit_id: str, keep: list[str]) -> TablePlan:

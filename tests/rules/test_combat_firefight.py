@@ -681,3 +681,24 @@ def test_deployment_edges_from_the_rule_set_option_and_first_round_tokens():
     witch = make_plan([("w1", "witch", 0, 0, "witch", []), ("e1", "enemy", 0, 10, "trooper", [])],
                       units={"witch": ("W", ["Caster(2)"])})
     assert ff.cast(witch, {"caster": "witch", "cost": 2}, None).needed["spell"] == "4+"  # round 1: 2 tokens
+
+
+def test_counter_strikes_first_against_enumeration():
+    """Counter: the charged unit's Counter weapon strikes before the charger; then no strike back with it."""
+    plan = make_plan([("a1", "spears", 0, 0, "brute", ["spear"]), ("b1", "guards", 0, 1.1, "brute", ["pike"])])
+    request = {"attacker": "spears", "defender": "guards"}
+    r = ff.melee(plan, request, None)
+    assert any(s.text.startswith("Counter, strikes first") for s in r.steps)
+    both = enumerate_paths(ff.melee, plan, request, lambda x: tuple((len(x.result[k]["removed"]), x.result[k]["effect"],
+                                                                     x.result[k]["wounds"]) for k in ("counter", "attack")))
+    for i, name in enumerate(("Counter outcome on the charger (models removed, last model)", "attack wounds")):
+        marginal: dict = {}
+        for k, p in both.items():
+            key = k[i][:2] if i == 0 else k[i][2]
+            marginal[key] = marginal.get(key, 0) + p
+        assert marginal == odds_of(r, name), name
+    # the pike kills a wounded charger first (hit 6, defence 1, wound roll 6): no blow, no strike back
+    wounded = make_plan([("a1", "spears", 0, 0, "brute", ["spear"], {"extra": {"wounds": 2}}),
+                         ("b1", "guards", 0, 1.1, "brute", ["pike"])])
+    r = ff.melee(wounded, request, Dice.given([6, 1, 6]))
+    assert r.result["counter"]["removed"] == ["a1"] and r.result["attack"]["hits"] == 0 and "strike_back" not in r.result
