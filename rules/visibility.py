@@ -375,9 +375,10 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     diff = pos[None, :, :] - pos[:, None, :]  # (n, n, 2): from row model to column model
     dist = np.hypot(diff[..., 0], diff[..., 1])
     ang = np.mod(np.arctan2(diff[..., 1], diff[..., 0]), 2 * np.pi)
-    np.fill_diagonal(ang, 7.0)  # never inside an interval
-    order = np.argsort(ang, axis=1)
-    flat = (np.take_along_axis(ang, order, axis=1) + ROW_STRIDE * np.arange(n)[:, None]).ravel()
+    asked = ang.copy()
+    asked[np.tril_indices(n)] = 7.0  # beyond 2 pi: never inside an interval; each pair is asked once, from i < j
+    order = np.argsort(asked, axis=1)
+    flat = (np.take_along_axis(asked, order, axis=1) + ROW_STRIDE * np.arange(n)[:, None]).ravel()
     blocked = np.zeros((n, n), dtype=bool)
     if geoms:
         _terrain_pass(pos, rad, dist, ang, order, flat, geoms, effects, limits, owner, unit_of,
@@ -459,8 +460,6 @@ def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.nd
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
     ci, cj, cg = _candidates(flat, order, lo, span, np.ones_like(wide))
-    upper = ci < cj  # one direction is enough: the segment is the same both ways
-    ci, cj, cg = ci[upper], cj[upper], cg[upper]
     end = dist[ci, cj] - rad[cj]
     reach = dmin[ci, cg] <= end + CONTACT_TOLERANCE_MM
     own_c = own[cg]
@@ -511,7 +510,7 @@ def _disc_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.ndarr
     span = np.where(wide, 2 * np.pi, 2 * half)
     valid = ~np.eye(len(pos), dtype=bool)
     ci, cj, ck = _candidates(flat, order, lo, span, valid)
-    keep = (ci < cj) & (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
+    keep = (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
     ci, cj, ck = ci[keep], cj[keep], ck[keep]
     p, q = _segment_ends(pos, rad, ci, cj)
     d = q - p

@@ -296,6 +296,8 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
             "steps": steps}
 
 
+# The answers above take the rule set as ``self``: attach them to the class as its methods
+# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
 for _f in (ask_range, ask_firezone, ask_shooters, ask_cover, ask_casualties, ask_indirect):
     setattr(AT43, _f.__name__, _f)
 del _f

@@ -457,6 +457,8 @@ def cohesion_how(self: "FeuAVolonte", options: Mapping[str, Any]) -> str:
     return "edge"
 
 
+# The answers above take the rule set as ``self``: attach them to the class as its methods
+# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
 for _f in (ask_range, ask_cover, ask_arc, ask_shooters, ask_aura, ask_radio, ask_spot, ask_hide, ask_grenade,
            ask_split, ask_move, cohesion_rule, cohesion_how):
     setattr(FeuAVolonte, _f.__name__, _f)

@@ -447,6 +447,8 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
             "steps": steps}
 
 
+# The answers above take the rule set as ``self``: attach them to the class as its methods
+# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
 for _f in (ask_range, ask_cover, ask_aura, ask_charge, ask_melee, ask_blast, ask_objectives, ask_deployment,
            ask_ambush, ask_scout, ask_move, ask_jump):
     setattr(Firefight, _f.__name__, _f)

@@ -250,6 +250,8 @@ def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -
     return bool(geom.intersects(shapely.LineString([a, b]) if a != b else shapely.Point(a)))
 
 
+# The answers above take the rule set as ``self``: attach them to the class as its methods
+# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
 for _f in (unit_line_of_sight, ask_range, ask_cover, ask_proximity, ask_move):
     setattr(HighFire, _f.__name__, _f)
 del _f

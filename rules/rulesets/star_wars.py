@@ -337,6 +337,8 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
             "steps": steps}
 
 
+# The answers above take the rule set as ``self``: attach them to the class as its methods
+# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
 for _f in (ask_range, ask_cover, ask_aura, ask_activation, ask_zone, ask_force, ask_move):
     setattr(StarWars, _f.__name__, _f)
 del _f
