@@ -31,7 +31,7 @@ import numpy as np
 from calibration.setup import setup_to_dict
 from synth.camera import CameraModel
 from synth.raster import Canvas, RayGrid, inside_polygon
-from synth.scene import BareBaseSpec, HandSpec, ModelSpec, SceneSpec, TerrainBlock, hex_to_bgr
+from synth.scene import HandSpec, SceneSpec, TerrainBlock, hex_to_bgr
 
 PAPER = (228, 232, 232)
 INK = (28, 28, 30)
@@ -405,5 +405,5 @@ def _r(a: Any, nd: int = 4) -> Any:
     return np.round(np.asarray(a, dtype=np.float64), nd).tolist()
 
 
-__all__ = ["render_scene", "build_truth", "marker_corners_mm", "marker_bits", "figure_geometry",
-           "hand_capsules", "BareBaseSpec", "HandSpec", "ModelSpec"]
+__all__ = ["render_scene", "build_truth", "StaticLayer", "draw_mat", "marker_corners_mm", "marker_bits",
+           "marker_cells", "figure_geometry", "hand_capsules"]

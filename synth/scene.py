@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from types import MappingProxyType
+
 from calibration.setup import (
     BaseSettings,
     MarkerOverride,
@@ -30,6 +32,7 @@ from calibration.setup import (
     Setup,
     TableSize,
     parse_setup,
+    setup_to_dict,
 )
 from synth.camera import CameraModel
 
@@ -241,12 +244,10 @@ def make_setup(
                              base_offset_mm=0.0, per_marker=_frozen(per_marker))
     bases = BaseSettings() if sides is None else BaseSettings(sides=_frozen(dict(sides)))
     setup = Setup(TableSize(float(width_mm), float(depth_mm)), markers, None, bases)
-    from calibration.setup import setup_to_dict
     return parse_setup(setup_to_dict(setup), source="synthetic setup")
 
 
 def _frozen(d: dict[Any, Any]) -> Mapping[Any, Any]:
-    from types import MappingProxyType
     return MappingProxyType(d)
 
 
