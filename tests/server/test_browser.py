@@ -73,14 +73,18 @@ def test_a_measurement_shows_the_expected_distance(browser: Any, sample: Served)
 
 def test_a_move_seen_by_the_camera_is_shown_with_its_length(browser: Any, sample: Served) -> None:
     page = open_page(browser, sample.url)
-    page.wait_for_function("() => window.TT.game.last_move !== null", timeout=60_000)
-    move = page.evaluate("() => window.TT.game.last_move")
+    # the move and its label read together (the sequence goes on moving models meanwhile)
+    shown = page.wait_for_function(
+        """() => {
+            const move = window.TT.game.last_move;
+            const label = document.querySelector("#plan-svg text.move-label");
+            return move && label ? {move, label: label.textContent} : null;
+        }""", timeout=60_000).json_value()
+    move, label = shown["move"], shown["label"]
     truth = {e["marker_id"]: e for e in json.loads((SAMPLE_GAME.parent / "truth.json").read_text())["events"]
              if e["type"] == "move"}
     t = truth[move["marker_id"]]
     assert abs(move["distance_mm"] - t["distance_mm"]) < 3.0
-    page.wait_for_selector("#plan-svg text.move-label")
-    label = page.locator("#plan-svg text.move-label").text_content()
     assert label == f'{move["distance_mm"] / 25.4:.2f}"'
     page.close()
 

@@ -42,3 +42,29 @@ def test_kill_9_then_restart_resumes_the_same_game(tmp_path: Path) -> None:
         assert third.get("api/state")["game"]["game"] == after_undo
         third.kill(signal.SIGTERM)
         assert third.proc.returncode == 0
+
+
+def test_the_sample_table_resumes_after_kill_9_with_its_tracked_moves(tmp_path: Path) -> None:
+    import time
+
+    args = ["--db", str(tmp_path / "sample.db")]  # the README's command: the looping sample sequence
+    with Served(args) as first:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            events = first.get("api/log?limit=1000")["events"]
+            if any(e["kind"] == "move" for e in events):
+                break
+            time.sleep(0.3)
+        status, _ = first.post("api/objectives", {"x_mm": 100, "y_mm": 100})
+        assert status == 200
+        before = first.get("api/log?limit=1000")["events"]
+        game_id = first.get("api/state")["game"]["game_id"]
+        first.kill(signal.SIGKILL)
+    assert any(e["kind"] == "move" and e["actor"] == "tracker" for e in before)
+
+    with Served(args) as second:
+        after = second.get("api/log?limit=1000")["events"]
+        assert after[: len(before)] == before  # every step up to the kill is there, in order
+        state = second.get("api/state")["game"]
+        assert state["game_id"] == game_id
+        assert any(o["x_mm"] == 100 and o["y_mm"] == 100 for o in state["game"]["objectives"])
