@@ -666,16 +666,16 @@ def outcome_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Bod
     for b in batches:
         wdist = wdist.convolve(wounds_dist(b, defence), _merge_wounds)
 
-    def final(w: tuple) -> Distribution:
-        alive, removed, last_hit = allocate(bodies, w[0], w[1])
-        if last_hit == 0:
-            return Distribution.certain((len(removed), "none"))
-        need = wound_roll_needed(alive[0], fear)
-        if need is None:
-            return Distribution.certain((len(removed), "none"))
-        return die(6).map(lambda f: (len(removed) + (1 if effect_of(f, need) == "out" else 0), effect_of(f, need)))
+    return wdist.map(lambda w: sum(w[0]) + w[1]), wdist.bind(lambda w: _final_outcome(bodies, w, fear))
 
-    return wdist.map(lambda w: sum(w[0]) + w[1]), wdist.bind(final)
+
+def _final_outcome(bodies: tuple[Body, ...], w: tuple, fear: int) -> Distribution:
+    """Spread wounds ``(deadly packets, plain)`` and roll the wound effects: ``(models removed, effect)``."""
+    alive, removed, last_hit = allocate(bodies, w[0], w[1])
+    need = wound_roll_needed(alive[0], fear) if alive and last_hit else None
+    if need is None:
+        return Distribution.certain((len(removed), "none"))
+    return die(6).map(lambda f: (len(removed) + (1 if effect_of(f, need) == "out" else 0), effect_of(f, need)))
 
 
 def roll_hits(dice: Dice, batches: tuple[Batch, ...]) -> tuple[list[tuple[int, int]], list[Step]]:
@@ -1496,9 +1496,102 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
 ARGUMENTS: dict[str, tuple[str, ...]] = {
     "activate": ("unit", "action"), "shoot": ("firing", "target"), "melee": ("attacker", "defender"),
     "morale": ("unit",), "deploy": ("unit",), "cast": ("caster",), "jump": ("model",),
+    "dangerous": ("unit",), "fall": ("model",),
 }
 
+def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps: list[Step],
+                   request: Mapping[str, Any]) -> tuple[TablePlan, dict[str, Any]]:
+    bodies = _bodies(plan, _removal_order(plan, unit_id, request))
+    alive, removed, last_hit = allocate(bodies, (), wounds)
+    effect = "none"
+    if alive and last_hit:
+        need = wound_roll_needed(alive[0])
+        if need is not None:
+            f = dice.roll(6)
+            effect = effect_of(f, need)
+            steps.append(Step("wound effects", f"d6 {f} + {alive[0].wounds} wound marker(s): Hors de combat on "
+                              f"{5 + alive[0].tough}+ -> {effect}", _src("Effets des blessures"), value=f))
+            if effect == "out":
+                removed, alive = removed + (alive[0].model_id,), ()
+            else:
+                alive = (dataclasses.replace(alive[0], shaken=True),)
+    rolled = Rolled(0, ((), wounds), alive, removed, effect, ())
+    return _apply(plan, rolled)
+
+
+def dangerous(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """Models moving through or activating in dangerous terrain roll a D6 each (Tough: X dice); each 1 is a wound.
+
+    Request: ``unit``, optional ``models`` (default: the unit's models standing in a
+    dangerous piece, by the rule set's terrain kinds). Source: Terrain, Terrain dangereux.
+    """
+    unit_id = req_str(request, "unit")
+    models = plan.models_of(unit_id)
+    named = req_list(request, "models")
+    if named:
+        bad = [n for n in named if n not in [m.model_id for m in models]]
+        if bad:
+            raise InvalidActionError(f"{', '.join(bad)} are not models of {unit_id}")
+        chosen = [m for m in models if m.model_id in named]
+    else:
+        chosen = [m for m in models if any(_kind(t).movement == "dangerous" and _inside(t, m.position_mm) for t in plan.terrain)]
+    if not chosen:
+        raise IllegalActionError(f"no model of {unit_id} is in dangerous terrain; name the models that crossed it (models=...)")
+    n = sum(_tough(plan, m) for m in chosen)
+    steps = [Step("dangerous terrain", f"{len(chosen)} model(s) of {unit_id}: {n} D6 (one each, or its Tough value); "
+                  "each 1 is a wound", _src("Terrain, Terrain dangereux"), value=n)]
+    bodies = _bodies(plan, _removal_order(plan, unit_id, request))
+    wounds = _binomial_tuple(n, Fraction(1, 6))
+    odds = {"wounds": wounds, "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
+    if dice is None:
+        return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds)
+    faces = dice.roll_many(n)
+    k = sum(1 for f in faces if f == 1)
+    steps.append(Step("dangerous dice", f"{list(faces)}: {k} wound(s)", _src("Terrain, Terrain dangereux")))
+    after, res = _wounds_rolled(plan, unit_id, k, dice, steps, request)
+    return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds, tuple(dice.rolled), res, after)
+
+
+def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """A model falling or pushed from 2" or more takes a hit with AP(1) per full 3"; in a group it dies (Chuter).
+
+    Request: ``model``, ``height_in``. The model is then placed within 2" of the foot of
+    the drop and its activation ends.
+    """
+    m = plan.model(req_str(request, "model"))
+    try:
+        h = float(request.get("height_in", 0))
+    except (TypeError, ValueError):
+        raise InvalidActionError(f"height_in must be a number of inches, got {request.get('height_in')!r}") from None
+    if h < 2:
+        step = Step("fall", f"a drop of {h:g}\" (under 2\") does no harm", _src("Mouvements spéciaux, Chuter"))
+        return Resolution(RULESET, "fall", (step,), {}, {"outcome": Distribution.certain("unhurt")}, (), {"outcome": "unhurt"}, plan)
+    ap = int(h // 3)
+    steps = [Step("fall", f"fell {h:g}\": one hit with AP({ap}); placed within 2\" of the foot, activation over",
+                  _src("Mouvements spéciaux, Chuter"), value=ap)]
+    unit_models = plan.models_of(m.unit_id)
+    if len(unit_models) > 1:
+        steps.append(Step("fall", f"{m.model_id} belongs to a group: the fall kills it", _src("Mouvements spéciaux, Chuter")))
+        res = {"removed": [m.model_id], "effect": "none", "wounds": 1, "hits": 1}
+        return Resolution(RULESET, "fall", tuple(steps), {}, {"outcome (models removed, last model)": Distribution.certain((1, "none"))},
+                          (), res, plan.without_model(m.model_id))
+    defense = int(_profile(plan, m)["defense"])
+    p = defence_fail_chance(defense, ap)
+    bodies = _bodies(plan, [m])
+    wounds = Distribution.from_pairs(((1, p), (0, 1 - p)))
+    odds = {"wounds": wounds, "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
+    needed = {"defence": threshold(min(6, max(2, defense + ap)))}
+    if dice is None:
+        return Resolution(RULESET, "fall", tuple(steps), needed, odds)
+    f = dice.roll(6)
+    k = 0 if defence_blocks(f, defense, -ap) else 1
+    steps.append(Step("defence", f"D6 {f} against {defense}+ with AP({ap}): {'blocked' if not k else 'a wound'}", _src("Tir")))
+    after, res = _wounds_rolled(plan, m.unit_id, k, dice, steps, {})
+    return Resolution(RULESET, "fall", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+
+
 ACTIONS: dict[str, Action] = {
+    "dangerous": dangerous, "fall": fall,
     "activate": activate, "shoot": shoot, "melee": melee, "morale": morale, "end_round": end_round,
     "deploy": deploy, "cast": cast, "jump": jump,
 }

@@ -702,3 +702,30 @@ def test_counter_strikes_first_against_enumeration():
                          ("b1", "guards", 0, 1.1, "brute", ["pike"])])
     r = ff.melee(wounded, request, Dice.given([6, 1, 6]))
     assert r.result["counter"]["removed"] == ["a1"] and r.result["attack"]["hits"] == 0 and "strike_back" not in r.result
+
+
+def test_dangerous_terrain_against_enumeration():
+    mines = {"id": "mines", "kind": "minefield", "shape": "area",
+             "points_mm": [[-2 * IN, -2 * IN], [4 * IN, -2 * IN], [4 * IN, 2 * IN], [-2 * IN, 2 * IN]]}
+    plan = make_plan([("t1", "squad", 0, 0, "trooper", []), ("t2", "squad", 1.2, 0, "trooper", []),
+                      ("t3", "squad", 10, 0, "trooper", []), ("e1", "enemy", 0, 20, "brute", [])], terrain=[mines])
+    r = ff.dangerous(plan, {"unit": "squad"}, None)
+    assert [s.value for s in r.steps if s.rule == "dangerous terrain"] == [2]  # t3 is outside the minefield
+    brute = enumerate_paths(ff.dangerous, plan, {"unit": "squad"}, outcome_key)
+    assert brute == odds_of(r, OUTCOME)
+    tough = ff.dangerous(plan, {"unit": "enemy", "models": "e1"}, None)
+    assert odds_of(tough, "wounds")[0] == Fraction(5, 6) ** 3  # Tough(3): three dice
+    with pytest.raises(IllegalActionError, match="no model of enemy"):
+        ff.dangerous(plan, {"unit": "enemy"}, None)
+
+
+def test_falls():
+    plan = make_plan([("t1", "squad", 0, 0, "trooper", []), ("t2", "squad", 1.2, 0, "trooper", []),
+                      ("h1", "hero", 10, 0, "hero", [])])
+    assert ff.fall(plan, {"model": "t1", "height_in": 1.5}, None).result["outcome"] == "unhurt"
+    r = ff.fall(plan, {"model": "t1", "height_in": 4}, None)
+    assert r.result["removed"] == ["t1"] and [m.model_id for m in r.plan_after.models_of("squad")] == ["t2"]
+    r = ff.fall(plan, {"model": "h1", "height_in": 6.5}, None)  # AP(2) against Defense 3+: 5+ blocks
+    assert r.needed["defence"] == "5+" and odds_of(r, "wounds")[1] == Fraction(4, 6)
+    brute = enumerate_paths(ff.fall, plan, {"model": "h1", "height_in": 6.5}, lambda x: x.result["wounds"])
+    assert brute == odds_of(r, "wounds")
