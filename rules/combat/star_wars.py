@@ -715,8 +715,8 @@ def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], 
                 after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
                 steps.append(Step("Étranglement", f"{t.model_id} survives and is knocked down", src))
         if power == "Télékinésie" and _pv_left(plan, t) == 1 and t.model_id in [m.model_id for m in after.models]:
-            steps.append(Step("Télékinésie", f"{t.model_id} (1 PV) may be moved 6 pas; a figure thrown into an obstacle "
-                              "takes a C4+ attack it cannot parry (resolve it with melee)", src))
+            steps.append(Step("Télékinésie", f"{t.model_id} (1 PV) may be moved 6 pas; if it hits an obstacle or a figure, "
+                              "resolve the collision with the action thrown", src))
     elif power in ("Protection", "Dun Möch", "Méditation de combat"):
         active = thaw(st["active_powers"])
         active[power] = sorted(set(active.get(power, [])) | {user.model_id})
@@ -787,9 +787,53 @@ def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
 ARGUMENTS: dict[str, tuple[str, ...]] = {
     "hero_phase": ("hero",), "troops_phase": ("side",), "shoot": ("shooter", "target"),
     "melee": ("attacker", "defender"), "force": ("user", "power"), "medic": ("medic", "target"), "stand_up": ("model",),
+    "thrown": ("model",),
 }
 
+def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
+    """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry (Utilisation de la Force, Télékinésie).
+
+    Request: ``model`` (the figure thrown), optional ``into`` (the figure it hits). A
+    figure hit without For and with one PV takes the same attack; one with more PV is
+    unhurt; one with For steps aside (no collision, the thrown figure flies on).
+    """
+    st = _state(plan)
+    m = plan.model(req_str(request, "model"))
+    into_id = req_str(request, "into", default=None)
+    src = _src("Utilisation de la Force, Télékinésie")
+    victims = [m]
+    steps: list[Step] = []
+    if into_id is not None:
+        o = plan.model(into_id)
+        if _profile(plan, o).get("For") is not None:
+            steps.append(Step("Télékinésie", f"{into_id} is a Force user: it steps aside, {m.model_id} flies on", src))
+            return Resolution(RULESET, "thrown", tuple(steps), {}, {}, (), {"collision": False}, plan)
+        if _pv_left(plan, o) == 1:
+            victims.append(o)
+            steps.append(Step("Télékinésie", f"{into_id} (1 PV) is struck too", src))
+        else:
+            steps.append(Step("Télékinésie", f"{into_id} has more than 1 PV: only {m.model_id} is hurt", src))
+    steps.append(Step("collision", f"{', '.join(v.model_id for v in victims)}: a C4+ attack each, no parry", src, value=4))
+    p = threshold_chance(4)
+    odds = {f"{v.model_id} killed": Distribution.from_pairs(((True, p if _pv_left(plan, v) <= 1 else Fraction(0)),
+                                                            (False, 1 - p if _pv_left(plan, v) <= 1 else Fraction(1))))
+            for v in victims}
+    if dice is None:
+        return Resolution(RULESET, "thrown", tuple(steps), {"attack": "4+"}, odds)
+    after, killed = plan, []
+    for v in victims:
+        f = dice.roll(6)
+        steps.append(Step("collision", f"{v.model_id}: D6 {f}: {'hit' if f >= 4 else 'unhurt'}", src))
+        if f >= 4:
+            after, dead = _wound(after, v.model_id, 1, st, steps)
+            if dead:
+                killed.append(v.model_id)
+    return Resolution(RULESET, "thrown", tuple(steps), {"attack": "4+"}, odds, tuple(dice.rolled),
+                      {"collision": True, "killed": killed}, after.with_state(st))
+
+
 ACTIONS: dict[str, Action] = {
+    "thrown": thrown,
     "start_turn": start_turn, "hero_phase": hero_phase, "troops_phase": troops_phase, "end_turn": end_turn,
     "shoot": shoot, "melee": melee, "force": force, "medic": medic, "stand_up": stand_up,
 }

@@ -355,3 +355,15 @@ def test_on_the_geometry_sample_game():
             p = res.odds["killed"].probs.get(True, 0)
             assert 0 < p < 1 and res.needed["to hit"] in ("2+", "3+", "4+", "5+", "6+")
     assert shots > 0
+
+
+def test_telekinesis_collisions():
+    plan = make_plan([("rb", "rebels", 0, 0, "Soldat rebelle"), ("rb2", "rebels", 1, 0, "Soldat rebelle"),
+                      ("tk", "rebels", 0, 1, "Tank droïde"), ("pd", "rebels", 1, 1, "Padawan rebelle"),
+                      ("gi", "empire", 5, 5, "Grand Inquisiteur")])
+    r = sw.thrown(plan, {"model": "rb", "into": "rb2"}, None)
+    assert set(r.odds) == {"rb killed", "rb2 killed"} and r.odds["rb2 killed"].probs[True] == Fraction(1, 2)
+    r = sw.thrown(plan, {"model": "rb", "into": "rb2"}, Dice.given([4, 3]))
+    assert r.result == {"collision": True, "killed": ["rb"]}
+    assert set(sw.thrown(plan, {"model": "rb", "into": "tk"}, None).odds) == {"rb killed"}  # more than 1 PV: unhurt
+    assert sw.thrown(plan, {"model": "rb", "into": "pd"}, None).result == {"collision": False}  # a Force user steps aside
