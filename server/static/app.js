@@ -533,6 +533,8 @@
   }
   function fillSelects() {
     const g = S.game.game;
+    // tools the rule set has no question for are not offered (Firefight has no fire zone...)
+    $$("[data-question]").forEach((e) => { e.hidden = S.questions.length > 0 && !S.questions.includes(e.dataset.question); });
     const units = (g.units || []).map((u) => [u.id, `${u.name || u.id} (${u.side})`]);
     ["#fz-firing", "#fz-target", "#rs-unit", "#rs-target"].forEach((s) => fillSelect($(s), units, true));
     fillSelect($("#rg-model"), (g.models || []).map((m) => [m.id, m.name || m.id]), true);

@@ -68,6 +68,7 @@ def test_a_measurement_shows_the_expected_distance(browser: Any, sample: Served)
     assert f'bord à bord {edge["value"]:.2f}"' in text, (text, expected["answer"])
     assert f'centre à centre {centre["value"]:.2f}"' in text
     assert page.locator("#plan-svg polyline.measure").count() == 1
+    assert page.is_hidden("#fz-fieldset")  # Firefight has no fire zone question
     page.close()
 
 
