@@ -110,6 +110,8 @@ class PlanView:
         self.px_per_mm = px_per_mm
         self.size_px = (int(math.ceil(w * px_per_mm)), int(math.ceil(d * px_per_mm)))
         self.map_x, self.map_y = self._maps()
+        # fixed-point maps: remap runs two to three times faster with them
+        self._fast = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
 
     def _maps(self) -> tuple[np.ndarray, np.ndarray]:
         g = PLAN_GRID_STEP_PX
@@ -126,7 +128,8 @@ class PlanView:
     def warp(self, image: np.ndarray, region_px: tuple[int, int, int, int] | None = None) -> np.ndarray:
         """Return the plan image (or its ``region_px`` = x, y, w, h part), BGR."""
         if region_px is None:
-            mx, my = self.map_x, self.map_y
+            return cv2.remap(image, self._fast[0], self._fast[1], cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         else:
             x, y, w, h = region_px
             mx, my = self.map_x[y:y + h, x:x + w], self.map_y[y:y + h, x:x + w]
