@@ -619,16 +619,20 @@ def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     return edges, area, convex
 
 
-_LAST_EDGES: list[Any] = [None, None]  # (geometries, result) of the last call: terrain rarely changes
+# (geometries, result) of the last call, swapped as one reference so threads never mix two calls.
+_LAST_EDGES: list[Any] = [None]
 
 
 def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return padded boundary edges ``(G, E, 2, 2)`` (NaN past the last), bounds ``(G, 4)``, area flags."""
+    """Return padded boundary edges ``(G, E, 2, 2)`` (NaN past the last), bounds ``(G, 4)``, area flags.
+
+    The last answer is kept: the terrain rarely changes between two frames.
+    """
     last = _LAST_EDGES[0]
-    if last is not None and len(last) == len(geoms) and all(a is b for a, b in zip(last, geoms)):
-        return _LAST_EDGES[1]  # type: ignore[no-any-return]
+    if last is not None and len(last[0]) == len(geoms) and all(a is b for a, b in zip(last[0], geoms)):
+        return last[1]  # type: ignore[no-any-return]
     result = _edges_of_uncached(geoms)
-    _LAST_EDGES[0], _LAST_EDGES[1] = list(geoms), result
+    _LAST_EDGES[0] = (list(geoms), result)
     return result
 
 
