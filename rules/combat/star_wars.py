@@ -184,6 +184,24 @@ def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
     return None
 
 
+def _take_action(st: dict[str, Any], model_id: str, action: str, used: int = 1, limit: int = 1) -> None:
+    """Record a figure's second action of the turn; refuse a second one, or more shots/attacks than it has.
+
+    A figure has two actions per activation and one activation per turn (Activation
+    d'une figurine); its shots (Cad) or attacks (A) may go to several targets.
+    """
+    acted = dict(st.get("acted") or {})
+    prev = acted.get(model_id)
+    if prev is not None and prev["action"] != action:
+        raise IllegalActionError(f"{model_id} already took its second action this turn ({prev['action']})")
+    total = (prev["used"] if prev else 0) + used
+    if total > limit:
+        raise IllegalActionError(f"{model_id} has {limit} {'shot(s)' if action == 'shoot' else 'attack(s)' if action == 'melee' else 'use'} "
+                                 f"this turn and already used {prev['used'] if prev else 0}")
+    acted[model_id] = {"action": action, "used": total}
+    st["acted"] = acted
+
+
 # =============================================================================== turn and hero phases
 
 def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -200,7 +218,7 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu")))
     st = _state(plan)
     turn = st["turn"] + (1 if st.get("initiative") else 0)
-    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={})
+    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={})
     after = plan
     return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
                       {"initiative": side, "turn": turn}, after.with_state(st))
@@ -295,7 +313,7 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if waiting:
         raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}")
     points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
-    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1)
+    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={})
     step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
                 "the scenario decides)", _src("Déroulement d'un tour de jeu"))
     return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st["turn"]},
@@ -483,6 +501,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {"to hit": threshold(need), **{f"save {i + 1}": threshold(s) for i, s in enumerate(saves)}}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
+    _take_action(st, shooter.model_id, "shoot", shots, cad)
     lost = sum(1 for k in range(shots) if _roll_attack(dice, need, saves, steps, f"shot {k + 1}"))
     after, killed = _wound(plan, target.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
@@ -514,6 +533,7 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
     needed = {f"to hit {m.model_id}": threshold(need) for m, need, _ in plans}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
+    _take_action(st, shooter.model_id, "shoot", 1, int(w.get("Cad", 1)))
     after = plan
     killed = []
     for m, need, saves in plans:
@@ -554,7 +574,10 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if any(_has(plan, a, r) for r in ("Deux armes de corps à corps", "Double sabre laser", "Deux sabres laser")):
         n_att += 1
         steps.append(Step("attacks", "+1 attack: two weapons or two lightsabres", _src("Règles de Combat au corps à corps")))
+    most = n_att
     n_att = req_int(request, "attacks", n_att)
+    if not 1 <= n_att <= most:
+        raise IllegalActionError(f"{a.model_id} makes 1 to {most} attack(s) per combat action, {n_att} asked")
     need_a = int(pa["C"])
     dm = _dun_moch(plan, a, st)
     if dm is not None:
@@ -588,6 +611,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {"attack": threshold(need_a), **({"parry": threshold(need_d)} if need_d else {})}
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), needed, odds)
+    _take_action(st, a.model_id, "melee", n_att, most)
     lost, pushed = 0, 0
     for k in range(n_att):
         f = dice.roll(6)
@@ -653,6 +677,7 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         steps.append(Step("resistance", f"{t.model_id} is a Force user: cancels on {r}+ (more than its For)", _src("Résistance à un pouvoir")))
     if dice is None:
         return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds)
+    _take_action(st, user.model_id, "force")
     f = dice.roll(6)
     steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}", _src("Utilisation de la Force")))
     after, result = plan, {"power": power, "used": f >= need, "affected": []}
@@ -763,6 +788,7 @@ def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     odds = {"restored": Distribution.from_pairs(((True, threshold_chance(need)), (False, 1 - threshold_chance(need))))}
     if dice is None:
         return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds)
+    _take_action(st, healer.model_id, "medic")
     f = dice.roll(6)
     after = plan
     if f >= need:

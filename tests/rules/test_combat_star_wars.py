@@ -367,3 +367,20 @@ def test_telekinesis_collisions():
     assert r.result == {"collision": True, "killed": ["rb"]}
     assert set(sw.thrown(plan, {"model": "rb", "into": "tk"}, None).odds) == {"rb killed"}  # more than 1 PV: unhurt
     assert sw.thrown(plan, {"model": "rb", "into": "pd"}, None).result == {"collision": False}  # a Force user steps aside
+
+
+def test_one_second_action_per_turn_and_cadence_split():
+    plan = make_plan([("hv", "rebels", 0, 0, "Soldat lourd de la flotte rebelle"), ("st", "empire", 4, 8, "Stormtrooper"),
+                      ("st2", "empire", -4, 8, "Stormtrooper"), ("pd", "rebels", 9, 0, "Padawan rebelle"),
+                      ("gi", "empire", 10, 0, "Grand Inquisiteur")])
+    plan = sw.shoot(plan, {"shooter": "hv", "target": "st", "shots": 1}, Dice.given([1])).plan_after
+    plan = sw.shoot(plan, {"shooter": "hv", "target": "st2", "shots": 1}, Dice.given([1])).plan_after  # Cad 2 split
+    with pytest.raises(IllegalActionError, match="has 2 shot"):
+        sw.shoot(plan, {"shooter": "hv", "target": "st", "shots": 1}, Dice.given([1]))
+    plan = sw.melee(plan, {"attacker": "pd", "defender": "gi"}, Dice.given([1])).plan_after
+    with pytest.raises(IllegalActionError, match="already took its second action"):
+        sw.force(plan, {"user": "pd", "power": "Répulsion"}, Dice.given([6]))
+    with pytest.raises(IllegalActionError, match="1 to 2 attack"):  # the Grand Inquisiteur has A2
+        sw.melee(plan, {"attacker": "gi", "defender": "pd", "attacks": 3}, None)
+    plan = sw.end_turn(plan.with_state({**plan.state, "activated": [m.model_id for m in plan.models]}), {}, None).plan_after
+    assert sw.shoot(plan, {"shooter": "hv", "target": "st", "shots": 2}, Dice.given([1, 1])).result["hits"] == 0
