@@ -27,7 +27,7 @@ from calibration.setup import Setup
 from tracker.bases import FoundBase, PlanView
 from tracker.decode import identify_quads
 from tracker.detections import Detections
-from tracker.markers import MIN_READABLE_SIDE_PX, SECOND_CHANCE_COVERAGE, TableMapping, clockwise_quads, aruco_cells, side_lengths
+from tracker.markers import MIN_READABLE_SIDE_PX, TableMapping, clockwise_quads, aruco_cells, side_lengths
 from tracker.refine import refine_corners_status
 
 #: Paper is brighter than this fraction of the brightest pixel near the base, and grey.
@@ -35,6 +35,9 @@ PAPER_BRIGHTNESS = 0.6
 PAPER_MAX_SATURATION = 70
 #: The paper blob must cover at least this fraction of the marker's own area.
 MIN_PAPER_FRACTION = 0.5
+#: Fraction of each side's edge profiles that must be clean for a reading on a base (lower
+#: than for OpenCV's rejects: the reading must also fit the base, see BASE_AGREEMENT_MM).
+ON_BASE_COVERAGE = 0.6
 #: A marker read on a base must put the model's base centre this close to the circle, mm.
 BASE_AGREEMENT_MM = 3.0
 #: The first guess may be this many marker cells off before the edge fit.
@@ -99,7 +102,7 @@ def markers_on_bases(image: np.ndarray, gray: np.ndarray, view: PlanView, calibr
     cells = aruco_cells(setup.markers.dictionary)
     refined, ok_first = refine_corners_status(gray, quads, cells=cells, max_shift_modules=SEARCH_SHIFT_MODULES)
     # once more from close by, now requiring a clean edge along every side
-    refined, ok = refine_corners_status(gray, refined[ok_first], cells=cells, min_coverage=SECOND_CHANCE_COVERAGE)
+    refined, ok = refine_corners_status(gray, refined[ok_first], cells=cells, min_coverage=ON_BASE_COVERAGE)
     refined = refined[ok]
     ids, oriented = identify_quads(gray, clockwise_quads(refined), setup.markers.dictionary)
     good = (ids >= 0) & _on_its_base(oriented, ids, np.array(centres)[ok_first][ok], calibration, setup)
