@@ -35,11 +35,14 @@ def run(args: argparse.Namespace) -> int:
 
     image = load_image(args.image)
     setup: Setup | None = load_setup(args.setup) if args.setup else None
+    notes: list[str] = []
     if args.calibration:
         cal = load_calibration(args.calibration)
         if setup is None:
             setup = parse_setup({"table": {"width_mm": cal.table.width_mm, "depth_mm": cal.table.depth_mm}},
                                 source=args.calibration)
+            notes.append("no --setup given: default marker settings (12 mm markers 3 mm above the table, "
+                         "centred on their bases); pass the setup file for per-marker offsets and rim colours")
         source = args.calibration
     else:
         if setup is None:
@@ -51,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         cal = calibrate_table(image, setup, intrinsics, source=args.image)
         source = "corner markers in the image"
     found = locate_all(image, cal, setup, bare_bases=not args.no_bases)
-    warnings = list(getattr(cal, "warnings", ())) + list(found.warnings)
+    warnings = notes + list(getattr(cal, "warnings", ())) + list(found.warnings)
     doc = {"image": args.image, "image_size": [int(image.shape[1]), int(image.shape[0])],
            "calibration": source, "table_mm": [setup.table.width_mm, setup.table.depth_mm]}
     doc.update(found.to_dict())
