@@ -539,20 +539,22 @@ def _weapon_batch(plan: TablePlan, name: str, firers: list[Model], spec: HitSpec
     )
 
 
-def _defence(plan: TablePlan, target_id: str, cover_models: int, *, melee: bool, steps: list[Step]) -> Defence:
+def _defence(plan: TablePlan, target_id: str, cover: tuple[str, ...], *, melee: bool, steps: list[Step]) -> Defence:
+    """The target's Defense, +1 when most of its models are in cover from a shot (``cover`` gives why, model by model)."""
     models = plan.models_of(target_id)
     defense = int(_profile(plan, models[0])["defense"])
-    cover = 0
-    if not melee and cover_models * 2 > len(models):
-        cover = 1
-        steps.append(Step("cover", f"+1 Defense: {cover_models} of {len(models)} models of {target_id} in cover (most of them)",
+    bonus = 0
+    if not melee and len(cover) * 2 > len(models):
+        bonus = 1
+        steps.append(Step("cover", f"+1 Defense: {len(cover)} of {len(models)} models of {target_id} in cover (most of them): "
+                          + "; ".join(cover),
                           _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1,
                           option="firefight.cover_to_defender"))
     regen = _all_have(plan, target_id, "Regeneration")
     if regen:
         steps.append(Step("Regeneration", "every model has Regeneration: each wound is ignored on 5+ (not against Bane, Rending, Unstoppable)",
                           _src("Regeneration")))
-    return Defence(defense, cover, regen)
+    return Defence(defense, bonus, regen)
 
 
 def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, target: str,
@@ -563,7 +565,7 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
     stealth = _all_have(plan, target, "Stealth")
     groups: dict[tuple, list[Model]] = {}
     specs: dict[tuple, HitSpec] = {}
-    cover_votes: dict[str, bool] = {}
+    cover_votes: dict[str, str] = {}
     used_limited = list(plan.unit(firing).extra.get("limited_used", ()))
     for f in plan.models_of(firing):
         for w in sorted(set(_weapons_of(plan, f, melee=False))):
@@ -586,7 +588,8 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
                 continue
             for t in tmodels:
                 reason = _model_in_cover(plan, t, f, obstacles=not indirect)
-                cover_votes[t.model_id] = cover_votes.get(t.model_id, False) or (reason is not None and not has_rule(wrules, "Blast"))
+                if reason is not None and not has_rule(wrules, "Blast"):
+                    cover_votes.setdefault(t.model_id, reason)
             far = dist > inches(9)
             mods: list[tuple[int, str, str]] = []
             if stealth and far:
@@ -621,7 +624,7 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
                                   "(enemy units within 3\" of the target); the first in this order take the odd ones "
                                   "(the defender's choice, argument blast_order)", _src("Blast")))
         blast_batches.append(b)
-    cover_models = sum(1 for v in cover_votes.values() if v)
+    cover_models = tuple(cover_votes.values())
     return blast_batches, cover_models, order
 
 
@@ -879,7 +882,7 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
         if u == target:
             continue
         ub = tuple(dataclasses.replace(b, share=(len(order), order.index(u)) if b.ignores_cover else (0, 0)) for b in batches)
-        others.append((u, Setup(ub, _defence(plan, u, 0, melee=False, steps=[]), _bodies(plan, _removal_order(plan, u, {})), ())))
+        others.append((u, Setup(ub, _defence(plan, u, (), melee=False, steps=[]), _bodies(plan, _removal_order(plan, u, {})), ())))
     return Setup(tuple(batches), defence, bodies, tuple(steps), tuple(others))
 
 
@@ -981,7 +984,7 @@ def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, in
     if not a_batches:
         raise IllegalActionError(f"no model of {attacker} is within 2\" of {defender} with a melee weapon: "
                                  f"move the chargers into contact first ({_src('Mêlée')})")
-    a_def = _defence(plan, defender, 0, melee=True, steps=steps)
+    a_def = _defence(plan, defender, (), melee=True, steps=steps)
     a_fear = _fear(plan, attacker)
     if a_fear:
         steps.append(Step("Fear", f"{attacker} counts +{a_fear} wound(s) on the wound effects in melee", _src("Fear(X)"), value=a_fear))
@@ -1001,7 +1004,7 @@ def _strike_back_setup(plan: TablePlan, defender: str, attacker: str, *, tired: 
                      label="strike back", only=only)
     if not bs:
         return None
-    ddef = _defence(plan, attacker, 0, melee=True, steps=steps)
+    ddef = _defence(plan, attacker, (), melee=True, steps=steps)
     return Setup(tuple(bs), ddef, _bodies(plan, _removal_order(plan, attacker, {})), ()), _fear(plan, defender)
 
 
@@ -1012,7 +1015,7 @@ def _counter_setup(plan: TablePlan, defender: str, attacker: str, *, tired: bool
                      label="Counter, strikes first", only=lambda w: _is_counter(plan, w))
     if not bs:
         return None
-    cdef = _defence(plan, attacker, 0, melee=True, steps=steps)
+    cdef = _defence(plan, attacker, (), melee=True, steps=steps)
     return Setup(tuple(bs), cdef, _bodies(plan, _removal_order(plan, attacker, {})), ()), _fear(plan, defender)
 
 

@@ -254,7 +254,7 @@ def test_cover_gives_the_defender_plus_one():
     plan = make_plan(SHOTS["plain"][0], terrain=[forest])
     r = ff.shoot(plan, {"firing": "shooters", "target": "targets"}, None)
     cover = [s for s in r.steps if s.rule == "cover"]
-    assert cover and cover[0].value == 1 and "2 of 2" in cover[0].text
+    assert cover and cover[0].value == 1 and "2 of 2" in cover[0].text and "stands in wood (forest)" in cover[0].text
     # defence 4+ with +1: a 3 blocks now
     p_wound = Fraction(1, 2) * Fraction(2, 6)
     assert odds_of(r, OUTCOME)[(0, "none")] == (1 - p_wound) ** 2
