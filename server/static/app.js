@@ -100,7 +100,10 @@
         else if (baseId) seen = bases[baseId] ? bases[baseId].seen : false;
         else seen = false;
       }
-      return { ...m, side: u.side, colour: S.game.sides[u.side] || "#777", seen, leader: u.leader === m.id,
+      // a seen model is drawn where the camera sees it now (the game records the move once it settles)
+      const now = tracked && seen && live[m.marker_id] ? live[m.marker_id] : null;
+      const at = now ? { x_mm: now.x_mm, y_mm: now.y_mm, facing_deg: now.facing_deg } : {};
+      return { ...m, ...at, side: u.side, colour: S.game.sides[u.side] || "#777", seen, leader: u.leader === m.id,
                label: m.name || m.id };
     });
   }
@@ -324,6 +327,13 @@
 
   async function refreshDerived() {
     refreshCohesion();
+    if (S.lastPair) {  // a measurement or sight line follows the models when they move
+      const [tool, a, b] = S.lastPair;
+      if (modelById(a) && modelById(b)) await (tool === "measure" ? measure(a, b) : lineOfSight(a, b));
+      else { S.lastPair = null; S.layers.tool = []; }
+    }
+    if (S.lastTemplate && S.layers.template.length) await template(S.lastTemplate);
+    if (S.layers.range.length && modelById($("#rg-model").value)) await rangeBands();
     if ($("#fz-firing").value && $("#fz-target").value) await fireZone();
     if ($("#show-objectives").checked) await objectives();
     if ($("#show-auras").checked) await auras();
@@ -505,6 +515,7 @@
       const [a, b] = S.picks;
       S.picks = [];
       S.highlight = new Set();
+      S.lastPair = [S.tool, a, b];
       if (S.tool === "measure") await measure(a, b); else await lineOfSight(a, b);
       $("#tool-hint").textContent = t(S.tool === "measure" ? "hint.measure1" : "hint.los1");
       renderAll();
@@ -518,7 +529,7 @@
     const p = planPoint($("#plan-svg"), ev);
     const tb = table();
     if (p[0] < 0 || p[1] < 0 || p[0] > tb.width_mm || p[1] > tb.depth_mm) return;
-    if (S.tool === "template") { await template(p); renderAll(); }
+    if (S.tool === "template") { S.lastTemplate = p; await template(p); renderAll(); }
     else if (S.tool === "draw") { S.drawing.push([Math.round(p[0]), Math.round(p[1])]); $("#tr-done").disabled = false; renderAll(); }
     else if (S.tool === "objective") { await api("POST", "api/objectives", { x_mm: Math.round(p[0]), y_mm: Math.round(p[1]) }); setTool(null); }
   }
@@ -671,7 +682,8 @@
     $$("[data-tool]").forEach((b) => b.addEventListener("click", () => {
       if (b.dataset.tool === "clear") {
         Object.keys(S.layers).forEach((k) => { if (["tool", "template", "range"].includes(k)) S.layers[k] = []; });
-        S.highlight = new Set(); $("#answer").innerHTML = ""; setTool(null); renderAll(); return;
+        S.lastTemplate = null;
+        S.highlight = new Set(); S.lastPair = null; $("#answer").innerHTML = ""; setTool(null); renderAll(); return;
       }
       setTool(S.tool === b.dataset.tool ? null : b.dataset.tool); renderAll();
     }));
