@@ -19,7 +19,7 @@ Game state (``plan.state``): ``turn``, ``first`` (side acting first), ``phase``
 (0-5 for the three phases of each player, then ``assault``, ``motivation``),
 ``pa`` (side -> points per phase), ``operational`` (side -> PA of the turn),
 ``activated`` (units activated in this phase), ``actions``, ``engaged`` (pairs in
-assault), ``observed`` (units locked by an Observation).
+assault), ``observed`` (target unit -> the unit observing it, from an Observation).
 
 Examples
 --------
@@ -273,7 +273,7 @@ def _state(plan: TablePlan) -> dict[str, Any]:
     st.setdefault("activated", [])
     st.setdefault("actions", {})
     st.setdefault("engaged", [])
-    st.setdefault("observed", [])
+    st.setdefault("observed", {})
     return st
 
 
@@ -610,12 +610,20 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         raise IllegalActionError(f"no figure of {firing} in cohesion carries {wanted or 'a weapon'}")
     wname = wanted or firers[0].weapons[0]
     weapon = tables.weapon(wname, (plan.weapons or {}).get(wname))
-    indirect = bool(weapon.get("indirect")) and target in st["observed"]
+    observer = dict(st["observed"]).get(target)
+    indirect = False
+    if bool(weapon.get("indirect")) and observer is not None and not los["visible"]:
+        watch = unit_line_of_sight(rs, plan, observer, target, rs.defaults())
+        if not watch["visible"]:
+            raise IllegalActionError(f"{observer} observed {target} but has lost its line of fire on it: no indirect fire "
+                                     f"({_src('Tir indirect')}; Observation)")
+        indirect = True
     if not los["visible"] and not indirect:
         raise IllegalActionError(f"{firing} has no line of fire on {target}: {los['answer']} ({_src('Ligne de mire')})")
     steps += list(los["steps"])
-    if indirect and not los["visible"]:
-        steps.append(Step("indirect fire", f"{wname} fires indirectly at {target}, observed beforehand", _src("Tir indirect")))
+    if indirect:
+        steps.append(Step("indirect fire", f"{wname} (TI) fires over the terrain at {target}, which {observer} observes "
+                          "and still has in its line of fire", _src("Tir indirect")))
     d = unit_centre_distance_mm(plan, firing, target)
     if d > inches(float(weapon["range_in"])):
         raise IllegalActionError(f"{target} is {d / 25.4:.1f}\" away (unit centre to unit centre), beyond the "
@@ -782,11 +790,17 @@ def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
 
 def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Record an Observation: the target unit may be shot by indirect fire while watched (Tir indirect; Observation)."""
+    from rules.rulesets.base import find_ruleset
+    from rules.rulesets.high_fire import unit_line_of_sight
+
     a, b = req_str(request, "observer"), req_str(request, "target")
     st = _state(plan)
     if st["actions"].get(a) != "observe":
         raise IllegalActionError(f"{a} did not take the Observation action")
-    st["observed"] = sorted(set(st["observed"]) | {b})
+    rs = find_ruleset(RULESET)
+    if not unit_line_of_sight(rs, plan, a, b, rs.defaults())["visible"]:
+        raise IllegalActionError(f"{a} has no line of fire on {b}: it cannot lock it ({_src('Actions de l infanterie')}, Observation)")
+    st["observed"] = {**dict(st["observed"]), b: a}
     return Resolution(RULESET, "observe", (Step("observation", f"{a} locks {b} for indirect fire", _src("Tir indirect")),),
                       {}, {}, (), {"observed": b}, plan.with_state(st))
 

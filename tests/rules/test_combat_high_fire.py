@@ -201,11 +201,19 @@ def test_no_line_of_fire_and_out_of_range(tables_path):
 def test_indirect_fire_needs_an_observation(tables_path):
     bunker = {"id": "bunker", "kind": "blocking", "shape": "area",
               "points_mm": [[0, 7 * IN], [6 * IN, 7 * IN], [6 * IN, 9 * IN], [0, 9 * IN]]}
-    models = [("b1", "blues", 2, 2, "trooper", ["launcher"]), ("r1", "reds", 2, 14, "militia", [])]
-    plan = make_plan(models, tables=tables_path, terrain=[bunker], state={"observed": ["reds"]})
+    models = [("b1", "blues", 2, 2, "trooper", ["launcher"]), ("b5", "bspot", 10, 8, "trooper", []),
+              ("r1", "reds", 2, 14, "militia", [])]
+    plan = make_plan(models, tables=tables_path, terrain=[bunker], state={"actions": {"bspot": "observe"}})
+    with pytest.raises(IllegalActionError, match="no line of fire"):
+        hf.shoot(plan, {"firing": "blues", "target": "reds"}, None)
+    plan = hf.observe(plan, {"observer": "bspot", "target": "reds"}, None).plan_after
     r = hf.shoot(plan, {"firing": "blues", "target": "reds"}, None)
     assert [s for s in r.steps if s.rule == "indirect fire"]
     assert sum(1 for s in r.steps if s.rule == "effect value") == 1 and "2 D10" in [s for s in r.steps if s.rule == "effect value"][0].text
+    hidden = make_plan([models[0], ("b5", "bspot", 2, 4, "trooper", []), models[2]], tables=tables_path, terrain=[bunker],
+                       state={"observed": {"reds": "bspot"}})
+    with pytest.raises(IllegalActionError, match="lost its line of fire"):
+        hf.shoot(hidden, {"firing": "blues", "target": "reds"}, None)
 
 
 # -- activation points and phases ---------------------------------------------------------------
