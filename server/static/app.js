@@ -332,8 +332,8 @@
       if (modelById(a) && modelById(b)) await (tool === "measure" ? measure(a, b) : lineOfSight(a, b));
       else { S.lastPair = null; S.layers.tool = []; }
     }
-    if (S.lastTemplate && S.layers.template.length) await template(S.lastTemplate);
-    if (S.layers.range.length && modelById($("#rg-model").value)) await rangeBands();
+    if (S.lastTemplate && S.layers.template.length) await template(S.lastTemplate, true);
+    if (S.layers.range.length && modelById($("#rg-model").value)) await rangeBands(true);
     if ($("#fz-firing").value && $("#fz-target").value) await fireZone();
     if ($("#show-objectives").checked) await objectives();
     if ($("#show-auras").checked) await auras();
@@ -416,7 +416,7 @@
     renderAll();
   }
 
-  async function rangeBands() {
+  async function rangeBands(quiet) {
     const m = $("#rg-model").value, raw = $("#rg-range").value.trim();
     if (!m) return;
     const body = { model: m };
@@ -432,18 +432,18 @@
       shapes.push({ kind: "text", at: [c[0], c[1] - at], text: bandText(b.band), cls: "band-label", size: 0.6 });
     });
     S.layers.range = shapes;
-    $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${bandText(b.band)}${b.to_mm !== null ? ` < ${unitFmt(b.to_mm)}` : ""}`).join(" · "))}</p>`;
+    if (quiet !== true) $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${bandText(b.band)}${b.to_mm !== null ? ` < ${unitFmt(b.to_mm)}` : ""}`).join(" · "))}</p>`;
     renderAll();
   }
 
-  async function template(at) {
+  async function template(at, quiet) {
     const r = parseFloat($("#tp-radius").value) * S.game.unit.mm;
     if (!(r > 0)) throw new Error(t("label.radius"));
     const ans = await ask("template", [at[0].toFixed(1), at[1].toFixed(1), r.toFixed(1)]);
     const under = (ans.models || ans.under || []).map((x) => (typeof x === "string" ? x : x.model || x.id));
     S.highlight = new Set(under);
     S.layers.template = [{ kind: "circle", c: at, r: ans.radius_mm || r, cls: "template" }];
-    showAnswer(`<p class="big">${t("under_template")} : ${esc(under.join(", ") || t("nothing"))}</p>`, ans);
+    if (quiet !== true) showAnswer(`<p class="big">${t("under_template")} : ${esc(under.join(", ") || t("nothing"))}</p>`, ans);
   }
 
   async function auras() {
