@@ -13,10 +13,11 @@ applied as one step). Changes (each one step of the log): ``/api/undo``,
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
-from typing import Any
+from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
@@ -41,6 +42,18 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 
 def overlay() -> Overlay:
     return current_app.extensions["tabletracker"]
+
+
+def atomic(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a change's read-modify-write under the overlay's lock, so a move the tracker
+    records meanwhile is never overwritten by a change made from an older game."""
+
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with overlay().editing():
+            return view(*args, **kwargs)
+
+    return wrapper
 
 
 @bp.errorhandler(ValueError)
@@ -155,6 +168,7 @@ def resolve() -> Any:
 
 
 @bp.post("/resolve/apply")
+@atomic
 def resolve_apply() -> Any:
     action, req, dice, body = _resolution_request()
     if body.get("dice") is None:
@@ -173,6 +187,7 @@ def resolve_apply() -> Any:
 
 
 @bp.post("/undo")
+@atomic
 def undo() -> Any:
     ov = overlay()
     try:
@@ -190,6 +205,7 @@ def _changed(event: Any) -> Any:
 
 
 @bp.post("/game/import")
+@atomic
 def import_game() -> Any:
     r = json_body(request)
     r.only(("game", "filename"))
@@ -201,6 +217,7 @@ def import_game() -> Any:
 
 
 @bp.post("/setup/ruleset")
+@atomic
 def set_ruleset() -> Any:
     r = json_body(request)
     r.only(("ruleset",))
@@ -216,6 +233,7 @@ def set_ruleset() -> Any:
 
 
 @bp.post("/setup/table")
+@atomic
 def set_table() -> Any:
     r = json_body(request)
     r.only(("width_mm", "depth_mm"))
@@ -228,6 +246,7 @@ def set_table() -> Any:
 
 
 @bp.post("/setup/rosters")
+@atomic
 def load_rosters() -> Any:
     r = json_body(request)
     r.only(("rosters",))
@@ -247,6 +266,7 @@ def load_rosters() -> Any:
 
 
 @bp.post("/setup/assign")
+@atomic
 def assign() -> Any:
     r = json_body(request)
     r.only(("model", "marker_id", "base_id"))
@@ -273,6 +293,7 @@ def assign() -> Any:
 
 
 @bp.post("/terrain")
+@atomic
 def add_terrain() -> Any:
     r = json_body(request)
     r.only(("kind", "shape", "points_mm", "height_mm", "name"))
@@ -300,6 +321,7 @@ def add_terrain() -> Any:
 
 
 @bp.delete("/terrain/<terrain_id>")
+@atomic
 def remove_terrain(terrain_id: str) -> Any:
     ov = overlay()
     new = edits.remove_terrain(ov.plan(), terrain_id)
@@ -307,6 +329,7 @@ def remove_terrain(terrain_id: str) -> Any:
 
 
 @bp.post("/objectives")
+@atomic
 def add_objective() -> Any:
     r = json_body(request)
     r.only(("x_mm", "y_mm", "name"))
@@ -320,6 +343,7 @@ def add_objective() -> Any:
 
 
 @bp.delete("/objectives/<objective_id>")
+@atomic
 def remove_objective(objective_id: str) -> Any:
     ov = overlay()
     new = edits.remove_objective(ov.plan(), objective_id)
@@ -327,6 +351,7 @@ def remove_objective(objective_id: str) -> Any:
 
 
 @bp.post("/models/<model_id>/move")
+@atomic
 def move_model(model_id: str) -> Any:
     """Move a model by hand (a bare base the camera cannot follow, or a correction)."""
     r = json_body(request)

@@ -68,6 +68,10 @@ class Overlay:
             self._placed_bases.clear()
 
     # -- the game ---------------------------------------------------------------------
+    def editing(self) -> threading.RLock:
+        """The lock to hold across reading the game, changing it and recording the change."""
+        return self._lock
+
     def plan(self) -> TablePlan:
         """Return the current game as a :class:`TablePlan` (parsed once per change)."""
         with self._lock:
@@ -168,9 +172,10 @@ class Overlay:
         """Take one processed frame: record moves and first placements, push the live view."""
         self.images.update(snap)
         changed = False
-        for event in snap.events:
-            changed |= self._apply_track_event(event)
-        changed |= self._place_first_seen(snap)
+        with self._lock:  # read-modify-write of the game, atomic with the page's changes
+            for event in snap.events:
+                changed |= self._apply_track_event(event)
+            changed |= self._place_first_seen(snap)
         live = {
             "seq": snap.seq,
             "captured_s": snap.captured_s,

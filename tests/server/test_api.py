@@ -503,3 +503,27 @@ def test_a_frame_without_image_keeps_the_last_good_one(make_app: Any) -> None:
     r = client.get("/api/frame/camera.jpg")
     assert r.status_code == 200 and r.headers["X-Frame-Seq"] == "1"
     assert client.get("/api/projection").status_code == 200
+
+
+def test_page_changes_and_tracker_moves_at_once_lose_nothing(make_app: Any) -> None:
+    import time
+    frames = []
+    for i in range(60):
+        y0, y1 = 100.0 + 2 * i, 102.0 + 2 * i
+        frames.append(([still(4, 100, y1)], [TrackEvent("moved", marker_id=4, from_mm=(100.0, y0), to_mm=(100.0, y1),
+                                                        distance_mm=2.0)]))
+    app = make_app(frames, FPS=400.0)
+    ov = app.extensions["tabletracker"]
+    client = app.test_client()
+    ov.start()
+    for i in range(20):
+        assert client.post("/api/objectives", json={"x_mm": 10 + i, "y_mm": 10}).status_code == 200
+    deadline = time.monotonic() + 10
+    while ov.loop.running and time.monotonic() < deadline:
+        time.sleep(0.01)
+    ov.stop()
+    game = client.get("/api/state").json["game"]["game"]
+    assert len(game["objectives"]) == 21  # the sample one and the 20 added
+    a1 = next(m for m in game["models"] if m["id"] == "a1")
+    assert a1["y_mm"] == 220.0  # the tracker's last move
+    assert sum(e["kind"] == "move" for e in client.get("/api/log?limit=1000").json["events"]) == 60
