@@ -30,7 +30,6 @@ Fraction(1, 2)
 from __future__ import annotations
 
 import dataclasses
-import math
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -41,7 +40,7 @@ from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step
-from rules.frozen import freeze, thaw
+from rules.frozen import thaw
 from rules.plan import Model, TablePlan
 
 RULESET = "star-wars"
