@@ -41,6 +41,8 @@ MISSING_SCAN_EVERY = 3
 BASE_SCAN_EVERY = 10
 CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
+#: While not calibrated, the corner markers are looked for every this many frames.
+CALIBRATION_RETRY_EVERY = 5
 #: White margin added around a frame when a corner marker close to its edge is missed, px.
 CALIBRATION_MARGIN_PX = 8
 #: A region searched around a model's last position spans this many marker sides.
@@ -161,6 +163,7 @@ class Tracker:
         self._last_full = -10**9
         self._last_base_scan = -10**9
         self._last_calibrated = 0
+        self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
         self._warnings: tuple[str, ...] = ()
         self._rejected_seen: set[tuple[int, str]] = set()
@@ -204,6 +207,10 @@ class Tracker:
         image = frame.image
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         if self._calibration is None:
+            if self._frames - self._last_attempt < CALIBRATION_RETRY_EVERY and self._frames > 0:
+                self._frames += 1                 # the last attempt was a moment ago
+                return []
+            self._last_attempt = self._frames
             try:
                 self._use_calibration(self._calibrate(image, self.setup))
                 events.append({"type": "calibrated", **stamp})

@@ -108,3 +108,21 @@ def test_recalibrates_when_the_corners_moved_and_warns_when_hidden() -> None:
     events = tracker._check_corners(covered, cv2.cvtColor(covered, cv2.COLOR_BGR2GRAY), {"frame": 60})
     assert [e["type"] for e in events] == ["calibration_warning"] and "2 hidden" in events[0]["message"]
     assert tracker.calibration is before and len(calls) == 2
+
+
+def test_uncalibrated_tracker_retries_every_few_frames_and_says_it_once() -> None:
+    from calibration.errors import CalibrationError
+    from tracker.pipeline import CALIBRATION_RETRY_EVERY
+
+    calls = []
+
+    def calibrate(img: np.ndarray, s) -> object:  # type: ignore[no-untyped-def]
+        calls.append(1)
+        raise CalibrationError("found 0 of the 4 corner markers")
+
+    tracker = Tracker(parse_setup({"table": {"width_mm": 600, "depth_mm": 600}}), calibrate=calibrate)
+    blank = np.full((120, 160, 3), 120, np.uint8)
+    events = [e for i in range(2 * CALIBRATION_RETRY_EVERY + 1) for e in tracker.process(Frame(i, i / 10, blank))]
+    assert len(calls) == 3
+    assert [e["type"] for e in events] == ["calibration_failed"]
+    assert not tracker.state.calibrated and "0 of the 4 corner markers" in tracker.state.warnings[0]
