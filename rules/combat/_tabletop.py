@@ -127,6 +127,35 @@ def edge_mm(a: Model, b: Model) -> float:
     return max(0.0, centre_mm(a, b) - (a.base_mm + b.base_mm) / 2.0)
 
 
+def measure_how(plan: TablePlan) -> str:
+    """Return how the rule set's distances are taken in this game: ``"edge"`` (default) or ``"centre"``.
+
+    RULES-NOTES choice 1, the rule set's ``measure`` option (``plan.options``).
+    """
+    opts = plan.options or {}
+    if "measure" not in opts:
+        return "edge"
+    from rules.rulesets.base import find_ruleset  # the geometry's option table
+
+    return str(find_ruleset(plan.ruleset).option("measure").parse(opts["measure"]))
+
+
+def dist_mm(a: Model, b: Model, how: str = "edge") -> float:
+    """Return the distance between two models, base edge to base edge or centre to centre (``how``).
+
+    >>> from rules.plan import Model
+    >>> dist_mm(Model("a", "u", (0.0, 0.0), 25), Model("b", "v", (50.0, 0.0), 25), "centre")
+    50.0
+    """
+    return centre_mm(a, b) if how == "centre" else edge_mm(a, b)
+
+
+def point_dist_mm(point: tuple[float, float], m: Model, how: str = "edge") -> float:
+    """Return the distance from a point to a model's base edge (or its centre with ``how="centre"``)."""
+    d = math.dist(point, m.position_mm)
+    return d if how == "centre" else max(0.0, d - m.base_mm / 2.0)
+
+
 def point_edge_mm(point: tuple[float, float], m: Model) -> float:
     """Return the distance in mm from a point to the edge of a model's base."""
     return max(0.0, math.dist(point, m.position_mm) - m.base_mm / 2.0)

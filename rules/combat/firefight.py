@@ -46,7 +46,7 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from calibration.units import inches
-from rules.combat._tabletop import (edge_mm, has_rule, other_side, parse_rule, point_edge_mm,
+from rules.combat._tabletop import (dist_mm, edge_mm, has_rule, measure_how, point_dist_mm, other_side, parse_rule, point_edge_mm,
                                     profile_of, req_bool, req_int, req_list, req_str, rule_value,
                                     sides_of, state_dict, threshold, unit_rules, weapon_of, with_extra,
                                     with_status)
@@ -368,8 +368,7 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[str, ...], *, melee: 
         bonus = 1
         steps.append(Step("cover", f"+1 Defense: {len(cover)} of {len(models)} models of {target_id} in cover (most of them): "
                           + "; ".join(cover),
-                          _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1,
-                          option="firefight.cover_to_defender"))
+                          _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1))
     regen = _all_have(plan, target_id, "Regeneration")
     if regen:
         steps.append(Step("Regeneration", "every model has Regeneration: each wound is ignored on 5+ (not against Bane, Rending, Unstoppable)",
@@ -380,6 +379,10 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[str, ...], *, melee: 
 def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, target: str,
                       st: Mapping[str, Any], steps: list[Step]) -> tuple[list[Batch], int]:
     tmodels = plan.models_of(target)
+    how = measure_how(plan)
+    if how != "edge":
+        steps.append(Step("measuring", "distances taken centre to centre of the bases", "RULES-NOTES choice 1",
+                          value=how, option=f"measure={how}"))
     wanted = req_str(request, "weapon", default=None)
     moved = req_bool(request, "moved", st["actions"].get(firing) == "advance")
     stealth = _all_have(plan, target, "Stealth")
@@ -396,8 +399,8 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
             if has_rule(wrules, "Limited") and w in used_limited:
                 raise IllegalActionError(f"{w} is Limited and {firing} already used it this game ({_src('Limited')})")
             rng_mm = inches(float(stats["range_in"]))
-            near = min(tmodels, key=lambda t: edge_mm(f, t))
-            dist = edge_mm(f, near)
+            near = min(tmodels, key=lambda t: dist_mm(f, t, how))
+            dist = dist_mm(f, near, how)
             if dist > rng_mm:
                 steps.append(Step("out of range", f"{f.model_id}'s {w}: nearest target {_in(dist)} away, range {stats['range_in']}\"", _src("Tir")))
                 continue
@@ -459,17 +462,19 @@ def _blast_order(request: Mapping[str, Any], target: str, others: list[str]) -> 
 
 
 def _units_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> list[str]:
+    how = measure_how(plan)
     side = plan.unit(unit_id).side
     targets = plan.models_of(unit_id)
     return [u.unit_id for u in plan.units if u.side == side and u.unit_id != unit_id
-            and any(edge_mm(m, t) <= radius_mm for m in plan.models_of(u.unit_id) for t in targets)]
+            and any(dist_mm(m, t, how) <= radius_mm for m in plan.models_of(u.unit_id) for t in targets)]
 
 
 def _models_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> int:
+    how = measure_how(plan)
     side = plan.unit(unit_id).side
     targets = plan.models_of(unit_id)
     return sum(1 for m in plan.models if plan.unit(m.unit_id).side == side
-               and any(edge_mm(m, t) <= radius_mm for t in targets))
+               and any(dist_mm(m, t, how) <= radius_mm for t in targets))
 
 
 def _outcome_dist(plan: TablePlan, target: str, batches: list[Batch], defence: Defence,
@@ -607,7 +612,8 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
                 impact_loss: int, steps: list[Step], label: str,
                 only: Callable[[str], bool] | None = None) -> list[Batch]:
     enemies = plan.models_of(defender)
-    fighters = [m for m in plan.models_of(attacker) if any(edge_mm(m, e) <= inches(2) for e in enemies)]
+    how = measure_how(plan)
+    fighters = [m for m in plan.models_of(attacker) if any(dist_mm(m, e, how) <= inches(2) for e in enemies)]
     batches: list[Batch] = []
     if not fighters:
         steps.append(Step("melee", f"{label}: no model of {attacker} within 2\" of {defender}", _src("Mêlée")))
@@ -806,11 +812,12 @@ def _subplan(plan: TablePlan, unit_id: str, keep: list[str]) -> TablePlan:
 
 def _hero_quality(plan: TablePlan, unit_id: str) -> tuple[int, str] | None:
     side = plan.unit(unit_id).side
+    how = measure_how(plan)
     best = None
     for h in plan.models:
         if plan.unit(h.unit_id).side != side or not has_rule(_rules(plan, h), "Hero") or h.has_status(SHAKEN):
             continue
-        d = min((edge_mm(h, m) for m in plan.models_of(unit_id)), default=math.inf)
+        d = min((dist_mm(h, m, how) for m in plan.models_of(unit_id)), default=math.inf)
         if d <= inches(12):
             q = int(_profile(plan, h)["quality"])
             if best is None or q < best[0]:
@@ -933,7 +940,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if action == "charge":
         target = req_str(request, "target")
         _enemy_check(plan, unit_id, target)
-        d = min(edge_mm(a, b) for a in models for b in plan.models_of(target))
+        d = min(dist_mm(a, b, measure_how(plan)) for a in models for b in plan.models_of(target))
         if d > inches(move):
             raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {move}\" charge ({_src('Mouvement')})")
         steps.append(Step("charge reach", f"{target} is {_in(d)} away, within {move}\"", _src("Mouvement")))
@@ -958,11 +965,12 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
 
 
 def _controllers(plan: TablePlan, st: Mapping[str, Any], obj: Any) -> set[str]:
+    how = measure_how(plan)
     sides = set()
     for u in plan.units:
         if _is_shaken(plan, u.unit_id) or u.extra.get("ambushed_round") == st["round"]:
             continue
-        if any(point_edge_mm(obj.position_mm, m) <= inches(3) for m in plan.models_of(u.unit_id)):
+        if any(point_dist_mm(obj.position_mm, m, how) <= inches(3) for m in plan.models_of(u.unit_id)):
             sides.add(u.side)
     return sides
 
@@ -1053,7 +1061,7 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         if st["round"] < 2:
             raise IllegalActionError(f"Ambush units arrive at the start of a round after the first; this is round {st['round']} ({_src('Ambush')})")
         enemies = [m for m in plan.models if plan.unit(m.unit_id).side != u.side]
-        d = min((edge_mm(a, b) for a in models for b in enemies), default=math.inf)
+        d = min((dist_mm(a, b, measure_how(plan)) for a in models for b in enemies), default=math.inf)
         if d <= inches(9):
             raise IllegalActionError(f"{unit_id} is {_in(d)} from the enemy; Ambush needs more than 9\" ({_src('Ambush')})")
         steps.append(Step("Ambush", f"nearest enemy {_in(d)} away (> 9\"); cannot seize or contest objectives this round", _src("Ambush")))
@@ -1109,7 +1117,7 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         ht = int(h.extra.get("spell_tokens", 0))
         if not isinstance(n, int) or n < 1 or n > ht:
             raise IllegalActionError(f"helper {hid} has {ht} token(s), cannot spend {n!r}")
-        d = min((edge_mm(a, b) for a in after.models_of(hid) for b in models), default=math.inf)
+        d = min((dist_mm(a, b, measure_how(plan)) for a in after.models_of(hid) for b in models), default=math.inf)
         if d > inches(18):
             raise IllegalActionError(f"helper {hid} is {_in(d)} from {unit_id}, beyond 18\" ({_src('Caster(X)')})")
         sign = 1 if h.side == u.side else -1

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from calibration.units import pas
-from rules.combat._tabletop import (edge_mm, point_edge_mm, profile_of, req_bool, req_int, req_list, req_str,
+from rules.combat._tabletop import (dist_mm, edge_mm, measure_how, point_dist_mm, profile_of, req_bool, req_int, req_list, req_str,
                                     sides_of, state_dict, threshold, weapon_of, with_extra, with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution
@@ -42,6 +42,7 @@ from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step
 from rules.frozen import thaw
 from rules.plan import Model, TablePlan
+from rules.rulesets.base import find_ruleset
 
 RULESET = "star-wars"
 SRC = "Star Wars Grandes escarmouches"
@@ -178,7 +179,7 @@ def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
             u = plan.model(uid)
         except InvalidActionError:
             continue
-        if _side(plan, u) != _side(plan, m) and edge_mm(u, m) < pas(15):
+        if _side(plan, u) != _side(plan, m) and dist_mm(u, m, measure_how(plan)) < pas(15):
             return u
     return None
 
@@ -235,7 +236,7 @@ def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
         raise IllegalActionError(f"{hero_id} is not a hero (Officier or Officier supérieur)")
     r = pas(BUBBLE_PAS[rank])
     inside = [m.model_id for m in plan.models if m.model_id != hero_id and _side(plan, m) == _side(plan, hero)
-              and not _rank(plan, m) and edge_mm(hero, m) < r]
+              and not _rank(plan, m) and dist_mm(hero, m, measure_how(plan)) < r]
     return r, inside
 
 
@@ -273,7 +274,7 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
         if mid not in inside:
             m = plan.model(mid)
             why = ("a hero has its own phase" if _rank(plan, m) else "an enemy" if _side(plan, m) != side
-                   else f"{_pas(edge_mm(hero, m))} away, not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
+                   else f"{_pas(dist_mm(hero, m, measure_how(plan)))} away, not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
             raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}")
         if mid in st["activated"]:
             raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase")
@@ -336,12 +337,12 @@ def _through_figure(plan: TablePlan, a: Model, b: Model) -> str | None:
 
 def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[str, Any], *, rng_pas: float,
                     base: int, concentrated: bool, steps: list[Step], allow_long: bool = True,
-                    hidden_check: bool = True, dist_mm: float | None = None) -> int:
+                    hidden_check: bool = True, at_mm: float | None = None) -> int:
     """Return the roll needed to hit, with every modifier in ``steps`` (Règles de Tir).
 
-    ``dist_mm`` overrides the range measured (a Zone attack uses the shot at the point of impact).
+    ``at_mm`` overrides the range measured (a Zone attack uses the shot at the point of impact).
     """
-    d = edge_mm(shooter, target) if dist_mm is None else dist_mm
+    d = dist_mm(shooter, target, measure_how(plan)) if at_mm is None else at_mm
     if d > pas(2 * rng_pas) or (not allow_long and d > pas(rng_pas)):
         raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range "
                                  f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)")
@@ -358,9 +359,8 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
         mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir")))
     if hidden_check:
         from rules.visibility import line_of_sight
-        from rules.rulesets.base import find_ruleset
 
-        limit = float((plan.options or {}).get("hidden_threshold", find_ruleset(RULESET).defaults().get("hidden_threshold", 0.5)))
+        limit = float(find_ruleset(RULESET).resolve_options(plan)["hidden_threshold"])
         s = line_of_sight(plan, shooter.model_id, target.model_id)
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
@@ -398,7 +398,7 @@ def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[St
             u = plan.model(uid)
         except InvalidActionError:
             continue
-        if _side(plan, u) == _side(plan, target) and uid != target.model_id and edge_mm(u, target) < pas(4):
+        if _side(plan, u) == _side(plan, target) and uid != target.model_id and dist_mm(u, target, measure_how(plan)) < pas(4):
             med = 5
             steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save", _src("Utilisation de la Force")))
     best = min([x for x in (own, med) if x is not None], default=None)
@@ -515,14 +515,15 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
                     hidden_check=False)  # the point of impact must be in range
     point = target.position_mm
     x = float(w["zone"])
-    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_edge_mm(point, m) < pas(x)]
+    zone_how = str(find_ruleset(RULESET).resolve_options(plan)["zone_measure"])
+    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_dist_mm(point, m, zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
                       f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X") + " (RULES-NOTES choice 8)"))
     plans: list[tuple[Model, int, tuple[int, ...]]] = []
     for m in hit:
         s: list[Step] = []
         need = _shot_threshold(plan, shooter, m, st, rng_pas=rng, base=base, concentrated=concentrated, steps=s,
-                               hidden_check=False, dist_mm=edge_mm(shooter, target))
+                               hidden_check=False, at_mm=dist_mm(shooter, target, measure_how(plan)))
         saves = _saves(plan, m, st, s, shooting=True)
         steps.extend(Step(z.rule, f"{m.model_id}: {z.text}", z.source, z.value) for z in s)
         plans.append((m, need, saves))
@@ -697,14 +698,15 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 
 def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
     if power == "Répulsion":
-        return [m for m in plan.models if _side(plan, m) != _side(plan, user) and edge_mm(user, m) < pas(3)]
+        return [m for m in plan.models if _side(plan, m) != _side(plan, user) and dist_mm(user, m, measure_how(plan)) < pas(3)]
     if power in ("Télékinésie", "Éclairs", "Étranglement"):
         t = plan.model(req_str(request, "target"))
         rng = {"Télékinésie": 10, "Éclairs": 6, "Étranglement": 4}[power]
         if _side(plan, t) == _side(plan, user):
             raise IllegalActionError(f"{power} targets an enemy figure")
-        if edge_mm(user, t) > pas(rng):
-            raise IllegalActionError(f"{t.model_id} is {_pas(edge_mm(user, t))} away; {power} reaches {rng} pas")
+        d = dist_mm(user, t, measure_how(plan))
+        if d > pas(rng):
+            raise IllegalActionError(f"{t.model_id} is {_pas(d)} away; {power} reaches {rng} pas")
         return [t]
     if power == "Guérison":
         tid = req_str(request, "target")

@@ -729,3 +729,18 @@ def test_falls():
     assert r.needed["defence"] == "5+" and odds_of(r, "wounds")[1] == Fraction(4, 6)
     brute = enumerate_paths(ff.fall, plan, {"model": "h1", "height_in": 6.5}, lambda x: x.result["wounds"])
     assert brute == odds_of(r, "wounds")
+
+
+def test_measure_option_centre_to_centre():
+    """RULES-NOTES choice 1: base edge to base edge by default, centre to centre when the game says so."""
+    import dataclasses
+
+    from rules.frozen import freeze
+
+    plan = make_plan([("a1", "shooters", 0, 0, "trooper", ["rifle"]), ("b1", "targets", 0, 24.5, "trooper", [])])
+    assert ff.shoot(plan, {"firing": "shooters", "target": "targets"}, None).needed["to hit (rifle)"] == "4+"
+    centre = dataclasses.replace(plan, options=freeze({"measure": "centre"}))
+    with pytest.raises(IllegalActionError, match="24.5\""):
+        ff.shoot(centre, {"firing": "shooters", "target": "targets"}, None)
+    with pytest.raises(InvalidActionError, match="measure"):
+        ff.shoot(dataclasses.replace(plan, options=freeze({"measure": "corner"})), {"firing": "shooters", "target": "targets"}, None)

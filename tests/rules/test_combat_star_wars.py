@@ -384,3 +384,17 @@ def test_one_second_action_per_turn_and_cadence_split():
         sw.melee(plan, {"attacker": "gi", "defender": "pd", "attacks": 3}, None)
     plan = sw.end_turn(plan.with_state({**plan.state, "activated": [m.model_id for m in plan.models]}), {}, None).plan_after
     assert sw.shoot(plan, {"shooter": "hv", "target": "st", "shots": 2}, Dice.given([1, 1])).result["hits"] == 0
+
+
+def test_zone_measure_option():
+    """RULES-NOTES choice 8: Zone X to the base edge by default, to the base centre as an option."""
+    import dataclasses
+
+    from rules.frozen import freeze
+
+    plan = make_plan([("gr", "rebels", 0, 0, "Soldat rebelle", None, ["grenade"]), ("st", "empire", 5, 0, "Stormtrooper"),
+                      ("st2", "empire", 5, 2.3, "Stormtrooper")])
+    req = {"shooter": "gr", "target": "st", "weapon": "grenade"}
+    assert "to hit st2" in sw.shoot(plan, req, None).needed  # 2.3 pas to the centre, 1.8 to the edge: inside Zone 2
+    centre = dataclasses.replace(plan, options=freeze({"zone_measure": "centre"}))
+    assert "to hit st2" not in sw.shoot(centre, req, None).needed
