@@ -7,7 +7,7 @@ too far for that is searched for in a small region around where it was (the ArUc
 detector runs on the crop); a full scan
 runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every :data:`MISSING_SCAN_EVERY`
 frames) while a known model is missing. Bare bases are searched on the rectified plan
-every :data:`BASE_SCAN_EVERY` frames. The corner markers are checked every
+every :data:`BASE_SCAN_INTERVAL_S` seconds. The corner markers are checked every
 :data:`CORNER_CHECK_EVERY` frames: when all four are visible and have shifted (the table
 or camera was bumped) or :data:`RECALIBRATE_EVERY` frames have passed, the table is
 calibrated again; when some are hidden, the last good calibration is kept with a warning.
@@ -38,7 +38,8 @@ log = logging.getLogger(__name__)
 
 FULL_SCAN_EVERY = 30
 MISSING_SCAN_EVERY = 3
-BASE_SCAN_EVERY = 10
+#: Bare bases (and markers on bases) are searched once per this many seconds of video.
+BASE_SCAN_INTERVAL_S = 1.0
 CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
 #: While not calibrated, the corner markers are looked for every this many frames.
@@ -148,20 +149,25 @@ class Tracker:
         ``calibrate(image, setup) -> calibration`` (``calibration.table.calibrate_table``).
     find_bare_bases : bool
         Also look for bases without markers.
+    full_scan_every : int
+        Frames between full marker scans (sooner while a model is missing).
+    base_scan_interval_s : float
+        Seconds of video between bare-base searches.
     """
 
     def __init__(self, setup: Setup, calibration: TableMapping | None = None, *,
                  calibrate: Calibrate | None = None, find_bare_bases: bool = True,
-                 full_scan_every: int = FULL_SCAN_EVERY, base_scan_every: int = BASE_SCAN_EVERY) -> None:
+                 full_scan_every: int = FULL_SCAN_EVERY,
+                 base_scan_interval_s: float = BASE_SCAN_INTERVAL_S) -> None:
         self.setup = setup
         self._calibrate = calibrate or default_calibrate()
         self._book = TrackBook()
         self._find_bases = find_bare_bases
         self._full_every = max(1, full_scan_every)
-        self._base_every = max(1, base_scan_every)
+        self._base_interval_s = max(0.0, base_scan_interval_s)
         self._frames = 0
         self._last_full = -10**9
-        self._last_base_scan = -10**9
+        self._last_base_scan_s = -math.inf
         self._last_calibrated = 0
         self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
@@ -229,7 +235,7 @@ class Tracker:
         events += self._rejections(fixes, stamp)
         bases = None
         if self._find_bases and image.ndim == 3:
-            bases, fixes = self._detect_bases(image, gray, fixes)
+            bases, fixes = self._detect_bases(image, gray, fixes, frame.timestamp_s)
         events += self._book.update(
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
@@ -287,13 +293,13 @@ class Tracker:
                 events.append({"type": "marker_rejected", **stamp, **r.to_dict()})
         return events
 
-    def _detect_bases(self, image: np.ndarray, gray: np.ndarray,
-                      fixes: MarkerFixes) -> tuple[list[FoundBase] | None, MarkerFixes]:
-        """Every few frames: bare bases, and markers read on bases the marker scan missed."""
-        if self._frames - self._last_base_scan < self._base_every:
+    def _detect_bases(self, image: np.ndarray, gray: np.ndarray, fixes: MarkerFixes,
+                      timestamp_s: float) -> tuple[list[FoundBase] | None, MarkerFixes]:
+        """Now and then: bare bases, and markers read on bases the marker scan missed."""
+        if timestamp_s - self._last_base_scan_s < self._base_interval_s:
             return None, fixes
         assert self._plan is not None and self._calibration is not None
-        self._last_base_scan = self._frames
+        self._last_base_scan_s = timestamp_s
         known = [(x, y) for _, x, y, _ in self._book.known_positions_mm()]
         known += [(m.x_mm, m.y_mm) for m in fixes.models]
         bases = list(find_bases(image, self._plan, self.setup, exclude_mm=known))

@@ -48,7 +48,7 @@ def draw(models: dict[int, tuple[float, float, float]], bases: list[tuple[float,
 
 
 def run(frames: list[np.ndarray | None]) -> tuple[Tracker, list[list[dict]], list]:
-    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_scan_every=1)
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_scan_interval_s=0.0)
     events, states = [], []
     for i, img in enumerate(frames):
         frame = Frame(i, i / 10.0, img, error=None if img is not None else f"frame {i} could not be decoded")
