@@ -554,9 +554,14 @@
     fillSelect($("#rs-weapon"), Array.from(weapons).sort().map((w) => [w, w]), true);
     fillSelect($("#rs-action"), S.actions.map((a) => [a, a]), false);
     fillSelect($("#su-ruleset"), (S.server.rulesets || []).map((r) => [r, r]), false);
-    $("#su-ruleset").value = g.ruleset;
-    if (document.activeElement !== $("#su-width")) $("#su-width").value = g.table.width_mm;
-    if (document.activeElement !== $("#su-depth")) $("#su-depth").value = g.table.depth_mm;
+    // set-up fields follow the game only when the game's values change, never over what a player is typing
+    const setup = JSON.stringify([g.ruleset, g.table]);
+    if (S.filledSetup !== setup) {
+      S.filledSetup = setup;
+      $("#su-ruleset").value = g.ruleset;
+      $("#su-width").value = g.table.width_mm;
+      $("#su-depth").value = g.table.depth_mm;
+    }
     fillSelect($("#tr-kind"), S.terrainKinds.map((k) => [k.kind, k.kind]), false);
     const list = $("#tr-list");
     list.replaceChildren();
