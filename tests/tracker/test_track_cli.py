@@ -126,3 +126,19 @@ def test_uncalibrated_tracker_retries_every_few_frames_and_says_it_once() -> Non
     assert len(calls) == 3
     assert [e["type"] for e in events] == ["calibration_failed"]
     assert not tracker.state.calibrated and "0 of the 4 corner markers" in tracker.state.warnings[0]
+
+
+def test_calibration_inside_a_margin_maps_back_to_the_frame() -> None:
+    """The fallback used when a corner marker near the frame edge is missed gives the same table."""
+    from calibration.table import calibrate_table
+    from tracker.pipeline import _calibrate_with_margin
+
+    image, truth = sample(NAME)
+    image = np.ascontiguousarray(image)
+    for doc in (setup_document(truth), setup_document(truth, camera=False)):
+        setup = parse_setup(doc)
+        plain, margin = calibrate_table(image, setup), _calibrate_with_margin(image, setup, None)
+        grid = np.array([[x, y] for x in (0.0, 300.0, 600.0) for y in (0.0, 300.0, 600.0)])
+        assert np.abs(margin.to_image_px(grid, height_mm=3.0) - plain.to_image_px(grid, height_mm=3.0)).max() < 0.05
+        px = plain.to_image_px(grid)
+        assert np.abs(margin.to_table_mm(px) - grid).max() < 0.05
