@@ -1,8 +1,12 @@
-"""Helpers of the AT-43 and Feu à Volonté resolutions: request arguments, state edits, distances.
+"""Small helpers shared by the combat modules: request arguments, special rules, rosters, state edits.
 
-Pure functions over the frozen plan. Distances here are the two the resolutions
-read directly (centre to centre, base edge to base edge); everything that needs
-terrain (sight, cover) goes through the geometry modules.
+One version of each helper for the five rule sets (AT-43, Feu à Volonté, Firefight,
+High Fire, Star Wars), all pure functions over the frozen plan. Distances are not
+computed here: they come from :mod:`rules.measure` (``model_distance_mm``,
+``point_distance_mm``), so a resolution measures exactly what ``tabletracker ask``
+reports; :func:`measure_how` only reads which of the two measures (base edge or
+centre, RULES-NOTES choice 1) the game's rule set uses. Sight and cover go through
+the geometry modules.
 
 Examples
 --------
@@ -14,24 +18,40 @@ Examples
 Traceback (most recent call last):
 ...
 rules.errors.InvalidActionError: argument 'cover' must be one of yes, no, auto; got 'maybe'
+>>> parse_rule("Tough(3)"), parse_rule("Hero")
+(('Tough', 3), ('Hero', None))
+>>> threshold(4)
+'4+'
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NoReturn, Sequence
 
-from rules.errors import InvalidActionError
+from rules.errors import InvalidActionError, RosterError
 from rules.frozen import EMPTY, freeze, thaw
-from rules.plan import Model, TablePlan
+from rules.plan import Model, TablePlan, Unit
 
 _MISSING: Any = object()
+_RULE_RE = re.compile(r"^\s*([^()]+?)\s*(?:\(\s*\+?(-?\d+)\s*\))?\s*$")
+_TRUE = ("true", "yes", "1", "oui")
+_FALSE = ("false", "no", "0", "non")
 
+
+# -- request arguments (CLI / HTTP) ---------------------------------------------------------
 
 def req_str(request: Mapping[str, Any], key: str, default: Any = _MISSING) -> Any:
-    """Return the string argument ``key``; a missing one names what the action needs."""
+    """Return the string argument ``key``; a missing one (absent or null) names what the action needs.
+
+    >>> req_str({"unit": "u1"}, "unit"), req_str({}, "weapon", default=None)
+    ('u1', None)
+    >>> req_str({"unit": "u1"}, "target")
+    Traceback (most recent call last):
+    ...
+    rules.errors.InvalidActionError: this action needs the argument 'target'; given: unit
+    """
     value = request.get(key)
     if value is None:
         if default is _MISSING:
@@ -44,22 +64,39 @@ def req_str(request: Mapping[str, Any], key: str, default: Any = _MISSING) -> An
 
 
 def req_bool(request: Mapping[str, Any], key: str, default: bool = False) -> bool:
-    """Return a yes/no argument (``true``/``false``, ``yes``/``no``, ``1``/``0``)."""
+    """Return a yes/no argument: ``true``/``false``, ``yes``/``no``, ``oui``/``non``, ``1``/``0``.
+
+    Absent means ``default``; anything else (null, ``"on"``, ``" yes"``, 2) is refused.
+
+    >>> req_bool({"cover": "Yes"}, "cover"), req_bool({}, "cover", True), req_bool({"cover": 0}, "cover")
+    (True, True, False)
+    >>> req_bool({"cover": "on"}, "cover")
+    Traceback (most recent call last):
+    ...
+    rules.errors.InvalidActionError: argument 'cover' must be true or false (yes/no, oui/non, 1/0), got 'on'
+    """
     value = request.get(key, default)
-    if value is None:
-        return default
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1", "oui", "on"):
+    if isinstance(value, str) and value.lower() in _TRUE:
         return True
-    if text in ("false", "no", "0", "non", "off"):
+    if isinstance(value, str) and value.lower() in _FALSE:
         return False
-    raise InvalidActionError(f"argument {key!r} must be true or false, got {value!r}")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise InvalidActionError(f"argument {key!r} must be true or false (yes/no, oui/non, 1/0), got {value!r}")
 
 
 def req_int(request: Mapping[str, Any], key: str, default: Any = _MISSING, *, minimum: int | None = None) -> Any:
-    """Return an integer argument (a string of digits is accepted)."""
+    """Return a whole-number argument (a string of digits is accepted), at least ``minimum`` when given.
+
+    >>> req_int({"dice": " 3 "}, "dice"), req_int({}, "dice", 1)
+    (3, 1)
+    >>> req_int({"dice": 0}, "dice", 1, minimum=1)
+    Traceback (most recent call last):
+    ...
+    rules.errors.InvalidActionError: argument 'dice' must be at least 1, got 0
+    """
     value = request.get(key)
     if value is None:
         if default is _MISSING:
@@ -98,14 +135,152 @@ def req_choice(request: Mapping[str, Any], key: str, choices: Sequence[str], def
     return str(value)
 
 
-def centre_mm(a: Model, b: Model) -> float:
-    """Return the distance between two base centres in mm."""
-    return math.dist(a.position_mm, b.position_mm)
+# -- special rules ("Name" or "Name(X)") --------------------------------------------------------
+
+def parse_rule(text: str) -> tuple[str, int | None]:
+    """Split ``"Name(X)"`` into ``("Name", X)``; ``X`` is ``None`` when absent."""
+    m = _RULE_RE.match(text)
+    if not m:
+        raise InvalidActionError(f"cannot read the special rule {text!r}; write Name or Name(X)")
+    return m.group(1), (int(m.group(2)) if m.group(2) is not None else None)
 
 
-def edge_mm(a: Model, b: Model) -> float:
-    """Return the distance between two base edges in mm (0 when the bases touch or overlap)."""
-    return max(0.0, centre_mm(a, b) - (a.base_mm + b.base_mm) / 2.0)
+def rule_value(rules: Iterable[str], name: str) -> int | None:
+    """Return X of ``name(X)`` among ``rules`` (0 for a rule without X), ``None`` when absent."""
+    for r in rules:
+        n, x = parse_rule(r)
+        if n.lower() == name.lower():
+            return 0 if x is None else x
+    return None
+
+
+def has_rule(rules: Iterable[str], name: str) -> bool:
+    """Return whether ``name`` (with or without X) is among ``rules``."""
+    return rule_value(rules, name) is not None
+
+
+def threshold(n: int) -> str:
+    """Return ``"n+"``."""
+    return f"{n}+"
+
+
+# -- rosters -----------------------------------------------------------------------------------
+
+def roster_fail(roster: Any) -> Callable[[str], NoReturn]:
+    """Return ``fail(msg)``, raising :class:`RosterError` with the roster's file name in front."""
+    def fail(msg: str) -> NoReturn:
+        raise RosterError(f"{roster.source}: {msg}")
+    return fail
+
+
+def check_whole_stats(fail: Callable[[str], Any], where: str, entry: Mapping[str, Any], keys: Sequence[str], *,
+                      minimum: int, maximum: int | None = None, expect: str, optional: bool = False,
+                      nullable: bool = False) -> None:
+    """Refuse a roster entry (a profile or a weapon) whose ``keys`` are not whole numbers in range.
+
+    The message is ``"{where}.{key} must be {expect}, got {value!r}"``; ``optional``: an
+    absent key is accepted, ``nullable``: a null value is accepted.
+
+    >>> check_whole_stats(print, "profiles.p", {"QL": 3, "AR": -1}, ("QL", "AR"), minimum=0,
+    ...                   expect="an integer >= 0")
+    profiles.p.AR must be an integer >= 0, got -1
+    """
+    for key in keys:
+        v = entry.get(key, _MISSING)
+        if (v is _MISSING and optional) or (v is None and nullable):
+            continue
+        v = None if v is _MISSING else v
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum or (maximum is not None and v > maximum):
+            fail(f"{where}.{key} must be {expect}, got {v!r}")
+
+
+def check_model_kit(roster: Any, unit: Any, m: Any, fail: Callable[[str], Any]) -> None:
+    """Refuse a roster model carrying a weapon the roster does not list, or without a profile."""
+    for w in m.weapons:
+        if w not in roster.weapons:
+            fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon {w!r}; "
+                 f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
+    if roster.profile_of(unit, m) is None:
+        fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile")
+
+
+# -- the plan: options, sides, profiles, weapons -------------------------------------------------
+
+def option(plan: TablePlan, name: str, default: Any) -> Any:
+    """Return the game's option ``name`` (RULES-NOTES choices) or its default."""
+    return (plan.options or EMPTY).get(name, default)
+
+
+def measure_how(plan: TablePlan) -> str:
+    """Return how the rule set's distances are taken in this game: ``"edge"`` (default) or ``"centre"``.
+
+    RULES-NOTES choice 1, the rule set's ``measure`` option (``plan.options``); the
+    answer is the ``how`` of :func:`rules.measure.model_distance_mm`.
+    """
+    opts = plan.options or {}
+    if "measure" not in opts:
+        return "edge"
+    from rules.rulesets.base import find_ruleset  # the geometry's option table
+
+    return str(find_ruleset(plan.ruleset).option("measure").parse(opts["measure"]))
+
+
+def sides_of(plan: TablePlan) -> list[str]:
+    """Return the sides in order of first appearance among the units."""
+    out: list[str] = []
+    for u in plan.units:
+        if u.side not in out:
+            out.append(u.side)
+    return out
+
+
+def other_side(plan: TablePlan, side: str) -> str:
+    """Return the other side of a two-side game."""
+    sides = sides_of(plan)
+    others = [s for s in sides if s != side]
+    if len(others) != 1:
+        raise InvalidActionError(f"this action needs exactly two sides; the game has {', '.join(sides) or 'none'}")
+    return others[0]
+
+
+def profile_of(plan: TablePlan, name: str | None) -> Mapping[str, Any]:
+    """Return the profile ``name`` from the plan's profiles (empty mapping for ``None``)."""
+    if name is None:
+        return EMPTY
+    profiles = plan.profiles or EMPTY
+    if name not in profiles:
+        raise InvalidActionError(
+            f"profile {name!r} is not in the game's profiles; known: {', '.join(sorted(profiles)) or '(none)'}"
+            " - load the side's roster into the game file"
+        )
+    return profiles[name]
+
+
+def weapon_of(plan: TablePlan, name: str) -> Mapping[str, Any]:
+    """Return the weapon ``name`` from the plan's weapons."""
+    weapons = plan.weapons or EMPTY
+    if name not in weapons:
+        raise InvalidActionError(
+            f"weapon {name!r} is not in the game's weapons; known: {', '.join(sorted(weapons)) or '(none)'}"
+        )
+    return weapons[name]
+
+
+def unit_rules(plan: TablePlan, unit: Unit, model: Model | None = None) -> list[str]:
+    """Return the special rules of a model: its unit's, its profile's and its own (roster traits)."""
+    rules = list(unit.rules or ())
+    profile = profile_of(plan, model.profile if model and model.profile else unit.profile)
+    rules.extend(profile.get("rules", ()))
+    if model is not None:
+        rules.extend(model.extra.get("rules", ()))
+    return rules
+
+
+# -- state, statuses and extras --------------------------------------------------------------------
+
+def state_of(plan: TablePlan) -> dict[str, Any]:
+    """Return a plain, mutable copy of the plan's free-form ``state``."""
+    return thaw(plan.state) if plan.state else {}
 
 
 def with_status(m: Model, *, add: Iterable[str] = (), remove: Iterable[str] = ()) -> Model:
@@ -129,26 +304,6 @@ def with_extra(obj: Any, **changes: Any) -> Any:
     return dataclasses.replace(obj, extra=freeze(extra) if extra else EMPTY)
 
 
-def state_of(plan: TablePlan) -> dict[str, Any]:
-    """Return a plain, mutable copy of the plan's free-form ``state``."""
-    return thaw(plan.state) if plan.state else {}
-
-
-def option(plan: TablePlan, name: str, default: Any) -> Any:
-    """Return the game's option ``name`` (RULES-NOTES choices) or its default."""
-    return (plan.options or EMPTY).get(name, default)
-
-
-def fmt_len(value: float, unit: str, digits: int = 1) -> str:
-    """Return ``"9.5 UD"``-style text, without a trailing ``.0``.
-
-    >>> fmt_len(40.0, "cm"), fmt_len(9.54, "UD")
-    ('40 cm', '9.5 UD')
-    """
-    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-    return f"{text} {unit}"
-
-
 def remove_model(plan: TablePlan, model_id: str) -> TablePlan:
     """Return ``plan`` without a casualty; a unit that loses its leader keeps no leader (``None``).
 
@@ -161,3 +316,13 @@ def remove_model(plan: TablePlan, model_id: str) -> TablePlan:
         if unit.leader == model_id:
             after = after.with_unit(dataclasses.replace(unit, leader=None))
     return after
+
+
+def fmt_len(value: float, unit: str, digits: int = 1) -> str:
+    """Return ``"9.5 UD"``-style text, without a trailing ``.0``.
+
+    >>> fmt_len(40.0, "cm"), fmt_len(9.54, "UD")
+    ('40 cm', '9.5 UD')
+    """
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return f"{text} {unit}"

@@ -39,12 +39,13 @@ from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from calibration.units import DEFAULT_UD_MM
-from rules.combat._kit import (centre_mm, remove_model, fmt_len, option, req_bool, req_int, req_list, req_str, state_of,
+from rules.combat._kit import (fmt_len, option, remove_model, req_bool, req_int, req_list, req_str, state_of,
                                with_extra, with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die, expand_ranges, multisets, sum_of, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
+from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
 
 from rules.combat.fav_recruitment import (  # the book's tables and recruitment; validate_roster re-exported
@@ -102,7 +103,7 @@ def _ud_mm(plan: TablePlan) -> float:
 
 def distance_ud(plan: TablePlan, a: Model, b: Model) -> float:
     """Return the centre-to-centre distance in UD (Mesurer les distances)."""
-    return centre_mm(a, b) / _ud_mm(plan)
+    return model_distance_mm(a, b, how="centre") / _ud_mm(plan)
 
 
 def range_band(distance: float, *, boundary: str = "nearer") -> tuple[int, str]:
@@ -264,7 +265,7 @@ def nerve_odds(dice: int, mod: int) -> Fraction:
 def _attack_modifiers(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weapon,
                       request: Mapping[str, Any], cover_reason: str | None) -> tuple[list[tuple[int, str, str]], Model]:
     """Return the attack modifiers ``(value, reason, source)`` and the main shooter (nearest the target)."""
-    main = min(shooters, key=lambda s: (centre_mm(s, target), s.model_id))
+    main = min(shooters, key=lambda s: (model_distance_mm(s, target, how="centre"), s.model_id))
     mods: list[tuple[int, str, str]] = []
     dist = distance_ud(plan, main, target)
     if weapon.range_ud is not None:
@@ -443,7 +444,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                 raise IllegalActionError(f"{ta.model_id} and {tb.model_id} are {fmt_len(distance_ud(plan, ta, tb), 'UD')} "
                                          f"apart: a cadence may only be split between targets 2 UD apart at most "
                                          f"(Feu à Volonté, Cadence de tir)")
-    main_guess = min(shooters, key=lambda sh: (centre_mm(sh, distinct[0]), sh.model_id))
+    main_guess = min(shooters, key=lambda sh: (model_distance_mm(sh, distinct[0], how="centre"), sh.model_id))
     extra_steps: list[Step] = []
     more, extra_state = extra_dice(plan, main_guess, request, extra_steps)
     aims: dict[str, Aim] = {}

@@ -27,14 +27,10 @@ Regeneration, wound-effects die); in melee the strike back follows the charge.
 
 Examples
 --------
->>> hit_face(6, HitSpec(quality=4, extra_on_six=1))
+>>> SPECIAL_RULES["Tough"], SPECIAL_RULES["Hero"]  # Tough takes a value X, Hero none
+(True, False)
+>>> hit_face(6, HitSpec(quality=4, extra_on_six=1))  # re-exported from firefight_dice
 (2, 0)
->>> hit_face(3, HitSpec(quality=4, modifier=1))
-(1, 0)
->>> hit_face(5, HitSpec(quality=4, six_only=True))
-(0, 0)
->>> defence_fail_chance(defense=4, ap=1)
-Fraction(2, 3)
 """
 
 from __future__ import annotations
@@ -46,17 +42,17 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from calibration.units import inches
-from rules.combat._tabletop import (dist_mm, edge_mm, has_rule, measure_how, point_dist_mm, other_side, parse_rule, point_edge_mm,
-                                    profile_of, req_bool, req_int, req_list, req_str, rule_value,
-                                    sides_of, state_dict, threshold, unit_rules, weapon_of, with_extra,
-                                    with_status)
+from rules.combat._kit import (check_model_kit, check_whole_stats, has_rule, measure_how, other_side, parse_rule,
+                               profile_of, req_bool, req_int, req_list, req_str, roster_fail, rule_value, sides_of,
+                               state_of, threshold, unit_rules, weapon_of, with_extra, with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die
 from rules.combat.firefight_dice import (Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome,
                                          allocate, defence_blocks, defence_fail_chance, effect_of, hit_face,
                                          outcome_odds, roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
-from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
+from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
 
 RULESET = "firefight"
@@ -98,16 +94,12 @@ def validate_roster(roster: Any) -> None:
     Raises
     ------
     RosterError
-        With the reason.
+        Naming the file and the first fault: a stat, special rule, weapon or the army organisation.
     """
-    def fail(msg: str) -> None:
-        raise RosterError(f"{roster.source}: {msg}")
-
+    fail = roster_fail(roster)
     for name, p in roster.profiles.items():
-        for key in ("quality", "defense"):
-            v = p.get(key)
-            if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 6:
-                fail(f"profiles.{name}.{key} must be an integer from 2 to 6 (the D6 roll needed), got {v!r}")
+        check_whole_stats(fail, f"profiles.{name}", p, ("quality", "defense"), minimum=2, maximum=6,
+                          expect="an integer from 2 to 6 (the D6 roll needed)")
         _check_rules(p.get("rules", ()), f"profiles.{name}", fail, weapon=False)
     for name, w in roster.weapons.items():
         rng = w.get("range_in")
@@ -121,12 +113,7 @@ def validate_roster(roster: Any) -> None:
         _check_rules(unit.rules, f"unit {unit.unit_id!r}", fail, weapon=False)
         for m in unit.models:
             _check_rules(m.rules, f"model {m.model_id!r}", fail, weapon=False)
-            for w in m.weapons:
-                if w not in roster.weapons:
-                    fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon {w!r}; "
-                         f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
-            if roster.profile_of(unit, m) is None:
-                fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile")
+            check_model_kit(roster, unit, m, fail)
     army = roster.extra.get("army_points")
     if army is not None:
         _check_organisation(roster, army, fail)
@@ -228,7 +215,7 @@ def _is_shaken(plan: TablePlan, unit_id: str) -> bool:
 
 
 def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_dict(plan)
+    st = state_of(plan)
     sides = sides_of(plan)
     st.setdefault("round", 1)
     st.setdefault("first", sides[0] if sides else None)
@@ -399,8 +386,8 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
             if has_rule(wrules, "Limited") and w in used_limited:
                 raise IllegalActionError(f"{w} is Limited and {firing} already used it this game ({_src('Limited')})")
             rng_mm = inches(float(stats["range_in"]))
-            near = min(tmodels, key=lambda t: dist_mm(f, t, how))
-            dist = dist_mm(f, near, how)
+            near = min(tmodels, key=lambda t: model_distance_mm(f, t, how=how))
+            dist = model_distance_mm(f, near, how=how)
             if dist > rng_mm:
                 steps.append(Step("out of range", f"{f.model_id}'s {w}: nearest target {_in(dist)} away, range {stats['range_in']}\"", _src("Tir")))
                 continue
@@ -466,7 +453,7 @@ def _units_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> list[st
     side = plan.unit(unit_id).side
     targets = plan.models_of(unit_id)
     return [u.unit_id for u in plan.units if u.side == side and u.unit_id != unit_id
-            and any(dist_mm(m, t, how) <= radius_mm for m in plan.models_of(u.unit_id) for t in targets)]
+            and any(model_distance_mm(m, t, how=how) <= radius_mm for m in plan.models_of(u.unit_id) for t in targets)]
 
 
 def _models_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> int:
@@ -474,7 +461,7 @@ def _models_near_unit(plan: TablePlan, unit_id: str, radius_mm: float) -> int:
     side = plan.unit(unit_id).side
     targets = plan.models_of(unit_id)
     return sum(1 for m in plan.models if plan.unit(m.unit_id).side == side
-               and any(dist_mm(m, t, how) <= radius_mm for t in targets))
+               and any(model_distance_mm(m, t, how=how) <= radius_mm for t in targets))
 
 
 def _outcome_dist(plan: TablePlan, target: str, batches: list[Batch], defence: Defence,
@@ -613,7 +600,7 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
                 only: Callable[[str], bool] | None = None) -> list[Batch]:
     enemies = plan.models_of(defender)
     how = measure_how(plan)
-    fighters = [m for m in plan.models_of(attacker) if any(dist_mm(m, e, how) <= inches(2) for e in enemies)]
+    fighters = [m for m in plan.models_of(attacker) if any(model_distance_mm(m, e, how=how) <= inches(2) for e in enemies)]
     batches: list[Batch] = []
     if not fighters:
         steps.append(Step("melee", f"{label}: no model of {attacker} within 2\" of {defender}", _src("Mêlée")))
@@ -817,7 +804,7 @@ def _hero_quality(plan: TablePlan, unit_id: str) -> tuple[int, str] | None:
     for h in plan.models:
         if plan.unit(h.unit_id).side != side or not has_rule(_rules(plan, h), "Hero") or h.has_status(SHAKEN):
             continue
-        d = min((dist_mm(h, m, how) for m in plan.models_of(unit_id)), default=math.inf)
+        d = min((model_distance_mm(h, m, how=how) for m in plan.models_of(unit_id)), default=math.inf)
         if d <= inches(12):
             q = int(_profile(plan, h)["quality"])
             if best is None or q < best[0]:
@@ -940,7 +927,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if action == "charge":
         target = req_str(request, "target")
         _enemy_check(plan, unit_id, target)
-        d = min(dist_mm(a, b, measure_how(plan)) for a in models for b in plan.models_of(target))
+        d = min(model_distance_mm(a, b, how=measure_how(plan)) for a in models for b in plan.models_of(target))
         if d > inches(move):
             raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {move}\" charge ({_src('Mouvement')})")
         steps.append(Step("charge reach", f"{target} is {_in(d)} away, within {move}\"", _src("Mouvement")))
@@ -970,7 +957,7 @@ def _controllers(plan: TablePlan, st: Mapping[str, Any], obj: Any) -> set[str]:
     for u in plan.units:
         if _is_shaken(plan, u.unit_id) or u.extra.get("ambushed_round") == st["round"]:
             continue
-        if any(point_dist_mm(obj.position_mm, m, how) <= inches(3) for m in plan.models_of(u.unit_id)):
+        if any(point_distance_mm(m, obj.position_mm, how=how) <= inches(3) for m in plan.models_of(u.unit_id)):
             sides.add(u.side)
     return sides
 
@@ -1061,7 +1048,7 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         if st["round"] < 2:
             raise IllegalActionError(f"Ambush units arrive at the start of a round after the first; this is round {st['round']} ({_src('Ambush')})")
         enemies = [m for m in plan.models if plan.unit(m.unit_id).side != u.side]
-        d = min((dist_mm(a, b, measure_how(plan)) for a in models for b in enemies), default=math.inf)
+        d = min((model_distance_mm(a, b, how=measure_how(plan)) for a in models for b in enemies), default=math.inf)
         if d <= inches(9):
             raise IllegalActionError(f"{unit_id} is {_in(d)} from the enemy; Ambush needs more than 9\" ({_src('Ambush')})")
         steps.append(Step("Ambush", f"nearest enemy {_in(d)} away (> 9\"); cannot seize or contest objectives this round", _src("Ambush")))
@@ -1117,7 +1104,8 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         ht = int(h.extra.get("spell_tokens", 0))
         if not isinstance(n, int) or n < 1 or n > ht:
             raise IllegalActionError(f"helper {hid} has {ht} token(s), cannot spend {n!r}")
-        d = min((dist_mm(a, b, measure_how(plan)) for a in after.models_of(hid) for b in models), default=math.inf)
+        d = min((model_distance_mm(a, b, how=measure_how(plan)) for a in after.models_of(hid) for b in models),
+                default=math.inf)
         if d > inches(18):
             raise IllegalActionError(f"helper {hid} is {_in(d)} from {unit_id}, beyond 18\" ({_src('Caster(X)')})")
         sign = 1 if h.side == u.side else -1

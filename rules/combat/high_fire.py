@@ -40,12 +40,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from calibration.units import inches
-from rules.combat._tabletop import (profile_of, req_bool, req_list, req_str, sides_of, state_dict, with_status)
+from rules.combat._kit import (check_model_kit, check_whole_stats, profile_of, req_bool, req_list, req_str,
+                               roster_fail, sides_of, state_of, with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die
-from rules.errors import IllegalActionError, InvalidActionError, MissingTableError, RosterError
+from rules.errors import IllegalActionError, InvalidActionError, MissingTableError
 from rules.explain import Step
 from rules.frozen import freeze, thaw
+from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
 
 RULESET = "high-fire"
@@ -181,16 +183,11 @@ def validate_roster(roster: Any) -> None:
     Raises
     ------
     RosterError
-        With the reason.
+        Naming the file and the first fault: a characteristic, rule, weapon or officerless command unit.
     """
-    def fail(msg: str) -> None:
-        raise RosterError(f"{roster.source}: {msg}")
-
+    fail = roster_fail(roster)
     for name, p in roster.profiles.items():
-        for key in ("QL", "CD", "CR", "AR"):
-            v = p.get(key)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                fail(f"profiles.{name}.{key} must be an integer >= 0, got {v!r}")
+        check_whole_stats(fail, f"profiles.{name}", p, ("QL", "CD", "CR", "AR"), minimum=0, expect="an integer >= 0")
         if "rank" in p and (isinstance(p["rank"], bool) or not isinstance(p["rank"], int)):
             fail(f"profiles.{name}.rank must be an integer (higher is more senior), got {p['rank']!r}")
     for unit in roster.units:
@@ -201,12 +198,7 @@ def validate_roster(roster: Any) -> None:
             for r in m.rules:
                 if r not in KNOWN_RULES:
                     fail(f"model {m.model_id!r} has unknown rule {r!r}; known: {', '.join(KNOWN_RULES)}")
-            for w in m.weapons:
-                if w not in roster.weapons:
-                    fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon {w!r}; "
-                         f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
-            if roster.profile_of(unit, m) is None:
-                fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile")
+            check_model_kit(roster, unit, m, fail)
         if "command" in unit.rules and not any("rank" in roster.profiles[roster.profile_of(unit, m)] for m in unit.models):
             fail(f"command unit {unit.unit_id!r} has no officer (a profile with a 'rank'); "
                  "the Commandement roll uses the highest-ranked officer's QL")
@@ -267,7 +259,7 @@ def _without_out(plan: TablePlan, unit_id: str) -> TablePlan:
 # =============================================================================== turn structure
 
 def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_dict(plan)
+    st = state_of(plan)
     st.setdefault("turn", 1)
     st.setdefault("phase", "start")
     st.setdefault("activated", [])
@@ -778,8 +770,7 @@ def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     st = _state(plan)
     if st["actions"].get(a) != "assault":
         raise IllegalActionError(f"{a} did not take the Assaut action this phase")
-    d = min((max(0.0, math.dist(x.position_mm, y.position_mm) - (x.base_mm + y.base_mm) / 2)
-             for x in _alive(plan, a) for y in _alive(plan, b)), default=math.inf)
+    d = min((model_distance_mm(x, y) for x in _alive(plan, a) for y in _alive(plan, b)), default=math.inf)
     if d > inches(1) + 1e-6:
         raise IllegalActionError(f"{a} is {d / 25.4:.2f}\" from {b}; an assault engages within 1\"")
     st["engaged"] = list(st["engaged"]) + [[a, b]]

@@ -34,13 +34,14 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from calibration.units import pas
-from rules.combat._tabletop import (dist_mm, edge_mm, measure_how, point_dist_mm, profile_of, req_bool, req_int, req_list, req_str,
-                                    sides_of, state_dict, threshold, weapon_of, with_extra, with_status)
+from rules.combat._kit import (check_whole_stats, measure_how, profile_of, req_bool, req_int, req_list, req_str,
+                               roster_fail, sides_of, state_of, threshold, weapon_of, with_extra, with_status)
 from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution
-from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.frozen import thaw
+from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import find_ruleset
 
@@ -79,20 +80,14 @@ def validate_roster(roster: Any) -> None:
     Raises
     ------
     RosterError
-        With the reason.
+        Naming the file and the first fault: a threshold, count, rule, power or weapon.
     """
-    def fail(msg: str) -> None:
-        raise RosterError(f"{roster.source}: {msg}")
-
+    fail = roster_fail(roster)
     for name, p in roster.profiles.items():
-        for key in ("T", "C", "Svg", "For"):
-            v = p.get(key)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 6):
-                fail(f"profiles.{name}.{key} must be a threshold from 2 to 6 (or null for none), got {v!r}")
-        for key in ("A", "PV", "Cad"):
-            v = p.get(key, 1)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                fail(f"profiles.{name}.{key} must be an integer >= 1, got {v!r}")
+        check_whole_stats(fail, f"profiles.{name}", p, ("T", "C", "Svg", "For"), minimum=2, maximum=6, optional=True,
+                          nullable=True, expect="a threshold from 2 to 6 (or null for none)")
+        check_whole_stats(fail, f"profiles.{name}", p, ("A", "PV", "Cad"), minimum=1, optional=True,
+                          expect="an integer >= 1")
         if p.get("T") is not None and not isinstance(p.get("Por"), (int, float)):
             fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas")
         for r in p.get("rules", ()):
@@ -103,9 +98,7 @@ def validate_roster(roster: Any) -> None:
         if "Sabre laser" in p.get("rules", ()) and p.get("For") is None:
             fail(f"profiles.{name}: only Force users (with 'For') may carry a lightsabre")
     for name, w in roster.weapons.items():
-        for key in ("Por", "Cad"):
-            if isinstance(w.get(key), bool) or not isinstance(w.get(key), int) or w[key] < 1:
-                fail(f"weapons.{name}.{key} must be an integer >= 1, got {w.get(key)!r}")
+        check_whole_stats(fail, f"weapons.{name}", w, ("Por", "Cad"), minimum=1, expect="an integer >= 1")
         if "zone" in w and (isinstance(w["zone"], bool) or not isinstance(w["zone"], (int, float)) or w["zone"] <= 0):
             fail(f"weapons.{name}.zone must be a positive number of pas, got {w['zone']!r}")
     for unit, m in roster.all_models():
@@ -163,7 +156,7 @@ def _heavy(plan: TablePlan, m: Model) -> bool:
 
 
 def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_dict(plan)
+    st = state_of(plan)
     st.setdefault("turn", 1)
     st.setdefault("activated", [])
     st.setdefault("phases", [])
@@ -179,7 +172,7 @@ def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
             u = plan.model(uid)
         except InvalidActionError:
             continue
-        if _side(plan, u) != _side(plan, m) and dist_mm(u, m, measure_how(plan)) < pas(15):
+        if _side(plan, u) != _side(plan, m) and model_distance_mm(u, m, how=measure_how(plan)) < pas(15):
             return u
     return None
 
@@ -236,7 +229,7 @@ def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
         raise IllegalActionError(f"{hero_id} is not a hero (Officier or Officier supérieur)")
     r = pas(BUBBLE_PAS[rank])
     inside = [m.model_id for m in plan.models if m.model_id != hero_id and _side(plan, m) == _side(plan, hero)
-              and not _rank(plan, m) and dist_mm(hero, m, measure_how(plan)) < r]
+              and not _rank(plan, m) and model_distance_mm(hero, m, how=measure_how(plan)) < r]
     return r, inside
 
 
@@ -274,7 +267,8 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
         if mid not in inside:
             m = plan.model(mid)
             why = ("a hero has its own phase" if _rank(plan, m) else "an enemy" if _side(plan, m) != side
-                   else f"{_pas(dist_mm(hero, m, measure_how(plan)))} away, not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
+                   else f"{_pas(model_distance_mm(hero, m, how=measure_how(plan)))} away, "
+                        f"not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
             raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}")
         if mid in st["activated"]:
             raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase")
@@ -342,7 +336,7 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
 
     ``at_mm`` overrides the range measured (a Zone attack uses the shot at the point of impact).
     """
-    d = dist_mm(shooter, target, measure_how(plan)) if at_mm is None else at_mm
+    d = model_distance_mm(shooter, target, how=measure_how(plan)) if at_mm is None else at_mm
     if d > pas(2 * rng_pas) or (not allow_long and d > pas(rng_pas)):
         raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range "
                                  f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)")
@@ -398,7 +392,8 @@ def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[St
             u = plan.model(uid)
         except InvalidActionError:
             continue
-        if _side(plan, u) == _side(plan, target) and uid != target.model_id and dist_mm(u, target, measure_how(plan)) < pas(4):
+        if (_side(plan, u) == _side(plan, target) and uid != target.model_id
+                and model_distance_mm(u, target, how=measure_how(plan)) < pas(4)):
             med = 5
             steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save", _src("Utilisation de la Force")))
     best = min([x for x in (own, med) if x is not None], default=None)
@@ -516,14 +511,14 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
     point = target.position_mm
     x = float(w["zone"])
     zone_how = str(find_ruleset(RULESET).resolve_options(plan)["zone_measure"])
-    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_dist_mm(point, m, zone_how) < pas(x)]
+    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_distance_mm(m, point, how=zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
                       f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X") + " (RULES-NOTES choice 8)"))
     plans: list[tuple[Model, int, tuple[int, ...]]] = []
     for m in hit:
         s: list[Step] = []
         need = _shot_threshold(plan, shooter, m, st, rng_pas=rng, base=base, concentrated=concentrated, steps=s,
-                               hidden_check=False, at_mm=dist_mm(shooter, target, measure_how(plan)))
+                               hidden_check=False, at_mm=model_distance_mm(shooter, target, how=measure_how(plan)))
         saves = _saves(plan, m, st, s, shooting=True)
         steps.extend(Step(z.rule, f"{m.model_id}: {z.text}", z.source, z.value) for z in s)
         plans.append((m, need, saves))
@@ -564,8 +559,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     a, d = plan.model(req_str(request, "attacker")), plan.model(req_str(request, "defender"))
     if _side(plan, a) == _side(plan, d):
         raise IllegalActionError(f"{d.model_id} is on {a.model_id}'s side")
-    if edge_mm(a, d) > CONTACT_MM:
-        raise IllegalActionError(f"{a.model_id} is {_pas(edge_mm(a, d))} from {d.model_id}: melee needs base contact")
+    if model_distance_mm(a, d) > CONTACT_MM:
+        raise IllegalActionError(f"{a.model_id} is {_pas(model_distance_mm(a, d))} from {d.model_id}: melee needs base contact")
     pa, pd = _profile(plan, a), _profile(plan, d)
     if pa.get("C") is None:
         raise IllegalActionError(f"{a.model_id} cannot fight in melee (CX)")
@@ -698,13 +693,14 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 
 def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
     if power == "Répulsion":
-        return [m for m in plan.models if _side(plan, m) != _side(plan, user) and dist_mm(user, m, measure_how(plan)) < pas(3)]
+        return [m for m in plan.models
+                if _side(plan, m) != _side(plan, user) and model_distance_mm(user, m, how=measure_how(plan)) < pas(3)]
     if power in ("Télékinésie", "Éclairs", "Étranglement"):
         t = plan.model(req_str(request, "target"))
         rng = {"Télékinésie": 10, "Éclairs": 6, "Étranglement": 4}[power]
         if _side(plan, t) == _side(plan, user):
             raise IllegalActionError(f"{power} targets an enemy figure")
-        d = dist_mm(user, t, measure_how(plan))
+        d = model_distance_mm(user, t, how=measure_how(plan))
         if d > pas(rng):
             raise IllegalActionError(f"{t.model_id} is {_pas(d)} away; {power} reaches {rng} pas")
         return [t]
@@ -763,8 +759,9 @@ def _revive(plan: TablePlan, healer: Model, rec: Mapping[str, Any], st: dict[str
             src: str) -> tuple[TablePlan, bool]:
     ghost = Model(rec["id"], rec["unit"], (rec["x_mm"], rec["y_mm"]), rec["base_mm"], profile=rec.get("profile"),
                   marker_id=rec.get("marker_id"))
-    if edge_mm(healer, ghost) > CONTACT_MM:
-        raise IllegalActionError(f"{rec['id']} is {_pas(edge_mm(healer, ghost))} from {healer.model_id}: base contact needed")
+    if model_distance_mm(healer, ghost) > CONTACT_MM:
+        raise IllegalActionError(f"{rec['id']} is {_pas(model_distance_mm(healer, ghost))} from {healer.model_id}: "
+                                 "base contact needed")
     if int(profile_of(plan, rec.get("profile")).get("PV", 1)) != 1:
         raise IllegalActionError(f"{rec['id']} had more than one PV: it cannot be brought back")
     st["dead"] = [d for d in st["dead"] if d["id"] != rec["id"]]
