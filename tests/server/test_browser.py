@@ -225,12 +225,17 @@ def test_the_game_is_set_up_from_the_page(browser: Any, tmp_path: Path) -> None:
         page.click("[data-tab=setup]")
         page.fill("#su-width", "1000")
         page.fill("#su-depth", "900")
-        page.click("#su-apply")
+        with page.expect_response("**/api/state") as reloaded:  # the handler reloads the state when done
+            page.click("#su-apply")
+        assert reloaded.value.ok
         page.wait_for_function("() => window.TT.game.game.table.width_mm === 1000")
         assert page.get_attribute("#plan-svg", "viewBox") == "0 0 1000 900"
         # a rule set that does not know this table's terrain is refused, with the reason
         page.select_option("#su-ruleset", "high-fire")
-        page.click("#su-apply")
+        assert page.input_value("#su-ruleset") == "high-fire"
+        with page.expect_response("**/api/setup/ruleset") as refused:
+            page.click("#su-apply")
+        assert refused.value.status == 400
         page.wait_for_selector("#error:not([hidden])")
         assert "before switching to high-fire" in page.inner_text("#error")
         assert served.get("api/state")["game"]["game"]["ruleset"] == "at-43"
