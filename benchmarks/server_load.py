@@ -21,6 +21,7 @@ import argparse
 import http.client
 import json
 import logging
+import multiprocessing
 import os
 import statistics
 import sys
@@ -123,8 +124,23 @@ class Watcher(threading.Thread):
             conn.close()
 
 
+def watch_in_child(port: int, watchers: int, stop_after_s: float, out: Any) -> None:
+    """Run ``watchers`` browsers in this (separate) process, as real browsers are, then report."""
+    stop = threading.Event()
+    crowd = [Watcher(port, stop) for _ in range(watchers)]
+    for w in crowd:
+        w.start()
+    time.sleep(stop_after_s)
+    stop.set()
+    out.put({"sse": [v for w in crowd for v in w.sse_latency_ms],
+             "img": [v for w in crowd for v in w.image_latency_ms],
+             "delivery": [v for w in crowd for v in w.delivery_ms],
+             "errors": [w.error for w in crowd if w.error]})
+
+
 def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: int, seconds: float,
               fps: float | None, db: Path) -> dict[str, Any]:
+    """Serve the app with the real tracker on ``images``; ``watchers`` browsers in another process."""
     table = (setup.table.width_mm, setup.table.depth_mm)
     durations_ms: list[float] = []
 
@@ -142,34 +158,34 @@ def run_phase(images: list[Any], setup: Any, game: dict[str, Any], *, watchers: 
     port = server.server_port
     serving = threading.Thread(target=server.serve_forever, daemon=True)
     serving.start()
-    stop = threading.Event()
-    crowd = [Watcher(port, stop) for _ in range(watchers)]
-    for w in crowd:
-        w.start()
-    deadline = time.monotonic() + 5
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    child = None
+    if watchers:
+        child = ctx.Process(target=watch_in_child, args=(port, watchers, seconds + 1.5, results), daemon=True)
+        child.start()
+    deadline = time.monotonic() + 20
     while overlay.broadcaster.client_count < watchers and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert overlay.loop is not None
+    if overlay.loop is None:
+        raise RuntimeError("the app has no live loop")
     overlay.start()
     time.sleep(0.5)  # warm-up: calibration on the first frame, first JPEG encodes
     f0, t0, d0 = overlay.loop.frames, time.monotonic(), len(durations_ms)
     time.sleep(seconds)
     frames, elapsed = overlay.loop.frames - f0, time.monotonic() - t0
     per_frame = durations_ms[d0:]
-    stop.set()
+    got = results.get(timeout=30) if child is not None else {"sse": [], "img": [], "delivery": [], "errors": []}
     overlay.stop()  # ends the live loop and every SSE stream
-    for w in crowd:
-        w.join(5)
+    if child is not None:
+        child.join(10)
     time.sleep(0.2)  # let in-flight image requests finish before the server goes
     server.shutdown()
     serving.join(5)
     overlay.store.close()
-    sse = [v for w in crowd for v in w.sse_latency_ms]
-    img = [v for w in crowd for v in w.image_latency_ms]
-    delivery = [v for w in crowd for v in w.delivery_ms]
-    return {"fps": frames / elapsed, "frames": frames, "sse": sse, "img": img, "delivery": delivery,
-            "track_ms": statistics.median(per_frame) if per_frame else float("nan"),
-            "errors": [w.error for w in crowd if w.error]}
+    return {"fps": frames / elapsed, "frames": frames, "sse": got["sse"], "img": got["img"],
+            "delivery": got["delivery"], "errors": got["errors"],
+            "track_ms": statistics.median(per_frame) if per_frame else float("nan")}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -186,9 +202,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--fps", type=float, default=10.0,
                         help="the camera's frame rate for the latency phase (the sample sequence's is 10)")
+    parser.add_argument("--switch-interval", type=float, default=None,
+                        help="sys.setswitchinterval for this run (serve sets 0.001)")
     parser.add_argument("--frames", type=Path, default=SEQUENCE,
                         help="a folder of frame_*.jpg with setup.json (and game.json); default the sample sequence")
     args = parser.parse_args()
+    if args.switch_interval is not None:
+        sys.setswitchinterval(args.switch_interval)
     paths = sorted(args.frames.glob("frame_*.jpg"))
     if not paths:
         print(f"no frames in {args.frames}; render them with 'tabletracker render-samples'", file=sys.stderr)
