@@ -203,7 +203,7 @@ def main() -> int:
     parser.add_argument("--fps", type=float, default=10.0,
                         help="the camera's frame rate for the latency phase (the sample sequence's is 10)")
     parser.add_argument("--switch-interval", type=float, default=None,
-                        help="sys.setswitchinterval for this run (serve sets 0.001)")
+                        help="sys.setswitchinterval for this run, to study GIL hand-offs (default: Python's)")
     parser.add_argument("--frames", type=Path, default=SEQUENCE,
                         help="a folder of frame_*.jpg with setup.json (and game.json); default the sample sequence")
     args = parser.parse_args()
