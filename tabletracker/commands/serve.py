@@ -12,11 +12,14 @@ import logging
 import signal
 import socket
 import threading
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
 
 HELP = "run the web overlay (the sample table when no camera is given)"
+IMAGES_FPS = 5.0  # image folders and the sample sequence: slow enough to follow each move
+VIDEO_FALLBACK_FPS = 25.0  # a video that does not say its frame rate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="let other devices on the local network watch, with an access token")
     parser.add_argument("--db", metavar="PATH", help="the game database (default var/tabletracker.db in the checkout)")
     parser.add_argument("--new-game", action="store_true", help="start a new game even if the database holds this one")
-    parser.add_argument("--fps", type=float, default=None, help="pace of video and image sources (default 5 for images)")
+    parser.add_argument("--fps", type=float, default=None,
+                        help="pace of video and image sources (default: a video's own rate, 5 for images)")
     parser.add_argument("--lang", choices=("fr", "en"), default="fr", help="the page's default language (fr)")
 
 
@@ -51,6 +55,25 @@ def source_of(args: argparse.Namespace) -> dict[str, Any] | None:
     if args.images is not None:
         return {"kind": "images", "value": args.images}
     return {"kind": "sample"}
+
+
+def default_fps(source: dict[str, Any] | None) -> float | None:
+    """Return the pace of a source: a camera paces itself, a video plays at its own rate, images at 5/s."""
+    if source is None or source["kind"] == "camera":
+        return None
+    if source["kind"] == "video":
+        import cv2
+
+        if not Path(str(source["value"])).is_file():
+            return VIDEO_FALLBACK_FPS  # the app refuses the missing file with a clear message
+
+        capture = cv2.VideoCapture(str(source["value"]))
+        try:
+            rate = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        finally:
+            capture.release()
+        return rate if 0 < rate <= 240 else VIDEO_FALLBACK_FPS
+    return IMAGES_FPS
 
 
 def _is_loopback(host: str) -> bool:
@@ -88,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
                          "(they will need the access token printed at start)")
     source = source_of(args)
     token = new_token() if args.lan else None
-    fps = args.fps if args.fps is not None else (None if source and source["kind"] == "camera" else 5.0)
+    fps = args.fps if args.fps is not None else default_fps(source)
     config = {
         "SOURCE": source, "GAME_PATH": args.game, "SETUP_PATH": args.setup, "DB_PATH": args.db,
         "NEW_GAME": args.new_game, "FPS": fps, "LOOP_SOURCE": bool(source and source["kind"] == "sample"),

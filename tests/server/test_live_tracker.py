@@ -53,3 +53,25 @@ def test_a_frame_from_an_image_folder_reaches_the_page(make_app: Any, image_fold
 def test_a_missing_source_fails_with_a_clear_message(make_app: Any, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no such file or folder"):
         make_app(SOURCE={"kind": "video", "value": str(tmp_path / "none.mp4")})
+
+
+def test_a_video_file_is_played_through_the_tracker(make_app: Any, image_folder: Any, tmp_path: Path) -> None:
+    import cv2
+
+    from tabletracker.commands.serve import default_fps
+
+    folder, setup, truth = image_folder
+    image = cv2.imread(str(folder / "frame_0000.jpg"))
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 12.0, (image.shape[1], image.shape[0]))
+    for _ in range(3):
+        writer.write(image)
+    writer.release()
+    assert default_fps({"kind": "video", "value": str(video)}) == pytest.approx(12.0)
+    app = make_app(GAME=None, SOURCE={"kind": "video", "value": str(video)}, SETUP_PATH=str(setup))
+    ov = app.extensions["tabletracker"]
+    for _ in range(3):
+        assert ov.loop.step() is not None
+    assert ov.loop.step() is None  # a video ends (only the sample loops)
+    live = app.test_client().get("/api/state").json["live"]
+    assert live["seq"] == 3 and len(live["models"]) >= 0.9 * len(truth["models"])
