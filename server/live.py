@@ -29,6 +29,7 @@ PLAN_IMAGE_MAX_PX = 900  # longest side of the warped top-down image
 CAMERA_IMAGE_MAX_PX = 1280  # longest side of the camera image sent to browsers
 JPEG_QUALITY = 80
 GRID_STEPS = 16  # projection grid cells per table side (for the camera-view overlay)
+MAP_STEP_PX = 8  # the warped plan asks the projector every 8 plan pixels and interpolates between
 WATCHER_NICENESS = 10  # request threads serving watchers run below the live loop
 
 
@@ -295,13 +296,33 @@ class FrameImages:
             w_mm, d_mm = snap.table_mm
             px_per_mm = PLAN_IMAGE_MAX_PX / max(w_mm, d_mm)
             out_w, out_h = max(1, round(w_mm * px_per_mm)), max(1, round(d_mm * px_per_mm))
-            gx, gy = np.meshgrid((np.arange(out_w) + 0.5) / px_per_mm, (np.arange(out_h) + 0.5) / px_per_mm)
-            pts = np.stack([gx.ravel(), gy.ravel()], axis=1)
-            px = np.asarray(snap.projector(pts), dtype=np.float32).reshape(out_h, out_w, 2)
+            px = _dense_map(snap.projector, out_w, out_h, px_per_mm)
             self._maps = (np.ascontiguousarray(px[..., 0]), np.ascontiguousarray(px[..., 1]), (out_w, out_h))
             self._maps_for = snap.projector
         map_x, map_y, _ = self._maps
         return cv2.remap(snap.image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def _dense_map(projector: Projector, out_w: int, out_h: int, px_per_mm: float) -> np.ndarray:
+    """Return the image px of every plan pixel centre, (out_h, out_w, 2) float32.
+
+    The lens and the perspective vary smoothly, so the projector is asked on a grid
+    every :data:`MAP_STEP_PX` plan pixels and the rest is interpolated bilinearly
+    (64 times fewer projections; well under 0.1 px off for a webcam lens).
+    """
+    step = MAP_STEP_PX
+    nx, ny = -(-(out_w - 1) // step) + 1, -(-(out_h - 1) // step) + 1
+    us, vs = np.arange(nx) * step, np.arange(ny) * step
+    gx, gy = np.meshgrid((us + 0.5) / px_per_mm, (vs + 0.5) / px_per_mm)
+    coarse = np.asarray(projector(np.stack([gx.ravel(), gy.ravel()], axis=1)), dtype=np.float64).reshape(ny, nx, 2)
+    fx, fy = np.arange(out_w) / step, np.arange(out_h) / step
+    i0 = np.minimum(fx.astype(int), nx - 2) if nx > 1 else np.zeros(out_w, int)
+    j0 = np.minimum(fy.astype(int), ny - 2) if ny > 1 else np.zeros(out_h, int)
+    tx, ty = (fx - i0)[None, :, None], (fy - j0)[:, None, None]
+    i1, j1 = np.minimum(i0 + 1, nx - 1), np.minimum(j0 + 1, ny - 1)
+    top = coarse[j0][:, i0] * (1 - tx) + coarse[j0][:, i1] * tx
+    bottom = coarse[j1][:, i0] * (1 - tx) + coarse[j1][:, i1] * tx
+    return (top * (1 - ty) + bottom * ty).astype(np.float32)
 
 
 def lower_thread_priority(niceness: int = WATCHER_NICENESS) -> None:
