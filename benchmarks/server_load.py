@@ -44,6 +44,7 @@ from tracker.pipeline import Tracker  # noqa: E402
 from tracker.sources import Frame, read_image  # noqa: E402
 
 SEQUENCE = ROOT / "sample_images" / "sequence"
+MIN_IMAGE_INTERVAL_S = 0.080  # the page's MIN_IMAGE_INTERVAL_MS (server/static/app.js)
 
 
 def memory_frames(images: list[Any]) -> Iterator[Frame]:
@@ -104,6 +105,7 @@ class Watcher(threading.Thread):
 
     def _images(self) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        last_asked = 0.0
         try:
             while not self.stop.is_set():
                 with self._cond:
@@ -112,6 +114,13 @@ class Watcher(threading.Thread):
                     wanted, self._wanted = self._wanted, None
                 if wanted is None:
                     continue
+                wait = MIN_IMAGE_INTERVAL_S - (time.monotonic() - last_asked)
+                if wait > 0:  # as the page: one picture at most every 80 ms, the newest announced
+                    time.sleep(wait)
+                    with self._cond:
+                        wanted = self._wanted or wanted
+                        self._wanted = None
+                last_asked = time.monotonic()
                 seq, captured_s = wanted
                 conn.request("GET", f"/api/frame/camera.jpg?seq={seq}")
                 r = conn.getresponse()

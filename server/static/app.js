@@ -12,7 +12,7 @@
     tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(),
     layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [] },
     drawing: null, placing: null, resolution: null, lastRoll: null,
-    latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 },
+    latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 }, imageAskedAt: {},
   };
   window.TT = S; // for the end-to-end tests and the curious
 
@@ -249,9 +249,15 @@
     img.setAttribute("height", h);
   }
 
+  // The overlay follows every frame; each picture is fetched when the previous one has
+  // arrived, at most every MIN_IMAGE_INTERVAL_MS, so a fast camera does not flood a phone.
+  const MIN_IMAGE_INTERVAL_MS = 80;
   function refreshImage(view) {
     if (!S.live || S.imagesBusy[view] || S.imageSeq[view] === S.live.seq) return;
     if (view === "plan" && !S.live.has_plan_image) return;
+    const now = Date.now();
+    if (now - (S.imageAskedAt[view] || 0) < MIN_IMAGE_INTERVAL_MS) return;
+    S.imageAskedAt[view] = now;
     const seq = S.live.seq;
     S.imagesBusy[view] = true;
     const loader = new Image();
