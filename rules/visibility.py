@@ -37,6 +37,7 @@ rules.errors.InvalidActionError: a model always sees itself; ask about two diffe
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -333,6 +334,7 @@ def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry]
 
 ANGLE_EPS = 1e-9
 ROW_STRIDE = 8.0  # > 2 pi: angles of observer i are stored in [8 i, 8 i + 2 pi)
+DEEP_MARGIN_MM = 1e-6  # a base this far inside every edge of a convex piece is inside it beyond rounding
 
 
 def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None,
@@ -347,18 +349,21 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     How: seen from each model, a convex blocker covers an interval of directions
     and lies between ``dmin`` and ``dmax``. The other models are sorted by direction
     once, so a binary search finds those behind each blocker; a segment reaching
-    past ``dmax`` strictly inside the interval is blocked for sure, and only the
-    few left in doubt are tested edge by edge (High Fire depths through shapely).
+    past ``dmax`` strictly inside the interval is blocked for sure, a model whose
+    whole base lies inside a convex blocker is cut off from everyone, and only the
+    few pairs left in doubt (and not yet blocked) are tested edge by edge; High Fire
+    depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
+    separate x and y arrays so every numpy loop runs over long rows.
     """
     rs = _ruleset(plan, ruleset)
     opts = {**rs.defaults(), **(options or {})}
     models = plan.models
     n = len(models)
     ids = tuple(m.model_id for m in models)
-    clear = np.ones((n, n), dtype=bool)
     if n < 2:
-        return SightMatrix(ids, clear)
-    pos = np.array([m.position_mm for m in models], dtype=float)
+        return SightMatrix(ids, np.ones((n, n), dtype=bool))
+    x = np.array([m.x_mm for m in models], dtype=float)
+    y = np.array([m.y_mm for m in models], dtype=float)
     rad = np.array([m.base_mm / 2.0 for m in models], dtype=float)
     geoms, effects, limits, _ = _static_blockers(plan, rs)
     owner: list[int] = [-1] * len(geoms)
@@ -372,24 +377,33 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
                 effects.append("blocks")
                 limits.append(0.0)
                 owner.append(unit_index[un.unit_id])
-    diff = pos[None, :, :] - pos[:, None, :]  # (n, n, 2): from row model to column model
-    dist = np.hypot(diff[..., 0], diff[..., 1])
-    ang = np.mod(np.arctan2(diff[..., 1], diff[..., 0]), 2 * np.pi)
-    asked = ang.copy()
-    asked[np.tril_indices(n)] = 7.0  # beyond 2 pi: never inside an interval; each pair is asked once, from i < j
+    dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
+    dy = y[None, :] - y[:, None]
+    dist = np.hypot(dx, dy)
+    ang = np.mod(np.arctan2(dy, dx), 2 * np.pi)
+    asked = np.where(_upper(n), ang, 7.0)  # beyond 2 pi: never inside an interval; each pair is asked once, from i < j
     order = np.argsort(asked, axis=1)
     flat = (np.take_along_axis(asked, order, axis=1) + ROW_STRIDE * np.arange(n)[:, None]).ravel()
     blocked = np.zeros((n, n), dtype=bool)
+    pts = _Points(x, y, rad)
     if geoms:
-        _terrain_pass(pos, rad, dist, ang, order, flat, geoms, effects, limits, owner, unit_of,
+        _terrain_pass(pts, dist, ang, order, flat, geoms, effects, limits, owner, unit_of,
                       str(opts.get("sight_depth", "proportional")), blocked)
     if rs.models_block_sight == "models":
-        _disc_pass(pos, rad, dist, ang, order, flat, blocked)
+        _disc_pass(pts, dist, ang, order, flat, blocked)
     blocked = blocked | blocked.T
     touching = dist <= rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
     blocked &= ~touching
     np.fill_diagonal(blocked, False)
     return SightMatrix(ids, ~blocked)
+
+
+@functools.lru_cache(maxsize=8)
+def _upper(n: int) -> np.ndarray:
+    """Return the (read-only) mask of the pairs ``i < j`` of ``n`` models."""
+    mask = np.triu(np.ones((n, n), dtype=bool), k=1)
+    mask.flags.writeable = False
+    return mask
 
 
 UNIT_HULL_POINTS = 12  # points per base of a unit's hull (circumscribed: the hull holds every base)
@@ -403,92 +417,125 @@ def unit_hull(models: Sequence[Model]) -> BaseGeometry:
     return shapely.convex_hull(shapely.multipoints(pts))
 
 
+@dataclass(frozen=True)
+class _Points:
+    """Model centres and base radii as separate arrays (no trailing axis of 2: numpy loops stay long)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    rad: np.ndarray
+
+    def segments(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``px, py, qx, qy``: the centre segments from ``i``'s base edge to ``j``'s base edge."""
+        x, y, rad = self.x, self.y, self.rad
+        xi, yi, ri, rj = x[i], y[i], rad[i], rad[j]
+        vx, vy = x[j] - xi, y[j] - yi
+        d = np.hypot(vx, vy)
+        d = np.where(d > 0, d, 1.0)
+        ux, uy = vx / d, vy / d
+        return xi + ux * ri, yi + uy * ri, x[j] - ux * rj, y[j] - uy * rj
+
+
 def _candidates(flat: np.ndarray, order: np.ndarray, lo: np.ndarray, span: np.ndarray,
-                valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(i, j, g)`` for every model ``j`` whose direction from ``i`` lies in blocker ``g``'s interval."""
-    n = order.shape[0]
-    oi, g = np.nonzero(valid)
-    lo_m = np.mod(lo[oi, g], 2 * np.pi)
-    hi_m = lo_m + span[oi, g]
+    if valid is None:
+        oi, g = np.divmod(np.arange(lo.size), lo.shape[1])
+        lo_m = np.mod(lo.ravel(), 2 * np.pi)
+        hi_m = lo_m + span.ravel()
+    else:
+        oi, g = np.nonzero(valid)
+        lo_m = np.mod(lo[oi, g], 2 * np.pi)
+        hi_m = lo_m + span[oi, g]
     base = ROW_STRIDE * oi
     first_hi = np.minimum(hi_m, 2 * np.pi)
-    a = np.searchsorted(flat, base + lo_m - ANGLE_EPS, side="left")
-    b = np.searchsorted(flat, base + first_hi + ANGLE_EPS, side="right")
     wrap = hi_m > 2 * np.pi
-    a2 = np.searchsorted(flat, base[wrap] - ANGLE_EPS, side="left")
-    b2 = np.searchsorted(flat, base[wrap] + hi_m[wrap] - 2 * np.pi + ANGLE_EPS, side="right")
-    starts = np.concatenate([a, a2])
-    counts = np.maximum(np.concatenate([b, b2]) - starts, 0)
+    keys = np.concatenate([base + lo_m - ANGLE_EPS, base[wrap] - ANGLE_EPS])
+    ends = np.concatenate([base + first_hi + ANGLE_EPS, base[wrap] + hi_m[wrap] - 2 * np.pi + ANGLE_EPS])
+    starts = np.searchsorted(flat, keys, side="left")
+    counts = np.searchsorted(flat, ends, side="right") - starts
+    np.maximum(counts, 0, out=counts)
     rows = np.concatenate([oi, oi[wrap]])
     gs = np.concatenate([g, g[wrap]])
     total = int(counts.sum())
     if total == 0:
-        empty = np.zeros(0, dtype=int)
+        empty = np.zeros(0, dtype=np.intp)
         return empty, empty, empty
-    run = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-    idx = np.repeat(starts, counts) + run
+    shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    idx = np.arange(total) + shift
     ci = np.repeat(rows, counts)
     cj = order.ravel()[idx]
+    cg = np.repeat(gs, counts)
     keep = ci != cj
-    del n
-    return ci[keep], cj[keep], np.repeat(gs, counts)[keep]
+    if keep.all():
+        return ci, cj, cg
+    return ci[keep], cj[keep], cg[keep]
 
 
-def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.ndarray, order: np.ndarray,
-                  flat: np.ndarray, geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
+def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.ndarray, flat: np.ndarray,
+                  geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray) -> None:
-    edges, _, is_area = _edges_of(geoms)
-    n_edges = (~np.isnan(edges[:, :, 0, 0])).sum(axis=1)
-    last_end = edges[np.arange(len(geoms)), np.maximum(n_edges - 1, 0), 1, :]
-    verts = np.concatenate([edges[:, :, 0, :], last_end[:, None, :]], axis=1)  # every vertex, once
-    pad = np.isnan(verts[..., 0])
-    verts = np.where(pad[..., None], verts[:, :1, :], verts)  # pad with a repeated vertex, not NaN
-    convex = np.array([_geom_info(g)[2] for g in geoms])
+    x, y, rad = pts.x, pts.y, pts.rad
+    pieces = _pieces_of(geoms)
     hard = np.array([e == "blocks" for e in effects])
     own = np.asarray(owner, dtype=int)
-    box_lo, box_hi = verts.min(axis=1), verts.max(axis=1)
-    cen = (box_lo + box_hi) / 2.0
-    rel = verts[None, :, :, :] - pos[:, None, None, :]  # (n, G, V, 2)
-    va = np.arctan2(rel[..., 1], rel[..., 0])
-    ac = np.arctan2(cen[None, :, 1] - pos[:, None, 1], cen[None, :, 0] - pos[:, None, 0])
-    w = np.mod(va - ac[:, :, None] + np.pi, 2 * np.pi) - np.pi
-    wmin, wmax = w.min(axis=2), w.max(axis=2)
-    dmax = np.hypot(rel[..., 0], rel[..., 1]).max(axis=2)
-    dmin = _box_distance(pos, box_lo, box_hi)  # a lower bound of the distance to each piece: safe below
+    vx, vy = pieces.vx, pieces.vy  # (V, G)
+    relx = vx[:, None, :] - x[None, :, None]  # (V, n, G)
+    rely = vy[:, None, :] - y[None, :, None]
+    va = np.arctan2(rely, relx)
+    ac = np.arctan2(pieces.cy[None, :] - y[:, None], pieces.cx[None, :] - x[:, None])  # (n, G)
+    w = np.mod(va - ac[None, :, :] + np.pi, 2 * np.pi) - np.pi
+    wmin, wmax = w.min(axis=0), w.max(axis=0)
+    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
+    gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
+    gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
+    dmin = np.hypot(gx, gy)  # distance to the piece's box: a lower bound of the distance to the piece
     lo, span = ac + wmin, wmax - wmin
     wide = (dmin <= rad[:, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
-    ci, cj, cg = _candidates(flat, order, lo, span, np.ones_like(wide))
+    _deep_inside(pts, pieces, hard, own, unit_of, relx, rely, dmin, blocked)
+    ci, cj, cg = _candidates(flat, order, lo, span, None)
     end = dist[ci, cj] - rad[cj]
     reach = dmin[ci, cg] <= end + CONTACT_TOLERANCE_MM
-    own_c = own[cg]
-    reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+    if (own >= 0).any():
+        own_c = own[cg]
+        reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+    reach &= ~blocked[ci, cj]
     ci, cj, cg, end = ci[reach], cj[reach], cg[reach], end[reach]
-    relang = np.mod(ang[ci, cj] - lo[ci, cg], 2 * np.pi)
-    strictly = (relang > 1e-7) & (relang < span[ci, cg] - 1e-7)
-    sure = hard[cg] & convex[cg] & ~wide[ci, cg] & strictly & (dmax[ci, cg] < end - CONTACT_TOLERANCE_MM)
+    hard_c = hard[cg]
+    flat_ig = ci * len(geoms) + cg
+    relang = np.mod(ang[ci, cj] - lo.ravel()[flat_ig], 2 * np.pi)
+    strictly = (relang > 1e-7) & (relang < span.ravel()[flat_ig] - 1e-7)
+    sure = (hard_c & pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
+            & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
     blocked[ci[sure], cj[sure]] = True
-    doubt = ~sure & hard[cg] & ~blocked[ci, cj]
+    doubt = ~sure & hard_c & ~blocked[ci, cj]
     if doubt.any():
         di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
-        p, q = _segment_ends(pos, rad, di, dj)
-        hit = np.zeros(len(di), dtype=bool)
-        for count in np.unique(n_edges[dg]):  # batches of pieces with as many edges: no padding work
-            sel = n_edges[dg] == count
-            hit[sel] = _hits_pieces(p[sel], q[sel], edges[dg[sel], :count], is_area[dg[sel]])
-        blocked[di[hit], dj[hit]] = True
-    soft = ~hard[cg]
+        n_e = pieces.n_edges[dg]
+        for count in np.unique(n_e):  # batches of pieces with as many edges, fewest first: no padding work
+            sel = np.flatnonzero(n_e == count)
+            sel = sel[~blocked[di[sel], dj[sel]]]  # what an earlier batch blocked needs no test
+            if not len(sel):
+                continue
+            si, sj, sg = di[sel], dj[sel], dg[sel]
+            hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
+            blocked[si[hit], sj[hit]] = True
+    soft = ~hard_c
     if soft.any():
+        soft &= ~blocked[ci, cj]  # a pair blocked by something solid needs no depth
         si, sj, sg = ci[soft], cj[soft], cg[soft]
-        p, q = _segment_ends(pos, rad, si, sj)
+        px, py, qx, qy = pts.segments(si, sj)
         inside_mm = np.zeros(len(si))
         for g in np.unique(sg):  # depth inside each area piece: clipped exactly when convex
             sel = sg == g
-            if convex[g] and is_area[g]:
-                inside_mm[sel] = _clip_length(p[sel], q[sel], edges[g, :n_edges[g]])
+            p = np.stack([px[sel], py[sel]], axis=1)
+            q = np.stack([qx[sel], qy[sel]], axis=1)
+            if pieces.convex[g] and pieces.is_area[g]:
+                inside_mm[sel] = _clip_length(p, q, pieces.edges[g, :pieces.n_edges[g]])
             else:
-                lines = shapely.linestrings(np.stack([p[sel], q[sel]], axis=1))
+                lines = shapely.linestrings(np.stack([p, q], axis=1))
                 inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
         ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
         if depth_mode == "separate":
@@ -500,32 +547,141 @@ def _terrain_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.nd
             blocked |= total >= 1.0 - 1e-9
 
 
-def _disc_pass(pos: np.ndarray, rad: np.ndarray, dist: np.ndarray, ang: np.ndarray, order: np.ndarray,
-               flat: np.ndarray, blocked: np.ndarray) -> None:
+def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,
+                 relx: np.ndarray, rely: np.ndarray, dmin: np.ndarray, blocked: np.ndarray) -> None:
+    """Block every pair of a model whose whole base lies inside a convex blocking area.
+
+    Any centre segment from such a base starts inside the piece, so it meets it: the
+    exact test would say so pair by pair. A unit's own hull never blocks its members.
+    """
+    test = hard & pieces.convex & pieces.is_area
+    near = (dmin[:, test] == 0.0).any(axis=0)  # only pieces with a centre inside their box
+    cols = np.flatnonzero(test)[near]
+    if not len(cols):
+        return
+    # inward distance from each centre to each edge line, at the edge's first vertex (V, n, C)
+    s = pieces.nx[:, None, cols] * relx[:, :, cols] + pieces.ny[:, None, cols] * rely[:, :, cols]
+    s = pieces.pad_inf[:, None, cols] - s
+    deep = s.min(axis=0) > pts.rad[:, None] + DEEP_MARGIN_MM  # (n, C)
+    if not deep.any():
+        return
+    own_c = own[cols]
+    terrain = (deep & (own_c < 0)[None, :]).any(axis=1)
+    blocked[terrain, :] = True
+    owned = np.flatnonzero(own_c >= 0)
+    if len(owned):
+        n_units = int(max(own.max(), unit_of.max())) + 1
+        inside_unit = np.zeros((len(unit_of), n_units), dtype=np.int64)
+        inside_unit[:, own_c[owned]] = deep[:, owned]  # each unit has one hull
+        inside_unit[np.arange(len(unit_of)), unit_of] = 0  # a model's own unit never blocks it
+        others = inside_unit.sum(axis=1)[:, None] - inside_unit[:, unit_of]  # hulls not of i's or j's unit
+        blocked |= others > 0
+
+
+@dataclass(frozen=True)
+class _Pieces:
+    """Blocking pieces as padded arrays: edges, vertices, boxes and inward edge normals."""
+
+    edges: np.ndarray  # (G, E, 2, 2), NaN past the last edge
+    ax: np.ndarray  # (G, E) edge starts and ends, NaN past the last edge
+    ay: np.ndarray
+    bx: np.ndarray
+    by: np.ndarray
+    vx: np.ndarray  # (V, G) every vertex once, padded with a repeated vertex
+    vy: np.ndarray
+    nx: np.ndarray  # (V, G) inward unit normal of the edge starting at each vertex (convex areas)
+    ny: np.ndarray
+    pad_inf: np.ndarray  # (V, G) 0 for a real edge, +inf past the last: neutral for a minimum
+    lox: np.ndarray
+    loy: np.ndarray
+    hix: np.ndarray
+    hiy: np.ndarray
+    cx: np.ndarray
+    cy: np.ndarray
+    n_edges: np.ndarray
+    is_area: np.ndarray
+    convex: np.ndarray
+
+
+# (geometries, result) of the last call, swapped as one reference so threads never mix two calls.
+_LAST_PIECES: list[Any] = [None]
+
+
+def _pieces_of(geoms: Sequence[BaseGeometry]) -> _Pieces:
+    """Return the padded arrays of ``geoms``; the last answer is kept (the terrain rarely changes)."""
+    last = _LAST_PIECES[0]
+    if last is not None and len(last[0]) == len(geoms) and all(a is b for a, b in zip(last[0], geoms)):
+        return last[1]  # type: ignore[no-any-return]
+    result = _pieces_uncached(geoms)
+    _LAST_PIECES[0] = (list(geoms), result)
+    return result
+
+
+def _pieces_uncached(geoms: Sequence[BaseGeometry]) -> _Pieces:
+    infos = [_geom_info(g) for g in geoms]
+    g_count = len(infos)
+    width = max(max((len(e) for e, _, _ in infos), default=0), 1)
+    edges = np.full((g_count, width, 2, 2), np.nan)
+    for k, (e, _, _) in enumerate(infos):
+        edges[k, :len(e)] = e
+    n_edges = np.array([len(e) for e, _, _ in infos], dtype=int)
+    is_area = np.array([a for _, a, _ in infos], dtype=bool)
+    convex = np.array([c for _, _, c in infos], dtype=bool)
+    last_end = edges[np.arange(g_count), np.maximum(n_edges - 1, 0), 1, :]
+    verts = np.concatenate([edges[:, :, 0, :], last_end[:, None, :]], axis=1)  # every vertex, once
+    pad = np.isnan(verts[..., 0])
+    verts = np.where(pad[..., None], verts[:, :1, :], verts)  # pad with a repeated vertex, not NaN
+    lo, hi = verts.min(axis=1), verts.max(axis=1)
+    cen = (lo + hi) / 2.0
+    # inward unit normals of the edges of convex areas (the edge from vertex k to k + 1)
+    ex = verts[:, 1:, 0] - verts[:, :-1, 0]
+    ey = verts[:, 1:, 1] - verts[:, :-1, 1]
+    length = np.hypot(ex, ey)
+    real = (np.arange(width)[None, :] < n_edges[:, None]) & (length > 0) & (convex & is_area)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        nx, ny = -ey / length, ex / length  # left normal: inward for a counter-clockwise ring
+        mean_x = np.nanmean(edges[:, :, 0, 0], axis=1)
+        mean_y = np.nanmean(edges[:, :, 0, 1], axis=1)
+    side = nx * (mean_x[:, None] - verts[:, :-1, 0]) + ny * (mean_y[:, None] - verts[:, :-1, 1])
+    flip = np.where(side < 0, -1.0, 1.0)
+    nx, ny = np.where(real, nx * flip, 0.0), np.where(real, ny * flip, 0.0)
+    pad_inf = np.where(real, 0.0, np.inf)
+    # one more row so the normals line up with the (V = E + 1) vertices; its edge is not real
+    nx = np.concatenate([nx, np.zeros((g_count, 1))], axis=1)
+    ny = np.concatenate([ny, np.zeros((g_count, 1))], axis=1)
+    pad_inf = np.concatenate([pad_inf, np.full((g_count, 1), np.inf)], axis=1)
+    arrays = dict(
+        edges=edges, ax=edges[:, :, 0, 0].copy(), ay=edges[:, :, 0, 1].copy(),
+        bx=edges[:, :, 1, 0].copy(), by=edges[:, :, 1, 1].copy(),
+        vx=np.ascontiguousarray(verts[..., 0].T), vy=np.ascontiguousarray(verts[..., 1].T),
+        nx=np.ascontiguousarray(nx.T), ny=np.ascontiguousarray(ny.T), pad_inf=np.ascontiguousarray(pad_inf.T),
+        lox=lo[:, 0].copy(), loy=lo[:, 1].copy(), hix=hi[:, 0].copy(), hiy=hi[:, 1].copy(),
+        cx=cen[:, 0].copy(), cy=cen[:, 1].copy(), n_edges=n_edges, is_area=is_area, convex=convex)
+    for arr in arrays.values():
+        arr.flags.writeable = False
+    return _Pieces(**arrays)
+
+
+def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.ndarray, flat: np.ndarray,
+               blocked: np.ndarray) -> None:
     """Star Wars: any other figure's base on the segment blocks it (exact for discs)."""
+    rad = pts.rad
     with np.errstate(invalid="ignore", divide="ignore"):
         half = np.arcsin(np.clip(rad[None, :] / np.where(dist > 0, dist, 1.0), 0.0, 1.0))
     wide = dist <= rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
     lo = np.where(wide, 0.0, ang - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
-    valid = ~np.eye(len(pos), dtype=bool)
+    valid = ~np.eye(len(rad), dtype=bool)
     ci, cj, ck = _candidates(flat, order, lo, span, valid)
     keep = (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
+    keep &= ~blocked[ci, cj]  # already blocked by terrain
     ci, cj, ck = ci[keep], cj[keep], ck[keep]
-    p, q = _segment_ends(pos, rad, ci, cj)
-    d = q - p
-    c = pos[ck]
-    t = np.clip(np.einsum("ij,ij->i", c - p, d) / np.maximum(np.einsum("ij,ij->i", d, d), 1e-12), 0.0, 1.0)
-    near = np.hypot(*(p + t[:, None] * d - c).T) <= rad[ck]
+    px, py, qx, qy = pts.segments(ci, cj)
+    ddx, ddy = qx - px, qy - py
+    cx, cy = pts.x[ck], pts.y[ck]
+    t = np.clip(((cx - px) * ddx + (cy - py) * ddy) / np.maximum(ddx * ddx + ddy * ddy, 1e-12), 0.0, 1.0)
+    near = np.hypot(px + t * ddx - cx, py + t * ddy - cy) <= rad[ck]
     blocked[ci[near], cj[near]] = True
-
-
-def _segment_ends(pos: np.ndarray, rad: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return the centre segments from ``i``'s base edge to ``j``'s base edge."""
-    v = pos[j] - pos[i]
-    d = np.hypot(v[:, 0], v[:, 1])
-    u = v / np.where(d > 0, d, 1.0)[:, None]
-    return pos[i] + u * rad[i][:, None], pos[j] - u * rad[j][:, None]
 
 
 def _convex(g: BaseGeometry) -> bool:
@@ -536,18 +692,18 @@ def _convex(g: BaseGeometry) -> bool:
     return abs(g.convex_hull.area - g.area) <= 1e-9 * max(g.area, 1.0)
 
 
-def _hits_pieces(p: np.ndarray, q: np.ndarray, e: np.ndarray, area: np.ndarray) -> np.ndarray:
-    """Return, row by row, whether segment ``p-q`` meets the piece with padded edges ``e`` ``(C, E, 2, 2)``."""
-    a, b = e[:, :, 0], e[:, :, 1]
-    pp, qq = p[:, None, :], q[:, None, :]
-    hit = _segments_cross(pp, qq, a, b).any(axis=1)
-    ay, by_ = a[..., 1], b[..., 1]
-    py = pp[..., 1]
+def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pieces: "_Pieces",
+                 g: np.ndarray, count: int) -> np.ndarray:
+    """Return, row by row, whether segment ``p-q`` meets piece ``g`` (each with ``count`` edges)."""
+    px, py, qx, qy = (c[:, None] for c in seg)
+    ax, ay = pieces.ax[g, :count], pieces.ay[g, :count]
+    bx, by_ = pieces.bx[g, :count], pieces.by[g, :count]
+    hit = _segments_cross(px, py, qx, qy, ax, ay, bx, by_).any(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         straddle = (ay > py) != (by_ > py)
-        x_at = a[..., 0] + (py - ay) * (b[..., 0] - a[..., 0]) / (by_ - ay)
-        crossing = straddle & (pp[..., 0] < x_at) & ~np.isnan(ay)
-    inside = (crossing.sum(axis=1) % 2 == 1) & area
+        x_at = ax + (py - ay) * (bx - ax) / (by_ - ay)
+        crossing = straddle & (px < x_at) & ~np.isnan(ay)
+    inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
     return hit | inside
 
 
@@ -568,31 +724,6 @@ def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
     outside = ((den == 0) & (num < 0)).any(axis=1)
     length = np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None) * np.hypot(d[:, 0], d[:, 1])
     return np.where(outside, 0.0, length)
-
-
-def _box_distance(pos: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Return ``(N, G)`` distances from points to the boxes ``lo``-``hi`` ``(G, 2)`` (0 inside)."""
-    dx = np.maximum(np.maximum(lo[None, :, 0] - pos[:, None, 0], pos[:, None, 0] - hi[None, :, 0]), 0.0)
-    dy = np.maximum(np.maximum(lo[None, :, 1] - pos[:, None, 1], pos[:, None, 1] - hi[None, :, 1]), 0.0)
-    return np.hypot(dx, dy)
-
-
-def _point_to_edges(pos: np.ndarray, edges: np.ndarray, is_area: np.ndarray) -> np.ndarray:
-    """Return ``(N, G)`` distances from points to pieces (0 inside an area)."""
-    a = edges[None, :, :, 0, :]
-    b = edges[None, :, :, 1, :]
-    p = pos[:, None, None, :]
-    d = b - a
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.clip(((p - a) * d).sum(-1) / (d * d).sum(-1), 0.0, 1.0)
-        closest = a + t[..., None] * d
-        gap = closest - p
-        dist = np.nanmin(np.hypot(gap[..., 0], gap[..., 1]), axis=2)
-        ay, by_ = a[..., 1], b[..., 1]
-        straddle = (ay > p[..., 1]) != (by_ > p[..., 1])
-        x_at = a[..., 0] + (p[..., 1] - ay) * (b[..., 0] - a[..., 0]) / (by_ - ay)
-        inside = ((straddle & (p[..., 0] < x_at)).sum(axis=2) % 2 == 1) & is_area[None, :]
-    return np.where(inside, 0.0, dist)
 
 
 _INFO_CACHE: dict[int, tuple[BaseGeometry, np.ndarray, bool, bool]] = {}
@@ -619,56 +750,22 @@ def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     return edges, area, convex
 
 
-# (geometries, result) of the last call, swapped as one reference so threads never mix two calls.
-_LAST_EDGES: list[Any] = [None]
+def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray,
+                    ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> np.ndarray:
+    """Return whether segments ``p-q`` and ``a-b`` meet (touching counts), element by element."""
+    def orient(ox: np.ndarray, oy: np.ndarray, sx: np.ndarray, sy: np.ndarray,
+               tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
+        return (sx - ox) * (ty - oy) - (sy - oy) * (tx - ox)
 
-
-def _edges_of(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return padded boundary edges ``(G, E, 2, 2)`` (NaN past the last), bounds ``(G, 4)``, area flags.
-
-    The last answer is kept: the terrain rarely changes between two frames.
-    """
-    last = _LAST_EDGES[0]
-    if last is not None and len(last[0]) == len(geoms) and all(a is b for a, b in zip(last[0], geoms)):
-        return last[1]  # type: ignore[no-any-return]
-    result = _edges_of_uncached(geoms)
-    _LAST_EDGES[0] = (list(geoms), result)
-    return result
-
-
-def _edges_of_uncached(geoms: Sequence[BaseGeometry]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    per: list[np.ndarray] = []
-    is_area: list[bool] = []
-    for g in geoms:
-        edges, area, _ = _geom_info(g)
-        per.append(edges)
-        is_area.append(area)
-    width = max((len(e) for e in per), default=0)
-    edges = np.full((len(per), max(width, 1), 2, 2), np.nan)
-    for k, e in enumerate(per):
-        edges[k, :len(e)] = e
-    with np.errstate(invalid="ignore"):
-        ends = edges.reshape(len(per), -1, 2)
-        bounds = np.concatenate([np.nanmin(ends, axis=1), np.nanmax(ends, axis=1)], axis=1)
-    for arr in (edges, bounds):
-        arr.flags.writeable = False
-    return edges, bounds, np.asarray(is_area, dtype=bool)
-
-
-def _segments_cross(p: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return whether segments ``p-q`` and ``a-b`` meet (touching counts), row by row."""
-    def orient(o: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return (x[..., 0] - o[..., 0]) * (y[..., 1] - o[..., 1]) - (x[..., 1] - o[..., 1]) * (y[..., 0] - o[..., 0])
-
-    d1, d2 = orient(a, b, p), orient(a, b, q)
-    d3, d4 = orient(p, q, a), orient(p, q, b)
+    d1, d2 = orient(ax, ay, bx, by, px, py), orient(ax, ay, bx, by, qx, qy)
+    d3, d4 = orient(px, py, qx, qy, ax, ay), orient(px, py, qx, qy, bx, by)
     proper = (d1 * d2 <= 0) & (d3 * d4 <= 0)
     # Collinear segments: require overlapping extents.
     collinear = (d1 == 0) & (d2 == 0)
-    overlap = ((np.minimum(p[..., 0], q[..., 0]) <= np.maximum(a[..., 0], b[..., 0]))
-               & (np.minimum(a[..., 0], b[..., 0]) <= np.maximum(p[..., 0], q[..., 0]))
-               & (np.minimum(p[..., 1], q[..., 1]) <= np.maximum(a[..., 1], b[..., 1]))
-               & (np.minimum(a[..., 1], b[..., 1]) <= np.maximum(p[..., 1], q[..., 1])))
+    if not collinear.any():
+        return proper
+    overlap = ((np.minimum(px, qx) <= np.maximum(ax, bx)) & (np.minimum(ax, bx) <= np.maximum(px, qx))
+               & (np.minimum(py, qy) <= np.maximum(ay, by)) & (np.minimum(ay, by) <= np.maximum(py, qy)))
     return np.where(collinear, overlap, proper)
 
 
