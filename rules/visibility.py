@@ -104,8 +104,14 @@ class Sight:
 def _ruleset(plan: TablePlan, ruleset: "RuleSet | None") -> "RuleSet":
     if ruleset is not None:
         return ruleset
+    return _find_ruleset(plan.ruleset)
+
+
+@functools.lru_cache(maxsize=32)
+def _find_ruleset(name: str) -> "RuleSet":
+    """``find_ruleset`` remembered by name (rule sets are fixed; an unknown name raises and is not kept)."""
     from rules.rulesets.base import find_ruleset
-    return find_ruleset(plan.ruleset)
+    return find_ruleset(name)
 
 
 def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
@@ -320,7 +326,20 @@ class SightMatrix:
         return bool(self.clear[self.ids.index(a_id), self.ids.index(b_id)])
 
 
+# (terrain, rule set, result) of the last call, swapped as one reference so threads never mix two calls.
+_LAST_STATIC: list[Any] = [None]
+
+
 def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+    """Return the terrain pieces that block or thin sight: geometries, effects, depth limits, ids (fresh lists)."""
+    last = _LAST_STATIC[0]
+    if last is None or last[0] is not plan.terrain or last[1] is not rs:
+        last = (plan.terrain, rs, _static_blockers_uncached(plan, rs))
+        _LAST_STATIC[0] = last
+    return tuple(list(part) for part in last[2])  # type: ignore[return-value]
+
+
+def _static_blockers_uncached(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
     geoms, effects, limits, ids = [], [], [], []
     for piece in plan.terrain:
         kind = rs.kind_of(piece)
@@ -379,8 +398,8 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
                 owner.append(unit_index[un.unit_id])
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
-    dist = np.hypot(dx, dy)
-    ang = np.mod(np.arctan2(dy, dx), 2 * np.pi)
+    dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
+    ang = _wrap(np.arctan2(dy, dx))
     asked = np.where(_upper(n), ang, 7.0)  # beyond 2 pi: never inside an interval; each pair is asked once, from i < j
     order = np.argsort(asked, axis=1)
     flat = (np.take_along_axis(asked, order, axis=1) + ROW_STRIDE * np.arange(n)[:, None]).ravel()
@@ -392,10 +411,22 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, order, flat, blocked)
     blocked = blocked | blocked.T
-    touching = dist <= rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
+    contact = rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
+    touching = dist <= contact
+    close = np.abs(dist - contact) <= 1e-6 * contact  # decided exactly as np.hypot would
+    if close.any():
+        touching[close] = np.hypot(dx[close], dy[close]) <= contact[close]
     blocked &= ~touching
     np.fill_diagonal(blocked, False)
     return SightMatrix(ids, ~blocked)
+
+
+TWO_PI = 2 * np.pi
+
+
+def _wrap(z: np.ndarray) -> np.ndarray:
+    """Return ``np.mod(z, 2 pi)`` for ``z`` in [-2 pi, 4 pi) (bit for bit, three times faster)."""
+    return np.where(z < 0, z + TWO_PI, np.where(z >= TWO_PI, z - TWO_PI, z))
 
 
 @functools.lru_cache(maxsize=8)
@@ -441,11 +472,11 @@ def _candidates(flat: np.ndarray, order: np.ndarray, lo: np.ndarray, span: np.nd
     """Return ``(i, j, g)`` for every model ``j`` whose direction from ``i`` lies in blocker ``g``'s interval."""
     if valid is None:
         oi, g = np.divmod(np.arange(lo.size), lo.shape[1])
-        lo_m = np.mod(lo.ravel(), 2 * np.pi)
+        lo_m = _wrap(lo.ravel())
         hi_m = lo_m + span.ravel()
     else:
         oi, g = np.nonzero(valid)
-        lo_m = np.mod(lo[oi, g], 2 * np.pi)
+        lo_m = _wrap(lo[oi, g])
         hi_m = lo_m + span[oi, g]
     base = ROW_STRIDE * oi
     first_hi = np.minimum(hi_m, 2 * np.pi)
@@ -484,12 +515,12 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.nda
     rely = vy[:, None, :] - y[None, :, None]
     va = np.arctan2(rely, relx)
     ac = np.arctan2(pieces.cy[None, :] - y[:, None], pieces.cx[None, :] - x[:, None])  # (n, G)
-    w = np.mod(va - ac[None, :, :] + np.pi, 2 * np.pi) - np.pi
+    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
     wmin, wmax = w.min(axis=0), w.max(axis=0)
     dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
-    dmin = np.hypot(gx, gy)  # distance to the piece's box: a lower bound of the distance to the piece
+    dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
     lo, span = ac + wmin, wmax - wmin
     wide = (dmin <= rad[:, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
@@ -505,7 +536,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.nda
     ci, cj, cg, end = ci[reach], cj[reach], cg[reach], end[reach]
     hard_c = hard[cg]
     flat_ig = ci * len(geoms) + cg
-    relang = np.mod(ang[ci, cj] - lo.ravel()[flat_ig], 2 * np.pi)
+    relang = _wrap(ang[ci, cj] - lo.ravel()[flat_ig])
     strictly = (relang > 1e-7) & (relang < span.ravel()[flat_ig] - 1e-7)
     sure = (hard_c & pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
             & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
