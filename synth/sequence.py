@@ -52,6 +52,12 @@ _MODELS = (
 )
 UNITS = (("red-1", "A", "Battle Brothers", "Battle Brother"), ("red-2", "A", "Snipers", "Sniper"),
          ("blue-1", "B", "Cultists", "Cultist"), ("blue-2", "B", "Bikers", "Biker"))
+# What each profile's figures carry. The profiles' and weapons' stats are the Firefight sample
+# game's (rules/data/games/firefight-sample.json, whose weapons are the bundled rosters'), so the
+# sequence's game file can be played (tabletracker resolve, the web page) as it is written.
+KIT = {"Battle Brother": ("rifle", "bayonet"), "Sniper": ("sniper rifle",), "Cultist": ("rifle", "bayonet"),
+       "Biker": ("rifle", "bayonet")}
+FIREFIGHT_SAMPLE = Path(__file__).resolve().parents[1] / "rules" / "data" / "games" / "firefight-sample.json"
 TERRAIN = (
     TerrainBlock("ruins-1", "ruins", ((250.0, 250.0), (335.0, 250.0), (335.0, 315.0), (250.0, 315.0)), 60.0,
                  (95, 105, 115)),
@@ -177,7 +183,7 @@ def game_document(plan: SequencePlan) -> dict[str, Any]:
         profile = next(u[3] for u in UNITS if u[0] == unit)
         models.append({"id": f"m{mid}", "unit": unit, "marker_id": mid, "x_mm": m.x_mm, "y_mm": m.y_mm,
                        "base_mm": m.base_mm, "facing_deg": m.facing_deg, "height_mm": m.figure_height_mm,
-                       "profile": profile, "status": []})
+                       "profile": profile, "weapons": list(KIT[profile]), "status": []})
     units = [{"id": uid, "side": side, "name": name,
               "leader": f"m{next(mid for mid, u, *_r in _MODELS if u == uid)}"} for uid, side, name, _p in UNITS]
     ruins = TERRAIN[0]
@@ -187,9 +193,14 @@ def game_document(plan: SequencePlan) -> dict[str, Any]:
         {"id": "wall-1", "kind": "wall", "shape": "line", "points_mm": [list(p) for p in WALL_LINE_MM],
          "height_mm": TERRAIN[1].height_mm},
     ]
+    sample = json.loads(FIREFIGHT_SAMPLE.read_text(encoding="utf-8"))
+    used = [u[3] for u in UNITS]
+    profiles = {name: sample["profiles"][name] for name in used}
+    weapons = {w: sample["weapons"][w] for w in dict.fromkeys(w for name in used for w in KIT[name])}
     return {"ruleset": "firefight", "name": "Rendered tracker sequence (sample_images/sequence)",
             "table": {"width_mm": TABLE_MM, "depth_mm": TABLE_MM}, "units": units, "models": models,
-            "terrain": terrain, "objectives": [{"id": "obj-1", "x_mm": 300.0, "y_mm": 300.0}]}
+            "terrain": terrain, "objectives": [{"id": "obj-1", "x_mm": 300.0, "y_mm": 300.0}],
+            "profiles": profiles, "weapons": weapons}
 
 
 def write_sequence(out_dir: Path) -> dict[str, Any]:
