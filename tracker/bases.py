@@ -125,14 +125,20 @@ class PlanView:
                for k in range(2)]
         return out[0], out[1]
 
-    def warp(self, image: np.ndarray, region_px: tuple[int, int, int, int] | None = None) -> np.ndarray:
-        """Return the plan image (or its ``region_px`` = x, y, w, h part), BGR."""
+    def warp(self, image: np.ndarray, region_px: tuple[int, int, int, int] | None = None, *,
+             fixed_point: bool = False) -> np.ndarray:
+        """Return the plan image (or its ``region_px`` = x, y, w, h part), BGR.
+
+        The whole plan is warped with fixed-point maps (two to three times faster); a
+        region with the float maps, unless ``fixed_point`` (then its pixels are exactly
+        those of the whole plan).
+        """
         if region_px is None:
-            return cv2.remap(image, self._fast[0], self._fast[1], cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+            mx, my = self._fast
         else:
             x, y, w, h = region_px
-            mx, my = self.map_x[y:y + h, x:x + w], self.map_y[y:y + h, x:x + w]
+            maps = self._fast if fixed_point else (self.map_x, self.map_y)
+            mx, my = maps[0][y:y + h, x:x + w], maps[1][y:y + h, x:x + w]
         return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
 
     def to_plan_px(self, points_mm: np.ndarray) -> np.ndarray:
@@ -238,10 +244,106 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
         Sorted by y then x.
     """
     rng = rng or np.random.default_rng(0)
-    plan = view.warp(image)
+    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng)
+    return _kept(found, exclude_mm)
+
+
+def search_margin_mm(view: PlanView, setup: Setup) -> float:
+    """Return how far beyond a searched region the plan must be warped, mm.
+
+    A base whose centre lies in the region reaches at most its largest radius beyond it,
+    its wall's crescent (the bottom circle's parallax) farther still, and pieces of rim
+    within :data:`MERGE_GAP_MM` of it are grouped with it: all of it must be in the crop
+    for the circle to be fitted as on the whole plan.
+    """
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    probe = np.array([[0.0, 0.0], [w, 0.0], [w, d], [0.0, d], [w / 2, d / 2]])
+    shift = float(np.max(np.linalg.norm(view.bottom_shift_mm(probe), axis=1)))
+    return max(setup.bases.diameters_mm) / 2 + shift + MERGE_GAP_MM + 2.0
+
+
+def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
+                  regions_mm: Sequence[tuple[float, float, float, float]], *,
+                  exclude_mm: Sequence[tuple[float, float]] = (),
+                  known_mm: Sequence[tuple[float, float, float]] = (),
+                  rng: np.random.Generator | None = None) -> tuple[FoundBase, ...]:
+    """Find the bare bases whose centres lie in some table regions, warping only around them.
+
+    Each region ``(x0, y0, x1, y1)`` (table mm) is warped with a margin of
+    :func:`search_margin_mm` around it, so a base centred inside it is fitted on the same
+    pixels as on the whole plan (:func:`find_bases`); circles centred outside the region
+    are left to the regions they belong to. A base found in two overlapping regions is
+    given once.
+
+    Parameters
+    ----------
+    image, view, setup, exclude_mm, rng
+        As for :func:`find_bases`.
+    regions_mm : sequence of (x0, y0, x1, y1)
+        The table regions searched, mm.
+    known_mm : sequence of (x, y, diameter)
+        Bases already known (followed elsewhere): a piece of rim lying wholly within one
+        of them (its diameter, plus the wall's parallax) is not fitted again. A new base
+        touching a known one makes the piece reach beyond it, and it is fitted.
+
+    Returns
+    -------
+    tuple of FoundBase
+        Sorted by y then x.
+    """
+    rng = rng or np.random.default_rng(0)
+    s = view.px_per_mm
+    margin = search_margin_mm(view, setup)
+    reach = margin - MERGE_GAP_MM
+    known = np.asarray(known_mm, dtype=float).reshape(-1, 3)
+    # the rim's pixels reach the outline, the wall's crescent its parallax beyond it
+    pad = reach - max(setup.bases.diameters_mm) / 2 + 1.0 / s
+    wp, hp = view.size_px
+    found: list[FoundBase] = []
+    for x0, y0, x1, y1 in regions_mm:
+        px0, py0 = max(0, int(math.floor((x0 - margin) * s))), max(0, int(math.floor((y0 - margin) * s)))
+        px1, py1 = min(wp, int(math.ceil((x1 + margin) * s)) + 1), min(hp, int(math.ceil((y1 + margin) * s)) + 1)
+        if px1 <= px0 or py1 <= py0:
+            continue
+        crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
+        for b in _bases_in_plan(crop, (px0, py0), view, setup, rng, core_mm=(x0, y0, x1, y1), reach_mm=reach,
+                                known_mm=known, known_pad_mm=pad):
+            if not (x0 <= b.x_mm < x1 and y0 <= b.y_mm < y1):
+                continue
+            if any(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) < min(b.diameter_mm, o.diameter_mm) / 2
+                   for o in found):
+                continue
+            found.append(b)
+    return _kept(found, exclude_mm)
+
+
+def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]]) -> tuple[FoundBase, ...]:
+    """The circles not standing on a known model, sorted by y then x."""
+    exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
+    kept = [b for b in found
+            if not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM]
+    kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
+    return tuple(kept)
+
+
+def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView, setup: Setup,
+                   rng: np.random.Generator, *, core_mm: tuple[float, float, float, float] | None = None,
+                   reach_mm: float = 0.0, known_mm: np.ndarray | None = None,
+                   known_pad_mm: float = 0.0) -> list[FoundBase]:
+    """Circles in a plan image (or a crop of it whose top-left plan pixel is ``origin_px``).
+
+    With ``core_mm``, pieces of rim farther than ``reach_mm`` from that region are not
+    fitted (no circle centred in the region can pass through them). Pieces lying wholly
+    within ``known_pad_mm`` of a known base's outline (``known_mm`` rows x, y, diameter)
+    are not fitted either.
+    """
     allowed = setup.bases.diameters_mm
     s = view.px_per_mm
     min_d, max_d = min(allowed), max(allowed)
+    ox, oy = origin_px
+    if core_mm is not None:
+        cx0, cy0, cx1, cy1 = ((v * s) for v in (core_mm[0] - reach_mm, core_mm[1] - reach_mm,
+                                                 core_mm[2] + reach_mm, core_mm[3] + reach_mm))
     found: list[FoundBase] = []
     for side, mask in side_masks(plan, dict(setup.bases.sides)).items():
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
@@ -252,20 +354,36 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
             x, y, w, h, area = stats[k]
             if max(w, h) < 0.6 * min_d * s:
                 continue
+            if core_mm is not None and (x + ox > cx1 or x + w + ox < cx0 or y + oy > cy1 or y + h + oy < cy0):
+                continue
             pad = 2
             x0, y0 = max(0, x - pad), max(0, y - pad)
             window = (slice(y0, y + h + pad), slice(x0, x + w + pad))
             sub = np.where(labels[window] == k, mask[window], 0).astype(np.uint8)
             if cv2.countNonZero(sub) < 0.15 * math.pi * min_d * s:
                 continue
+            if known_mm is not None and len(known_mm) and _within_known(sub, (x0 + ox, y0 + oy), s, known_mm,
+                                                                       known_pad_mm):
+                continue
             contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float)
-            found += _circles_in((pts + (x0, y0)) / s, view, side, allowed, rng, max_d)
-    exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
-    kept = [b for b in found
-            if not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM]
-    kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
-    return tuple(kept)
+            found += _circles_in((pts + (x0 + ox, y0 + oy)) / s, view, side, allowed, rng, max_d)
+    return found
+
+
+def _within_known(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_mm: np.ndarray,
+                  pad_mm: float) -> bool:
+    """Whether every rim pixel of a piece lies within ``pad_mm`` of one known base's outline."""
+    ys, xs = np.nonzero(sub)
+    pts = (np.column_stack([xs, ys]).astype(float) + origin_px) / s
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    for x, y, d in known_mm:
+        r = d / 2 + pad_mm
+        if lo[0] < x - r or lo[1] < y - r or hi[0] > x + r or hi[1] > y + r:
+            continue
+        if float(np.max(np.hypot(pts[:, 0] - x, pts[:, 1] - y))) <= r:
+            return True
+    return False
 
 
 def _residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray, shift: np.ndarray) -> np.ndarray:

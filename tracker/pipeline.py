@@ -6,8 +6,16 @@ refined square still reads as the same id (:mod:`tracker.decode`); a marker that
 too far for that is searched for in a small region around where it was (the ArUco
 detector runs on the crop); a full scan
 runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every :data:`MISSING_SCAN_EVERY`
-frames) while a known model is missing. Bare bases are searched on the rectified plan
-every :data:`BASE_SCAN_INTERVAL_S` seconds. The corner markers are checked every
+frames) while a known model is missing.
+
+Bare bases are searched on the rectified plan (:mod:`tracker.bases`) incrementally, so no
+frame pays for the whole table: the whole table is searched once, on the first calibrated
+frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known base
+is fitted again in a small region around where it was (each once every
+:data:`BASE_SCAN_INTERVAL_S` seconds, the bases spread over the interval), and new bases
+are looked for in one tile of the table at a time, the tiles taken in turn at
+:data:`BASE_SWEEP_PX_PER_S` plan pixels per second of video (a 60 x 60 cm table at 1080p
+in about a second, a 120 x 120 cm one at 4K in about four). The corner markers are checked every
 :data:`CORNER_CHECK_EVERY` frames: when all four are visible and have shifted (the table
 or camera was bumped) or :data:`RECALIBRATE_EVERY` frames have passed, the table is
 calibrated again; when some are hidden, the last good calibration is kept with a warning.
@@ -24,7 +32,7 @@ import cv2
 import numpy as np
 
 from calibration.setup import CORNER_IDS, Setup
-from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases
+from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases, find_bases_in
 from tracker.detections import Detections
 from tracker.decode import same_ids
 from tracker.onbase import markers_on_bases
@@ -32,14 +40,18 @@ from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_
 from tracker.refine import refine_corners_status
 from tracker.sources import Frame
 from tracker.state import TrackState
-from tracker.tracking import BaseFix, Fix, TrackBook
+from tracker.tracking import BASE_GATE_MM, BaseFix, Fix, TrackBook
 
 log = logging.getLogger(__name__)
 
 FULL_SCAN_EVERY = 30
 MISSING_SCAN_EVERY = 3
-#: Bare bases (and markers on bases) are searched once per this many seconds of video.
+#: Each known bare base (and a marker on it) is fitted again once per this many seconds of video.
 BASE_SCAN_INTERVAL_S = 1.0
+#: New bare bases are looked for over this much of the plan (px of the table) per second of video.
+BASE_SWEEP_PX_PER_S = 1.0e6
+#: A sweep tile spans about this many plan px (its crop adds the search margin around it).
+BASE_TILE_PX = 320
 CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
 #: While not calibrated, the corner markers are looked for every this many frames.
@@ -110,6 +122,20 @@ def _calibrate_with_margin(image: np.ndarray, setup: Setup, intrinsics: Any) -> 
     return replace(cal, intrinsics=back, corners_px=np.array(cal.corners_px) - m)
 
 
+def sweep_tiles(width_mm: float, depth_mm: float, tile_mm: float) -> list[tuple[float, float, float, float]]:
+    """Split the table into equal tiles about ``tile_mm`` wide, row by row: (x0, y0, x1, y1) mm.
+
+    Examples
+    --------
+    >>> sweep_tiles(600.0, 300.0, 250.0)
+    [(0.0, 0.0, 200.0, 150.0), (200.0, 0.0, 400.0, 150.0), (400.0, 0.0, 600.0, 150.0), (0.0, 150.0, 200.0, 300.0), (200.0, 150.0, 400.0, 300.0), (400.0, 150.0, 600.0, 300.0)]
+    """
+    nx, ny = max(1, math.ceil(width_mm / tile_mm)), max(1, math.ceil(depth_mm / tile_mm))
+    xs = [width_mm * i / nx for i in range(nx + 1)]
+    ys = [depth_mm * j / ny for j in range(ny + 1)]
+    return [(xs[i], ys[j], xs[i + 1], ys[j + 1]) for j in range(ny) for i in range(nx)]
+
+
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Merge overlapping (x, y, w, h) boxes into their bounding boxes, until none overlap.
 
@@ -152,13 +178,17 @@ class Tracker:
     full_scan_every : int
         Frames between full marker scans (sooner while a model is missing).
     base_scan_interval_s : float
-        Seconds of video between bare-base searches.
+        Seconds of video between two fits of each known bare base; 0 searches the whole
+        table on every frame (no incremental search: for tests and offline runs).
+    base_sweep_px_per_s : float
+        Plan pixels of the table searched for new bare bases per second of video.
     """
 
     def __init__(self, setup: Setup, calibration: TableMapping | None = None, *,
                  calibrate: Calibrate | None = None, find_bare_bases: bool = True,
                  full_scan_every: int = FULL_SCAN_EVERY,
-                 base_scan_interval_s: float = BASE_SCAN_INTERVAL_S) -> None:
+                 base_scan_interval_s: float = BASE_SCAN_INTERVAL_S,
+                 base_sweep_px_per_s: float = BASE_SWEEP_PX_PER_S) -> None:
         self.setup = setup
         self._calibrate = calibrate or default_calibrate()
         self._book = TrackBook()
@@ -167,7 +197,13 @@ class Tracker:
         self._base_interval_s = max(0.0, base_scan_interval_s)
         self._frames = 0
         self._last_full = -10**9
-        self._last_base_scan_s = -math.inf
+        self._base_sweep_rate = max(1.0, base_sweep_px_per_s)
+        self._base_full_due = True                      # the whole table on the first search
+        self._base_fitted_s: dict[str, float] = {}      # base track id -> when last fitted
+        self._base_last_s: float | None = None          # timestamp of the last frame with base work
+        self._sweep_credit = 0.0                        # plan px of tiles due
+        self._sweep_next = 0
+        self._tiles: list[tuple[float, float, float, float]] = []
         self._last_calibrated = 0
         self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
@@ -185,6 +221,16 @@ class Tracker:
         """The latest immutable snapshot (safe to read from another thread)."""
         return self._state
 
+    def request_full_scan(self) -> None:
+        """Make the next frame scan the whole frame for markers and the whole table for bare bases.
+
+        For when the caller knows the table changed beyond what tracking follows (a new
+        game laid out, the lights changed): the incremental searches would find it too,
+        but only after a sweep of the table.
+        """
+        self._last_full = -10**9
+        self._base_full_due = True
+
     @property
     def calibration(self) -> TableMapping | None:
         """The calibration in use (the last good one)."""
@@ -194,6 +240,8 @@ class Tracker:
         self._calibration = calibration
         self._detector = detector_for(calibration, self.setup)
         self._plan = PlanView(calibration, self.setup) if self._find_bases else None
+        self._tiles = sweep_tiles(self.setup.table.width_mm, self.setup.table.depth_mm,
+                                  BASE_TILE_PX / self._plan.px_per_mm) if self._plan is not None else []
         self._last_calibrated = self._frames
 
     # ------------------------------------------------------------------------------ loop
@@ -233,13 +281,15 @@ class Tracker:
             events += self._check_corners(image, gray, stamp)
         fixes = self._detect_models(gray)
         events += self._rejections(fixes, stamp)
-        bases = None
+        bases, regions = None, None
         if self._find_bases and image.ndim == 3:
-            bases, fixes = self._detect_bases(image, gray, fixes, frame.timestamp_s)
+            bases, regions, fixes = self._detect_bases(image, gray, fixes, frame.timestamp_s)
         events += self._book.update(
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
-            timestamp_s=frame.timestamp_s, frame_index=frame.index)
+            timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions)
+        if bases is not None:
+            self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
         self._state = self._book.state(calibrated=True, warnings=self._warnings)
         return events
@@ -293,16 +343,93 @@ class Tracker:
                 events.append({"type": "marker_rejected", **stamp, **r.to_dict()})
         return events
 
-    def _detect_bases(self, image: np.ndarray, gray: np.ndarray, fixes: MarkerFixes,
-                      timestamp_s: float) -> tuple[list[FoundBase] | None, MarkerFixes]:
-        """Now and then: bare bases, and markers read on bases the marker scan missed."""
-        if timestamp_s - self._last_base_scan_s < self._base_interval_s:
-            return None, fixes
+    def _detect_bases(self, image: np.ndarray, gray: np.ndarray, fixes: MarkerFixes, timestamp_s: float
+                      ) -> tuple[list[FoundBase] | None, list[tuple[float, float, float, float]] | None, MarkerFixes]:
+        """Bare bases (and markers read on bases the marker scan missed), incrementally.
+
+        Returns the bases found (None when none was looked for in this frame), the table
+        regions where the known bases were fitted (None for the whole table) and the model
+        fixes with the markers read on bases added.
+        """
         assert self._plan is not None and self._calibration is not None
-        self._last_base_scan_s = timestamp_s
-        known = [(x, y) for _, x, y, _ in self._book.known_positions_mm()]
-        known += [(m.x_mm, m.y_mm) for m in fixes.models]
-        bases = list(find_bases(image, self._plan, self.setup, exclude_mm=known))
+        t = timestamp_s
+        dt = 0.0 if self._base_last_s is None else max(0.0, t - self._base_last_s)
+        self._base_last_s = t
+        # Circles under the models seen now are theirs. Circles where a known model is missing
+        # are looked at for its marker (the marker scan may not read it, see tracker.onbase),
+        # and are never reported as bare bases.
+        seen_now = {m.marker_id for m in fixes.models}
+        here = [(m.x_mm, m.y_mm) for m in fixes.models]
+        missing = [(mid, x, y) for mid, x, y, _ in self._book.known_positions_mm() if mid not in seen_now]
+        regions: list[tuple[float, float, float, float]] | None
+        if self._base_full_due or self._base_interval_s == 0.0:
+            self._base_full_due = False
+            self._sweep_credit, self._sweep_next = 0.0, 0
+            regions = None
+            bases = list(find_bases(image, self._plan, self.setup, exclude_mm=here))
+        else:
+            regions, tiles = self._base_regions(t, dt, missing)
+            if not regions and not tiles:
+                return None, None, fixes
+            bases = list(find_bases_in(image, self._plan, self.setup, regions, exclude_mm=here)) if regions else []
+            # the sweep looks for new bases: what is already followed is not fitted there again
+            followed = [(b.x_mm, b.y_mm, b.diameter_mm) for b in self._book.state().bases]
+            followed += [(m.x_mm, m.y_mm, self._model_base_mm(m.marker_id)) for m in fixes.models]
+            new = find_bases_in(image, self._plan, self.setup, tiles, exclude_mm=here,
+                                known_mm=followed) if tiles else ()
+            bases += [b for b in new if all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
+                                            for o in bases)]
+            # (a track is hidden only where it was fitted for: the sweep skips what is followed)
+        bases, fixes = self._markers_on(image, gray, bases, fixes)
+        bases = [b for b in bases if all(math.hypot(b.x_mm - x, b.y_mm - y) > MODEL_EXCLUSION_MM
+                                         for _, x, y in missing)]
+        return bases, regions, fixes
+
+    def _model_base_mm(self, marker_id: int) -> float:
+        """A model's base diameter: from the setup, else the largest allowed."""
+        base = self.setup.markers.for_marker(marker_id).base_mm
+        return float(base) if base else float(max(self.setup.bases.diameters_mm))
+
+    def _base_regions(self, t: float, dt: float, missing: list[tuple[int, float, float]]
+                      ) -> tuple[list[tuple[float, float, float, float]], list[tuple[float, float, float, float]]]:
+        """The regions due now: around the known bases and missing models not looked at for
+        an interval (a model as soon as it is missing), and the sweep's tiles."""
+        assert self._plan is not None
+        regions = []
+        g = BASE_GATE_MM
+        places = [(b.track_id, b.x_mm, b.y_mm) for b in self._book.state().bases]
+        places += [(f"model-{mid}", x, y) for mid, x, y in missing]
+        for key, x, y in places:
+            first = t - self._base_interval_s if key.startswith("model-") else t
+            if t - self._base_fitted_s.setdefault(key, first) >= self._base_interval_s:
+                regions.append((x - g, y - g, x + g, y + g))
+                self._base_fitted_s[key] = t
+        tiles = []
+        if self._tiles:
+            x0, y0, x1, y1 = self._tiles[0]
+            cost = (x1 - x0) * (y1 - y0) * self._plan.px_per_mm ** 2      # plan px of one tile
+            # after a gap in the video, at most two tiles at once
+            self._sweep_credit = min(self._sweep_credit + dt * self._base_sweep_rate, 2 * cost)
+            while self._sweep_credit >= cost:
+                self._sweep_credit -= cost
+                tiles.append(self._tiles[self._sweep_next])
+                self._sweep_next = (self._sweep_next + 1) % len(self._tiles)
+        return regions, tiles
+
+    def _after_base_update(self, t: float, full: bool) -> None:
+        """Note when each base track was fitted; after a whole-table search, spread the next fits."""
+        tracks = [b.track_id for b in self._book.state().bases]
+        if full:
+            n = max(1, len(tracks))
+            self._base_fitted_s = {bid: t - self._base_interval_s * (1.0 - (k + 1) / n)
+                                   for k, bid in enumerate(tracks)}
+        for bid in tracks:
+            self._base_fitted_s.setdefault(bid, t)
+
+    def _markers_on(self, image: np.ndarray, gray: np.ndarray, bases: list[FoundBase],
+                    fixes: MarkerFixes) -> tuple[list[FoundBase], MarkerFixes]:
+        """Markers read on the bases found: those models join the fixes, their circles leave the bases."""
+        assert self._plan is not None and self._calibration is not None
         more = markers_on_bases(image, gray, self._plan, self._calibration, self.setup, bases)
         more = more.select(~np.isin(more.marker_ids, [m.marker_id for m in fixes.models]))
         if not len(more):

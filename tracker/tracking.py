@@ -145,6 +145,11 @@ def _distance(tr: _Track, f: BaseFix) -> float:
     return d
 
 
+def _inside(x: float, y: float, regions: Sequence[tuple[float, float, float, float]] | None) -> bool:
+    """Whether (x, y) lies in one of the regions (None: the whole table)."""
+    return regions is None or any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in regions)
+
+
 class TrackBook:
     """The tracker's memory: feed it each frame's fixes, read events and :class:`TrackState`.
 
@@ -161,11 +166,15 @@ class TrackBook:
         self._t = 0.0
 
     def update(self, models: Sequence[Fix], bases: Sequence[BaseFix] | None, *, timestamp_s: float,
-               frame_index: int | None = None) -> list[dict[str, Any]]:
+               frame_index: int | None = None,
+               base_regions: Sequence[tuple[float, float, float, float]] | None = None) -> list[dict[str, Any]]:
         """Take one frame's fixes; return the events they cause.
 
         ``bases`` is None when bare bases were not looked for in this frame (their tracks
-        are then left as they were).
+        are then left as they were). ``base_regions`` are the table regions ``(x0, y0, x1,
+        y1)`` (mm) where they were looked for, None for the whole table: a base track
+        outside every region is left as it was unless a fix matches it (it is not hidden
+        for want of one).
         """
         self._frame = self._frame + 1 if frame_index is None else frame_index
         self._t = timestamp_s
@@ -178,7 +187,7 @@ class TrackBook:
             if marker_id not in seen_ids and tr.seen:
                 events.append(self._hide(tr, timestamp_s, {"type": "hidden", "marker_id": marker_id}))
         if bases is not None:
-            events += self._update_bases(bases, timestamp_s)
+            events += self._update_bases(bases, timestamp_s, base_regions)
         for e in events:
             e.setdefault("frame", self._frame)
             e.setdefault("timestamp_s", round(timestamp_s, 3))
@@ -246,7 +255,8 @@ class TrackBook:
 
     # ------------------------------------------------------------------------------ bases
 
-    def _update_bases(self, fixes: Sequence[BaseFix], t: float) -> list[dict[str, Any]]:
+    def _update_bases(self, fixes: Sequence[BaseFix], t: float,
+                      regions: Sequence[tuple[float, float, float, float]] | None = None) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = []
         pairs = []
         for i, f in enumerate(fixes):
@@ -283,7 +293,7 @@ class TrackBook:
             events.append({"type": "base_appeared", "track_id": bid, "x_mm": _r(f.x_mm), "y_mm": _r(f.y_mm),
                            "diameter_mm": f.diameter_mm, "side": f.side})
         for bid, tr in self._bases.items():
-            if bid not in used_track and tr.seen:
+            if bid not in used_track and tr.seen and _inside(tr.pos.x, tr.pos.y, regions):
                 events.append(self._hide(tr, t, {"type": "base_hidden", "track_id": bid}))
         return events
 

@@ -132,3 +132,20 @@ def test_state_is_json_ready() -> None:
     book = TrackBook()
     run(book, [([Fix(17, 10, 10, 0)], [BaseFix(100, 100, 25, "red")])])
     json.dumps(book.state().to_dict())
+
+
+def test_bases_searched_in_regions_leave_the_others_alone() -> None:
+    """An incremental search covers part of the table: a base outside it is not hidden."""
+    book = TrackBook()
+    book.update([], [BaseFix(50, 50, 25, "red"), BaseFix(250, 250, 32, "blue")], timestamp_s=0.0)
+    # only the region around the red base was searched, and found it: the blue one stays seen
+    ev = book.update([], [BaseFix(50.2, 50.1, 25, "red")], timestamp_s=1.0, base_regions=[(30, 30, 70, 70)])
+    assert ev == []
+    assert all(b.seen for b in book.state().bases)
+    # the blue base's region searched, nothing there: hidden at its last position
+    ev = book.update([], [], timestamp_s=2.0, base_regions=[(200, 200, 300, 300)])
+    assert [(e["type"], e["track_id"]) for e in ev] == [("base_hidden", "base-2")]
+    assert book.state().bases[0].seen
+    # a base found in a region keeps its identity even when its track lies outside the region
+    ev = book.update([], [BaseFix(59.0, 50.0, 25, "red")], timestamp_s=3.0, base_regions=[(55, 30, 95, 70)])
+    assert [e["type"] for e in ev] == [] and book.state().bases[0].seen
