@@ -352,7 +352,6 @@ def _static_blockers_uncached(plan: TablePlan, rs: "RuleSet") -> tuple[list[Base
 
 
 ANGLE_EPS = 1e-9
-ROW_STRIDE = 8.0  # > 2 pi: angles of observer i are stored in [8 i, 8 i + 2 pi)
 DEEP_MARGIN_MM = 1e-6  # a base this far inside every edge of a convex piece is inside it beyond rounding
 
 
@@ -400,16 +399,13 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
     ang = _wrap(np.arctan2(dy, dx))
-    asked = np.where(_upper(n), ang, 7.0)  # beyond 2 pi: never inside an interval; each pair is asked once, from i < j
-    order = np.argsort(asked, axis=1)
-    flat = (np.take_along_axis(asked, order, axis=1) + ROW_STRIDE * np.arange(n)[:, None]).ravel()
     blocked = np.zeros((n, n), dtype=bool)
     pts = _Points(x, y, rad)
     if geoms:
-        _terrain_pass(pts, dist, ang, order, flat, geoms, effects, limits, owner, unit_of,
+        _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
                       str(opts.get("sight_depth", "proportional")), blocked)
     if rs.models_block_sight == "models":
-        _disc_pass(pts, dist, ang, order, flat, blocked)
+        _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
     contact = rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
     touching = dist <= contact
@@ -467,9 +463,48 @@ class _Points:
         return xi + ux * ri, yi + uy * ri, x[j] - ux * rj, y[j] - uy * rj
 
 
-def _candidates(flat: np.ndarray, order: np.ndarray, lo: np.ndarray, span: np.ndarray,
+SWEEP_BINS = 256  # direction bins per observer: a lookup table instead of binary searches
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """The pairs still open, sorted by direction around each observer that has one (each pair once, i < j)."""
+
+    rows: np.ndarray  # (R,) the observers
+    order: np.ndarray  # (R, n) the other models by direction, open pairs first
+    angles: np.ndarray  # (R, n) their directions in [0, 2 pi); 7.0 past the open pairs
+    first: np.ndarray  # (R, B + 2) how many open pairs of the row lie in the bins before each bin
+
+
+def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
+    """Return the :class:`_Sweep` of the open pairs ``still`` (``i < j``), or ``None`` if there are none."""
+    rows = np.flatnonzero(still.any(axis=1))
+    if not len(rows):
+        return None
+    asked = np.where(still[rows], ang[rows], 7.0)  # beyond 2 pi: never inside an interval
+    order = np.argsort(asked, axis=1)
+    angles = np.take_along_axis(asked, order, axis=1)
+    r = len(rows)
+    bins = np.where(angles < 7.0, _bin(angles), SWEEP_BINS)  # closed pairs in a bin past the last
+    counts = np.bincount((bins + (SWEEP_BINS + 1) * np.arange(r)[:, None]).ravel(), minlength=r * (SWEEP_BINS + 1))
+    first = np.zeros((r, SWEEP_BINS + 2), dtype=np.intp)
+    np.cumsum(counts.reshape(r, SWEEP_BINS + 1), axis=1, out=first[:, 1:])
+    return _Sweep(rows, order, angles, first)
+
+
+def _bin(a: np.ndarray) -> np.ndarray:
+    """Return the direction bin of angles ``a`` (monotone: a larger angle never has a smaller bin)."""
+    return np.clip((a * (SWEEP_BINS / TWO_PI)).astype(np.intp), 0, SWEEP_BINS - 1)
+
+
+def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
                 valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(i, j, g)`` for every model ``j`` whose direction from ``i`` lies in blocker ``g``'s interval."""
+    """Return ``(r, j, g)`` for every open pair ``(sweep.rows[r], j)`` whose direction lies in blocker ``g``'s interval.
+
+    ``lo`` and ``span`` are ``(R, G)``: the interval of directions blocker ``g`` covers
+    seen from observer ``sweep.rows[r]``. The bins give a few more models than asked
+    for; each is then checked against its interval.
+    """
     if valid is None:
         oi, g = np.divmod(np.arange(lo.size), lo.shape[1])
         lo_m = _wrap(lo.ravel())
@@ -478,64 +513,67 @@ def _candidates(flat: np.ndarray, order: np.ndarray, lo: np.ndarray, span: np.nd
         oi, g = np.nonzero(valid)
         lo_m = _wrap(lo[oi, g])
         hi_m = lo_m + span[oi, g]
-    base = ROW_STRIDE * oi
-    first_hi = np.minimum(hi_m, 2 * np.pi)
-    wrap = hi_m > 2 * np.pi
-    keys = np.concatenate([base + lo_m - ANGLE_EPS, base[wrap] - ANGLE_EPS])
-    ends = np.concatenate([base + first_hi + ANGLE_EPS, base[wrap] + hi_m[wrap] - 2 * np.pi + ANGLE_EPS])
-    starts = np.searchsorted(flat, keys, side="left")
-    counts = np.searchsorted(flat, ends, side="right") - starts
-    np.maximum(counts, 0, out=counts)
+    wrap = hi_m > TWO_PI  # the part past 2 pi is asked again from 0
+    q_lo = np.concatenate([lo_m - ANGLE_EPS, np.full(int(wrap.sum()), -ANGLE_EPS)])
+    q_hi = np.concatenate([np.minimum(hi_m, TWO_PI) + ANGLE_EPS, hi_m[wrap] - TWO_PI + ANGLE_EPS])
     rows = np.concatenate([oi, oi[wrap]])
     gs = np.concatenate([g, g[wrap]])
+    first = sweep.first
+    starts = first[rows, _bin(q_lo)]
+    counts = first[rows, _bin(q_hi) + 1] - starts
     total = int(counts.sum())
     if total == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty, empty
-    shift = np.repeat(starts - (np.cumsum(counts) - counts), counts)
-    idx = np.arange(total) + shift
-    ci = np.repeat(rows, counts)
-    cj = order.ravel()[idx]
-    cg = np.repeat(gs, counts)
-    keep = ci != cj
-    if keep.all():
-        return ci, cj, cg
-    return ci[keep], cj[keep], cg[keep]
+    n = sweep.order.shape[1]
+    shift = np.repeat(starts - (np.cumsum(counts) - counts) + n * rows, counts)
+    at = np.arange(total) + shift  # index into the flattened (R, n) arrays
+    a = sweep.angles.ravel()[at]
+    keep = (a >= np.repeat(q_lo, counts)) & (a <= np.repeat(q_hi, counts))
+    at = at[keep]
+    return np.repeat(rows, counts)[keep], sweep.order.ravel()[at], np.repeat(gs, counts)[keep]
 
 
-def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.ndarray, flat: np.ndarray,
+def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     pieces = _pieces_of(geoms)
     hard = np.array([e == "blocks" for e in effects])
     own = np.asarray(owner, dtype=int)
-    vx, vy = pieces.vx, pieces.vy  # (V, G)
-    relx = vx[:, None, :] - x[None, :, None]  # (V, n, G)
-    rely = vy[:, None, :] - y[None, :, None]
-    va = np.arctan2(rely, relx)
-    ac = np.arctan2(pieces.cy[None, :] - y[:, None], pieces.cx[None, :] - x[:, None])  # (n, G)
-    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
-    wmin, wmax = w.min(axis=0), w.max(axis=0)
-    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
     dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
+    _deep_inside(pts, pieces, hard, own, unit_of, dmin, blocked)
+    n = len(x)
+    sweep = _sweep(ang, _upper(n) & ~(blocked | blocked.T) if blocked.any() else _upper(n))
+    if sweep is None:
+        return
+    rows = sweep.rows
+    xr, yr = x[rows], y[rows]
+    vx, vy = pieces.vx, pieces.vy  # (V, G)
+    relx = vx[:, None, :] - xr[None, :, None]  # (V, R, G)
+    rely = vy[:, None, :] - yr[None, :, None]
+    va = np.arctan2(rely, relx)
+    ac = np.arctan2(pieces.cy[None, :] - yr[:, None], pieces.cx[None, :] - xr[:, None])  # (R, G)
+    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
+    wmin, wmax = w.min(axis=0), w.max(axis=0)
+    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
     lo, span = ac + wmin, wmax - wmin
-    wide = (dmin <= rad[:, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
+    wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
-    _deep_inside(pts, pieces, hard, own, unit_of, relx, rely, dmin, blocked)
-    ci, cj, cg = _candidates(flat, order, lo, span, None)
+    li, cj, cg = _candidates(sweep, lo, span, None)
+    ci = rows[li]
     end = dist[ci, cj] - rad[cj]
     reach = dmin[ci, cg] <= end + CONTACT_TOLERANCE_MM
     if (own >= 0).any():
         own_c = own[cg]
         reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
     reach &= ~blocked[ci, cj]
-    ci, cj, cg, end = ci[reach], cj[reach], cg[reach], end[reach]
+    ci, cj, cg, end, li = ci[reach], cj[reach], cg[reach], end[reach], li[reach]
     hard_c = hard[cg]
-    flat_ig = ci * len(geoms) + cg
+    flat_ig = li * len(geoms) + cg
     relang = _wrap(ang[ci, cj] - lo.ravel()[flat_ig])
     strictly = (relang > 1e-7) & (relang < span.ravel()[flat_ig] - 1e-7)
     sure = (hard_c & pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
@@ -579,7 +617,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.nda
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,
-                 relx: np.ndarray, rely: np.ndarray, dmin: np.ndarray, blocked: np.ndarray) -> None:
+                 dmin: np.ndarray, blocked: np.ndarray) -> None:
     """Block every pair of a model whose whole base lies inside a convex blocking area.
 
     Any centre segment from such a base starts inside the piece, so it meets it: the
@@ -591,8 +629,9 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     if not len(cols):
         return
     # inward distance from each centre to each edge line, at the edge's first vertex (V, n, C)
-    s = pieces.nx[:, None, cols] * relx[:, :, cols] + pieces.ny[:, None, cols] * rely[:, :, cols]
-    s = pieces.pad_inf[:, None, cols] - s
+    relx = pieces.vx[:, None, cols] - pts.x[None, :, None]
+    rely = pieces.vy[:, None, cols] - pts.y[None, :, None]
+    s = pieces.pad_inf[:, None, cols] - (pieces.nx[:, None, cols] * relx + pieces.ny[:, None, cols] * rely)
     deep = s.min(axis=0) > pts.rad[:, None] + DEEP_MARGIN_MM  # (n, C)
     if not deep.any():
         return
@@ -693,19 +732,30 @@ def _pieces_uncached(geoms: Sequence[BaseGeometry]) -> _Pieces:
     return _Pieces(**arrays)
 
 
-def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, order: np.ndarray, flat: np.ndarray,
-               blocked: np.ndarray) -> None:
-    """Star Wars: any other figure's base on the segment blocks it (exact for discs)."""
+def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndarray) -> None:
+    """Star Wars: any other figure's base on the segment blocks it (exact for discs).
+
+    Only the pairs terrain left open are looked at, and from each observer only the
+    figures near enough to stand before one of its open targets.
+    """
     rad = pts.rad
+    n = len(rad)
+    still = _upper(n) & ~(blocked | blocked.T)
+    sweep = _sweep(ang, still)
+    if sweep is None:
+        return
+    rows = sweep.rows
+    d_r = dist[rows]
+    reach = np.where(still[rows], d_r - rad[None, :], -np.inf).max(axis=1)  # farthest open target's base
     with np.errstate(invalid="ignore", divide="ignore"):
-        half = np.arcsin(np.clip(rad[None, :] / np.where(dist > 0, dist, 1.0), 0.0, 1.0))
-    wide = dist <= rad[:, None] + rad[None, :] + CONTACT_TOLERANCE_MM
-    lo = np.where(wide, 0.0, ang - half)
+        half = np.arcsin(np.clip(rad[None, :] / np.where(d_r > 0, d_r, 1.0), 0.0, 1.0))
+    wide = d_r <= rad[rows, None] + rad[None, :] + CONTACT_TOLERANCE_MM
+    lo = np.where(wide, 0.0, ang[rows] - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
-    valid = ~np.eye(len(rad), dtype=bool)
-    ci, cj, ck = _candidates(flat, order, lo, span, valid)
+    valid = (np.arange(n)[None, :] != rows[:, None]) & (d_r - rad[None, :] <= reach[:, None] + CONTACT_TOLERANCE_MM)
+    li, cj, ck = _candidates(sweep, lo, span, valid)
+    ci = rows[li]
     keep = (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
-    keep &= ~blocked[ci, cj]  # already blocked by terrain
     ci, cj, ck = ci[keep], cj[keep], ck[keep]
     px, py, qx, qy = pts.segments(ci, cj)
     ddx, ddy = qx - px, qy - py
