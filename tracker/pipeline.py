@@ -353,7 +353,11 @@ class Tracker:
         """
         assert self._plan is not None and self._calibration is not None
         t = timestamp_s
-        dt = 0.0 if self._base_last_s is None else max(0.0, t - self._base_last_s)
+        dt = 0.0 if self._base_last_s is None else t - self._base_last_s
+        if dt < 0.0:
+            # the source's clock started again (a source reopened): keep the fits' spacing
+            self._base_fitted_s = {k: v + dt for k, v in self._base_fitted_s.items()}
+            dt = 0.0
         self._base_last_s = t
         # Circles under the models seen now are theirs. Circles where a known model is missing
         # are looked at for its marker (the marker scan may not read it, see tracker.onbase),

@@ -133,3 +133,16 @@ def test_setup_for_bigger_tables_keeps_tiles_small() -> None:
     tiles = tracker._tiles
     assert len(tiles) >= 16
     assert all((x1 - x0) * 1.5 <= pipeline.BASE_TILE_PX for x0, _, x1, _ in tiles)
+
+
+def test_fits_go_on_when_the_source_clock_starts_again(searches: list[object]) -> None:
+    """A reopened source may count its timestamps from zero: the bases are still fitted again."""
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_sweep_px_per_s=1.0)      # no sweep tiles
+    img = draw(MODELS, BASES)
+    for n in range(60):
+        tracker.process(Frame(n, 100.0 + n / 30.0, img))
+    fitted = [len(s) for s in searches[1:] if s]
+    for n in range(60, 120):
+        tracker.process(Frame(n, (n - 60) / 30.0, img))
+    assert sum(len(s) for s in searches[1:] if s) >= 2 * sum(fitted) - 3
+    assert sum(fitted) >= 3                                   # each base once per second
