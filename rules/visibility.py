@@ -50,6 +50,7 @@ from calibration.units import inches
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
+from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
 from rules.terrain import terrain_geometry
 
@@ -119,6 +120,7 @@ def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
     return kind is None or kind == "infantry"
 
 
+@placed_only
 def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: "RuleSet | None" = None,
                  options: Mapping[str, Any] | None = None) -> list[Blocker]:
     """Return everything that may block or hide sight between two models in ``plan``'s rule set."""
@@ -204,6 +206,7 @@ def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarra
     return np.stack([starts, stops], axis=1)
 
 
+@placed_only
 def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str, Any] | None = None,
                   ruleset: "RuleSet | None" = None) -> Sight:
     """Return whether model ``a_id`` sees model ``b_id``, how much of its base, and what is in the way.
@@ -355,6 +358,7 @@ ANGLE_EPS = 1e-9
 DEEP_MARGIN_MM = 1e-6  # a base this far inside every edge of a convex piece is inside it beyond rounding
 
 
+@placed_only
 def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None,
                     ruleset: "RuleSet | None" = None) -> SightMatrix:
     """Return the centre-line sight of every pair of models at once (vectorised).
@@ -388,13 +392,16 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
     unit_of = np.array([unit_index[m.unit_id] for m in models])
     if rs.models_block_sight == "infantry-units":
-        for un in plan.units:
-            ms = [m for m in models if m.unit_id == un.unit_id]
-            if len(ms) >= 2 and _is_infantry_unit(plan, un.unit_id):
-                geoms.append(unit_hull(ms))
-                effects.append("blocks")
-                limits.append(0.0)
-                owner.append(unit_index[un.unit_id])
+        members: dict[str, list[Model]] = {}
+        for m in models:
+            members.setdefault(m.unit_id, []).append(m)
+        solid = [un.unit_id for un in plan.units
+                 if len(members.get(un.unit_id, ())) >= 2 and _is_infantry_unit(plan, un.unit_id)]
+        hulls = _unit_hulls([members[u] for u in solid])
+        geoms.extend(hulls)
+        effects.extend(["blocks"] * len(hulls))
+        limits.extend([0.0] * len(hulls))
+        owner.extend(unit_index[u] for u in solid)
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
@@ -438,10 +445,38 @@ UNIT_HULL_POINTS = 12  # points per base of a unit's hull (circumscribed: the hu
 
 def unit_hull(models: Sequence[Model]) -> BaseGeometry:
     """Return the solid obstacle a High Fire infantry unit makes: the convex hull of its bases."""
-    ang = np.linspace(0.0, 2 * np.pi, UNIT_HULL_POINTS, endpoint=False)
-    ring = np.stack([np.cos(ang), np.sin(ang)], axis=1) / math.cos(math.pi / UNIT_HULL_POINTS)
-    pts = np.concatenate([np.asarray(m.position_mm) + ring * (m.base_mm / 2.0) for m in models])
+    pts = np.concatenate([np.asarray(m.position_mm) + _HULL_RING * (m.base_mm / 2.0) for m in models])
     return shapely.convex_hull(shapely.multipoints(pts))
+
+
+_HULL_ANGLES = np.linspace(0.0, 2 * np.pi, UNIT_HULL_POINTS, endpoint=False)
+_HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) / math.cos(math.pi / UNIT_HULL_POINTS)
+
+
+def _unit_hulls(units: Sequence[Sequence[Model]]) -> list[BaseGeometry]:
+    """Return :func:`unit_hull` of each unit, built in one vectorised call (the same geometries).
+
+    Their edges are worked out at once too and kept for :func:`_geom_info`: a hull is convex.
+    """
+    if not units:
+        return []
+    flat = [m for ms in units for m in ms]
+    centres = np.array([m.position_mm for m in flat], dtype=float)
+    half = np.array([m.base_mm / 2.0 for m in flat], dtype=float)
+    pts = (centres[:, None, :] + _HULL_RING[None, :, :] * half[:, None, None]).reshape(-1, 2)
+    which = np.repeat(np.arange(len(units)), [len(ms) * UNIT_HULL_POINTS for ms in units])
+    # The hull of a line string through the points is the hull of the points (checked on 3000
+    # random units, aligned and integer ones too), and it skips making one object per point.
+    hulls = shapely.convex_hull(shapely.linestrings(pts, indices=which))
+    coords, index = shapely.get_coordinates(hulls, return_index=True)
+    cuts = np.flatnonzero(np.diff(index)) + 1
+    for hull, c in zip(hulls, np.split(coords, cuts)):
+        if hull.geom_type != "Polygon":
+            continue  # a degenerate hull: _geom_info works it out
+        edges = np.stack([c[:-1], c[1:]], axis=1)
+        edges.flags.writeable = False
+        _remember_info(hull, edges, True, True)
+    return list(hulls)
 
 
 @dataclass(frozen=True)
@@ -538,9 +573,9 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
-    pieces = _pieces_of(geoms)
-    hard = np.array([e == "blocks" for e in effects])
     own = np.asarray(owner, dtype=int)
+    pieces = _pieces_of(geoms, int((own < 0).sum()))  # terrain first, then unit hulls
+    hard = np.array([e == "blocks" for e in effects])
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
     dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
@@ -628,13 +663,16 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     cols = np.flatnonzero(test)[near]
     if not len(cols):
         return
-    # inward distance from each centre to each edge line, at the edge's first vertex (V, n, C)
-    relx = pieces.vx[:, None, cols] - pts.x[None, :, None]
-    rely = pieces.vy[:, None, cols] - pts.y[None, :, None]
-    s = pieces.pad_inf[:, None, cols] - (pieces.nx[:, None, cols] * relx + pieces.ny[:, None, cols] * rely)
-    deep = s.min(axis=0) > pts.rad[:, None] + DEEP_MARGIN_MM  # (n, C)
-    if not deep.any():
+    mi, mc = np.nonzero(dmin[:, cols] == 0.0)  # (model, piece) with the centre inside the piece's box
+    mg = cols[mc]
+    # inward distance from the centre to each edge line, at the edge's first vertex (V, P)
+    s = pieces.pad_inf[:, mg] - (pieces.nx[:, mg] * (pieces.vx[:, mg] - pts.x[mi])
+                                 + pieces.ny[:, mg] * (pieces.vy[:, mg] - pts.y[mi]))
+    inside = s.min(axis=0) > pts.rad[mi] + DEEP_MARGIN_MM
+    if not inside.any():
         return
+    deep = np.zeros((len(pts.x), len(cols)), dtype=bool)  # (n, C)
+    deep[mi[inside], mc[inside]] = True
     own_c = own[cols]
     terrain = (deep & (own_c < 0)[None, :]).any(axis=1)
     blocked[terrain, :] = True
@@ -677,14 +715,59 @@ class _Pieces:
 _LAST_PIECES: list[Any] = [None]
 
 
-def _pieces_of(geoms: Sequence[BaseGeometry]) -> _Pieces:
-    """Return the padded arrays of ``geoms``; the last answer is kept (the terrain rarely changes)."""
+def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int) -> _Pieces:
+    """Return the padded arrays of ``geoms``, the first ``n_static`` of them terrain.
+
+    The terrain's answer is kept from the last call (it rarely changes); the rest (unit
+    hulls) are worked out each time and appended.
+    """
+    static = list(geoms[:n_static])
     last = _LAST_PIECES[0]
-    if last is not None and len(last[0]) == len(geoms) and all(a is b for a, b in zip(last[0], geoms)):
-        return last[1]  # type: ignore[no-any-return]
-    result = _pieces_uncached(geoms)
-    _LAST_PIECES[0] = (list(geoms), result)
-    return result
+    if last is not None and len(last[0]) == len(static) and all(a is b for a, b in zip(last[0], static)):
+        result = last[1]
+    else:
+        result = _pieces_uncached(static)
+        _LAST_PIECES[0] = (static, result)
+    if n_static == len(geoms):
+        return result  # type: ignore[no-any-return]
+    return _merge_pieces(result, _pieces_uncached(geoms[n_static:]))
+
+
+def _merge_pieces(a: _Pieces, b: _Pieces) -> _Pieces:
+    """Return the pieces of ``a`` then ``b``, padded to the wider of the two as :func:`_pieces_uncached` pads."""
+    width = max(a.ax.shape[1], b.ax.shape[1])
+
+    def by_piece(name: str, fill: float) -> np.ndarray:  # (G, E, ...) arrays, padded past the last edge
+        parts = []
+        for p in (a, b):
+            arr = getattr(p, name)
+            extra = width - arr.shape[1]
+            if extra:
+                arr = np.concatenate([arr, np.full((arr.shape[0], extra, *arr.shape[2:]), fill)], axis=1)
+            parts.append(arr)
+        return np.concatenate(parts, axis=0)
+
+    def by_vertex(name: str, fill: float | None) -> np.ndarray:  # (V, G) arrays; None pads with vertex 0
+        parts = []
+        for p in (a, b):
+            arr = getattr(p, name)
+            extra = width + 1 - arr.shape[0]
+            if extra:
+                pad = np.repeat(arr[:1], extra, axis=0) if fill is None else np.full((extra, arr.shape[1]), fill)
+                arr = np.concatenate([arr, pad], axis=0)
+            parts.append(arr)
+        return np.concatenate(parts, axis=1)
+
+    arrays = dict(
+        edges=by_piece("edges", np.nan), ax=by_piece("ax", np.nan), ay=by_piece("ay", np.nan),
+        bx=by_piece("bx", np.nan), by=by_piece("by", np.nan),
+        vx=by_vertex("vx", None), vy=by_vertex("vy", None), nx=by_vertex("nx", 0.0), ny=by_vertex("ny", 0.0),
+        pad_inf=by_vertex("pad_inf", np.inf),
+        **{k: np.concatenate([getattr(a, k), getattr(b, k)])
+           for k in ("lox", "loy", "hix", "hiy", "cx", "cy", "n_edges", "is_area", "convex")})
+    for arr in arrays.values():
+        arr.flags.writeable = False
+    return _Pieces(**arrays)
 
 
 def _pieces_uncached(geoms: Sequence[BaseGeometry]) -> _Pieces:
@@ -824,11 +907,15 @@ def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
     edges = np.concatenate(segs) if segs else np.zeros((0, 2, 2))
     edges.flags.writeable = False
+    convex = _convex(g)
+    _remember_info(g, edges, area, convex)
+    return edges, area, convex
+
+
+def _remember_info(g: BaseGeometry, edges: np.ndarray, area: bool, convex: bool) -> None:
     if len(_INFO_CACHE) > 4096:
         _INFO_CACHE.clear()
-    convex = _convex(g)
     _INFO_CACHE[id(g)] = (g, edges, area, convex)
-    return edges, area, convex
 
 
 def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray,
@@ -871,6 +958,7 @@ class UnitSight:
                 "explanation": explanation_json(self.steps)}
 
 
+@placed_only
 def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Model], *,
                 options: Mapping[str, Any] | None = None, ruleset: "RuleSet | None" = None
                 ) -> dict[str, tuple[str, ...]]:
@@ -883,6 +971,7 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
     return out
 
 
+@placed_only
 def unit_sight(plan: TablePlan, unit_a: str, unit_b: str, *, options: Mapping[str, Any] | None = None,
                ruleset: "RuleSet | None" = None) -> UnitSight:
     """Return sight from unit ``unit_a`` to unit ``unit_b``: visible when any model sees any model."""
@@ -897,6 +986,7 @@ def unit_sight(plan: TablePlan, unit_a: str, unit_b: str, *, options: Mapping[st
     return UnitSight(unit_a, unit_b, bool(seeing), seeing, seen, pairs, (step,))
 
 
+@placed_only
 def unit_centre_distance_mm(plan: TablePlan, unit_a: str, unit_b: str) -> float:
     """Return the distance between the approximate centres (mean positions) of two units."""
     return math.dist(centroid_mm(plan.models_of(unit_a)), centroid_mm(plan.models_of(unit_b)))
