@@ -29,6 +29,7 @@ import numpy as np
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import HOWS
+from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
 
 TOLERANCE_MM = 1e-6  # a link of exactly the rule's distance is within it
@@ -85,6 +86,7 @@ def _components(adj: np.ndarray) -> list[list[int]]:
     return out
 
 
+@placed_only
 def chain_cohesion(plan: TablePlan, unit_id: str, *, link_mm: float, all_within_mm: float | None = None,
                    how: str = "edge", mode: str = "chain",
                    exempt: Callable[[str], bool] | None = None,

@@ -35,6 +35,7 @@ from shapely.geometry import Point, Polygon
 
 from calibration.units import DEFAULT_UD_MM, unit_for_ruleset
 from rules.errors import InvalidActionError
+from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
 from rules.terrain import terrain_geometry
 
@@ -68,6 +69,7 @@ def model_distance_mm(a: Model, b: Model, *, how: str = "edge") -> float:
     return max(0.0, d - a.base_mm / 2.0 - b.base_mm / 2.0)
 
 
+@placed_only
 def distance_mm(plan: TablePlan, a_id: str, b_id: str, *, how: str = "edge") -> float:
     """Return the distance between models ``a_id`` and ``b_id`` in mm.
 
@@ -107,6 +109,7 @@ def closest_models(a_models: Sequence[Model], b_models: Sequence[Model], *, how:
     return Closest(float(d[i, j]), a_models[i].model_id, b_models[j].model_id)
 
 
+@placed_only
 def unit_distance_mm(plan: TablePlan, unit_a: str, unit_b: str, *, how: str = "edge") -> Closest:
     """Return the distance between two units: their closest models.
 
@@ -126,6 +129,7 @@ def point_distance_mm(model: Model, point: tuple[float, float], *, how: str = "e
     return max(0.0, d - model.base_mm / 2.0) if how == "edge" else d
 
 
+@placed_only
 def distance_to_terrain_mm(plan: TablePlan, model_id: str, terrain_id: str, *, how: str = "edge") -> float:
     """Return the distance from a model to a terrain piece (0 when the base touches or is inside it)."""
     m = plan.model(model_id)
@@ -138,6 +142,7 @@ def distance_to_terrain_mm(plan: TablePlan, model_id: str, terrain_id: str, *, h
     return max(0.0, d - m.base_mm / 2.0)
 
 
+@placed_only
 def distance_to_objective_mm(plan: TablePlan, model_id: str, objective_id: str, *, how: str = "edge") -> float:
     """Return the distance from a model to an objective marker's centre."""
     return point_distance_mm(plan.model(model_id), plan.objective(objective_id).position_mm, how=how)
@@ -151,6 +156,7 @@ class EdgeDistance:
     distance_mm: float
 
 
+@placed_only
 def edge_distances_mm(plan: TablePlan, model: Model, *, how: str = "edge") -> dict[str, float]:
     """Return the distance from ``model`` to each of the four table edges."""
     _check_how(how)
@@ -160,6 +166,7 @@ def edge_distances_mm(plan: TablePlan, model: Model, *, how: str = "edge") -> di
     return {k: max(0.0, v - r) for k, v in raw.items()}
 
 
+@placed_only
 def distance_to_table_edge_mm(plan: TablePlan, model_id: str, edge: str | None = None, *,
                               how: str = "edge") -> EdgeDistance:
     """Return the distance to ``edge`` (one of :data:`TABLE_EDGES`) or to the nearest edge."""

@@ -38,6 +38,7 @@ from rules.frozen import EMPTY, freeze, thaw
 RULESET_IDS = ("high-fire", "firefight", "feu-a-volonte", "at-43", "star-wars")
 TERRAIN_SHAPES = ("area", "line")
 FIRST_MODEL_MARKER_ID = 4
+OFF_TABLE = "off-table"  # Model.status of a roster figure the tracker has not placed yet (rules.ontable)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,28 @@ class Model:
     def has_status(self, status: str) -> bool:
         """Return whether ``status`` (e.g. ``"prone"``) is among the model's states."""
         return status in (self.status or ())
+
+    @property
+    def on_table(self) -> bool:
+        """Whether the figure stands on the table (``False`` while its status holds ``"off-table"``).
+
+        >>> Model("m", "u", (0.0, 0.0), 25.0, status=(OFF_TABLE,)).on_table
+        False
+        """
+        return not self.has_status(OFF_TABLE)
+
+    def placed_at(self, position_mm: tuple[float, float], facing_deg: float | None = None) -> "Model":
+        """Return this model standing at ``position_mm`` (and ``facing_deg`` when given), no longer off the table.
+
+        >>> m = Model("m", "u", (0.0, 0.0), 25.0, status=(OFF_TABLE,)).placed_at((120, 80))
+        >>> m.position_mm, m.status, m.on_table
+        ((120.0, 80.0), None, True)
+        """
+        status = tuple(s for s in (self.status or ()) if s != OFF_TABLE)
+        return dataclasses.replace(
+            self, position_mm=(float(position_mm[0]), float(position_mm[1])),
+            facing_deg=self.facing_deg if facing_deg is None else facing_deg,
+            status=status or (None if self.status is None or OFF_TABLE in self.status else status))
 
 
 @dataclass(frozen=True)

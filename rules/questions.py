@@ -35,6 +35,7 @@ from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import (TABLE_EDGES, closest_models, distance_to_table_edge_mm, model_distance_mm,
                            point_distance_mm)
+from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
 from rules.terrain import pieces_at, terrain_geometry
 from rules.visibility import line_of_sight, unit_sight
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 Handler = Callable[[TablePlan, "Args", Mapping[str, Any]], dict[str, Any]]
 
 
+@placed_only
 def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mapping[str, Any] | None = None
         ) -> dict[str, Any]:
     """Answer one geometric question about ``plan``.

@@ -33,7 +33,9 @@ broken recruitment limits with a :class:`~rules.errors.RosterError` that says wh
 :func:`merge_rosters` puts the rosters' units, models, profiles and weapons into a
 :class:`~rules.plan.TablePlan`; a model takes its position from the model the
 tracker already placed with the same marker id (or the same model id), else it
-waits at (0, 0) until the tracker assigns it.
+waits off the table (status ``"off-table"``, :data:`rules.plan.OFF_TABLE`, at a
+position that means nothing) until the tracker places it; the geometry ignores it
+until then (:mod:`rules.ontable`).
 
 Examples
 --------
@@ -61,7 +63,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from calibration.fields import Reader
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
-from rules.plan import FIRST_MODEL_MARKER_ID, RULESET_IDS, Model, TablePlan, Unit
+from rules.plan import FIRST_MODEL_MARKER_ID, OFF_TABLE, RULESET_IDS, Model, TablePlan, Unit
 
 log = logging.getLogger(__name__)
 
@@ -335,7 +337,8 @@ def merge_rosters(plan: TablePlan, rosters: Sequence[Roster]) -> TablePlan:
 
     A roster model takes the position, facing and status of the plan's model with
     the same marker id (what the tracker saw) or the same model id, which it
-    replaces; otherwise it stands at (0, 0) until the tracker assigns it. Units the
+    replaces (one still off the table stays so); otherwise it is marked ``"off-table"`` (its position, (0, 0), means nothing) until
+    the tracker or the set-up page places it, and no question counts it. Units the
     plan already has with the same id are replaced by the roster's.
 
     Raises
@@ -411,7 +414,7 @@ def _model(ru: RosterUnit, rm: RosterModel, placed: Model | None) -> Model:
         base_mm=rm.base_mm, marker_id=rm.marker_id,
         facing_deg=placed.facing_deg if placed is not None else None,
         height_mm=rm.height_mm if rm.height_mm is not None else (placed.height_mm if placed else None),
-        profile=rm.profile or ru.profile, status=placed.status if placed is not None else None,
+        profile=rm.profile or ru.profile, status=placed.status if placed is not None else (OFF_TABLE,),
         name=rm.name, role=rm.role, weapons=rm.weapons or None, extra=freeze(extra),
     )
 

@@ -38,6 +38,7 @@ from shapely.geometry.base import BaseGeometry
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import model_distance_mm, point_distance_mm
+from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
 
 HULL_POINTS = 32  # points per base when building a hull of bases
@@ -96,6 +97,7 @@ class FireZone:
                 "explanation": explanation_json(self.steps)}
 
 
+@placed_only
 def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str = "edge",
               target_models: Sequence[str] | None = None, source: str = "AT-43, 2/ Détermination de la zone de feu"
               ) -> FireZone:
@@ -200,6 +202,7 @@ class Template:
                 "explanation": explanation_json(self.steps)}
 
 
+@placed_only
 def template(plan: TablePlan, centre_mm: tuple[float, float], radius_mm: float, *, how: str = "edge",
              models: Iterable[Model] | None = None, source: str = "geometry: circular template") -> Template:
     """Return the models under a circle of ``radius_mm`` at ``centre_mm``.
@@ -244,6 +247,7 @@ class Aura:
                 "explanation": explanation_json(self.steps)}
 
 
+@placed_only
 def aura(plan: TablePlan, model_id: str, radius_mm: float, *, who: str = "friends", how: str = "edge",
          strict: bool = False, rule: str = "aura", source: str = "geometry") -> Aura:
     """Return the models within ``radius_mm`` of ``model_id`` (itself excluded).
@@ -291,6 +295,7 @@ class ObjectiveState:
                 "controller": self.controller, "contested": self.contested}
 
 
+@placed_only
 def objective_states(plan: TablePlan, reach_mm: float | None, *, how: str = "edge",
                      can_hold: Any = None) -> tuple[ObjectiveState, ...]:
     """Return, per objective, the models of each side within ``reach_mm`` and who holds it.

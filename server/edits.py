@@ -74,7 +74,7 @@ def assign_marker(plan: TablePlan, model_id: str, marker_id: int | None,
     """Return the plan where ``model_id`` carries ``marker_id`` (taken from any other model).
 
     ``position_mm`` / ``facing_deg`` are where the tracker sees that marker now (kept
-    as they were when ``None``). ``marker_id=None`` removes the model's marker.
+    as they were when ``None``); a position puts an ``"off-table"`` figure on the table. ``marker_id=None`` removes the model's marker.
     """
     model = plan.model(model_id)
     models = []
@@ -83,8 +83,8 @@ def assign_marker(plan: TablePlan, model_id: str, marker_id: int | None,
             m = dataclasses.replace(m, marker_id=None)
         models.append(m)
     new = dataclasses.replace(model, marker_id=marker_id)
-    if position_mm is not None:
-        new = dataclasses.replace(new, position_mm=(float(position_mm[0]), float(position_mm[1])))
+    if position_mm is not None:  # seen by the tracker: on the table now (no longer "off-table")
+        new = new.placed_at(position_mm)
     if facing_deg is not None:
         new = dataclasses.replace(new, facing_deg=_facing(facing_deg))
     plan = dataclasses.replace(plan, models=tuple(models))
@@ -102,7 +102,7 @@ def assign_base(plan: TablePlan, model_id: str, base_id: str, position_mm: tuple
         extra = dict(m.extra)
         if m.model_id == model_id:
             extra["base_track"] = base_id
-            m = dataclasses.replace(m, extra=extra, position_mm=(float(position_mm[0]), float(position_mm[1])))
+            m = dataclasses.replace(m, extra=extra).placed_at(position_mm)  # no longer "off-table"
         elif extra.get("base_track") == base_id:
             extra.pop("base_track")
             m = dataclasses.replace(m, extra=extra)
@@ -113,7 +113,7 @@ def assign_base(plan: TablePlan, model_id: str, base_id: str, position_mm: tuple
 def move_model(plan: TablePlan, model_id: str, to_mm: tuple[float, float], facing_deg: float | None) -> TablePlan:
     """Return the plan with ``model_id`` standing at ``to_mm`` (and facing ``facing_deg`` when given)."""
     model = plan.model(model_id)
-    new = dataclasses.replace(model, position_mm=(float(to_mm[0]), float(to_mm[1])))
+    new = model.placed_at(to_mm)  # a figure put somewhere stands on the table (no longer "off-table")
     if facing_deg is not None:
         new = dataclasses.replace(new, facing_deg=_facing(facing_deg))
     return plan.with_model(new)

@@ -234,14 +234,16 @@ class Overlay:
                 continue
             self._placed_markers.add(s.marker_id)
             model = plan.model_by_marker(s.marker_id)
-            if model is not None and math.dist(model.position_mm, (s.x_mm, s.y_mm)) > PLACE_TOLERANCE_MM:
+            if model is not None and (not model.on_table
+                                      or math.dist(model.position_mm, (s.x_mm, s.y_mm)) > PLACE_TOLERANCE_MM):
                 moves.append((model.model_id, (s.x_mm, s.y_mm), s.facing_deg, model.position_mm))
         for b in snap.bases:
             if not b.seen or b.base_id in self._placed_bases:
                 continue
             self._placed_bases.add(b.base_id)
             found = edits.model_for_base(plan, b.base_id)
-            if found is not None and math.dist(plan.model(found).position_mm, (b.x_mm, b.y_mm)) > PLACE_TOLERANCE_MM:
+            if found is not None and (not plan.model(found).on_table
+                                      or math.dist(plan.model(found).position_mm, (b.x_mm, b.y_mm)) > PLACE_TOLERANCE_MM):
                 moves.append((found, (b.x_mm, b.y_mm), None, plan.model(found).position_mm))
         if not moves:
             return False

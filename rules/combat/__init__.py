@@ -19,13 +19,15 @@ rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: at-43,
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any, Callable
 
 from rules.dice import Dice
-from rules.errors import InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError
+from rules.ontable import left_out_step, on_table, require_placed, restore, with_step
 from rules.plan import TablePlan
 
 from rules.combat.base import Resolution
@@ -92,17 +94,43 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
     InvalidActionError
         Unknown action (the message lists those available) or malformed request.
     IllegalActionError
-        The rules do not allow this action now.
+        The rules do not allow this action now, or it names a figure (or a unit with
+        no figure) not on the table yet.
+
+    The action sees the table as :func:`rules.ontable.on_table` does: figures a
+    roster brought but the tracker has not placed (status ``"off-table"``) neither
+    shoot, are shot at nor count in its geometry; the game after it keeps them.
     """
     actions = actions_of(plan.ruleset)
     if action not in actions:
         raise InvalidActionError(
             f"{plan.ruleset} has no action {action!r}; actions are: {', '.join(sorted(actions))}"
         )
-    resolution = actions[action](plan, request, dice)
+    view = on_table(plan)
+    try:
+        resolution = actions[action](view, request, dice)
+    except (InvalidActionError, IllegalActionError) as exc:
+        if view is not plan:
+            require_placed(view, _ids_in(request))  # the clearer reason: it names what is not on the table
+        raise exc
+    if view is not plan:
+        resolution = with_step(resolution, left_out_step(view))
+        if resolution.plan_after is not None:
+            resolution = dataclasses.replace(resolution, plan_after=restore(resolution.plan_after, plan))
     if dice is not None and dice.typed is not None and dice.unused():
         raise InvalidActionError(
             f"{len(dice.unused())} die/dice typed in were not needed ({', '.join(map(str, dice.unused()))}); "
             f"this {action} took {len(dice.rolled)}: check the dice and type exactly those rolled"
         )
     return resolution
+
+
+def _ids_in(request: Any) -> list[str]:
+    """Return every string of ``request`` (ids of models and units, among other values)."""
+    if isinstance(request, str):
+        return [request]
+    if isinstance(request, Mapping):
+        return [s for v in request.values() for s in _ids_in(v)]
+    if isinstance(request, (list, tuple)):
+        return [s for v in request for s in _ids_in(v)]
+    return []

@@ -30,7 +30,7 @@ def at43_plan(gap_mm: float = 475.0, *, terrain: tuple[Terrain, ...] = ()) -> Ta
         pos[mid] = (500.0 + dx, 100.0 + gap_mm + (0.0 if dx == 0 else 10.0 * abs(dx) / 30.0))
     for i, mid in enumerate(["g264-1", "g264-2", "g264-3", "g264-4"]):
         pos[mid] = (900.0 + 30.0 * i, 1000.0)
-    models = tuple(dataclasses.replace(m, position_mm=pos[m.model_id]) for m in plan.models)
+    models = tuple(m.placed_at(pos[m.model_id]) for m in plan.models)  # where the tracker put them
     return dataclasses.replace(plan, models=models)
 
 

@@ -26,9 +26,8 @@ def fav_plan(*, terrain: tuple[Terrain, ...] = ()) -> TablePlan:
     paras = ["para-leader", "para-second", "para-1", "para-2", "para-3", "para-4"]
     where = {mid: ((100.0 + 80.0 * i, 100.0), 90.0) for i, mid in enumerate(us)}
     where |= {mid: ((100.0 + 80.0 * i, 500.0), 270.0) for i, mid in enumerate(paras)}
-    return dataclasses.replace(plan, models=tuple(
-        dataclasses.replace(m, position_mm=where[m.model_id][0], facing_deg=where[m.model_id][1])
-        for m in plan.models))
+    return dataclasses.replace(plan, models=tuple(  # where the tracker put them
+        m.placed_at(where[m.model_id][0], where[m.model_id][1]) for m in plan.models))
 
 
 def place(plan: TablePlan, where: dict[str, tuple[float, float]]) -> TablePlan:

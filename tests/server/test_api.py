@@ -403,7 +403,7 @@ def at43_battle() -> dict[str, Any]:
         k = rows.get(m.unit_id, 0)
         rows[m.unit_id] = k + 1
         unit_index = [u.unit_id for u in plan.units if u.side == side].index(m.unit_id)
-        models.append(dataclasses.replace(m, position_mm=(150.0 + 40 * k + 330 * unit_index, 300.0 + 400 * row)))
+        models.append(m.placed_at((150.0 + 40 * k + 330 * unit_index, 300.0 + 400 * row)))  # as the tracker does
     return game_to_dict(dataclasses.replace(plan, models=tuple(models)))
 
 
