@@ -303,6 +303,12 @@ class Tracker:
         if full:
             det = self._detector.detect(gray)
             self._last_full = self._frames
+            # a marker followed until now that the scan missed (one read on its base, see
+            # tracker.onbase) is followed on: the scan looks for new markers, it does not
+            # drop known ones
+            missed = set(self._last_corners) - set(det.marker_ids.tolist())
+            if missed:
+                det = Detections.concat([det, self._follow(gray, only=missed, search=False)])
         else:
             det = self._follow(gray)
         fixes = locate_models(det, self._calibration, self.setup)
@@ -310,10 +316,11 @@ class Tracker:
         self._last_corners = {int(i): c for i, c in zip(det.marker_ids, det.corners_px) if int(i) in accepted}
         return fixes
 
-    def _follow(self, gray: np.ndarray) -> Detections:
-        """Find last frame's markers again: refine their old corners, else search around them."""
+    def _follow(self, gray: np.ndarray, *, only: set[int] | None = None, search: bool = True) -> Detections:
+        """Find last frame's markers (or ``only`` these) again: refine their old corners, else
+        (with ``search``) search around them."""
         assert self._detector is not None
-        ids = np.array(sorted(self._last_corners), dtype=np.int64)
+        ids = np.array(sorted(self._last_corners if only is None else only), dtype=np.int64)
         old = np.array([self._last_corners[i] for i in ids])
         cells = self._detector.cells
         refined, ok = refine_corners_status(gray, old, cells=cells)
@@ -323,7 +330,7 @@ class Tracker:
         ok &= same_ids(gray, refined, ids, self._detector.dictionary)
         kept = Detections.from_corners(refined[ok], ids[ok])
         lost = ~ok
-        if not lost.any():
+        if not lost.any() or not search:
             return kept
         boxes = []
         for quad in old[lost]:
@@ -352,6 +359,9 @@ class Tracker:
         fixes with the markers read on bases added.
         """
         assert self._plan is not None and self._calibration is not None
+        if (self._last_full == self._frames and not self._base_full_due and self._base_interval_s > 0.0):
+            # this frame paid for a full marker scan: the base work due waits for the next one
+            return None, None, fixes
         t = timestamp_s
         dt = 0.0 if self._base_last_s is None else t - self._base_last_s
         if dt < 0.0:
@@ -412,9 +422,9 @@ class Tracker:
         if self._tiles:
             x0, y0, x1, y1 = self._tiles[0]
             cost = (x1 - x0) * (y1 - y0) * self._plan.px_per_mm ** 2      # plan px of one tile
-            # after a gap in the video, at most two tiles at once
+            # one tile a frame at most; after a gap in the video, the next frame's tile is due too
             self._sweep_credit = min(self._sweep_credit + dt * self._base_sweep_rate, 2 * cost)
-            while self._sweep_credit >= cost:
+            if self._sweep_credit >= cost:
                 self._sweep_credit -= cost
                 tiles.append(self._tiles[self._sweep_next])
                 self._sweep_next = (self._sweep_next + 1) % len(self._tiles)
