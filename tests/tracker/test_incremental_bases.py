@@ -146,3 +146,26 @@ def test_fits_go_on_when_the_source_clock_starts_again(searches: list[object]) -
         tracker.process(Frame(n, (n - 60) / 30.0, img))
     assert sum(len(s) for s in searches[1:] if s) >= 2 * sum(fitted) - 3
     assert sum(fitted) >= 3                                   # each base once per second
+
+
+def test_full_marker_scan_keeps_followed_markers_and_frees_its_frame(searches: list[object],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full scan that misses a followed marker does not lose it; no base work on its frame."""
+    from tracker.detections import Detections
+    from tracker.markers import MarkerDetector
+
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), full_scan_every=5, base_sweep_px_per_s=200_000.0)
+    img = draw(MODELS, BASES)
+    events = tracker.process(Frame(0, 0.0, img))
+    assert sorted(e["marker_id"] for e in events if e["type"] == "appeared") == [17, 18]
+    monkeypatch.setattr(MarkerDetector, "detect", lambda self, gray, **kw: Detections.empty())  # scans find nothing
+    work_frames = []
+    for n in range(1, 40):
+        before = len(searches)
+        events += tracker.process(Frame(n, n / 30.0, draw(MODELS, BASES, noise_seed=n % 3)))
+        if len(searches) > before:
+            work_frames.append(n)
+    assert not [e for e in events if e["type"] in ("hidden", "base_hidden")]
+    assert all(m.seen for m in tracker.state.models)
+    full_frames = set(range(5, 40, 5))
+    assert work_frames and not full_frames & set(work_frames)
