@@ -118,6 +118,18 @@ def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
     return profile_of(plan, m.profile or plan.unit(m.unit_id).profile)
 
 
+def shot_range_pas(plan: TablePlan, shooter: Model, weapon: str | None = None) -> float | None:
+    """Return the range (Por, in pas) ``shooter`` shoots at, or ``None`` when neither gives one.
+
+    Règles de Tir: a figure shoots at its profile's Por; a roster ``weapon`` (a Zone X
+    weapon) brings its own Por, else the profile's.
+    """
+    prof = _profile(plan, shooter)
+    stats = weapon_of(plan, weapon) if weapon else prof
+    por = stats.get("Por", prof.get("Por"))
+    return None if por is None else float(por)
+
+
 def _rules(plan: TablePlan, m: Model) -> list[str]:
     return list(_profile(plan, m).get("rules", ())) + list(plan.unit(m.unit_id).rules or ()) + list(m.extra.get("rules", ()))
 
@@ -473,7 +485,9 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         raise IllegalActionError(f"{shooter.model_id} has no ranged weapon (TX)")
     wname = req_str(request, "weapon", default=None)
     w = weapon_of(plan, wname) if wname else prof
-    rng = float(w.get("Por", prof.get("Por")))
+    rng = shot_range_pas(plan, shooter, wname)
+    if rng is None:
+        raise IllegalActionError(f"{shooter.model_id} has no range (Por) in its profile or weapon")
     cad = int(w.get("Cad", prof.get("Cad", 1)))
     shots = req_int(request, "shots", cad)
     if not 1 <= shots <= cad:

@@ -129,15 +129,26 @@ def _hidden_share(self: "StarWars", plan: TablePlan, s: Model, t: Model, opts: M
 
 
 def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """range SHOOTER TARGET [--weapon-range PAS] [--no-long]: normal, long (+1) or out of range; hidden > 50 % (+1)."""
-    v = args.parse(("SHOOTER", "TARGET"), flags={"weapon-range": "number", "no-long": "bool"})
+    """range SHOOTER TARGET [--weapon-range PAS] [--weapon NAME] [--no-long]: normal, long (+1) or out of range; hidden > 50 % (+1).
+
+    The weapon range is ``--weapon-range``, else a "Por N" weapon label of the
+    shooter, else the Por of ``--weapon`` (a roster weapon) or of the shooter's
+    profile, as a shot reads it (:func:`rules.combat.star_wars.shot_range_pas`).
+    """
+    from rules.combat.star_wars import shot_range_pas  # late: the combat module imports the rule sets
+
+    v = args.parse(("SHOOTER", "TARGET"), flags={"weapon-range": "number", "weapon": "text", "no-long": "bool"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
     if s.model_id == t.model_id:
         raise InvalidActionError("range: name two different figures")
-    por = float(v["weapon-range"]) if "weapon-range" in v else weapon_range_pas(s)
+    por = float(v["weapon-range"]) if "weapon-range" in v else None
+    if por is None and "weapon" not in v:
+        por = weapon_range_pas(s)
+    if por is None:
+        por = shot_range_pas(plan, s, v.get("weapon"))
     if por is None or por <= 0:
-        raise InvalidActionError(f"range: {s.model_id} has no weapon range (weapons like 'Por 10'); "
-                                 "give it with --weapon-range PAS")
+        raise InvalidActionError(f"range: {s.model_id} has no weapon range (no 'Por N' weapon and no Por in "
+                                 "its profile or weapon); give it with --weapon-range PAS")
     how = self.measure_how(opts)
     d = model_distance_mm(s, t, how=how)
     d_pas = self.to_unit(d)
