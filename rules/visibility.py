@@ -503,28 +503,30 @@ SWEEP_BINS = 256  # direction bins per observer: a lookup table instead of binar
 
 @dataclass(frozen=True)
 class _Sweep:
-    """The pairs still open, sorted by direction around each observer that has one (each pair once, i < j)."""
+    """The pairs still open (each once, ``i < j``), grouped by observer and direction bin.
 
-    rows: np.ndarray  # (R,) the observers
-    order: np.ndarray  # (R, n) the other models by direction, open pairs first
-    angles: np.ndarray  # (R, n) their directions in [0, 2 pi); 7.0 past the open pairs
-    first: np.ndarray  # (R, B + 2) how many open pairs of the row lie in the bins before each bin
+    The open pairs of observer ``rows[r]`` whose direction falls in bin ``b`` are
+    ``cols[first[r * (B + 1) + b]:first[r * (B + 1) + b + 1]]``, their directions in ``angles``.
+    """
+
+    rows: np.ndarray  # (R,) the observers with an open pair
+    cols: np.ndarray  # (P,) the other model of each open pair
+    angles: np.ndarray  # (P,) its direction from the observer, in [0, 2 pi)
+    first: np.ndarray  # (R * (B + 1) + 1,) where each (observer, bin) group starts
 
 
 def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
     """Return the :class:`_Sweep` of the open pairs ``still`` (``i < j``), or ``None`` if there are none."""
-    rows = np.flatnonzero(still.any(axis=1))
-    if not len(rows):
+    pi, pj = np.nonzero(still)
+    if not len(pi):
         return None
-    asked = np.where(still[rows], ang[rows], 7.0)  # beyond 2 pi: never inside an interval
-    order = np.argsort(asked, axis=1)
-    angles = np.take_along_axis(asked, order, axis=1)
-    r = len(rows)
-    bins = np.where(angles < 7.0, _bin(angles), SWEEP_BINS)  # closed pairs in a bin past the last
-    counts = np.bincount((bins + (SWEEP_BINS + 1) * np.arange(r)[:, None]).ravel(), minlength=r * (SWEEP_BINS + 1))
-    first = np.zeros((r, SWEEP_BINS + 2), dtype=np.intp)
-    np.cumsum(counts.reshape(r, SWEEP_BINS + 1), axis=1, out=first[:, 1:])
-    return _Sweep(rows, order, angles, first)
+    rows, local = np.unique(pi, return_inverse=True)
+    a = ang[pi, pj]
+    key = local * (SWEEP_BINS + 1) + _bin(a)
+    perm = np.argsort(key, kind="stable")  # a counting sort of small integers
+    first = np.zeros(len(rows) * (SWEEP_BINS + 1) + 1, dtype=np.intp)
+    np.cumsum(np.bincount(key, minlength=len(rows) * (SWEEP_BINS + 1)), out=first[1:])
+    return _Sweep(rows, pj[perm], a[perm], first)
 
 
 def _bin(a: np.ndarray) -> np.ndarray:
@@ -554,19 +556,17 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
     rows = np.concatenate([oi, oi[wrap]])
     gs = np.concatenate([g, g[wrap]])
     first = sweep.first
-    starts = first[rows, _bin(q_lo)]
-    counts = first[rows, _bin(q_hi) + 1] - starts
+    group = rows * (SWEEP_BINS + 1)
+    starts = first[group + _bin(q_lo)]
+    counts = first[group + _bin(q_hi) + 1] - starts
     total = int(counts.sum())
     if total == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty, empty
-    n = sweep.order.shape[1]
-    shift = np.repeat(starts - (np.cumsum(counts) - counts) + n * rows, counts)
-    at = np.arange(total) + shift  # index into the flattened (R, n) arrays
-    a = sweep.angles.ravel()[at]
+    at = np.arange(total) + np.repeat(starts - (np.cumsum(counts) - counts), counts)  # into the open pairs
+    a = sweep.angles[at]
     keep = (a >= np.repeat(q_lo, counts)) & (a <= np.repeat(q_hi, counts))
-    at = at[keep]
-    return np.repeat(rows, counts)[keep], sweep.order.ravel()[at], np.repeat(gs, counts)[keep]
+    return np.repeat(rows, counts)[keep], sweep.cols[at[keep]], np.repeat(gs, counts)[keep]
 
 
 def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
