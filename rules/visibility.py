@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import shapely
@@ -384,10 +384,11 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     ids = tuple(m.model_id for m in models)
     if n < 2:
         return SightMatrix(ids, np.ones((n, n), dtype=bool))
-    x = np.array([m.x_mm for m in models], dtype=float)
-    y = np.array([m.y_mm for m in models], dtype=float)
-    rad = np.array([m.base_mm / 2.0 for m in models], dtype=float)
+    xy = np.array([m.position_mm for m in models], dtype=float)
+    x, y = xy[:, 0].copy(), xy[:, 1].copy()
+    rad = np.array([m.base_mm for m in models], dtype=float) / 2.0
     geoms, effects, limits, _ = _static_blockers(plan, rs)
+    hull_pieces: _Outlines | None = None
     owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
     unit_of = np.array([unit_index[m.unit_id] for m in models])
@@ -397,7 +398,7 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
             members.setdefault(m.unit_id, []).append(m)
         solid = [un.unit_id for un in plan.units
                  if len(members.get(un.unit_id, ())) >= 2 and _is_infantry_unit(plan, un.unit_id)]
-        hulls = _unit_hulls([members[u] for u in solid])
+        hulls, hull_pieces = _unit_hulls([members[u] for u in solid])
         geoms.extend(hulls)
         effects.extend(["blocks"] * len(hulls))
         limits.extend([0.0] * len(hulls))
@@ -410,7 +411,7 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     pts = _Points(x, y, rad)
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked)
+                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces)
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -453,13 +454,10 @@ _HULL_ANGLES = np.linspace(0.0, 2 * np.pi, UNIT_HULL_POINTS, endpoint=False)
 _HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) / math.cos(math.pi / UNIT_HULL_POINTS)
 
 
-def _unit_hulls(units: Sequence[Sequence[Model]]) -> list[BaseGeometry]:
-    """Return :func:`unit_hull` of each unit, built in one vectorised call (the same geometries).
-
-    Their edges are worked out at once too and kept for :func:`_geom_info`: a hull is convex.
-    """
+def _unit_hulls(units: Sequence[Sequence[Model]]) -> tuple[list[BaseGeometry], "_Outlines | None"]:
+    """Return :func:`unit_hull` of each unit (the same geometries) and their padded edges, in one go."""
     if not units:
-        return []
+        return [], None
     flat = [m for ms in units for m in ms]
     centres = np.array([m.position_mm for m in flat], dtype=float)
     half = np.array([m.base_mm / 2.0 for m in flat], dtype=float)
@@ -467,16 +465,22 @@ def _unit_hulls(units: Sequence[Sequence[Model]]) -> list[BaseGeometry]:
     which = np.repeat(np.arange(len(units)), [len(ms) * UNIT_HULL_POINTS for ms in units])
     # The hull of a line string through the points is the hull of the points (checked on 3000
     # random units, aligned and integer ones too), and it skips making one object per point.
-    hulls = shapely.convex_hull(shapely.linestrings(pts, indices=which))
-    coords, index = shapely.get_coordinates(hulls, return_index=True)
-    cuts = np.flatnonzero(np.diff(index)) + 1
-    for hull, c in zip(hulls, np.split(coords, cuts)):
-        if hull.geom_type != "Polygon":
-            continue  # a degenerate hull: _geom_info works it out
-        edges = np.stack([c[:-1], c[1:]], axis=1)
-        edges.flags.writeable = False
-        _remember_info(hull, edges, True, True)
-    return list(hulls)
+    hulls = list(shapely.convex_hull(shapely.linestrings(pts, indices=which)))
+    if any(h.geom_type != "Polygon" for h in hulls):
+        return hulls, None  # a degenerate hull: worked out piece by piece
+    coords, index = shapely.get_coordinates(hulls, return_index=True)  # each ring closed
+    counts = np.bincount(index, minlength=len(hulls))
+    n_edges = counts - 1
+    width = max(int(n_edges.max()), 1)
+    edges = np.full((len(hulls), width, 2, 2), np.nan)
+    starts = np.cumsum(counts) - counts
+    k = np.arange(len(coords)) - np.repeat(starts, counts)  # position of each coordinate in its ring
+    last = k == np.repeat(n_edges, counts)
+    edges[index[~last], k[~last], 0] = coords[~last]
+    first = k == 0
+    edges[index[~first], k[~first] - 1, 1] = coords[~first]
+    ones = np.ones(len(hulls), dtype=bool)
+    return hulls, _Outlines(edges, n_edges, ones, ones)
 
 
 @dataclass(frozen=True)
@@ -571,10 +575,11 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
 
 def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
-                  owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray) -> None:
+                  owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
+                  hull_pieces: "_Outlines | None" = None) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     own = np.asarray(owner, dtype=int)
-    pieces = _pieces_of(geoms, int((own < 0).sum()))  # terrain first, then unit hulls
+    pieces = _pieces_of(geoms, int((own < 0).sum()), hull_pieces)  # terrain first, then unit hulls
     hard = np.array([e == "blocks" for e in effects])
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
@@ -715,62 +720,41 @@ class _Pieces:
 _LAST_PIECES: list[Any] = [None]
 
 
-def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int) -> _Pieces:
+class _Outlines(NamedTuple):
+    """Pieces as padded edges ``(G, E, 2, 2)`` (NaN past each piece's ``n_edges``) and their kinds."""
+
+    edges: np.ndarray
+    n_edges: np.ndarray
+    is_area: np.ndarray
+    convex: np.ndarray
+
+
+def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None" = None) -> _Pieces:
     """Return the padded arrays of ``geoms``, the first ``n_static`` of them terrain.
 
-    The terrain's answer is kept from the last call (it rarely changes); the rest (unit
-    hulls) are worked out each time and appended.
+    The terrain's outlines and arrays are kept from the last call (it rarely changes);
+    the rest (unit hulls, whose outlines may be given as ``rest``) are added each time.
     """
     static = list(geoms[:n_static])
     last = _LAST_PIECES[0]
-    if last is not None and len(last[0]) == len(static) and all(a is b for a, b in zip(last[0], static)):
-        result = last[1]
-    else:
-        result = _pieces_uncached(static)
-        _LAST_PIECES[0] = (static, result)
+    if last is None or len(last[0]) != len(static) or not all(a is b for a, b in zip(last[0], static)):
+        outlines = _outlines(static)
+        last = (static, outlines, _pieces_from_edges(*outlines))
+        _LAST_PIECES[0] = last
     if n_static == len(geoms):
-        return result  # type: ignore[no-any-return]
-    return _merge_pieces(result, _pieces_uncached(geoms[n_static:]))
-
-
-def _merge_pieces(a: _Pieces, b: _Pieces) -> _Pieces:
-    """Return the pieces of ``a`` then ``b``, padded to the wider of the two as :func:`_pieces_uncached` pads."""
-    width = max(a.ax.shape[1], b.ax.shape[1])
-
-    def by_piece(name: str, fill: float) -> np.ndarray:  # (G, E, ...) arrays, padded past the last edge
-        parts = []
-        for p in (a, b):
-            arr = getattr(p, name)
-            extra = width - arr.shape[1]
-            if extra:
-                arr = np.concatenate([arr, np.full((arr.shape[0], extra, *arr.shape[2:]), fill)], axis=1)
-            parts.append(arr)
-        return np.concatenate(parts, axis=0)
-
-    def by_vertex(name: str, fill: float | None) -> np.ndarray:  # (V, G) arrays; None pads with vertex 0
-        parts = []
-        for p in (a, b):
-            arr = getattr(p, name)
-            extra = width + 1 - arr.shape[0]
-            if extra:
-                pad = np.repeat(arr[:1], extra, axis=0) if fill is None else np.full((extra, arr.shape[1]), fill)
-                arr = np.concatenate([arr, pad], axis=0)
-            parts.append(arr)
-        return np.concatenate(parts, axis=1)
-
-    arrays = dict(
-        edges=by_piece("edges", np.nan), ax=by_piece("ax", np.nan), ay=by_piece("ay", np.nan),
-        bx=by_piece("bx", np.nan), by=by_piece("by", np.nan),
-        vx=by_vertex("vx", None), vy=by_vertex("vy", None), nx=by_vertex("nx", 0.0), ny=by_vertex("ny", 0.0),
-        pad_inf=by_vertex("pad_inf", np.inf),
-        **{k: np.concatenate([getattr(a, k), getattr(b, k)])
-           for k in ("lox", "loy", "hix", "hiy", "cx", "cy", "n_edges", "is_area", "convex")})
-    for arr in arrays.values():
-        arr.flags.writeable = False
-    return _Pieces(**arrays)
+        return last[2]  # type: ignore[no-any-return]
+    both = [last[1], rest if rest is not None else _outlines(geoms[n_static:])]
+    width = max(o.edges.shape[1] for o in both)
+    edges = np.concatenate([np.concatenate([o.edges, np.full((len(o.edges), width - o.edges.shape[1], 2, 2), np.nan)],
+                                           axis=1) for o in both])
+    return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
 
 
 def _pieces_uncached(geoms: Sequence[BaseGeometry]) -> _Pieces:
+    return _pieces_from_edges(*_outlines(geoms))
+
+
+def _outlines(geoms: Sequence[BaseGeometry]) -> _Outlines:
     infos = [_geom_info(g) for g in geoms]
     g_count = len(infos)
     width = max(max((len(e) for e, _, _ in infos), default=0), 1)
@@ -780,6 +764,12 @@ def _pieces_uncached(geoms: Sequence[BaseGeometry]) -> _Pieces:
     n_edges = np.array([len(e) for e, _, _ in infos], dtype=int)
     is_area = np.array([a for _, a, _ in infos], dtype=bool)
     convex = np.array([c for _, _, c in infos], dtype=bool)
+    return _Outlines(edges, n_edges, is_area, convex)
+
+
+def _pieces_from_edges(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarray, convex: np.ndarray) -> _Pieces:
+    """Return the :class:`_Pieces` of padded edges ``(G, E, 2, 2)`` (NaN past each piece's ``n_edges``)."""
+    g_count, width = edges.shape[:2]
     last_end = edges[np.arange(g_count), np.maximum(n_edges - 1, 0), 1, :]
     verts = np.concatenate([edges[:, :, 0, :], last_end[:, None, :]], axis=1)  # every vertex, once
     pad = np.isnan(verts[..., 0])
