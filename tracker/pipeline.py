@@ -13,7 +13,8 @@ frame pays for the whole table: the whole table is searched once, on the first c
 frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known base
 is fitted again in a small region around where it was (each once every
 :data:`BASE_SCAN_INTERVAL_S` seconds, the bases spread over the interval), and new bases
-are looked for in one tile of the table at a time, the tiles taken in turn at
+are looked for in one tile of the table at a time (this work done together every
+:data:`BASE_STEP_S` seconds, never on a frame that ran a full marker scan), the tiles taken in turn at
 :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of video (a 60 x 60 cm table at 1080p
 in about a second, a 120 x 120 cm one at 4K in about four). The corner markers are checked every
 :data:`CORNER_CHECK_EVERY` frames: when all four are visible and have shifted (the table
@@ -52,6 +53,9 @@ BASE_SCAN_INTERVAL_S = 1.0
 BASE_SWEEP_PX_PER_S = 1.0e6
 #: A sweep tile spans about this many plan px (its crop adds the search margin around it).
 BASE_TILE_PX = 320
+#: The base work due (fits, a tile) is done together, once per this many seconds of video:
+#: most frames do none of it.
+BASE_STEP_S = 0.1
 CORNER_CHECK_EVERY = 30
 RECALIBRATE_EVERY = 900
 #: While not calibrated, the corner markers are looked for every this many frames.
@@ -364,6 +368,8 @@ class Tracker:
             return None, None, fixes
         t = timestamp_s
         dt = 0.0 if self._base_last_s is None else t - self._base_last_s
+        if 0.0 <= dt < BASE_STEP_S and not self._base_full_due and self._base_interval_s > 0.0:
+            return None, None, fixes
         if dt < 0.0:
             # the source's clock started again (a source reopened): keep the fits' spacing
             self._base_fitted_s = {k: v + dt for k, v in self._base_fitted_s.items()}
