@@ -131,7 +131,7 @@ class Overlay:
             log.warning("cohesion: %s", exc)
             has_rule = False
         for unit in plan.units if has_rule else ():
-            if sum(1 for m in plan.models if m.unit_id == unit.unit_id) < 2:
+            if sum(1 for m in plan.models if m.unit_id == unit.unit_id and m.on_table) < 2:  # placed figures only
                 continue
             try:
                 answer = rulesbridge.ask(plan, "cohesion", [unit.unit_id], {})

@@ -103,9 +103,11 @@
       // a seen model is drawn where the camera sees it now (the game records the move once it settles)
       const now = tracked && seen && live[m.marker_id] ? live[m.marker_id] : null;
       const at = now ? { x_mm: now.x_mm, y_mm: now.y_mm, facing_deg: now.facing_deg } : {};
+      // a roster figure not placed yet ("off-table") has no place to draw until the camera sees it
+      const waiting = (m.status || []).includes("off-table") && !now;
       return { ...m, ...at, side: u.side, colour: S.game.sides[u.side] || "#777", seen, leader: u.leader === m.id,
-               label: m.name || m.id };
-    });
+               label: m.name || m.id, waiting };
+    }).filter((m) => !m.waiting);
   }
   function unassigned() {
     if (!S.live || !S.game) return { markers: [], bases: [] };
