@@ -524,10 +524,13 @@ def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
     pi, pj = np.nonzero(still)
     if not len(pi):
         return None
-    rows, local = np.unique(pi, return_inverse=True)
+    has = still.any(axis=1)
+    rows = np.flatnonzero(has)
+    local = np.cumsum(has) - 1
     a = ang[pi, pj]
-    key = local * (SWEEP_BINS + 1) + _bin(a)
-    perm = np.argsort(key, kind="stable")  # a counting sort of small integers
+    key = local[pi] * (SWEEP_BINS + 1) + _bin(a)
+    small = key.astype(np.uint16) if len(rows) * (SWEEP_BINS + 1) <= 65535 else key
+    perm = np.argsort(small, kind="stable")  # a radix sort when the keys fit in 16 bits
     first = np.zeros(len(rows) * (SWEEP_BINS + 1) + 1, dtype=np.intp)
     np.cumsum(np.bincount(key, minlength=len(rows) * (SWEEP_BINS + 1)), out=first[1:])
     return _Sweep(rows, pj[perm], a[perm], first)
@@ -623,8 +626,9 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     if doubt.any():
         di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
         n_e = pieces.n_edges[dg]
-        for count in np.unique(n_e):  # batches of pieces with as many edges, fewest first: no padding work
-            sel = np.flatnonzero(n_e == count)
+        width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
+        for count in np.unique(width):  # a few batches, fewest edges first; shorter pieces repeat their last edge
+            sel = np.flatnonzero(width == count)
             sel = sel[~blocked[di[sel], dj[sel]]]  # what an earlier batch blocked needs no test
             if not len(sel):
                 continue
@@ -696,7 +700,7 @@ class _Pieces:
     """Blocking pieces as padded arrays: edges, vertices, boxes and inward edge normals."""
 
     edges: np.ndarray  # (G, E, 2, 2), NaN past the last edge
-    ax: np.ndarray  # (G, E) edge starts and ends, NaN past the last edge
+    ax: np.ndarray  # (G, E) edge starts and ends, the last edge repeated past it
     ay: np.ndarray
     bx: np.ndarray
     by: np.ndarray
@@ -793,9 +797,14 @@ def _pieces_from_edges(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarr
     nx = np.concatenate([nx, np.zeros((g_count, 1))], axis=1)
     ny = np.concatenate([ny, np.zeros((g_count, 1))], axis=1)
     pad_inf = np.concatenate([pad_inf, np.full((g_count, 1), np.inf)], axis=1)
+    # Past its last edge a piece repeats that edge, which does not change whether a segment meets
+    # some edge (the inside test counts only the real edges), so pieces of a few sizes share a batch.
+    src = np.where(np.arange(width)[None, :] < n_edges[:, None], np.arange(width)[None, :],
+                   np.maximum(n_edges - 1, 0)[:, None])
+    dup = edges[np.arange(g_count)[:, None], src]
     arrays = dict(
-        edges=edges, ax=edges[:, :, 0, 0].copy(), ay=edges[:, :, 0, 1].copy(),
-        bx=edges[:, :, 1, 0].copy(), by=edges[:, :, 1, 1].copy(),
+        edges=edges, ax=dup[:, :, 0, 0].copy(), ay=dup[:, :, 0, 1].copy(),
+        bx=dup[:, :, 1, 0].copy(), by=dup[:, :, 1, 1].copy(),
         vx=np.ascontiguousarray(verts[..., 0].T), vy=np.ascontiguousarray(verts[..., 1].T),
         nx=np.ascontiguousarray(nx.T), ny=np.ascontiguousarray(ny.T), pad_inf=np.ascontiguousarray(pad_inf.T),
         lox=lo[:, 0].copy(), loy=lo[:, 1].copy(), hix=hi[:, 0].copy(), hiy=hi[:, 1].copy(),
@@ -856,7 +865,7 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     with np.errstate(divide="ignore", invalid="ignore"):
         straddle = (ay > py) != (by_ > py)
         x_at = ax + (py - ay) * (bx - ax) / (by_ - ay)
-        crossing = straddle & (px < x_at) & ~np.isnan(ay)
+        crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
     inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
     return hit | inside
 
