@@ -362,9 +362,13 @@ def move_model(model_id: str) -> Any:
     plan = ov.plan()
     model = plan.model(model_id)
     _check_on_table(plan, [to], r)
+    new = edits.move_model(plan, model_id, to, facing)
+    if not model.on_table:  # a roster figure put on the table: it comes from nowhere, no move length
+        return _changed(ov.change("place", new, {
+            "model": model_id, "name": model.name, "marker_id": model.marker_id,
+            "to_mm": [round(to[0], 2), round(to[1], 2)], "by_hand": True}))
     unit = rulesbridge.length_unit(plan)
     dist = math.dist(model.position_mm, to)
-    new = edits.move_model(plan, model_id, to, facing)
     return _changed(ov.change("move", new, {
         "model": model_id, "name": model.name, "marker_id": model.marker_id,
         "from_mm": [round(model.x_mm, 2), round(model.y_mm, 2)], "to_mm": [round(to[0], 2), round(to[1], 2)],

@@ -622,7 +622,7 @@
   function logText(e) {
     const p = { ...e.payload };
     if (e.kind === "placed") p.models = (p.models || []).map((m) => m.model);
-    if (e.kind === "move") p.model = p.name || p.model;
+    if (e.kind === "move" || e.kind === "place") p.model = p.name || p.model;
     const key = `log.${e.kind}`;
     const text = t(key, p);
     return text === key ? e.kind : text;

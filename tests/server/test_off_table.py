@@ -30,6 +30,7 @@ def test_roster_figures_wait_off_the_table_until_moved_onto_it(make_app: Any) ->
     for model_id, x in (("sa-1", 200.0), ("g256-1", 500.0)):
         r = client.post(f"/api/models/{model_id}/move", json={"x_mm": x, "y_mm": 300.0})
         assert r.status_code == 200, r.json
+        assert r.json["event"]["kind"] == "place" and "distance_mm" not in r.json["event"]["payload"]
     models = {m["id"]: m for m in client.get("/api/state").json["game"]["game"]["models"]}
     assert "status" not in models["sa-1"] and models["sa-2"]["status"] == ["off-table"]
     r = client.post("/api/ask", json={"question": "distance", "args": ["sa-1", "g256-1"]})
