@@ -587,7 +587,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
     dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
-    _deep_inside(pts, pieces, hard, own, unit_of, dmin, blocked)
+    _deep_inside(pts, pieces, hard, own, unit_of, blocked)
     n = len(x)
     sweep = _sweep(ang, _upper(n) & ~(blocked | blocked.T) if blocked.any() else _upper(n))
     if sweep is None:
@@ -661,18 +661,22 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,
-                 dmin: np.ndarray, blocked: np.ndarray) -> None:
+                 blocked: np.ndarray) -> None:
     """Block every pair of a model whose whole base lies inside a convex blocking area.
 
     Any centre segment from such a base starts inside the piece, so it meets it: the
     exact test would say so pair by pair. A unit's own hull never blocks its members.
     """
-    test = hard & pieces.convex & pieces.is_area
-    near = (dmin[:, test] == 0.0).any(axis=0)  # only pieces with a centre inside their box
-    cols = np.flatnonzero(test)[near]
+    cols = np.flatnonzero(hard & pieces.convex & pieces.is_area)
     if not len(cols):
         return
-    mi, mc = np.nonzero(dmin[:, cols] == 0.0)  # (model, piece) with the centre inside the piece's box
+    x, y, r = pts.x[:, None], pts.y[:, None], pts.rad[:, None]
+    # the base must lie inside the piece's box first (the piece lies inside its box)
+    in_box = ((x - pieces.lox[cols] > r) & (pieces.hix[cols] - x > r)
+              & (y - pieces.loy[cols] > r) & (pieces.hiy[cols] - y > r))
+    mi, mc = np.nonzero(in_box)  # (model, piece) pairs worth the edge by edge test
+    if not len(mi):
+        return
     mg = cols[mc]
     # inward distance from the centre to each edge line, at the edge's first vertex (V, P)
     s = pieces.pad_inf[:, mg] - (pieces.nx[:, mg] * (pieces.vx[:, mg] - pts.x[mi])
@@ -752,10 +756,6 @@ def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | 
     edges = np.concatenate([np.concatenate([o.edges, np.full((len(o.edges), width - o.edges.shape[1], 2, 2), np.nan)],
                                            axis=1) for o in both])
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
-
-
-def _pieces_uncached(geoms: Sequence[BaseGeometry]) -> _Pieces:
-    return _pieces_from_edges(*_outlines(geoms))
 
 
 def _outlines(geoms: Sequence[BaseGeometry]) -> _Outlines:
