@@ -4,22 +4,25 @@ After a full scan of the first frame, each marker seen in the last frame is foll
 refining its old corners on the new frame (:mod:`tracker.refine`) and checking that the
 refined square still reads as the same id (:mod:`tracker.decode`); a marker that moved
 too far for that is searched for in a small region around where it was (the ArUco
-detector runs on the crop); a full scan
-runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every :data:`MISSING_SCAN_EVERY`
-frames) while a known model is missing.
+detector runs on the crop); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and
+sooner (every :data:`MISSING_SCAN_EVERY` frames) while a known model is missing; it
+keeps following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
 
 Bare bases are searched on the rectified plan (:mod:`tracker.bases`) incrementally, so no
 frame pays for the whole table: the whole table is searched once, on the first calibrated
-frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known base
-is fitted again in a small region around where it was (each once every
-:data:`BASE_SCAN_INTERVAL_S` seconds, the bases spread over the interval), and new bases
-are looked for in one tile of the table at a time (this work done together every
-:data:`BASE_STEP_S` seconds, never on a frame that ran a full marker scan), the tiles taken in turn at
-:data:`BASE_SWEEP_PX_PER_S` plan pixels per second of video (a 60 x 60 cm table at 1080p
-in about a second, a 120 x 120 cm one at 4K in about four). The corner markers are checked every
-:data:`CORNER_CHECK_EVERY` frames: when all four are visible and have shifted (the table
-or camera was bumped) or :data:`RECALIBRATE_EVERY` frames have passed, the table is
-calibrated again; when some are hidden, the last good calibration is kept with a warning.
+frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known
+base (and each missing model, whose marker may be read on its base) is fitted again in a
+small region around where it was, each once every :data:`BASE_SCAN_INTERVAL_S` seconds
+(spread over the interval), and new bases are looked for in one tile of the table at a
+time, the tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of
+video (a 60 x 60 cm table at 1080p in about a second, a 120 x 120 cm one at 4K in about
+four). That work is done together every :data:`BASE_STEP_S` seconds, never on a frame
+that ran a full marker scan.
+
+The corner markers are checked every :data:`CORNER_CHECK_EVERY` frames: when all four are
+visible and have shifted (the table or camera was bumped) or :data:`RECALIBRATE_EVERY`
+frames have passed, the table is calibrated again; when some are hidden, the last good
+calibration is kept with a warning.
 """
 
 from __future__ import annotations
@@ -131,8 +134,8 @@ def sweep_tiles(width_mm: float, depth_mm: float, tile_mm: float) -> list[tuple[
 
     Examples
     --------
-    >>> sweep_tiles(600.0, 300.0, 250.0)
-    [(0.0, 0.0, 200.0, 150.0), (200.0, 0.0, 400.0, 150.0), (400.0, 0.0, 600.0, 150.0), (0.0, 150.0, 200.0, 300.0), (200.0, 150.0, 400.0, 300.0), (400.0, 150.0, 600.0, 300.0)]
+    >>> sweep_tiles(400.0, 300.0, 250.0)
+    [(0.0, 0.0, 200.0, 150.0), (200.0, 0.0, 400.0, 150.0), (0.0, 150.0, 200.0, 300.0), (200.0, 150.0, 400.0, 300.0)]
     """
     nx, ny = max(1, math.ceil(width_mm / tile_mm)), max(1, math.ceil(depth_mm / tile_mm))
     xs = [width_mm * i / nx for i in range(nx + 1)]
@@ -397,8 +400,9 @@ class Tracker:
             followed += [(m.x_mm, m.y_mm, self._model_base_mm(m.marker_id)) for m in fixes.models]
             new = find_bases_in(image, self._plan, self.setup, tiles, exclude_mm=here,
                                 known_mm=followed) if tiles else ()
-            bases += [b for b in new if all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
-                                            for o in bases)]
+            bases += [b for b in new
+                      if all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
+                             for o in bases)]
             # (a track is hidden only where it was fitted for: the sweep skips what is followed)
         bases, fixes = self._markers_on(image, gray, bases, fixes)
         bases = [b for b in bases if all(math.hypot(b.x_mm - x, b.y_mm - y) > MODEL_EXCLUSION_MM
