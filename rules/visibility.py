@@ -594,14 +594,10 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
-    vx, vy = pieces.vx, pieces.vy  # (V, G)
-    relx = vx[:, None, :] - xr[None, :, None]  # (V, R, G)
-    rely = vy[:, None, :] - yr[None, :, None]
-    va = np.arctan2(rely, relx)
-    ac = np.arctan2(pieces.cy[None, :] - yr[:, None], pieces.cx[None, :] - xr[:, None])  # (R, G)
-    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
-    wmin, wmax = w.min(axis=0), w.max(axis=0)
-    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
+    n_static = int((own < 0).sum())
+    groups = [slice(0, n_static), slice(n_static, len(geoms))]  # terrain, then unit hulls (more vertices)
+    extents = [_extent(pieces, cols, xr, yr) for cols in groups if cols.stop > cols.start]
+    ac, wmin, wmax, dmax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0] for part in zip(*extents))
     lo, span = ac + wmin, wmax - wmin
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
@@ -658,6 +654,24 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
             total = np.zeros(blocked.shape)
             np.add.at(total, (si, sj), ratio)
             blocked |= total >= 1.0 - 1e-9
+
+
+def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return, seen from each point, the direction of each piece's box centre, the angles its
+    vertices span either side of it and its farthest vertex's distance: four ``(R, C)`` arrays.
+
+    Only as many vertex rows as the widest piece of ``cols`` has are used (the rest repeat a vertex).
+    """
+    n_vert = int(pieces.n_edges[cols].max(initial=0)) + 1
+    vx, vy = pieces.vx[:n_vert, cols], pieces.vy[:n_vert, cols]  # (V, C)
+    relx = vx[:, None, :] - x[None, :, None]  # (V, R, C)
+    rely = vy[:, None, :] - y[None, :, None]
+    va = np.arctan2(rely, relx)
+    ac = np.arctan2(pieces.cy[None, cols] - y[:, None], pieces.cx[None, cols] - x[:, None])  # (R, C)
+    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
+    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
+    return ac, w.min(axis=0), w.max(axis=0), dmax
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,
@@ -775,7 +789,8 @@ def _pieces_from_edges(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarr
     """Return the :class:`_Pieces` of padded edges ``(G, E, 2, 2)`` (NaN past each piece's ``n_edges``)."""
     g_count, width = edges.shape[:2]
     last_end = edges[np.arange(g_count), np.maximum(n_edges - 1, 0), 1, :]
-    verts = np.concatenate([edges[:, :, 0, :], last_end[:, None, :]], axis=1)  # every vertex, once
+    verts = np.concatenate([edges[:, :, 0, :], np.full((g_count, 1, 2), np.nan)], axis=1)
+    verts[np.arange(g_count), n_edges] = last_end  # every vertex once: the edges' starts, then the last end
     pad = np.isnan(verts[..., 0])
     verts = np.where(pad[..., None], verts[:, :1, :], verts)  # pad with a repeated vertex, not NaN
     lo, hi = verts.min(axis=1), verts.max(axis=1)
