@@ -13,7 +13,9 @@ four corner-marker centres, no height correction):
 
 - markers found (of those at least 90 % visible), false or wrong ids;
 - base centre error RMS / max (mm), facing error p95 (deg);
-- bare bases found and their centre RMS (mm) (the baseline has no base mode);
+- bare bases found and their centre RMS (mm) (the baseline has no base mode); the same
+  found as the tracker's incremental search finds them: in the sweep's tiles, and fitted
+  again in the small regions around the bases found on the whole plan;
 - ms per frame, median, one thread (CPU time, and wall clock beside it): the tracker
   following a still table (frames with fresh sensor noise each, 30 frames per second)
   after its first full scan, full marker scans and the incremental bare-base searches
@@ -50,7 +52,9 @@ from synth.render import render_scene  # noqa: E402
 from synth.scene import BareBaseSpec, ModelSpec, SceneSpec, make_setup  # noqa: E402
 from tracker.locate import locate_all  # noqa: E402
 from tracker.markers import facing_from_corners  # noqa: E402
-from tracker.pipeline import Tracker  # noqa: E402
+from tracker.bases import PlanView, find_bases_in  # noqa: E402
+from tracker.pipeline import BASE_TILE_PX, Tracker, sweep_tiles  # noqa: E402
+from tracker.tracking import BASE_GATE_MM  # noqa: E402
 from tracker.sources import Frame  # noqa: E402
 
 CACHE = Path(tempfile.gettempdir()) / "tabletracker-bench"
@@ -133,6 +137,20 @@ def ours(image: np.ndarray, truth: dict) -> tuple[dict[int, tuple[float, float, 
     cal = calibrate_table(image, setup, CameraIntrinsics.from_settings(setup.camera, size))
     found = locate_all(image, cal, setup)
     return {m.marker_id: (m.x_mm, m.y_mm, m.facing_deg) for m in found.models}, list(found.bases), cal
+
+
+def by_regions(image: np.ndarray, truth: dict, cal: object, models: dict, bases: list) -> tuple[list, list]:
+    """Bare bases found as the tracker's incremental search finds them: in the sweep's tiles,
+    and fitted again in the small regions around the bases found on the whole plan."""
+    setup = setup_of(truth)
+    view = PlanView(cal, setup)  # type: ignore[arg-type]
+    here = [(x, y) for x, y, _ in models.values()]
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    tiles = find_bases_in(image, view, setup, sweep_tiles(w, d, BASE_TILE_PX / view.px_per_mm), exclude_mm=here)
+    g = BASE_GATE_MM
+    fits = find_bases_in(image, view, setup, [(b.x_mm - g, b.y_mm - g, b.x_mm + g, b.y_mm + g) for b in bases],
+                         exclude_mm=here)
+    return list(tiles), list(fits)
 
 
 class Baseline:
@@ -272,6 +290,10 @@ def report(config: str, a: dict[str, list], b: dict[str, list], t: dict[str, flo
         ("bare bases found", pct(a, "bases_found", "bases"), "no base mode"),
         ("bare base centre RMS mm", f"{rms(a['base_err']):.3f}", "-"),
         ("circles where nothing stands", f"{sum(a['base_false'])}", "-"),
+        ("bare bases by sweep tiles / RMS", f"{pct(a, 'tiles_bases_found', 'tiles_bases')} / "
+         f"{rms(a['tiles_base_err']):.3f}", "-"),
+        ("bare bases by fits around / RMS", f"{pct(a, 'fits_bases_found', 'fits_bases')} / "
+         f"{rms(a['fits_base_err']):.3f}", "-"),
         ("bare base size+side right", pct(a, "base_side", "bases_found"), "-"),
         ("ms/frame CPU, median (1 thread)", f"{t['cpu']:.1f}", f"{t['base_cpu']:.1f}"),
         ("ms/frame CPU, mean / p90", f"{t['cpu_mean']:.1f} / {t['cpu_p90']:.1f}", "-"),
@@ -305,6 +327,9 @@ def main() -> int:
             found, bases, cal = ours(image, truth)
             merge(a, score_models(found, truth))
             merge(a, score_bases(bases, truth))
+            tiles, fits = by_regions(image, truth, cal, found, bases)
+            merge(a, {f"tiles_{k}": v for k, v in score_bases(tiles, truth).items()})
+            merge(a, {f"fits_{k}": v for k, v in score_bases(fits, truth).items()})
             merge(b, score_models(Baseline(truth).locate(image), truth))
             if seed == 0:
                 t = timing(image, truth, cal, args.frames)
