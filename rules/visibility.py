@@ -502,7 +502,7 @@ class _Points:
         return xi + ux * ri, yi + uy * ri, x[j] - ux * rj, y[j] - uy * rj
 
 
-SWEEP_BINS = 256  # direction bins per observer: a lookup table instead of binary searches
+SWEEP_BINS = 128  # direction bins per observer: a lookup table instead of binary searches
 
 
 @dataclass(frozen=True)
@@ -877,10 +877,9 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     ax, ay = pieces.ax[g, :count], pieces.ay[g, :count]
     bx, by_ = pieces.bx[g, :count], pieces.by[g, :count]
     hit = _segments_cross(px, py, qx, qy, ax, ay, bx, by_).any(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        straddle = (ay > py) != (by_ > py)
-        x_at = ax + (py - ay) * (bx - ax) / (by_ - ay)
-        crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
+    straddle = (ay > py) != (by_ > py)
+    x_at = ax + (py - ay) * (bx - ax) / np.where(straddle, by_ - ay, 1.0)  # what does not straddle never counts
+    crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
     inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
     return hit | inside
 
