@@ -542,21 +542,20 @@ def _bin(a: np.ndarray) -> np.ndarray:
 
 
 def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
-                valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                keys: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(r, j, g)`` for every open pair ``(sweep.rows[r], j)`` whose direction lies in blocker ``g``'s interval.
 
     ``lo`` and ``span`` are ``(R, G)``: the interval of directions blocker ``g`` covers
-    seen from observer ``sweep.rows[r]``. The bins give a few more models than asked
-    for; each is then checked against its interval.
+    seen from observer ``sweep.rows[r]``; or, with ``keys = (r, g)``, flat arrays for
+    those (observer row, blocker) pairs only. The bins give a few more models than
+    asked for; each is then checked against its interval.
     """
-    if valid is None:
+    if keys is None:
         oi, g = np.divmod(np.arange(lo.size), lo.shape[1])
-        lo_m = _wrap(lo.ravel())
-        hi_m = lo_m + span.ravel()
     else:
-        oi, g = np.nonzero(valid)
-        lo_m = _wrap(lo[oi, g])
-        hi_m = lo_m + span[oi, g]
+        oi, g = keys
+    lo_m = _wrap(lo.ravel())
+    hi_m = lo_m + span.ravel()
     wrap = hi_m > TWO_PI  # the part past 2 pi is asked again from 0
     q_lo = np.concatenate([lo_m - ANGLE_EPS, np.full(int(wrap.sum()), -ANGLE_EPS)])
     q_hi = np.concatenate([np.minimum(hi_m, TWO_PI) + ANGLE_EPS, hi_m[wrap] - TWO_PI + ANGLE_EPS])
@@ -843,14 +842,16 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
         return
     rows = sweep.rows
     d_r = dist[rows]
-    reach = np.where(still[rows], d_r - rad[None, :], -np.inf).max(axis=1)  # farthest open target's base
-    with np.errstate(invalid="ignore", divide="ignore"):
-        half = np.arcsin(np.clip(rad[None, :] / np.where(d_r > 0, d_r, 1.0), 0.0, 1.0))
-    wide = d_r <= rad[rows, None] + rad[None, :] + CONTACT_TOLERANCE_MM
-    lo = np.where(wide, 0.0, ang[rows] - half)
+    front = d_r - rad[None, :]  # (R, n): how far each figure's base starts from each observer
+    reach = np.where(still[rows], front, -np.inf).max(axis=1)  # farthest open target's base
+    valid = (np.arange(n)[None, :] != rows[:, None]) & (front <= reach[:, None] + CONTACT_TOLERANCE_MM)
+    oi, ok = np.nonzero(valid)  # (observer row, figure) worth looking up
+    d = d_r[oi, ok]
+    half = np.arcsin(np.clip(rad[ok] / np.where(d > 0, d, 1.0), 0.0, 1.0))
+    wide = d <= rad[rows[oi]] + rad[ok] + CONTACT_TOLERANCE_MM
+    lo = np.where(wide, 0.0, ang[rows[oi], ok] - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
-    valid = (np.arange(n)[None, :] != rows[:, None]) & (d_r - rad[None, :] <= reach[:, None] + CONTACT_TOLERANCE_MM)
-    li, cj, ck = _candidates(sweep, lo, span, valid)
+    li, cj, ck = _candidates(sweep, lo, span, (oi, ok))
     ci = rows[li]
     keep = (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
     ci, cj, ck = ci[keep], cj[keep], ck[keep]
