@@ -278,8 +278,8 @@ class Group:
     damage: int
     structure: tuple[int, ...]  # structure points left, per model
 
-    def casualties(self, successes: int) -> tuple[str, ...]:
-        """Return the models removed by ``successes`` successful damage tests, in order."""
+    def _after_damage(self, successes: int) -> tuple[tuple[str, ...], list[int]]:
+        """Apply ``successes`` damage tests in removal order: the models removed, points left."""
         left = list(self.structure)
         dead: list[str] = []
         i = 0
@@ -290,18 +290,15 @@ class Group:
             if left[i] <= 0:
                 dead.append(self.models[i].model_id)
                 i += 1
-        return tuple(dead)
+        return tuple(dead), left
+
+    def casualties(self, successes: int) -> tuple[str, ...]:
+        """Return the models removed by ``successes`` successful damage tests, in order."""
+        return self._after_damage(successes)[0]
 
     def points_left(self, successes: int) -> dict[str, int]:
         """Return the structure points left on surviving models after ``successes`` damage tests."""
-        left = list(self.structure)
-        i = 0
-        for _ in range(successes):
-            if i >= len(left):
-                break
-            left[i] -= self.damage
-            if left[i] <= 0:
-                i += 1
+        left = self._after_damage(successes)[1]
         return {m.model_id: p for m, p in zip(self.models, left) if p > 0}
 
     def odds(self) -> Distribution:
