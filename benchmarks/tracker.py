@@ -22,7 +22,8 @@ four corner-marker centres, no height correction):
   included at their intervals; the baseline detecting every frame. Mean, p90 and max
   beside the median: a frame that pays for a big search is what players notice;
 - bare bases as the tracker holds them at the end of the timed frames (its incremental
-  searches: refits around known bases, new ones looked for tile by tile) against the truth.
+  searches: refits around known bases, new ones looked for tile by tile) against the truth,
+  and the timed frames in which it held a model seen under an id no model carries.
 
 Rendered frames are cached in the temporary folder ``tabletracker-bench`` (delete it to re-render).
 """
@@ -247,12 +248,18 @@ def timing(image: np.ndarray, truth: dict, cal: object, frames: int) -> dict[str
     tracker = Tracker(setup, cal)
     tracker.process(Frame(0, 0.0, noisy[0]))          # first full scan, plan maps
     wall, cpu = [], []
+    truth_ids = {m["marker_id"] for m in truth["models"]}
+    false_frames, false_ids = 0, set()
     for i in range(1, frames + 1):
         img = noisy[i % len(noisy)]
         t, c = time.perf_counter(), time.process_time()
         tracker.process(Frame(i, i / 30.0, img))
         wall.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
+        # (outside the timing) a model seen now under an id no model on the table carries
+        phantom = {m.marker_id for m in tracker.state.models if m.seen} - truth_ids
+        false_frames += bool(phantom)
+        false_ids |= phantom
     base = Baseline(truth)
     base.locate(noisy[0])
     base_wall, base_cpu = [], []
@@ -269,6 +276,7 @@ def timing(image: np.ndarray, truth: dict, cal: object, frames: int) -> dict[str
             "slowest": [int(i) + 1 for i in np.argsort(cpu)[::-1][:3]], "frames": frames,
             "tracked_found": sum(d <= 6.0 for d in near), "tracked_of": len(near),
             "tracked_rms": rms([d for d in near if d <= 6.0]),
+            "false_frames": false_frames, "false_ids": sorted(false_ids),
             "base_wall": float(np.median(base_wall)), "base_cpu": float(np.median(base_cpu))}
 
 
@@ -300,6 +308,7 @@ def report(config: str, a: dict[str, list], b: dict[str, list], t: dict[str, flo
         ("ms/frame CPU, max (frame)", f"{t['cpu_max']:.1f} ({t['slowest'][0]})", "-"),
         (f"bare bases tracked after {t['frames']} frames",
          f"{t['tracked_found']}/{t['tracked_of']}, RMS {t['tracked_rms']:.3f}", "-"),
+        (f"frames with a false id of {t['frames']}", f"{t['false_frames']} {t['false_ids'] or ''}".strip(), "-"),
         ("ms/frame wall clock, median", f"{t['wall']:.1f}", f"{t['base_wall']:.1f}"),
     ]
     print(f"\n== {config} ==")

@@ -41,8 +41,8 @@ import numpy as np
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import FIRST_MODEL_ID, Setup
 from tracker.detections import Detections, diagonal_centres
-from tracker.decode import identify_quads
-from tracker.refine import refine_corners, refine_corners_status
+from tracker.decode import identify_quads, same_ids
+from tracker.refine import refine_corners_status
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +277,9 @@ class MarkerDetector:
     OpenCV's default ``minMarkerPerimeterRate`` (0.03 of the image's larger side) silently
     drops 12 mm markers at 1080p; here the limits come from the expected marker size in px
     and are turned into rates for each region searched, so a crop does not change what is
-    accepted. Corners are refined on the square's edges (:mod:`tracker.refine`).
+    accepted. Corners are refined on the square's edges (:mod:`tracker.refine`); a reading
+    whose square shows no clean edges, or does not read as its id once fitted to them, is
+    dropped (a pattern on a dark base that happens to decode is not a marker).
     """
 
     dictionary: str
@@ -312,8 +314,9 @@ class MarkerDetector:
                 again.append(np.asarray(rejected, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
         if not corners and not again:
             return Detections.empty()
-        c = refine_corners(gray, np.concatenate(corners), cells=self.cells) if corners else np.zeros((0, 4, 2))
+        c = np.concatenate(corners) if corners else np.zeros((0, 4, 2))
         found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+        c, found_ids = self._confirm(gray, c, found_ids)
         if again:
             more_ids, more = self._second_chance(gray, np.concatenate(again), c)
             # a second reading never stands beside a first one of the same id: a marker
@@ -325,6 +328,26 @@ class MarkerDetector:
             return Detections.empty()
         conf = np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0)
         return Detections.from_corners(c, found_ids, conf)
+
+    def _confirm(self, gray: np.ndarray, quads: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Refine OpenCV's readings on the square's edges and keep those that are markers.
+
+        A printed marker is a black square on white paper: its outline is a clean
+        dark-to-light step along every side, and once fitted to those edges it must still
+        read as the same id. OpenCV's contour candidate is only a thresholded outline; on
+        a dark bare base with a grey figure standing on it, that outline can happen to
+        decode (a 16-bit pattern among 250 ids, with error correction) although nothing
+        around it is paper. Such a reading has no edges to fit (no light quiet zone, no
+        step on its sides) and is dropped here instead of becoming a phantom model.
+        """
+        if not len(ids):
+            return quads, ids
+        refined, ok = refine_corners_status(gray, quads, cells=self.cells, min_coverage=FIRST_READING_COVERAGE)
+        ok &= same_ids(gray, refined, ids, self.dictionary)
+        for marker_id, quad in zip(ids[~ok].tolist(), quads[~ok]):
+            log.debug("reading of id %d at (%.0f, %.0f) px dropped: its square shows no clean edges "
+                      "or no longer reads as that id once fitted to them", marker_id, *quad.mean(axis=0))
+        return refined[ok], ids[ok]
 
     def _second_chance(self, gray: np.ndarray, quads: np.ndarray,
                        found: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -367,6 +390,11 @@ class MarkerDetector:
 #: and their corners may move this many marker cells while the edges are fitted.
 SECOND_CHANCE_SIZE = 1.5
 SECOND_CHANCE_SHIFT_MODULES = 1.8
+#: OpenCV's own readings need a clean black-to-white edge on this fraction of every side's
+#: profiles (after the edge fit), and must read as the same id on the fitted square: a
+#: figure touching the quiet zone leaves most of each side clean, a pattern on a dark bare
+#: base that happens to decode leaves none (see MarkerDetector._confirm).
+FIRST_READING_COVERAGE = 0.5
 #: A second reading needs a clean edge on this fraction of every side's profiles: a
 #: marker with a corner hidden can read as another id, and a wrong id costs more than a miss.
 SECOND_CHANCE_COVERAGE = 0.8
