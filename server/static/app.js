@@ -23,6 +23,31 @@
     if (vars) s = s.replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined || vars[k] === null ? "" : fmtValue(vars[k])));
     return s;
   }
+  // The rules core speaks English: its rule names and its needed/odds labels ("to hit (rifle)",
+  // "attack on b1", "b2 killed") are shown in the page's language. A label translates as a whole
+  // when known; else its "(...)" tail and its head separately; else a known leading or trailing
+  // word, keeping the rest (weapon, model id) as written. Unknown words stay as they are.
+  function ruleWord(label) {
+    const text = String(label);
+    const known = (w) => window.TT_I18N.en[`rule.${w}`] !== undefined;
+    if (known(text)) return t(`rule.${text}`);
+    const paren = text.match(/^(.*\S)\s+(\([^()]*\))$/);
+    if (paren) return `${ruleWord(paren[1])} ${known(paren[2]) ? t(`rule.${paren[2]}`) : paren[2]}`;
+    const words = text.split(" ");
+    for (let i = words.length - 1; i > 0; i -= 1) {
+      const head = words.slice(0, i).join(" "), bare = head.replace(/:$/, "");
+      if (known(bare)) return `${t(`rule.${bare}`)}${head.slice(bare.length)} ${words.slice(i).join(" ")}`;
+    }
+    for (let i = 1; i < words.length; i += 1) {
+      const tail = words.slice(i).join(" ");
+      if (known(tail)) return `${words.slice(0, i).join(" ")} ${t(`rule.${tail}`)}`;
+    }
+    return text;
+  }
+  // the rules name the bands in English ("in range, beyond 9\""): shown in the page's language
+  function bandText(b) {
+    return String(b).split(", ").map((part) => (t(`band.${part}`) === `band.${part}` ? part : t(`band.${part}`))).join(", ");
+  }
   function fmtValue(v) {
     if (Array.isArray(v)) return v.map(fmtValue).join(", ");
     if (v && typeof v === "object") return v.model || v.id || JSON.stringify(v);
@@ -357,7 +382,7 @@
     const steps = (answer && answer.explanation) || [];
     if (!steps.length) return "";
     return `<details open><summary>${t("explanation")}</summary><ul class="explanation">${steps.map((s) =>
-      `<li><b>${esc(s.rule)}</b> ${esc(s.text)} <cite>${esc(s.source)}</cite>${s.option ? ` <i>(${esc(s.option)})</i>` : ""}</li>`).join("")}</ul></details>`;
+      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(s.text)} <cite>${esc(s.source)}</cite>${s.option ? ` <i>(${esc(s.option)})</i>` : ""}</li>`).join("")}</ul></details>`;
   }
   function esc(s) { return String(s === undefined || s === null ? "" : s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
   function showAnswer(html, answer) { $("#answer").innerHTML = html + explanationHtml(answer); }
@@ -415,7 +440,7 @@
       if (p) S.layers.numbers.push({ kind: "text", at: p, text: String(i + 1), cls: "impact-number", size: 0.9 });
     });
     const band = ans.band !== undefined && ans.band !== null
-      ? `${typeof ans.band === "number" ? `${t("band")} ${ans.band}` : (ans.band.label || ans.band)}${ans.distance ? ` (${unitFmt(ans.distance.mm)})` : ""}` : null;
+      ? `${typeof ans.band === "number" ? `${t("band")} ${ans.band}` : bandText(ans.band.label || ans.band)}${ans.distance ? ` (${unitFmt(ans.distance.mm)})` : ""}` : null;
     const lf = centre((S.game.game.units.find((u) => u.id === f) || {}).leader), lt = centre((S.game.game.units.find((u) => u.id === tg) || {}).leader);
     if (band !== null && lf && lt) shapes.push({ kind: "text", at: [(lf[0] + lt[0]) / 2, (lf[1] + lt[1]) / 2], text: String(band), cls: "band-label", size: 0.7 });
     S.layers.firezone = shapes;
@@ -431,8 +456,6 @@
     if (raw !== "") body.weapon_range = parseFloat(raw);
     const ans = await api("POST", "api/bands", body);
     const c = ans.centre_mm, shapes = [];
-    // the rules name the bands in English ("in range, beyond 9\""): shown in the page's language
-    const bandText = (b) => String(b).split(", ").map((part) => (t(`band.${part}`) === `band.${part}` ? part : t(`band.${part}`))).join(", ");
     ans.bands.forEach((b, i) => {
       const inner = b.from_mm, outer = b.to_mm;
       if (outer !== null) shapes.push({ kind: "circle", c, r: outer, cls: `range-band band-${i % 4}` });
@@ -659,11 +682,11 @@
     return { action: $("#rs-action").value, request: req };
   }
   function oddsHtml(odds) {
-    return Object.entries(odds || {}).map(([name, dist]) => `<table class="odds"><caption>${esc(name)}</caption>${
+    return Object.entries(odds || {}).map(([name, dist]) => `<table class="odds"><caption>${esc(ruleWord(name))}</caption>${
       (Array.isArray(dist) ? dist : []).map((row) => `<tr><td>${esc(fmtValue(row.outcome))}</td><td>${(100 * (row.p !== undefined ? row.p : row.probability || 0)).toFixed(1)} %</td></tr>`).join("")}</table>`).join("");
   }
   function showResolution(res) {
-    const needed = Object.entries(res.needed || {}).map(([k, v]) => `${esc(k)} : <b>${esc(v)}</b>`).join(" · ");
+    const needed = Object.entries(res.needed || {}).map(([k, v]) => `${esc(ruleWord(k))} : <b>${esc(v)}</b>`).join(" · ");
     let html = needed ? `<p>${t("needed")} ${needed}</p>` : "";
     html += explanationHtml(res) + `<details ${res.result ? "" : "open"}><summary>${t("odds")}</summary>${oddsHtml(res.odds)}</details>`;
     if (res.result) {

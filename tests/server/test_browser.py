@@ -278,3 +278,36 @@ def open_page_empty(browser: Any, url: str) -> Any:
     page.goto(url)
     page.wait_for_function("() => window.TT.game !== null")
     return page
+
+
+def test_the_rules_words_of_a_resolution_are_in_the_pages_language(browser: Any,
+                                                                   battle: tuple[Served, dict[str, Any]]) -> None:
+    # the rules core writes its rule names and needed/odds labels in English: the French page
+    # shows them in French (the detail text of each step stays as the rules core wrote it)
+    served, game = battle
+    sides = {u["side"]: u["id"] for u in game["units"]}
+    firing, target = sides["UNA"], next(v for k, v in sides.items() if k != "UNA")
+    weapon = next(w for m in game["models"] if m["unit"] == firing for w in m.get("weapons", []))
+    words: dict[str, tuple[list[str], str, list[str]]] = {}
+    for lang in ("fr", "en"):
+        page = open_page(browser, served.url, lang=lang)
+        page.click("[data-tab=resolve]")
+        page.select_option("#rs-action", "shoot")
+        page.select_option("#rs-unit", firing)
+        page.select_option("#rs-target", target)
+        page.select_option("#rs-weapon", weapon)
+        page.click("#rs-odds")
+        page.wait_for_selector("#resolution table.odds")
+        words[lang] = (page.locator("#resolution .explanation li > b").all_inner_texts(),
+                       page.inner_text("#resolution > p"),
+                       page.locator("#resolution table.odds caption").all_inner_texts())
+        assert page.errors == []
+        page.close()
+    (fr_rules, fr_needed, fr_odds), (en_rules, en_needed, en_odds) = words["fr"], words["en"]
+    assert {"zone de feu", "couvert", "test de tir"} <= set(fr_rules) and "fire zone" not in fr_rules
+    assert {"fire zone", "cover", "shooting test"} <= set(en_rules) and "zone de feu" not in en_rules
+    assert len(fr_rules) == len(en_rules) and not set(fr_rules) & set(en_rules)
+    assert "pour toucher : " in fr_needed and "to hit" not in fr_needed and fr_needed.startswith("Il faut")
+    assert re.search(r"dégâts \([^)]+\) : \d\+", fr_needed) and re.search(r"damage \([^)]+\) : \d\+", en_needed)
+    assert "to hit : " in en_needed and "pour toucher" not in en_needed and en_needed.startswith("Needed")
+    assert "figurines retirées" in fr_odds and "models removed" in en_odds

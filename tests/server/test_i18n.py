@@ -40,5 +40,6 @@ def test_every_word_the_page_uses_is_translated() -> None:
 def test_french_is_french() -> None:
     d = dictionaries()
     assert d["fr"]["tab.tools"] == "Outils" and d["en"]["tab.tools"] == "Tools"
-    same = [k for k in d["fr"] if d["fr"][k] == d["en"][k] and len(d["fr"][k]) > 4]
+    # the rules core's words (rule.*) may be the same in both ("initiative", "Commandement"): see test_rule_words
+    same = [k for k in d["fr"] if d["fr"][k] == d["en"][k] and len(d["fr"][k]) > 4 and not k.startswith("rule.")]
     assert set(same) <= {"label.action", "label.table", "distance", "log.setup.table"}, same  # the same word in both
