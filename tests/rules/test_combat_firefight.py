@@ -11,6 +11,7 @@ import pytest
 from rules.combat import firefight as ff
 from rules.combat import resolve
 from rules.dice import Dice
+from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.plan import parse_game
 from rules.roster import load_roster, merge_rosters, parse_roster
@@ -186,22 +187,8 @@ SHOTS = {
 
 
 def enumerate_dice(fn: Callable[[Dice], Any]) -> dict:
-    """Call ``fn(dice)`` on every sequence of d6 it can ask for; return outcome -> exact chance."""
-    out: dict = {}
-
-    def go(prefix: list[int]) -> None:
-        try:
-            k = fn(Dice.given(prefix))
-        except InvalidActionError as exc:
-            if str(exc).startswith("not enough dice"):
-                for f in range(1, 7):
-                    go(prefix + [f])
-                return
-            raise
-        out[k] = out.get(k, Fraction(0)) + Fraction(1, 6 ** len(prefix))
-
-    go([])
-    return out
+    """Return outcome -> exact chance of ``fn(dice)`` over every dice sequence it can ask for."""
+    return dict(brute_force(fn, key=lambda out: out, limit=10**7).probs)
 
 
 @pytest.mark.parametrize("name", sorted(SHOTS))

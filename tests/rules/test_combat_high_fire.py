@@ -16,6 +16,7 @@ import pytest
 from rules.combat import high_fire as hf
 from rules.combat import resolve
 from rules.dice import Dice
+from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, MissingTableError, RosterError
 from rules.plan import parse_game
 from rules.roster import load_roster, merge_rosters, parse_roster
@@ -78,22 +79,9 @@ def make_plan(models: list[tuple], *, tables: str | None, units: dict | None = N
     return parse_game(doc)
 
 
-def enumerate_dice(fn: Callable[[Dice], Any], sides: int = 10) -> dict:
-    out: dict = {}
-
-    def go(prefix: list[int]) -> None:
-        try:
-            k = fn(Dice.given(prefix))
-        except InvalidActionError as exc:
-            if str(exc).startswith("not enough dice"):
-                for f in range(1, sides + 1):
-                    go(prefix + [f])
-                return
-            raise
-        out[k] = out.get(k, Fraction(0)) + Fraction(1, sides ** len(prefix))
-
-    go([])
-    return out
+def enumerate_dice(fn: Callable[[Dice], Any]) -> dict:
+    """Return outcome -> exact chance of ``fn(dice)`` over every dice sequence it can ask for."""
+    return dict(brute_force(fn, key=lambda out: out, limit=10**7).probs)
 
 
 SQUADS = [("b1", "blues", 2, 2, "trooper", ["rifle"]), ("b2", "blues", 2.9, 2, "trooper", ["rifle"]),

@@ -12,6 +12,7 @@ import pytest
 from rules.combat import resolve
 from rules.combat import star_wars as sw
 from rules.dice import Dice
+from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.frozen import thaw
 from rules.plan import parse_game
@@ -49,21 +50,8 @@ def make_plan(models: list[tuple], *, terrain: list = (), state: dict | None = N
 
 
 def enumerate_dice(fn: Callable[[Dice], Any]) -> dict:
-    out: dict = {}
-
-    def go(prefix: list[int]) -> None:
-        try:
-            k = fn(Dice.given(prefix))
-        except InvalidActionError as exc:
-            if str(exc).startswith("not enough dice"):
-                for f in range(1, 7):
-                    go(prefix + [f])
-                return
-            raise
-        out[k] = out.get(k, Fraction(0)) + Fraction(1, 6 ** len(prefix))
-
-    go([])
-    return out
+    """Return outcome -> exact chance of ``fn(dice)`` over every dice sequence it can ask for."""
+    return dict(brute_force(fn, key=lambda out: out, limit=10**7).probs)
 
 
 # -- shooting -----------------------------------------------------------------------------------
