@@ -17,8 +17,10 @@ ValueError: setup.json: table.depth_mm is missing (a number is required)
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 _MISSING = object()
@@ -158,3 +160,31 @@ def _type_name(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
              int: "a number", float: "a number", type(None): "null"}
     return names.get(type(value), type(value).__name__)
+
+
+def read_json_file(path: str | Path, *, what: str, error: type[ValueError]) -> Any:
+    """Return the parsed JSON of the file at ``path``; ``error`` names the file on failure.
+
+    ``what`` names the file for the reader ("setup file", "game file"...).
+
+    Examples
+    --------
+    >>> read_json_file("/nowhere/setup.json", what="setup file", error=ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: /nowhere/setup.json: cannot read the setup file (No such file or directory)
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    return parse_json_text(text, source=str(path), error=error)
+
+
+def parse_json_text(text: str, *, source: str, error: type[ValueError]) -> Any:
+    """Return the parsed JSON ``text``; ``error`` gives the line and column of a syntax error."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None

@@ -18,7 +18,6 @@ calibration.errors.SetupFileError: my.json: table.depth_mm is missing (a number 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from calibration.errors import SetupFileError
-from calibration.fields import Reader
+from calibration.fields import Reader, read_json_file
 
 ARUCO_DICTIONARIES = tuple(
     f"DICT_{bits}X{bits}_{n}" for bits in (4, 5, 6, 7) for n in (50, 100, 250, 1000)
@@ -202,14 +201,7 @@ def _parse_bases(r: Reader | None) -> BaseSettings:
 def load_setup(path: str | Path) -> Setup:
     """Read and validate a setup file; errors name the file and the field."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SetupFileError(f"{path}: cannot read the setup file ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SetupFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    data = read_json_file(path, what="setup file", error=SetupFileError)
     return parse_setup(data, source=str(path))
 
 

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import DISTORTION_LENGTHS, CameraIntrinsics
 from calibration.errors import CalibrationError
-from calibration.fields import Reader
+from calibration.fields import Reader, read_json_file
 from calibration.setup import TableSize
 from calibration.table import TableCalibration
 
@@ -63,17 +63,6 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
 
 
 # -- JSON helpers -------------------------------------------------------------------
-def _read_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CalibrationError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CalibrationError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-
-
 def _write_json(path: Path, document: dict[str, Any]) -> None:
     try:
         path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
@@ -128,7 +117,7 @@ def load_intrinsics(path: str | Path) -> CameraIntrinsics:
         Naming the file and the field at fault.
     """
     path = Path(path)
-    r = Reader(_read_json(path, "camera file"), source=str(path), error=CalibrationError)
+    r = Reader(read_json_file(path, what="camera file", error=CalibrationError), source=str(path), error=CalibrationError)
     r.only(("format", "version", "matrix", "distortion", "image_size", "estimated", "rms_px", "views"))
     _check_format(r, CAMERA_FORMAT)
     r.number("rms_px", None)
@@ -208,4 +197,4 @@ def load_calibration(path: str | Path) -> TableCalibration:
         Naming the file and the field at fault.
     """
     path = Path(path)
-    return parse_calibration(_read_json(path, "calibration file"), source=str(path))
+    return parse_calibration(read_json_file(path, what="calibration file", error=CalibrationError), source=str(path))

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from calibration.fields import Reader
+from calibration.fields import Reader, read_json_file
 from rules.errors import GameFileError, InvalidActionError
 from rules.frozen import EMPTY, freeze, thaw
 
@@ -405,14 +405,7 @@ def _check_references(plan: TablePlan, top: Reader) -> None:
 def load_game(path: str | Path) -> TablePlan:
     """Read and validate a game file; errors name the file and the field."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GameFileError(f"{path}: cannot read the game file ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise GameFileError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    data = read_json_file(path, what="game file", error=GameFileError)
     return parse_game(data, source=str(path))
 
 

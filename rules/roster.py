@@ -54,13 +54,12 @@ rules.errors.RosterError: una.json: side must be a non-empty string, got a numbe
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from calibration.fields import Reader
+from calibration.fields import Reader, parse_json_text
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
 from rules.plan import FIRST_MODEL_MARKER_ID, OFF_TABLE, RULESET_IDS, Model, TablePlan, Unit
@@ -188,21 +187,24 @@ def load_roster(path: str | Path, *, validate: bool = True) -> Roster:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RosterError(f"{path}: cannot read the roster file ({exc.strerror or exc})") from None
-    if path.suffix.lower() in (".yaml", ".yml"):
+    data = roster_data_from_text(text, source=str(path))
+    return parse_roster(data, source=str(path), validate=validate)
+
+
+def roster_data_from_text(text: str, *, source: str) -> Any:
+    """Parse roster ``text``: YAML when ``source`` ends in .yaml or .yml, JSON otherwise.
+
+    Errors name ``source`` with the line of a syntax error; the result still has to go
+    through :func:`parse_roster`.
+    """
+    if source.lower().endswith((".yaml", ".yml")):
         import yaml
 
         try:
-            data = yaml.safe_load(text)
+            return yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise RosterError(f"{path}: not valid YAML ({_one_line(exc)})") from None
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RosterError(
-                f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            ) from None
-    return parse_roster(data, source=str(path), validate=validate)
+            raise RosterError(f"{source}: not valid YAML ({_one_line(exc)})") from None
+    return parse_json_text(text, source=source, error=RosterError)
 
 
 def _one_line(exc: Exception) -> str:

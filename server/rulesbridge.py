@@ -13,7 +13,6 @@ import logging
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
-import yaml
 
 from calibration.units import inches
 from rules.dice import Dice
@@ -78,19 +77,11 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
 
 def parse_roster_text(text: str, filename: str) -> Any:
     """Parse an uploaded roster (JSON or YAML, told by the file name) into a ``Roster``."""
-    lower = filename.lower()
-    try:
-        if lower.endswith((".yaml", ".yml")):
-            data = yaml.safe_load(text)
-        elif lower.endswith(".json"):
-            data = json.loads(text)
-        else:
-            raise RosterError(f"{filename}: a roster is a .json, .yaml or .yml file")
-    except json.JSONDecodeError as exc:
-        raise RosterError(f"{filename}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except yaml.YAMLError as exc:
-        raise RosterError(f"{filename}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    return _module("rules.roster").parse_roster(data, source=filename)
+    if not filename.lower().endswith((".json", ".yaml", ".yml")):
+        raise RosterError(f"{filename}: a roster is a .json, .yaml or .yml file")
+    roster = _module("rules.roster")
+    data = roster.roster_data_from_text(text, source=filename)
+    return roster.parse_roster(data, source=filename)
 
 
 def merge_rosters(plan: TablePlan, rosters: Sequence[Any]) -> TablePlan:

@@ -32,13 +32,13 @@ Examples
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
+from calibration.fields import read_json_file
 from calibration.units import inches
 from rules.combat._kit import (check_model_kit, check_whole_stats, profile_of, req_bool, req_list, req_str,
                                roster_fail, sides_of, state_of, with_status)
@@ -147,12 +147,7 @@ class Tables:
 
 @functools.lru_cache(maxsize=16)
 def _read_tables(path: str, mtime: float) -> Tables:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise MissingTableError(f"{path}: cannot read the High Fire tables file ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise MissingTableError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    data = read_json_file(path, what="High Fire tables file", error=MissingTableError)
     if not isinstance(data, dict):
         raise MissingTableError(f"{path}: the High Fire tables file must be a JSON object")
     return Tables(freeze(data), path)
