@@ -180,18 +180,30 @@ def resolve_apply() -> Any:
         raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply")
     out = resolution.to_json()
     summary = ", ".join(str(v) for v in req.values() if isinstance(v, (str, int, float)))
+    changes = edits.what_changed(ov.plan(), resolution.plan_after)
     event = ov.change("resolution", resolution.plan_after, {
         "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
-        "result": out.get("result"), "needed": out.get("needed")})
+        "result": out.get("result"), "needed": out.get("needed"), "changes": changes,
+        "names": edits.names_of(ov.plan(), req)})
     return jsonify({"event": event.to_json(), "resolution": out})
 
 
 @bp.post("/undo")
 @atomic
 def undo() -> Any:
+    """Undo the player's last action, or (``{"event": id}``) every action back to that log entry.
+
+    Camera sightings are not steps of their own: what the camera sees now is put back
+    after the undo (the camera corrects itself).
+    """
+    event_id = None
+    if request.content_length:
+        r = json_body(request)
+        r.only(("event",))
+        event_id = r.integer("event", None)
     ov = overlay()
     try:
-        event = ov.undo()
+        event = ov.undo(event_id)
     except LookupError as exc:
         raise ApiError(409, "nothing_to_undo", str(exc)) from None
     except ValueError as exc:
@@ -216,20 +228,52 @@ def import_game() -> Any:
     return _changed(event)
 
 
-@bp.post("/setup/ruleset")
-@atomic
-def set_ruleset() -> Any:
+@bp.post("/setup/ruleset/proposal")
+def propose_ruleset() -> Any:
+    """What switching to another rule set does to the terrain: each piece's kind there (proposed).
+
+    Returns ``{"ruleset", "pieces": [{"terrain", "name", "kind", "shape", "proposed", "same",
+    "choices"}]}``; nothing changes until ``POST /api/setup/ruleset`` with the mapping.
+    """
     r = json_body(request)
     r.only(("ruleset",))
     ruleset = r.string("ruleset", choices=RULESET_IDS)
+    kinds = rulesbridge.terrain_kinds(ruleset)
+    return jsonify({"ruleset": ruleset, "pieces": edits.propose_kinds(overlay().plan(), kinds)})
+
+
+@bp.post("/setup/ruleset")
+@atomic
+def set_ruleset() -> Any:
+    """Switch rule set; ``mapping`` ({terrain id: kind}) retypes terrain pieces in the same step."""
+    r = json_body(request)
+    r.only(("ruleset", "mapping"))
+    ruleset = r.string("ruleset", choices=RULESET_IDS)
+    mapping = plain_object(r, "mapping") if r.has("mapping") else {}
     ov = overlay()
-    new = edits.set_ruleset(ov.plan(), ruleset)
+    plan = ov.plan()
+    kinds = {k["kind"]: k for k in rulesbridge.terrain_kinds(ruleset)}
+    for terrain_id, kind in mapping.items():
+        piece = next((t for t in plan.terrain if t.terrain_id == terrain_id), None)
+        if piece is None:
+            raise ApiError(400, "unknown_terrain", f"there is no terrain piece {terrain_id[:40]!r}",
+                           params={"terrain": terrain_id[:40]})
+        if not isinstance(kind, str) or kind not in kinds or piece.shape not in kinds[kind]["shapes"]:
+            raise ApiError(400, "terrain_kind_refused", f"{ruleset} has no terrain kind {str(kind)[:40]!r} "
+                           f"drawn as {piece.shape} for {terrain_id}", params={
+                               "terrain": terrain_id, "kind": str(kind)[:40], "ruleset": ruleset},
+                           proposal=edits.propose_kinds(plan, list(kinds.values())))
+    before = plan.ruleset
+    new = edits.set_ruleset(edits.retype_terrain(plan, mapping), ruleset)
     try:
         rulesbridge.ruleset_of(ruleset).check_plan(new)  # every terrain kind must exist in the new rule set
     except ValueError as exc:
-        raise ApiError(400, "terrain_kind", f"{exc}; change or remove that terrain piece before switching "
-                       f"to {ruleset}") from None
-    return _changed(ov.change("setup.ruleset", new, {"ruleset": ruleset}))
+        raise ApiError(400, "terrain_kind", f"{exc}; confirm a terrain kind of {ruleset} for each piece",
+                       params={"ruleset": ruleset},
+                       proposal=edits.propose_kinds(plan, list(kinds.values()))) from None
+    changed = {k: v for k, v in mapping.items()
+               if next(t for t in plan.terrain if t.terrain_id == k).kind != v}
+    return _changed(ov.change("setup.ruleset", new, {"ruleset": ruleset, "from": before, "mapping": changed}))
 
 
 @bp.post("/setup/table")

@@ -130,9 +130,12 @@ class LiveLoop:
 
     def __init__(self, make_tracker: Callable[[], FrameTracker], on_snapshot: Callable[[Snapshot], None],
                  *, fps: float | None = None, loop_source: bool = False,
-                 on_restart: Callable[[], None] | None = None) -> None:
+                 on_restart: Callable[[], None] | None = None,
+                 on_end: Callable[[], None] | None = None) -> None:
         self._make_tracker = make_tracker
         self._on_restart = on_restart
+        self._on_end = on_end
+        self.ended = False
         self._on_snapshot = on_snapshot
         self.fps = fps
         self.loop_source = loop_source
@@ -177,6 +180,10 @@ class LiveLoop:
         if snap is not None:
             self.frames += 1
             self._on_snapshot(snap)
+        elif not self.ended:  # the source has ended (and does not start over): said once
+            self.ended = True
+            if self._on_end is not None:
+                self._on_end()
         return snap
 
     def _run(self) -> None:

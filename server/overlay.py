@@ -55,17 +55,34 @@ class Overlay:
         self._cohesion_cache: tuple[int, dict[str, list[str]]] | None = None
         self._placed_markers: set[int] = set()
         self._placed_bases: set[str] = set()
-        self._live: dict[str, Any] = {"seq": 0, "models": [], "bases": []}
+        # frames are named by run and seq: a new server, or the sample starting over, never
+        # reuses an image address a page may hold in its cache
+        self._boot = f"{int(time.time() * 1000):x}"
+        self._restarts = 0
+        self._live: dict[str, Any] = {"seq": 0, "run": self.run_id, "models": [], "bases": []}
         self.loop: LiveLoop | None = None
         if make_tracker is not None:
             self.loop = LiveLoop(make_tracker, self.on_snapshot, fps=fps, loop_source=loop_source,
-                                 on_restart=self.on_source_restart)
+                                 on_restart=self.on_source_restart, on_end=self.on_source_end)
+
+    @property
+    def run_id(self) -> str:
+        """This server start and this pass of the source (changes when the sample starts over)."""
+        return f"{self._boot}-{self._restarts}"
 
     def on_source_restart(self) -> None:
         """The source started over (the looping sample): place models again where first seen."""
         with self._lock:
             self._placed_markers.clear()
             self._placed_bases.clear()
+            self._restarts += 1
+
+    def on_source_end(self) -> None:
+        """The frame source has ended (a video or image folder played once): say so to the pages."""
+        with self._lock:
+            live = dict(self._live, status="ended", message="", published_s=time.time())
+            self._live = live
+        self.broadcaster.publish("live", live)
 
     # -- the game ---------------------------------------------------------------------
     def editing(self) -> threading.RLock:
@@ -96,10 +113,19 @@ class Overlay:
         plan = parse_game(dict(doc), source="imported game")
         return self.change(kind, plan, payload)
 
-    def undo(self) -> Event:
-        """Undo the last step not yet undone; see :meth:`GameStore.undo`."""
+    def undo(self, event_id: int | None = None) -> Event:
+        """Undo the player's last action (or back to log entry ``event_id``); see :meth:`GameStore.undo`.
+
+        Camera sightings are not undone: every model whose marker the camera sees now is
+        put back where it is seen in the restored game.
+        """
+        def where_seen(doc: dict[str, Any]) -> dict[str, Any]:
+            if self.loop is None:
+                return doc
+            return game_to_dict(self.place_seen(parse_game(doc, source="the game before the undone action")))
+
         with self._lock:
-            event = self.store.undo()
+            event = self.store.undo(event_id=event_id, adjust=where_seen)
             self._plan_cache = None
         self.publish_game()
         return event
@@ -117,7 +143,19 @@ class Overlay:
             "sides": self.sides(plan),
             "last_move": self.last_move(),
             "cohesion": self.cohesion(cur.event_id, plan),
+            "removed": self.removed_models(plan),
         }
+
+    def removed_models(self, plan: TablePlan) -> list[dict[str, Any]]:
+        """Return the models removed by resolutions still in force (their markers are known as removed)."""
+        present = {m.model_id for m in plan.models}
+        out: dict[str, dict[str, Any]] = {}
+        for event in self.store.events(limit=1000):
+            if event.kind == "resolution" and event.undone_by is None:
+                for r in (event.payload.get("changes") or {}).get("removed", []):
+                    if r.get("model") not in present:
+                        out[r["model"]] = dict(r)
+        return list(out.values())
 
     def cohesion(self, event_id: int, plan: TablePlan) -> dict[str, list[str]]:
         """Return, for each unit out of cohesion, the models breaking it (computed once per change)."""
@@ -178,6 +216,7 @@ class Overlay:
             changed |= self._place_first_seen(snap)
         live = {
             "seq": snap.seq,
+            "run": self.run_id,
             "captured_s": snap.captured_s,
             "processed_s": snap.processed_s,
             "published_s": time.time(),

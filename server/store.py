@@ -41,7 +41,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,9 @@ class Event:
     def to_json(self, *, with_game: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.event_id, "at_s": self.at_s, "actor": self.actor,
                                "kind": self.kind, "payload": dict(self.payload),
-                               "undone": self.undone_by is not None}
+                               "undone": self.undone_by is not None,
+                               "undoable": self.undone_by is None and self.actor != "tracker"
+                               and self.kind not in NOT_UNDOABLE}
         if with_game:
             out["game"] = dict(self.game)
         return out
@@ -186,25 +188,45 @@ class GameStore:
             self._current = Current(game_id, event.event_id, event.game)
             return event
 
-    def undo(self, *, actor: str = "user") -> Event:
-        """Undo the last step not yet undone: append an ``undo`` row restoring the game before it."""
+    def undo(self, *, actor: str = "user", event_id: int | None = None,
+             adjust: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Event:
+        """Undo the player's last action, or every action back to ``event_id`` (a log entry).
+
+        Only the players' steps are undone: the camera's (actor ``tracker``: moves and
+        first placements) are not steps of their own; the camera corrects itself, and
+        ``adjust`` (given the restored game, returning it changed) puts back what it sees
+        now. One ``undo`` row restores the game as it was before the (oldest) undone
+        action; every action it undoes is marked ``undone_by`` that row.
+        """
         with self._lock:
             game_id = self.current().game_id
-            target = self._db.execute(
-                "SELECT id, kind FROM events WHERE game_id=? AND undone_by IS NULL "
-                f"AND kind NOT IN ({','.join('?' * len(NOT_UNDOABLE))}) ORDER BY id DESC LIMIT 1",
-                (game_id, *NOT_UNDOABLE)).fetchone()
-            if target is None:
-                raise NothingToUndoError("nothing to undo: the game is as it started")
+            undoable = (f"game_id=? AND undone_by IS NULL AND actor != 'tracker' "
+                        f"AND kind NOT IN ({','.join('?' * len(NOT_UNDOABLE))})")
+            if event_id is None:
+                target = self._db.execute(f"SELECT id, kind FROM events WHERE {undoable} ORDER BY id DESC LIMIT 1",
+                                          (game_id, *NOT_UNDOABLE)).fetchone()
+                if target is None:
+                    raise NothingToUndoError("nothing to undo: the game is as it started")
+            else:
+                target = self._db.execute(f"SELECT id, kind FROM events WHERE {undoable} AND id=?",
+                                          (game_id, *NOT_UNDOABLE, event_id)).fetchone()
+                if target is None:
+                    raise NothingToUndoError(f"log entry {event_id} is not a player's action that can be undone "
+                                             "(already undone, a camera sighting, or not in this game)")
             target_id, target_kind = int(target[0]), str(target[1])
+            undone = [int(r[0]) for r in self._db.execute(
+                f"SELECT id FROM events WHERE {undoable} AND id>=? ORDER BY id", (game_id, *NOT_UNDOABLE, target_id))]
             before = self._db.execute(
                 "SELECT game FROM events WHERE game_id=? AND id<? ORDER BY id DESC LIMIT 1",
                 (game_id, target_id)).fetchone()
+            game = json.loads(before[0])
+            if adjust is not None:
+                game = adjust(game)
             with self._transaction():
                 event = self._insert(game_id, actor, "undo",
-                                     {"undoes": target_id, "undone_kind": target_kind},
-                                     json.loads(before[0]))
-                self._db.execute("UPDATE events SET undone_by=? WHERE id=?", (event.event_id, target_id))
+                                     {"undoes": target_id, "undone_kind": target_kind, "undone": undone}, game)
+                self._db.execute(f"UPDATE events SET undone_by=? WHERE id IN ({','.join('?' * len(undone))})",
+                                 (event.event_id, *undone))
             self._current = Current(game_id, event.event_id, event.game)
             return event
 
