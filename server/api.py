@@ -22,7 +22,7 @@ from typing import Any, Callable
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from rules.plan import RULESET_IDS, TERRAIN_SHAPES, game_to_dict
-from server import edits, rulesbridge
+from server import edits, pages, rulesbridge
 from server.bands import range_bands
 from server.broadcast import stream
 from server.errors import ApiError, from_domain
@@ -81,6 +81,7 @@ def state() -> Any:
             "terrain_shapes": list(TERRAIN_SHAPES),
         },
         "actions": _safe(lambda: rulesbridge.actions_of(plan.ruleset), []),
+        "action_forms": _safe(lambda: pages.action_forms(plan, rulesbridge.actions_of(plan.ruleset)), {}),
         "questions": _safe(lambda: rulesbridge.questions_of(plan), []),
         "terrain_kinds": _safe(lambda: rulesbridge.terrain_kinds(plan.ruleset), []),
     })
@@ -354,10 +355,11 @@ def add_terrain() -> Any:
     kinds = {k["kind"]: k for k in rulesbridge.terrain_kinds(plan.ruleset)}
     if kind not in kinds:
         raise ApiError(400, "unknown_kind", f"{plan.ruleset} has no terrain kind {kind!r}; "
-                       f"kinds are: {', '.join(kinds)}")
+                       f"kinds are: {', '.join(kinds)}", params={"ruleset": plan.ruleset, "kinds": list(kinds)})
     if shape not in kinds[kind]["shapes"]:
         raise ApiError(400, "wrong_shape", f"in {plan.ruleset} a {kind} is drawn as "
-                       f"{' or '.join(kinds[kind]['shapes'])}, not as {shape}")
+                       f"{' or '.join(kinds[kind]['shapes'])}, not as {shape}",
+                       params={"ruleset": plan.ruleset, "kind": kind, "shapes": list(kinds[kind]["shapes"])})
     new = edits.add_terrain(plan, kind=kind, shape=shape, points_mm=pts, height_mm=height,
                             name=name[:MAX_ID_LENGTH] if name else None)
     added = new.terrain[-1]

@@ -9,10 +9,10 @@
     lang: localStorage.getItem("tt_lang") || document.documentElement.dataset.defaultLang || "fr",
     server: {}, game: null, live: null, grid: null, gridVersion: -1,
     actions: [], questions: [], terrainKinds: [],
-    tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(),
+    tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(), timings: {}, actionForms: {},
     layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [] },
     drawing: null, placing: null, resolution: null, lastRoll: null,
-    latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 }, imageAskedAt: {},
+    latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 }, imageKey: {}, imageAskedAt: {},
   };
   window.TT = S; // for the end-to-end tests and the curious
 
@@ -50,12 +50,33 @@
   }
   function fmtValue(v) {
     if (Array.isArray(v)) return v.map(fmtValue).join(", ");
-    if (v && typeof v === "object") return v.model || v.id || JSON.stringify(v);
+    if (v && typeof v === "object") return v.name || v.model || v.id || "";
+    if (typeof v === "number") return fmtNum(v);
+    if (typeof v === "boolean") return t(v ? "yes" : "no");
     return String(v);
   }
+  // numbers in the page's language (decimal comma in French)
+  const numFormats = {};
+  function fmtNum(v, digits) {
+    const key = `${S.lang}-${digits === undefined ? "a" : digits}`;
+    if (!numFormats[key]) {
+      numFormats[key] = new Intl.NumberFormat(S.lang === "fr" ? "fr-FR" : "en-GB", digits === undefined
+        ? { maximumFractionDigits: 2 } : { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    }
+    return numFormats[key].format(v);
+  }
+  const pct = (p, digits) => `${fmtNum(100 * p, digits === undefined ? 1 : digits)} %`;
+  // the rules core's citations name a document the players do not have: say "the program's choice"
+  const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice")).replace(/\s+/g, " ").trim();
   function applyLang() {
     document.documentElement.lang = S.lang;
     $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+    $$("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+    renderLegend();
+    if (S.game) { fillSelects(); renderForm(); }
+    if (S.resolution) showResolution(S.resolution);
+    if (S.applied) showApplied(S.applied);
+    if (S.proposal) showProposal(S.proposal);
     $$(".lang-switch button").forEach((b) => b.classList.toggle("on", b.dataset.lang === S.lang));
     setStatus();
     renderLog(S.logEvents || []);
@@ -69,23 +90,51 @@
     const res = await fetch(path, opts);
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new Error((data && data.error && data.error.message) || `HTTP ${res.status}`);
+    if (!res.ok) {
+      const e = (data && data.error) || {};
+      const err = new Error(e.message || `HTTP ${res.status}`);
+      err.code = e.code || `http_${res.status}`; err.params = e.params || {}; err.body = e; err.status = res.status;
+      throw err;
+    }
     return data;
   }
-  function showError(err) {
-    const el = $("#error");
-    el.textContent = `${t("error")} : ${err.message || err}`;
-    el.hidden = false;
-    clearTimeout(showError.timer);
-    showError.timer = setTimeout(() => { el.hidden = true; }, 8000);
+  // An error is shown in the page's language when the server gave its id (code) and parameters;
+  // else the server's own sentence.
+  function errorText(err) {
+    const key = `err.${err.code}`;
+    const known = window.TT_I18N.en[key] !== undefined;
+    return known ? t(key, err.params || {}) : (err.message || String(err));
   }
-  const guard = (fn) => (...args) => Promise.resolve(fn(...args)).catch(showError);
+  // Errors appear next to the control that caused them, and go when the next action starts.
+  function clearErrors() { $$(".error.near").forEach((e) => e.remove()); $("#error").hidden = true; }
+  function showError(err, anchor) {
+    const text = `${t("error")} : ${errorText(err)}`;
+    const host = anchor && anchor.closest ? (anchor.closest("fieldset, .row, label, .tab") || anchor) : null;
+    if (host && host.isConnected) {
+      const p = document.createElement("p");
+      p.className = "error near"; p.setAttribute("role", "alert"); p.textContent = text;
+      if (host.tagName === "FIELDSET" || host.classList.contains("tab")) host.appendChild(p); else host.after(p);
+      p.scrollIntoView({ block: "nearest" });
+      return;
+    }
+    const el = $("#error");
+    el.textContent = text;
+    el.hidden = false;
+  }
+  // guard(fn): run a player's action: clear the old errors, show a new one next to the control
+  const guard = (fn) => (...args) => {
+    clearErrors();
+    const ev = args[0];
+    let anchor = ev && ev.currentTarget instanceof Element ? ev.currentTarget : null;
+    if (anchor instanceof SVGElement) anchor = $("#tool-hint");  // a tap on the plan: said under the tools
+    return Promise.resolve().then(() => fn(...args)).catch((err) => showError(err, anchor));
+  };
 
   // -- geometry helpers ----------------------------------------------------------------------
   const table = () => (S.game ? S.game.game.table : { width_mm: 1200, depth_mm: 1200 });
   const unitFmt = (mm) => {
     const u = S.game ? S.game.unit : { symbol: "mm", mm: 1 };
-    const v = (mm / u.mm).toFixed(2);
+    const v = fmtNum(mm / u.mm, 2);
     return u.symbol === '"' ? `${v}"` : `${v} ${u.symbol}`;
   };
   function circlePts(c, r, n = 40) {
@@ -134,12 +183,21 @@
                label: m.name || m.id, waiting };
     }).filter((m) => !m.waiting);
   }
+  // markers of models removed by a resolution: known as removed, never offered for assignment
+  function removedMarkers() {
+    const out = {};
+    ((S.game && S.game.removed) || []).forEach((r) => { if (r.marker_id !== undefined && r.marker_id !== null) out[r.marker_id] = r; });
+    return out;
+  }
   function unassigned() {
-    if (!S.live || !S.game) return { markers: [], bases: [] };
+    if (!S.live || !S.game) return { markers: [], bases: [], removed: [] };
+    const gone = removedMarkers();
     const ids = new Set((S.game.game.models || []).map((m) => m.marker_id));
+    Object.keys(gone).forEach((k) => ids.add(Number(k)));
     const baseIds = new Set((S.game.game.models || []).map((m) => m.extra && m.extra.base_track).filter(Boolean));
     return { markers: (S.live.models || []).filter((m) => !ids.has(m.marker_id)),
-             bases: (S.live.bases || []).filter((b) => !baseIds.has(b.base_id)) };
+             bases: (S.live.bases || []).filter((b) => !baseIds.has(b.base_id)),
+             removed: (S.live.models || []).filter((m) => gone[m.marker_id] && m.seen).map((m) => ({ ...m, who: gone[m.marker_id] })) };
   }
 
   // -- drawing -------------------------------------------------------------------------------
@@ -215,6 +273,13 @@
       drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: (m.base_mm || 25) / 2, cls: `unassigned${m.seen ? "" : " unseen"}` }, proj, g, fs);
       drawShape({ kind: "text", at: [m.x_mm, m.y_mm], text: `#${m.marker_id}`, cls: "model-label", size: 0.8 }, proj, g, fs);
     });
+    um.removed.forEach((m) => {
+      const r = (m.base_mm || 25) / 2, c = [m.x_mm, m.y_mm];
+      drawShape({ kind: "circle", c, r, cls: "removed-marker" }, proj, g, fs);
+      drawShape({ kind: "line", pts: [[c[0] - r, c[1] - r], [c[0] + r, c[1] + r]], cls: "removed-cross" }, proj, g, fs);
+      drawShape({ kind: "line", pts: [[c[0] - r, c[1] + r], [c[0] + r, c[1] - r]], cls: "removed-cross" }, proj, g, fs);
+      drawShape({ kind: "text", at: [c[0], c[1] - r - 4], text: `${m.who.name} ✝`, cls: "removed-label", size: 0.7 }, proj, g, fs);
+    });
     um.bases.forEach((b) => {
       drawShape({ kind: "circle", c: [b.x_mm, b.y_mm], r: b.diameter_mm / 2, cls: `unassigned${b.seen ? "" : " unseen"}` }, proj, g, fs);
       drawShape({ kind: "text", at: [b.x_mm, b.y_mm], text: b.base_id, cls: "model-label", size: 0.7 }, proj, g, fs);
@@ -233,7 +298,7 @@
         drawShape({ kind: "line", pts: [[m.x_mm, m.y_mm], [m.x_mm + r * Math.cos(a), m.y_mm + r * Math.sin(a)]], cls: "facing" }, proj, g, fs);
       }
       if (S.outOfCohesion.has(m.id)) drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: m.base_mm / 2 + 5, cls: "cohesion-ring" }, proj, g, fs);
-      drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - 3], text: m.label + (m.seen ? "" : " ?"), cls: "model-label", size: 0.5 }, proj, g, fs);
+      drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - fs * 0.45], text: m.label + (m.seen ? "" : " ?"), cls: "model-label", size: 0.8 }, proj, g, fs);
     });
     S.layers.tool.forEach((s) => drawShape(s, proj, g, fs));
     S.layers.numbers.forEach((s) => drawShape(s, proj, g, fs));
@@ -249,13 +314,13 @@
     const plan = $("#plan-svg");
     plan.setAttribute("viewBox", `0 0 ${tb.width_mm} ${tb.depth_mm}`);
     ensureImage(plan, "plan", tb.width_mm, tb.depth_mm);
-    drawView(plan, projectPlan, Math.max(tb.width_mm, tb.depth_mm) / 45);
+    drawView(plan, projectPlan, LABEL_PX * viewUnitsPerPx(plan, tb.width_mm, tb.depth_mm));
     const cam = $("#camera-svg");
     if (S.grid) {
       const [w, h] = S.grid.image_px;
       cam.setAttribute("viewBox", `0 0 ${w} ${h}`);
       ensureImage(cam, "camera", w, h);
-      drawView(cam, projectCamera, Math.max(w, h) / 60);
+      drawView(cam, projectCamera, Math.max(LABEL_PX * viewUnitsPerPx(cam, w, h), Math.max(w, h) / 60));
     } else if (S.live && S.live.image_px) {
       // not calibrated yet: the camera image alone, so the players can see what the camera sees
       const [w, h] = S.live.image_px;
@@ -266,6 +331,13 @@
     $$(".unit-symbol").forEach((e) => { e.textContent = S.game.unit.symbol; });
   }
 
+  // labels readable at arm's length: about 15 px on screen whatever the table's size
+  const LABEL_PX = 15;
+  function viewUnitsPerPx(svg, w, h) {
+    const r = svg.getBoundingClientRect();
+    if (!r.width || !r.height) return Math.max(w, h) / 600;
+    return Math.max(w / r.width, h / r.height);
+  }
   function ensureImage(svg, view, w, h) {
     let img = svg.querySelector("image");
     if (!img) {
@@ -280,38 +352,45 @@
   // arrived, at most every MIN_IMAGE_INTERVAL_MS, so a fast camera does not flood a phone.
   const MIN_IMAGE_INTERVAL_MS = 80;
   function refreshImage(view) {
-    if (!S.live || S.imagesBusy[view] || S.imageSeq[view] === S.live.seq) return;
+    if (!S.live || S.imagesBusy[view] || S.imageKey[view] === `${S.live.run}/${S.live.seq}`) return;
     if (view === "plan" && !S.live.has_plan_image) return;
     const now = Date.now();
     if (now - (S.imageAskedAt[view] || 0) < MIN_IMAGE_INTERVAL_MS) return;
     S.imageAskedAt[view] = now;
-    const seq = S.live.seq;
+    const seq = S.live.seq, key = `${S.live.run}/${S.live.seq}`;
     S.imagesBusy[view] = true;
     const loader = new Image();
     loader.onload = () => {
       S.imagesBusy[view] = false;
-      S.imageSeq[view] = seq;
+      S.imageSeq[view] = seq; S.imageKey[view] = key;
       const img = document.querySelector(`#${view}-svg image`);
       if (img) img.setAttribute("href", loader.src);
       S.shownSeq = seq;
       S.shownLatencyMs = Date.now() - S.live.captured_s * 1000;
     };
     loader.onerror = () => { S.imagesBusy[view] = false; };
-    loader.src = `api/frame/${view}.jpg?seq=${seq}`;
+    loader.src = `api/frame/${view}.jpg?run=${encodeURIComponent(S.live.run || "")}&seq=${seq}`;
   }
 
   // -- live updates ----------------------------------------------------------------------------
+  // live (frames arriving), paused (none for PAUSED_AFTER_MS), source ended, disconnected
+  const PAUSED_AFTER_MS = 3000;
+  function pillState() {
+    if (S.offline) return "offline";
+    if (S.server.live === false) return "no_source";
+    if (!S.live || !S.live.status) return "starting";
+    if (S.live.status === "ended") return "ended";
+    if (S.lastLiveAt && Date.now() - S.lastLiveAt > PAUSED_AFTER_MS) return "paused";
+    return S.live.status;
+  }
   function setStatus() {
     const st = $("#status");
-    let key = "status.starting";
-    if (S.offline) key = "status.offline";
-    else if (S.server.live === false) key = "status.no_source";
-    else if (S.live && S.live.status) key = `status.${S.live.status}`;
-    st.dataset.status = S.offline ? "offline" : (S.live ? S.live.status : "starting");
-    let text = t(key);
-    if (S.latencyMs !== null && S.live && S.live.status === "ok") text += ` · ${Math.round(S.latencyMs)} ms`;
+    const state = pillState();
+    st.dataset.status = state;
+    let text = t(`status.${state}`);
+    if (S.latencyMs !== null && state === "ok") text += ` · ${fmtNum(Math.round(S.latencyMs))} ms`;
     st.textContent = text;
-    const detail = S.live && S.live.message && S.live.status !== "ok" ? S.live.message : "";
+    const detail = !S.offline && S.live && S.live.message && !["ok", "ended"].includes(S.live.status) ? S.live.message : "";
     st.title = detail || S.server.source || "";
     $("#status-detail").textContent = detail;
     $("#status-detail").title = detail;
@@ -324,7 +403,8 @@
       S.offline = false;
       const live = JSON.parse(ev.data);
       S.live = live;
-      S.latencyMs = Date.now() - live.captured_s * 1000;
+      S.lastLiveAt = Date.now();
+      S.latencyMs = live.captured_s ? Date.now() - live.captured_s * 1000 : null;
       S.liveReceived = (S.liveReceived || 0) + 1;
       if (live.calibration_version !== S.gridVersion) loadGrid(live.calibration_version);
       refreshImage("plan"); refreshImage("camera");
@@ -332,7 +412,9 @@
       renderAll();
       renderDetected();
     });
-    es.onerror = () => { S.offline = true; setStatus(); };
+    es.onerror = () => { S.offline = true; S.latencyMs = null; setStatus(); };
+    es.onopen = () => { S.offline = false; setStatus(); };
+    setInterval(setStatus, 1000);  // "paused" when frames stop coming
   }
   async function loadGrid(version) {
     S.gridVersion = version;
@@ -346,12 +428,15 @@
     $("#views").classList.toggle("no-camera", S.server.live === false);
     $("#game-name").textContent = view.game.name || "";
     fillSelects(before);
+    renderForm();
+    renderLegend();
     renderAll();
     if (before && before.game.ruleset !== view.game.ruleset) {
       // another rule set: other actions, questions and terrain kinds
       api("GET", "api/state").then((st) => {
         S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
-        fillSelects(); refreshDerived().catch(showError);
+        S.actionForms = st.action_forms || {};
+        fillSelects(); renderForm(); refreshDerived().catch(showError);
       }).catch(showError);
     }
     refreshDerived().catch(showError);
@@ -379,10 +464,15 @@
   const has = (q) => S.questions.length === 0 || S.questions.includes(q);
 
   function explanationHtml(answer) {
-    const steps = (answer && answer.explanation) || [];
+    const seen = new Set();
+    const steps = ((answer && answer.explanation) || []).filter((s) => {
+      const key = `${s.rule}|${s.text}`;
+      if (seen.has(key)) return false;
+      seen.add(key); return true;
+    });
     if (!steps.length) return "";
-    return `<details open><summary>${t("explanation")}</summary><ul class="explanation">${steps.map((s) =>
-      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(s.text)} <cite>${esc(s.source)}</cite>${s.option ? ` <i>(${esc(s.option)})</i>` : ""}</li>`).join("")}</ul></details>`;
+    return `<details class="explain"><summary>${t("explanation")} (${steps.length})</summary><ul class="explanation">${steps.map((s) =>
+      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(s.text))} <cite>${esc(cleanSource(s.source))}</cite></li>`).join("")}</ul></details>`;
   }
   function esc(s) { return String(s === undefined || s === null ? "" : s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
   function showAnswer(html, answer) { $("#answer").innerHTML = html + explanationHtml(answer); }
@@ -395,24 +485,46 @@
     S.outOfCohesion = new Set(Object.values(S.game.cohesion || {}).flat());
   }
 
+  const nameOf = (id) => { const m = modelById(id); return m ? (m.name || m.id) : id; };
+  const terrainName = (id) => { const x = (S.game.game.terrain || []).find((tr) => tr.id === id); return x ? (x.name || x.id) : nameOf(id); };
+
+  // the distance the rule set measures first (edge to edge, or centre to centre), the other after
   async function measure(a, b) {
+    const t0 = performance.now();
     const ans = await ask("distance", [a, b]);
     const c = num(ans.centre_to_centre), e = num(ans.edge_to_edge);
     const pa = centre(a), pb = centre(b);
     const mid = [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
-    const text = [e !== null ? `${t("edge")} ${unitFmt(e)}` : null, c !== null ? `${t("centre")} ${unitFmt(c)}` : null].filter(Boolean).join(" · ");
-    S.layers.tool = [{ kind: "line", pts: [pa, pb], cls: "measure" }, { kind: "text", at: mid, text, cls: "measure-label", size: 0.75 }];
-    showAnswer(`<p class="big" id="measure-result">${t("distance")} ${esc(a)} → ${esc(b)} : ${esc(text)}</p>`, ans);
+    const parts = [e !== null ? ["edge", e] : null, c !== null ? ["centre", c] : null].filter(Boolean);
+    if (ans.how === "centre") parts.reverse();
+    const text = parts.map(([k, v]) => `${unitFmt(v)} ${t(k)}`).join(" · ");
+    S.layers.tool = [{ kind: "line", pts: [pa, pb], cls: "measure" }, { kind: "text", at: mid, text: parts.length ? unitFmt(parts[0][1]) : "", cls: "measure-label", size: 1 }];
+    showAnswer(`<p class="big" id="measure-result">${esc(nameOf(a))} → ${esc(nameOf(b))} : ${esc(text)}</p>`, ans);
+    S.timings.measure = performance.now() - t0;
   }
 
+  // one vocabulary: visible / partly hidden X % / blocked by Y (and the cover it gives)
+  function sightVerdict(ans) {
+    const visible = ans.visible !== undefined ? ans.visible : (ans.clear !== undefined ? ans.clear : ans.los);
+    const blockers = [].concat(ans.blockers || []).map((x) => (typeof x === "string" ? x : x.id)).filter(Boolean);
+    const cover = [].concat(ans.cover || []).map((x) => (typeof x === "string" ? x : x.id)).filter(Boolean);
+    const hidden = ans.visible_fraction !== undefined ? 1 - ans.visible_fraction : 0;
+    let key, params = {};
+    if (!visible) { key = blockers.length ? "sight.blocked_by" : "sight.blocked"; params = { what: blockers.map(terrainName).join(", ") }; }
+    else if (hidden > 0.005) { key = "sight.partly_hidden"; params = { pct: pct(hidden, 0) }; }
+    else key = "sight.visible";
+    let text = t(key, params);
+    if (visible && cover.length) text += ` · ${t("sight.cover", { what: cover.map(terrainName).join(", ") })}`;
+    return { visible, blockers, cover, text, key };
+  }
   async function lineOfSight(a, b) {
+    const t0 = performance.now();
     const ans = await ask("los", [a, b]);
-    const clear = ans.visible !== undefined ? ans.visible : (ans.clear !== undefined ? ans.clear : ans.los);
-    const blockers = [].concat(ans.blockers || []).map((x) => (typeof x === "string" ? x : x.id));
-    S.highlight = new Set(blockers.filter(Boolean));
-    S.layers.tool = [{ kind: "line", pts: [centre(a), centre(b)], cls: clear ? "los-clear" : "los-blocked" }];
-    const frac = ans.visible_fraction !== undefined ? ` · ${t("visible_fraction")} ${Math.round(ans.visible_fraction * 100)} %` : "";
-    showAnswer(`<p class="big" id="los-result">${clear ? t("los.yes") : t("los.no")}${blockers.length ? ` (${t("blocked_by")} ${esc(blockers.join(", "))})` : ""}${frac}</p>`, ans);
+    const v = sightVerdict(ans);
+    S.highlight = new Set(v.blockers);
+    S.layers.tool = [{ kind: "line", pts: [centre(a), centre(b)], cls: v.visible ? (v.key === "sight.visible" ? "los-clear" : "los-partial") : "los-blocked" }];
+    showAnswer(`<p class="big" id="los-result" data-verdict="${v.key}">${esc(nameOf(a))} → ${esc(nameOf(b))} : ${esc(v.text)}</p>`, ans);
+    S.timings.los = performance.now() - t0;
   }
 
   function firstPolygon(obj) {
@@ -449,21 +561,36 @@
     renderAll();
   }
 
+  // a weapon's range from the roster, in the rule set's unit: range_in (inches), range_cm, or range (the unit)
+  function weaponRange(name) {
+    const w = ((S.game.game.weapons || {})[name]) || {};
+    const u = S.game.unit;
+    for (const [key, mm] of [["range_in", 25.4], ["range_cm", 10], ["range_mm", 1], ["range", u.mm]]) {
+      if (typeof w[key] === "number" && w[key] > 0) return (w[key] * mm) / u.mm;
+    }
+    return null;
+  }
   async function rangeBands(quiet) {
     const m = $("#rg-model").value, raw = $("#rg-range").value.trim();
     if (!m) return;
     const body = { model: m };
-    if (raw !== "") body.weapon_range = parseFloat(raw);
+    if (raw !== "") body.weapon_range = parseFloat(raw.replace(",", "."));
     const ans = await api("POST", "api/bands", body);
     const c = ans.centre_mm, shapes = [];
+    const model = modelById(m), radius = model ? model.base_mm / 2 : 0;
+    // each ring's label says how it is measured: from the base's edge (its radius added) or its centre
+    const how = ans.how === "edge" ? t("ring.edge", { r: unitFmt(radius) }) : t("ring.centre");
     ans.bands.forEach((b, i) => {
       const inner = b.from_mm, outer = b.to_mm;
       if (outer !== null) shapes.push({ kind: "circle", c, r: outer, cls: `range-band band-${i % 4}` });
-      const at = outer !== null ? (inner + outer) / 2 : inner + 20;
-      shapes.push({ kind: "text", at: [c[0], c[1] - at], text: bandText(b.band), cls: "band-label", size: 0.6 });
+      const at = outer !== null ? outer : inner + 20;
+      const reach = outer !== null ? ` ${unitFmt(ans.how === "edge" ? outer - radius : outer)}` : "";
+      shapes.push({ kind: "text", at: [c[0], c[1] - at], text: `${bandText(b.band)}${reach}`, cls: "band-label", size: 0.8 });
     });
     S.layers.range = shapes;
-    if (quiet !== true) $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${bandText(b.band)}${b.to_mm !== null ? ` < ${unitFmt(b.to_mm)}` : ""}`).join(" · "))}</p>`;
+    if (quiet !== true) {
+      $("#answer").innerHTML = `<p class="big" id="bands-result">${esc(ans.bands.map((b) => `${bandText(b.band)}${b.to_mm !== null ? ` < ${unitFmt(ans.how === "edge" ? b.to_mm - radius : b.to_mm)}` : ""}`).join(" · "))}</p><p class="hint" id="bands-how">${esc(how)}</p>`;
+    }
     renderAll();
   }
 
@@ -533,9 +660,21 @@
     const p = pt.matrixTransform(svg.getScreenCTM().inverse());
     return [p.x, p.y];
   }
+  // A tap selects the nearest model within half a 44 px target of its base (a finger, not a pixel)
+  const TAP_PX = 22;
+  function nearestModel(svg, ev) {
+    const p = planPoint(svg, ev);
+    const mmPerPx = 1 / (svg.getScreenCTM().a || 1);
+    let best = null, bestD = Infinity;
+    modelsDrawn().forEach((m) => {
+      const d = Math.hypot(m.x_mm - p[0], m.y_mm - p[1]) - m.base_mm / 2;
+      if (d < bestD) { bestD = d; best = m; }
+    });
+    return best && bestD <= TAP_PX * mmPerPx ? best.id : null;
+  }
   async function onViewClick(ev, isPlan) {
     const target = ev.target.closest("[data-model]");
-    const modelId = target ? target.dataset.model : null;
+    const modelId = isPlan ? nearestModel($("#plan-svg"), ev) : (target ? target.dataset.model : null);
     if (modelId && (S.tool === "measure" || S.tool === "los")) {
       S.picks.push(modelId);
       if (S.picks.length === 1) {
@@ -553,7 +692,7 @@
       return;
     }
     if (modelId && !S.tool) {
-      $("#rg-model").value = modelId;
+      selectModel(modelId);
       return;
     }
     if (!isPlan) return;
@@ -578,13 +717,14 @@
     // tools the rule set has no question for are not offered (Firefight has no fire zone...)
     $$("[data-question]").forEach((e) => { e.hidden = S.questions.length > 0 && !S.questions.includes(e.dataset.question); });
     const units = (g.units || []).map((u) => [u.id, `${u.name || u.id} (${u.side})`]);
-    ["#fz-firing", "#fz-target", "#rs-unit", "#rs-target"].forEach((s) => fillSelect($(s), units, true));
-    fillSelect($("#rg-model"), (g.models || []).map((m) => [m.id, m.name || m.id]), true);
-    const weapons = new Set(Object.keys(g.weapons || {}));
-    (g.models || []).forEach((m) => (m.weapons || []).forEach((w) => weapons.add(w)));
-    fillSelect($("#rs-weapon"), Array.from(weapons).sort().map((w) => [w, w]), true);
-    fillSelect($("#rs-action"), S.actions.map((a) => [a, a]), false);
-    fillSelect($("#su-ruleset"), (S.server.rulesets || []).map((r) => [r, r]), false);
+    ["#fz-firing", "#fz-target"].forEach((s) => fillSelect($(s), units, true));
+    fillSelect($("#rg-model"), (g.models || []).map((m) => [m.id, `${m.name || m.id} · ${unitName(m.unit)}`]), true);
+    fillWeapons();
+    fillSelect($("#rs-action"), S.actions.map((a) => [a, actionName(a)]), false);
+    if (!S.actionChosen && S.actions.includes("shoot")) $("#rs-action").value = "shoot";
+    const chosenRuleset = $("#su-ruleset").value;
+    fillSelect($("#su-ruleset"), (S.server.rulesets || []).map((r) => [r, rulesetName(r)]), false);
+    if (chosenRuleset) $("#su-ruleset").value = chosenRuleset;
     // set-up fields follow the game only when the game's values change, never over what a player is typing
     const setup = JSON.stringify([g.ruleset, g.table]);
     if (S.filledSetup !== setup) {
@@ -593,10 +733,10 @@
       $("#su-width").value = g.table.width_mm;
       $("#su-depth").value = g.table.depth_mm;
     }
-    fillSelect($("#tr-kind"), S.terrainKinds.map((k) => [k.kind, k.kind]), false);
+    fillSelect($("#tr-kind"), S.terrainKinds.map((k) => [k.kind, kindName(k.kind)]), false);
     const list = $("#tr-list");
     list.replaceChildren();
-    [...(g.terrain || []).map((x) => ["terrain", x.id, `${x.id} · ${x.kind} (${t(`shape.${x.shape}`)})`]),
+    [...(g.terrain || []).map((x) => ["terrain", x.id, `${x.name || x.id} · ${kindName(x.kind)} (${t(`shape.${x.shape}`)})`]),
      ...(g.objectives || []).map((o) => ["objectives", o.id, `${o.id} · ${o.name || ""}`])].forEach(([kind, id, label]) => {
       const li = document.createElement("li");
       li.textContent = label + " ";
@@ -642,10 +782,56 @@
     S.logEvents = data.events;
     renderLog(data.events);
   }
+  const unitName = (id) => { const u = ((S.game && S.game.game.units) || []).find((x) => x.id === id); return u ? (u.name || u.id) : id; };
+  function actionName(a) { return t(`action_name.${a}`) === `action_name.${a}` ? a : t(`action_name.${a}`); }
+  // what an applied resolution changed, in words: removed, wounded, shaken, counters spent
+  function changesText(ch) {
+    if (!ch) return [];
+    const out = [];
+    const who = (r) => `${r.name} (${r.unit_name})`;
+    if ((ch.removed || []).length) out.push(t("changed.removed", { who: ch.removed.map(who).join(", ") }));
+    (ch.status || []).forEach((r) => {
+      if (r.added.length) out.push(t("changed.status_added", { who: who(r), what: r.added.map(statusWord).join(", ") }));
+      if (r.removed.length) out.push(t("changed.status_removed", { who: who(r), what: r.removed.map(statusWord).join(", ") }));
+    });
+    (ch.models || []).forEach((r) => out.push(t("changed.counters", { who: who(r), what: countersText(r.changed) })));
+    (ch.units || []).forEach((r) => out.push(t("changed.counters", { who: r.unit_name, what: countersText(r.changed) })));
+    if (ch.state && Object.keys(ch.state).length) out.push(t("changed.state", { what: countersText(ch.state) }));
+    if (!out.length) out.push(t("changed.nothing"));
+    return out;
+  }
+  function statusWord(s) { return t(`status_word.${s}`) === `status_word.${s}` ? s : t(`status_word.${s}`); }
+  function countersText(changed) {
+    return Object.entries(changed).map(([k, [a, b]]) => {
+      const word = t(`counter.${k}`) === `counter.${k}` ? k.replace(/_/g, " ") : t(`counter.${k}`);
+      const plain = (v) => (v === null || v === undefined ? "—" : (typeof v === "object" ? (Array.isArray(v) ? fmtNum(v.length) : "…") : fmtValue(v)));
+      return `${word} ${plain(a)} → ${plain(b)}`;
+    }).join(", ");
+  }
   function logText(e) {
     const p = { ...e.payload };
-    if (e.kind === "placed") p.models = (p.models || []).map((m) => m.model);
-    if (e.kind === "move" || e.kind === "place") p.model = p.name || p.model;
+    if (e.kind === "placed") p.models = (p.models || []).map((m) => nameOf(m.model));
+    if (e.kind === "move" || e.kind === "place") p.model = p.name || nameOf(p.model);
+    if (e.kind === "assign") p.model = nameOf(p.model);
+    if (e.kind === "resolution") {
+      const names = p.names || {};
+      const req = p.request || {};
+      const actors = Object.keys(req).filter((k) => typeof req[k] === "string").map((k) => names[k] || req[k]);
+      const head = t("log.resolution", { action: actionName(p.action), who: actors.join(" → "), dice: p.dice || [] });
+      return `${head}${p.changes ? ` : ${changesText(p.changes).join(" ; ")}` : ""}`;
+    }
+    if (e.kind === "undo") {
+      const target = (S.logEvents || []).find((x) => x.id === p.undoes);
+      p.what = target ? logText(target) : `#${p.undoes}`;
+      p.n = (p.undone || [p.undoes]).length;
+      return t(p.n > 1 ? "log.undo_many" : "log.undo", p);
+    }
+    if (e.kind === "setup.ruleset") {
+      p.ruleset = rulesetName(p.ruleset);
+      const m = Object.entries(p.mapping || {}).map(([id, k]) => `${terrainName(id)} → ${kindName(k)}`);
+      return t("log.setup.ruleset", p) + (m.length ? ` (${t("terrain_now")} ${m.join(", ")})` : "");
+    }
+    if (e.kind === "terrain.add") p.kind = kindName(p.kind);
     const key = `log.${e.kind}`;
     const text = t(key, p);
     return text === key ? e.kind : text;
@@ -655,47 +841,87 @@
     ol.replaceChildren();
     events.slice().reverse().forEach((e) => {
       const li = document.createElement("li");
-      li.className = `log-${e.kind.replace(/\./g, "-")}${e.undone ? " undone" : ""}`;
-      const time = new Date(e.at_s * 1000).toLocaleTimeString(S.lang);
-      li.textContent = `${time} · ${t(`actor.${e.actor}`)} · ${logText(e)}${e.undone ? ` (${t("undone")})` : ""}`;
+      li.className = `log-${e.kind.replace(/\./g, "-")}${e.undone ? " undone" : ""}${e.actor === "tracker" ? " camera" : ""}`;
+      const time = new Date(e.at_s * 1000).toLocaleTimeString(S.lang === "fr" ? "fr-FR" : "en-GB");
+      li.append(`${time} · ${t(`actor.${e.actor}`)} · ${logText(e)}${e.undone ? ` (${t("undone")})` : ""}`);
+      if (e.undoable) {  // undo back to this entry (this action and the players' later ones)
+        const b = document.createElement("button");
+        b.type = "button"; b.className = "undo-to"; b.textContent = t("action.undo_to");
+        b.addEventListener("click", guard(() => api("POST", "api/undo", { event: e.id })));
+        li.appendChild(b);
+      }
       li.value = e.id;
+      li.dataset.event = e.id;
       ol.appendChild(li);
     });
   }
 
   // -- resolution ------------------------------------------------------------------------------
-  function resolutionRequest() {
-    // The rules core names the two units after the action (shoot: firing/target, melee: attacker/defender).
+  function formCtx() {
+    return { t, game: S.game.game, onChange: onFormChange,
+             label: (kind, id) => (kind === "unit" ? `${unitName(id)} (${((S.game.game.units || []).find((u) => u.id === id) || {}).side || "?"})` : `${nameOf(id)} · ${unitName((modelById(id) || {}).unit)}`) };
+  }
+  function renderForm() {
     const action = $("#rs-action").value;
-    const names = { shoot: ["firing", "target"], melee: ["attacker", "defender"] }[action] || ["unit", "target"];
-    const req = {};
-    const u = $("#rs-unit").value, tg = $("#rs-target").value, w = $("#rs-weapon").value;
-    if (u) req[names[0]] = u;
-    if (tg) req[names[1]] = tg;
-    if (w) req.weapon = w;
-    const extra = $("#rs-extra").value.trim();
-    if (extra) {
-      let parsed;
-      try { parsed = JSON.parse(extra); } catch (e) { throw new Error(`${t("label.extra")}: JSON`); }
-      Object.assign(req, parsed);
-    }
-    return { action: $("#rs-action").value, request: req };
+    const desc = (S.actionForms || {})[action];
+    if (!desc || !S.game) { $("#rs-form").replaceChildren(); return; }
+    TT_FORMS.render($("#rs-form"), desc, formCtx());
+  }
+  function onFormChange() {
+    // a new question: the old answer goes (never an old result beside a new error)
+    S.resolution = null; S.lastRoll = null; $("#resolution").replaceChildren(); $("#rs-apply").disabled = true;
+  }
+  function resolutionRequest() {
+    return { action: $("#rs-action").value, request: TT_FORMS.read($("#rs-form")) };
+  }
+  function outcomeText(o) {
+    if (Array.isArray(o)) return o.map(outcomeText).join(", ");
+    if (typeof o === "string") return t(`outcome.${o}`) === `outcome.${o}` ? ruleWord(o) : t(`outcome.${o}`);
+    return fmtValue(o);
   }
   function oddsHtml(odds) {
     return Object.entries(odds || {}).map(([name, dist]) => `<table class="odds"><caption>${esc(ruleWord(name))}</caption>${
-      (Array.isArray(dist) ? dist : []).map((row) => `<tr><td>${esc(fmtValue(row.outcome))}</td><td>${(100 * (row.p !== undefined ? row.p : row.probability || 0)).toFixed(1)} %</td></tr>`).join("")}</table>`).join("");
+      (Array.isArray(dist) ? dist : []).map((row) => `<tr><td>${esc(outcomeText(row.outcome))}</td><td>${pct(row.p !== undefined ? row.p : row.probability || 0)}</td></tr>`).join("")}</table>`).join("");
+  }
+  // the chance of at least one casualty, from the odds of models removed (else wounds, else hits)
+  function casualtyChance(odds) {
+    const names = Object.keys(odds || {});
+    const pick = names.find((n) => /removed|killed|casualt|out of action/i.test(n)) || names.find((n) => /wound/i.test(n)) || null;
+    if (!pick) return null;
+    const first = (o) => (Array.isArray(o) ? o[0] : o);
+    const p = odds[pick].reduce((acc, row) => acc + (typeof first(row.outcome) === "number" && first(row.outcome) >= 1 ? (row.probability || row.p || 0) : 0), 0);
+    return { p, removed: /removed|killed|casualt|out of action/i.test(pick) };
+  }
+  function headline(res) {
+    const r = res.result;
+    if (r) {
+      const removed = [].concat(r.removed || []);
+      const bits = [];
+      if (typeof r.hits === "number") bits.push(t("headline.hits", { n: r.hits }));
+      bits.push(removed.length ? t("headline.removed", { who: removed.map(nameOf).join(", ") }) : t("headline.no_casualty"));
+      if (r.effect && r.effect !== "none") bits.push(outcomeText(r.effect));
+      return bits.join(" : ");
+    }
+    const c = casualtyChance(res.odds);
+    if (!c) return t("headline.odds");
+    return t(c.removed ? "headline.chance_removed" : "headline.chance_wound", { pct: pct(c.p, 0) });
   }
   function showResolution(res) {
     const needed = Object.entries(res.needed || {}).map(([k, v]) => `${esc(ruleWord(k))} : <b>${esc(v)}</b>`).join(" · ");
-    let html = needed ? `<p>${t("needed")} ${needed}</p>` : "";
-    html += explanationHtml(res) + `<details ${res.result ? "" : "open"}><summary>${t("odds")}</summary>${oddsHtml(res.odds)}</details>`;
-    if (res.result) {
-      html += `<p>${t("dice")} : <b id="rolled-dice">${(res.dice || []).map((d) => d.value).join(", ")}</b></p>`;
-      html += `<pre class="result">${esc(JSON.stringify(res.result, null, 1))}</pre>`;
-    }
+    let html = `<p class="headline" id="rs-headline">${esc(headline(res))}</p>`;
+    if (res.result) html += `<p class="dice-line">${t("dice")} : <b id="rolled-dice">${(res.dice || []).map((d) => d.value).join(", ")}</b></p>`;
+    html += needed ? `<p id="rs-needed">${t("needed")} ${needed}</p>` : "";
+    html += `<div class="odds-tables">${oddsHtml(res.odds)}</div>`;
+    html += explanationHtml(res);
     $("#resolution").innerHTML = html;
   }
+  function showApplied(event) {
+    const lines = changesText(event.payload.changes);
+    $("#applied").innerHTML = `<p class="headline">${t("applied")}</p><ul id="applied-list">${lines.map((l) => `<li>${esc(l)}</li>`).join("")}</ul>`;
+  }
   async function resolveWith(extra) {
+    S.applied = null; $("#applied").replaceChildren();
+    $("#resolution").replaceChildren(); S.resolution = null;
     const body = { ...resolutionRequest(), ...extra };
     const res = await api("POST", "api/resolve", body);
     S.resolution = res;
@@ -704,17 +930,146 @@
     showResolution(res);
   }
 
+  // -- selection: a tapped model feeds the tools and the action form -----------------------------
+  function selectModel(id) {
+    const m = modelById(id);
+    if (!m) return;
+    S.selected = id;
+    $("#rg-model").value = id;
+    fillWeapons();
+    const form = $("#rs-form");
+    const unitPick = form.querySelector("select[data-kind=unit]"), modelPick = form.querySelector("select[data-kind=model]");
+    if (modelPick && !modelPick.value) { modelPick.value = id; modelPick.dispatchEvent(new Event("change")); }
+    else if (unitPick && !unitPick.value) { unitPick.value = m.unit; unitPick.dispatchEvent(new Event("change")); }
+    renderAll();
+  }
+  function fillWeapons() {
+    const m = modelById($("#rg-model").value);
+    fillSelect($("#rg-weapon"), ((m && m.weapons) || []).map((w) => {
+      const r = weaponRange(w);
+      return [w, r ? `${w} (${fmtNum(r)}${S.game.unit.symbol === '"' ? '"' : ` ${S.game.unit.symbol}`})` : w];
+    }), true);
+  }
+  function onWeapon() {
+    const r = weaponRange($("#rg-weapon").value);
+    if (r) $("#rg-range").value = String(Math.round(r * 100) / 100);
+    return rangeBands();
+  }
+
+  // -- rule set: a switch proposes each terrain piece's kind there, confirmed in one step -------------
+  const rulesetName = (r) => (t(`ruleset.${r}`) === `ruleset.${r}` ? r : t(`ruleset.${r}`));
+  const kindName = (k) => (t(`kind.${k}`) === `kind.${k}` ? k : t(`kind.${k}`));
+  async function proposeRuleset() {
+    const rs = $("#su-ruleset").value;
+    S.proposal = null; $("#su-mapping").hidden = true; $("#su-mapping").replaceChildren();
+    if (rs === S.game.game.ruleset) return;
+    try {
+      const prop = await api("POST", "api/setup/ruleset/proposal", { ruleset: rs });
+      S.proposal = prop;
+      showProposal(prop);
+    } catch (err) {
+      $("#su-ruleset").value = S.game.game.ruleset;  // never left showing a rule set the game is not in
+      throw err;
+    }
+  }
+  function showProposal(prop) {
+    const box = $("#su-mapping");
+    box.replaceChildren();
+    const pieces = prop.pieces || [];
+    const p = document.createElement("p");
+    p.className = "hint";
+    p.textContent = pieces.length ? t("mapping.intro", { ruleset: rulesetName(prop.ruleset) }) : t("mapping.none", { ruleset: rulesetName(prop.ruleset) });
+    box.appendChild(p);
+    pieces.forEach((pc) => {
+      const label = document.createElement("label");
+      label.append(`${pc.name || pc.terrain} (${kindName(pc.kind)}) → `);
+      const sel = document.createElement("select");
+      sel.dataset.terrain = pc.terrain;
+      fillSelect(sel, pc.choices.map((k) => [k, kindName(k)]), false);
+      if (pc.proposed) sel.value = pc.proposed;
+      label.appendChild(sel);
+      box.appendChild(label);
+    });
+    box.hidden = false;
+  }
+  async function applySetup() {
+    const g = S.game.game, rs = $("#su-ruleset").value;
+    if (rs !== g.ruleset) {
+      const mapping = {};
+      $$("#su-mapping select[data-terrain]").forEach((sel) => { mapping[sel.dataset.terrain] = sel.value; });
+      try {
+        await api("POST", "api/setup/ruleset", { ruleset: rs, mapping });
+      } catch (err) {
+        $("#su-ruleset").value = g.ruleset;
+        if (err.body && err.body.proposal) { S.proposal = { ruleset: rs, pieces: err.body.proposal }; }
+        throw err;
+      }
+      S.proposal = null; $("#su-mapping").hidden = true;
+    }
+    const w = parseFloat($("#su-width").value), d = parseFloat($("#su-depth").value);
+    if (w !== g.table.width_mm || d !== g.table.depth_mm) await api("POST", "api/setup/table", { width_mm: w, depth_mm: d });
+    await loadState();
+  }
+
+  // -- legend: every mark the plan draws --------------------------------------------------------------
+  function renderLegend() {
+    const box = $("#legend");
+    const sw = (shape) => `<svg viewBox="0 0 40 24" aria-hidden="true">${shape}</svg>`;
+    const sides = Object.entries((S.game && S.game.sides) || {});
+    const items = [
+      ...sides.map(([side, colour]) => [sw(`<circle cx="20" cy="12" r="9" class="model" fill="${esc(colour)}" stroke="${esc(colour)}"/>`), t("legend.side", { side })]),
+      [sw('<circle cx="20" cy="12" r="9" class="model leader" fill="#888" stroke="#ddd"/>'), t("legend.leader")],
+      [sw('<circle cx="20" cy="12" r="9" class="model unseen" fill="#888" stroke="#ddd"/>'), t("legend.unseen")],
+      [sw('<circle cx="20" cy="12" r="9" class="model picked" fill="#888"/>'), t("legend.picked")],
+      [sw('<circle cx="20" cy="12" r="10" class="cohesion-ring"/>'), t("legend.cohesion")],
+      [sw('<circle cx="20" cy="12" r="9" class="unassigned"/>'), t("legend.unknown_marker")],
+      [sw('<circle cx="20" cy="12" r="9" class="removed-marker"/><path d="M13 5 L27 19 M13 19 L27 5" class="removed-cross"/>'), t("legend.removed")],
+      [sw('<path d="M4 12 H36" class="last-move"/>'), t("legend.last_move")],
+      [sw('<path d="M4 12 H36" class="measure"/>'), t("legend.measure")],
+      [sw('<path d="M4 12 H36" class="los-clear"/>'), t("sight.visible")],
+      [sw('<path d="M4 12 H36" class="los-partial"/>'), t("legend.partly_hidden")],
+      [sw('<path d="M4 12 H36" class="los-blocked"/>'), t("sight.blocked")],
+      [sw('<rect x="4" y="3" width="32" height="18" class="terrain terrain-area"/>'), t("legend.terrain")],
+      [sw('<path d="M4 12 H36" class="terrain terrain-line"/>'), t("legend.terrain_line")],
+      [sw('<rect x="4" y="3" width="32" height="18" class="terrain blocking"/>'), t("legend.blocking")],
+      [sw('<circle cx="20" cy="12" r="10" class="range-band band-0"/>'), t("legend.range")],
+      [sw('<rect x="4" y="3" width="32" height="18" class="firezone"/>'), t("legend.firezone")],
+      [sw('<circle cx="20" cy="12" r="10" class="template"/>'), t("legend.template")],
+      [sw('<circle cx="20" cy="12" r="10" class="aura"/>'), t("legend.aura")],
+      [sw('<circle cx="20" cy="12" r="5" class="objective"/>'), t("legend.objective")],
+      [sw('<rect x="4" y="3" width="32" height="18" class="deployment"/>'), t("legend.deployment")],
+    ];
+    box.innerHTML = `<ul>${items.map(([s, text]) => `<li>${s}<span>${esc(text)}</span></li>`).join("")}</ul>`;
+  }
+
   // -- wiring ----------------------------------------------------------------------------------
   function wire() {
     $$(".lang-switch button").forEach((b) => b.addEventListener("click", () => { S.lang = b.dataset.lang; localStorage.setItem("tt_lang", S.lang); applyLang(); }));
-    $$(".views-switch button").forEach((b) => b.addEventListener("click", () => {
-      $("#views").dataset.view = b.dataset.view;
-      $$(".views-switch button").forEach((x) => x.classList.toggle("on", x === b));
-    }));
+    $("#camera-toggle").addEventListener("click", () => {
+      const off = $("#views").classList.toggle("camera-off");
+      $("#camera-toggle").classList.toggle("on", !off);
+      $("#camera-toggle").setAttribute("aria-pressed", String(!off));
+      renderAll();
+    });
+    $("#legend-toggle").addEventListener("click", () => {
+      const show = $("#legend").hidden;
+      $("#legend").hidden = !show;
+      $("#legend-toggle").classList.toggle("on", show);
+      $("#legend-toggle").setAttribute("aria-pressed", String(show));
+    });
+    $("#sheet-handle").addEventListener("click", () => {  // phone: the sheet low, half, full
+      const sheet = $("#sheet");
+      const next = sheet.classList.contains("full") ? "low" : (sheet.classList.contains("low") ? "" : "full");
+      sheet.classList.remove("full", "low");
+      if (next) sheet.classList.add(next);
+      $("#sheet-handle").setAttribute("aria-expanded", String(next === "full"));
+    });
     $$(".tabs button").forEach((b) => b.addEventListener("click", () => {
       $$(".tabs button").forEach((x) => x.classList.toggle("on", x === b));
       $$(".tab").forEach((x) => { x.hidden = x.id !== `tab-${b.dataset.tab}`; });
+      $("#sheet").classList.remove("low");
     }));
+    window.addEventListener("resize", () => renderAll());
     $$("[data-tool]").forEach((b) => b.addEventListener("click", () => {
       if (b.dataset.tool === "clear") {
         Object.keys(S.layers).forEach((k) => { if (["tool", "template", "range"].includes(k)) S.layers[k] = []; });
@@ -730,6 +1085,14 @@
     $("#fz-firing").addEventListener("change", guard(fireZone));
     $("#fz-target").addEventListener("change", guard(fireZone));
     $("#rg-show").addEventListener("click", guard(rangeBands));
+    $("#rg-model").addEventListener("change", () => { fillWeapons(); });
+    $("#rg-weapon").addEventListener("change", guard(onWeapon));
+    $("#rs-action").addEventListener("change", () => { S.actionChosen = true; onFormChange(); renderForm(); });
+    if (window.matchMedia("(max-width: 700px)").matches) {  // a phone: the plan first, the camera on demand
+      $("#views").classList.add("camera-off"); $("#camera-toggle").classList.remove("on");
+      $("#camera-toggle").setAttribute("aria-pressed", "false");
+    }
+    $("#su-ruleset").addEventListener("change", guard(proposeRuleset));
     ["#show-auras", "#show-objectives", "#show-deployment"].forEach((s) => $(s).addEventListener("change", guard(refreshDerived)));
     $("#undo").addEventListener("click", guard(() => api("POST", "api/undo", {})));
     $("#import").addEventListener("change", guard(async (ev) => {
@@ -743,20 +1106,17 @@
     $("#rs-roll").addEventListener("click", guard(() => resolveWith({ seed: Math.floor(Math.random() * 2 ** 31) })));
     $("#rs-typed").addEventListener("click", guard(() => {
       const dice = $("#rs-dice").value.split(/[\s,;]+/).filter(Boolean).map(Number);
+      if (!dice.length || dice.some((d) => !Number.isInteger(d))) throw Object.assign(new Error("dice"), { code: "dice_typed", params: {} });
       return resolveWith({ dice });
     }));
     $("#rs-apply").addEventListener("click", guard(async () => {
       if (!S.lastRoll) return;
-      await api("POST", "api/resolve/apply", S.lastRoll);
+      const out = await api("POST", "api/resolve/apply", S.lastRoll);
       $("#rs-apply").disabled = true; S.lastRoll = null;
+      S.applied = out.event;
+      showApplied(out.event);
     }));
-    $("#su-apply").addEventListener("click", guard(async () => {
-      const g = S.game.game, rs = $("#su-ruleset").value;
-      if (rs !== g.ruleset) await api("POST", "api/setup/ruleset", { ruleset: rs });
-      const w = parseFloat($("#su-width").value), d = parseFloat($("#su-depth").value);
-      if (w !== g.table.width_mm || d !== g.table.depth_mm) await api("POST", "api/setup/table", { width_mm: w, depth_mm: d });
-      await loadState();
-    }));
+    $("#su-apply").addEventListener("click", guard(applySetup));
     $("#su-rosters").addEventListener("change", guard(async (ev) => {
       const files = Array.from(ev.target.files);
       if (!files.length) return;
@@ -779,6 +1139,7 @@
   async function loadState() {
     const st = await api("GET", "api/state");
     S.server = st.server; S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
+    S.actionForms = st.action_forms || {};
     if (S.server.access_link) {
       const p = $("#lan-link"), a = document.createElement("a");
       a.href = S.server.access_link; a.textContent = S.server.access_link;

@@ -50,8 +50,10 @@ def test_the_page_shows_the_sample_table_live(browser: Any, sample: Served) -> N
     wait_live(page, 2)
     assert page.locator("#plan-svg polygon.model").count() == len(models)
     assert page.locator("#camera-svg polygon.model").count() == len(models)
-    assert sample.url + "api/frame/plan.jpg?seq=" in page.get_attribute("#plan-svg image", "href")
-    assert sample.url + "api/frame/camera.jpg?seq=" in page.get_attribute("#camera-svg image", "href")
+    # frames are named by this server's run and the frame's number: never an address a previous run used
+    run = page.evaluate("() => window.TT.live.run")
+    assert run and sample.url + f"api/frame/plan.jpg?run={run}&seq=" in page.get_attribute("#plan-svg image", "href")
+    assert sample.url + f"api/frame/camera.jpg?run={run}&seq=" in page.get_attribute("#camera-svg image", "href")
     assert page.inner_text("#status").startswith("en direct")
     names = page.locator("#plan-svg text.model-label").all_text_contents()
     assert any((m.get("name") or m["id"]) in " ".join(names) for m in models)
@@ -65,8 +67,8 @@ def test_a_measurement_shows_the_expected_distance(browser: Any, sample: Served)
     text = measure(page, "m11", "m17")
     expected = ask(load_game(SAMPLE_GAME), "distance", ["m11", "m17"])
     edge, centre = expected["edge_to_edge"], expected["centre_to_centre"]
-    assert f'bord à bord {edge["value"]:.2f}"' in text, (text, expected["answer"])
-    assert f'centre à centre {centre["value"]:.2f}"' in text
+    # the rule set's way first (Firefight: edge to edge), in French with a decimal comma
+    assert text.endswith(f'{edge["value"]:.2f}" bord à bord · {centre["value"]:.2f}" centre à centre'.replace(".", ",")), text
     assert page.locator("#plan-svg polyline.measure").count() == 1
     assert page.is_hidden("#fz-fieldset")  # Firefight has no fire zone question
     page.close()
@@ -86,7 +88,7 @@ def test_a_move_seen_by_the_camera_is_shown_with_its_length(browser: Any, sample
              if e["type"] == "move"}
     t = truth[move["marker_id"]]
     assert abs(move["distance_mm"] - t["distance_mm"]) < 3.0
-    assert label == f'{move["distance_mm"] / 25.4:.2f}"'
+    assert label == f'{move["distance_mm"] / 25.4:.2f}"'.replace(".", ",")
     page.close()
 
 
@@ -183,11 +185,12 @@ def test_an_action_is_resolved_from_the_page(browser: Any, battle: tuple[Served,
     page = open_page(browser, served.url)
     page.click("[data-tab=resolve]")
     page.select_option("#rs-action", "shoot")
-    page.select_option("#rs-unit", firing)
-    page.select_option("#rs-target", target)
-    page.select_option("#rs-weapon", weapon)
+    page.select_option("#arg-firing", firing)
+    page.select_option("#arg-target", target)
+    page.select_option("#arg-weapon", weapon)
     page.click("#rs-odds")
     page.wait_for_selector("#resolution table.odds")
+    assert re.fullmatch(r"\d+ % de chances d'au moins une perte", page.inner_text("#rs-headline"))  # the headline first
     assert "Il faut" in page.inner_text("#resolution")  # the roll needed, then the modifiers with sources
     assert page.locator("#resolution .explanation cite").count() >= 3
     assert page.is_disabled("#rs-apply")
@@ -198,8 +201,10 @@ def test_an_action_is_resolved_from_the_page(browser: Any, battle: tuple[Served,
     models_before = page.evaluate("() => window.TT.game.game.models.length")
     page.click("#rs-apply")
     page.wait_for_function("() => window.TT.game.game !== null && window.TT.logEvents.some(e => e.kind === 'resolution')")
+    page.wait_for_selector("#applied-list li")
     page.click("[data-tab=log]")
     assert f"dés {dice}" in page.inner_text("#log li.log-resolution")
+    assert "Sierra" in page.inner_text("#log li.log-resolution")  # units by their names
     page.click("#undo")
     page.wait_for_selector("#log li.log-resolution.undone")
     assert page.evaluate("() => window.TT.game.game.models.length") == models_before
@@ -209,12 +214,17 @@ def test_an_action_is_resolved_from_the_page(browser: Any, battle: tuple[Served,
 def test_range_bands_of_a_weapon_are_drawn_around_a_model(browser: Any, sample: Served) -> None:
     page = open_page(browser, sample.url)
     page.select_option("#rg-model", "m11")
+    page.select_option("#rg-weapon", "rifle")  # the roster knows its range: 24"
+    page.wait_for_selector("#bands-result")
+    assert page.input_value("#rg-range") == "24"
     page.fill("#rg-range", "12")
     page.click("#rg-show")
-    page.wait_for_selector("#bands-result")
+    page.wait_for_function("() => document.querySelector('#bands-result').textContent.includes('12,00')")
     text = page.inner_text("#bands-result")
-    # Firefight: in range up to 12", and Stealth/Relentless change beyond 9" (base radius 12.5 mm added)
-    assert text.startswith('à portée < 9.49"') and "hors de portée" in text, text
+    # Firefight: in range up to 12", and Stealth/Relentless change beyond 9"; measured from the base's
+    # edge, which the rings' note says (the base radius is added to each ring)
+    assert text.startswith('à portée < 9,00"') and "hors de portée" in text, text
+    assert "rayon 0,49\" ajouté" in page.inner_text("#bands-how")
     assert page.locator("#plan-svg polygon.range-band").count() == 2
     page.close()
 
@@ -230,15 +240,15 @@ def test_the_game_is_set_up_from_the_page(browser: Any, tmp_path: Path) -> None:
         assert reloaded.value.ok
         page.wait_for_function("() => window.TT.game.game.table.width_mm === 1000")
         assert page.get_attribute("#plan-svg", "viewBox") == "0 0 1000 900"
-        # a rule set that does not know this table's terrain is refused, with the reason
+        # a rule set that does not know this table's terrain: each piece gets a proposed kind there
+        terrain = served.get("api/state")["game"]["game"]["terrain"]
         page.select_option("#su-ruleset", "high-fire")
+        page.wait_for_selector("#su-mapping:not([hidden])")
+        assert page.locator("#su-mapping select").count() == len(terrain)
+        page.click("#su-apply")
+        page.wait_for_function("() => window.TT.game.game.ruleset === 'high-fire'")
         assert page.input_value("#su-ruleset") == "high-fire"
-        with page.expect_response("**/api/setup/ruleset") as refused:
-            page.click("#su-apply")
-        assert refused.value.status == 400
-        page.wait_for_selector("#error:not([hidden])")
-        assert "before switching to high-fire" in page.inner_text("#error")
-        assert served.get("api/state")["game"]["game"]["ruleset"] == "at-43"
+        assert page.locator(".error").filter(has_text="Erreur").count() == 0
         page.close()
 
 
@@ -293,13 +303,14 @@ def test_the_rules_words_of_a_resolution_are_in_the_pages_language(browser: Any,
         page = open_page(browser, served.url, lang=lang)
         page.click("[data-tab=resolve]")
         page.select_option("#rs-action", "shoot")
-        page.select_option("#rs-unit", firing)
-        page.select_option("#rs-target", target)
-        page.select_option("#rs-weapon", weapon)
+        page.select_option("#arg-firing", firing)
+        page.select_option("#arg-target", target)
+        page.select_option("#arg-weapon", weapon)
         page.click("#rs-odds")
         page.wait_for_selector("#resolution table.odds")
+        page.click("#resolution details.explain summary")  # the explanation comes folded
         words[lang] = (page.locator("#resolution .explanation li > b").all_inner_texts(),
-                       page.inner_text("#resolution > p"),
+                       page.inner_text("#rs-needed"),
                        page.locator("#resolution table.odds caption").all_inner_texts())
         assert page.errors == []
         page.close()

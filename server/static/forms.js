@@ -1,0 +1,100 @@
+// Action forms built from a description of the action's arguments (no typed JSON).
+// A description: {action, label, described, args: [{name, kind, label, required, values,
+// enemy_of, of, min, max, default}]} where kind is unit | model | figure | weapon | number | choice.
+// window.TT_FORMS.render(container, description, ctx) draws the pickers; .read(container)
+// returns the request object. ctx gives the words and the game: {t, game, label(kind, id)}.
+"use strict";
+window.TT_FORMS = (() => {
+  function sideOf(game, kind, id) {
+    if (!id) return null;
+    const unitId = kind === "model" ? ((game.models || []).find((m) => m.id === id) || {}).unit : id;
+    return ((game.units || []).find((u) => u.id === unitId) || {}).side || null;
+  }
+  function weaponsOf(game, kind, id) {
+    const models = (game.models || []).filter((m) => (kind === "model" ? m.id === id : m.unit === id));
+    return Array.from(new Set(models.flatMap((m) => m.weapons || []))).sort();
+  }
+  function option(sel, value, text) {
+    const o = document.createElement("option");
+    o.value = value === null || value === undefined ? "" : String(value);
+    o.textContent = text;
+    sel.appendChild(o);
+  }
+  function choicesFor(arg, desc, values, ctx) {
+    const g = ctx.game;
+    const byName = Object.fromEntries(desc.args.map((a) => [a.name, a]));
+    if (arg.kind === "unit" || arg.kind === "model") {
+      let ids = arg.values || (arg.kind === "unit" ? (g.units || []).map((u) => u.id) : (g.models || []).map((m) => m.id));
+      if (arg.enemy_of && values[arg.enemy_of]) {
+        const own = sideOf(g, byName[arg.enemy_of].kind, values[arg.enemy_of]);
+        ids = ids.filter((id) => sideOf(g, arg.kind, id) !== own);
+      }
+      return ids.map((id) => [id, ctx.label(arg.kind, id)]);
+    }
+    if (arg.kind === "weapon") {
+      const of = byName[arg.of];
+      const ws = arg.values || (of && values[of.name] ? weaponsOf(g, of.kind, values[of.name]) : []);
+      return ws.map((w) => [w, w]);
+    }
+    if (arg.kind === "figure") return (arg.values || Object.keys(g.profiles || {})).map((p) => [p, p]);
+    if (arg.kind === "choice") return (arg.values || []).map((v) => [v, ctx.t(`choice.${v}`) === `choice.${v}` ? String(v) : ctx.t(`choice.${v}`)]);
+    return [];
+  }
+  // Draw (or redraw, keeping what the player chose when still legal) the form of ``desc``.
+  function render(container, desc, ctx) {
+    const before = container.dataset.action === desc.action ? read(container, true) : {};
+    container.replaceChildren();
+    container.dataset.action = desc.action;
+    const values = { ...before };
+    desc.args.forEach((arg) => {
+      const label = document.createElement("label");
+      label.className = `arg arg-${arg.kind}`;
+      const span = document.createElement("span");
+      span.textContent = ctx.t(arg.label) + (arg.required ? "" : ` (${ctx.t("optional")})`);
+      label.appendChild(span);
+      label.append(" ");
+      let input;
+      if (arg.kind === "number") {
+        input = document.createElement("input");
+        input.type = "number"; input.inputMode = "numeric";
+        if (arg.min !== undefined) input.min = arg.min;
+        if (arg.max !== undefined) input.max = arg.max;
+        if (values[arg.name] !== undefined) input.value = values[arg.name];
+      } else {
+        input = document.createElement("select");
+        const choices = choicesFor(arg, desc, values, ctx);
+        if (!arg.required || arg.kind !== "choice") option(input, "", arg.required ? ctx.t("choose") : ctx.t("none"));
+        choices.forEach(([v, text]) => option(input, v, text));
+        const want = values[arg.name] !== undefined ? values[arg.name] : arg.default;
+        if (want !== undefined && choices.some(([v]) => String(v) === String(want))) input.value = String(want);
+        values[arg.name] = input.value === "" ? undefined : input.value;
+        input.addEventListener("change", () => { values[arg.name] = input.value; render(container, desc, ctx); if (ctx.onChange) ctx.onChange(); });
+      }
+      input.dataset.arg = arg.name;
+      input.dataset.kind = arg.kind;
+      input.id = `arg-${arg.name}`;
+      label.appendChild(input);
+      container.appendChild(label);
+    });
+    if (!desc.described) {
+      const p = document.createElement("p");
+      p.className = "hint";
+      p.textContent = ctx.t("hint.form_not_described");
+      container.appendChild(p);
+    }
+  }
+  // The request the form describes: empty fields left out, numbers and yes/no as JSON values.
+  function read(container, raw) {
+    const req = {};
+    container.querySelectorAll("[data-arg]").forEach((input) => {
+      const v = input.value;
+      if (v === "") return;
+      if (raw) { req[input.dataset.arg] = v; return; }
+      if (input.dataset.kind === "number") req[input.dataset.arg] = Number(v);
+      else if (v === "true" || v === "false") req[input.dataset.arg] = v === "true";
+      else req[input.dataset.arg] = v;
+    });
+    return req;
+  }
+  return { render, read };
+})();
