@@ -102,3 +102,20 @@ def test_the_live_view_names_its_run_and_says_when_the_source_ended(make_app: An
     assert live["seq"] == 1 and live["run"] and live["status"] != "ended"
     ov.loop.step()  # the scripted source has no more frames
     assert client.get("/api/state").json["live"]["status"] == "ended"
+
+
+def test_every_error_id_the_page_renders_has_french_and_english_words() -> None:
+    import json
+    import re
+
+    from tests.server.conftest import ROOT
+
+    text = (ROOT / "server" / "static" / "i18n.js").read_text(encoding="utf-8")
+    words = json.loads(text[text.index("{"): text.rindex("}") + 1])
+    api = (ROOT / "server" / "api.py").read_text(encoding="utf-8")
+    # the errors the page's own code raises with parameters: each one has its sentence in both languages
+    codes = set(re.findall(r'ApiError\(\d+, "(\w+)"[^)]*?params=', api, flags=re.S))
+    codes |= {"nothing_to_undo", "nothing_to_apply", "dice_typed"}
+    assert {"terrain_kind", "terrain_kind_refused", "unknown_kind"} <= codes
+    for lang in ("fr", "en"):
+        assert sorted(c for c in codes if f"err.{c}" not in words[lang]) == [], lang
