@@ -1,0 +1,209 @@
+"""A whole turn played from the page only, in headless chromium, on a desk screen and a phone.
+
+For each rule set whose shot the page's form describes (Firefight on the sample table,
+AT-43 on the bundled rosters): switch rule set with the proposed terrain mapping (then
+undo it), measure, check sight, prepare a shot and read its odds, type the dice, apply,
+see the casualties gone from the plan and named in the log, undo the shot; then the same
+in English. No console error. ``TT_SHOTS=folder`` saves a screenshot of each step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.server.browser import CHROMIUM_ARGS, CHROMIUM
+from tests.server.conftest import ROOT
+from tests.server.serving import Served
+
+pytestmark = pytest.mark.browser
+SIZES = {"desk": ({"width": 1440, "height": 900}, False), "phone": ({"width": 390, "height": 844}, True)}
+WORDS = {
+    "fr": {"chance": r"\d+ % de chances d'au moins une perte", "removed": "retirées :", "undone": "annulé",
+           "sight": r"(visible|partiellement caché \d+ %|bloquée par .+)( · à couvert derrière .+)?",
+           "measure": r'\d+,\d\d( cm|") bord à bord · \d+,\d\d( cm|") centre à centre'},
+    "en": {"chance": r"\d+ % chance of at least one casualty", "removed": "removed:", "undone": "undone",
+           "sight": r"(visible|partly hidden \d+ %|blocked by .+)( · in cover behind .+)?",
+           "measure": r'\d+\.\d\d( cm|") edge to edge · \d+\.\d\d( cm|") centre to centre'},
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _serve(folder: Path, game: dict[str, Any]) -> Served:
+    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
+    return Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")])
+
+
+@pytest.fixture(scope="module")
+def firefight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    game = json.loads((ROOT / "sample_images" / "sequence" / "game.json").read_text())
+    with _serve(tmp_path_factory.mktemp("ff"), game) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def at43(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    from tests.server.test_api import at43_battle
+
+    game = at43_battle()
+    game["terrain"] = [{"id": "ruins-1", "kind": "ruins", "shape": "area", "name": "ruins",
+                        "points_mm": [[500, 500], [620, 500], [620, 580], [500, 580]]}]
+    with _serve(tmp_path_factory.mktemp("at43"), game) as served:
+        yield served
+
+
+def killing_dice(served: Served, body: dict[str, Any]) -> list[int]:
+    """Dice (typed by the players) that make this shot remove at least one model."""
+    for hits in range(1, 25):
+        for tail in range(0, 25):
+            dice = [6] * hits + [1] * tail
+            status, res = served.post("api/resolve", {**body, "dice": dice})
+            if status == 200 and res["result"].get("removed"):
+                return dice
+            if status == 200 or "not needed" in json.dumps(res):
+                break
+    raise AssertionError(f"no typed dice remove a model for {body}")
+
+
+def shot(page: Any, name: str) -> None:
+    folder = os.environ.get("TT_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def tap_model(page: Any, model: str, touch: bool) -> None:
+    box = page.locator(f'#plan-svg polygon[data-model="{model}"]').bounding_box()
+    assert box is not None, model
+    # a little beside the base: the tap selects the nearest model within a finger's reach
+    x, y = box["x"] + box["width"] / 2 + box["width"] * 0.6, box["y"] + box["height"] / 2
+    if touch:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+
+
+def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: str, firing: str, target: str,
+              weapon: str | None, pair: tuple[str, str], name: str) -> dict[str, float]:
+    w = WORDS[lang]
+    state = served.get("api/state")
+    game = state["game"]["game"]
+    ruleset = game["ruleset"]
+    page.click(f"#lang-{lang}")
+
+    # 1. switch rule set: each terrain piece gets a proposed kind, confirmed in one undoable step
+    page.click("[data-tab=setup]")
+    page.select_option("#su-ruleset", switch_to)
+    page.wait_for_selector("#su-mapping:not([hidden])")
+    assert page.locator("#su-mapping select").count() == len(game.get("terrain", []))
+    shot(page, f"{name}-1-mapping")
+    page.click("#su-apply")
+    page.wait_for_function(f"() => window.TT.game.game.ruleset === '{switch_to}'")
+    kinds = {k["kind"] for k in served.get("api/state")["terrain_kinds"]}
+    assert {t["kind"] for t in served.get("api/state")["game"]["game"].get("terrain", [])} <= kinds
+    page.click("[data-tab=log]")
+    page.click("#undo")
+    page.wait_for_function(f"() => window.TT.game.game.ruleset === '{ruleset}'")
+    page.wait_for_function(f"() => document.querySelector('#su-ruleset').value === '{ruleset}'")
+
+    # 2. measure, as the rule set measures first
+    page.click("[data-tab=tools]")
+    page.click("[data-tool=measure]")
+    tap_model(page, pair[0], touch)
+    tap_model(page, pair[1], touch)
+    page.wait_for_selector("#measure-result")
+    measured = page.inner_text("#measure-result")
+    assert re.search(w["measure"], measured), measured
+    # 3. sight, in one vocabulary
+    page.click("[data-tool=los]")
+    tap_model(page, pair[0], touch)
+    tap_model(page, pair[1], touch)
+    page.wait_for_selector("#los-result")
+    sight = page.inner_text("#los-result").split(" : ", 1)[-1].split(": ", 1)[-1]
+    assert re.fullmatch(w["sight"], sight), sight
+    assert "dégagée" not in sight
+    timings = page.evaluate("() => window.TT.timings")
+    shot(page, f"{name}-2-sight")
+
+    # 4. prepare the shot: the form's pickers, then the odds, headline first
+    page.click("[data-tab=resolve]")
+    page.select_option("#rs-action", "shoot")
+    page.select_option("#arg-firing", firing)
+    page.select_option("#arg-target", target)
+    if weapon:
+        page.select_option("#arg-weapon", weapon)
+    page.click("#rs-odds")
+    page.wait_for_selector("#rs-headline")
+    assert re.fullmatch(w["chance"], page.inner_text("#rs-headline")), page.inner_text("#rs-headline")
+    assert page.locator("#resolution table.odds").count() >= 1
+    assert page.locator("#resolution details.explain[open]").count() == 0  # folded
+    assert "RULES-NOTES" not in page.inner_text("#resolution")
+    shot(page, f"{name}-3-odds")
+
+    # 5. the players roll and type their dice; apply; the casualties leave the plan and enter the log
+    body = {"action": "shoot", "request": {"firing": firing, "target": target, **({"weapon": weapon} if weapon else {})}}
+    dice = killing_dice(served, body)
+    page.fill("#rs-dice", ", ".join(map(str, dice)))
+    page.click("#rs-typed")
+    page.wait_for_selector("#rolled-dice")
+    page.click("#rs-apply")
+    page.wait_for_selector("#applied-list li")
+    removed = [r["model"] for r in served.get("api/state")["game"]["removed"]]
+    assert removed
+    for m in removed:
+        page.wait_for_selector(f'#plan-svg polygon[data-model="{m}"]', state="detached")
+    models = {m["id"]: m for m in game["models"]}
+    applied = page.inner_text("#applied-list")
+    assert w["removed"] in applied and all((models[m].get("name") or m) in applied for m in removed), applied
+    shot(page, f"{name}-4-applied")
+    page.click("[data-tab=log]")
+    line = page.inner_text("#log li.log-resolution:not(.undone)")
+    assert all((models[m].get("name") or m) in line for m in removed), line
+
+    # 6. undo the shot: the models are back, the log says so
+    page.click("#undo")
+    page.wait_for_selector("#log li.log-resolution.undone")
+    for m in removed:
+        page.wait_for_selector(f'#plan-svg polygon[data-model="{m}"]')
+    assert w["undone"] in page.inner_text("#log li.log-resolution.undone")
+    shot(page, f"{name}-5-undone")
+    return timings
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("ruleset", ["firefight", "at-43"])
+def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Served, ruleset: str, size: str) -> None:
+    served = firefight if ruleset == "firefight" else at43
+    viewport, touch = SIZES[size]
+    ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(served.url)
+    page.wait_for_selector("#plan-svg polygon.model")
+    if ruleset == "firefight":
+        args = {"switch_to": "at-43", "firing": "red-2", "target": "blue-1", "weapon": None, "pair": ("m10", "m16")}
+    else:
+        game = served.get("api/state")["game"]["game"]
+        golems = [u["id"] for u in game["units"] if u["side"] != "UNA"]
+        args = {"switch_to": "firefight", "firing": "sierra-alpha", "target": golems[-1], "weapon": "laser rifle",
+                "pair": ("sa-1", next(m["id"] for m in game["models"] if m["unit"] == golems[-1]))}
+    for lang in ("fr", "en"):
+        play_turn(page, served, lang=lang, touch=touch, name=f"{ruleset}-{size}-{lang}", **args)
+    assert problems == []
+    ctx.close()
