@@ -230,7 +230,7 @@
       const cls = `terrain terrain-${tr.shape}${S.highlight.has(tr.id) ? " blocking" : ""}`;
       out.push({ kind: tr.shape === "area" ? "poly" : "line", pts: tr.points_mm, cls, id: tr.id });
       const c = tr.points_mm.reduce((a, p) => [a[0] + p[0] / tr.points_mm.length, a[1] + p[1] / tr.points_mm.length], [0, 0]);
-      out.push({ kind: "text", at: c, text: tr.name || tr.kind, cls: "terrain-label", size: 0.8 });
+      out.push({ kind: "text", at: c, text: tr.name || kindName(tr.kind), cls: "terrain-label", size: 0.8 });
     });
     const L = S.layers;
     if ($("#show-deployment").checked) out.push(...L.deployment);
@@ -284,6 +284,7 @@
       drawShape({ kind: "circle", c: [b.x_mm, b.y_mm], r: b.diameter_mm / 2, cls: `unassigned${b.seen ? "" : " unseen"}` }, proj, g, fs);
       drawShape({ kind: "text", at: [b.x_mm, b.y_mm], text: b.base_id, cls: "model-label", size: 0.7 }, proj, g, fs);
     });
+    const labelBoxes = [];
     modelsDrawn().forEach((m) => {
       const cls = ["model", m.seen ? "seen" : "unseen", S.outOfCohesion.has(m.id) ? "out-of-cohesion" : "",
                    S.picks.includes(m.id) ? "picked" : "", S.highlight.has(m.id) ? "blocking" : "",
@@ -298,7 +299,13 @@
         drawShape({ kind: "line", pts: [[m.x_mm, m.y_mm], [m.x_mm + r * Math.cos(a), m.y_mm + r * Math.sin(a)]], cls: "facing" }, proj, g, fs);
       }
       if (S.outOfCohesion.has(m.id)) drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: m.base_mm / 2 + 5, cls: "cohesion-ring" }, proj, g, fs);
-      drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - fs * 0.45], text: m.label + (m.seen ? "" : " ?"), cls: "model-label", size: 0.8 }, proj, g, fs);
+      // a label is drawn only where it does not cover another one (dense units on a phone)
+      const text = m.label + (m.seen ? "" : " ?"), at = proj([m.x_mm, m.y_mm - m.base_mm / 2 - fs * 0.45]);
+      const box = [at[0] - text.length * fs * 0.27, at[1] - fs * 0.45, at[0] + text.length * fs * 0.27, at[1] + fs * 0.45];
+      if (!labelBoxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) {
+        labelBoxes.push(box);
+        drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - fs * 0.45], text, cls: "model-label", size: 0.8 }, proj, g, fs);
+      }
     });
     S.layers.tool.forEach((s) => drawShape(s, proj, g, fs));
     S.layers.numbers.forEach((s) => drawShape(s, proj, g, fs));
@@ -426,6 +433,7 @@
     S.game = view;
     setStatus();
     $("#views").classList.toggle("no-camera", S.server.live === false);
+    $("#camera-toggle").hidden = S.server.live === false;
     $("#game-name").textContent = view.game.name || "";
     fillSelects(before);
     renderForm();
@@ -580,12 +588,16 @@
     const model = modelById(m), radius = model ? model.base_mm / 2 : 0;
     // each ring's label says how it is measured: from the base's edge (its radius added) or its centre
     const how = ans.how === "edge" ? t("ring.edge", { r: unitFmt(radius) }) : t("ring.centre");
+    // labels on the side of the ring facing the table's middle, where they are not cut by the edge
+    const tb = table(), toMid = [tb.width_mm / 2 - c[0], tb.depth_mm / 2 - c[1]];
+    const len = Math.hypot(toMid[0], toMid[1]) || 1, dir = [toMid[0] / len, toMid[1] / len];
     ans.bands.forEach((b, i) => {
       const inner = b.from_mm, outer = b.to_mm;
       if (outer !== null) shapes.push({ kind: "circle", c, r: outer, cls: `range-band band-${i % 4}` });
       const at = outer !== null ? outer : inner + 20;
+      const where = [c[0] + dir[0] * at, c[1] + dir[1] * at];
       const reach = outer !== null ? ` ${unitFmt(ans.how === "edge" ? outer - radius : outer)}` : "";
-      shapes.push({ kind: "text", at: [c[0], c[1] - at], text: `${bandText(b.band)}${reach}`, cls: "band-label", size: 0.8 });
+      shapes.push({ kind: "text", at: where, text: `${bandText(b.band)}${reach}`, cls: "band-label", size: 0.8 });
     });
     S.layers.range = shapes;
     if (quiet !== true) {
@@ -818,7 +830,7 @@
       const req = p.request || {};
       const actors = Object.keys(req).filter((k) => typeof req[k] === "string").map((k) => names[k] || req[k]);
       const head = t("log.resolution", { action: actionName(p.action), who: actors.join(" → "), dice: p.dice || [] });
-      return `${head}${p.changes ? ` : ${changesText(p.changes).join(" ; ")}` : ""}`;
+      return p.changes ? t("log.with_changes", { head, changes: changesText(p.changes).join(t("list_sep")) }) : head;
     }
     if (e.kind === "undo") {
       const target = (S.logEvents || []).find((x) => x.id === p.undoes);
@@ -928,6 +940,7 @@
     S.lastRoll = res.result ? { ...resolutionRequest(), dice: (res.dice || []).map((d) => d.value) } : null;
     $("#rs-apply").disabled = !(S.lastRoll && res.game);
     showResolution(res);
+    $("#rs-headline").scrollIntoView({ block: "nearest" });
   }
 
   // -- selection: a tapped model feeds the tools and the action form -----------------------------
@@ -1115,6 +1128,7 @@
       $("#rs-apply").disabled = true; S.lastRoll = null;
       S.applied = out.event;
       showApplied(out.event);
+      $("#applied").scrollIntoView({ block: "nearest" });
     }));
     $("#su-apply").addEventListener("click", guard(applySetup));
     $("#su-rosters").addEventListener("change", guard(async (ev) => {

@@ -63,7 +63,7 @@ window.TT_I18N = {
     "action.apply": "Appliquer le résultat",
     "action.undo": "Annuler ma dernière action",
     "action.export": "Exporter la partie",
-    "action.import": "Importer",
+    "action.import": "Importer une partie",
     "action.save": "Enregistrer",
     "action.draw": "Dessiner",
     "action.finish": "Terminer",
@@ -534,7 +534,11 @@ window.TT_I18N = {
     "err.bad_json": "La requête n'est pas lisible (JSON invalide).",
     "err.unavailable": "Cette partie des règles n'est pas installée.",
     "err.http_500": "Le serveur a rencontré une erreur ; elle est dans son journal.",
-    "err.internal": "Le serveur a rencontré une erreur ; elle est dans son journal."
+    "err.internal": "Le serveur a rencontré une erreur ; elle est dans son journal.",
+    "log.with_changes": "{head} : {changes}",
+    "list_sep": " ; ",
+    "counter.salvoes": "salves",
+    "action.load_rosters": "Charger des listes d'armée (JSON, YAML)"
   },
   "en": {
     "status.starting": "starting…",
@@ -596,7 +600,7 @@ window.TT_I18N = {
     "action.apply": "Apply the result",
     "action.undo": "Undo my last action",
     "action.export": "Export the game",
-    "action.import": "Import",
+    "action.import": "Import a game",
     "action.save": "Save",
     "action.draw": "Draw",
     "action.finish": "Finish",
@@ -1067,6 +1071,10 @@ window.TT_I18N = {
     "err.bad_json": "The request cannot be read (invalid JSON).",
     "err.unavailable": "This part of the rules is not installed.",
     "err.http_500": "The server met an error; it is in its log.",
-    "err.internal": "The server met an error; it is in its log."
+    "err.internal": "The server met an error; it is in its log.",
+    "log.with_changes": "{head}: {changes}",
+    "list_sep": "; ",
+    "counter.salvoes": "salvoes",
+    "action.load_rosters": "Load army lists (JSON, YAML)"
   }
 };

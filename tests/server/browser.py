@@ -16,7 +16,7 @@ from typing import Any, Iterator
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-VIEWPORT = {"width": 1600, "height": 900}
+VIEWPORT = {"width": 1440, "height": 900}
 
 
 @contextmanager
@@ -88,10 +88,15 @@ def screenshot(out: Path) -> None:
         a = next(m["id"] for m in models if m["unit"] == firing)
         b = next(m["id"] for m in models if m["unit"] == target)
         page.select_option("#rg-model", a)
-        page.fill("#rg-range", "12")
-        page.click("#rg-show")
+        weapon = next((w for m in models if m["id"] == a for w in m.get("weapons", [])), None)
+        if weapon:  # the rings of the model's weapon, its range from the roster
+            page.select_option("#rg-weapon", weapon)
+        else:
+            page.fill("#rg-range", "12")
+            page.click("#rg-show")
         page.wait_for_selector("#bands-result", timeout=20_000)
         measure(page, a, b)
+        page.click("#legend-toggle")
         page.wait_for_timeout(800)
         out.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(out))

@@ -87,10 +87,12 @@ def shot(page: Any, name: str) -> None:
 
 
 def tap_model(page: Any, model: str, touch: bool) -> None:
-    box = page.locator(f'#plan-svg polygon[data-model="{model}"]').bounding_box()
-    assert box is not None, model
-    # a little beside the base: the tap selects the nearest model within a finger's reach
-    x, y = box["x"] + box["width"] / 2 + box["width"] * 0.6, box["y"] + box["height"] / 2
+    """Tap a little beside the model's centre: the tap selects the nearest model within a finger's reach."""
+    x, y = page.evaluate("""(id) => {
+        const m = window.TT.game.game.models.find((x) => x.id === id);
+        const ctm = document.querySelector("#plan-svg").getScreenCTM();
+        return [ctm.a * m.x_mm + ctm.e + 3, ctm.d * m.y_mm + ctm.f + 2];
+    }""", model)
     if touch:
         page.touchscreen.tap(x, y)
     else:
@@ -127,12 +129,15 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     tap_model(page, pair[1], touch)
     page.wait_for_selector("#measure-result")
     measured = page.inner_text("#measure-result")
+    names = {m["id"]: m.get("name") or m["id"] for m in game["models"]}
+    assert measured.startswith(f"{names[pair[0]]} → {names[pair[1]]}"), measured
     assert re.search(w["measure"], measured), measured
     # 3. sight, in one vocabulary
     page.click("[data-tool=los]")
     tap_model(page, pair[0], touch)
     tap_model(page, pair[1], touch)
     page.wait_for_selector("#los-result")
+    assert page.inner_text("#los-result").startswith(f"{names[pair[0]]} → {names[pair[1]]}")
     sight = page.inner_text("#los-result").split(" : ", 1)[-1].split(": ", 1)[-1]
     assert re.fullmatch(w["sight"], sight), sight
     assert "dégagée" not in sight
