@@ -901,13 +901,16 @@
     const pick = names.find((n) => /removed|killed|casualt|out of action/i.test(n)) || names.find((n) => /wound/i.test(n)) || null;
     if (!pick) return null;
     const first = (o) => (Array.isArray(o) ? o[0] : o);
-    const p = odds[pick].reduce((acc, row) => acc + (typeof first(row.outcome) === "number" && first(row.outcome) >= 1 ? (row.probability || row.p || 0) : 0), 0);
+    const hurt = (o) => o === true || (typeof o === "number" && o >= 1);
+    const p = odds[pick].reduce((acc, row) => acc + (hurt(first(row.outcome)) ? (row.probability || row.p || 0) : 0), 0);
     return { p, removed: /removed|killed|casualt|out of action/i.test(pick) };
   }
   function headline(res) {
     const r = res.result;
     if (r) {
-      const removed = [].concat(r.removed || []);
+      // the models the roll would remove: in the game now, not in the game after it (any rule set)
+      const after = res.game ? new Set((res.game.models || []).map((m) => m.id)) : null;
+      const removed = after ? (S.game.game.models || []).map((m) => m.id).filter((id) => !after.has(id)) : [].concat(r.removed || []);
       const bits = [];
       if (typeof r.hits === "number") bits.push(t("headline.hits", { n: r.hits }));
       bits.push(removed.length ? t("headline.removed", { who: removed.map(nameOf).join(", ") }) : t("headline.no_casualty"));

@@ -24,12 +24,12 @@ from tests.server.serving import Served
 pytestmark = pytest.mark.browser
 SIZES = {"desk": ({"width": 1440, "height": 900}, False), "phone": ({"width": 390, "height": 844}, True)}
 WORDS = {
-    "fr": {"chance": r"\d+ % de chances d'au moins une perte", "removed": "retirées :", "undone": "annulé",
+    "fr": {"chance": r"[1-9]\d* % de chances d'au moins une perte", "removed": "retirées :", "undone": "annulé",
            "sight": r"(visible|partiellement caché \d+ %|bloquée par .+)( · à couvert derrière .+)?",
-           "measure": r'\d+,\d\d( cm|") bord à bord · \d+,\d\d( cm|") centre à centre'},
-    "en": {"chance": r"\d+ % chance of at least one casualty", "removed": "removed:", "undone": "undone",
+           "measure": r'\d+,\d\d( cm| pas|") bord à bord · \d+,\d\d( cm| pas|") centre à centre'},
+    "en": {"chance": r"[1-9]\d* % chance of at least one casualty", "removed": "removed:", "undone": "undone",
            "sight": r"(visible|partly hidden \d+ %|blocked by .+)( · in cover behind .+)?",
-           "measure": r'\d+\.\d\d( cm|") edge to edge · \d+\.\d\d( cm|") centre to centre'},
+           "measure": r'\d+\.\d\d( cm| pas|") edge to edge · \d+\.\d\d( cm| pas|") centre to centre'},
 }
 
 
@@ -66,13 +66,32 @@ def at43(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield served
 
 
+@pytest.fixture(scope="module")
+def star_wars(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    game = json.loads((ROOT / "rules" / "data" / "games" / "star-wars-sample.json").read_text())
+    with _serve(tmp_path_factory.mktemp("sw"), game) as served:
+        yield served
+
+
+def star_wars_pair(served: Served, game: dict[str, Any]) -> tuple[str, str]:
+    """An imperial trooper and a rebel it can shoot at (in range and seen)."""
+    side = {u["id"]: u["side"] for u in game["units"]}
+    armed = [m for m in game["models"] if m.get("weapons")]
+    for a in (m for m in armed if side[m["unit"]] == "empire"):
+        for b in (m for m in armed if side[m["unit"]] != "empire"):
+            status, _ = served.post("api/resolve", {"action": "shoot", "request": {"shooter": a["id"], "target": b["id"]}})
+            if status == 200:
+                return a["id"], b["id"]
+    raise AssertionError("no imperial can shoot at a rebel in the Star Wars sample")
+
+
 def killing_dice(served: Served, body: dict[str, Any]) -> list[int]:
     """Dice (typed by the players) that make this shot remove at least one model."""
     for hits in range(1, 25):
         for tail in range(0, 25):
             dice = [6] * hits + [1] * tail
             status, res = served.post("api/resolve", {**body, "dice": dice})
-            if status == 200 and res["result"].get("removed"):
+            if status == 200 and len(res["game"]["models"]) < len(served.get("api/state")["game"]["game"]["models"]):
                 return dice
             if status == 200 or "not needed" in json.dumps(res):
                 break
@@ -99,8 +118,8 @@ def tap_model(page: Any, model: str, touch: bool) -> None:
         page.mouse.click(x, y)
 
 
-def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: str, firing: str, target: str,
-              weapon: str | None, pair: tuple[str, str], name: str) -> dict[str, float]:
+def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: str, request: dict[str, str],
+              pair: tuple[str, str], name: str) -> dict[str, float]:
     w = WORDS[lang]
     state = served.get("api/state")
     game = state["game"]["game"]
@@ -147,10 +166,8 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     # 4. prepare the shot: the form's pickers, then the odds, headline first
     page.click("[data-tab=resolve]")
     page.select_option("#rs-action", "shoot")
-    page.select_option("#arg-firing", firing)
-    page.select_option("#arg-target", target)
-    if weapon:
-        page.select_option("#arg-weapon", weapon)
+    for arg, value in request.items():  # in the form's order: each choice narrows the next one
+        page.select_option(f"#arg-{arg}", value)
     page.click("#rs-odds")
     page.wait_for_selector("#rs-headline")
     assert re.fullmatch(w["chance"], page.inner_text("#rs-headline")), page.inner_text("#rs-headline")
@@ -160,7 +177,7 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     shot(page, f"{name}-3-odds")
 
     # 5. the players roll and type their dice; apply; the casualties leave the plan and enter the log
-    body = {"action": "shoot", "request": {"firing": firing, "target": target, **({"weapon": weapon} if weapon else {})}}
+    body = {"action": "shoot", "request": request}
     dice = killing_dice(served, body)
     page.fill("#rs-dice", ", ".join(map(str, dice)))
     page.click("#rs-typed")
@@ -190,9 +207,10 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("ruleset", ["firefight", "at-43"])
-def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Served, ruleset: str, size: str) -> None:
-    served = firefight if ruleset == "firefight" else at43
+@pytest.mark.parametrize("ruleset", ["firefight", "at-43", "star-wars"])
+def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Served, star_wars: Served,
+                                    ruleset: str, size: str) -> None:
+    served = {"firefight": firefight, "at-43": at43, "star-wars": star_wars}[ruleset]
     viewport, touch = SIZES[size]
     ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
     page = ctx.new_page()
@@ -201,13 +219,18 @@ def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Serve
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(served.url)
     page.wait_for_selector("#plan-svg polygon.model")
+    game = served.get("api/state")["game"]["game"]
     if ruleset == "firefight":
-        args = {"switch_to": "at-43", "firing": "red-2", "target": "blue-1", "weapon": None, "pair": ("m10", "m16")}
-    else:
-        game = served.get("api/state")["game"]["game"]
+        args = {"switch_to": "at-43", "request": {"firing": "red-2", "target": "blue-1"}, "pair": ("m10", "m16")}
+    elif ruleset == "at-43":
         golems = [u["id"] for u in game["units"] if u["side"] != "UNA"]
-        args = {"switch_to": "firefight", "firing": "sierra-alpha", "target": golems[-1], "weapon": "laser rifle",
+        args = {"switch_to": "firefight", "request": {"firing": "sierra-alpha", "target": golems[-1], "weapon": "laser rifle"},
                 "pair": ("sa-1", next(m["id"] for m in game["models"] if m["unit"] == golems[-1]))}
+    else:  # Star Wars: a figure shoots at a figure, with a weapon of its own
+        shooter, target = star_wars_pair(served, game)
+        args = {"switch_to": "firefight", "pair": (shooter, target),
+                "request": {"shooter": shooter, "target": target,
+                            "weapon": next(m for m in game["models"] if m["id"] == shooter)["weapons"][0]}}
     for lang in ("fr", "en"):
         play_turn(page, served, lang=lang, touch=touch, name=f"{ruleset}-{size}-{lang}", **args)
     assert problems == []
