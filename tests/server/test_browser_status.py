@@ -1,0 +1,52 @@
+"""The status pill tells the truth: live, paused, source ended, disconnected (never a latency then)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.server.browser import chromium
+from tests.server.conftest import ROOT
+from tests.server.serving import Served
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_pill_says_live_paused_ended_and_disconnected(tmp_path: Path) -> None:
+    truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(3):  # a short video of the same table: it plays once, then ends
+        (frames / f"frame_{i:04d}.jpg").write_bytes((ROOT / "sample_images" / "hf600_1080p_top.jpg").read_bytes())
+    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
+    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": truth["setup"]["table"],
+                                                    "units": [], "models": []}))
+    served = Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
+                     "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+    try:
+        with chromium() as browser:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(served.url)
+            page.wait_for_function("() => window.TT.live && window.TT.live.seq >= 1", timeout=30_000)
+            run = page.evaluate("() => window.TT.live.run")
+            assert run
+            # the source ends after its three frames: said so, without a latency
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'ended'", timeout=30_000)
+            assert page.inner_text("#status") == "vidéo terminée"
+            # the page holds the last frame under this run's name
+            assert f"run={run}&seq=" in (page.get_attribute("#camera-svg image", "href") or "")
+            # frames stop coming while the source runs (a stalled camera): paused
+            page.evaluate("() => { window.TT.live = { ...window.TT.live, status: 'ok' }; window.TT.lastLiveAt = Date.now() - 10000; }")
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'paused'", timeout=5_000)
+            assert "ms" not in page.inner_text("#status")
+            served.kill()
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'offline'", timeout=30_000)
+            assert page.inner_text("#status") == "déconnecté"
+            assert errors == []
+            page.close()
+    finally:
+        served.kill()
