@@ -766,13 +766,21 @@
     const models = (S.game.game.models || []).map((m) => [m.id, `${m.name || m.id} (${m.unit})`]);
     const byMarker = {};
     (S.game.game.models || []).forEach((m) => { if (m.marker_id !== undefined) byMarker[m.marker_id] = m.id; });
-    const rows = [...((S.live && S.live.models) || []).map((m) => ({ key: "marker_id", id: m.marker_id, label: `${t("marker")} #${m.marker_id}`, current: byMarker[m.marker_id] })),
+    const gone = removedMarkers();
+    const rows = [...((S.live && S.live.models) || []).filter((m) => !gone[m.marker_id]).map((m) => ({ key: "marker_id", id: m.marker_id, label: `${t("marker")} #${m.marker_id}`, current: byMarker[m.marker_id] })),
       ...((S.live && S.live.bases) || []).map((b) => ({ key: "base_id", id: b.base_id, label: `${t("base")} ${b.base_id} (${b.side || "?"}, ${b.diameter_mm} mm)`,
         current: ((S.game.game.models || []).find((m) => m.extra && m.extra.base_track === b.base_id) || {}).id }))];
-    const sig = JSON.stringify([rows, models, S.lang]);
+    const removedRows = ((S.live && S.live.models) || []).filter((m) => gone[m.marker_id]).map((m) => [m.marker_id, gone[m.marker_id].name]);
+    const sig = JSON.stringify([rows, models, removedRows, S.lang]);
     if (sig === S.detectedSig) return;
     S.detectedSig = sig;
     ul.replaceChildren();
+    removedRows.forEach(([id, name]) => {  // a casualty's marker still on the table: known, not to assign
+      const li = document.createElement("li");
+      li.className = "removed-row";
+      li.textContent = t("marker_removed", { id, name });
+      ul.appendChild(li);
+    });
     rows.forEach((r) => {
       const li = document.createElement("li");
       li.textContent = `${r.label} → `;

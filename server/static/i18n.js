@@ -538,7 +538,8 @@ window.TT_I18N = {
     "log.with_changes": "{head} : {changes}",
     "list_sep": " ; ",
     "counter.salvoes": "salves",
-    "action.load_rosters": "Charger des listes d'armée (JSON, YAML)"
+    "action.load_rosters": "Charger des listes d'armée (JSON, YAML)",
+    "marker_removed": "marqueur #{id} : {name}, retirée (perte)"
   },
   "en": {
     "status.starting": "starting…",
@@ -1075,6 +1076,7 @@ window.TT_I18N = {
     "log.with_changes": "{head}: {changes}",
     "list_sep": "; ",
     "counter.salvoes": "salvoes",
-    "action.load_rosters": "Load army lists (JSON, YAML)"
+    "action.load_rosters": "Load army lists (JSON, YAML)",
+    "marker_removed": "marker #{id}: {name}, removed (casualty)"
   }
 };

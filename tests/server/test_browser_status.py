@@ -50,3 +50,45 @@ def test_the_pill_says_live_paused_ended_and_disconnected(tmp_path: Path) -> Non
             page.close()
     finally:
         served.kill()
+
+
+def test_a_casualtys_marker_still_on_the_table_is_known_as_removed(tmp_path: Path) -> None:
+    truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
+    sample = json.loads((ROOT / "sample_images" / "sequence" / "game.json").read_text())
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "frame_0000.jpg").write_bytes((ROOT / "sample_images" / "hf600_1080p_top.jpg").read_bytes())
+    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
+    red = [m for m in truth["models"] if m["side"] == "red"][:2]
+    blue = [m for m in truth["models"] if m["side"] == "blue"][:2]
+    models = [{"id": f"{side}-{m['marker_id']}", "unit": side, "marker_id": m["marker_id"], "x_mm": m["x_mm"],
+               "y_mm": m["y_mm"], "base_mm": m["base_mm"], "profile": "Sniper" if side == "red" else "Cultist",
+               "weapons": ["sniper rifle"] if side == "red" else []}
+              for side, ms in (("red", red), ("blue", blue)) for m in ms]
+    game = {"ruleset": "firefight", "table": truth["setup"]["table"], "profiles": sample["profiles"],
+            "weapons": sample["weapons"], "units": [{"id": "red", "side": "A", "name": "Snipers"},
+                                                    {"id": "blue", "side": "B", "name": "Cultists"}],
+            "models": models}
+    (tmp_path / "game.json").write_text(json.dumps(game))
+    with Served(["--images", str(frames), "--setup", str(tmp_path / "setup.json"), "--game",
+                 str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")]) as served, chromium() as browser:
+        page = browser.new_page()
+        page.goto(served.url)
+        page.wait_for_function("() => window.TT.live && window.TT.live.models.length > 5", timeout=30_000)
+        body = {"action": "shoot", "request": {"firing": "red", "target": "blue"}}
+        for dice in ([6, 6, 1, 1], [6, 6, 1, 1, 1], [6, 6, 1, 1, 1, 1]):
+            status, res = served.post("api/resolve/apply", {**body, "dice": dice})
+            if status == 200:
+                break
+        assert status == 200, res
+        removed = res["event"]["payload"]["changes"]["removed"]
+        assert removed
+        page.wait_for_function(f"() => window.TT.game.removed.length === {len(removed)}")
+        page.wait_for_selector("#plan-svg .removed-marker")
+        assert page.locator("#plan-svg .removed-marker").count() == len(removed)
+        labels = page.locator("#plan-svg text.model-label").all_text_contents()
+        assert not any(f"#{r['marker_id']}" == x for r in removed for x in labels)  # not an unknown marker
+        page.click("[data-tab=setup]")
+        detected = page.inner_text("#su-detected")
+        assert all(f"#{r['marker_id']} : {r['name']}, retirée" in detected for r in removed), detected
+        page.close()
