@@ -103,7 +103,12 @@
   function errorText(err) {
     const key = `err.${err.code}`;
     const known = window.TT_I18N.en[key] !== undefined;
-    return known ? t(key, err.params || {}) : (err.message || String(err));
+    const params = { ...(err.params || {}) };
+    if (params.ruleset) params.ruleset = rulesetName(params.ruleset);
+    if (params.kinds) params.kinds = params.kinds.map(kindName);
+    if (params.shapes) params.shapes = params.shapes.map((x) => t(`shape.${x}`));
+    if (params.terrain && S.game) params.terrain = terrainName(params.terrain);
+    return known ? t(key, params) : (err.message || String(err));
   }
   // Errors appear next to the control that caused them, and go when the next action starts.
   function clearErrors() { $$(".error.near").forEach((e) => e.remove()); $("#error").hidden = true; }
@@ -284,7 +289,11 @@
       drawShape({ kind: "circle", c: [b.x_mm, b.y_mm], r: b.diameter_mm / 2, cls: `unassigned${b.seen ? "" : " unseen"}` }, proj, g, fs);
       drawShape({ kind: "text", at: [b.x_mm, b.y_mm], text: b.base_id, cls: "model-label", size: 0.7 }, proj, g, fs);
     });
-    const labelBoxes = [];
+    // terrain names are drawn first: a model label does not cover them
+    const labelBoxes = sceneShapes().filter((x) => x.cls === "terrain-label").map((x) => {
+      const at = proj(x.at), half = String(x.text).length * fs * 0.8 * 0.27;
+      return [at[0] - half, at[1] - fs * 0.4, at[0] + half, at[1] + fs * 0.4];
+    });
     modelsDrawn().forEach((m) => {
       const cls = ["model", m.seen ? "seen" : "unseen", S.outOfCohesion.has(m.id) ? "out-of-cohesion" : "",
                    S.picks.includes(m.id) ? "picked" : "", S.highlight.has(m.id) ? "blocking" : "",

@@ -235,3 +235,40 @@ def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Serve
         play_turn(page, served, lang=lang, touch=touch, name=f"{ruleset}-{size}-{lang}", **args)
     assert problems == []
     ctx.close()
+
+
+def test_a_refused_switch_says_why_beside_the_select_and_keeps_the_games_rule_set(browser: Any, at43: Served) -> None:
+    page = browser.new_page(viewport=SIZES["desk"][0])
+    page.goto(at43.url)
+    page.wait_for_selector("#plan-svg polygon.model")
+    page.click("[data-tab=setup]")
+    page.select_option("#su-ruleset", "star-wars")
+    page.wait_for_selector("#su-mapping:not([hidden]) select")
+    # a kind the player could not pick (the list changed under their hand): refused by the server
+    page.evaluate("""() => { const s = document.querySelector('#su-mapping select');
+                             const o = document.createElement('option'); o.value = 'lava'; o.textContent = 'lava';
+                             s.appendChild(o); s.value = 'lava'; }""")
+    page.click("#su-apply")
+    error = page.wait_for_selector("#su-game .error.near")
+    assert "lava" in error.inner_text() and "Star Wars" in error.inner_text(), error.inner_text()
+    assert page.input_value("#su-ruleset") == "at-43"  # never left showing a rule set the game is not in
+    assert at43.get("api/state")["game"]["game"]["ruleset"] == "at-43"
+    page.click("[data-tab=log]")
+    page.click("#undo")  # the next action starts: the old error goes
+    assert page.locator(".error.near").count() <= 1
+    assert page.locator("#su-game .error.near").count() == 0
+    page.close()
+
+
+def test_undo_back_to_a_log_entry_from_the_page(browser: Any, at43: Served) -> None:
+    first = at43.post("api/objectives", {"x_mm": 600, "y_mm": 1000})[1]["event"]["id"]
+    at43.post("api/objectives", {"x_mm": 700, "y_mm": 1000})
+    page = browser.new_page(viewport=SIZES["desk"][0])
+    page.goto(at43.url)
+    page.wait_for_selector("#plan-svg polygon.model")
+    page.click("[data-tab=log]")
+    page.click(f'#log li[data-event="{first}"] button.undo-to')
+    page.wait_for_selector(f'#log li[data-event="{first}"].undone')
+    assert page.locator("#log li.log-objective-add.undone").count() >= 2
+    assert not [o for o in at43.get("api/state")["game"]["game"].get("objectives", []) if o["y_mm"] == 1000]
+    page.close()
