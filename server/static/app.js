@@ -113,7 +113,7 @@
   // Errors appear next to the control that caused them, and go when the next action starts.
   function clearErrors() { $$(".error.near").forEach((e) => e.remove()); $("#error").hidden = true; }
   function showError(err, anchor) {
-    const text = `${t("error")} : ${errorText(err)}`;
+    const text = `${t("error")}${t("sep")}${errorText(err)}`;
     const host = anchor && anchor.closest ? (anchor.closest("fieldset, .row, label, .tab") || anchor) : null;
     if (host && host.isConnected) {
       const p = document.createElement("p");
@@ -516,7 +516,7 @@
     if (ans.how === "centre") parts.reverse();
     const text = parts.map(([k, v]) => `${unitFmt(v)} ${t(k)}`).join(" · ");
     S.layers.tool = [{ kind: "line", pts: [pa, pb], cls: "measure" }, { kind: "text", at: mid, text: parts.length ? unitFmt(parts[0][1]) : "", cls: "measure-label", size: 1 }];
-    showAnswer(`<p class="big" id="measure-result">${esc(nameOf(a))} → ${esc(nameOf(b))} : ${esc(text)}</p>`, ans);
+    showAnswer(`<p class="big" id="measure-result">${esc(nameOf(a))} → ${esc(nameOf(b))}${t("sep")}${esc(text)}</p>`, ans);
     S.timings.measure = performance.now() - t0;
   }
 
@@ -540,7 +540,7 @@
     const v = sightVerdict(ans);
     S.highlight = new Set(v.blockers);
     S.layers.tool = [{ kind: "line", pts: [centre(a), centre(b)], cls: v.visible ? (v.key === "sight.visible" ? "los-clear" : "los-partial") : "los-blocked" }];
-    showAnswer(`<p class="big" id="los-result" data-verdict="${v.key}">${esc(nameOf(a))} → ${esc(nameOf(b))} : ${esc(v.text)}</p>`, ans);
+    showAnswer(`<p class="big" id="los-result" data-verdict="${v.key}">${esc(nameOf(a))} → ${esc(nameOf(b))}${t("sep")}${esc(v.text)}</p>`, ans);
     S.timings.los = performance.now() - t0;
   }
 
@@ -573,7 +573,7 @@
     const lf = centre((S.game.game.units.find((u) => u.id === f) || {}).leader), lt = centre((S.game.game.units.find((u) => u.id === tg) || {}).leader);
     if (band !== null && lf && lt) shapes.push({ kind: "text", at: [(lf[0] + lt[0]) / 2, (lf[1] + lt[1]) / 2], text: String(band), cls: "band-label", size: 0.7 });
     S.layers.firezone = shapes;
-    showAnswer(`<p class="big" id="firezone-result">${t("in_zone")} : ${esc(order.map((x) => (typeof x === "string" ? x : x.model || x.id)).join(", ") || t("nothing"))}</p>` +
+    showAnswer(`<p class="big" id="firezone-result">${t("in_zone")}${t("sep")}${esc(order.map((x) => (typeof x === "string" ? x : x.model || x.id)).join(", ") || t("nothing"))}</p>` +
       (band !== null ? `<p id="firezone-band">${esc(band)}</p>` : ""), ans);
     renderAll();
   }
@@ -622,7 +622,7 @@
     const under = (ans.models || ans.under || []).map((x) => (typeof x === "string" ? x : x.model || x.id));
     S.highlight = new Set(under);
     S.layers.template = [{ kind: "circle", c: at, r: ans.radius_mm || r, cls: "template" }];
-    if (quiet !== true) showAnswer(`<p class="big">${t("under_template")} : ${esc(under.join(", ") || t("nothing"))}</p>`, ans);
+    if (quiet !== true) showAnswer(`<p class="big">${t("under_template")}${t("sep")}${esc(under.join(", ") || t("nothing"))}</p>`, ans);
   }
 
   async function auras() {
@@ -817,21 +817,24 @@
   function changesText(ch) {
     if (!ch) return [];
     const out = [];
-    const who = (r) => `${r.name} (${r.unit_name})`;
+    const who = (r) => (r.unit_name && r.unit_name !== r.name && r.unit_name !== r.model ? `${r.name} (${r.unit_name})` : r.name);
     if ((ch.removed || []).length) out.push(t("changed.removed", { who: ch.removed.map(who).join(", ") }));
     (ch.status || []).forEach((r) => {
       if (r.added.length) out.push(t("changed.status_added", { who: who(r), what: r.added.map(statusWord).join(", ") }));
       if (r.removed.length) out.push(t("changed.status_removed", { who: who(r), what: r.removed.map(statusWord).join(", ") }));
     });
-    (ch.models || []).forEach((r) => out.push(t("changed.counters", { who: who(r), what: countersText(r.changed) })));
-    (ch.units || []).forEach((r) => out.push(t("changed.counters", { who: r.unit_name, what: countersText(r.changed) })));
-    if (ch.state && Object.keys(ch.state).length) out.push(t("changed.state", { what: countersText(ch.state) }));
+    const counters = (who, changed) => { const what = countersText(changed); if (what) out.push(t("changed.counters", { who, what })); };
+    (ch.models || []).forEach((r) => counters(who(r), r.changed));
+    (ch.units || []).forEach((r) => counters(r.unit_name, r.changed));
+    const state = countersText(ch.state || {});
+    if (state) out.push(t("changed.state", { what: state }));
     if (!out.length) out.push(t("changed.nothing"));
     return out;
   }
   function statusWord(s) { return t(`status_word.${s}`) === `status_word.${s}` ? s : t(`status_word.${s}`); }
   function countersText(changed) {
-    return Object.entries(changed).map(([k, [a, b]]) => {
+    const plainValue = (v) => v === null || v === undefined || ["number", "boolean", "string"].includes(typeof v);
+    return Object.entries(changed).filter(([, [a, b]]) => plainValue(a) && plainValue(b) && a !== null && a !== undefined).map(([k, [a, b]]) => {
       const word = t(`counter.${k}`) === `counter.${k}` ? k.replace(/_/g, " ") : t(`counter.${k}`);
       const plain = (v) => (v === null || v === undefined ? "—" : (typeof v === "object" ? (Array.isArray(v) ? fmtNum(v.length) : "…") : fmtValue(v)));
       return `${word} ${plain(a)} → ${plain(b)}`;
@@ -888,7 +891,11 @@
   // -- resolution ------------------------------------------------------------------------------
   function formCtx() {
     return { t, game: S.game.game, onChange: onFormChange,
-             label: (kind, id) => (kind === "unit" ? `${unitName(id)} (${((S.game.game.units || []).find((u) => u.id === id) || {}).side || "?"})` : `${nameOf(id)} · ${unitName((modelById(id) || {}).unit)}`) };
+             label: (kind, id) => {
+               if (kind === "unit") return `${unitName(id)} (${((S.game.game.units || []).find((u) => u.id === id) || {}).side || "?"})`;
+               const m = modelById(id) || {}, unit = unitName(m.unit);
+               return m.unit && unit !== nameOf(id) && m.unit !== id ? `${nameOf(id)} · ${unit}` : nameOf(id);
+             } };
   }
   function renderForm() {
     const action = $("#rs-action").value;
@@ -932,16 +939,16 @@
       if (typeof r.hits === "number") bits.push(t("headline.hits", { n: r.hits }));
       bits.push(removed.length ? t("headline.removed", { who: removed.map(nameOf).join(", ") }) : t("headline.no_casualty"));
       if (r.effect && r.effect !== "none") bits.push(outcomeText(r.effect));
-      return bits.join(" : ");
+      return bits.join(t("sep"));
     }
     const c = casualtyChance(res.odds);
     if (!c) return t("headline.odds");
     return t(c.removed ? "headline.chance_removed" : "headline.chance_wound", { pct: pct(c.p, 0) });
   }
   function showResolution(res) {
-    const needed = Object.entries(res.needed || {}).map(([k, v]) => `${esc(ruleWord(k))} : <b>${esc(v)}</b>`).join(" · ");
+    const needed = Object.entries(res.needed || {}).map(([k, v]) => `${esc(ruleWord(k))}${t("sep")}<b>${esc(v)}</b>`).join(" · ");
     let html = `<p class="headline" id="rs-headline">${esc(headline(res))}</p>`;
-    if (res.result) html += `<p class="dice-line">${t("dice")} : <b id="rolled-dice">${(res.dice || []).map((d) => d.value).join(", ")}</b></p>`;
+    if (res.result) html += `<p class="dice-line">${t("dice")}${t("sep")}<b id="rolled-dice">${(res.dice || []).map((d) => d.value).join(", ")}</b></p>`;
     html += needed ? `<p id="rs-needed">${t("needed")} ${needed}</p>` : "";
     html += `<div class="odds-tables">${oddsHtml(res.odds)}</div>`;
     html += explanationHtml(res);

@@ -24,7 +24,8 @@ window.TT_FORMS = (() => {
     const g = ctx.game;
     const byName = Object.fromEntries(desc.args.map((a) => [a.name, a]));
     if (arg.kind === "unit" || arg.kind === "model") {
-      let ids = arg.values || (arg.kind === "unit" ? (g.units || []).map((u) => u.id) : (g.models || []).map((m) => m.id));
+      const present = arg.kind === "unit" ? (g.units || []).map((u) => u.id) : (g.models || []).map((m) => m.id);
+      let ids = arg.values ? arg.values.filter((id) => present.includes(id)) : present;  // never a removed model
       if (arg.enemy_of && values[arg.enemy_of]) {
         const own = sideOf(g, byName[arg.enemy_of].kind, values[arg.enemy_of]);
         ids = ids.filter((id) => sideOf(g, arg.kind, id) !== own);

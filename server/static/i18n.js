@@ -539,7 +539,8 @@ window.TT_I18N = {
     "list_sep": " ; ",
     "counter.salvoes": "salves",
     "action.load_rosters": "Charger des listes d'armée (JSON, YAML)",
-    "marker_removed": "marqueur #{id} : {name}, retirée (perte)"
+    "marker_removed": "marqueur #{id} : {name}, retirée (perte)",
+    "sep": " : "
   },
   "en": {
     "status.starting": "starting…",
@@ -1077,6 +1078,7 @@ window.TT_I18N = {
     "list_sep": "; ",
     "counter.salvoes": "salvoes",
     "action.load_rosters": "Load army lists (JSON, YAML)",
-    "marker_removed": "marker #{id}: {name}, removed (casualty)"
+    "marker_removed": "marker #{id}: {name}, removed (casualty)",
+    "sep": ": "
   }
 };

@@ -319,6 +319,6 @@ def test_the_rules_words_of_a_resolution_are_in_the_pages_language(browser: Any,
     assert {"fire zone", "cover", "shooting test"} <= set(en_rules) and "zone de feu" not in en_rules
     assert len(fr_rules) == len(en_rules) and not set(fr_rules) & set(en_rules)
     assert "pour toucher : " in fr_needed and "to hit" not in fr_needed and fr_needed.startswith("Il faut")
-    assert re.search(r"dégâts \([^)]+\) : \d\+", fr_needed) and re.search(r"damage \([^)]+\) : \d\+", en_needed)
-    assert "to hit : " in en_needed and "pour toucher" not in en_needed and en_needed.startswith("Needed")
+    assert re.search(r"dégâts \([^)]+\) : \d\+", fr_needed) and re.search(r"damage \([^)]+\): \d\+", en_needed)
+    assert "to hit: " in en_needed and "pour toucher" not in en_needed and en_needed.startswith("Needed")
     assert "figurines retirées" in fr_odds and "models removed" in en_odds
