@@ -309,11 +309,16 @@
       }
       if (S.outOfCohesion.has(m.id)) drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: m.base_mm / 2 + 5, cls: "cohesion-ring" }, proj, g, fs);
       // a label is drawn only where it does not cover another one (dense units on a phone)
-      const text = m.label + (m.seen ? "" : " ?"), at = proj([m.x_mm, m.y_mm - m.base_mm / 2 - fs * 0.45]);
-      const box = [at[0] - text.length * fs * 0.27, at[1] - fs * 0.45, at[0] + text.length * fs * 0.27, at[1] + fs * 0.45];
-      if (!labelBoxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) {
-        labelBoxes.push(box);
-        drawShape({ kind: "text", at: [m.x_mm, m.y_mm - m.base_mm / 2 - fs * 0.45], text, cls: "model-label", size: 0.8 }, proj, g, fs);
+      // above the base, else below it; left out only when both would cover another label
+      const text = m.label + (m.seen ? "" : " ?");
+      for (const dy of [-(m.base_mm / 2 + fs * 0.45), m.base_mm / 2 + fs * 0.45]) {
+        const where = [m.x_mm, m.y_mm + dy], at = proj(where);
+        const box = [at[0] - text.length * fs * 0.27, at[1] - fs * 0.45, at[0] + text.length * fs * 0.27, at[1] + fs * 0.45];
+        if (!labelBoxes.some((b) => box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3])) {
+          labelBoxes.push(box);
+          drawShape({ kind: "text", at: where, text, cls: "model-label", size: 0.8 }, proj, g, fs);
+          break;
+        }
       }
     });
     S.layers.tool.forEach((s) => drawShape(s, proj, g, fs));
@@ -967,7 +972,7 @@
     S.lastRoll = res.result ? { ...resolutionRequest(), dice: (res.dice || []).map((d) => d.value) } : null;
     $("#rs-apply").disabled = !(S.lastRoll && res.game);
     showResolution(res);
-    $("#rs-headline").scrollIntoView({ block: "nearest" });
+    $("#rs-headline").scrollIntoView({ block: "start" });
   }
 
   // -- selection: a tapped model feeds the tools and the action form -----------------------------
@@ -1155,7 +1160,7 @@
       $("#rs-apply").disabled = true; S.lastRoll = null;
       S.applied = out.event;
       showApplied(out.event);
-      $("#applied").scrollIntoView({ block: "nearest" });
+      $("#applied").scrollIntoView({ block: "start" });
     }));
     $("#su-apply").addEventListener("click", guard(applySetup));
     $("#su-rosters").addEventListener("change", guard(async (ev) => {
