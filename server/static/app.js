@@ -986,7 +986,45 @@
     const unitPick = form.querySelector("select[data-kind=unit]"), modelPick = form.querySelector("select[data-kind=model]");
     if (modelPick && !modelPick.value) { modelPick.value = id; modelPick.dispatchEvent(new Event("change")); }
     else if (unitPick && !unitPick.value) { unitPick.value = m.unit; unitPick.dispatchEvent(new Event("change")); }
+    offerActions(id);
     renderAll();
+  }
+  // A tapped model: what it can do now (measure or check sight from it, its weapon's range, the
+  // rule set's actions with it as the actor), each one tap away.
+  function offerActions(id) {
+    const m = modelById(id);
+    const box = $("#answer");
+    box.replaceChildren();
+    const title = document.createElement("p");
+    title.className = "big"; title.id = "selected-model";
+    title.textContent = `${nameOf(id)}${m.unit && unitName(m.unit) !== nameOf(id) ? ` · ${unitName(m.unit)}` : ""}`;
+    const row = document.createElement("div");
+    row.className = "row model-actions";
+    const button = (key, fn) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = t(key); b.dataset.offer = key;
+      b.addEventListener("click", guard(fn));
+      row.appendChild(b);
+    };
+    button("offer.measure", () => { setTool("measure"); S.picks = [id]; $("#tool-hint").textContent = t("hint.measure2"); renderAll(); });
+    button("offer.los", () => { setTool("los"); S.picks = [id]; $("#tool-hint").textContent = t("hint.los2"); renderAll(); });
+    if ((m.weapons || []).some((w) => weaponRange(w))) {
+      button("offer.range", () => { $("#rg-weapon").value = (m.weapons || []).find((w) => weaponRange(w)); return onWeapon(); });
+    }
+    Object.values(S.actionForms || {}).filter((f) => f.described && f.args.length && ["unit", "model"].includes(f.args[0].kind)).forEach((f) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = actionName(f.action); b.dataset.offer = f.action;
+      b.addEventListener("click", () => {
+        S.actionChosen = true;
+        $("#rs-action").value = f.action; onFormChange(); renderForm();
+        const first = $("#rs-form").querySelector("[data-arg]");
+        if (first) { first.value = f.args[0].kind === "unit" ? m.unit : id; first.dispatchEvent(new Event("change")); }
+        $$(".tabs button").forEach((x) => x.classList.toggle("on", x.dataset.tab === "resolve"));
+        $$(".tab").forEach((x) => { x.hidden = x.id !== "tab-resolve"; });
+      });
+      row.appendChild(b);
+    });
+    box.append(title, row);
   }
   function fillWeapons() {
     const m = modelById($("#rg-model").value);

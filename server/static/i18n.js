@@ -540,7 +540,10 @@ window.TT_I18N = {
     "counter.salvoes": "salves",
     "action.load_rosters": "Charger des listes d'armée (JSON, YAML)",
     "marker_removed": "marqueur #{id} : {name}, retirée (perte)",
-    "sep": " : "
+    "sep": " : ",
+    "offer.measure": "Mesurer depuis",
+    "offer.los": "Ligne de vue depuis",
+    "offer.range": "Portées de son arme"
   },
   "en": {
     "status.starting": "starting…",
@@ -1079,6 +1082,9 @@ window.TT_I18N = {
     "counter.salvoes": "salvoes",
     "action.load_rosters": "Load army lists (JSON, YAML)",
     "marker_removed": "marker #{id}: {name}, removed (casualty)",
-    "sep": ": "
+    "sep": ": ",
+    "offer.measure": "Measure from",
+    "offer.los": "Line of sight from",
+    "offer.range": "Its weapon's range"
   }
 };

@@ -272,3 +272,24 @@ def test_undo_back_to_a_log_entry_from_the_page(browser: Any, at43: Served) -> N
     assert page.locator("#log li.log-objective-add.undone").count() >= 2
     assert not [o for o in at43.get("api/state")["game"]["game"].get("objectives", []) if o["y_mm"] == 1000]
     page.close()
+
+
+def test_a_tapped_model_offers_what_it_can_do(browser: Any, firefight: Served) -> None:
+    ctx = browser.new_context(viewport=SIZES["phone"][0], has_touch=True, is_mobile=True)
+    page = ctx.new_page()
+    page.goto(firefight.url)
+    page.wait_for_selector("#plan-svg polygon.model")
+    tap_model(page, "m12", True)
+    page.wait_for_selector("#selected-model")
+    assert page.inner_text("#selected-model") == "m12 · Snipers"
+    offers = page.locator(".model-actions button").all_inner_texts()
+    assert offers[:2] == ["Mesurer depuis", "Ligne de vue depuis"] and "tir" in offers
+    page.click("[data-offer='offer.measure']")
+    tap_model(page, "m14", True)
+    page.wait_for_selector("#measure-result")
+    assert page.inner_text("#measure-result").startswith("m12 → m14 : ")
+    page.click("[data-tool=measure]")  # the measure tool off: a tap selects again
+    tap_model(page, "m12", True)
+    page.click("[data-offer=shoot]")
+    assert page.is_visible("#tab-resolve") and page.input_value("#arg-firing") == "red-2"
+    ctx.close()
