@@ -610,7 +610,7 @@
       if (outer !== null) shapes.push({ kind: "circle", c, r: outer, cls: `range-band band-${i % 4}` });
       const at = outer !== null ? outer : inner + 20;
       const where = [c[0] + dir[0] * at, c[1] + dir[1] * at];
-      const reach = outer !== null ? ` ${unitFmt(ans.how === "edge" ? outer - radius : outer)}` : "";
+      const reach = outer !== null ? ` ${unitFmt(ans.how === "edge" ? outer - radius : outer)}${ans.how === "edge" ? ` ${t("ring.edge_short")}` : ""}` : "";
       shapes.push({ kind: "text", at: where, text: `${bandText(b.band)}${reach}`, cls: "band-label", size: 0.8 });
     });
     S.layers.range = shapes;

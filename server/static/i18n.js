@@ -369,7 +369,7 @@ window.TT_I18N = {
     "rule.wounds": "blessures",
     "rule.Étranglement": "Étranglement",
     "status.paused": "en pause (plus d'image)",
-    "status.ended": "vidéo terminée",
+    "status.ended": "source terminée",
     "view.legend": "Légende",
     "action.undo_to": "Annuler jusqu'ici",
     "hint.undo_entry": "Les mouvements vus par la caméra ne s'annulent pas : elle se corrige seule.",
@@ -543,7 +543,8 @@ window.TT_I18N = {
     "sep": " : ",
     "offer.measure": "Mesurer depuis",
     "offer.los": "Ligne de vue depuis",
-    "offer.range": "Portées de son arme"
+    "offer.range": "Portées de son arme",
+    "ring.edge_short": "+ socle"
   },
   "en": {
     "status.starting": "starting…",
@@ -1085,6 +1086,7 @@ window.TT_I18N = {
     "sep": ": ",
     "offer.measure": "Measure from",
     "offer.los": "Line of sight from",
-    "offer.range": "Its weapon's range"
+    "offer.range": "Its weapon's range",
+    "ring.edge_short": "+ base"
   }
 };
