@@ -413,7 +413,9 @@
     st.textContent = text;
     const detail = !S.offline && S.live && S.live.message && !["ok", "ended"].includes(S.live.status) ? S.live.message : "";
     st.title = detail || S.server.source || "";
-    $("#status-detail").textContent = detail;
+    // the tracker's detail is written by the server in English (file names, devices): shown as it is
+    // only on the English page; the French page says the status in its words, the detail on hover
+    $("#status-detail").textContent = S.lang === "en" ? detail : "";
     $("#status-detail").title = detail;
   }
 
