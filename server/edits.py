@@ -19,6 +19,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any, Mapping, Sequence
 
 from rules.plan import Objective, TablePlan, Table, Terrain
@@ -160,13 +161,13 @@ def propose_kinds(plan: TablePlan, new_kinds: Sequence[Mapping[str, Any]],
     [('w', 'fence', ['low-wall', 'fence'])]
     """
     if old_kinds is None:
-        from server import rulesbridge
+        from server import rulesbridge  # imported here: rulesbridge loads the rules packages lazily
         try:
             old_kinds = rulesbridge.terrain_kinds(plan.ruleset)
         except ValueError:
             old_kinds = []
     old_by_name = {k["kind"]: k for k in old_kinds}
-    out = []
+    out: list[dict[str, Any]] = []
     for piece in plan.terrain:
         choices = [k for k in new_kinds if piece.shape in k["shapes"]]
         old = old_by_name.get(piece.kind)
@@ -207,7 +208,8 @@ def what_changed(before: TablePlan, after: TablePlan) -> dict[str, Any]:
     """
     after_ids = {m.model_id: m for m in after.models}
     removed = [_model_words(before, m.model_id) for m in before.models if m.model_id not in after_ids]
-    status, counters = [], []
+    status: list[dict[str, Any]] = []
+    counters: list[dict[str, Any]] = []
     for m in before.models:
         n = after_ids.get(m.model_id)
         if n is None:
@@ -220,7 +222,7 @@ def what_changed(before: TablePlan, after: TablePlan) -> dict[str, Any]:
         if diff:
             counters.append({**_model_words(before, m.model_id), "changed": diff})
     units_after = {u.unit_id: u for u in after.units}
-    units = []
+    units: list[dict[str, Any]] = []
     for u in before.units:
         n2 = units_after.get(u.unit_id)
         diff = _diff(u.extra, n2.extra) if n2 is not None else {}
@@ -232,7 +234,6 @@ def what_changed(before: TablePlan, after: TablePlan) -> dict[str, Any]:
 
 def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, list[Any]]:
     """Return ``{key: [old, new]}`` for the keys whose value differs (JSON values)."""
-    import json
     out: dict[str, list[Any]] = {}
     for key in sorted(set(old) | set(new)):
         a, b = _plain(old.get(key)), _plain(new.get(key))
@@ -253,7 +254,7 @@ def names_of(plan: TablePlan, request: Mapping[str, Any]) -> dict[str, str]:
     """Return the readable names of the units and models a request names (for the log)."""
     units = {u.unit_id: (u.name or u.unit_id) for u in plan.units}
     models = {m.model_id: (m.name or m.model_id) for m in plan.models}
-    out = {}
+    out: dict[str, str] = {}
     for key, value in request.items():
         if isinstance(value, str) and (value in units or value in models):
             out[key] = units.get(value) or models[value]

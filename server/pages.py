@@ -66,7 +66,7 @@ def action_forms(plan: TablePlan, actions: list[str]) -> dict[str, dict[str, Any
     """
     units = [u.unit_id for u in plan.units]
     models = [m.model_id for m in plan.models if m.on_table]
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for action in actions:
         known = _KNOWN.get((plan.ruleset, action))
         args = [dict(a) for a in (known or [
