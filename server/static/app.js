@@ -855,8 +855,11 @@
     if (e.kind === "resolution") {
       const names = p.names || {};
       const req = p.request || {};
-      const actors = Object.keys(req).filter((k) => typeof req[k] === "string").map((k) => names[k] || req[k]);
-      const head = t("log.resolution", { action: actionName(p.action), who: actors.join(" → "), dice: p.dice || [] });
+      // the units and models by their names, acting → acted upon; the rest (weapon...) in brackets
+      const actors = Object.keys(req).filter((k) => names[k]).map((k) => names[k]);
+      const rest = Object.keys(req).filter((k) => !names[k] && ["string", "number"].includes(typeof req[k])).map((k) => fmtValue(req[k]));
+      const who = actors.join(" → ") + (rest.length ? ` (${rest.join(", ")})` : "");
+      const head = t("log.resolution", { action: actionName(p.action), who, dice: p.dice || [] });
       return p.changes ? t("log.with_changes", { head, changes: changesText(p.changes).join(t("list_sep")) }) : head;
     }
     if (e.kind === "undo") {
@@ -1174,6 +1177,7 @@
     $("#rg-weapon").addEventListener("change", guard(onWeapon));
     $("#rs-action").addEventListener("change", () => { S.actionChosen = true; onFormChange(); renderForm(); });
     if (window.matchMedia("(max-width: 700px)").matches) {  // a phone: the plan first, the camera on demand
+      $("#plan-svg").setAttribute("preserveAspectRatio", "xMidYMin meet");  // the table right under the header
       $("#views").classList.add("camera-off"); $("#camera-toggle").classList.remove("on");
       $("#camera-toggle").setAttribute("aria-pressed", "false");
     }
