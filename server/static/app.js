@@ -408,9 +408,13 @@
     const st = $("#status");
     const state = pillState();
     st.dataset.status = state;
-    let text = t(`status.${state}`);
-    if (S.latencyMs !== null && state === "ok") text += ` · ${fmtNum(Math.round(S.latencyMs))} ms`;
-    st.textContent = text;
+    st.textContent = t(`status.${state}`);
+    if (S.latencyMs !== null && state === "ok") {  // the latency only while frames arrive (hidden on a phone)
+      const lat = document.createElement("span");
+      lat.className = "latency";
+      lat.textContent = ` · ${fmtNum(Math.round(S.latencyMs))} ms`;
+      st.appendChild(lat);
+    }
     const detail = !S.offline && S.live && S.live.message && !["ok", "ended"].includes(S.live.status) ? S.live.message : "";
     st.title = detail || S.server.source || "";
     // the tracker's detail is written by the server in English (file names, devices): shown as it is
@@ -851,6 +855,7 @@
     const p = { ...e.payload };
     if (e.kind === "placed") p.models = (p.models || []).map((m) => nameOf(m.model));
     if (e.kind === "move" || e.kind === "place") p.model = p.name || nameOf(p.model);
+    if (e.kind === "move" && typeof p.distance_mm === "number") p.distance = unitFmt(p.distance_mm);
     if (e.kind === "assign") p.model = nameOf(p.model);
     if (e.kind === "resolution") {
       const names = p.names || {};
