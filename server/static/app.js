@@ -883,24 +883,53 @@
     const text = t(key, p);
     return text === key ? e.kind : text;
   }
+  function logItem(e) {
+    const li = document.createElement("li");
+    li.className = `log-${e.kind.replace(/\./g, "-")}${e.undone ? " undone" : ""}${e.actor === "tracker" ? " camera" : ""}`;
+    const time = new Date(e.at_s * 1000).toLocaleTimeString(S.lang === "fr" ? "fr-FR" : "en-GB");
+    li.append(`${time} · ${t(`actor.${e.actor}`)} · ${logText(e)}${e.undone ? ` (${t("undone")})` : ""}`);
+    if (e.undoable) {  // undo back to this entry (this action and the players' later ones)
+      const b = document.createElement("button");
+      b.type = "button"; b.className = "undo-to"; b.textContent = t("action.undo_to");
+      b.addEventListener("click", guard(() => api("POST", "api/undo", { event: e.id })));
+      li.appendChild(b);
+    }
+    li.value = e.id;
+    li.dataset.event = e.id;
+    return li;
+  }
+  // Newest first; a run of CAMERA_RUN or more camera entries is folded into one line (the players'
+  // actions stay in sight however much the camera has seen).
+  const CAMERA_RUN = 3;
   function renderLog(events) {
     const ol = $("#log");
+    const open = new Set($$("#log details[open]").map((d) => d.dataset.first));
     ol.replaceChildren();
-    events.slice().reverse().forEach((e) => {
-      const li = document.createElement("li");
-      li.className = `log-${e.kind.replace(/\./g, "-")}${e.undone ? " undone" : ""}${e.actor === "tracker" ? " camera" : ""}`;
-      const time = new Date(e.at_s * 1000).toLocaleTimeString(S.lang === "fr" ? "fr-FR" : "en-GB");
-      li.append(`${time} · ${t(`actor.${e.actor}`)} · ${logText(e)}${e.undone ? ` (${t("undone")})` : ""}`);
-      if (e.undoable) {  // undo back to this entry (this action and the players' later ones)
-        const b = document.createElement("button");
-        b.type = "button"; b.className = "undo-to"; b.textContent = t("action.undo_to");
-        b.addEventListener("click", guard(() => api("POST", "api/undo", { event: e.id })));
-        li.appendChild(b);
+    const rows = events.slice().reverse();
+    for (let i = 0; i < rows.length;) {
+      let j = i;
+      while (j < rows.length && rows[j].actor === "tracker") j += 1;
+      if (j - i >= CAMERA_RUN) {
+        const li = document.createElement("li");
+        li.className = "camera camera-run";
+        li.value = rows[i].id;
+        const det = document.createElement("details");
+        det.dataset.first = String(rows[i].id);
+        if (open.has(det.dataset.first)) det.open = true;
+        const sum = document.createElement("summary");
+        sum.textContent = t("log.camera_run", { n: j - i });
+        const inner = document.createElement("ol");
+        inner.reversed = true;
+        rows.slice(i, j).forEach((e) => inner.appendChild(logItem(e)));
+        det.append(sum, inner);
+        li.appendChild(det);
+        ol.appendChild(li);
+        i = j;
+      } else {
+        ol.appendChild(logItem(rows[i]));
+        i += 1;
       }
-      li.value = e.id;
-      li.dataset.event = e.id;
-      ol.appendChild(li);
-    });
+    }
   }
 
   // -- resolution ------------------------------------------------------------------------------

@@ -544,7 +544,8 @@ window.TT_I18N = {
     "offer.measure": "Mesurer depuis",
     "offer.los": "Ligne de vue depuis",
     "offer.range": "Portées de son arme",
-    "ring.edge_short": "+ socle"
+    "ring.edge_short": "+ socle",
+    "log.camera_run": "caméra : {n} mouvements et placements vus"
   },
   "en": {
     "status.starting": "starting…",
@@ -1087,6 +1088,7 @@ window.TT_I18N = {
     "offer.measure": "Measure from",
     "offer.los": "Line of sight from",
     "offer.range": "Its weapon's range",
-    "ring.edge_short": "+ base"
+    "ring.edge_short": "+ base",
+    "log.camera_run": "camera: {n} moves and placements seen"
   }
 };

@@ -322,3 +322,15 @@ def test_the_rules_words_of_a_resolution_are_in_the_pages_language(browser: Any,
     assert re.search(r"dégâts \([^)]+\) : \d\+", fr_needed) and re.search(r"damage \([^)]+\): \d\+", en_needed)
     assert "to hit: " in en_needed and "pour toucher" not in en_needed and en_needed.startswith("Needed")
     assert "figurines retirées" in fr_odds and "models removed" in en_odds
+
+
+def test_the_cameras_moves_are_folded_in_the_log(browser: Any, sample: Served) -> None:
+    page = open_page(browser, sample.url)
+    page.click("[data-tab=log]")
+    # the sample's camera places and moves models: three in a row or more become one line
+    page.wait_for_selector("#log li.camera-run summary", timeout=60_000)
+    summary = page.inner_text("#log li.camera-run summary")
+    assert re.fullmatch(r"caméra : \d+ mouvements et placements vus", summary), summary
+    n = int(re.search(r"\d+", summary).group())
+    assert n >= 3 and page.locator("#log li.camera-run ol > li").count() == n
+    page.close()
