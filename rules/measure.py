@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry import Point, Polygon
 
-from calibration.units import DEFAULT_UD_MM, unit_for_ruleset
 from rules.errors import InvalidActionError
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
@@ -176,18 +175,6 @@ def distance_to_table_edge_mm(plan: TablePlan, model_id: str, edge: str | None =
     elif edge not in TABLE_EDGES:
         raise InvalidActionError(f"table edge must be one of {', '.join(TABLE_EDGES)}, got {edge!r}")
     return EdgeDistance(edge, dists[edge])
-
-
-def in_unit(value_mm: float, ruleset: str, *, options: Mapping[str, object] | None = None) -> float:
-    """Return ``value_mm`` in the rule set's unit (Feu à Volonté UD from ``options["ud_mm"]``, default 40).
-
-    >>> in_unit(254.0, "firefight")
-    10.0
-    >>> in_unit(120.0, "feu-a-volonte", options={"ud_mm": 20})
-    6.0
-    """
-    ud_mm = float((options or {}).get("ud_mm", DEFAULT_UD_MM))  # type: ignore[arg-type]
-    return unit_for_ruleset(ruleset, ud_mm=ud_mm).from_mm(value_mm)
 
 
 def centroid_mm(models: Iterable[Model]) -> tuple[float, float]:

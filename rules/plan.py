@@ -35,7 +35,6 @@ from calibration.fields import Reader, read_json_file
 from rules.errors import GameFileError, InvalidActionError
 from rules.frozen import EMPTY, freeze, thaw
 
-RULESET_IDS = ("high-fire", "firefight", "feu-a-volonte", "at-43", "star-wars")
 TERRAIN_SHAPES = ("area", "line")
 FIRST_MODEL_MARKER_ID = 4
 OFF_TABLE = "off-table"  # Model.status of a roster figure the tracker has not placed yet (rules.ontable)
@@ -278,6 +277,9 @@ def parse_game(data: Any, *, source: str = "game file") -> TablePlan:
     """
     top = Reader(data, source=source, error=GameFileError)
     top.only(_TOP_KEYS)
+    # The JSON edge reaches the registry at call time (rules.rulesets imports this module).
+    from rules.rulesets import RULESET_IDS
+
     ruleset = top.string("ruleset", choices=RULESET_IDS)
     t = top.child("table")
     t.only(("width_mm", "depth_mm"))

@@ -26,10 +26,12 @@ Examples
 ...                {"id": "b", "unit": "v", "x_mm": 500, "y_mm": 300, "base_mm": 30}],
 ...     "terrain": [{"id": "box", "kind": "container", "shape": "area",
 ...                  "points_mm": [[250, 250], [350, 250], [350, 350], [250, 350]]}]})
->>> s = line_of_sight(plan, "a", "b")
+>>> from rules.rulesets import find_ruleset
+>>> at43 = find_ruleset(plan.ruleset)
+>>> s = line_of_sight(plan, "a", "b", ruleset=at43)
 >>> s.visible, s.visible_fraction, s.blockers[0][:2]
 (False, 0.0, ('container', 'box'))
->>> line_of_sight(plan, "a", "a")
+>>> line_of_sight(plan, "a", "a", ruleset=at43)
 Traceback (most recent call last):
 ...
 rules.errors.InvalidActionError: a model always sees itself; ask about two different models
@@ -40,25 +42,42 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from calibration.units import inches
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
-from rules.terrain import terrain_geometry
-
-if TYPE_CHECKING:
-    from rules.rulesets.base import RuleSet
+from rules.terrain import TerrainKind, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
-HF_DEPTH_MM = {"sparse": inches(4), "dense": inches(2)}  # High Fire, Ligne de vue
+
+
+class SightRules(Protocol):
+    """What sight needs from a rule set (:class:`rules.rulesets.base.RuleSet` provides it).
+
+    The geometry takes the rule set as an argument and never looks one up:
+    ``models_block_sight`` says which figures block ("none", "models",
+    "infantry-units"), ``sight_depth_mm`` the depth of each "depth" sight kind that
+    blocks on its own (High Fire's sparse and dense areas), ``kind_of`` the kind of a
+    terrain piece.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def models_block_sight(self) -> str: ...
+    @property
+    def sight_depth_mm(self) -> Mapping[str, float]: ...
+    def kind_of(self, piece: Any) -> TerrainKind: ...
+    def source(self, section: str) -> str: ...
+    def defaults(self) -> dict[str, Any]: ...
+    def changed(self, options: Mapping[str, Any], name: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -102,29 +121,16 @@ class Sight:
                 "explanation": explanation_json(self.steps)}
 
 
-def _ruleset(plan: TablePlan, ruleset: "RuleSet | None") -> "RuleSet":
-    if ruleset is not None:
-        return ruleset
-    return _find_ruleset(plan.ruleset)
-
-
-@functools.lru_cache(maxsize=32)
-def _find_ruleset(name: str) -> "RuleSet":
-    """``find_ruleset`` remembered by name (rule sets are fixed; an unknown name raises and is not kept)."""
-    from rules.rulesets.base import find_ruleset
-    return find_ruleset(name)
-
-
 def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
     kind = plan.unit(unit_id).kind
     return kind is None or kind == "infantry"
 
 
 @placed_only
-def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: "RuleSet | None" = None,
+def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
                  options: Mapping[str, Any] | None = None) -> list[Blocker]:
     """Return everything that may block or hide sight between two models in ``plan``'s rule set."""
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     out: list[Blocker] = []
     origin = shapely.Point(observer.position_mm)
     for piece in plan.terrain:
@@ -137,16 +143,16 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: "R
         if (piece.shape == "line" and kind.sight == "cover"
                 and geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM):
             continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
-        if kind.sight in HF_DEPTH_MM:
+        if kind.sight in rs.sight_depth_mm:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
-                               f"{kind.text}", kind.source, HF_DEPTH_MM[kind.sight]))
+                               f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight]))
         else:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source))
     out.extend(_figure_blockers(plan, rs, observer, target))
     return out
 
 
-def _figure_blockers(plan: TablePlan, rs: "RuleSet", observer: Model, target: Model) -> list[Blocker]:
+def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model) -> list[Blocker]:
     out: list[Blocker] = []
     if rs.models_block_sight == "models":
         for m in plan.models:
@@ -208,7 +214,7 @@ def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarra
 
 @placed_only
 def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str, Any] | None = None,
-                  ruleset: "RuleSet | None" = None) -> Sight:
+                  ruleset: SightRules) -> Sight:
     """Return whether model ``a_id`` sees model ``b_id``, how much of its base, and what is in the way.
 
     Parameters
@@ -218,8 +224,8 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
         Observer and target model ids (different).
     options : mapping, optional
         The rule set's options in force (``sight_depth`` for High Fire); defaults otherwise.
-    ruleset : RuleSet, optional
-        Defaults to ``plan.ruleset``.
+    ruleset : SightRules
+        The game's rule set (``rules.rulesets.find_ruleset(plan.ruleset)``).
 
     Returns
     -------
@@ -228,7 +234,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     if a_id == b_id:
         plan.model(a_id)
         raise InvalidActionError("a model always sees itself; ask about two different models")
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     observer, target = plan.model(a_id), plan.model(b_id)
     segs = sight_rays(observer, target)
@@ -265,7 +271,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     return _sight_result(rs, opts, observer, target, blocked, covered, depth_sum, hit_by)
 
 
-def _sight_result(rs: "RuleSet", opts: Mapping[str, Any], observer: Model, target: Model,
+def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
                   blocked: np.ndarray, covered: np.ndarray, depth_sum: np.ndarray,
                   hit_by: list[tuple[Blocker, np.ndarray]]) -> Sight:
     n = len(blocked)
@@ -333,7 +339,7 @@ class SightMatrix:
 _LAST_STATIC: list[Any] = [None]
 
 
-def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+def _static_blockers(plan: TablePlan, rs: SightRules) -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
     """Return the terrain pieces that block or thin sight: geometries, effects, depth limits, ids (fresh lists)."""
     last = _LAST_STATIC[0]
     if last is None or last[0] is not plan.terrain or last[1] is not rs:
@@ -342,14 +348,14 @@ def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry]
     return tuple(list(part) for part in last[2])  # type: ignore[return-value]
 
 
-def _static_blockers_uncached(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+def _static_blockers_uncached(plan: TablePlan, rs: SightRules) -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
     geoms, effects, limits, ids = [], [], [], []
     for piece in plan.terrain:
         kind = rs.kind_of(piece)
-        if kind.sight in ("blocks",) or kind.sight in HF_DEPTH_MM:
+        if kind.sight in ("blocks",) or kind.sight in rs.sight_depth_mm:
             geoms.append(terrain_geometry(piece))
-            effects.append("depth" if kind.sight in HF_DEPTH_MM else "blocks")
-            limits.append(HF_DEPTH_MM.get(kind.sight, 0.0))
+            effects.append("depth" if kind.sight in rs.sight_depth_mm else "blocks")
+            limits.append(rs.sight_depth_mm.get(kind.sight, 0.0))
             ids.append(piece.terrain_id)
     return geoms, effects, limits, ids
 
@@ -360,7 +366,7 @@ DEEP_MARGIN_MM = 1e-6  # a base this far inside every edge of a convex piece is 
 
 @placed_only
 def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None,
-                    ruleset: "RuleSet | None" = None) -> SightMatrix:
+                    ruleset: SightRules) -> SightMatrix:
     """Return the centre-line sight of every pair of models at once (vectorised).
 
     The answer for a pair equals ``line_of_sight(plan, a, b).centre_line_clear``
@@ -377,7 +383,7 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
     separate x and y arrays so every numpy loop runs over long rows.
     """
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     models = plan.models
     n = len(models)
@@ -974,7 +980,7 @@ class UnitSight:
 
 @placed_only
 def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Model], *,
-                options: Mapping[str, Any] | None = None, ruleset: "RuleSet | None" = None
+                options: Mapping[str, Any] | None = None, ruleset: SightRules
                 ) -> dict[str, tuple[str, ...]]:
     """Return, for each firing model, the target models it sees (model-to-model sight)."""
     out: dict[str, tuple[str, ...]] = {}
@@ -987,9 +993,9 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
 
 @placed_only
 def unit_sight(plan: TablePlan, unit_a: str, unit_b: str, *, options: Mapping[str, Any] | None = None,
-               ruleset: "RuleSet | None" = None) -> UnitSight:
+               ruleset: SightRules) -> UnitSight:
     """Return sight from unit ``unit_a`` to unit ``unit_b``: visible when any model sees any model."""
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     firers, targets = plan.models_of(unit_a), plan.models_of(unit_b)
     pairs = sight_pairs(plan, firers, targets, options=options, ruleset=rs)
     seeing = tuple(k for k, v in pairs.items() if v)

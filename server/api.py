@@ -21,7 +21,8 @@ from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from rules.plan import RULESET_IDS, TERRAIN_SHAPES, game_to_dict
+from rules.plan import TERRAIN_SHAPES, game_to_dict
+from rules.rulesets import RULESET_IDS
 from server import edits, rulesbridge
 from server.bands import range_bands
 from server.broadcast import stream

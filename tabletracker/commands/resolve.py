@@ -1,6 +1,6 @@
 """``tabletracker resolve GAME.json ACTION ARGS... [--weapon NAME] [--dice 3,5,6 | --seed N] [--json] [--out NEW.json]``.
 
-Resolves one action of the game's rule set with :func:`rules.combat.resolve`, the
+Resolves one action of the game's rule set with :func:`rules.resolve.resolve`, the
 function the web page uses too. The action's main arguments come in order
 (``shoot FIRING TARGET``, ``melee ATTACKER DEFENDER``, ``morale UNIT``,
 ``activate UNIT``...); any other argument is ``key=value`` (``cover=yes``,
@@ -116,15 +116,17 @@ def summary(out: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rules.combat import COMBAT, actions_of, resolve
     from rules.dice import Dice
     from rules.plan import dump_game, load_game
+    from rules.resolve import resolve
     from rules.roster import load_roster, merge_rosters
+    from rules.rulesets import find_ruleset
 
     plan = load_game(args.game)
     if args.roster:
         plan = merge_rosters(plan, [load_roster(path) for path in args.roster])
-    actions = actions_of(plan.ruleset)
+    rs = find_ruleset(plan.ruleset)
+    actions = rs.actions
     if args.action is None:
         print(f"{plan.ruleset} actions: {', '.join(sorted(actions))}")
         return 0
@@ -132,8 +134,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{plan.ruleset} has no action {args.action!r}; actions are: {', '.join(sorted(actions))}")
     if args.out and args.dice is None and args.seed is None:
         raise ValueError("--out writes the game after the result: give the dice (--dice) or a --seed")
-    names = getattr(COMBAT[plan.ruleset], "ARGUMENTS", {}).get(args.action) \
-        or DEFAULT_ARGUMENTS.get(args.action, ())
+    names = rs.action_arguments.get(args.action) or DEFAULT_ARGUMENTS.get(args.action, ())
     request = build_request(args.action, args.args, names, args.weapon)
     dice = None
     if args.dice is not None:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rules.combat import resolve
+from rules.resolve import resolve
 from rules.dice import Dice
 from rules.plan import TablePlan, dump_game, load_game, parse_game
 

@@ -34,16 +34,15 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from calibration.units import pas
-from rules.combat._kit import (check_whole_stats, measure_how, profile_of, req_bool, req_int, req_list, req_str,
-                               roster_fail, sides_of, state_of, threshold, weapon_of, with_extra, with_status)
-from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.frozen import thaw
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
-from rules.rulesets.base import find_ruleset
+from rules.resolution import Action, Resolution
+from rules.rulesets.kit import (check_whole_stats, measure_how, profile_of, req_bool, req_int, req_list, req_str,
+                                roster_fail, sides_of, state_of, threshold, weapon_of, with_extra, with_status)
 
 RULESET = "star-wars"
 SRC = "Star Wars Grandes escarmouches"
@@ -364,10 +363,11 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
     if d > pas(rng_pas):
         mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir")))
     if hidden_check:
+        from rules.rulesets import find_ruleset
         from rules.visibility import line_of_sight
 
         limit = float(find_ruleset(RULESET).resolve_options(plan)["hidden_threshold"])
-        s = line_of_sight(plan, shooter.model_id, target.model_id)
+        s = line_of_sight(plan, shooter.model_id, target.model_id, ruleset=find_ruleset(RULESET))
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
                                      + "; ".join(f"{k} {i}" for k, i, _ in s.blockers))
@@ -524,6 +524,7 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
                     hidden_check=False)  # the point of impact must be in range
     point = target.position_mm
     x = float(w["zone"])
+    from rules.rulesets import find_ruleset
     zone_how = str(find_ruleset(RULESET).resolve_options(plan)["zone_measure"])
     hit = [m for m in plan.models if m.model_id != shooter.model_id and point_distance_mm(m, point, how=zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "

@@ -8,10 +8,23 @@ Activation d'une figurine (mouvement) and Règles additionnelles (terrain diffic
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
+from typing import Any, Mapping
 
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+import numpy as np
+import shapely
+
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import model_distance_mm, point_distance_mm
+from rules.plan import Model, TablePlan
+from rules.rulesets.base import Option, RuleSet
+from rules.rulesets.common import Args, kind_of_id, length_json, table_point
+from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.terrain import TerrainKind, path_profile
+from rules.visibility import blockers_for, line_of_sight, sight_rays
+from rules.zones import aura
 
 SRC = "Star Wars Grandes escarmouches, Règles de Tir"
 SRC_MOVE = "Star Wars Grandes escarmouches, Règles additionnelles (terrain difficile)"
@@ -29,46 +42,10 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
 )})
 
 
-@register
-class StarWars(RuleSet):
-    """Star Wars Grandes escarmouches."""
-
-    name = "star-wars"
-    title = "Star Wars Grandes escarmouches"
-    aliases = ("starwars", "sw", "grandes escarmouches")
-    unit_key = "pas"
-    terrain_kinds = TERRAIN_KINDS
-    models_block_sight = "models"
-    option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
-               ("edge", "centre")),
-        Option("zone_measure", "edge", "choice",
-               "Zone X measured from the point of impact to the base edge (or to the base centre)",
-               "RULES-NOTES choice 8", ("edge", "centre")),
-        Option("hidden_threshold", 0.5, "number",
-               "fraction of the target's base an obstacle must hide for the +1 (more than this)",
-               "RULES-NOTES choice 8"),
-    )
-    question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
-                      "aura", "activation", "zone", "force", "move")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import re  # noqa: E402
-from typing import Any, Mapping  # noqa: E402
 
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import model_distance_mm, point_distance_mm  # noqa: E402
-from rules.plan import Model, TablePlan  # noqa: E402
-from rules.questions import Args, kind_of_id, length_json, table_point  # noqa: E402
-from rules.terrain import path_profile  # noqa: E402
-import numpy as np  # noqa: E402
-import shapely  # noqa: E402
 
-from rules.visibility import blockers_for, line_of_sight, sight_rays  # noqa: E402
-from rules.zones import aura  # noqa: E402
 
 SRC_SHOOT = "Star Wars Grandes escarmouches, Règles de Tir"
 SRC_ZONE = "Star Wars Grandes escarmouches, Règles de Tir (Zone X)"
@@ -133,9 +110,9 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
 
     The weapon range is ``--weapon-range``, else a "Por N" weapon label of the
     shooter, else the Por of ``--weapon`` (a roster weapon) or of the shooter's
-    profile, as a shot reads it (:func:`rules.combat.star_wars.shot_range_pas`).
+    profile, as a shot reads it (:func:`rules.rulesets.star_wars.actions.shot_range_pas`).
     """
-    from rules.combat.star_wars import shot_range_pas  # late: the combat module imports the rule sets
+    from rules.rulesets.star_wars.actions import shot_range_pas  # late: the combat module imports the rule sets
 
     v = args.parse(("SHOOTER", "TARGET"), flags={"weapon-range": "number", "weapon": "text", "no-long": "bool"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
@@ -348,8 +325,40 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
             "steps": steps}
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (ask_range, ask_cover, ask_aura, ask_activation, ask_zone, ask_force, ask_move):
-    setattr(StarWars, _f.__name__, _f)
-del _f
+class StarWars(RuleSet):
+    """Star Wars Grandes escarmouches."""
+
+    name = "star-wars"
+    title = "Star Wars Grandes escarmouches"
+    aliases = ("starwars", "sw", "grandes escarmouches")
+    unit_key = "pas"
+    terrain_kinds = TERRAIN_KINDS
+    models_block_sight = "models"
+    option_specs = (
+        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+               ("edge", "centre")),
+        Option("zone_measure", "edge", "choice",
+               "Zone X measured from the point of impact to the base edge (or to the base centre)",
+               "RULES-NOTES choice 8", ("edge", "centre")),
+        Option("hidden_threshold", 0.5, "number",
+               "fraction of the target's base an obstacle must hide for the +1 (more than this)",
+               "RULES-NOTES choice 8"),
+    )
+    question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
+                      "aura", "activation", "zone", "force", "move")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    ask_range = ask_range
+    ask_cover = ask_cover
+    ask_aura = ask_aura
+    ask_activation = ask_activation
+    ask_zone = ask_zone
+    ask_force = ask_force
+    ask_move = ask_move
+    # -- actions (rules/rulesets/star_wars/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_arguments = ARGUMENTS
+    validate_roster = staticmethod(validate_roster)
+
+
+STAR_WARS: StarWars = StarWars()

@@ -27,7 +27,7 @@ activation); model ``extra["damage_taken"]`` (structure points lost).
 
 Examples
 --------
->>> from rules.dice import at43_roll_needed
+>>> from rules.rulesets.at43.dice import at43_roll_needed
 >>> at43_roll_needed(3 - 5), at43_roll_needed(5 - 4), at43_roll_needed(5 - 6)
 (5, 4, 4)
 >>> template_radius_cm(3, 2), template_radius_cm(3, 0), template_radius_cm(3, 4)
@@ -41,16 +41,16 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
-from rules.combat._kit import (fmt_len, remove_model, req_bool, req_choice, req_int, req_list, req_str, with_extra,
-                               with_status)
-from rules.combat.base import Action, Resolution
-from rules.dice import (AUTO_SUCCESS, Dice, Distribution, at43_roll_needed, binomial, die, needed_text,
-                        success_chance, with_rerolls)
+from rules.dice import AUTO_SUCCESS, Dice, Distribution, binomial, die, needed_text, success_chance, with_rerolls
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
+from rules.resolution import Action, Resolution
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
+from rules.rulesets.at43.dice import at43_roll_needed
+from rules.rulesets.kit import (fmt_len, remove_model, req_bool, req_choice, req_int, req_list, req_str,
+                                with_extra, with_status)
 
 RULESET = "at-43"
 CATEGORIES = ("infantry", "vehicle")
@@ -203,7 +203,7 @@ class Geometry:
     """The geometric answers one resolution needs, asked of the geometry modules, with sight cached."""
 
     def __init__(self, plan: TablePlan) -> None:
-        from rules.rulesets.base import find_ruleset
+        from rules.rulesets import find_ruleset
 
         self.plan = plan
         self.rs = find_ruleset(RULESET)
@@ -236,7 +236,7 @@ class Geometry:
         return model_distance_mm(a, b, how=self.how)
 
     def fire_zone(self, firing: str, target: str, target_models: Sequence[str] | None = None) -> Any:
-        from rules.zones import fire_zone
+        from rules.rulesets.at43.fire_zone import fire_zone
 
         return fire_zone(self.plan, firing, target, how=self.how, target_models=target_models, source=SRC_ZONE)
 

@@ -2,7 +2,7 @@
 
 Recruitment (Recrutement): cost = quality + grade + weapon + traits; a platoon of
 5 to 10 members, one leader, one or two seconds, at most 30 PdR (40 with support
-groups). The resolutions live in :mod:`rules.combat.feu_a_volonte`.
+groups). The resolutions live in :mod:`rules.rulesets.feu_a_volonte.actions`.
 
 Examples
 --------

@@ -1,4 +1,4 @@
-"""Grimdark Future Firefight: the dice of an attack, exact odds and rolls (used by :mod:`rules.combat.firefight`).
+"""Grimdark Future Firefight: the dice of an attack, exact odds and rolls (used by :mod:`rules.rulesets.firefight.actions`).
 
 Pure functions of frozen inputs: how one die hits (Test de Qualité; natural 1 and 6;
 Fatigue; Relentless, Surge, Furious, Rending), how a defence die blocks (AP, cover,

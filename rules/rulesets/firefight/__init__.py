@@ -8,12 +8,22 @@ Flying) and Mouvements spéciaux (Sauter, Chuter).
 
 from __future__ import annotations
 
+import math
+import re
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 from calibration.units import inches
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import closest_models, model_distance_mm
+from rules.plan import Model, TablePlan
+from rules.rulesets.base import DeploymentZone, Option, RuleSet
+from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
+from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.terrain import TerrainKind, path_profile, pieces_at
+from rules.visibility import line_of_sight
+from rules.zones import aura, deployment_zone, objective_states, wholly_inside
 
 SRC = "Grimdark Future Firefight, Terrain"
 
@@ -31,48 +41,9 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
 )})
 
 
-@register
-class Firefight(RuleSet):
-    """Grimdark Future Firefight."""
-
-    name = "firefight"
-    title = "Grimdark Future Firefight"
-    aliases = ("gff", "grimdark", "grimdark-future-firefight", "opr-firefight")
-    unit_key = "in"
-    terrain_kinds = TERRAIN_KINDS
-    option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
-               ("edge", "centre")),
-        Option("cohesion", "chain", "choice",
-               "coherency as one connected chain, or each model near any other", "RULES-NOTES choice 2",
-               ("chain", "nearest")),
-        Option("deployment_edges", "first=top,second=bottom", "text",
-               "each side's table edge, by side name or first/second in unit order "
-               "(edges: top y=0, bottom, left x=0, right)", "Firefight, Déploiement"),
-    )
-    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
-                      "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
-                      "scout", "move", "jump")
-    COHESION_MM: ClassVar[float] = inches(1)
-    ALL_WITHIN_MM: ClassVar[float] = inches(9)
-
-    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
-        return (self.COHESION_MM, self.ALL_WITHIN_MM, "Grimdark Future Firefight, Mouvement")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import math  # noqa: E402
-import re  # noqa: E402
 
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import closest_models, model_distance_mm  # noqa: E402
-from rules.plan import Model, TablePlan  # noqa: E402
-from rules.questions import Args, kind_of_id, length_json, models_named, table_point  # noqa: E402
-from rules.terrain import path_profile, pieces_at  # noqa: E402
-from rules.visibility import line_of_sight  # noqa: E402
-from rules.zones import aura, deployment_zone, objective_states, wholly_inside  # noqa: E402
 
 SRC_MOVE = "Grimdark Future Firefight, Mouvement"
 SRC_SHOOT = "Grimdark Future Firefight, Tir"
@@ -322,16 +293,27 @@ def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]
     return out
 
 
+DEPLOYMENT_DEPTH_IN = 12.0  # Préparation (déploiement): within 12" of one's table edge
+
+
+def deployment_zones(self: "Firefight", plan: TablePlan, opts: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:
+    """Each side's deployment zone: within 12" of its table edge (Préparation, déploiement)."""
+    depth = self.from_unit(DEPLOYMENT_DEPTH_IN)
+    return tuple(DeploymentZone(side, edge, depth, deployment_zone(plan, edge, depth))
+                 for side, edge in deployment_edges(plan, opts).items())
+
+
 def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
     """deployment: is every unit wholly within 12" of its side's table edge?"""
     args.parse(())
     edges = deployment_edges(plan, opts)
+    zones = {z.side: z.zone for z in deployment_zones(self, plan, opts)}
     per: dict[str, Any] = {}
     for u in plan.units:
         ms = plan.models_of(u.unit_id)
         if u.side not in edges or not ms:
             continue
-        zone = deployment_zone(plan, edges[u.side], self.from_unit(12.0))
+        zone = zones[u.side]
         inside = wholly_inside(zone, list(ms))
         per[u.unit_id] = {"side": u.side, "edge": edges[u.side], "inside": bool(inside.all()),
                           "outside": [m.model_id for m, i in zip(ms, inside) if not i]}
@@ -447,9 +429,51 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
             "steps": steps}
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (ask_range, ask_cover, ask_aura, ask_charge, ask_melee, ask_blast, ask_objectives, ask_deployment,
-           ask_ambush, ask_scout, ask_move, ask_jump):
-    setattr(Firefight, _f.__name__, _f)
-del _f
+class Firefight(RuleSet):
+    """Grimdark Future Firefight."""
+
+    name = "firefight"
+    title = "Grimdark Future Firefight"
+    aliases = ("gff", "grimdark", "grimdark-future-firefight", "opr-firefight")
+    unit_key = "in"
+    terrain_kinds = TERRAIN_KINDS
+    option_specs = (
+        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+               ("edge", "centre")),
+        Option("cohesion", "chain", "choice",
+               "coherency as one connected chain, or each model near any other", "RULES-NOTES choice 2",
+               ("chain", "nearest")),
+        Option("deployment_edges", "first=top,second=bottom", "text",
+               "each side's table edge, by side name or first/second in unit order "
+               "(edges: top y=0, bottom, left x=0, right)", "Firefight, Déploiement"),
+    )
+    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
+                      "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
+                      "scout", "move", "jump")
+    COHESION_MM: ClassVar[float] = inches(1)
+    ALL_WITHIN_MM: ClassVar[float] = inches(9)
+
+    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
+        return (self.COHESION_MM, self.ALL_WITHIN_MM, "Grimdark Future Firefight, Mouvement")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    ask_range = ask_range
+    ask_cover = ask_cover
+    ask_aura = ask_aura
+    ask_charge = ask_charge
+    ask_melee = ask_melee
+    ask_blast = ask_blast
+    ask_objectives = ask_objectives
+    ask_deployment = ask_deployment
+    ask_ambush = ask_ambush
+    ask_scout = ask_scout
+    ask_move = ask_move
+    ask_jump = ask_jump
+    deployment_zones = deployment_zones
+    # -- actions (rules/rulesets/firefight/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_arguments = ARGUMENTS
+    validate_roster = staticmethod(validate_roster)
+
+
+FIREFIGHT: Firefight = Firefight()

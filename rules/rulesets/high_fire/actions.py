@@ -3,7 +3,7 @@
 Implemented from seeds/high-fire-v0.5.1.md. The UNITABLE (effect value x D10 ->
 letter), what each letter does, the modifiers and the weapons are in the game's
 reference booklet, which is not available: they are read from a tables file the
-players fill in (``rules/data/high_fire_tables.json``, shipped empty, or the path in
+players fill in (``rules/rulesets/high_fire/tables.json``, shipped empty, or the path in
 ``plan.options["high_fire_tables"]``). When a resolution needs a missing row or
 entry it raises :class:`~rules.errors.MissingTableError` naming the entry and the
 file; no number is ever invented here.
@@ -40,19 +40,19 @@ from typing import Any, Mapping
 
 from calibration.fields import read_json_file
 from calibration.units import inches
-from rules.combat._kit import (check_model_kit, check_whole_stats, profile_of, req_bool, req_list, req_str,
-                               roster_fail, sides_of, state_of, with_status)
-from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die
 from rules.errors import IllegalActionError, InvalidActionError, MissingTableError
 from rules.explain import Step
 from rules.frozen import freeze, thaw
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
+from rules.resolution import Action, Resolution
+from rules.rulesets.kit import (check_model_kit, check_whole_stats, profile_of, req_bool, req_list, req_str,
+                                roster_fail, sides_of, state_of, with_status)
 
 RULESET = "high-fire"
 SRC = "High Fire v0.5.1"
-TABLES_PATH = Path(__file__).resolve().parents[1] / "data" / "high_fire_tables.json"
+TABLES_PATH = Path(__file__).resolve().parent / "tables.json"
 STUNNED, WOUNDED, OUT = "stunned", "wounded", "out-of-action"
 EFFECTS = ("none", STUNNED, WOUNDED, OUT)
 EFFECT_FR = {"none": "sans effet", STUNNED: "Sonné", WOUNDED: "Blessé", OUT: "Hors de combat"}
@@ -234,7 +234,7 @@ def _rules(plan: TablePlan, unit_id: str, m: Model | None = None) -> list[str]:
 def _cohesion(plan: TablePlan, unit_id: str) -> tuple[list[str], list[str]]:
     """Return (models in cohesion, models out of it), the geometry module's chain at 1" (specialists exempt)."""
     from rules.cohesion import chain_cohesion
-    from rules.rulesets.base import find_ruleset
+    from rules.rulesets import find_ruleset
 
     rs = find_ruleset(RULESET)
     alive = _alive(plan, unit_id)
@@ -540,7 +540,7 @@ def _apply_states(plan: TablePlan, states: tuple) -> TablePlan:
 
 def _cover_modifiers(plan: TablePlan, firing: str, target: str, tables: Tables, steps: list[Step]) -> int:
     """Terrain the target is in or behind: a booklet modifier per terrain kind, when half the unit is affected."""
-    from rules.rulesets.base import find_ruleset
+    from rules.rulesets import find_ruleset
     from rules.terrain import pieces_at
     from rules.visibility import line_of_sight
 
@@ -550,7 +550,7 @@ def _cover_modifiers(plan: TablePlan, firing: str, target: str, tables: Tables, 
     kinds: dict[str, set[str]] = {}
     for t in targets:
         near = min(firers, key=lambda f: math.dist(f.position_mm, t.position_mm))
-        s = line_of_sight(plan, near.model_id, t.model_id)
+        s = line_of_sight(plan, near.model_id, t.model_id, ruleset=rs)
         ids = {p.terrain_id for p in pieces_at(t.position_mm, [x for x in plan.terrain if x.shape == "area"])}
         ids |= {i for _, i, _ in s.cover}
         for i in ids:
@@ -575,7 +575,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     tables file), ``aimed`` (Tir appuyé, +1; default from the unit's action),
     ``allocation`` (the defender's order of figures).
     """
-    from rules.rulesets.base import find_ruleset
+    from rules.rulesets import find_ruleset
     from rules.rulesets.high_fire import unit_line_of_sight
     from rules.visibility import unit_centre_distance_mm
 
@@ -776,7 +776,7 @@ def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
 
 def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Record an Observation: the target unit may be shot by indirect fire while watched (Tir indirect; Observation)."""
-    from rules.rulesets.base import find_ruleset
+    from rules.rulesets import find_ruleset
     from rules.rulesets.high_fire import unit_line_of_sight
 
     a, b = req_str(request, "observer"), req_str(request, "target")

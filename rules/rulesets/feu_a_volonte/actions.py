@@ -39,23 +39,23 @@ from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from calibration.units import DEFAULT_UD_MM
-from rules.combat._kit import (fmt_len, option, remove_model, req_bool, req_int, req_list, req_str, state_of,
-                               with_extra, with_status)
-from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die, expand_ranges, multisets, sum_of, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
-
-from rules.combat.fav_recruitment import (  # the book's tables and recruitment; validate_roster re-exported
-    QUALITIES, TRAITS, Recruit, roster_cost, validate_roster,
-    RULESET, SRC_DICE, SRC_RECRUIT, SRC_TRAITS, SRC_LEADER, SRC_ACTIVATION, SRC_GROUP, SRC_ACTIONS, SRC_RADIO,
-    SRC_SHOOT, SRC_SITUATION, SRC_SPOT, SRC_WOUNDS, SRC_MELEE, SRC_ARSENAL, SRC_AT, SRC_END, Quality,
-    BUDGET_PDR, AURA_UD, Weapon, ARSENAL, AP_BY_D6, FIGURES_BY_D6, ACTION_COSTS, LOCATIONS, LOCATION_EFFECT,
-    WOUNDS_TO_DIE, SUCCESS, SPOTTED_WITHIN_UD, RADIO_UD, _norm, arsenal_weapon, trait_id, quality_of, role_of,
-    recruit_of, check_platoon, _budget,
-)
+from rules.resolution import Action, Resolution
+from rules.rulesets.feu_a_volonte.recruitment import (ACTION_COSTS, AP_BY_D6, ARSENAL, AURA_UD, BUDGET_PDR,  # the book's tables and recruitment; validate_roster re-exported
+                                                      FIGURES_BY_D6, LOCATION_EFFECT, LOCATIONS, QUALITIES,
+                                                      RADIO_UD, RULESET, SPOTTED_WITHIN_UD, SRC_ACTIONS,
+                                                      SRC_ACTIVATION, SRC_ARSENAL, SRC_AT, SRC_DICE, SRC_END,
+                                                      SRC_GROUP, SRC_LEADER, SRC_MELEE, SRC_RADIO, SRC_RECRUIT,
+                                                      SRC_SHOOT, SRC_SITUATION, SRC_SPOT, SRC_TRAITS, SRC_WOUNDS,
+                                                      SUCCESS, TRAITS, WOUNDS_TO_DIE, Quality, Recruit, Weapon,
+                                                      _budget, _norm, arsenal_weapon, check_platoon, quality_of,
+                                                      recruit_of, role_of, roster_cost, trait_id, validate_roster)
+from rules.rulesets.kit import (fmt_len, option, remove_model, req_bool, req_int, req_list, req_str, state_of,
+                                with_extra, with_status)
 
 # -- figures on the plan -----------------------------------------------------------------------------------
 
@@ -348,9 +348,10 @@ def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mappi
             why = "in the fog every target must be detected first" if fog else f"{target.model_id} is hidden"
             raise IllegalActionError(f"{why}: spot it first (7+ on the quality roll, "
                                      f"{SRC_WEATHER if fog else SRC_SPOT})")
+    from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
-    sight = line_of_sight(plan, main.model_id, target.model_id)
+    sight = line_of_sight(plan, main.model_id, target.model_id, ruleset=find_ruleset("feu-a-volonte"))
     if not sight.visible:
         what = ", ".join(f"{k} {i}" for k, i, _ in sight.blockers) or "terrain"
         raise IllegalActionError(f"{main.model_id} has no line of sight to {target.model_id} ({what})")

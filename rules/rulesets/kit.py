@@ -220,7 +220,7 @@ def measure_how(plan: TablePlan) -> str:
     opts = plan.options or {}
     if "measure" not in opts:
         return "edge"
-    from rules.rulesets.base import find_ruleset  # the geometry's option table
+    from rules.rulesets import find_ruleset  # the geometry's option table
 
     return str(find_ruleset(plan.ruleset).option("measure").parse(opts["measure"]))
 

@@ -18,7 +18,7 @@ shaken models carry the status ``shaken``; Caster tokens and used Limited weapon
 live in ``unit.extra`` (``spell_tokens``, ``limited_used``).
 
 The dice maths (one die, a batch of attacks, wounds on a unit, exact odds and rolls)
-live in :mod:`rules.combat.firefight_dice`.
+live in :mod:`rules.rulesets.firefight.dice`.
 
 Dice order when typed in: to-hit dice (models in file order, then attacks), Impact
 dice, defence dice hit by hit (a Bane re-roll right after its 6), Regeneration dice,
@@ -42,18 +42,18 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from calibration.units import inches
-from rules.combat._kit import (check_model_kit, check_whole_stats, has_rule, measure_how, other_side, parse_rule,
-                               profile_of, req_bool, req_int, req_list, req_str, roster_fail, rule_value, sides_of,
-                               state_of, threshold, unit_rules, weapon_of, with_extra, with_status)
-from rules.combat.base import Action, Resolution
-from rules.dice import Dice, Distribution, die
-from rules.combat.firefight_dice import (Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome,
-                                         allocate, defence_blocks, defence_fail_chance, effect_of, hit_face,
-                                         outcome_odds, roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
+from rules.dice import Dice, Distribution, die  # noqa: F401  (re-exported for the tests)
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
+from rules.resolution import Action, Resolution
+from rules.rulesets.firefight.dice import (Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome,
+                                           allocate, defence_blocks, defence_fail_chance, effect_of, hit_face, outcome_odds,
+                                           roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
+from rules.rulesets.kit import (check_model_kit, check_whole_stats, has_rule, measure_how, other_side, parse_rule,
+                                profile_of, req_bool, req_int, req_list, req_str, roster_fail, rule_value,
+                                sides_of, state_of, threshold, unit_rules, weapon_of, with_extra, with_status)
 
 RULESET = "firefight"
 SRC = "Grimdark Future Firefight"
@@ -240,7 +240,7 @@ def _in(mm: float) -> str:
 
 
 def _kind(t: Any) -> Any:
-    from rules.rulesets.base import find_ruleset  # the geometry engineer's terrain kinds (rules/rulesets/firefight.py)
+    from rules.rulesets import find_ruleset  # the geometry engineer's terrain kinds (rules/rulesets/firefight.py)
 
     return find_ruleset(RULESET).kind_of(t)
 
@@ -255,9 +255,10 @@ def _gives_cover(t: Any) -> bool:
 
 def _sees(plan: TablePlan, a: Model, b: Model) -> tuple[bool, str]:
     """Line of sight from the geometry module (rules.visibility): any part of the base seen."""
+    from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
-    s = line_of_sight(plan, a.model_id, b.model_id)
+    s = line_of_sight(plan, a.model_id, b.model_id, ruleset=find_ruleset(RULESET))
     return s.visible, "; ".join(f"{k} {i}: {r}" for k, i, r in s.blockers)
 
 
@@ -274,9 +275,10 @@ def _model_in_cover(plan: TablePlan, target: Model, firer: Model, *, obstacles: 
             return f"{target.model_id} stands in {t.terrain_id} ({t.kind})"
     if not obstacles:  # Indirect ignores cover from obstacles
         return None
+    from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
-    s = line_of_sight(plan, firer.model_id, target.model_id)
+    s = line_of_sight(plan, firer.model_id, target.model_id, ruleset=find_ruleset(RULESET))
     if s.cover and s.cover_fraction >= 0.5:
         return f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(i for _, i, _ in s.cover)}"
     return None
@@ -1055,8 +1057,8 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         u2 = with_extra(u, reserve=None, ambushed_round=st["round"])
     elif mode in ("normal", "scout"):
         edge = (st.get("deployment_edges") or {}).get(u.side) or req_str(request, "edge", default=None)
-        if edge is None:  # the geometry's option (rules/rulesets/firefight.py): first=top,second=bottom by default
-            from rules.rulesets.base import find_ruleset
+        if edge is None:  # the geometry's option (rules/rulesets/firefight/__init__.py): first=top,second=bottom by default
+            from rules.rulesets import find_ruleset
             from rules.rulesets.firefight import deployment_edges
 
             edge = deployment_edges(plan, find_ruleset(RULESET).resolve_options(plan)).get(u.side)
