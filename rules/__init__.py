@@ -24,13 +24,13 @@ from rules.errors import GameFileError, IllegalActionError, InvalidActionError, 
 from rules.plan import Model, Objective, TablePlan, Terrain, Unit, dump_game, game_to_dict, load_game, parse_game
 from rules.questions import ask
 from rules.resolution import Resolution
-from rules.resolve import resolve
+from rules.resolve import describe_actions, resolve
 from rules.rulesets import RULESET_IDS, RULESETS, RuleSet, find_ruleset
 
 __all__ = [
     "GameFileError", "IllegalActionError", "InvalidActionError", "MissingTableError", "RosterError",
     "Model", "Objective", "TablePlan", "Terrain", "Unit",
     "dump_game", "game_to_dict", "load_game", "parse_game",
-    "ask", "resolve", "Resolution",
+    "ask", "resolve", "describe_actions", "Resolution",
     "RULESETS", "RULESET_IDS", "RuleSet", "find_ruleset",
 ]

@@ -33,6 +33,16 @@ def actions_of(ruleset: str) -> Mapping[str, Action]:
     return find_ruleset(ruleset).actions
 
 
+def describe_actions(plan: TablePlan) -> list[dict[str, Any]]:
+    """Return the actions of the plan's rule set, each with its typed arguments and their legal values.
+
+    JSON-ready, for the CLI's help, the HTTP API (``GET /api/actions``) and the page's
+    forms: ``[{"action": "shoot", "arguments": [{"name": "firing", "kind": "unit",
+    "required": true, "legal": ["u1", ...]}, ...]}, ...]``.
+    """
+    return find_ruleset(plan.ruleset).describe_actions(plan)
+
+
 def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Resolve ``action`` of the plan's rule set with ``request`` (its arguments) and ``dice``.
 

@@ -161,6 +161,11 @@ def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
     return action, req, dice, dict(r.data)
 
 
+@bp.get("/actions")
+def actions() -> Any:
+    return jsonify({"actions": rulesbridge.describe_actions(overlay().plan())})
+
+
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()

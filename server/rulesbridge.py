@@ -47,6 +47,11 @@ def actions_of(ruleset: str) -> list[str]:
     return sorted(_module("rules.resolve").actions_of(ruleset))
 
 
+def describe_actions(plan: TablePlan) -> list[dict[str, Any]]:
+    """Return the plan's actions with their typed arguments and legal values (``rules.resolve.describe_actions``)."""
+    return list(_module("rules.resolve").describe_actions(plan))
+
+
 def dice_from(body: Mapping[str, Any]) -> Dice | None:
     """Return the dice a request asks for: ``dice`` (typed in), ``seed`` (rolled), or neither."""
     dice, seed = body.get("dice"), body.get("seed")

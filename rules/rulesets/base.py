@@ -30,6 +30,7 @@ from rules.errors import GameFileError, InvalidActionError
 from rules.explain import Step
 from rules.plan import TablePlan, Terrain
 from rules.resolution import Action
+from rules.rulesets.params import Param, describe
 from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, handler
 from rules.terrain import TerrainKind
 
@@ -117,6 +118,8 @@ class RuleSet:
     actions: ClassVar[Mapping[str, Action]] = MappingProxyType({})
     #: Named arguments of the actions that take positional ones on the command line.
     action_arguments: ClassVar[Mapping[str, tuple[str, ...]]] = MappingProxyType({})
+    #: Typed arguments of each action (``rules/rulesets/<name>/params.py``), for forms and help.
+    action_params: ClassVar[Mapping[str, tuple[Param, ...]]] = MappingProxyType({})
     #: What the ``range`` question measures between: two "models" or two "units" (leader or centre).
     range_between: ClassVar[str] = "models"
 
@@ -253,6 +256,10 @@ class RuleSet:
         """Return each side's deployment zone (none for a rule set without deployment zones)."""
         del plan, options
         return ()
+
+    def describe_actions(self, plan: TablePlan) -> list[dict[str, Any]]:
+        """Return each action with its arguments and the values legal in ``plan`` (JSON-ready)."""
+        return describe(plan, self.actions, self.action_params)
 
     def validate_roster(self, roster: Any) -> None:
         """Refuse a roster this rule set cannot play (unknown weapon or rule, broken limit)."""

@@ -20,6 +20,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, table_point
 from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
+from rules.rulesets.feu_a_volonte.params import PARAMS
 from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight
 from rules.zones import aura, deviate
@@ -471,6 +472,7 @@ class FeuAVolonte(RuleSet):
     cohesion_how = cohesion_how
     # -- actions (rules/rulesets/feu_a_volonte/actions.py) and roster checks -----------------------------------
     actions = ACTIONS
+    action_params = PARAMS
     validate_roster = staticmethod(validate_roster)
 
 

@@ -21,6 +21,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.firefight.params import PARAMS
 from rules.terrain import TerrainKind, path_profile, pieces_at
 from rules.visibility import line_of_sight
 from rules.zones import aura, deployment_zone, objective_states, wholly_inside
@@ -473,6 +474,7 @@ class Firefight(RuleSet):
     # -- actions (rules/rulesets/firefight/actions.py) and roster checks -----------------------------------
     actions = ACTIONS
     action_arguments = ARGUMENTS
+    action_params = PARAMS
     validate_roster = staticmethod(validate_roster)
 
 

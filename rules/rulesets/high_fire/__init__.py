@@ -20,6 +20,7 @@ from rules.plan import TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, table_point
 from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
 from rules.visibility import line_of_sight, unit_centre_distance_mm
 
@@ -262,6 +263,7 @@ class HighFire(RuleSet):
     # -- actions (rules/rulesets/high_fire/actions.py) and roster checks -----------------------------------
     actions = ACTIONS
     action_arguments = ARGUMENTS
+    action_params = PARAMS
     validate_roster = staticmethod(validate_roster)
 
 

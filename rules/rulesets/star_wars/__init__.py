@@ -22,6 +22,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_json, table_point
 from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.star_wars.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
 from rules.visibility import blockers_for, line_of_sight, sight_rays
 from rules.zones import aura
@@ -358,6 +359,7 @@ class StarWars(RuleSet):
     # -- actions (rules/rulesets/star_wars/actions.py) and roster checks -----------------------------------
     actions = ACTIONS
     action_arguments = ARGUMENTS
+    action_params = PARAMS
     validate_roster = staticmethod(validate_roster)
 
 
