@@ -21,18 +21,21 @@ import logging
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, Sequence
 
 from shapely.geometry import Polygon
 
 from calibration.units import DEFAULT_UD_MM, LengthUnit, length_unit
 from rules.errors import GameFileError, InvalidActionError
 from rules.explain import Step
-from rules.plan import TablePlan, Terrain
+from rules.measure import model_distance_mm
+from rules.plan import Model, TablePlan, Terrain
 from rules.resolution import Action
 from rules.rulesets.params import Param, describe
 from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, handler
-from rules.terrain import TerrainKind
+from rules.rulesets.kit import has_rule, unit_rules
+from rules.terrain import TerrainKind, pieces_at
+from rules.visibility import line_of_sight
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +93,15 @@ class DeploymentZone:
     edge: str
     depth_mm: float
     zone: Polygon
+
+
+@dataclass(frozen=True)
+class CoverVerdict:
+    """Whether a model is in cover from a shooting unit, what gives it, and why in words."""
+
+    in_cover: bool
+    by: tuple[str, ...] = ()
+    reason: str = ""
 
 
 class RuleSet:
@@ -252,6 +264,46 @@ class RuleSet:
         raw = [observer, target] + ([] if weapon_range is None else ["--weapon-range", f"{weapon_range:g}"])
         return band_of(handler(self, "range")(plan, Args("range", raw), options))
 
+    def special_rules(self, plan: TablePlan, model: Model) -> tuple[str, ...]:
+        """Return a model's special rules: its unit's, its profile's and its own (roster traits).
+
+        The one reading of a model's rules that questions and actions share (a unit whose
+        *profile* has Stealth has Stealth for both).
+        """
+        return tuple(unit_rules(plan, plan.unit(model.unit_id), model))
+
+    def all_have(self, plan: TablePlan, unit_id: str, rule: str) -> bool:
+        """Return whether every model of a unit has ``rule`` (``Name`` or ``Name(X)``)."""
+        models = plan.models_of(unit_id)
+        return bool(models) and all(has_rule(self.special_rules(plan, m), rule) for m in models)
+
+    def in_cover(self, plan: TablePlan, firers: Sequence[Model], target: Model, options: Mapping[str, Any], *,
+                 obstacles: bool = True) -> CoverVerdict:
+        """Return whether ``target`` is in cover from the shooting models ``firers``.
+
+        In cover when it stands inside a piece that gives cover, or (``obstacles``) when
+        at least half of its base is hidden by cover from the nearest firer that sees it.
+        Written for Grimdark Future Firefight (Terrain, Couvert: the seed does not say from
+        which firer; one viewpoint per target model, the nearest that sees it, so the verdict
+        does not change with the weapon chosen); the other rule sets have their own cover rules.
+        """
+        inside = [p for p in pieces_at(target.position_mm, plan.terrain) if self.kind_of(p).cover]
+        if inside:
+            return CoverVerdict(True, tuple(p.terrain_id for p in inside),
+                                f"{target.model_id} stands in {inside[0].terrain_id} ({inside[0].kind})")
+        if not obstacles:
+            return CoverVerdict(False)
+        sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=options, ruleset=self))
+                  for f in firers if f.model_id != target.model_id]
+        seen = [(f, s) for f, s in sights if s.visible]
+        if not seen:
+            return CoverVerdict(False)
+        _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
+        if s.cover and s.cover_fraction >= 0.5:
+            by = tuple(i for _, i, _ in s.cover)
+            return CoverVerdict(True, by, f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(by)}")
+        return CoverVerdict(False)
+
     def deployment_zones(self, plan: TablePlan, options: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:
         """Return each side's deployment zone (none for a rule set without deployment zones)."""
         del plan, options
@@ -266,4 +318,4 @@ class RuleSet:
         del roster  # a rule set without roster checks accepts every roster
 
 
-__all__ = ["COMMON_QUESTIONS", "MEASURES", "DeploymentZone", "Option", "RuleSet"]
+__all__ = ["COMMON_QUESTIONS", "MEASURES", "CoverVerdict", "DeploymentZone", "Option", "RuleSet"]

@@ -184,8 +184,10 @@ def _rules(plan: TablePlan, m: Model) -> list[str]:
 
 
 def _all_have(plan: TablePlan, unit_id: str, rule: str) -> bool:
-    models = plan.models_of(unit_id)
-    return bool(models) and all(has_rule(_rules(plan, m), rule) for m in models)
+    """Every model of the unit has ``rule``: the rule set's ``all_have``, which the questions read too."""
+    from rules.rulesets import find_ruleset
+
+    return find_ruleset(RULESET).all_have(plan, unit_id, rule)
 
 
 def _tough(plan: TablePlan, m: Model) -> int:
@@ -249,10 +251,6 @@ def _blocks_sight(t: Any) -> bool:
     return bool(_kind(t).sight == "blocks")
 
 
-def _gives_cover(t: Any) -> bool:
-    return bool(_kind(t).cover)
-
-
 def _sees(plan: TablePlan, a: Model, b: Model) -> tuple[bool, str]:
     """Line of sight from the geometry module (rules.visibility): any part of the base seen."""
     from rules.rulesets import find_ruleset
@@ -268,20 +266,18 @@ def _inside(t: Any, p: tuple[float, float]) -> bool:
     return t.shape == "area" and Polygon(t.points_mm).covers(Point(p))
 
 
-def _model_in_cover(plan: TablePlan, target: Model, firer: Model, *, obstacles: bool) -> str | None:
-    """Return why ``target`` is in cover from ``firer`` (in a cover piece, or at least half hidden behind one)."""
-    for t in plan.terrain:
-        if _gives_cover(t) and _inside(t, target.position_mm):
-            return f"{target.model_id} stands in {t.terrain_id} ({t.kind})"
-    if not obstacles:  # Indirect ignores cover from obstacles
-        return None
-    from rules.rulesets import find_ruleset
-    from rules.visibility import line_of_sight
+def _model_in_cover(plan: TablePlan, target: Model, firers: tuple[Model, ...], *, obstacles: bool) -> str | None:
+    """Return why ``target`` is in cover from the firing unit, else ``None`` (Terrain, Couvert).
 
-    s = line_of_sight(plan, firer.model_id, target.model_id, ruleset=find_ruleset(RULESET))
-    if s.cover and s.cover_fraction >= 0.5:
-        return f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(i for _, i, _ in s.cover)}"
-    return None
+    The rule set's one cover rule (``RuleSet.in_cover``, also behind the ``cover`` question):
+    inside a cover piece, or at least half hidden from the nearest firer that sees it.
+    Indirect weapons ignore cover from obstacles (``obstacles=False``).
+    """
+    from rules.rulesets import find_ruleset
+
+    rs = find_ruleset(RULESET)
+    verdict = rs.in_cover(plan, firers, target, rs.resolve_options(plan), obstacles=obstacles)
+    return verdict.reason if verdict.in_cover else None
 
 
 # =============================================================================== shooting
@@ -378,6 +374,7 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
     groups: dict[tuple, list[Model]] = {}
     specs: dict[tuple, HitSpec] = {}
     cover_votes: dict[str, str] = {}
+    cover_seen: dict[tuple[str, bool], str | None] = {}  # (target model, obstacles count) -> why in cover
     used_limited = list(plan.unit(firing).extra.get("limited_used", ()))
     for f in plan.models_of(firing):
         for w in sorted(set(_weapons_of(plan, f, melee=False))):
@@ -399,9 +396,14 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
                 steps.append(Step("no line of sight", f"{f.model_id} sees no model of {target}: {_sees(plan, f, near)[1]}", _src("Tir")))
                 continue
             for t in tmodels:
-                reason = _model_in_cover(plan, t, f, obstacles=not indirect)
-                if reason is not None and not has_rule(wrules, "Blast"):
-                    cover_votes.setdefault(t.model_id, reason)
+                if has_rule(wrules, "Blast") or t.model_id in cover_votes:
+                    continue
+                key_cover = (t.model_id, not indirect)
+                if key_cover not in cover_seen:
+                    cover_seen[key_cover] = _model_in_cover(plan, t, plan.models_of(firing), obstacles=not indirect)
+                reason = cover_seen[key_cover]
+                if reason is not None:
+                    cover_votes[t.model_id] = reason
             far = dist > inches(9)
             mods: list[tuple[int, str, str]] = []
             if stealth and far:
@@ -929,9 +931,16 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if action == "charge":
         target = req_str(request, "target")
         _enemy_check(plan, unit_id, target)
-        d = min(model_distance_mm(a, b, how=measure_how(plan)) for a in models for b in plan.models_of(target))
-        if d > inches(move):
-            raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {move}\" charge ({_src('Mouvement')})")
+        from rules.rulesets import find_ruleset
+
+        rs = find_ruleset(RULESET)
+        reach = rs.charge_reach(plan, unit_id, target, float(move), rs.resolve_options(plan))  # as `ask charge`
+        d = min(p["distance_mm"] for p in reach.values())
+        if not any(p["in_reach"] for p in reach.values()):
+            cap = min(p["reach_in"] for p in reach.values())
+            why = " (difficult terrain in the way)" if cap < move else ""
+            raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {cap:g}\" charge{why} "
+                                     f"({_src('Mouvement')})")
         steps.append(Step("charge reach", f"{target} is {_in(d)} away, within {move}\"", _src("Mouvement")))
     after = plan
     if shaken:
