@@ -548,11 +548,14 @@ def _cover_modifiers(plan: TablePlan, firing: str, target: str, tables: Tables, 
     targets = _alive(plan, target)
     firers = _alive(plan, firing)
     kinds: dict[str, set[str]] = {}
+    terrain_ids = {p.terrain_id for p in plan.terrain}
     for t in targets:
         near = min(firers, key=lambda f: math.dist(f.position_mm, t.position_mm))
         s = line_of_sight(plan, near.model_id, t.model_id, ruleset=rs)
         ids = {p.terrain_id for p in pieces_at(t.position_mm, [x for x in plan.terrain if x.shape == "area"])}
-        ids |= {i for _, i, _ in s.cover}
+        # terrain pieces only: a figure that hides part of the target (an isolated infantry figure is a
+        # partial obstacle) is no terrain kind of the booklet's modifier table (issue 13 may give it one)
+        ids |= {i for _, i, _ in s.cover if i in terrain_ids}
         for i in ids:
             kinds.setdefault(rs.kind_of(plan.terrain_piece(i)).kind, set()).add(t.model_id)
     total = 0
