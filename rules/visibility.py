@@ -52,7 +52,7 @@ from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import placed_only
-from rules.plan import Model, TablePlan
+from rules.plan import Model, TablePlan, Terrain
 from rules.terrain import TerrainKind, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
@@ -335,29 +335,24 @@ class SightMatrix:
         return bool(self.clear[self.ids.index(a_id), self.ids.index(b_id)])
 
 
-# (terrain, rule set, result) of the last call, swapped as one reference so threads never mix two calls.
-_LAST_STATIC: list[Any] = [None]
-
-
 def _static_blockers(plan: TablePlan, rs: SightRules) -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
     """Return the terrain pieces that block or thin sight: geometries, effects, depth limits, ids (fresh lists)."""
-    last = _LAST_STATIC[0]
-    if last is None or last[0] is not plan.terrain or last[1] is not rs:
-        last = (plan.terrain, rs, _static_blockers_uncached(plan, rs))
-        _LAST_STATIC[0] = last
-    return tuple(list(part) for part in last[2])  # type: ignore[return-value]
+    return tuple(list(part) for part in _static_blockers_of(plan.terrain, rs))  # type: ignore[return-value]
 
 
-def _static_blockers_uncached(plan: TablePlan, rs: SightRules) -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+@functools.lru_cache(maxsize=16)
+def _static_blockers_of(terrain: tuple[Terrain, ...], rs: SightRules
+                        ) -> tuple[tuple[BaseGeometry, ...], tuple[str, ...], tuple[float, ...], tuple[str, ...]]:
+    """The terrain's blockers, remembered by value (terrain pieces and rule sets hash; the result is immutable)."""
     geoms, effects, limits, ids = [], [], [], []
-    for piece in plan.terrain:
+    for piece in terrain:
         kind = rs.kind_of(piece)
         if kind.sight in ("blocks",) or kind.sight in rs.sight_depth_mm:
             geoms.append(terrain_geometry(piece))
             effects.append("depth" if kind.sight in rs.sight_depth_mm else "blocks")
             limits.append(rs.sight_depth_mm.get(kind.sight, 0.0))
             ids.append(piece.terrain_id)
-    return geoms, effects, limits, ids
+    return tuple(geoms), tuple(effects), tuple(limits), tuple(ids)
 
 
 ANGLE_EPS = 1e-9
@@ -417,7 +412,7 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     pts = _Points(x, y, rad)
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces)
+                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (plan.terrain, rs))
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -584,10 +579,10 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
 def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
-                  hull_pieces: "_Outlines | None" = None) -> None:
+                  hull_pieces: "_Outlines | None", static_key: tuple[tuple[Terrain, ...], SightRules]) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     own = np.asarray(owner, dtype=int)
-    pieces = _pieces_of(geoms, int((own < 0).sum()), hull_pieces)  # terrain first, then unit hulls
+    pieces = _pieces_of(geoms, int((own < 0).sum()), hull_pieces, static_key)  # terrain first, then unit hulls
     hard = np.array([e == "blocks" for e in effects])
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
@@ -743,10 +738,6 @@ class _Pieces:
     convex: np.ndarray
 
 
-# (geometries, result) of the last call, swapped as one reference so threads never mix two calls.
-_LAST_PIECES: list[Any] = [None]
-
-
 class _Outlines(NamedTuple):
     """Pieces as padded edges ``(G, E, 2, 2)`` (NaN past each piece's ``n_edges``) and their kinds."""
 
@@ -756,25 +747,29 @@ class _Outlines(NamedTuple):
     convex: np.ndarray
 
 
-def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None" = None) -> _Pieces:
+def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None",
+               static_key: tuple[tuple[Terrain, ...], SightRules]) -> _Pieces:
     """Return the padded arrays of ``geoms``, the first ``n_static`` of them terrain.
 
-    The terrain's outlines and arrays are kept from the last call (it rarely changes);
-    the rest (unit hulls, whose outlines may be given as ``rest``) are added each time.
+    The terrain's outlines and arrays are remembered by value (the terrain pieces and the
+    rule set, ``static_key``: it rarely changes); the rest (unit hulls, whose outlines may be
+    given as ``rest``) are added each time.
     """
-    static = list(geoms[:n_static])
-    last = _LAST_PIECES[0]
-    if last is None or len(last[0]) != len(static) or not all(a is b for a, b in zip(last[0], static)):
-        outlines = _outlines(static)
-        last = (static, outlines, _pieces_from_edges(*outlines))
-        _LAST_PIECES[0] = last
+    static_outlines, static_pieces = _static_pieces(*static_key)
     if n_static == len(geoms):
-        return last[2]  # type: ignore[no-any-return]
-    both = [last[1], rest if rest is not None else _outlines(geoms[n_static:])]
+        return static_pieces
+    both = [static_outlines, rest if rest is not None else _outlines(geoms[n_static:])]
     width = max(o.edges.shape[1] for o in both)
     edges = np.concatenate([np.concatenate([o.edges, np.full((len(o.edges), width - o.edges.shape[1], 2, 2), np.nan)],
                                            axis=1) for o in both])
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
+
+
+@functools.lru_cache(maxsize=16)
+def _static_pieces(terrain: tuple[Terrain, ...], rs: SightRules) -> tuple["_Outlines", _Pieces]:
+    """The outlines and arrays of the terrain's blockers, remembered by value."""
+    outlines = _outlines(_static_blockers_of(terrain, rs)[0])
+    return outlines, _pieces_from_edges(*outlines)
 
 
 def _outlines(geoms: Sequence[BaseGeometry]) -> _Outlines:
@@ -910,32 +905,18 @@ def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
     return np.where(outside, 0.0, length)
 
 
-_INFO_CACHE: dict[int, tuple[BaseGeometry, np.ndarray, bool, bool]] = {}
-
-
 def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     """Return a piece's boundary edges ``(E, 2, 2)``, whether it is an area, and whether it is convex.
 
-    Cached by identity (terrain geometries are themselves cached); the cache keeps the
-    geometry alive so an id is never reused while its entry stands.
+    Terrain's are remembered with its outlines (:func:`_static_pieces`, keyed on the pieces'
+    values); unit hulls change with every move and are worked out each time.
     """
-    hit = _INFO_CACHE.get(id(g))
-    if hit is not None and hit[0] is g:
-        return hit[1], hit[2], hit[3]
     area = g.geom_type in ("Polygon", "MultiPolygon")
     parts = shapely.get_rings(shapely.get_parts(g)) if area else shapely.get_parts(g)
     segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
     edges = np.concatenate(segs) if segs else np.zeros((0, 2, 2))
     edges.flags.writeable = False
-    convex = _convex(g)
-    _remember_info(g, edges, area, convex)
-    return edges, area, convex
-
-
-def _remember_info(g: BaseGeometry, edges: np.ndarray, area: bool, convex: bool) -> None:
-    if len(_INFO_CACHE) > 4096:
-        _INFO_CACHE.clear()
-    _INFO_CACHE[id(g)] = (g, edges, area, convex)
+    return edges, area, _convex(g)
 
 
 def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray,

@@ -31,9 +31,9 @@ from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan, Terrain
 from rules.resolution import Action
-from rules.rulesets.params import Param, describe
 from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, handler
 from rules.rulesets.kit import has_rule, unit_rules
+from rules.rulesets.params import Param, describe
 from rules.terrain import TerrainKind, pieces_at
 from rules.visibility import line_of_sight
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from rules.cohesion import chain_cohesion
@@ -328,10 +329,10 @@ def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any
             else f"{m.model_id} is in the open", "steps": steps}
 
 
-COMMON_QUESTIONS: dict[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dict[str, Any]]] = {
+COMMON_QUESTIONS: Mapping[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dict[str, Any]]] = MappingProxyType({
     "distance": q_distance, "los": q_los, "cohesion": q_cohesion, "template": q_template,
     "objectives": q_objectives, "terrain": q_terrain,
-}
+})
 
 
 def model_pair_distance(rs: "RuleSet", a: Model, b: Model, opts: Mapping[str, Any]) -> float:

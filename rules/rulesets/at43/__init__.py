@@ -22,9 +22,9 @@ from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import TablePlan
 from rules.rulesets.at43.actions import ACTIONS, validate_roster
-from rules.rulesets.at43.params import PARAMS
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
+from rules.rulesets.at43.params import PARAMS
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, leader_model, length_json
 from rules.terrain import TerrainKind, terrain_geometry

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from rules.dice import AUTO_SUCCESS, Dice, Distribution, binomial, die, needed_text, success_chance, with_rerolls
@@ -913,5 +914,5 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"]}, plan_after=after)
 
 
-ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
-                              "end-turn": end_turn}
+ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
+                              "end-turn": end_turn})

@@ -65,9 +65,9 @@ SRC_AREA = "Feu à Volonté, Arme à aire d'effet"
 SRC_ROF = "Feu à Volonté, Cadence de tir"
 SRC_MOVES = "Feu à Volonté, Les Mouvements"
 SRC_SUPPORT = "Feu à Volonté, Groupe d'appui"
-WEAPON_RANGE_UD = {"pistol": 4.0, "grenade": 4.0, "mortar": 6.0}
-WEAPON_NAMES = {"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
-                "mortier": "mortar", "mortar": "mortar"}
+WEAPON_RANGE_UD = MappingProxyType({"pistol": 4.0, "grenade": 4.0, "mortar": 6.0})
+WEAPON_NAMES = MappingProxyType({"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
+                "mortier": "mortar", "mortar": "mortar"})
 COMMANDERS = ("leader", "second")
 
 

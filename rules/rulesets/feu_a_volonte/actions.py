@@ -36,6 +36,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from calibration.units import DEFAULT_UD_MM
@@ -552,7 +553,7 @@ def _remove(plan: TablePlan, m: Model) -> TablePlan:
 
 # -- extra dice: Chance de cocu, the leader's and second's reserve; Cohésion re-rolls -----------------------
 
-RESERVE_DICE = {"leader": 3, "second": 2}
+RESERVE_DICE = MappingProxyType({"leader": 3, "second": 2})
 
 
 def extra_dice(plan: TablePlan, m: Model, request: Mapping[str, Any], steps: list[Step]) -> tuple[int, dict[str, Any]]:
@@ -1157,12 +1158,12 @@ def pay(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
 SRC_WEATHER = "Feu à Volonté, La météo"
 SRC_INITIATIVE = "Feu à Volonté, Initiative"
 WEATHER_BY_D8 = expand_ranges({(1, 2): "vent", (3, 4): "brouillard", (5, 6): "pluie / neige", (7, 8): "beau temps"})
-WEATHER_EFFECT = {
+WEATHER_EFFECT = MappingProxyType({
     "vent": "a shooter facing the wind takes -1 on shots beyond 10 UD; wind in the back, no malus",
     "brouillard": "thick fog: every target must be detected first (quality 7+)",
     "pluie / neige": "movement -1 UD; difficult terrain becomes impassable",
     "beau temps": "no effect",
-}
+})
 WIND_RANGE_UD = 10.0
 
 
@@ -1241,9 +1242,9 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
 __all__ = ["ACTIONS", "QUALITIES", "TRAITS", "Recruit", "roster_cost", "validate_roster", "shoot", "melee", "spot",
            "activate", "shot_odds", "shot_outcome", "range_band"]
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "weather": weather, "initiative": initiative, "disengage": disengage,
     "throw": throw, "pay": pay,
     "shoot": shoot, "melee": melee, "spot": spot, "morale": morale, "activate": activate,
     "reload": reload, "end-turn": end_turn, "recruit": recruit,
-}
+})

@@ -19,10 +19,10 @@ from rules.explain import Step
 from rules.measure import closest_models, model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
-from rules.rulesets.kit import has_rule
 from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
 from rules.rulesets.firefight.params import PARAMS
+from rules.rulesets.kit import has_rule
 from rules.terrain import TerrainKind, path_profile, pieces_at
 from rules.visibility import line_of_sight
 from rules.zones import aura, deployment_zone, objective_states, wholly_inside
@@ -55,7 +55,7 @@ SRC_MISSION = "Grimdark Future Firefight, Préparation (mission)"
 SRC_DEPLOY = "Grimdark Future Firefight, Préparation (déploiement)"
 SRC_RULES = "Grimdark Future Firefight, Références des règles spéciales"
 SRC_SPECIAL = "Grimdark Future Firefight, Mouvements spéciaux"
-ACTION_IN = {"hold": 0.0, "advance": 6.0, "rush": 12.0, "charge": 12.0}  # Activation table
+ACTION_IN = MappingProxyType({"hold": 0.0, "advance": 6.0, "rush": 12.0, "charge": 12.0})  # Activation table
 
 
 def unit_rules(plan: TablePlan, unit_id: str) -> list[str]:

@@ -39,6 +39,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from calibration.units import inches
@@ -48,9 +49,9 @@ from rules.explain import Step
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
 from rules.resolution import Action, Resolution
-from rules.rulesets.firefight.dice import (Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome,
-                                           allocate, defence_blocks, defence_fail_chance, effect_of, hit_face, outcome_odds,
-                                           roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
+from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported for the tests)
+    Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome, allocate, defence_blocks,
+    defence_fail_chance, effect_of, hit_face, outcome_odds, roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
 from rules.rulesets.kit import (check_model_kit, check_whole_stats, has_rule, measure_how, other_side, parse_rule,
                                 profile_of, req_bool, req_int, req_list, req_str, roster_fail, rule_value,
                                 sides_of, state_of, threshold, unit_rules, weapon_of, with_extra, with_status)
@@ -61,20 +62,20 @@ SHAKEN = "shaken"
 ROUNDS = 4  # Mission: the game ends after four rounds.
 
 #: Special rules of the seed's reference list; ``True`` when the rule takes a value X.
-SPECIAL_RULES: dict[str, bool] = {
+SPECIAL_RULES: Mapping[str, bool] = MappingProxyType({
     "Ambush": False, "AP": True, "Bane": False, "Blast": True, "Caster": True, "Counter": False,
     "Deadly": True, "Fast": False, "Fear": True, "Fearless": False, "Flying": False,
     "Furious": False, "Hero": False, "Immobile": False, "Impact": True, "Indirect": False,
     "Limited": False, "Regeneration": False, "Relentless": False, "Reliable": False,
     "Rending": False, "Scout": False, "Slow": False, "Stealth": False, "Strider": False,
     "Surge": False, "Thrust": False, "Tough": True, "Unstoppable": False,
-}
+})
 #: Rules that belong on a weapon (the others on a model or unit).
-WEAPON_RULES = {"AP", "Bane", "Blast", "Counter", "Deadly", "Indirect", "Limited", "Reliable",
-                "Rending", "Surge", "Thrust", "Unstoppable"}
+WEAPON_RULES = frozenset({"AP", "Bane", "Blast", "Counter", "Deadly", "Indirect", "Limited", "Reliable",
+                "Rending", "Surge", "Thrust", "Unstoppable"})
 
-MOVES_IN = {"hold": 0, "advance": 6, "rush": 12, "charge": 12}
-FAST_BONUS_IN = {"hold": 0, "advance": 2, "rush": 4, "charge": 4}
+MOVES_IN = MappingProxyType({"hold": 0, "advance": 6, "rush": 12, "charge": 12})
+FAST_BONUS_IN = MappingProxyType({"hold": 0, "advance": 2, "rush": 4, "charge": 4})
 
 
 def _src(section: str) -> str:
@@ -1180,11 +1181,11 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
-ARGUMENTS: dict[str, tuple[str, ...]] = {
+ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "activate": ("unit", "action"), "shoot": ("firing", "target"), "melee": ("attacker", "defender"),
     "morale": ("unit",), "deploy": ("unit",), "cast": ("caster",), "jump": ("model",),
     "dangerous": ("unit",), "fall": ("model",),
-}
+})
 
 def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps: list[Step],
                    request: Mapping[str, Any]) -> tuple[TablePlan, dict[str, Any]]:
@@ -1277,8 +1278,8 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     return Resolution(RULESET, "fall", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
 
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "dangerous": dangerous, "fall": fall,
     "activate": activate, "shoot": shoot, "melee": melee, "morale": morale, "end_round": end_round,
     "deploy": deploy, "cast": cast, "jump": jump,
-}
+})

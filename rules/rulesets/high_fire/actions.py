@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from calibration.fields import read_json_file
@@ -55,15 +56,15 @@ SRC = "High Fire v0.5.1"
 TABLES_PATH = Path(__file__).resolve().parent / "tables.json"
 STUNNED, WOUNDED, OUT = "stunned", "wounded", "out-of-action"
 EFFECTS = ("none", STUNNED, WOUNDED, OUT)
-EFFECT_FR = {"none": "sans effet", STUNNED: "Sonné", WOUNDED: "Blessé", OUT: "Hors de combat"}
+EFFECT_FR = MappingProxyType({"none": "sans effet", STUNNED: "Sonné", WOUNDED: "Blessé", OUT: "Hors de combat"})
 #: Model and unit rules the seed names: jump harnesses, specialists, command units.
 KNOWN_RULES = ("jump harness", "specialist", "command")
 #: Infantry actions and their moves in inches (Actions de l'infanterie).
-ACTIONS_IN = {"careful": 3, "tactical": 4, "fast": 8, "jump": 8, "aimed": 1, "assault": 4, "observe": 1,
-              "quick-op": 4, "long-op": 1}
-ACTION_FR = {"careful": "Progression prudente", "tactical": "Progression tactique", "fast": "Progression rapide",
+ACTIONS_IN = MappingProxyType({"careful": 3, "tactical": 4, "fast": 8, "jump": 8, "aimed": 1, "assault": 4, "observe": 1,
+              "quick-op": 4, "long-op": 1})
+ACTION_FR = MappingProxyType({"careful": "Progression prudente", "tactical": "Progression tactique", "fast": "Progression rapide",
              "jump": "Progression par saut", "aimed": "Tir appuyé", "assault": "Assaut", "observe": "Observation",
-             "quick-op": "Opération rapide", "long-op": "Opération longue"}
+             "quick-op": "Opération rapide", "long-op": "Opération longue"})
 PHASES = (("first", "action1"), ("second", "reaction"), ("first", "action2"),
           ("second", "action1"), ("first", "reaction"), ("second", "action2"))
 AIMED_BONUS = 1  # Tir appuyé: +1 to the effect value (table of infantry actions)
@@ -795,12 +796,12 @@ def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
-ARGUMENTS: dict[str, tuple[str, ...]] = {
+ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "activate": ("unit", "action"), "shoot": ("firing", "target"), "engage": ("attacker", "defender"),
     "observe": ("observer", "target"), "assault": ("attacker", "defender"),
-}
+})
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "start_turn": start_turn, "initiative": initiative, "activate": activate, "end_phase": end_phase,
     "shoot": shoot, "engage": engage, "observe": observe, "assault": assault, "motivation": motivation,
-}
+})

@@ -54,10 +54,10 @@ SRC_BUBBLE = "Star Wars Grandes escarmouches, Phases d'activation"
 SRC_FORCE = "Star Wars Grandes escarmouches, Utilisation de la Force"
 SRC_MOVE = "Star Wars Grandes escarmouches, Activation d'une figurine"
 SRC_DIFFICULT = "Star Wars Grandes escarmouches, Règles additionnelles (terrain difficile)"
-BUBBLE_PAS = {"officer": 2.0, "senior-officer": 3.0}
+BUBBLE_PAS = MappingProxyType({"officer": 2.0, "senior-officer": 3.0})
 MOVE_PAS = 4.0
 #: Force powers: (range or radius in pas, who, kind, text) - Utilisation de la Force.
-POWERS: Mapping[str, tuple[float, str, str, str]] = {
+POWERS: Mapping[str, tuple[float, str, str, str]] = MappingProxyType({
     "repulsion": (3.0, "enemies", "around", "every enemy closer than 3 pas is knocked down"),
     "telekinesis": (10.0, "enemies", "shot", "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
     "lightning": (6.0, "enemies", "shot", "a shot of 6 pas that always hits (dark side)"),
@@ -65,13 +65,13 @@ POWERS: Mapping[str, tuple[float, str, str, str]] = {
     "dun-moch": (15.0, "enemies", "around", "enemies closer than 15 pas get +1 to their Tir and Combat thresholds"),
     "meditation": (4.0, "friends", "around", "friends closer than 4 pas get a 5+ save (light side)"),
     "speed": (6.0, "self", "move", "the figure moves 6 pas more"),
-}
-POWER_NAMES = {"répulsion": "repulsion", "repulsion": "repulsion", "télékinésie": "telekinesis",
+})
+POWER_NAMES = MappingProxyType({"répulsion": "repulsion", "repulsion": "repulsion", "télékinésie": "telekinesis",
                "telekinesie": "telekinesis", "telekinesis": "telekinesis", "éclairs": "lightning",
                "eclairs": "lightning", "lightning": "lightning", "étranglement": "strangle",
                "etranglement": "strangle", "strangle": "strangle", "dun-moch": "dun-moch", "dun-möch": "dun-moch",
                "dunmoch": "dun-moch", "méditation": "meditation", "meditation": "meditation",
-               "sur-vitesse": "speed", "survitesse": "speed", "speed": "speed"}
+               "sur-vitesse": "speed", "survitesse": "speed", "speed": "speed"})
 
 
 def weapon_range_pas(m: Model) -> float | None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from calibration.units import pas
@@ -54,7 +55,7 @@ POWERS = ("Répulsion", "Télékinésie", "Sur-vitesse", "Protection", "Éclairs
 RULES = ("Officier", "Officier supérieur", "Armure lourde", "Arme en cortosis", "Armes en cortosis", "Sabre laser",
          "Double sabre laser", "Deux sabres laser", "Deux armes de corps à corps", "Blaster lourd", "Médico",
          "Grande cible", "Gigantesque", "Robuste", "Droïde")
-BUBBLE_PAS = {"Officier": 2, "Officier supérieur": 3}
+BUBBLE_PAS = MappingProxyType({"Officier": 2, "Officier supérieur": 3})
 
 
 def _src(section: str) -> str:
@@ -823,11 +824,11 @@ def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
-ARGUMENTS: dict[str, tuple[str, ...]] = {
+ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "hero_phase": ("hero",), "troops_phase": ("side",), "shoot": ("shooter", "target"),
     "melee": ("attacker", "defender"), "force": ("user", "power"), "medic": ("medic", "target"), "stand_up": ("model",),
     "thrown": ("model",),
-}
+})
 
 def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry (Utilisation de la Force, Télékinésie).
@@ -871,8 +872,8 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
                       {"collision": True, "killed": killed}, after.with_state(st))
 
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "thrown": thrown,
     "start_turn": start_turn, "hero_phase": hero_phase, "troops_phase": troops_phase, "end_turn": end_turn,
     "shoot": shoot, "melee": melee, "force": force, "medic": medic, "stand_up": stand_up,
-}
+})
