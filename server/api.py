@@ -31,6 +31,7 @@ from server.live import lower_thread_priority
 from server.overlay import Overlay
 from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points,
                              string_list)
+from tabletracker.errors import TabletrackerError
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,8 @@ def atomic(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@bp.errorhandler(ValueError)
-def _domain_error(exc: ValueError) -> Any:
+@bp.errorhandler(TabletrackerError)
+def _domain_error(exc: TabletrackerError) -> Any:
     err = from_domain(exc)
     return jsonify(err.to_json()), err.status
 
@@ -90,7 +91,7 @@ def state() -> Any:
 def _safe(fn: Any, default: Any) -> Any:
     try:
         return fn()
-    except (ApiError, ValueError) as exc:
+    except (ApiError, TabletrackerError) as exc:
         log.warning("state: %s", exc)
         return default
 
@@ -200,7 +201,7 @@ def undo() -> Any:
         event = ov.undo()
     except LookupError as exc:
         raise ApiError(409, "nothing_to_undo", str(exc)) from None
-    except ValueError as exc:
+    except TabletrackerError as exc:
         raise ApiError(409, "nothing_to_undo", str(exc)) from None
     return jsonify({"event": event.to_json(), "game": ov.game_view()})
 
@@ -232,7 +233,7 @@ def set_ruleset() -> Any:
     new = edits.set_ruleset(ov.plan(), ruleset)
     try:
         rulesbridge.ruleset_of(ruleset).check_plan(new)  # every terrain kind must exist in the new rule set
-    except ValueError as exc:
+    except TabletrackerError as exc:
         raise ApiError(400, "terrain_kind", f"{exc}; change or remove that terrain piece before switching "
                        f"to {ruleset}") from None
     return _changed(ov.change("setup.ruleset", new, {"ruleset": ruleset}))
