@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Hashable
+from typing import Any, Hashable, cast
 
 from rules.errors import InvalidActionError
 
@@ -99,7 +99,7 @@ class Distribution:
 
     def mean(self) -> Fraction:
         """Return the expected value of numeric outcomes."""
-        return sum((Fraction(o) * p for o, p in self.probs.items()), Fraction(0))
+        return sum((Fraction(cast(Any, o)) * p for o, p in self.probs.items()), Fraction(0))
 
     def to_json(self) -> list[dict[str, Any]]:
         """Return ``[{"outcome", "probability" (float), "fraction" ("a/b")}]`` sorted by outcome."""

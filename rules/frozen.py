@@ -80,3 +80,31 @@ def thaw(value: Any) -> Any:
 
 
 EMPTY: Mapping[str, Any] = FrozenDict()
+
+TRUE_WORDS = frozenset({"true", "yes", "oui", "on", "1"})
+FALSE_WORDS = frozenset({"false", "no", "non", "off", "0"})
+
+
+def parse_bool(value: Any) -> bool | None:
+    """Return the yes/no a JSON value or a typed word means, ``None`` when it means neither.
+
+    The rules core's one reading of a boolean (options, action arguments): ``true``/``false``,
+    ``yes``/``no``, ``oui``/``non``, ``on``/``off``, ``1``/``0`` in any case, spaces around
+    ignored; JSON ``true``/``false`` and the integers 0 and 1.
+
+    >>> parse_bool("Oui"), parse_bool(" off "), parse_bool(1), parse_bool(True)
+    (True, False, True, True)
+    >>> parse_bool("maybe") is None and parse_bool(2) is None and parse_bool(None) is None
+    True
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+    return None

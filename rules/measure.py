@@ -104,7 +104,7 @@ def closest_models(a_models: Sequence[Model], b_models: Sequence[Model], *, how:
         ra = np.array([m.base_mm for m in a_models]) / 2.0
         rb = np.array([m.base_mm for m in b_models]) / 2.0
         d = np.maximum(0.0, d - ra[:, None] - rb[None, :])
-    i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+    i, j = (int(k) for k in np.unravel_index(int(np.argmin(d)), d.shape))
     return Closest(float(d[i, j]), a_models[i].model_id, b_models[j].model_id)
 
 
@@ -190,4 +190,4 @@ def footprints(models: Sequence[Model]) -> np.ndarray:
     """Return the footprints of ``models`` as a shapely geometry array (vectorised)."""
     pts = shapely.points(np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2))
     radii = np.array([m.base_mm / 2.0 for m in models], dtype=float)
-    return shapely.buffer(pts, radii, quad_segs=FOOTPRINT_QUAD_SEGS)
+    return np.asarray(shapely.buffer(pts, radii, quad_segs=FOOTPRINT_QUAD_SEGS))

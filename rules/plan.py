@@ -29,7 +29,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from calibration.fields import Reader, read_json_file
 from rules.errors import GameFileError, InvalidActionError
@@ -352,7 +352,7 @@ def _free(r: Reader, key: str) -> Mapping[str, Any] | None:
     if not r.has(key):
         return None
     r.child(key)  # must be an object
-    return freeze(r.data[key])
+    return cast(Mapping[str, Any], freeze(r.data[key]))
 
 
 def _extra(r: Reader) -> Mapping[str, Any]:

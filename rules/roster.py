@@ -57,7 +57,7 @@ import dataclasses
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from calibration.fields import Reader, parse_json_text
 from rules.errors import RosterError
@@ -216,11 +216,11 @@ def _named_objects(top: Reader, key: str) -> Mapping[str, Any]:
     if not top.has(key):
         return EMPTY
     child = top.child(key)
-    for name, value in child.data.items():
+    for name in child.data:
         if not isinstance(name, str) or not name:
             child.fail(f"has a name {name!r} that is not a non-empty string")
         child.child(name)  # each entry must be an object
-    return freeze(dict(child.data))
+    return cast(Mapping[str, Any], freeze(dict(child.data)))
 
 
 def _strings(r: Reader, key: str) -> tuple[str, ...]:

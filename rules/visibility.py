@@ -78,6 +78,7 @@ class SightRules(Protocol):
     def source(self, section: str) -> str: ...
     def defaults(self) -> dict[str, Any]: ...
     def changed(self, options: Mapping[str, Any], name: str) -> str: ...
+    def __hash__(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -869,7 +870,7 @@ def _convex(g: BaseGeometry) -> bool:
         return len(g.coords) == 2
     if g.geom_type != "Polygon" or len(g.interiors):
         return False
-    return abs(g.convex_hull.area - g.area) <= 1e-9 * max(g.area, 1.0)
+    return bool(abs(g.convex_hull.area - g.area) <= 1e-9 * max(g.area, 1.0))
 
 
 def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pieces: "_Pieces",
@@ -883,7 +884,7 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     x_at = ax + (py - ay) * (bx - ax) / np.where(straddle, by_ - ay, 1.0)  # what does not straddle never counts
     crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
     inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
-    return hit | inside
+    return np.asarray(hit | inside)
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
@@ -924,7 +925,7 @@ def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarr
     """Return whether segments ``p-q`` and ``a-b`` meet (touching counts), element by element."""
     def orient(ox: np.ndarray, oy: np.ndarray, sx: np.ndarray, sy: np.ndarray,
                tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
-        return (sx - ox) * (ty - oy) - (sy - oy) * (tx - ox)
+        return np.asarray((sx - ox) * (ty - oy) - (sy - oy) * (tx - ox))
 
     d1, d2 = orient(ax, ay, bx, by, px, py), orient(ax, ay, bx, by, qx, qy)
     d3, d4 = orient(px, py, qx, qy, ax, ay), orient(px, py, qx, qy, bx, by)
@@ -932,10 +933,10 @@ def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarr
     # Collinear segments: require overlapping extents.
     collinear = (d1 == 0) & (d2 == 0)
     if not collinear.any():
-        return proper
+        return np.asarray(proper)
     overlap = ((np.minimum(px, qx) <= np.maximum(ax, bx)) & (np.minimum(ax, bx) <= np.maximum(px, qx))
                & (np.minimum(py, qy) <= np.maximum(ay, by)) & (np.minimum(ay, by) <= np.maximum(py, qy)))
-    return np.where(collinear, overlap, proper)
+    return np.asarray(np.where(collinear, overlap, proper))
 
 
 # -- units ----------------------------------------------------------------------------------

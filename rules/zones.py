@@ -62,7 +62,7 @@ def partly_inside(zone: BaseGeometry, models: Sequence[Model]) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     pts = shapely.points(np.array([m.position_mm for m in models], dtype=float))
     r = np.array([m.base_mm / 2.0 for m in models])
-    return shapely.distance(zone, pts) < r - PARTLY_TOLERANCE_MM
+    return np.asarray(shapely.distance(zone, pts) < r - PARTLY_TOLERANCE_MM)
 
 
 @dataclass(frozen=True)
@@ -243,4 +243,4 @@ def wholly_inside(zone: BaseGeometry, models: Sequence[Model]) -> np.ndarray:
     r = np.array([m.base_mm / 2.0 for m in models])
     inside = shapely.contains_xy(zone, np.array([m.position_mm[0] for m in models]),
                                  np.array([m.position_mm[1] for m in models]))
-    return inside & (shapely.distance(zone.exterior, pts) >= r - PARTLY_TOLERANCE_MM)
+    return np.asarray(inside & (shapely.distance(zone.exterior, pts) >= r - PARTLY_TOLERANCE_MM))

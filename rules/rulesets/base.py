@@ -28,6 +28,7 @@ from shapely.geometry import Polygon
 from calibration.units import DEFAULT_UD_MM, LengthUnit, length_unit
 from rules.errors import GameFileError, InvalidActionError
 from rules.explain import Step
+from rules.frozen import parse_bool
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan, Terrain
 from rules.resolution import Action
@@ -68,13 +69,9 @@ class Option:
                 raise InvalidActionError(f"option {self.name} must be a positive number, got {value!r}")
             return number
         if self.kind == "bool":
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text in ("true", "yes", "1", "on"):
-                return True
-            if text in ("false", "no", "0", "off"):
-                return False
+            parsed = parse_bool(value)  # the rules core's one reading of yes/no
+            if parsed is not None:
+                return parsed
             raise InvalidActionError(f"option {self.name} must be true or false, got {value!r}")
         text = str(value)
         if self.kind == "text":

@@ -154,7 +154,8 @@ def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     v = _two_units(plan, args)
     fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), source=SRC_ZONE)
     aims = list(fz.caught) + [m.model_id for m in plan.models_of(v["TARGET_UNIT"])]
-    can, cannot = [], []
+    can: list[str] = []
+    cannot: list[str] = []
     seen: dict[str, list[str]] = {}
     for f in plan.models_of(v["FIRING_UNIT"]):
         sees = [t for t in aims if line_of_sight(plan, f.model_id, t, options=opts, ruleset=self).visible]

@@ -140,7 +140,7 @@ def sweep_beyond(obstacle: BaseGeometry, direction: tuple[float, float], length_
 def _is_convex(g: BaseGeometry) -> bool:
     if g.geom_type == "LineString":
         return len(g.coords) == 2
-    return abs(g.convex_hull.area - g.area) <= 1e-6 * max(g.area, 1.0)
+    return bool(abs(g.convex_hull.area - g.area) <= 1e-6 * max(g.area, 1.0))
 
 
 def _sweep_parts(g: BaseGeometry, ux: float, uy: float, length_mm: float) -> BaseGeometry:

@@ -381,7 +381,7 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     cost_mm = prof.length_mm + difficult  # a stretch of difficult ground costs double: the rest is halved
     problems: list[str] = []
     shoulder = 0.8 * m.height_mm if m.height_mm else None
-    for tid, kind, effect, height in prof.lines:
+    for tid, _kind, effect, height in prof.lines:
         if effect == "linear":
             if shoulder is not None and height is not None and height > shoulder:
                 problems.append(f"{tid} is higher than the figure's shoulder: impassable")
@@ -411,7 +411,7 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     steps = [Step("movement", "walk 4 UD for 1 PA" + ("; running adds 1d6 UD (2 PA)" if run else "")
                   + ("; on the road 4 UD + 1d6 UD" if on_road else ""), SRC_MOVES, value=4),
              Step("path", f"{prof.length_mm / ud:.2f} UD straight, {difficult / ud:.2f} UD of it in difficult terrain "
-                  f"(counted double), {sum(1 for l in prof.lines if l[2] == 'linear')} linear obstacle(s) at 1 UD each: "
+                  f"(counted double), {sum(1 for line in prof.lines if line[2] == 'linear')} linear obstacle(s) at 1 UD each: "
                   f"costs {need_ud:.2f} UD", SRC_MOVES, value=round(need_ud, 3))]
     if extra_allowed and need_ud > 4.0 + 1e-9 and need_ud <= 10.0 + 1e-9:
         steps.append(Step("roll needed", f"needs a d6 of {math.ceil(need_ud - 4.0 - 1e-9)} or more", SRC_MOVES))

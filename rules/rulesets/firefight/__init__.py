@@ -23,7 +23,7 @@ from rules.rulesets.common import Args, kind_of_id, length_json, models_named, t
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
 from rules.rulesets.firefight.params import PARAMS
 from rules.rulesets.kit import has_rule
-from rules.terrain import TerrainKind, path_profile, pieces_at
+from rules.terrain import TerrainKind, path_profile
 from rules.visibility import line_of_sight
 from rules.zones import aura, deployment_zone, objective_states, wholly_inside
 
@@ -313,11 +313,11 @@ def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]
 DEPLOYMENT_DEPTH_IN = 12.0  # Préparation (déploiement): within 12" of one's table edge
 
 
-def deployment_zones(self: "Firefight", plan: TablePlan, opts: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:
+def deployment_zones(self: "Firefight", plan: TablePlan, options: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:
     """Each side's deployment zone: within 12" of its table edge (Préparation, déploiement)."""
     depth = self.from_unit(DEPLOYMENT_DEPTH_IN)
     return tuple(DeploymentZone(side, edge, depth, deployment_zone(plan, edge, depth))
-                 for side, edge in deployment_edges(plan, opts).items())
+                 for side, edge in deployment_edges(plan, options).items())
 
 
 def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:

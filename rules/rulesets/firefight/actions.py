@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from calibration.units import inches
 from rules.dice import Dice, Distribution, die  # noqa: F401  (re-exported for the tests)
@@ -50,11 +51,49 @@ from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
 from rules.resolution import Action, Resolution
 from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported for the tests)
-    Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome, allocate, defence_blocks,
-    defence_fail_chance, effect_of, hit_face, outcome_odds, roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
-from rules.rulesets.kit import (check_model_kit, check_whole_stats, has_rule, measure_how, other_side, parse_rule,
-                                profile_of, req_bool, req_int, req_list, req_str, roster_fail, rule_value,
-                                sides_of, state_of, threshold, unit_rules, weapon_of, with_extra, with_status)
+    Batch,
+    Body,
+    Defence,
+    HitSpec,
+    Rolled,
+    _binomial_tuple,
+    _final_outcome,
+    allocate,
+    defence_blocks,
+    defence_fail_chance,
+    effect_of,
+    hit_face,
+    outcome_odds,
+    roll_hits,
+    roll_outcome,
+    survivors_odds,
+    wound_roll_needed,
+)
+from rules.rulesets.kit import (
+    check_model_kit,
+    check_whole_stats,
+    has_rule,
+    measure_how,
+    other_side,
+    parse_rule,
+    profile_of,
+    req_bool,
+    req_int,
+    req_list,
+    req_str,
+    roster_fail,
+    rule_value,
+    sides_of,
+    state_of,
+    threshold,
+    unit_rules,
+    weapon_of,
+    with_extra,
+    with_status,
+)
+
+if TYPE_CHECKING:
+    from rules.rulesets.firefight import Firefight
 
 RULESET = "firefight"
 SRC = "Grimdark Future Firefight"
@@ -139,7 +178,7 @@ def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[[str], None]) -
     pts = prof.get("points")
     if isinstance(pts, bool) or not isinstance(pts, int):
         fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given")
-    return pts + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
+    return int(pts) + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
 
 
 def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> None:
@@ -156,7 +195,7 @@ def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> 
     if len(heroes) > army // 125:
         fail(f"{len(heroes)} Hero units ({', '.join(heroes)}) but only one per full 125 pts is allowed "
              f"({army // 125} for {army} pts)")
-    copies: dict[tuple, list[str]] = {}
+    copies: dict[tuple[Any, ...], list[str]] = {}
     for u in roster.units:
         key = (u.name or u.profile or "", tuple(sorted(roster.profile_of(u, m) or "" for m in u.models)))
         copies.setdefault(key, []).append(u.unit_id)
@@ -264,7 +303,7 @@ def _sees(plan: TablePlan, a: Model, b: Model) -> tuple[bool, str]:
 def _inside(t: Any, p: tuple[float, float]) -> bool:
     from shapely.geometry import Point, Polygon
 
-    return t.shape == "area" and Polygon(t.points_mm).covers(Point(p))
+    return bool(t.shape == "area" and Polygon(t.points_mm).covers(Point(p)))
 
 
 def _model_in_cover(plan: TablePlan, target: Model, firers: tuple[Model, ...], *, obstacles: bool) -> str | None:
@@ -363,7 +402,7 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[str, ...], *, melee: 
 
 
 def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, target: str,
-                      st: Mapping[str, Any], steps: list[Step]) -> tuple[list[Batch], int]:
+                      st: Mapping[str, Any], steps: list[Step]) -> tuple[list[Batch], tuple[str, ...], list[str]]:
     tmodels = plan.models_of(target)
     how = measure_how(plan)
     if how != "edge":
@@ -372,8 +411,8 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
     wanted = req_str(request, "weapon", default=None)
     moved = req_bool(request, "moved", st["actions"].get(firing) == "advance")
     stealth = _all_have(plan, target, "Stealth")
-    groups: dict[tuple, list[Model]] = {}
-    specs: dict[tuple, HitSpec] = {}
+    groups: dict[tuple[Any, ...], list[Model]] = {}
+    specs: dict[tuple[Any, ...], HitSpec] = {}
     cover_votes: dict[str, str] = {}
     cover_seen: dict[tuple[str, bool], str | None] = {}  # (target model, obstacles count) -> why in cover
     used_limited = list(plan.unit(firing).extra.get("limited_used", ()))
@@ -592,8 +631,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         res.setdefault("blast_shares", {})[u] = res_u
     limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
     if limited:
-        u = after.unit(firing)
-        after = after.with_unit(with_extra(u, limited_used=sorted(set(u.extra.get("limited_used", ())) | set(limited))))
+        fu = after.unit(firing)
+        after = after.with_unit(with_extra(fu, limited_used=sorted(set(fu.extra.get("limited_used", ())) | set(limited))))
     res["target"] = target
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
 
@@ -934,7 +973,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         _enemy_check(plan, unit_id, target)
         from rules.rulesets import find_ruleset
 
-        rs = find_ruleset(RULESET)
+        rs = typing.cast("Firefight", find_ruleset(RULESET))
         reach = rs.charge_reach(plan, unit_id, target, float(move), rs.resolve_options(plan))  # as `ask charge`
         d = min(p["distance_mm"] for p in reach.values())
         if not any(p["in_reach"] for p in reach.values()):

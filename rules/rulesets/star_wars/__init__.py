@@ -197,7 +197,7 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     m = plan.model(v["HERO"])
     a = _bubble(self, plan, m, opts)
     inside = [k for k in a.inside if not _is_hero(plan.model(k))]
-    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[m.role.lower()]:g} pas; "
+    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[(m.role or '').lower()]:g} pas; "
                                   f"non-hero figures inside: {', '.join(inside) or 'none'}", SRC_BUBBLE)]
     return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts), "inside": inside,
             "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", "steps": steps}
@@ -305,7 +305,7 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     allowance = base * (1.5 if v.get("run") else 1.0)
     prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
     cost = prof.length_mm + prof.inside_mm("difficult")
-    for tid, kind, effect, height in prof.lines:
+    for _tid, _kind, effect, height in prof.lines:
         if effect == "difficult":
             # A linear obstacle (under 1 pas high) or a ladder is difficult ground: climbing it counts double.
             cost += 2 * min(height if height is not None else self.from_unit(1.0), self.from_unit(1.0))
@@ -317,7 +317,7 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     steps = [Step("movement", f"{base:g} pas" + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
                   SRC_MOVE, value=allowance),
              Step("difficult", f"path {self.fmt(prof.length_mm)}, of which {self.fmt(prof.inside_mm('difficult'))} in "
-                  f"difficult terrain (double); obstacles crossed: {', '.join(l[0] for l in prof.lines) or 'none'}: "
+                  f"difficult terrain (double); obstacles crossed: {', '.join(line[0] for line in prof.lines) or 'none'}: "
                   f"costs {self.fmt(cost)}", SRC_DIFFICULT, value=round(self.to_unit(cost), 3))]
     steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
     return {"model": m.model_id, "cost": length_json(self, cost, opts), "allowance_pas": allowance,

@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from calibration.units import pas
 from rules.dice import Dice, Distribution
@@ -42,8 +42,22 @@ from rules.frozen import thaw
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
-from rules.rulesets.kit import (check_whole_stats, measure_how, profile_of, req_bool, req_int, req_list, req_str,
-                                roster_fail, sides_of, state_of, threshold, weapon_of, with_extra, with_status)
+from rules.rulesets.kit import (
+    check_whole_stats,
+    measure_how,
+    profile_of,
+    req_bool,
+    req_int,
+    req_list,
+    req_str,
+    roster_fail,
+    sides_of,
+    state_of,
+    threshold,
+    weapon_of,
+    with_extra,
+    with_status,
+)
 
 RULESET = "star-wars"
 SRC = "Star Wars Grandes escarmouches"
@@ -272,15 +286,15 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     if _rank(plan, hero) and side != expected:
         raise IllegalActionError(f"the next hero phase belongs to {expected} ({_src('Phases d activation')})")
     r, inside = bubble(plan, hero_id)
-    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[_rank(plan, hero)]} pas; "
-                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[_rank(plan, hero)])]
+    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas; "
+                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[cast(str, _rank(plan, hero))])]
     chosen = req_list(request, "with")
     for mid in chosen:
         if mid not in inside:
             m = plan.model(mid)
             why = ("a hero has its own phase" if _rank(plan, m) else "an enemy" if _side(plan, m) != side
                    else f"{_pas(model_distance_mm(hero, m, how=measure_how(plan)))} away, "
-                        f"not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
+                        f"not less than {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas")
             raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}")
         if mid in st["activated"]:
             raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase")
@@ -697,7 +711,7 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         for t in targets:
             if isinstance(t, Model) and t in resist_targets:
                 g = dice.roll(6)
-                if g >= _resist(plan, t):
+                if g >= cast(int, _resist(plan, t)):  # resist_targets all have For
                     steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it", _src("Résistance à un pouvoir")))
                     continue
                 steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance", _src("Résistance à un pouvoir")))
