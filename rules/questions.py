@@ -77,7 +77,8 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     steps = out.pop("steps", ())
     result: dict[str, Any] = {"question": name, "ruleset": rs.name, "args": list(args)}
     result.update(out)
-    result["options"] = dict(opts)
+    data = {s.name for s in rs.option_specs if s.kind == "data"}
+    result["options"] = {k: ("(loaded)" if k in data and v else v) for k, v in opts.items()}
     result["explanation"] = explanation_json(tuple(steps))
     return result
 

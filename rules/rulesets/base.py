@@ -47,7 +47,8 @@ MEASURES = ("edge", "centre")
 class Option:
     """A named choice of a rule set (RULES-NOTES.md), with its default.
 
-    ``kind`` is ``"number"``, ``"choice"``, ``"bool"`` or ``"text"``; ``note`` names the
+    ``kind`` is ``"number"``, ``"choice"``, ``"bool"``, ``"text"`` or ``"data"`` (a JSON value the
+    edges load, kept as it is and not echoed in answers); ``note`` names the
     RULES-NOTES choice (``"choice 4"``) or the seed passage it settles.
     """
 
@@ -68,6 +69,8 @@ class Option:
             if not math.isfinite(number) or number <= 0:
                 raise InvalidActionError(f"option {self.name} must be a positive number, got {value!r}")
             return number
+        if self.kind == "data":
+            return value
         if self.kind == "bool":
             parsed = parse_bool(value)  # the rules core's one reading of yes/no
             if parsed is not None:

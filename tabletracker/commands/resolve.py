@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="merge this roster file (JSON or YAML) into the game first; repeatable")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the resolution as JSON")
     parser.add_argument("--out", help="write the game after the result to this file (needs --dice or --seed)")
+    parser.add_argument("--high-fire-tables", metavar="FILE",
+                        help="High Fire: the players' tables file (UNITABLE, results, modifiers, weapons); a path "
+                             "named in the game's options.high_fire_tables is read too, relative to the game file")
 
 
 def parse_dice(text: str) -> list[int]:
@@ -125,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from rules.rulesets import find_ruleset
 
     plan = load_game(args.game)
+    plan = _high_fire_tables(plan, args)
     if args.roster:
         plan = merge_rosters(plan, [load_roster(path) for path in args.roster])
     rs = find_ruleset(plan.ruleset)
@@ -155,3 +159,17 @@ def run(args: argparse.Namespace) -> int:
             text += f"\n  game after it written to {args.out}"
         print(text)
     return 0
+
+
+def _high_fire_tables(plan: Any, args: argparse.Namespace) -> Any:
+    """Load High Fire's tables file at the edge: the rules core reads no path from the game."""
+    if plan.ruleset != "high-fire":
+        return plan
+    from rules.rulesets.high_fire.actions import with_tables_file
+
+    named = (plan.options or {}).get("high_fire_tables")
+    if args.high_fire_tables:
+        return with_tables_file(plan, args.high_fire_tables)
+    if isinstance(named, str) and named:
+        return with_tables_file(plan, named, relative_to=Path(args.game).resolve().parent)
+    return plan

@@ -45,4 +45,6 @@ def _with_test_tables(plan: TablePlan) -> TablePlan:
 
     path = Path(tempfile.mkdtemp()) / "my-high-fire-tables.json"
     path.write_text(json.dumps(fake_tables(weapons=HF_WEAPONS)), encoding="utf-8")
-    return dataclasses.replace(plan, options=freeze({**thaw(plan.options or {}), "high_fire_tables": str(path)}))
+    from rules.rulesets.high_fire.actions import with_tables_file
+
+    return with_tables_file(plan, path)

@@ -233,7 +233,8 @@ class HighFire(RuleSet):
         Option("sight_depth", "proportional", "choice",
                "depths of several area pieces add up in proportion, or each piece on its own",
                "RULES-NOTES choice 3", ("proportional", "separate")),
-        Option("high_fire_tables", "", "text", "the players' file of UNITABLE and modifier tables (a path)",
+        Option("high_fire_tables", "", "data", "the players' UNITABLE and modifier tables (loaded by the program "
+               "from their file; a path left here is refused)",
                "RULES-NOTES, High Fire (reference booklet)"),
     )
     range_between = "units"

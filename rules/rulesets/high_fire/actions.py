@@ -3,8 +3,8 @@
 Implemented from seeds/high-fire-v0.5.1.md. The UNITABLE (effect value x D10 ->
 letter), what each letter does, the modifiers and the weapons are in the game's
 reference booklet, which is not available: they are read from a tables file the
-players fill in (``rules/rulesets/high_fire/tables.json``, shipped empty, or the path in
-``plan.options["high_fire_tables"]``). When a resolution needs a missing row or
+players fill in (``rules/rulesets/high_fire/tables.json``, shipped empty, or the tables the
+edges load into ``plan.options["high_fire_tables"]``: see :func:`with_tables_file`). When a resolution needs a missing row or
 entry it raises :class:`~rules.errors.MissingTableError` naming the entry and the
 file; no number is ever invented here.
 
@@ -31,6 +31,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -185,10 +186,38 @@ def load_tables(path: str | Path | None = None) -> Tables:
     return _read_tables(str(p), mtime)
 
 
+BUNDLED_TABLES = load_tables()  # read once, at import: the rules core opens no file while answering
+
+
 def tables_for(plan: TablePlan) -> Tables:
-    """Return the tables named by ``plan.options["high_fire_tables"]`` (a path), else the bundled file."""
-    path = (plan.options or {}).get("high_fire_tables")
-    return load_tables(path)
+    """Return the players' tables carried by the game (``options.high_fire_tables``), else the bundled empty ones.
+
+    The tables are data in the game, put there by the edges (:func:`with_tables_file`: the
+    CLI's ``--high-fire-tables`` and a game file naming its tables file); the rules core
+    never opens a path taken from the game (an imported game could make it probe the disk).
+    """
+    given = (plan.options or {}).get("high_fire_tables")
+    if given is None or given == "":
+        return BUNDLED_TABLES
+    if isinstance(given, Mapping):
+        return Tables(freeze(given), "the game's High Fire tables (options.high_fire_tables)")
+    raise MissingTableError(
+        f"the game names a High Fire tables file ({str(given)[:80]!r}) but the tables were not loaded: give the "
+        "file to the program (tabletracker resolve GAME --high-fire-tables FILE), or put the tables themselves "
+        "under options.high_fire_tables")
+
+
+def with_tables_file(plan: TablePlan, path: str | Path, *, relative_to: str | Path | None = None) -> TablePlan:
+    """Return ``plan`` carrying the tables read from ``path`` (an edge function: it reads the file).
+
+    A relative ``path`` is taken from ``relative_to`` (the game file's folder) when given.
+    """
+    p = Path(path)
+    if not p.is_absolute() and relative_to is not None:
+        p = Path(relative_to) / p
+    tables = load_tables(p)
+    options = {**thaw(plan.options or {}), "high_fire_tables": thaw(tables.data)}
+    return dataclasses.replace(plan, options=freeze(options))
 
 
 # =============================================================================== rosters
