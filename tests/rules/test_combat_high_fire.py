@@ -13,12 +13,12 @@ from typing import Any, Callable
 
 import pytest
 
-from rules.combat import high_fire as hf
-from rules.combat import resolve
+from rules.rulesets.high_fire import actions as hf
+from rules.resolve import resolve
 from rules.dice import Dice
 from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, MissingTableError, RosterError
-from rules.plan import parse_game
+from rules.plan import dump_game, parse_game
 from rules.roster import load_roster, merge_rosters, parse_roster
 
 IN = 25.4
@@ -72,8 +72,8 @@ def make_plan(models: list[tuple], *, tables: str | None, units: dict | None = N
                     "weapons": list(m[5]), **({"status": list(m[6])} if len(m) > 6 else {})} for m in models],
         "terrain": list(terrain), "profiles": PROFILES, "weapons": {"rifle": {}, "launcher": {}},
     }
-    if tables is not None:
-        doc["options"] = {"high_fire_tables": tables}
+    if tables is not None:  # the test is the edge: it reads the players' file into the game
+        doc["options"] = {"high_fire_tables": json.loads(Path(tables).read_text(encoding="utf-8"))}
     if state is not None:
         doc["state"] = state
     return parse_game(doc)
@@ -97,7 +97,7 @@ def test_shipped_tables_are_empty_and_say_what_is_missing():
     assert data["results"]["shooting"] == {} and data["modifiers"]["shooting"] == {}
     assert [k for k in data["weapons"] if not k.startswith("_")] == []
     plan = make_plan(SQUADS, tables=None)
-    with pytest.raises(MissingTableError, match="weapon 'rifle'.*high_fire_tables.json"):
+    with pytest.raises(MissingTableError, match="weapon 'rifle'.*tables.json"):
         hf.shoot(plan, {"firing": "blues", "target": "reds"}, None)
 
 
@@ -376,3 +376,23 @@ def test_allocation_typed_on_the_command_line(tables_path):
     assert r.result["allocation"]["red"] == {"action1": 1, "reaction": 0, "action2": 1}
     with pytest.raises(InvalidActionError, match="side:action1/reaction/action2"):
         hf.start_turn(plan, {"allocation": "blue:1/1"}, None)
+
+
+def test_the_core_never_opens_a_tables_path_from_the_game(tmp_path: Path) -> None:
+    """A game naming a tables file is refused by the core (no disk probing); the CLI edge loads it."""
+    import dataclasses
+
+    from rules.frozen import freeze
+    from tabletracker.cli import main
+
+    tables = tmp_path / "my-tables.json"
+    tables.write_text(json.dumps(fake_tables()), encoding="utf-8")
+    plan = make_plan(SQUADS, tables=str(tables))
+    named = dataclasses.replace(plan, options=freeze({"high_fire_tables": "/etc/does-it-exist.json"}))
+    with pytest.raises(MissingTableError, match="tables were not loaded") as err:
+        hf.shoot(named, {"firing": "blues", "target": "reds"}, None)
+    assert "No such file" not in str(err.value)
+    game = tmp_path / "game.json"
+    game.write_text(dump_game(dataclasses.replace(plan, options=freeze({"high_fire_tables": "my-tables.json"}))),
+                    encoding="utf-8")
+    assert main(["resolve", str(game), "shoot", "firing=blues", "target=reds", "--json"]) == 0

@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
-from rules.combat import actions_of, resolve
+from rules.resolve import actions_of, resolve
 from rules.dice import Dice
 from rules.frozen import freeze, thaw
 from rules.plan import TablePlan, game_to_dict, load_game, parse_game
 from rules.roster import load_roster, merge_rosters, parse_roster
 from tabletracker.cli import main
+from rules.rulesets.high_fire import actions as hf_actions
 from tests.rules.test_combat_high_fire import fake_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,11 +158,10 @@ def prepared(plan: TablePlan, before: Before) -> TablePlan:
 
 def sample(game: str, tmp_path: Path) -> TablePlan:
     plan = load_game(GAME_FILES[game])
-    if game == "high-fire":
+    if game == "high-fire":  # the players' tables file, loaded by the edge as the CLI does
         tables = tmp_path / "my-high-fire-tables.json"
         tables.write_text(json.dumps(fake_tables(weapons=HF_WEAPONS)), encoding="utf-8")
-        plan = dataclasses.replace(plan, options=freeze({**thaw(plan.options or {}),
-                                                         "high_fire_tables": str(tables)}))
+        plan = hf_actions.with_tables_file(plan, tables)
     return plan
 
 
