@@ -44,6 +44,7 @@ from calibration.aruco import (
 )
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
+from calibration.lens import MIN_BASE_MARKERS, LensFit, LensObservation, MarkerSighting, fit_lens
 from calibration.setup import CORNER_IDS, Setup, TableSize
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,13 @@ from an unmodelled lens and only a warning is given."""
 
 DEFAULT_HFOV_DEG = 70.0
 """Horizontal field of view assumed when one view cannot tell the focal length (typical webcam)."""
+
+LENS_CORNER_RMS_OK_PX = 1.0
+"""A lens estimated from the markers is kept when it fits the corner markers this well, or better
+than the distortion-free model does."""
+
+MIN_CORNERS_KNOWN_LENS = 2
+"""Corner markers needed for the pose when the lens is known (each gives four points)."""
 
 MIN_CORNER_NOISE_PX = 0.05
 """Floor of the per-coordinate corner noise used to predict the position error."""
@@ -161,6 +169,8 @@ class TableCalibration:
         Their detected corners, marker by marker in OpenCV's order (empty when not kept).
     warnings : tuple of str
         What the user should know about this calibration's accuracy.
+    lens : LensFit, optional
+        When the lens was estimated from the markers: the estimate and its uncertainty.
     """
 
     intrinsics: CameraIntrinsics
@@ -172,6 +182,7 @@ class TableCalibration:
     corner_ids: tuple[int, ...] = CORNER_IDS
     corners_px: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
     warnings: tuple[str, ...] = ()
+    lens: LensFit | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rvec", _readonly(self.rvec, (3,)))
@@ -308,6 +319,13 @@ class TableCalibration:
         when it was estimated) and a ``grid`` x ``grid`` set of table points is mapped
         through the perturbed calibration. Returns the largest and RMS error in mm.
         """
+        if self.lens is not None:  # lens from the markers: its own covariance says it all
+            from calibration.lens import expected_error_mm
+
+            _centre, edge, rms = expected_error_mm(self.lens, (self.table.width_mm, self.table.depth_mm),
+                                                   height_mm=height_mm, grid=grid, trials=max(10, trials // 2),
+                                                   seed=seed)
+            return PositionError(edge, rms, self.lens.rms_px, max(10, trials // 2), float(height_mm))
         obj = self.object_points()
         observed = self.corners_px if len(self.corners_px) == len(obj) else self.to_image_px(obj[:, :2])
         if sigma_px is None:
@@ -475,6 +493,13 @@ def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str =
     CalibrationError
         When a corner id is missing or seen twice.
     """
+    return _find_markers(image, setup, source=source, camera=camera)[0]
+
+
+def _find_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the image",
+                  camera: CameraIntrinsics | None = None, min_corners: int = 4
+                  ) -> tuple[MarkerDetections, MarkerDetections]:
+    """Return the corner markers (at least ``min_corners`` of them) and every marker found."""
     found = detect_markers(image, dictionary=setup.markers.dictionary, camera=camera)
     corners = found.select(np.isin(found.ids, CORNER_IDS))
     if len(set(corners.ids.tolist())) < len(CORNER_IDS):
@@ -486,7 +511,7 @@ def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str =
             f"{source}: corner marker(s) {_join(duplicates)} seen more than once; "
             "keep exactly one of each corner marker 0-3 in view")
     missing = [i for i in CORNER_IDS if i not in ids]
-    if missing:
+    if len(missing) > len(CORNER_IDS) - min_corners:
         seen = found.ids.tolist()
         seen_text = f"markers seen: {_join(seen)}" if seen else "no ArUco marker at all was seen"
         raise CalibrationError(
@@ -494,7 +519,7 @@ def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str =
             f"{_join(missing)}. Check that the whole table is in view, the light is even with no glare "
             f"on the markers, each marker lies flat in its corner (0 top-left, 1 top-right, 2 bottom-right, "
             f"3 bottom-left) and that they were printed from the {setup.markers.dictionary} dictionary")
-    return corners
+    return corners, found
 
 
 SECOND_LOOK_CONSTANTS = (5.0, 12.0)
@@ -607,6 +632,48 @@ def check_corner_layout(corners: MarkerDetections, table: TableSize, corner_size
             "their top edge (the one above the printed id) facing the edge between markers 0 and 1")
 
 
+def marker_sightings(found: MarkerDetections, setup: Setup) -> tuple[MarkerSighting, ...]:
+    """Base markers among ``found`` as lens observations (ids in play only, when the setup lists them)."""
+    in_play = set(setup.markers.per_marker)
+    out = []
+    for marker_id, corners in zip(found.ids.tolist(), found.corners_px):
+        if marker_id in CORNER_IDS or (in_play and marker_id not in in_play):
+            continue
+        out.append(MarkerSighting(int(marker_id), np.array(corners, dtype=np.float64),
+                                  setup.markers.size_for(int(marker_id)), setup.markers.base_height_mm))
+    return tuple(out)
+
+
+def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: Setup, obj: NDArray[np.float64],
+                      img: NDArray[np.float64], size: tuple[int, int], initial: CameraIntrinsics) -> LensFit | None:
+    """Estimate the lens from one frame: the corner points, the base markers and the table's edges.
+
+    The table's edges are looked for twice: around where the distortion-free first guess
+    puts them (a wide search), then around where the first lens estimate does (narrow).
+    None when the frame does not show enough of them.
+    """
+    from calibration.edges import find_edge_points
+
+    sightings = marker_sightings(found, setup)
+    fixed = np.column_stack([obj[:, :2], -obj[:, 2]])
+    table = (setup.table.width_mm, setup.table.depth_mm)
+    cam = CameraIntrinsics.pinhole(initial.focal_px, size, estimated=True)
+    try:
+        rvec, tvec, _rms = solve_pose(obj, img, cam)
+        fit: LensFit | None = None
+        for window, inside in ((max(12.0, 0.02 * size[0]), None), (max(5.0, 0.003 * size[0]), 4.0)):
+            edge_mm, edge_px, normal = find_edge_points(image, cam, rvec, tvec, table,
+                                                        corner_mm=setup.markers.corner_size_mm,
+                                                        window_px=window, inside_px=inside)
+            observation = LensObservation(fixed, img, sightings, edge_mm, edge_px, normal)
+            fit = fit_lens([observation], size, initial=cam)
+            cam, rvec, tvec = fit.intrinsics, fit.rvecs[-1], fit.tvecs[-1]
+        return fit
+    except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
+        logger.info("lens not estimated from the markers: %s", exc)
+        return None
+
+
 def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIntrinsics | None = None, *,
                     source: str = "the image") -> TableCalibration:
     """Calibrate the table from one frame showing its four corner markers.
@@ -641,28 +708,59 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         intrinsics = CameraIntrinsics.from_settings(setup.camera, size)
     if intrinsics is not None:
         intrinsics = intrinsics.scaled_to(size)
-    corners = find_corner_markers(image, setup, source=source, camera=intrinsics)
-    check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
-    obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
-    obj = _as3d(np.concatenate([obj_by_id[i] for i in CORNER_IDS]), 0.0)
-    img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in CORNER_IDS])
+    # with a known lens two corner markers (8 points) are enough for the pose
+    corners, found = _find_markers(image, setup, source=source, camera=intrinsics,
+                                   min_corners=MIN_CORNERS_KNOWN_LENS if intrinsics is not None else 4)
+    seen_ids = tuple(i for i in CORNER_IDS if i in corners.ids.tolist())
     warnings: list[str] = []
+    if len(seen_ids) == len(CORNER_IDS):
+        check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
+    else:
+        hidden = [i for i in CORNER_IDS if i not in seen_ids]
+        warnings.append(f"corner marker(s) {_join(hidden)} not seen: the table's pose comes from corner marker(s) "
+                        f"{_join(list(seen_ids))} and the known lens")
+    obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
+    obj = _as3d(np.concatenate([obj_by_id[i] for i in seen_ids]), 0.0)
+    img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in seen_ids])
+    lens: LensFit | None = None
+    pose: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     if intrinsics is None:
         intrinsics, note = estimate_focal(obj, img, size)
-        warnings.append(
-            f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
-            "principal point at the image centre, lens distortion ignored); positions will be less accurate "
-            "(often 5-10 mm at the table's edge): run 'tabletracker calibrate-camera' and pass --camera")
-        if note:
-            warnings.append(note)
-    rvec, tvec, rms = solve_pose(obj, img, intrinsics)
-    cal = TableCalibration(intrinsics, rvec, tvec, setup.table, setup.markers.corner_size_mm, rms, CORNER_IDS,
-                           img, tuple(warnings))
+        lens = lens_from_markers(image, found, setup, obj, img, size, intrinsics)
+        pinhole_rms = solve_pose(obj, img, intrinsics)[2]
+        if lens is not None and lens.fixed_rms_px > max(LENS_CORNER_RMS_OK_PX, pinhole_rms):
+            # a lens that fits the corner markers worse than no distortion at all was misled
+            # (an edge of the mat that is not the table's, clutter): do not use it
+            logger.info("lens from the markers rejected: corner RMS %.2f px, %.2f px without distortion",
+                        lens.fixed_rms_px, pinhole_rms)
+            lens = None
+        if lens is not None:
+            intrinsics = lens.intrinsics
+            pose = (lens.rvecs[-1], lens.tvecs[-1])
+            warnings.append(f"no camera calibration given: lens estimated from the markers on the table "
+                            f"({lens.describe()})")
+        else:
+            warnings.append(
+                f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
+                "principal point at the image centre, lens distortion ignored) because fewer than "
+                f"{MIN_BASE_MARKERS} base markers were seen to measure the lens; positions will be less accurate "
+                "(often 5-10 mm at the table's edge): put a dozen base markers spread over the table in view, "
+                "or run 'tabletracker calibrate-camera' and pass --camera")
+            if note:
+                warnings.append(note)
+    if pose is None:
+        rvec, tvec, rms = solve_pose(obj, img, intrinsics)
+    else:
+        rvec, tvec = pose
+        proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
+        rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
+    cal = TableCalibration(intrinsics, rvec, tvec, setup.table, setup.markers.corner_size_mm, rms, seen_ids,
+                           img, tuple(warnings), lens)
     if cal.camera_height_mm <= 0:
         raise CalibrationError(f"{source}: the solved camera is below the table; check the table size and markers")
     # a lens model without distortion leaves the distortion in the residual: allow for it, and say so
     limit = MAX_CORNER_RMS_PX
-    if not intrinsics.has_distortion:
+    if not intrinsics.has_distortion or lens is not None:
         limit = max(6.0, UNMODELLED_LENS_RMS_FRACTION * math.hypot(width, height))
     if rms > limit:
         raise CalibrationError(
@@ -670,7 +768,7 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
             f"table (corner error {rms:.1f} px, at most {limit:.1f} px expected). Check table.width_mm, "
             "table.depth_mm and markers.corner_size_mm in the setup file and that each marker lies flat and flush "
             "in its corner" + ("" if intrinsics.estimated else ", and that the camera calibration is for this camera"))
-    if rms > MAX_CORNER_RMS_PX / 2 and not intrinsics.has_distortion:
+    if rms > MAX_CORNER_RMS_PX / 2 and (not intrinsics.has_distortion or lens is not None):
         cal = replace(cal, warnings=cal.warnings + (
             f"the corner markers fit the model only to {rms:.1f} px: lens distortion the model does not know "
             "(calibrate the camera with 'tabletracker calibrate-camera' for millimetre accuracy), or a table size "
