@@ -19,8 +19,8 @@ log = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="camera index or /dev/video path, video file, image folder, image, "
-                        "or 'sample'")
+    parser.add_argument("source", help="camera index or /dev/video path, network camera address (http://..., "
+                        "rtsp://...), video file, image folder, image, or 'sample'")
     parser.add_argument("--setup", help="the setup file (default for 'sample': the sequence's setup.json)")
     parser.add_argument("--calibration", help="a calibration file from 'tabletracker calibrate' (default: "
                         "calibrate from the corner markers of the first frame that shows all four)")

@@ -72,6 +72,9 @@ def test_a_video_file_is_played_through_the_tracker(make_app: Any, image_folder:
     ov = app.extensions["tabletracker"]
     for _ in range(3):
         assert ov.loop.step() is not None
-    assert ov.loop.step() is None  # a video ends (only the sample loops)
+    ended = ov.loop.step()  # the page says the video ended...
+    assert ended is not None and ended.status == "source_ended" and "the video ended" in ended.message
+    assert ov.loop.step() is None  # ...and it stops there (only the sample loops)
     live = app.test_client().get("/api/state").json["live"]
-    assert live["seq"] == 3 and len(live["models"]) >= 0.9 * len(truth["models"])
+    assert live["seq"] == 4 and live["status"] == "source_ended"
+    assert len(live["models"]) >= 0.9 * len(truth["models"])
