@@ -28,7 +28,18 @@ EDGE_SAMPLES = 40
 MIN_STEP_CONTRAST = 12.0
 """Smallest colour change (sum over B, G, R of 8-bit levels, per pixel) that counts as the edge."""
 
-PEAK_FRACTION = 0.5
+MAT_SAMPLE_PX = 6
+"""Pixels at the inner start of each profile whose colour, along an edge, is taken as the mat's."""
+
+CANDIDATE_FRACTION = 0.25
+"""Colour changes at least this share of the strongest in their profile are candidate edge places."""
+
+JUMP_COST_PER_PX = 0.15
+"""Cost of the edge moving by one pixel across between two neighbouring samples (a strong change scores 1)."""
+
+END_COST_PER_PX = 0.1
+"""Cost per pixel of the edge's distance from the expected line at its two ends, next to the corner
+markers, which lie flush with the edges (the first guess fits them, so it is right there)."""
 
 BOX_PX = 4
 """The colour on each side of a place is averaged over this many pixels across the edge."""
@@ -106,26 +117,34 @@ def find_edge_points(image: NDArray[np.uint8], cam: CameraIntrinsics, rvec: Arra
         before = (csum[:, h:m - h + 1] - csum[:, :m - 2 * h + 1]) / h
         after = (csum[:, 2 * h:] - csum[:, h:m - h + 1]) / h
         step = np.abs(after - before).sum(axis=2)                                 # place j: between j+h-1 and j+h
-        found_k: list[int] = []
-        found_s: list[float] = []
+        # the play area's border leaves the mat: mat colour on the inner side, another colour beyond.
+        # The mat's colour is the median, along this edge, of the start of every profile (well inside)
+        mat = np.median(values[inside_image, :MAT_SAMPLE_PX].reshape(-1, 3), axis=0) if np.any(inside_image) \
+            else np.median(values[:, :MAT_SAMPLE_PX].reshape(-1, 3), axis=0)
+        leaves_mat = np.abs(after - mat).sum(axis=2) - np.abs(before - mat).sum(axis=2)
+        raw_step = step
+        step = np.minimum(step, np.maximum(leaves_mat, 0.0))
+        cands: list[tuple[int, FloatArray, FloatArray]] = []
         for k in np.flatnonzero(inside_image):
             profile = step[k]
             strongest = float(profile.max())
             if strongest < MIN_STEP_CONTRAST:
                 continue
-            above = np.flatnonzero(profile >= PEAK_FRACTION * strongest)
-            j = int(above[0])
-            while j + 1 < len(profile) and profile[j + 1] >= profile[j]:
-                j += 1   # climb to the top of this first peak
-            shift = 0.0
-            if 0 < j < len(profile) - 1:
-                a, b, c = profile[j - 1], profile[j], profile[j + 1]
-                denom = a - 2 * b + c
-                shift = 0.5 * (a - c) / denom if denom < 0 else 0.0
-            s = offsets[0] + j + h - 0.5 + shift
-            found_k.append(int(k))
-            found_s.append(float(s))
-        keep = _smooth_inliers(t[found_k], np.array(found_s)) if found_k else np.zeros(0, dtype=bool)
+            places, strengths = _peaks(profile, max(MIN_STEP_CONTRAST, CANDIDATE_FRACTION * strongest))
+            cands.append((int(k), offsets[0] + places + h - 0.5, strengths))
+        found_k, found_s = _best_path(cands, len(px))
+        # place each chosen edge on the peak of the plain colour change next to it (sub-pixel)
+        for i, (k, s_k) in enumerate(zip(found_k, found_s)):
+            j = int(round(s_k - offsets[0] - h + 0.5))
+            lo, hi = max(1, j - 2), min(raw_step.shape[1] - 2, j + 2)
+            if lo > hi:
+                continue
+            jj = lo + int(np.argmax(raw_step[k, lo:hi + 1]))
+            a, b, c = raw_step[k, jj - 1], raw_step[k, jj], raw_step[k, jj + 1]
+            denom = a - 2 * b + c
+            shift = 0.5 * (a - c) / denom if denom < 0 else 0.0
+            found_s[i] = float(offsets[0] + jj + h - 0.5 + shift)
+        keep = _smooth_inliers(t[found_k], np.asarray(found_s)) if found_k else np.zeros(0, dtype=bool)
         for k, s_k, ok in zip(found_k, found_s, keep):
             if ok:
                 out_mm.append(mm[k])
@@ -157,3 +176,50 @@ def _smooth_inliers(t: FloatArray, s: FloatArray, *, degree: int = 3, min_px: fl
             break
         keep = new
     return keep
+
+
+def _peaks(profile: FloatArray, floor: float) -> tuple[FloatArray, FloatArray]:
+    """Local maxima of ``profile`` at least ``floor``: sub-pixel places and heights."""
+    p = np.asarray(profile, dtype=np.float64)
+    inner = (p[1:-1] >= p[:-2]) & (p[1:-1] > p[2:]) & (p[1:-1] >= floor)
+    idx = np.flatnonzero(inner) + 1
+    a, b, c = p[idx - 1], p[idx], p[idx + 1]
+    denom = a - 2 * b + c
+    shift = np.where(denom < 0, 0.5 * (a - c) / np.where(denom < 0, denom, -1.0), 0.0)
+    return idx + shift, b
+
+
+def _best_path(cands: list[tuple[int, FloatArray, FloatArray]], n: int) -> tuple[list[int], list[float]]:
+    """Choose one candidate per sample along an edge: strong, continuous, near the line at both ends.
+
+    Dynamic programming (Viterbi) over the samples that have candidates: each candidate
+    scores minus its strength (relative to the edge's strongest), each step along the edge
+    costs :data:`JUMP_COST_PER_PX` per pixel of jump across, and the first and last samples
+    cost :data:`END_COST_PER_PX` per pixel away from the expected line.
+    """
+    if not cands:
+        return [], []
+    top = max(float(v.max()) for _k, _s, v in cands if len(v)) if any(len(v) for _k, _s, v in cands) else 1.0
+    cands = [(k, s, v) for k, s, v in cands if len(s)]
+    if not cands:
+        return [], []
+    costs = [-(cands[0][2] / top) + END_COST_PER_PX * np.abs(cands[0][1])]
+    back: list[NDArray[np.int64]] = []
+    for i in range(1, len(cands)):
+        _k, s, v = cands[i]
+        prev_s = cands[i - 1][1]
+        gap = max(1, cands[i][0] - cands[i - 1][0])
+        trans = costs[-1][None, :] + JUMP_COST_PER_PX * np.abs(s[:, None] - prev_s[None, :]) / gap
+        best = np.argmin(trans, axis=1)
+        cost = trans[np.arange(len(s)), best] - v / top
+        if i == len(cands) - 1:
+            cost = cost + END_COST_PER_PX * np.abs(s)
+        costs.append(cost)
+        back.append(best)
+    j = int(np.argmin(costs[-1]))
+    chosen = [j]
+    for b in reversed(back):
+        j = int(b[j])
+        chosen.append(j)
+    chosen.reverse()
+    return [k for k, _s, _v in cands], [float(c[1][j]) for c, j in zip(cands, chosen)]

@@ -75,6 +75,9 @@ MAX_K2_SD = 0.05
 MIN_MARKERS_FOR_CENTRE = 14
 """Base markers needed before the principal point is estimated (with a prior at the centre)."""
 
+MIN_EDGE_POINTS_FOR_CENTRE = 100
+"""...or points on the table's edges."""
+
 CENTRE_PRIOR_FRACTION = 0.03
 """Prior standard deviation of the principal point, as a fraction of the image width."""
 
@@ -551,7 +554,8 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
         # staged: focal and pose first, then the distortion, then the richest model the data allow
         lens, poses, markers, _cov = _solve(problem, lens, poses, markers, [0], image_size)
         model = ["f", "k1", "k2"]
-        if problem.n_markers >= MIN_MARKERS_FOR_CENTRE:
+        edge_count = int(np.sum(np.any(problem.normal != 0.0, axis=1)))
+        if problem.n_markers >= MIN_MARKERS_FOR_CENTRE or edge_count >= MIN_EDGE_POINTS_FOR_CENTRE:
             model += ["cx", "cy"]
         while True:
             free = [_LENS_NAMES.index(n) for n in model]

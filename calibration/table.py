@@ -122,6 +122,9 @@ class PositionError:
     sigma_px: float
     trials: int
     height_mm: float = 0.0
+    centre_mm: float = 0.0
+    edge_mm: float = 0.0
+    """RMS error at the table's centre and the worst RMS along its edges."""
 
 
 @dataclass(frozen=True)
@@ -322,10 +325,10 @@ class TableCalibration:
         if self.lens is not None:  # lens from the markers: its own covariance says it all
             from calibration.lens import expected_error_mm
 
-            _centre, edge, rms = expected_error_mm(self.lens, (self.table.width_mm, self.table.depth_mm),
-                                                   height_mm=height_mm, grid=grid, trials=max(10, trials // 2),
-                                                   seed=seed)
-            return PositionError(edge, rms, self.lens.rms_px, max(10, trials // 2), float(height_mm))
+            centre, edge, rms = expected_error_mm(self.lens, (self.table.width_mm, self.table.depth_mm),
+                                                  height_mm=height_mm, grid=grid, trials=max(10, trials // 2),
+                                                  seed=seed)
+            return PositionError(edge, rms, self.lens.rms_px, max(10, trials // 2), float(height_mm), centre, edge)
         obj = self.object_points()
         observed = self.corners_px if len(self.corners_px) == len(obj) else self.to_image_px(obj[:, :2])
         if sigma_px is None:
@@ -344,14 +347,16 @@ class TableCalibration:
         for _ in range(n_trials):
             noisy = observed + rng.normal(0.0, sigma_px, observed.shape)
             cam = self.intrinsics
-            if cam.estimated:
+            if cam.estimated and not cam.has_distortion:
                 cam, _note = estimate_focal(obj, noisy, cam.image_size, around=cam.focal_px)
             rvec, tvec, _rms = solve_pose(obj, noisy, cam, guess=(self.rvec, self.tvec))
             other = TableCalibration(cam, rvec, tvec, self.table, self.corner_size_mm)
             errors.append(np.linalg.norm(other.to_table_mm(seen_px, height_mm=height_mm) - truth, axis=1))
         err = np.concatenate(errors)
+        per_point = np.sqrt(np.mean(np.array(errors) ** 2, axis=0)).reshape(grid, grid)
+        edge = float(max(per_point[0].max(), per_point[-1].max(), per_point[:, 0].max(), per_point[:, -1].max()))
         return PositionError(float(err.max()), float(np.sqrt(np.mean(err**2))), float(sigma_px), n_trials,
-                             float(height_mm))
+                             float(height_mm), float(per_point[grid // 2, grid // 2]), edge)
 
     def marker_readability(self, marker_mm: float, *, height_mm: float = 0.0, grid: int = 11) -> MarkerReadability:
         """Return the smallest side in pixels of a ``marker_mm`` marker anywhere on the table.
