@@ -650,7 +650,8 @@ def marker_sightings(found: MarkerDetections, setup: Setup) -> tuple[MarkerSight
 
 
 def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: Setup, obj: NDArray[np.float64],
-                      img: NDArray[np.float64], size: tuple[int, int], initial: CameraIntrinsics) -> LensFit | None:
+                      img: NDArray[np.float64], size: tuple[int, int], initial: CameraIntrinsics, *,
+                      observations_out: list[LensObservation] | None = None) -> LensFit | None:
     """Estimate the lens from one frame: the corner points, the base markers and the table's edges.
 
     The table's edges are looked for twice: around where the distortion-free first guess
@@ -673,6 +674,8 @@ def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: 
             observation = LensObservation(fixed, img, sightings, edge_mm, edge_px, normal)
             fit = fit_lens([observation], size, initial=cam)
             cam, rvec, tvec = fit.intrinsics, fit.rvecs[-1], fit.tvecs[-1]
+        if observations_out is not None:
+            observations_out.append(observation)
         return fit
     except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
         logger.info("lens not estimated from the markers: %s", exc)
@@ -680,7 +683,8 @@ def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: 
 
 
 def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIntrinsics | None = None, *,
-                    source: str = "the image") -> TableCalibration:
+                    source: str = "the image", observations_out: list[LensObservation] | None = None
+                    ) -> TableCalibration:
     """Calibrate the table from one frame showing its four corner markers.
 
     Parameters
@@ -695,6 +699,9 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         distortion), ``intrinsics.estimated`` is True and a warning says accuracy is lower.
     source : str
         Name of the image for error messages.
+    observations_out : list, optional
+        When the lens is estimated from the markers, what this frame showed of them is
+        appended here (for :class:`calibration.refine.LensRefiner`, which combines frames).
 
     Returns
     -------
@@ -728,10 +735,11 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
     obj = _as3d(np.concatenate([obj_by_id[i] for i in seen_ids]), 0.0)
     img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in seen_ids])
     lens: LensFit | None = None
+    seen: list[LensObservation] = []
     pose: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     if intrinsics is None:
         intrinsics, note = estimate_focal(obj, img, size)
-        lens = lens_from_markers(image, found, setup, obj, img, size, intrinsics)
+        lens = lens_from_markers(image, found, setup, obj, img, size, intrinsics, observations_out=seen)
         pinhole_rms = solve_pose(obj, img, intrinsics)[2]
         if lens is not None and lens.fixed_rms_px > max(LENS_CORNER_RMS_OK_PX, pinhole_rms):
             # a lens that fits the corner markers worse than no distortion at all was misled
@@ -778,5 +786,7 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
             f"the corner markers fit the model only to {rms:.1f} px: lens distortion the model does not know "
             "(calibrate the camera with 'tabletracker calibrate-camera' for millimetre accuracy), or a table size "
             "or corner marker size in the setup file that is not the real one",))
+    if observations_out is not None and cal.lens is not None:
+        observations_out.extend(seen)
     logger.info("table calibrated: corner RMS %.3f px, camera %.0f mm above the table", rms, cal.camera_height_mm)
     return cal

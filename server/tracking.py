@@ -32,7 +32,7 @@ SOURCE_KINDS = ("sample", "camera", "video", "images")
 # Events worth a line on the page's status bar (the rest are counted, not shown).
 STATUS_EVENTS = ("calibration_failed", "camera_lost", "camera_back", "camera_gave_up", "frame_error",
                  "calibrated", "recalibrated", "corners_hidden", "source_failed", "source_ended",
-                 "resolution_changed")
+                 "resolution_changed", "lens_settled")
 
 
 def source_text(spec: Mapping[str, Any]) -> str:
@@ -116,6 +116,9 @@ class TrackerStep:
         close = getattr(self._frames, "close", None)
         if callable(close):
             close()
+        close = getattr(self._tracker, "close", None)  # a lens refiner's background work
+        if callable(close):
+            close()
 
 
 def _status(events: list[dict[str, Any]], state: Any, last: tuple[str, str]) -> tuple[str, str]:
@@ -158,7 +161,13 @@ def make_tracker_step(source: Mapping[str, Any], setup: Setup) -> Callable[[], T
 
     def factory() -> TrackerStep:
         frames = open_frames_waiting(text)
-        return TrackerStep(frames, Tracker(setup), table,
+        tracker: Any = Tracker(setup)
+        if setup.camera is None:  # no camera file: the lens is refined from the markers as frames come
+            from calibration.refine import LensRefiner, LensRefiningTracker
+
+            live = source.get("kind") == "camera"  # off the loop's thread where frames keep coming
+            tracker = LensRefiningTracker(tracker, LensRefiner(setup, background=live))
+        return TrackerStep(frames, tracker, table,
                            base_mm_of=lambda marker_id: setup.markers.for_marker(marker_id).base_mm)
 
     return factory
