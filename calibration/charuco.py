@@ -292,12 +292,14 @@ def _choose_model(obj_points: list[Any], img_points: list[Any], size: tuple[int,
     for name, flags, estimated in candidates:
         try:
             rms, matrix, dist, _r, _t, std_intr, _std_ext, per_view = cv2.calibrateCameraExtended(
-                obj_points, img_points, size, np.eye(3), None, flags=flags)
+                obj_points, img_points, size, np.eye(3), np.zeros(5), flags=flags)
         except cv2.error as exc:
             logger.info("lens model %s: %s", name, exc)
             continue
-        if np.all(np.isfinite(matrix)) and math.isfinite(rms):
-            results.append((name, estimated, (float(rms), matrix, dist, np.asarray(std_intr).reshape(-1), per_view)))
+        m = np.asarray(matrix, dtype=np.float64)
+        if np.all(np.isfinite(m)) and math.isfinite(rms):
+            results.append((name, estimated, (float(rms), m, np.asarray(dist, dtype=np.float64),
+                                              np.asarray(std_intr, dtype=np.float64).reshape(-1), per_view)))
     if not results:
         raise CalibrationError("OpenCV could not calibrate from these photos: take them again, sharper, with the "
                                "whole board in view")

@@ -85,7 +85,7 @@ def find_edge_points(image: NDArray[np.uint8], cam: CameraIntrinsics, rvec: Arra
     def project(mm: FloatArray) -> FloatArray:
         pts = np.column_stack([mm, np.zeros(len(mm))])
         px, _ = cv2.projectPoints(pts, rvec_a, tvec_a, cam.matrix, cam.distortion)
-        return px.reshape(-1, 2)
+        return np.asarray(px, dtype=np.float64).reshape(-1, 2)
 
     colour = image.astype(np.float32) if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR).astype(np.float32)
     height, width = image.shape[:2]
@@ -125,7 +125,7 @@ def find_edge_points(image: NDArray[np.uint8], cam: CameraIntrinsics, rvec: Arra
         raw_step = step
         step = np.minimum(step, np.maximum(leaves_mat, 0.0))
         cands: list[tuple[int, FloatArray, FloatArray]] = []
-        for k in np.flatnonzero(inside_image):
+        for k in np.flatnonzero(inside_image).tolist():
             profile = step[k]
             strongest = float(profile.max())
             if strongest < MIN_STEP_CONTRAST:
@@ -135,11 +135,11 @@ def find_edge_points(image: NDArray[np.uint8], cam: CameraIntrinsics, rvec: Arra
         found_k, found_s = _best_path(cands, len(px))
         # place each chosen edge on the peak of the plain colour change next to it (sub-pixel)
         for i, (k, s_k) in enumerate(zip(found_k, found_s)):
-            j = int(round(s_k - offsets[0] - h + 0.5))
+            j: int = int(round(s_k - offsets[0] - h + 0.5))
             lo, hi = max(1, j - 2), min(raw_step.shape[1] - 2, j + 2)
             if lo > hi:
                 continue
-            jj = lo + int(np.argmax(raw_step[k, lo:hi + 1]))
+            jj: int = lo + int(np.argmax(raw_step[k, lo:hi + 1]))
             a, b, c = raw_step[k, jj - 1], raw_step[k, jj], raw_step[k, jj + 1]
             denom = a - 2 * b + c
             shift = 0.5 * (a - c) / denom if denom < 0 else 0.0
@@ -186,7 +186,7 @@ def _peaks(profile: FloatArray, floor: float) -> tuple[FloatArray, FloatArray]:
     a, b, c = p[idx - 1], p[idx], p[idx + 1]
     denom = a - 2 * b + c
     shift = np.where(denom < 0, 0.5 * (a - c) / np.where(denom < 0, denom, -1.0), 0.0)
-    return idx + shift, b
+    return (idx + shift).astype(np.float64), b.astype(np.float64)
 
 
 def _best_path(cands: list[tuple[int, FloatArray, FloatArray]], n: int) -> tuple[list[int], list[float]]:

@@ -458,7 +458,12 @@ def _solve(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArray
 # -- building the problem -----------------------------------------------------------------
 def _build(observations: Sequence[LensObservation], markers_per_frame: list[list[int]], size: tuple[int, int],
            focal_prior: float) -> _Problem:
-    frame, marker, obj, obs, marker_frame, normal = [], [], [], [], [], []
+    frame: list[NDArray[np.int64]] = []
+    marker: list[NDArray[np.int64]] = []
+    obj: list[FloatArray] = []
+    obs: list[FloatArray] = []
+    normal: list[FloatArray] = []
+    marker_frame: list[int] = []
     for f, o in enumerate(observations):
         n = len(o.fixed_mm) + len(o.edge_mm)
         frame.append(np.full(n, f))
@@ -595,9 +600,9 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
                 kept_obs.append(o.with_edges(o.edge_mm[ok], o.edge_px[ok], o.edge_normal[ok]))
             observations = kept_obs
         flat = [(f, i) for f in range(len(observations)) for i in keep[f]]
-        drop = {flat[j] for j in np.flatnonzero(bad)}
-        rejected += len(drop)
-        keep = [[i for i in keep[f] if (f, i) not in drop] for f in range(len(observations))]
+        dropped = {flat[j] for j in np.flatnonzero(bad)}
+        rejected += len(dropped)
+        keep = [[i for i in keep[f] if (f, i) not in dropped] for f in range(len(observations))]
         if sum(len(k) for k in keep) < min_markers and sum(len(o.edge_mm) for o in observations) < MIN_EDGE_POINTS:
             raise CalibrationError("too few base markers fit one lens to estimate it from the markers")
         lens[1:] = _lens_vector(cam0)[1:]

@@ -229,6 +229,9 @@ def frames_from_camera(target: int | str, *, opener: Callable[[int | str], Captu
     cap = open_(target)
     if not cap.isOpened():
         cap.release()
+        if isinstance(target, str) and "://" in target:
+            raise SourceError(f"{target}: cannot open the stream; check the address (and the user name and password "
+                              "in it, if the camera asks for them) and that the camera is on the same network")
         raise SourceError(f"camera {target!r}: cannot open it (is it plugged in, or used by another program?)")
     start = clock()
     index = 0
@@ -279,16 +282,17 @@ def open_frames(text: str, *, opener: Callable[[int | str], Capture] | None = No
     spec = parse_source(text)
     if spec.kind == "camera":
         return frames_from_camera(spec.target, opener=opener)
+    target = str(spec.target)
     if spec.kind == "url":
-        return frames_from_url(str(spec.target), opener=opener)
+        return frames_from_url(target, opener=opener)
     if spec.kind == "video":
-        return frames_from_video(spec.target, opener=opener)
+        return frames_from_video(target, opener=opener)
     if spec.kind == "folder":
-        if not Path(spec.target).is_dir():
-            raise SourceError(f"{spec.target}: the sample sequence is missing; render it with "
+        if not Path(target).is_dir():
+            raise SourceError(f"{target}: the sample sequence is missing; render it with "
                               "'tabletracker render-samples'")
-        return frames_from_folder(spec.target)
-    return frames_from_image(spec.target)
+        return frames_from_folder(target)
+    return frames_from_image(target)
 
 
 # -- network cameras -------------------------------------------------------------------

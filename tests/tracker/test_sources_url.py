@@ -192,3 +192,18 @@ def test_page_latency_counts_from_the_frame_s_arrival(camera: CameraServer) -> N
         assert snap.captured_s <= snap.processed_s and snap.processed_s - snap.captured_s < 5.0
     finally:
         step.close()
+
+
+def test_an_rtsp_address_that_cannot_be_opened_is_one_clear_error() -> None:
+    class Closed:
+        def isOpened(self) -> bool:
+            return False
+
+        def read(self) -> tuple[bool, None]:
+            return False, None
+
+        def release(self) -> None:
+            pass
+
+    with pytest.raises(SourceError, match="rtsp://10.0.0.9/live: cannot open the stream; check the address"):
+        next(frames_from_url("rtsp://10.0.0.9/live", opener=lambda target: Closed()))
