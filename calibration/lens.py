@@ -84,6 +84,12 @@ CENTRE_PRIOR_FRACTION = 0.03
 K_PRIOR_SD = (0.3, 0.1)
 """Weak priors on kappa1 and kappa2 (the distortion at the image corner, around 0), to keep a thin fit stable."""
 
+MARKER_SCALE_PRIOR_SD = 0.03
+"""Base markers are fitted with one common scale factor on their printed size (prior: 1 within 3 %): a
+printer that scales the page, or corners found a fraction of a pixel outside or inside every marker,
+would otherwise read as a camera height (the 3 mm between the markers and the table is all that tells
+it in a view straight down)."""
+
 FOCAL_PRIOR_FRACTION = 0.3
 """Weak prior on the focal length around the first guess: a view straight down cannot tell it."""
 
@@ -99,8 +105,8 @@ SETTLED_FOCAL_FRACTION = 0.005
 SETTLED_K1_SD = 0.01
 """...and k1's below this, and the last two estimates agree within these."""
 
-_LENS_NAMES = ("f", "k1", "k2", "cx", "cy")
-_LENS_STEPS = np.array([1e-3, 1e-6, 1e-6, 1e-3, 1e-3])
+_LENS_NAMES = ("f", "k1", "k2", "cx", "cy", "ms")
+_LENS_STEPS = np.array([1e-3, 1e-6, 1e-6, 1e-3, 1e-3, 1e-7])
 _POSE_STEPS = np.array([1e-7, 1e-7, 1e-7, 1e-4, 1e-4, 1e-4])
 _MARKER_STEPS = np.array([1e-4, 1e-4, 1e-7])
 
@@ -238,7 +244,7 @@ def _lens_vector(cam: CameraIntrinsics) -> FloatArray:
     d = np.zeros(2)
     d[:min(2, cam.distortion.size)] = cam.distortion[:2]
     q = (_reference_px(cam.image_size) / cam.focal_px) ** 2
-    return np.array([cam.focal_px, d[0] * q, d[1] * q * q, cam.matrix[0, 2], cam.matrix[1, 2]])
+    return np.array([cam.focal_px, d[0] * q, d[1] * q * q, cam.matrix[0, 2], cam.matrix[1, 2], 0.0])
 
 
 def _ks(lens: FloatArray, reference_px: float) -> tuple[float, float]:
@@ -293,7 +299,7 @@ def _project(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArr
     if np.any(on):
         m = markers[p.marker[on]]
         c, s = np.cos(m[:, 2]), np.sin(m[:, 2])
-        d = p.obj[on]
+        d = p.obj[on] * (1.0 + lens[5])  # the printed size, up to a common scale (printer, threshold)
         pts[on, 0] = m[:, 0] + c * d[:, 0] - s * d[:, 1]
         pts[on, 1] = m[:, 1] + s * d[:, 0] + c * d[:, 1]
     rot = _rotations(poses[:, :3])
@@ -348,9 +354,9 @@ def _priors(lens: FloatArray, free: list[int], centre: tuple[float, float], widt
             ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Prior residuals, their Jacobian rows and sigmas (scaled to the nominal corner noise)."""
     rows, res = [], []
-    mean = {0: focal, 1: 0.0, 2: 0.0, 3: centre[0], 4: centre[1]}
+    mean = {0: focal, 1: 0.0, 2: 0.0, 3: centre[0], 4: centre[1], 5: 0.0}
     sd = {0: FOCAL_PRIOR_FRACTION * focal, 1: K_PRIOR_SD[0], 2: K_PRIOR_SD[1], 3: CENTRE_PRIOR_FRACTION * width,
-          4: CENTRE_PRIOR_FRACTION * width}
+          4: CENTRE_PRIOR_FRACTION * width, 5: MARKER_SCALE_PRIOR_SD}
     for col, j in enumerate(free):
         if j in mean:
             row = np.zeros(len(free))
@@ -562,6 +568,8 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
         edge_count = int(np.sum(np.any(problem.normal != 0.0, axis=1)))
         if problem.n_markers >= MIN_MARKERS_FOR_CENTRE or edge_count >= MIN_EDGE_POINTS_FOR_CENTRE:
             model += ["cx", "cy"]
+        if problem.n_markers and MARKER_SCALE_PRIOR_SD > 0:
+            model += ["ms"]
         while True:
             free = [_LENS_NAMES.index(n) for n in model]
             trial_lens, trial_poses, trial_markers, cov = _solve(problem, lens.copy(), poses.copy(), markers.copy(),
