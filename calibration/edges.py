@@ -87,7 +87,7 @@ def find_edge_points(image: NDArray[np.uint8], cam: CameraIntrinsics, rvec: Arra
         px, _ = cv2.projectPoints(pts, rvec_a, tvec_a, cam.matrix, cam.distortion)
         return np.asarray(px, dtype=np.float64).reshape(-1, 2)
 
-    colour = image.astype(np.float32) if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR).astype(np.float32)
+    colour = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)  # sampled as 8-bit: no full copy
     height, width = image.shape[:2]
     centre_px = project(np.array([[w / 2.0, d / 2.0]]))[0]
     inside = window_px / 2.0 if inside_px is None else inside_px
@@ -108,7 +108,7 @@ def find_edge_points(image: NDArray[np.uint8], cam: CameraIntrinsics, rvec: Arra
         for shift_along in ALONG_PX:   # average a few parallel profiles: the mat's texture fades, the edge stays
             samples = across + shift_along * tangent[:, None, :]
             values += cv2.remap(colour, samples[..., 0].astype(np.float32), samples[..., 1].astype(np.float32),
-                                cv2.INTER_LINEAR)
+                                cv2.INTER_LINEAR).astype(np.float32)
         values /= len(ALONG_PX)
         # contrast between the mean colour of BOX_PX pixels before and after each place
         csum = np.concatenate([np.zeros((len(px), 1, 3), np.float32), np.cumsum(values, axis=1)], axis=1)

@@ -287,23 +287,44 @@ class _Problem:
     normal: FloatArray  # (K, 2): for a point on a straight edge, only this component counts; else 0
     reference_px: float = 1.0
     focal_prior: float = 1.0
+    frame_spans: list[tuple[int, int]] = field(init=False)
+    on_marker: NDArray[np.bool_] = field(init=False)
+    marker_of: NDArray[np.int64] = field(init=False)
+    on_edge: NDArray[np.bool_] = field(init=False)
+    has_markers: bool = field(init=False)
+    has_edges: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        bounds = np.searchsorted(self.frame, np.arange(self.n_frames + 1))
+        if np.any(np.diff(self.frame) < 0):
+            raise ValueError("the points must be grouped frame by frame")
+        self.frame_spans = [(int(bounds[f]), int(bounds[f + 1])) for f in range(self.n_frames)]
+        self.on_marker = self.marker >= 0
+        self.marker_of = self.marker[self.on_marker]
+        self.on_edge = np.any(self.normal != 0.0, axis=1)
+        self.has_markers = bool(np.any(self.on_marker))
+        self.has_edges = bool(np.any(self.on_edge))
 
     @property
     def n_markers(self) -> int:
         return len(self.marker_frame)
 
 
-def _project(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArray) -> FloatArray:
+def _project(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArray,
+             rot: FloatArray | None = None) -> FloatArray:
     pts = p.obj.copy()
-    on = p.marker >= 0
-    if np.any(on):
-        m = markers[p.marker[on]]
+    on = p.on_marker
+    if p.has_markers:
+        m = markers[p.marker_of]
         c, s = np.cos(m[:, 2]), np.sin(m[:, 2])
         d = p.obj[on] * (1.0 + lens[5])  # the printed size, up to a common scale (printer, threshold)
         pts[on, 0] = m[:, 0] + c * d[:, 0] - s * d[:, 1]
         pts[on, 1] = m[:, 1] + s * d[:, 0] + c * d[:, 1]
-    rot = _rotations(poses[:, :3])
-    cam = np.einsum("kij,kj->ki", rot[p.frame], pts) + poses[p.frame, 3:]
+    if rot is None:
+        rot = _rotations(poses[:, :3])
+    cam = np.empty_like(pts)
+    for f, (a, b) in enumerate(p.frame_spans):  # the points of a frame are contiguous
+        cam[a:b] = pts[a:b] @ rot[f].T + poses[f, 3:]
     z = np.where(np.abs(cam[:, 2]) < 1e-9, 1e-9, cam[:, 2])
     x, y = cam[:, 0] / z, cam[:, 1] / z
     r2 = x * x + y * y
@@ -312,10 +333,11 @@ def _project(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArr
     return np.column_stack([lens[0] * x * dist + lens[3], lens[0] * y * dist + lens[4]])
 
 
-def _residuals(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArray) -> FloatArray:
-    r = _project(p, lens, poses, markers) - p.obs
-    on_edge = np.any(p.normal != 0.0, axis=1)
-    if np.any(on_edge):
+def _residuals(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArray,
+               rot: FloatArray | None = None) -> FloatArray:
+    r = _project(p, lens, poses, markers, rot) - p.obs
+    on_edge = p.on_edge
+    if p.has_edges:
         n = p.normal[on_edge]
         r[on_edge] = np.sum(r[on_edge] * n, axis=1)[:, None] * n
     return r
@@ -327,11 +349,12 @@ def _jacobians(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatA
     k = len(p.obs)
     g = len(free) + 6 * p.n_frames
     jg = np.zeros((k, 2, g))
+    rot = _rotations(poses[:, :3])  # the same for every lens and marker step
     for col, j in enumerate(free):
         step = _LENS_STEPS[j]
         moved = lens.copy()
         moved[j] += step
-        jg[:, :, col] = (_residuals(p, moved, poses, markers) - r0) / step
+        jg[:, :, col] = (_residuals(p, moved, poses, markers, rot) - r0) / step
     for j in range(6):
         step = _POSE_STEPS[j]
         moved = poses.copy()
@@ -345,7 +368,7 @@ def _jacobians(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatA
             step = _MARKER_STEPS[j]
             moved = markers.copy()
             moved[:, j] += step
-            jm[:, :, j] = (_residuals(p, lens, poses, moved) - r0) / step
+            jm[:, :, j] = (_residuals(p, lens, poses, moved, rot) - r0) / step
         jm[p.marker < 0] = 0.0
     return jg, jm
 
@@ -431,7 +454,7 @@ def _solve(p: _Problem, lens: FloatArray, poses: FloatArray, markers: FloatArray
             if np.isfinite(new_cost) and new_cost < cost and new_lens[0] > 0:
                 step = float(np.max(np.abs(dg[:nl] / np.maximum(np.abs(lens[free]), 1e-3)))) if nl else 0.0
                 lens, poses, markers, r, prior_r, w = new_lens, new_poses, new_markers, new_r, new_prior_r, new_w
-                done = (cost - new_cost) < 1e-10 * max(cost, 1e-12) or (step < 1e-9 and cost - new_cost < 1e-6)
+                done = (cost - new_cost) < 1e-7 * max(cost, 1e-12) or (step < 1e-8 and cost - new_cost < 1e-6)
                 cost = new_cost
                 lam = max(lam / 5.0, 1e-9)
                 improved = True
@@ -553,9 +576,12 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
         obj = np.column_stack([first.fixed_mm[:, :2], -first.fixed_mm[:, 2]])
         initial, _note = estimate_focal(obj, first.fixed_px, image_size)
     cam0 = CameraIntrinsics.pinhole(initial.focal_px, image_size, estimated=True)
-    poses = np.array([np.concatenate(_initial_pose(o, cam0)) for o in observations])
+    # a first guess with a lens (the previous pass, the last frames) starts there, past the focal-only stage
+    warm = initial.has_distortion
+    start_cam = _intrinsics(_lens_vector(initial), image_size) if warm else cam0
+    poses = np.array([np.concatenate(_initial_pose(o, start_cam)) for o in observations])
     keep = [list(range(len(o.markers))) for o in observations]
-    lens = _lens_vector(cam0)
+    lens = _lens_vector(start_cam)
     rejected = 0
     for _round in range(3):
         problem = _build(observations, keep, image_size, initial.focal_px)
@@ -563,7 +589,8 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
                                             poses[f, :3], poses[f, 3:])
                             for f in range(len(observations)) for i in keep[f]]).reshape(-1, 3)
         # staged: focal and pose first, then the distortion, then the richest model the data allow
-        lens, poses, markers, _cov = _solve(problem, lens, poses, markers, [0], image_size)
+        if not warm:
+            lens, poses, markers, _cov = _solve(problem, lens, poses, markers, [0], image_size)
         model = ["f", "k1", "k2"]
         edge_count = int(np.sum(np.any(problem.normal != 0.0, axis=1)))
         if problem.n_markers >= MIN_MARKERS_FOR_CENTRE or edge_count >= MIN_EDGE_POINTS_FOR_CENTRE:
@@ -588,6 +615,9 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
             if not drop:
                 break
             model = [n for n in model if n not in drop]
+            default = _lens_vector(cam0)
+            for name in drop:  # a value left out of the model takes its plain value again
+                lens[_LENS_NAMES.index(name)] = default[_LENS_NAMES.index(name)]
         lens, poses, markers = trial_lens, trial_poses, trial_markers
         # reject markers that do not fit (a wrong id, a marker not at the base height, bad corners)
         per_marker = np.zeros(problem.n_markers)
@@ -613,7 +643,8 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
         keep = [[i for i in keep[f] if (f, i) not in dropped] for f in range(len(observations))]
         if sum(len(k) for k in keep) < min_markers and sum(len(o.edge_mm) for o in observations) < MIN_EDGE_POINTS:
             raise CalibrationError("too few base markers fit one lens to estimate it from the markers")
-        lens[1:] = _lens_vector(cam0)[1:]
+        if not warm:
+            lens[1:] = _lens_vector(cam0)[1:]
     free = [_LENS_NAMES.index(n) for n in model]
     nl = len(free)
     last = nl + 6 * (problem.n_frames - 1)
