@@ -1,4 +1,4 @@
-"""Frame sources: a webcam, a video file, a folder of images, one image, the bundled sequence.
+"""Frame sources: a webcam, a network camera, a video file, a folder of images, one image, the bundled sequence.
 
 Every source yields :class:`Frame` records. A frame that cannot be decoded is a frame with
 ``image=None`` and an ``error`` message (the caller reports it and moves on); a camera that
@@ -18,7 +18,9 @@ Examples
 >>> parse_source("no/such/thing.mkv")
 Traceback (most recent call last):
 ...
-tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), a /dev/video path, a video file, an image, a folder of images or 'sample'
+tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), a /dev/video path, a camera address (http://..., rtsp://...), a video file, an image, a folder of images or 'sample'
+>>> parse_source("http://192.168.1.20:8080/video").kind
+'url'
 """
 
 from __future__ import annotations
