@@ -220,7 +220,8 @@ def calibrate_camera_model(images: Sequence[NDArray[np.uint8] | str | Path], boa
             reports.append(ViewReport(name, len(ids), False, f"the same view as {twin} (move the board or camera)"))
             continue
         views_seen.append((name, ids.reshape(-1), corners.reshape(-1, 2)))
-        obj, img = cv_board.matchImagePoints(corners.reshape(-1, 1, 2).astype(np.float32), ids.reshape(-1, 1))
+        obj, img = cv_board.matchImagePoints(corners.reshape(-1, 1, 2).astype(np.float32),  # type: ignore[call-overload]
+                                             ids.reshape(-1, 1))
         obj_points.append(obj.astype(np.float32))
         img_points.append(img.astype(np.float32))
         used_index.append(len(reports))

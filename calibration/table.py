@@ -200,7 +200,7 @@ class TableCalibration:
     @property
     def rotation(self) -> NDArray[np.float64]:
         """(3, 3) rotation matrix R of ``X_cam = R X + t``."""
-        return cv2.Rodrigues(np.asarray(self.rvec))[0]
+        return np.asarray(cv2.Rodrigues(np.asarray(self.rvec))[0], dtype=np.float64)
 
     @property
     def camera_position_mm(self) -> NDArray[np.float64]:
@@ -242,7 +242,7 @@ class TableCalibration:
             s = (-float(height_mm) - origin[2]) / dirs[:, 2]
         out = origin[:2] + s[:, None] * dirs[:, :2]
         out[~(s > 0)] = np.nan
-        return out
+        return np.asarray(out, dtype=np.float64)
 
     def to_image_px(self, points_mm: ArrayLike, *, height_mm: float = 0.0) -> NDArray[np.float64]:
         """Map table mm on the plane ``height_mm`` above the table to image pixels (with distortion).
@@ -264,7 +264,7 @@ class TableCalibration:
             return np.zeros((0, 2))
         px, _ = cv2.projectPoints(_as3d(pts, height_mm), np.asarray(self.rvec), np.asarray(self.tvec),
                                   self.intrinsics.matrix, self.intrinsics.distortion)
-        return px.reshape(-1, 2)
+        return np.asarray(px, dtype=np.float64).reshape(-1, 2)
 
     # -- the top-down plan ---------------------------------------------------------
     def plan_size(self, px_per_mm: float) -> tuple[int, int]:
@@ -287,7 +287,7 @@ class TableCalibration:
         image_from_mm = self.intrinsics.matrix @ plane
         plan_from_mm = np.array([[px_per_mm, 0.0, -0.5], [0.0, px_per_mm, -0.5], [0.0, 0.0, 1.0]])
         h = plan_from_mm @ np.linalg.inv(image_from_mm)
-        return h / h[2, 2]
+        return np.asarray(h / h[2, 2], dtype=np.float64)
 
     def plan_maps(self, px_per_mm: float, *, height_mm: float = 0.0) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Return ``cv2.remap`` maps from plan pixels to image pixels, distortion included.
@@ -304,7 +304,8 @@ class TableCalibration:
     def warp_to_plan(self, image: NDArray[np.uint8], px_per_mm: float, *, height_mm: float = 0.0) -> NDArray[np.uint8]:
         """Return the top-down plan of the table from a camera frame (exact, distortion removed)."""
         map_x, map_y = self.plan_maps(px_per_mm, height_mm=height_mm)
-        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        return np.asarray(cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT),
+                          dtype=np.uint8)
 
     # -- accuracy ------------------------------------------------------------------
     def object_points(self) -> NDArray[np.float64]:
@@ -393,22 +394,22 @@ def solve_pose(object_points: NDArray[np.float64], image_points: NDArray[np.floa
     """
     obj = np.ascontiguousarray(object_points, dtype=np.float64).reshape(-1, 1, 3)
     img = np.ascontiguousarray(image_points, dtype=np.float64).reshape(-1, 1, 2)
+    found: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     if guess is not None:
-        rvec = np.array(guess[0], dtype=np.float64).reshape(3, 1)
-        tvec = np.array(guess[1], dtype=np.float64).reshape(3, 1)
+        found = (np.array(guess[0], dtype=np.float64).reshape(3, 1), np.array(guess[1], dtype=np.float64).reshape(3, 1))
     else:
-        rvec = tvec = None
         for method in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_ITERATIVE):  # IPPE can return NaN on exact points
             ok, r, t = cv2.solvePnP(obj, img, intrinsics.matrix, intrinsics.distortion, flags=method)
             if ok and np.all(np.isfinite(r)) and np.all(np.isfinite(t)):
-                rvec, tvec = r, t
+                found = (np.asarray(r, dtype=np.float64), np.asarray(t, dtype=np.float64))
                 break
-        if rvec is None or tvec is None:
+        if found is None:
             raise CalibrationError("could not solve the table's pose from the corner markers")
+    rvec, tvec = found
     refined_r, refined_t = cv2.solvePnPRefineLM(obj, img, intrinsics.matrix, intrinsics.distortion,
                                                 rvec.copy(), tvec.copy())
     if np.all(np.isfinite(refined_r)) and np.all(np.isfinite(refined_t)):  # LM gives NaN on exact data
-        rvec, tvec = refined_r, refined_t
+        rvec, tvec = np.asarray(refined_r, dtype=np.float64), np.asarray(refined_t, dtype=np.float64)
     proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
     rms = float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=2))))
     return rvec.reshape(3), tvec.reshape(3), rms
@@ -574,9 +575,9 @@ def _look_inside_white_margin(image: NDArray[np.uint8], setup: Setup, side_px: f
     around it there, and OpenCV drops outlines that touch the border; the margin gives
     them both back. Corners are then refined on the real image (with the lens model).
     """
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, dtype=np.uint8)
     pad = max(8, int(side_px / 2))
-    framed = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
+    framed = np.asarray(cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255), dtype=np.uint8)
     found = detect_markers(framed, dictionary=setup.markers.dictionary, refine=False)
     corners = found.corners_px - pad
     bits = get_dictionary(setup.markers.dictionary).markerSize + 2
