@@ -115,7 +115,10 @@ class TrackerStep:
     def close(self) -> None:
         close = getattr(self._frames, "close", None)
         if callable(close):
-            close()
+            try:
+                close()
+            except ValueError:  # the loop's thread is still inside the source (waiting to reconnect)
+                log.debug("frame source still busy at close; its daemon thread ends with the program")
         close = getattr(self._tracker, "close", None)  # a lens refiner's background work
         if callable(close):
             close()
