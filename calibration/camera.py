@@ -170,7 +170,7 @@ class CameraIntrinsics:
         if pts.shape[0] == 0:
             return np.zeros((0, 2))
         out = cv2.undistortPoints(pts, self.matrix, self.distortion, criteria=_UNDISTORT_CRITERIA)
-        return out.reshape(-1, 2)
+        return np.asarray(out, dtype=np.float64).reshape(-1, 2)
 
     def undistort_px(self, points_px: ArrayLike) -> NDArray[np.float64]:
         """Return where (N, 2) pixels would be in a distortion-free image with the same matrix."""
@@ -187,4 +187,4 @@ class CameraIntrinsics:
             return np.zeros((0, 2))
         rays = np.column_stack([(pts - self.matrix[:2, 2]) / np.diag(self.matrix)[:2], np.ones(len(pts))])
         px, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), self.matrix, self.distortion)
-        return px.reshape(-1, 2)
+        return np.asarray(px, dtype=np.float64).reshape(-1, 2)

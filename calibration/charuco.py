@@ -23,6 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -36,7 +37,7 @@ from calibration.errors import CalibrationError
 logger = logging.getLogger(__name__)
 
 MIN_VIEWS = 4
-"""Fewest usable photos for a calibration."""
+"""Fewest usable photos for the full lens model (tangential terms); fewer get a simpler model."""
 
 MIN_CORNERS_PER_VIEW = 8
 """Fewest chessboard corners for a photo to be used."""
@@ -148,7 +149,20 @@ def _load(item: NDArray[np.uint8] | str | Path, index: int) -> tuple[str, NDArra
 
 def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: BoardSpec = KIT_BOARD, *,
                      names: Sequence[str] | None = None) -> tuple[CameraIntrinsics, float, tuple[ViewReport, ...]]:
-    """Calibrate a camera from photos of a ChArUco board.
+    """Calibrate a camera from photos of a ChArUco board (see :func:`calibrate_camera_model`)."""
+    cam, rms, reports, _model = calibrate_camera_model(images, board, names=names)
+    return cam, rms, reports
+
+
+def calibrate_camera_model(images: Sequence[NDArray[np.uint8] | str | Path], board: BoardSpec = KIT_BOARD, *,
+                           names: Sequence[str] | None = None
+                           ) -> tuple[CameraIntrinsics, float, tuple[ViewReport, ...], str]:
+    """Calibrate a camera from photos of a ChArUco board, with the richest lens model they support.
+
+    From few photos (or photos that are much alike) a full lens model is not determined;
+    rather than refusing, the richest model of :data:`LENS_MODELS` whose values are all
+    well determined (:data:`WELL_DETERMINED`) is used, down to the focal length alone with
+    the principal point at the image centre; its name is returned.
 
     Parameters
     ----------
@@ -166,17 +180,20 @@ def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: Bo
         RMS reprojection error over all corners used (good below 0.3 px).
     report : tuple of ViewReport
         One per photo: corners found, used or why not, and its RMS error.
+    model : str
+        The lens model chosen.
 
     Raises
     ------
     CalibrationError
-        Fewer than :data:`MIN_VIEWS` usable photos (saying how many were usable and what to
-        do), photos of different sizes, or a series that does not fit one camera.
+        No usable photo (saying what to do), photos of different sizes, a series that does
+        not fit one camera, or one whose focal length even the simplest model cannot tell.
     """
     cv_board = make_board(board)
     total = (board.squares_x - 1) * (board.squares_y - 1)
     reports: list[ViewReport] = []
     obj_points, img_points, used_index = [], [], []
+    views_seen: list[tuple[str, NDArray[Any], NDArray[Any]]] = []
     size: tuple[int, int] | None = None
     for i, item in enumerate(images):
         name, image = _load(item, i)
@@ -198,23 +215,26 @@ def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: Bo
         if reason:
             reports.append(ViewReport(name, len(ids), False, reason))
             continue
-        obj, img = cv_board.matchImagePoints(corners.reshape(-1, 1, 2).astype(np.float32), ids.reshape(-1, 1))
+        twin = _same_view(ids, corners, views_seen)
+        if twin is not None:
+            reports.append(ViewReport(name, len(ids), False, f"the same view as {twin} (move the board or camera)"))
+            continue
+        views_seen.append((name, ids.reshape(-1), corners.reshape(-1, 2)))
+        obj, img = cv_board.matchImagePoints(corners.reshape(-1, 1, 2).astype(np.float32),  # type: ignore[call-overload]
+                                             ids.reshape(-1, 1))
         obj_points.append(obj.astype(np.float32))
         img_points.append(img.astype(np.float32))
         used_index.append(len(reports))
         reports.append(ViewReport(name, len(ids), True, corners_px=corners))
     if size is None:
         raise CalibrationError("no photo given: pass photos of the ChArUco board")
-    if len(obj_points) < MIN_VIEWS:
+    if not obj_points:
         raise CalibrationError(
-            f"only {len(obj_points)} of {len(reports)} photos show enough of the board (at least {MIN_VIEWS} "
-            f"with {MIN_CORNERS_PER_VIEW} or more corners are needed): take more photos from different angles, "
-            "each with the whole board in view, in even light without glare on the board"
-            + _unused_text(reports))
-    # k3 only from many views: with a small board and few views it soaks up noise (k2, k3 of +-5)
-    flags = 0 if len(obj_points) >= MANY_VIEWS else cv2.CALIB_FIX_K3
-    rms, matrix, dist, _rvecs, _tvecs, std_intr, _std_ext, per_view = cv2.calibrateCameraExtended(
-        obj_points, img_points, size, None, None, flags=flags)
+            f"only {len(obj_points)} of {len(reports)} photos show enough of the board (at least one, and "
+            f"{MIN_VIEWS} or more for a full lens model, with {MIN_CORNERS_PER_VIEW} or more corners are needed): "
+            "take more photos from different angles, each with the whole board in view, in even light without "
+            "glare on the board" + _unused_text(reports))
+    model, (rms, matrix, dist, std_intr, per_view) = _choose_model(obj_points, img_points, size)
     per_view = np.asarray(per_view).reshape(-1)
     for k, index in enumerate(used_index):
         r = reports[index]
@@ -225,8 +245,92 @@ def calibrate_camera(images: Sequence[NDArray[np.uint8] | str | Path], board: Bo
     if coverage < MIN_COVERAGE:
         logger.warning("the board covered %.0f %% of the image: lens distortion near its edges is extrapolated",
                        100 * coverage)
-    logger.info("camera calibrated from %d photos: RMS %.3f px, f = %.1f px", len(obj_points), rms, intrinsics.focal_px)
-    return intrinsics, float(rms), tuple(reports)
+    logger.info("camera calibrated from %d photos: RMS %.3f px, f = %.1f px, lens model %s", len(obj_points), rms,
+                intrinsics.focal_px, model)
+    return intrinsics, float(rms), tuple(reports), model
+
+
+_NO_TANGENT = cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K3
+_FIXED_CENTRE = cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO
+LENS_MODELS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("focal, principal point, k1, k2, k3, p1, p2", 0, ("f", "c", "k1", "k2", "k3", "p")),
+    ("focal, principal point, k1, k2, p1, p2", cv2.CALIB_FIX_K3, ("f", "c", "k1", "k2", "p")),
+    ("focal, principal point, k1, k2", _NO_TANGENT, ("f", "c", "k1", "k2")),
+    ("focal, principal point, k1", _NO_TANGENT | cv2.CALIB_FIX_K2, ("f", "c", "k1")),
+    ("focal, k1 (principal point at the centre)", _NO_TANGENT | cv2.CALIB_FIX_K2 | _FIXED_CENTRE, ("f", "k1")),
+    ("focal only (principal point at the centre, no distortion)",
+     _NO_TANGENT | cv2.CALIB_FIX_K1 | cv2.CALIB_FIX_K2 | _FIXED_CENTRE, ("f",)),
+)
+"""Lens models from the richest to the simplest: name, OpenCV flags, what is estimated."""
+
+MODEL_RMS_SLACK = 1.5
+"""A simpler lens model is kept only if its RMS error is within this factor of the richest model's."""
+
+WELL_DETERMINED = {"f": 0.01, "c": 0.01, "k1": 0.02, "k2": 0.05, "k3": 0.1, "p": 0.002}
+"""Largest standard deviation of each estimated value for a model to count as supported by the
+photos (focal and principal point as a fraction of the image width, the others as they are)."""
+
+
+def _supported(std: NDArray[np.float64], matrix: NDArray[np.float64], width: int, estimated: tuple[str, ...]) -> bool:
+    std = np.where(np.isfinite(std), std, np.inf)
+    sds = {"f": max(std[0], std[1]) / matrix[0, 0], "c": max(std[2], std[3]) / width,
+           "k1": std[4], "k2": std[5], "p": max(std[6], std[7]), "k3": std[8]}
+    return all(sds[name] <= WELL_DETERMINED[name] for name in estimated)
+
+
+def _choose_model(obj_points: list[Any], img_points: list[Any], size: tuple[int, int]
+                  ) -> tuple[str, tuple[float, NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], Any]]:
+    """Calibrate with the richest lens model the photos determine well (:data:`WELL_DETERMINED`).
+
+    k3 is tried only from :data:`MANY_VIEWS` photos (with a small board and few views it
+    soaks up noise), the full model only from :data:`MIN_VIEWS`. When no model is well
+    determined the simplest is returned (the caller's checks then say what is missing).
+    """
+    candidates = [m for m in LENS_MODELS if "k3" not in m[2] or len(obj_points) >= MANY_VIEWS]
+    if len(obj_points) < MIN_VIEWS:
+        candidates = [m for m in candidates if "p" not in m[2]]
+    results = []
+    for name, flags, estimated in candidates:
+        try:
+            rms, matrix, dist, _r, _t, std_intr, _std_ext, per_view = cv2.calibrateCameraExtended(
+                obj_points, img_points, size, np.eye(3), np.zeros(5), flags=flags)
+        except cv2.error as exc:
+            logger.info("lens model %s: %s", name, exc)
+            continue
+        m = np.asarray(matrix, dtype=np.float64)
+        if np.all(np.isfinite(m)) and math.isfinite(rms):
+            results.append((name, estimated, (float(rms), m, np.asarray(dist, dtype=np.float64),
+                                              np.asarray(std_intr, dtype=np.float64).reshape(-1), per_view)))
+    if not results:
+        raise CalibrationError("OpenCV could not calibrate from these photos: take them again, sharper, with the "
+                               "whole board in view")
+    # a simpler model that fits clearly worse than the richest is biased (a lens it leaves out), not simpler
+    best_rms = min(r[2][0] for r in results)
+    for name, estimated, fit in results:
+        if fit[0] <= MODEL_RMS_SLACK * best_rms + 0.05 and _supported(fit[3], fit[1], size[0], estimated):
+            return name, fit
+        logger.info("lens model %s not well determined by these %d photos (RMS %.3f px)", name, len(obj_points),
+                    fit[0])
+    raise CalibrationError(
+        f"these {len(obj_points)} photo(s) do not tell the camera's focal length and lens apart (the photos are too "
+        "alike): add photos with the board tilted 20-45 degrees toward and away from the camera, and near the image "
+        "corners")
+
+
+SAME_VIEW_PX = 2.0
+"""Two photos whose common board corners all lie within this many pixels are one view."""
+
+
+def _same_view(ids: NDArray[Any], corners: NDArray[Any], seen: list[tuple[str, NDArray[Any], NDArray[Any]]]
+               ) -> str | None:
+    """Name of an earlier photo showing the board at the same place (a repeated photo adds nothing)."""
+    ids = ids.reshape(-1)
+    pts = corners.reshape(-1, 2)
+    for name, other_ids, other_pts in seen:
+        common, a, b = np.intersect1d(ids, other_ids, return_indices=True)
+        if len(common) >= MIN_CORNERS_PER_VIEW and np.max(np.linalg.norm(pts[a] - other_pts[b], axis=1)) < SAME_VIEW_PX:
+            return name
+    return None
 
 
 def _unused_text(reports: list[ViewReport]) -> str:

@@ -480,7 +480,7 @@ def _charuco_page(canvas: PdfCanvas, options: KitOptions, page: int) -> tuple[li
             if (row + col) % 2 == 0:
                 canvas.rect(x0 + col * spec.square_mm, y0 + row * spec.square_mm, spec.square_mm, spec.square_mm)
     placed = []
-    for marker_id, corners in zip(board.getIds().ravel(), board.getObjPoints()):
+    for marker_id, corners in zip(np.asarray(board.getIds()).ravel(), board.getObjPoints()):
         mx, my = float(corners[0][0]) + x0, float(corners[0][1]) + y0  # OpenCV's board frame: y down
         draw_marker(canvas, spec.dictionary, int(marker_id), mx, my, spec.marker_mm)
         placed.append(PlacedMarker(int(marker_id), spec.dictionary, page, mx, my, spec.marker_mm))

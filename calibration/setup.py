@@ -167,7 +167,7 @@ def _parse_camera(r: Reader | None) -> CameraSettings | None:
         for j, value in enumerate(row):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 r.fail(f"[{i}][{j}] must be a finite number, got {value!r}", "matrix")
-    matrix = tuple(tuple(float(value) for value in row) for row in rows)
+    matrix = tuple((float(row[0]), float(row[1]), float(row[2])) for row in rows)
     distortion = r.numbers("distortion", (0.0, 0.0, 0.0, 0.0, 0.0))
     if len(distortion) not in (4, 5, 8, 12, 14):
         r.fail(f"must have 4, 5, 8, 12 or 14 coefficients (OpenCV's order), got {len(distortion)}", "distortion")

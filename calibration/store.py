@@ -59,7 +59,7 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)")
-    return image
+    return np.asarray(image, dtype=np.uint8)
 
 
 # -- JSON helpers -------------------------------------------------------------------

@@ -44,6 +44,7 @@ from calibration.aruco import (
 )
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
+from calibration.lens import MIN_BASE_MARKERS, LensFit, LensObservation, MarkerSighting, fit_lens
 from calibration.setup import CORNER_IDS, Setup, TableSize
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,13 @@ from an unmodelled lens and only a warning is given."""
 
 DEFAULT_HFOV_DEG = 70.0
 """Horizontal field of view assumed when one view cannot tell the focal length (typical webcam)."""
+
+LENS_CORNER_RMS_OK_PX = 1.0
+"""A lens estimated from the markers is kept when it fits the corner markers this well, or better
+than the distortion-free model does."""
+
+MIN_CORNERS_KNOWN_LENS = 2
+"""Corner markers needed for the pose when the lens is known (each gives four points)."""
 
 MIN_CORNER_NOISE_PX = 0.05
 """Floor of the per-coordinate corner noise used to predict the position error."""
@@ -114,6 +122,9 @@ class PositionError:
     sigma_px: float
     trials: int
     height_mm: float = 0.0
+    centre_mm: float = 0.0
+    edge_mm: float = 0.0
+    """RMS error at the table's centre and the worst RMS along its edges."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +172,8 @@ class TableCalibration:
         Their detected corners, marker by marker in OpenCV's order (empty when not kept).
     warnings : tuple of str
         What the user should know about this calibration's accuracy.
+    lens : LensFit, optional
+        When the lens was estimated from the markers: the estimate and its uncertainty.
     """
 
     intrinsics: CameraIntrinsics
@@ -172,6 +185,7 @@ class TableCalibration:
     corner_ids: tuple[int, ...] = CORNER_IDS
     corners_px: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
     warnings: tuple[str, ...] = ()
+    lens: LensFit | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rvec", _readonly(self.rvec, (3,)))
@@ -186,7 +200,7 @@ class TableCalibration:
     @property
     def rotation(self) -> NDArray[np.float64]:
         """(3, 3) rotation matrix R of ``X_cam = R X + t``."""
-        return cv2.Rodrigues(np.asarray(self.rvec))[0]
+        return np.asarray(cv2.Rodrigues(np.asarray(self.rvec))[0], dtype=np.float64)
 
     @property
     def camera_position_mm(self) -> NDArray[np.float64]:
@@ -228,7 +242,7 @@ class TableCalibration:
             s = (-float(height_mm) - origin[2]) / dirs[:, 2]
         out = origin[:2] + s[:, None] * dirs[:, :2]
         out[~(s > 0)] = np.nan
-        return out
+        return np.asarray(out, dtype=np.float64)
 
     def to_image_px(self, points_mm: ArrayLike, *, height_mm: float = 0.0) -> NDArray[np.float64]:
         """Map table mm on the plane ``height_mm`` above the table to image pixels (with distortion).
@@ -250,7 +264,7 @@ class TableCalibration:
             return np.zeros((0, 2))
         px, _ = cv2.projectPoints(_as3d(pts, height_mm), np.asarray(self.rvec), np.asarray(self.tvec),
                                   self.intrinsics.matrix, self.intrinsics.distortion)
-        return px.reshape(-1, 2)
+        return np.asarray(px, dtype=np.float64).reshape(-1, 2)
 
     # -- the top-down plan ---------------------------------------------------------
     def plan_size(self, px_per_mm: float) -> tuple[int, int]:
@@ -273,7 +287,7 @@ class TableCalibration:
         image_from_mm = self.intrinsics.matrix @ plane
         plan_from_mm = np.array([[px_per_mm, 0.0, -0.5], [0.0, px_per_mm, -0.5], [0.0, 0.0, 1.0]])
         h = plan_from_mm @ np.linalg.inv(image_from_mm)
-        return h / h[2, 2]
+        return np.asarray(h / h[2, 2], dtype=np.float64)
 
     def plan_maps(self, px_per_mm: float, *, height_mm: float = 0.0) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Return ``cv2.remap`` maps from plan pixels to image pixels, distortion included.
@@ -290,7 +304,8 @@ class TableCalibration:
     def warp_to_plan(self, image: NDArray[np.uint8], px_per_mm: float, *, height_mm: float = 0.0) -> NDArray[np.uint8]:
         """Return the top-down plan of the table from a camera frame (exact, distortion removed)."""
         map_x, map_y = self.plan_maps(px_per_mm, height_mm=height_mm)
-        return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        return np.asarray(cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT),
+                          dtype=np.uint8)
 
     # -- accuracy ------------------------------------------------------------------
     def object_points(self) -> NDArray[np.float64]:
@@ -308,6 +323,13 @@ class TableCalibration:
         when it was estimated) and a ``grid`` x ``grid`` set of table points is mapped
         through the perturbed calibration. Returns the largest and RMS error in mm.
         """
+        if self.lens is not None:  # lens from the markers: its own covariance says it all
+            from calibration.lens import expected_error_mm
+
+            centre, edge, rms = expected_error_mm(self.lens, (self.table.width_mm, self.table.depth_mm),
+                                                  height_mm=height_mm, grid=grid, trials=max(10, trials // 2),
+                                                  seed=seed)
+            return PositionError(edge, rms, self.lens.rms_px, max(10, trials // 2), float(height_mm), centre, edge)
         obj = self.object_points()
         observed = self.corners_px if len(self.corners_px) == len(obj) else self.to_image_px(obj[:, :2])
         if sigma_px is None:
@@ -326,14 +348,16 @@ class TableCalibration:
         for _ in range(n_trials):
             noisy = observed + rng.normal(0.0, sigma_px, observed.shape)
             cam = self.intrinsics
-            if cam.estimated:
+            if cam.estimated and not cam.has_distortion:
                 cam, _note = estimate_focal(obj, noisy, cam.image_size, around=cam.focal_px)
             rvec, tvec, _rms = solve_pose(obj, noisy, cam, guess=(self.rvec, self.tvec))
             other = TableCalibration(cam, rvec, tvec, self.table, self.corner_size_mm)
             errors.append(np.linalg.norm(other.to_table_mm(seen_px, height_mm=height_mm) - truth, axis=1))
         err = np.concatenate(errors)
+        per_point = np.sqrt(np.mean(np.array(errors) ** 2, axis=0)).reshape(grid, grid)
+        edge = float(max(per_point[0].max(), per_point[-1].max(), per_point[:, 0].max(), per_point[:, -1].max()))
         return PositionError(float(err.max()), float(np.sqrt(np.mean(err**2))), float(sigma_px), n_trials,
-                             float(height_mm))
+                             float(height_mm), float(per_point[grid // 2, grid // 2]), edge)
 
     def marker_readability(self, marker_mm: float, *, height_mm: float = 0.0, grid: int = 11) -> MarkerReadability:
         """Return the smallest side in pixels of a ``marker_mm`` marker anywhere on the table.
@@ -370,22 +394,22 @@ def solve_pose(object_points: NDArray[np.float64], image_points: NDArray[np.floa
     """
     obj = np.ascontiguousarray(object_points, dtype=np.float64).reshape(-1, 1, 3)
     img = np.ascontiguousarray(image_points, dtype=np.float64).reshape(-1, 1, 2)
+    found: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     if guess is not None:
-        rvec = np.array(guess[0], dtype=np.float64).reshape(3, 1)
-        tvec = np.array(guess[1], dtype=np.float64).reshape(3, 1)
+        found = (np.array(guess[0], dtype=np.float64).reshape(3, 1), np.array(guess[1], dtype=np.float64).reshape(3, 1))
     else:
-        rvec = tvec = None
         for method in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_ITERATIVE):  # IPPE can return NaN on exact points
             ok, r, t = cv2.solvePnP(obj, img, intrinsics.matrix, intrinsics.distortion, flags=method)
             if ok and np.all(np.isfinite(r)) and np.all(np.isfinite(t)):
-                rvec, tvec = r, t
+                found = (np.asarray(r, dtype=np.float64), np.asarray(t, dtype=np.float64))
                 break
-        if rvec is None or tvec is None:
+        if found is None:
             raise CalibrationError("could not solve the table's pose from the corner markers")
+    rvec, tvec = found
     refined_r, refined_t = cv2.solvePnPRefineLM(obj, img, intrinsics.matrix, intrinsics.distortion,
                                                 rvec.copy(), tvec.copy())
     if np.all(np.isfinite(refined_r)) and np.all(np.isfinite(refined_t)):  # LM gives NaN on exact data
-        rvec, tvec = refined_r, refined_t
+        rvec, tvec = np.asarray(refined_r, dtype=np.float64), np.asarray(refined_t, dtype=np.float64)
     proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
     rms = float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=2))))
     return rvec.reshape(3), tvec.reshape(3), rms
@@ -475,6 +499,13 @@ def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str =
     CalibrationError
         When a corner id is missing or seen twice.
     """
+    return _find_markers(image, setup, source=source, camera=camera)[0]
+
+
+def _find_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the image",
+                  camera: CameraIntrinsics | None = None, min_corners: int = 4
+                  ) -> tuple[MarkerDetections, MarkerDetections]:
+    """Return the corner markers (at least ``min_corners`` of them) and every marker found."""
     found = detect_markers(image, dictionary=setup.markers.dictionary, camera=camera)
     corners = found.select(np.isin(found.ids, CORNER_IDS))
     if len(set(corners.ids.tolist())) < len(CORNER_IDS):
@@ -486,7 +517,7 @@ def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str =
             f"{source}: corner marker(s) {_join(duplicates)} seen more than once; "
             "keep exactly one of each corner marker 0-3 in view")
     missing = [i for i in CORNER_IDS if i not in ids]
-    if missing:
+    if len(missing) > len(CORNER_IDS) - min_corners:
         seen = found.ids.tolist()
         seen_text = f"markers seen: {_join(seen)}" if seen else "no ArUco marker at all was seen"
         raise CalibrationError(
@@ -494,7 +525,7 @@ def find_corner_markers(image: NDArray[np.uint8], setup: Setup, *, source: str =
             f"{_join(missing)}. Check that the whole table is in view, the light is even with no glare "
             f"on the markers, each marker lies flat in its corner (0 top-left, 1 top-right, 2 bottom-right, "
             f"3 bottom-left) and that they were printed from the {setup.markers.dictionary} dictionary")
-    return corners
+    return corners, found
 
 
 SECOND_LOOK_CONSTANTS = (5.0, 12.0)
@@ -544,9 +575,9 @@ def _look_inside_white_margin(image: NDArray[np.uint8], setup: Setup, side_px: f
     around it there, and OpenCV drops outlines that touch the border; the margin gives
     them both back. Corners are then refined on the real image (with the lens model).
     """
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image, dtype=np.uint8)
     pad = max(8, int(side_px / 2))
-    framed = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
+    framed = np.asarray(cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255), dtype=np.uint8)
     found = detect_markers(framed, dictionary=setup.markers.dictionary, refine=False)
     corners = found.corners_px - pad
     bits = get_dictionary(setup.markers.dictionary).markerSize + 2
@@ -607,8 +638,54 @@ def check_corner_layout(corners: MarkerDetections, table: TableSize, corner_size
             "their top edge (the one above the printed id) facing the edge between markers 0 and 1")
 
 
+def marker_sightings(found: MarkerDetections, setup: Setup) -> tuple[MarkerSighting, ...]:
+    """Base markers among ``found`` as lens observations (ids in play only, when the setup lists them)."""
+    in_play = set(setup.markers.per_marker)
+    out = []
+    for marker_id, corners in zip(found.ids.tolist(), found.corners_px):
+        if marker_id in CORNER_IDS or (in_play and marker_id not in in_play):
+            continue
+        out.append(MarkerSighting(int(marker_id), np.array(corners, dtype=np.float64),
+                                  setup.markers.size_for(int(marker_id)), setup.markers.base_height_mm))
+    return tuple(out)
+
+
+def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: Setup, obj: NDArray[np.float64],
+                      img: NDArray[np.float64], size: tuple[int, int], initial: CameraIntrinsics, *,
+                      observations_out: list[LensObservation] | None = None) -> LensFit | None:
+    """Estimate the lens from one frame: the corner points, the base markers and the table's edges.
+
+    The table's edges are looked for twice: around where the distortion-free first guess
+    puts them (a wide search), then around where the first lens estimate does (narrow).
+    None when the frame does not show enough of them.
+    """
+    from calibration.edges import find_edge_points
+
+    sightings = marker_sightings(found, setup)
+    fixed = np.column_stack([obj[:, :2], -obj[:, 2]])
+    table = (setup.table.width_mm, setup.table.depth_mm)
+    cam = CameraIntrinsics.pinhole(initial.focal_px, size, estimated=True)
+    try:
+        rvec, tvec, _rms = solve_pose(obj, img, cam)
+        fit: LensFit | None = None
+        for window, inside in ((max(12.0, 0.02 * size[0]), None), (max(5.0, 0.003 * size[0]), 4.0)):
+            edge_mm, edge_px, normal = find_edge_points(image, cam, rvec, tvec, table,
+                                                        corner_mm=setup.markers.corner_size_mm,
+                                                        window_px=window, inside_px=inside)
+            observation = LensObservation(fixed, img, sightings, edge_mm, edge_px, normal)
+            fit = fit_lens([observation], size, initial=cam)
+            cam, rvec, tvec = fit.intrinsics, fit.rvecs[-1], fit.tvecs[-1]
+        if observations_out is not None:
+            observations_out.append(observation)
+        return fit
+    except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
+        logger.info("lens not estimated from the markers: %s", exc)
+        return None
+
+
 def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIntrinsics | None = None, *,
-                    source: str = "the image") -> TableCalibration:
+                    source: str = "the image", observations_out: list[LensObservation] | None = None
+                    ) -> TableCalibration:
     """Calibrate the table from one frame showing its four corner markers.
 
     Parameters
@@ -623,6 +700,9 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         distortion), ``intrinsics.estimated`` is True and a warning says accuracy is lower.
     source : str
         Name of the image for error messages.
+    observations_out : list, optional
+        When the lens is estimated from the markers, what this frame showed of them is
+        appended here (for :class:`calibration.refine.LensRefiner`, which combines frames).
 
     Returns
     -------
@@ -641,28 +721,60 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         intrinsics = CameraIntrinsics.from_settings(setup.camera, size)
     if intrinsics is not None:
         intrinsics = intrinsics.scaled_to(size)
-    corners = find_corner_markers(image, setup, source=source, camera=intrinsics)
-    check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
-    obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
-    obj = _as3d(np.concatenate([obj_by_id[i] for i in CORNER_IDS]), 0.0)
-    img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in CORNER_IDS])
+    # with a known lens two corner markers (8 points) are enough for the pose
+    corners, found = _find_markers(image, setup, source=source, camera=intrinsics,
+                                   min_corners=MIN_CORNERS_KNOWN_LENS if intrinsics is not None else 4)
+    seen_ids = tuple(i for i in CORNER_IDS if i in corners.ids.tolist())
     warnings: list[str] = []
+    if len(seen_ids) == len(CORNER_IDS):
+        check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
+    else:
+        hidden = [i for i in CORNER_IDS if i not in seen_ids]
+        warnings.append(f"corner marker(s) {_join(hidden)} not seen: the table's pose comes from corner marker(s) "
+                        f"{_join(list(seen_ids))} and the known lens")
+    obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
+    obj = _as3d(np.concatenate([obj_by_id[i] for i in seen_ids]), 0.0)
+    img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in seen_ids])
+    lens: LensFit | None = None
+    seen: list[LensObservation] = []
+    pose: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None
     if intrinsics is None:
         intrinsics, note = estimate_focal(obj, img, size)
-        warnings.append(
-            f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
-            "principal point at the image centre, lens distortion ignored); positions will be less accurate "
-            "(often 5-10 mm at the table's edge): run 'tabletracker calibrate-camera' and pass --camera")
-        if note:
-            warnings.append(note)
-    rvec, tvec, rms = solve_pose(obj, img, intrinsics)
-    cal = TableCalibration(intrinsics, rvec, tvec, setup.table, setup.markers.corner_size_mm, rms, CORNER_IDS,
-                           img, tuple(warnings))
+        lens = lens_from_markers(image, found, setup, obj, img, size, intrinsics, observations_out=seen)
+        pinhole_rms = solve_pose(obj, img, intrinsics)[2]
+        if lens is not None and lens.fixed_rms_px > max(LENS_CORNER_RMS_OK_PX, pinhole_rms):
+            # a lens that fits the corner markers worse than no distortion at all was misled
+            # (an edge of the mat that is not the table's, clutter): do not use it
+            logger.info("lens from the markers rejected: corner RMS %.2f px, %.2f px without distortion",
+                        lens.fixed_rms_px, pinhole_rms)
+            lens = None
+        if lens is not None:
+            intrinsics = lens.intrinsics
+            pose = (lens.rvecs[-1], lens.tvecs[-1])
+            warnings.append(f"no camera calibration given: lens estimated from the markers on the table "
+                            f"({lens.describe()})")
+        else:
+            warnings.append(
+                f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
+                "principal point at the image centre, lens distortion ignored) because fewer than "
+                f"{MIN_BASE_MARKERS} base markers were seen to measure the lens; positions will be less accurate "
+                "(often 5-10 mm at the table's edge): put a dozen base markers spread over the table in view, "
+                "or run 'tabletracker calibrate-camera' and pass --camera")
+            if note:
+                warnings.append(note)
+    if pose is None:
+        rvec, tvec, rms = solve_pose(obj, img, intrinsics)
+    else:
+        rvec, tvec = pose
+        proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
+        rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img) ** 2, axis=1))))
+    cal = TableCalibration(intrinsics, rvec, tvec, setup.table, setup.markers.corner_size_mm, rms, seen_ids,
+                           img, tuple(warnings), lens)
     if cal.camera_height_mm <= 0:
         raise CalibrationError(f"{source}: the solved camera is below the table; check the table size and markers")
     # a lens model without distortion leaves the distortion in the residual: allow for it, and say so
     limit = MAX_CORNER_RMS_PX
-    if not intrinsics.has_distortion:
+    if not intrinsics.has_distortion or lens is not None:
         limit = max(6.0, UNMODELLED_LENS_RMS_FRACTION * math.hypot(width, height))
     if rms > limit:
         raise CalibrationError(
@@ -670,10 +782,12 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
             f"table (corner error {rms:.1f} px, at most {limit:.1f} px expected). Check table.width_mm, "
             "table.depth_mm and markers.corner_size_mm in the setup file and that each marker lies flat and flush "
             "in its corner" + ("" if intrinsics.estimated else ", and that the camera calibration is for this camera"))
-    if rms > MAX_CORNER_RMS_PX / 2 and not intrinsics.has_distortion:
+    if rms > MAX_CORNER_RMS_PX / 2 and (not intrinsics.has_distortion or lens is not None):
         cal = replace(cal, warnings=cal.warnings + (
             f"the corner markers fit the model only to {rms:.1f} px: lens distortion the model does not know "
             "(calibrate the camera with 'tabletracker calibrate-camera' for millimetre accuracy), or a table size "
             "or corner marker size in the setup file that is not the real one",))
+    if observations_out is not None and cal.lens is not None:
+        observations_out.extend(seen)
     logger.info("table calibrated: corner RMS %.3f px, camera %.0f mm above the table", rms, cal.camera_height_mm)
     return cal

@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 SOURCE_KINDS = ("sample", "camera", "video", "images")
 # Events worth a line on the page's status bar (the rest are counted, not shown).
 STATUS_EVENTS = ("calibration_failed", "camera_lost", "camera_back", "camera_gave_up", "frame_error",
-                 "calibrated", "recalibrated", "corners_hidden")
+                 "calibrated", "recalibrated", "corners_hidden", "source_failed", "source_ended",
+                 "resolution_changed", "lens_settled")
 
 
 def source_text(spec: Mapping[str, Any]) -> str:
@@ -89,6 +90,9 @@ class TrackerStep:
         except StopIteration:
             return None
         captured_s = self._clock()
+        received = getattr(frame, "received_wall_s", None)
+        if received is not None:  # a network camera: its latency counts from the frame's arrival
+            captured_s = min(captured_s, float(received))
         events = self._tracker.process(frame)
         state = self._tracker.state
         calibration = self._tracker.calibration
@@ -111,6 +115,12 @@ class TrackerStep:
     def close(self) -> None:
         close = getattr(self._frames, "close", None)
         if callable(close):
+            try:
+                close()
+            except ValueError:  # the loop's thread is still inside the source (waiting to reconnect)
+                log.debug("frame source still busy at close; its daemon thread ends with the program")
+        close = getattr(self._tracker, "close", None)  # a lens refiner's background work
+        if callable(close):
             close()
 
 
@@ -123,7 +133,7 @@ def _status(events: list[dict[str, Any]], state: Any, last: tuple[str, str]) -> 
     warnings = tuple(getattr(state, "warnings", ()))
     if warnings:
         return "warning", "; ".join(warnings)
-    return ("ok", "") if last[0] not in ("camera_lost",) else last
+    return ("ok", "") if last[0] not in ("camera_lost", "source_failed", "source_ended") else last
 
 
 def _event(e: Mapping[str, Any]) -> TrackEvent:
@@ -140,20 +150,27 @@ def _event(e: Mapping[str, Any]) -> TrackEvent:
 def make_tracker_step(source: Mapping[str, Any], setup: Setup) -> Callable[[], TrackerStep]:
     """Return a factory of :class:`TrackerStep` over the real tracker for ``source``.
 
-    Raises ``ValueError`` (the tracker's ``SourceError``) at once when the source cannot
-    be opened, so ``serve`` fails with a clear message instead of a silent page.
+    Raises ``ValueError`` (the tracker's ``SourceError``) at once for a file that does not
+    exist or an address of an unknown kind. A camera, address or video that cannot be
+    opened is a ``source_failed`` status on the page (one warning line on the command
+    line), the plan is still served, and a camera or address is tried again with back-off.
     """
     from tracker.pipeline import Tracker
-    from tracker.sources import open_frames
+    from tracker.sources import open_frames_waiting, parse_source
 
     text = source_text(source)
     table = (setup.table.width_mm, setup.table.depth_mm)
-    first = open_frames(text)  # opens (or fails) now
+    parse_source(text)  # a missing file or an unknown address fails now; a camera that will not open is waited for
 
     def factory() -> TrackerStep:
-        nonlocal first
-        frames, first = (first, None) if first is not None else (open_frames(text), None)
-        return TrackerStep(frames, Tracker(setup), table,
+        frames = open_frames_waiting(text)
+        tracker: Any = Tracker(setup)
+        if setup.camera is None:  # no camera file: the lens is refined from the markers as frames come
+            from calibration.refine import LensRefiner, LensRefiningTracker
+
+            live = source.get("kind") == "camera"  # off the loop's thread where frames keep coming
+            tracker = LensRefiningTracker(tracker, LensRefiner(setup, background=live))
+        return TrackerStep(frames, tracker, table,
                            base_mm_of=lambda marker_id: setup.markers.for_marker(marker_id).base_mm)
 
     return factory

@@ -243,6 +243,10 @@ class Tracker:
         """The calibration in use (the last good one)."""
         return self._calibration
 
+    def replace_calibration(self, calibration: TableMapping) -> None:
+        """Use a better calibration of the same view (a lens refined over frames); the tracks are kept."""
+        self._use_calibration(calibration)
+
     def _use_calibration(self, calibration: TableMapping) -> None:
         self._calibration = calibration
         self._detector = detector_for(calibration, self.setup)

@@ -1,4 +1,4 @@
-"""Frame sources: a webcam, a video file, a folder of images, one image, the bundled sequence.
+"""Frame sources: a webcam, a network camera, a video file, a folder of images, one image, the bundled sequence.
 
 Every source yields :class:`Frame` records. A frame that cannot be decoded is a frame with
 ``image=None`` and an ``error`` message (the caller reports it and moves on); a camera that
@@ -18,7 +18,9 @@ Examples
 >>> parse_source("no/such/thing.mkv")
 Traceback (most recent call last):
 ...
-tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), a /dev/video path, a video file, an image, a folder of images or 'sample'
+tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), a /dev/video path, a camera address (http://..., rtsp://...), a video file, an image, a folder of images or 'sample'
+>>> parse_source("http://192.168.1.20:8080/video").kind
+'url'
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import cv2
 import numpy as np
 
 from tracker.errors import TrackerError
+from tracker.mjpeg import MjpegReader, StreamError
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,13 @@ REOPEN_MAX_WAIT_S = 8.0
 REOPEN_MAX_ATTEMPTS: int | None = None
 #: Consecutive failed reads before a camera counts as lost.
 READS_BEFORE_LOST = 3
+#: Address schemes of network cameras.
+URL_SCHEMES = ("http", "https", "rtsp", "rtsps")
+#: Seconds without a frame from a network camera before it counts as lost.
+URL_STALL_S = 3.0
+#: OpenCV's open and read time-outs for RTSP (and other non-MJPEG) addresses, ms.
+FFMPEG_OPEN_TIMEOUT_MS = 5000
+FFMPEG_READ_TIMEOUT_MS = 3000
 #: Frame rate assumed for an image folder when none is given.
 FOLDER_FPS = 10.0
 
@@ -61,7 +71,9 @@ class Frame:
     """One frame, or the report that there is none right now.
 
     ``image`` is a BGR array, or None when ``error`` (an undecodable frame) or ``event``
-    (``camera_lost``, ``camera_back``, ``camera_gave_up``) says why not.
+    (``camera_lost``, ``camera_back``, ``camera_gave_up``, ``source_failed``,
+    ``source_ended``, ``resolution_changed``) says why not. ``received_wall_s`` is the wall
+    clock (``time.time()``) when a network camera's frame arrived, for the latency shown.
     """
 
     index: int
@@ -70,11 +82,12 @@ class Frame:
     error: str | None = None
     event: str | None = None
     name: str = ""
+    received_wall_s: float | None = None
 
 
 @dataclass(frozen=True)
 class SourceSpec:
-    """What the user asked for: ``camera`` (int index or device path), ``video``, ``folder``, ``image``."""
+    """What the user asked for: ``camera`` (int index or device path), ``url``, ``video``, ``folder``, ``image``."""
 
     kind: str
     target: int | str
@@ -95,6 +108,12 @@ def parse_source(text: str) -> SourceSpec:
     t = text.strip()
     if t.isdigit():
         return SourceSpec("camera", int(t))
+    scheme = t.split("://", 1)[0].lower() if "://" in t else ""
+    if scheme in URL_SCHEMES:
+        return SourceSpec("url", t)
+    if scheme:
+        raise SourceError(f"{t}: unknown kind of address; give an http://, https://, rtsp:// or rtsps:// camera "
+                          "address, a camera index (0), a /dev/video path or a file")
     if t.startswith("/dev/video"):
         return SourceSpec("camera", t)
     if t.lower() == "sample":
@@ -110,8 +129,8 @@ def parse_source(text: str) -> SourceSpec:
             return SourceSpec("video", str(p))
         raise SourceError(f"{t}: not an image ({', '.join(IMAGE_SUFFIXES)}) "
                           f"or a video ({', '.join(VIDEO_SUFFIXES)})")
-    raise SourceError(f"{t}: no such file or folder; give a camera index (0), a /dev/video path, "
-                      "a video file, an image, a folder of images or 'sample'")
+    raise SourceError(f"{t}: no such file or folder; give a camera index (0), a /dev/video path, a camera "
+                      "address (http://..., rtsp://...), a video file, an image, a folder of images or 'sample'")
 
 
 def read_image(path: str | Path) -> np.ndarray:
@@ -163,7 +182,10 @@ def frames_from_image(path: str | Path) -> Iterator[Frame]:
 
 
 def frames_from_video(path: str | Path, *, opener: Callable[[int | str], Capture] | None = None) -> Iterator[Frame]:
-    """Yield the frames of a video file until it ends; a bad frame inside is skipped as an error."""
+    """Yield the frames of a video file until it ends (a last ``source_ended`` frame says so).
+
+    A bad frame inside is an error frame.
+    """
     cap = (opener or cv2.VideoCapture)(str(path))
     if not cap.isOpened():
         raise SourceError(f"{path}: cannot open the video (unknown format or missing codec)")
@@ -177,6 +199,7 @@ def frames_from_video(path: str | Path, *, opener: Callable[[int | str], Capture
         while True:
             ok, image = cap.read()
             if not ok:
+                yield Frame(i, i / fps, None, event="source_ended", error=f"{path}: the video ended")
                 return
             if image is None or image.size == 0:
                 yield Frame(i, i / fps, None, error=f"{path}: frame {i} could not be decoded")
@@ -209,6 +232,9 @@ def frames_from_camera(target: int | str, *, opener: Callable[[int | str], Captu
     cap = open_(target)
     if not cap.isOpened():
         cap.release()
+        if isinstance(target, str) and "://" in target:
+            raise SourceError(f"{target}: cannot open the stream; check the address (and the user name and password "
+                              "in it, if the camera asks for them) and that the camera is on the same network")
         raise SourceError(f"camera {target!r}: cannot open it (is it plugged in, or used by another program?)")
     start = clock()
     index = 0
@@ -259,11 +285,154 @@ def open_frames(text: str, *, opener: Callable[[int | str], Capture] | None = No
     spec = parse_source(text)
     if spec.kind == "camera":
         return frames_from_camera(spec.target, opener=opener)
+    target = str(spec.target)
+    if spec.kind == "url":
+        return frames_from_url(target, opener=opener)
     if spec.kind == "video":
-        return frames_from_video(spec.target, opener=opener)
+        return frames_from_video(target, opener=opener)
     if spec.kind == "folder":
-        if not Path(spec.target).is_dir():
-            raise SourceError(f"{spec.target}: the sample sequence is missing; render it with "
+        if not Path(target).is_dir():
+            raise SourceError(f"{target}: the sample sequence is missing; render it with "
                               "'tabletracker render-samples'")
-        return frames_from_folder(spec.target)
-    return frames_from_image(spec.target)
+        return frames_from_folder(target)
+    return frames_from_image(target)
+
+
+# -- network cameras -------------------------------------------------------------------
+def frames_from_url(url: str, *, opener: Callable[[int | str], Capture] | None = None,
+                    reader: Callable[[str], MjpegReader] | None = None,
+                    clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                    stall_s: float = URL_STALL_S, max_attempts: int | None = REOPEN_MAX_ATTEMPTS) -> Iterator[Frame]:
+    """Yield frames from a network camera forever, reconnecting with back-off like a USB camera.
+
+    An ``http(s)://`` address that serves MJPEG or JPEG snapshots is read by
+    :class:`tracker.mjpeg.MjpegReader` (newest frame only, time of arrival kept); other
+    addresses (``rtsp://``, an HTTP video) go through OpenCV's FFmpeg back-end with time-outs,
+    as a camera. A frame that is not a JPEG is an error frame; a stream that stalls for
+    ``stall_s`` is ``camera_lost`` and reconnected; a change of picture size is reported
+    (``resolution_changed``) before the first frame of the new size.
+
+    Raises
+    ------
+    SourceError
+        When the address cannot be reached at first, or answers with a web page.
+    """
+    scheme = url.split("://", 1)[0].lower()
+    if scheme in ("http", "https") and opener is None:
+        return _frames_from_mjpeg(url, reader or MjpegReader, clock, sleep, stall_s, max_attempts)
+    return frames_from_camera(url, opener=opener or _ffmpeg_capture, clock=clock, sleep=sleep,
+                              max_attempts=max_attempts)
+
+
+def _ffmpeg_capture(target: int | str) -> Capture:
+    params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, FFMPEG_OPEN_TIMEOUT_MS,
+              cv2.CAP_PROP_READ_TIMEOUT_MSEC, FFMPEG_READ_TIMEOUT_MS]
+    return cv2.VideoCapture(str(target), cv2.CAP_FFMPEG, params)
+
+
+def _frames_from_mjpeg(url: str, make: Callable[[str], MjpegReader], clock: Callable[[], float],
+                       sleep: Callable[[float], None], stall_s: float,
+                       max_attempts: int | None) -> Iterator[Frame]:
+    try:
+        stream: MjpegReader | None = make(url)
+    except StreamError as exc:
+        raise SourceError(str(exc)) from None
+    return _mjpeg_frames(url, stream, make, clock, sleep, stall_s, max_attempts)
+
+
+def _mjpeg_frames(url: str, stream: MjpegReader | None, make: Callable[[str], MjpegReader],
+                  clock: Callable[[], float], sleep: Callable[[float], None], stall_s: float,
+                  max_attempts: int | None) -> Iterator[Frame]:
+    start = clock()
+    index = 0
+    shape: tuple[int, ...] | None = None
+    try:
+        while stream is not None:
+            got = stream.next(stall_s)
+            if got is None:
+                reason = stream.failure or f"{url}: no frame for {stall_s:g} s (the stream stalled)"
+                stream.close()
+                log.warning("%s; reconnecting with back-off", reason)
+                yield Frame(index, clock() - start, None, event="camera_lost", error=reason)
+                stream = yield from _reconnect(url, make, clock, sleep, start, index, max_attempts)
+                if stream is not None:
+                    yield Frame(index, clock() - start, None, event="camera_back")
+                continue
+            t = clock() - start
+            if got.image is None:
+                yield Frame(index, t, None, error=got.error, received_wall_s=got.received_wall_s)
+                index += 1
+                continue
+            if shape is not None and got.image.shape != shape:
+                old = f"{shape[1]}x{shape[0]}"
+                new = f"{got.image.shape[1]}x{got.image.shape[0]}"
+                log.warning("%s: the picture changed from %s to %s", url, old, new)
+                yield Frame(index, t, None, event="resolution_changed",
+                            error=f"{url}: the picture changed from {old} to {new} pixels")
+            shape = got.image.shape
+            yield Frame(index, t, got.image, received_wall_s=got.received_wall_s)
+            index += 1
+    finally:
+        if stream is not None:
+            stream.close()
+
+
+def _reconnect(url: str, make: Callable[[str], MjpegReader], clock: Callable[[], float],
+               sleep: Callable[[float], None], start: float, index: int,
+               max_attempts: int | None) -> Generator[Frame, None, MjpegReader | None]:
+    wait = REOPEN_FIRST_WAIT_S
+    attempt = 0
+    last = ""
+    while max_attempts is None or attempt < max_attempts:
+        sleep(wait)
+        attempt += 1
+        try:
+            stream = make(url)
+        except StreamError as exc:
+            last = str(exc)
+            log.info("%s: reconnect attempt %d failed (%s), next in %.1f s", url, attempt, exc, wait)
+            wait = min(wait * REOPEN_FACTOR, REOPEN_MAX_WAIT_S)
+            continue
+        log.info("%s: reconnected after %d attempt(s)", url, attempt)
+        return stream
+    yield Frame(index, clock() - start, None, event="camera_gave_up",
+                error=f"{url}: gave up after {attempt} reconnect attempts ({last})")
+    return None
+
+
+# -- a source that cannot be opened yet -------------------------------------------------
+def open_frames_waiting(text: str, *, opener: Callable[[int | str], Capture] | None = None,
+                        sleep: Callable[[float], None] = time.sleep,
+                        clock: Callable[[], float] = time.monotonic) -> Iterator[Frame]:
+    """Frames of ``text`` like :func:`open_frames`, but a camera that cannot be opened yet is waited for.
+
+    The name itself is checked at once (``SourceError`` for a missing file or an unknown
+    address). When the camera, the address or the video cannot be opened, a
+    ``source_failed`` frame says why (the caller shows it and keeps serving); a camera or
+    address is then tried again with back-off until it answers, a video is not.
+    """
+    spec = parse_source(text)
+    live = spec.kind in ("camera", "url")
+    wait = REOPEN_FIRST_WAIT_S
+    said = ""
+    start = clock()
+    while True:
+        try:
+            frames = open_frames(text, opener=opener)
+            first = next(frames, None)  # cameras and videos open on the first read
+        except SourceError as exc:
+            if str(exc) != said:
+                said = str(exc)
+                log.warning("%s", exc)
+                yield Frame(0, clock() - start, None, event="source_failed", error=str(exc))
+            if not live:
+                return
+            sleep(wait)
+            wait = min(wait * REOPEN_FACTOR, REOPEN_MAX_WAIT_S)
+            continue
+        if said:
+            yield Frame(0, clock() - start, None, event="camera_back")
+        if first is not None:
+            yield first
+        yield from frames
+        return

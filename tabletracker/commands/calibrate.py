@@ -1,9 +1,12 @@
 """``tabletracker calibrate IMAGE --setup setup.json [--camera camera.json] --out calibration.json``.
 
 Finds the four corner markers in one frame, solves the table's pose from their 16 corners
-and writes calibration.json. Prints the corner reprojection error in pixels, the expected
-position error in mm across the table, and whether base markers will be large enough to
-read at this camera's resolution.
+and writes calibration.json. Without a camera file the lens (focal length, distortion) is
+estimated from the markers on the table and the table's edges (``--save-camera`` keeps it
+as a camera file). Prints the corner reprojection error in pixels, the lens with its
+uncertainty, the expected position error at the centre and the edges of the table, and
+what the set-up can do: the smallest marker and base read everywhere, the largest table
+this camera covers with 12 mm markers.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--camera", type=Path, help="camera.json from 'tabletracker calibrate-camera' "
                         "(without it the focal length is estimated from this image)")
     parser.add_argument("--out", type=Path, required=True, help="where to write calibration.json")
+    parser.add_argument("--save-camera", type=Path, metavar="CAMERA.json",
+                        help="also write the lens (estimated from the markers when no --camera is given) as a camera "
+                             "file for 'track --camera' and 'calibrate --camera'")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -34,11 +40,18 @@ def run(args: argparse.Namespace) -> int:
     setup = load_setup(args.setup)
     intrinsics = load_intrinsics(args.camera) if args.camera is not None else None
     image = load_image(args.image)
+    from calibration.capability import setup_report
+    from calibration.store import save_intrinsics
+
     cal = calibrate_table(image, setup, intrinsics, source=str(args.image))
     error = cal.expected_error_mm()
     base = setup.markers.base_size_mm
     readable = cal.marker_readability(base, height_mm=setup.markers.base_height_mm)
+    report = setup_report(cal, setup)
     save_calibration(args.out, cal)
+    if args.save_camera is not None:
+        save_intrinsics(args.save_camera, cal.intrinsics,
+                        rms_px=cal.lens.rms_px if cal.lens is not None else cal.reprojection_rms_px, views=1)
     warnings = list(cal.warnings)
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
@@ -57,13 +70,32 @@ def run(args: argparse.Namespace) -> int:
             "camera_height_mm": cal.camera_height_mm,
             "base_marker_min_px": readable.min_side_px,
             "base_markers_readable": readable.ok,
+            "lens": _lens_json(cal),
+            "setup_report": report.to_dict(),
+            "camera_file": str(args.save_camera) if args.save_camera is not None else None,
             "warnings": warnings,
             "saved": calibration_to_dict(cal),
         }
         print(json.dumps(out, indent=2))
     else:
         _print_text(args, cal, error, readable, warnings)
+        for line in report.lines():
+            print(f"  {line}")
+        if args.save_camera is not None:
+            print(f"  lens written to {args.save_camera}")
     return 0
+
+
+def _lens_json(cal: Any) -> dict[str, Any] | None:
+    lens = cal.lens
+    if lens is None:
+        return None
+    k = cal.intrinsics.distortion
+    return {"focal_px": cal.intrinsics.focal_px, "focal_sd_px": lens.focal_sd_px, "k1": float(k[0]),
+            "k1_sd": lens.k1_sd, "k2": float(k[1]), "k2_sd": lens.k2_sd,
+            "principal_point_px": [float(cal.intrinsics.matrix[0, 2]), float(cal.intrinsics.matrix[1, 2])],
+            "model": list(lens.model), "base_markers": lens.markers_used, "edge_points": lens.edge_points,
+            "rms_px": lens.rms_px}
 
 
 def _print_text(args: argparse.Namespace, cal: Any, error: Any, readable: Any, warnings: list[str]) -> None:
@@ -73,10 +105,13 @@ def _print_text(args: argparse.Namespace, cal: Any, error: Any, readable: Any, w
     print(f"  corner reprojection error: {cal.reprojection_rms_px:.3f} px RMS (16 corners of markers 0-3)")
     print(f"  expected position error across the table: {error.max_mm:.2f} mm max, {error.rms_mm:.2f} mm RMS "
           f"(corner noise {error.sigma_px:.2f} px)")
-    if not cam.has_distortion:
+    if cal.lens is not None:
+        print(f"  lens estimated from the markers: {cal.lens.describe()}")
+    elif not cam.has_distortion:
         print("    (from corner noise only: lens distortion is not modelled, which costs an ordinary webcam "
               "5-10 mm at the table's edge)")
-    source = "estimated from this image" if cam.estimated else "from the camera calibration"
+    source = ("estimated from this image" if cam.estimated and cal.lens is None
+              else "estimated from the markers" if cal.lens is not None else "from the camera calibration")
     print(f"  focal length: {cam.focal_px:.1f} px ({source}); camera {cal.camera_height_mm:.0f} mm above the table")
     print(f"  smallest base marker in the image: {readable.min_side_px:.1f} px across "
           f"({'readable' if readable.ok else 'too small'})")

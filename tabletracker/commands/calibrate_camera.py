@@ -35,16 +35,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.board import BoardSpec
-    from calibration.charuco import GOOD_RMS_PX, MIN_COVERAGE, calibrate_camera, image_coverage
+    from calibration.charuco import GOOD_RMS_PX, LENS_MODELS, MIN_COVERAGE, calibrate_camera_model, image_coverage
     from calibration.store import intrinsics_to_dict, save_intrinsics
 
     board = BoardSpec(args.squares_x, args.squares_y, args.square_mm, args.marker_mm, args.dictionary)
-    cam, rms, report = calibrate_camera(list(args.images), board)
+    cam, rms, report, model = calibrate_camera_model(list(args.images), board)
     used = sum(1 for r in report if r.used)
     coverage = image_coverage(report, cam.image_size)
     save_intrinsics(args.out, cam, rms_px=rms, views=used)
     if args.json:
-        print(json.dumps({"camera": str(args.out), "rms_px": rms, "good": rms < GOOD_RMS_PX,
+        print(json.dumps({"camera": str(args.out), "rms_px": rms, "good": rms < GOOD_RMS_PX, "lens_model": model,
                           "image_coverage": coverage,
                           "intrinsics": intrinsics_to_dict(cam),
                           "views": [{"image": r.name, "corners": r.corners_found, "used": r.used,
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
           f"(horizontal field of view {cam.horizontal_fov_deg:.1f} degrees)")
     print(f"  principal point: ({m[0, 2]:.1f}, {m[1, 2]:.1f}) px")
     print(f"  distortion (k1, k2, p1, p2, k3): {', '.join(f'{v:.5f}' for v in cam.distortion)}")
+    print(f"  lens model: {model}")
     print(f"  the board covered {100 * coverage:.0f} % of the image")
     for r in report:
         detail = f"{r.rms_px:.3f} px" if r.used and r.rms_px is not None else f"not used: {r.reason}"
@@ -67,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: the board covered only {100 * coverage:.0f} % of the image: lens distortion near the "
               "edges is extrapolated; add photos with the board near each corner and edge of the image",
               file=sys.stderr)
+    if model != LENS_MODELS[1][0] and model != LENS_MODELS[0][0]:
+        print(f"warning: these {used} photos determine only a simpler lens model ({model}); add photos with the "
+              "board near each corner of the image and tilted 20-45 degrees for the full model", file=sys.stderr)
     if rms >= GOOD_RMS_PX:
         print(f"warning: RMS {rms:.2f} px is above {GOOD_RMS_PX} px: retake blurred photos, keep the board flat "
               "and add views tilted toward each image corner", file=sys.stderr)

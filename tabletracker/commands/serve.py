@@ -26,7 +26,9 @@ VIDEO_FALLBACK_FPS = 25.0  # a video that does not say its frame rate
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     src = parser.add_mutually_exclusive_group()
-    src.add_argument("--camera", metavar="INDEX|DEVICE", help="a webcam: its index (0) or device path (/dev/video0)")
+    src.add_argument("--camera", metavar="INDEX|DEVICE|URL",
+                     help="a webcam: its index (0) or device path (/dev/video0), or a network camera's address "
+                          "(a phone's MJPEG stream http://..., an IP camera's rtsp://...)")
     src.add_argument("--video", metavar="FILE", help="a video file")
     src.add_argument("--images", metavar="DIR", help="a folder of images, played in name order")
     src.add_argument("--sample", action="store_true",

@@ -5,7 +5,10 @@ one image, or ``sample`` (the bundled rendered sequence). Each line of output is
 event: ``appeared``, ``hidden``, ``reappeared``, ``moved`` (from where the model was
 lifted to where it was put down, with the distance), ``base_appeared`` / ``base_moved``...,
 ``frame_error`` (an undecodable frame, skipped), ``camera_lost`` / ``camera_back``,
-``calibrated``, ``calibration_failed``, ``calibration_warning``, ``recalibrated``.
+``calibrated``, ``calibration_failed``, ``calibration_warning``, ``recalibrated``; without a
+camera file, ``lens_refined`` (the lens measured again over the frames so far, with its
+uncertainty) and ``lens_settled`` (once, when it no longer changes); ``source_ended`` at the
+end of a video.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import json
 import logging
 import sys
+from typing import Any
 
 from tabletracker.errors import UsageError
 
@@ -21,8 +25,8 @@ log = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="camera index or /dev/video path, video file, image folder, image, "
-                        "or 'sample'")
+    parser.add_argument("source", help="camera index or /dev/video path, network camera address (http://..., "
+                        "rtsp://...), video file, image folder, image, or 'sample'")
     parser.add_argument("--setup", help="the setup file (default for 'sample': the sequence's setup.json)")
     parser.add_argument("--calibration", help="a calibration file from 'tabletracker calibrate' (default: "
                         "calibrate from the corner markers of the first frame that shows all four)")
@@ -54,7 +58,13 @@ def run(args: argparse.Namespace) -> int:
         raise SetupFileError("pass --setup setup.json (the table size and markers), or --calibration")
     intrinsics = load_intrinsics(args.camera) if args.camera else None
     frames = open_frames(args.source)
-    tracker = Tracker(setup, cal, calibrate=default_calibrate(intrinsics), find_bare_bases=not args.no_bases)
+    tracker: Any = Tracker(setup, cal, calibrate=default_calibrate(intrinsics), find_bare_bases=not args.no_bases)
+    if cal is None and intrinsics is None and setup.camera is None:
+        # no camera file: the lens is measured from the markers and refined as frames come
+        from calibration.refine import LensRefiner, LensRefiningTracker
+
+        live = parse_source(args.source).kind in ("camera", "url")
+        tracker = LensRefiningTracker(tracker, LensRefiner(setup, background=live))
     out = sys.stdout
     count = 0
     try:
@@ -68,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
                 break
     finally:
         close = getattr(frames, "close", None)
+        if close is not None:
+            close()
+        close = getattr(tracker, "close", None)  # a lens refiner's background work
         if close is not None:
             close()
     if args.state:

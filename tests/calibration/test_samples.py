@@ -49,16 +49,21 @@ def test_sample_calibration_against_truth(path: Path) -> None:
     setup = parse_setup(truth["setup"], source=path.name)
     if not _corners_visible(truth):
         hidden = sorted(set(range(4)) - {c["id"] for c in truth["corners"] if c.get("visible_fraction", 1.0) >= 1.0})
-        with pytest.raises(CalibrationError, match="missing corner marker"):
-            calibrate_table(image, setup, cam, source=path.name)
         assert hidden
-        return
+        if len(hidden) > 2:
+            with pytest.raises(CalibrationError, match="missing corner marker"):
+                calibrate_table(image, setup, cam, source=path.name)
+            return
+    # with the lens known, two corner markers are enough (issue 9): the hidden ones are named
     cal = calibrate_table(image, setup, cam, source=path.name)
+    if len(cal.corner_ids) < 4:
+        assert any("not seen" in w for w in cal.warnings)
     assert cal.reprojection_rms_px <= MAX_CORNER_RMS_PX
-    detected = cal.corners_px.reshape(4, 4, 2)
+    detected = cal.corners_px.reshape(-1, 4, 2)
     for corner in truth["corners"]:
-        if "corners_px" in corner:
-            error = np.linalg.norm(detected[corner["id"]] - np.array(corner["corners_px"]), axis=1)
+        if "corners_px" in corner and corner["id"] in cal.corner_ids:
+            detected_k = detected[list(cal.corner_ids).index(corner["id"])]
+            error = np.linalg.norm(detected_k - np.array(corner["corners_px"]), axis=1)
             assert np.sqrt(np.mean(error**2)) <= MAX_CORNER_VS_TRUTH_PX, f"corner marker {corner['id']}"
     xs, ys = np.meshgrid(np.linspace(0, setup.table.width_mm, 9), np.linspace(0, setup.table.depth_mm, 9))
     points = np.column_stack([xs.ravel(), ys.ravel()])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calibration.units import (DEFAULT_UD_MM, MM_PER_INCH, UD_MM_BY_FIGURE_SCALE, UNITS, cm, find_unit, inches,
@@ -44,6 +44,7 @@ def test_inches_to_mm_to_inches_round_trips(value_in: float) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(UNITS))
+@settings(deadline=None)  # correctness, not speed: a loaded CI machine must not fail it
 @given(value_mm=lengths)
 def test_every_unit_round_trips_mm(name: str, value_mm: float) -> None:
     unit = find_unit(name)

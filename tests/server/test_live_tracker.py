@@ -72,6 +72,24 @@ def test_a_video_file_is_played_through_the_tracker(make_app: Any, image_folder:
     ov = app.extensions["tabletracker"]
     for _ in range(3):
         assert ov.loop.step() is not None
-    assert ov.loop.step() is None  # a video ends (only the sample loops)
+    ended = ov.loop.step()  # the page says the video ended...
+    assert ended is not None and ended.status == "source_ended" and "the video ended" in ended.message
+    assert ov.loop.step() is None  # ...and it stops there (only the sample loops)
     live = app.test_client().get("/api/state").json["live"]
-    assert live["seq"] == 3 and len(live["models"]) >= 0.9 * len(truth["models"])
+    assert live["seq"] == 4 and live["status"] == "source_ended"
+    assert len(live["models"]) >= 0.9 * len(truth["models"])
+
+
+def test_a_camera_that_cannot_be_opened_is_said_on_the_page_and_the_plan_is_served(make_app: Any) -> None:
+    from tests.tracker.mjpeg_server import CameraServer
+
+    with CameraServer() as cam:
+        url = cam.url("/video")          # nobody listens there any more
+    app = make_app(SOURCE={"kind": "camera", "value": url})   # does not raise: the plan is still served
+    ov = app.extensions["tabletracker"]
+    snap = ov.loop.step()
+    assert snap is not None and snap.status == "source_failed" and "cannot connect" in snap.message
+    client = app.test_client()
+    state = client.get("/api/state").json
+    assert state["live"]["status"] == "source_failed" and "cannot connect" in state["live"]["message"]
+    assert state["game"]["game"]["models"]               # the game in progress is there
