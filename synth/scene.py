@@ -51,6 +51,11 @@ def hex_to_bgr(colour: str) -> Colour:
     return (b, g, r)
 
 
+#: Base tops: flat plastic of ``top_colour``; flock (a grainy texture around
+#: ``top_colour``); a white disc with the marker printed straight on it (no paper margin).
+BASE_TOPS = ("plastic", "flock", "whitedisc")
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A model on a round base with a printed marker on top.
@@ -71,8 +76,12 @@ class ModelSpec:
     figure_height_mm: float = 30.0
     figure_colour: Colour = (60, 70, 90)
     figure_radius_mm: float | None = None
+    top: str = "plastic"
+    top_colour: Colour = (55, 60, 58)
 
     def __post_init__(self) -> None:
+        if self.top not in BASE_TOPS:
+            raise ValueError(f"ModelSpec.top must be one of {', '.join(BASE_TOPS)}, got {self.top!r}")
         if self.marker_id < 4:
             raise ValueError(f"ModelSpec.marker_id must be a base marker id (>= 4), got {self.marker_id}")
         if self.base_mm <= 0:
@@ -105,8 +114,12 @@ class BareBaseSpec:
     figure_height_mm: float = 30.0
     figure_colour: Colour = (70, 80, 70)
     facing_deg: float = 0.0
+    top: str = "plastic"
+    top_colour: Colour = (55, 60, 58)
 
     def __post_init__(self) -> None:
+        if self.top not in BASE_TOPS:
+            raise ValueError(f"BareBaseSpec.top must be one of {', '.join(BASE_TOPS)}, got {self.top!r}")
         if self.diameter_mm <= 0:
             raise ValueError(f"BareBaseSpec.diameter_mm must be positive, got {self.diameter_mm}")
 
@@ -154,7 +167,9 @@ class SceneSpec:
     ``jpeg_quality`` is what :func:`synth.samples.write_sample` encodes with;
     ``supersample`` is the anti-aliasing factor (None: 3 up to 1080p, 2 above).
     ``seed`` fixes the mat's texture, ``noise_seed`` (default ``seed``) the sensor noise,
-    so the frames of a sequence share a table but not their noise.
+    so the frames of a sequence share a table but not their noise. ``border_colour`` is
+    the table's frame around the play area (None: wood), ``mat_patches`` the strength
+    (0-1) of large green patches on the mat (painted grass on a desert mat).
     """
 
     setup: Setup
@@ -172,6 +187,8 @@ class SceneSpec:
     notes: str = ""
     corner_ids: tuple[int, ...] = (0, 1, 2, 3)
     mat_colour: Colour = (70, 105, 95)
+    border_colour: Colour | None = None
+    mat_patches: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "models", tuple(self.models))
