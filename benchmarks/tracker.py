@@ -363,7 +363,7 @@ def realistic_frame(seed: int, resolution: str) -> tuple[np.ndarray, dict[str, A
 
 
 #: Bump when the realistic renderer changes (invalidates the cached frames).
-RENDER_VERSION = "r1"
+RENDER_VERSION = "r2"
 
 
 def run_locate(image: np.ndarray, setup_doc: dict[str, Any], truth: dict[str, Any], *, true_camera: bool

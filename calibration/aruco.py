@@ -62,14 +62,52 @@ DICTIONARY_NAMES: tuple[str, ...] = tuple(
      "DICT_APRILTAG_36h10", "DICT_APRILTAG_36h11")
 
 
+_CUSTOM_DICTIONARIES: dict[str, cv2.aruco.Dictionary] = {}
+
+
+def register_dictionary(name: str, dictionary: cv2.aruco.Dictionary) -> None:
+    """Make a custom dictionary (e.g. read from a file) known under ``name`` to every detector."""
+    if name in DICTIONARY_NAMES:
+        raise CalibrationError(f"{name!r} is one of OpenCV's predefined dictionaries; choose another name")
+    _CUSTOM_DICTIONARIES[name] = dictionary
+
+
+def read_dictionary_file(path: str, name: str | None = None) -> str:
+    """Read an OpenCV FileStorage dictionary (``nmarkers``, ``markersize``, ``marker_N``) and register it.
+
+    Returns the name it is registered under (``name``, default: the file's path).
+
+    Raises
+    ------
+    CalibrationError
+        When the file cannot be read as a dictionary.
+    """
+    fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
+    try:
+        if not fs.isOpened():
+            raise CalibrationError(f"cannot open the dictionary file {path}")
+        dictionary = cv2.aruco.Dictionary()
+        if not dictionary.readDictionary(fs.root()):
+            raise CalibrationError(f"{path} is not an ArUco dictionary (nmarkers, markersize, marker_0...)")
+    finally:
+        fs.release()
+    key = name or str(path)
+    register_dictionary(key, dictionary)
+    return key
+
+
 def get_dictionary(name: str) -> cv2.aruco.Dictionary:
-    """Return OpenCV's predefined ArUco dictionary called ``name`` (e.g. ``"DICT_4X4_250"``).
+    """Return OpenCV's predefined ArUco dictionary called ``name`` (e.g. ``"DICT_4X4_250"``),
+    or a custom one registered with :func:`register_dictionary`.
 
     Raises
     ------
     CalibrationError
         For a name OpenCV does not predefine; the message lists the valid ones.
     """
+    custom = _CUSTOM_DICTIONARIES.get(name)
+    if custom is not None:
+        return custom
     if name not in DICTIONARY_NAMES or not hasattr(cv2.aruco, name):
         raise CalibrationError(
             f"unknown ArUco dictionary {name!r}; valid ones are {', '.join(DICTIONARY_NAMES)}")

@@ -36,8 +36,8 @@ from synth.webcam import PhotoSpec, apply_photo, random_photo
 
 #: (image size, table sizes, base marker size) of each resolution: markers come out 16-30 px.
 CONFIGS: dict[str, tuple[tuple[int, int], tuple[tuple[float, float], ...], float]] = {
-    "1080p": ((1920, 1080), ((600.0, 600.0), (600.0, 750.0)), 12.0),
-    "4K": ((3840, 2160), ((900.0, 900.0), (1200.0, 1200.0), (1200.0, 1800.0)), 12.0),
+    "1080p": ((1920, 1080), ((500.0, 500.0), (600.0, 600.0), (600.0, 750.0)), 12.0),
+    "4K": ((3840, 2160), ((750.0, 750.0), (900.0, 900.0), (1200.0, 1200.0), (1200.0, 1800.0)), 12.0),
 }
 #: Rim colours (hex) the sides choose from, and mats (BGR) with their names.
 RIM_COLOURS = {"red": "#c0392b", "blue": "#2e6fd8", "orange": "#f07d1e", "white": "#eeeeee",
@@ -89,7 +89,10 @@ def realistic_scene(seed: int, resolution: str = "1080p") -> tuple[SceneSpec, Ph
         models.append(ModelSpec(int(marker_id), x, y, base, facing, offset, side_names[i % 2],
                                 figure_height_mm=0.0 if token else float(rng.uniform(18, 34)),
                                 figure_colour=tuple(int(v) for v in rng.integers(30, 200, 3)),  # type: ignore[arg-type]
-                                figure_radius_mm=float(min(0.16 * base, max(2.0, (base / 2 - offset - marker_mm / 2) / 2))),
+                                # a figure a quarter to a third of the base wide, standing near the
+                                # back rim, sometimes over the back of the marker (as real ones do)
+                                figure_radius_mm=float(base * rng.uniform(0.12, 0.17)),
+                                figure_back_mm=float(base * rng.uniform(0.28, 0.4)),
                                 top=top, top_colour=top_colour))
     bares: list[BareBaseSpec] = []
     for i in range(int(rng.integers(3, 8))):

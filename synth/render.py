@@ -207,10 +207,12 @@ def _draw_base(canvas: Canvas, x: float, y: float, diameter: float, height: floa
 
 
 def figure_geometry(x: float, y: float, base_mm: float, facing_deg: float, base_height: float,
-                    figure_height: float, radius: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """Return the capsule ``(pa, pb, radius)`` of a figure standing at the back of its base."""
+                    figure_height: float, radius: float | None = None,
+                    back_mm: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return the capsule ``(pa, pb, radius)`` of a figure standing at the back of its base
+    (its axis ``back_mm`` behind the base centre; default: just inside the rim)."""
     rf = radius if radius is not None else 0.18 * base_mm
-    back = max(base_mm / 2 - rf - 0.5, 0.0)
+    back = max(base_mm / 2 - rf - 0.5, 0.0) if back_mm is None else back_mm
     t = math.radians(facing_deg)
     fx, fy = x - back * math.cos(t), y - back * math.sin(t)
     bottom = base_height + rf
@@ -220,10 +222,10 @@ def figure_geometry(x: float, y: float, base_mm: float, facing_deg: float, base_
 
 def _draw_figure(canvas: Canvas, x: float, y: float, base_mm: float, facing_deg: float,
                  base_height: float, figure_height: float, colour: tuple[int, int, int],
-                 radius: float | None = None) -> None:
+                 radius: float | None = None, back_mm: float | None = None) -> None:
     if figure_height <= base_height:
         return
-    pa, pb, rf = figure_geometry(x, y, base_mm, facing_deg, base_height, figure_height, radius)
+    pa, pb, rf = figure_geometry(x, y, base_mm, facing_deg, base_height, figure_height, radius, back_mm)
     canvas.capsule(pa, pb, rf, colour)
     # A head, slightly forward: gives the silhouette some shape.
     t = math.radians(facing_deg)
@@ -354,7 +356,7 @@ def render_scene(spec: SceneSpec, static: StaticLayer | None = None) -> tuple[np
                                         mk.size_for(m.marker_id), m.facing_deg, bh, quiet,
                                         label=m.marker_id + 1, clip_disc=(m.x_mm, m.y_mm, m.base_mm / 2))
         _draw_figure(canvas, m.x_mm, m.y_mm, m.base_mm, m.facing_deg, bh, m.figure_height_mm,
-                     m.figure_colour, m.figure_radius_mm)
+                     m.figure_colour, m.figure_radius_mm, m.figure_back_mm)
     for b in spec.bases:
         _draw_base(canvas, b.x_mm, b.y_mm, b.diameter_mm, bh, sides[b.side], b.top, b.top_colour)
         _draw_figure(canvas, b.x_mm, b.y_mm, b.diameter_mm, b.facing_deg, bh, b.figure_height_mm,

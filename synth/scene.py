@@ -63,7 +63,9 @@ class ModelSpec:
     The marker centre sits ``offset_mm`` from the base centre along ``facing_deg``; the
     marker's top edge points along the facing. A figure (a capsule of
     ``figure_radius_mm``, up to ``figure_height_mm`` above the table) stands at the back
-    of the base; ``figure_height_mm = 0`` means a flat token with no figure.
+    of the base (its axis ``figure_back_mm`` behind the centre; default just inside the
+    rim), and may hide part of the marker; ``figure_height_mm = 0`` means a flat token.
+    ``top`` is the base's top surface (:data:`BASE_TOPS`).
     """
 
     marker_id: int
@@ -78,6 +80,7 @@ class ModelSpec:
     figure_radius_mm: float | None = None
     top: str = "plastic"
     top_colour: Colour = (55, 60, 58)
+    figure_back_mm: float | None = None
 
     def __post_init__(self) -> None:
         if self.top not in BASE_TOPS:
