@@ -414,3 +414,60 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     order = np.argsort(ids_arr, kind="stable")
     logger.debug("found %d markers: %s", ids_arr.size, ids_arr[order].tolist())
     return MarkerDetections(ids_arr[order], corners_arr[order])
+
+
+CORNER_READ_MAX_ERRORS = 4
+"""Cells (of the 6 x 6 grid, border included) a corner marker may read wrong: only four codes
+are possible, at least 9 cells apart in DICT_4X4 in any rotation, so four corrected cells
+still leave a margin of one."""
+
+
+def read_corner_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
+                        corner_ids: tuple[int, ...] = (0, 1, 2, 3), min_side_px: float = 24.0,
+                        max_side_px: float | None = None,
+                        max_errors: int = CORNER_READ_MAX_ERRORS) -> MarkerDetections:
+    """Find the table's corner markers with the most error tolerance their four codes allow.
+
+    Every square OpenCV outlines (at its default threshold and two others, read or
+    rejected) is sampled on its cell grid and compared with the corner ids' codes only
+    (:func:`tracker.candidates.read_candidates`); a marker half washed out by glare or with
+    a finger over one cell is still read. When an id is read at more than one place, the
+    reading with fewest corrected cells is kept. Corners are refined on the square's edges.
+
+    Parameters
+    ----------
+    gray : (H, W) uint8 or (H, W, 3) BGR
+    dictionary : str
+    corner_ids : tuple of int
+        The only ids looked for.
+    min_side_px, max_side_px : float
+        Size range of the corner markers in the image.
+    max_errors : int
+        Most cells corrected.
+
+    Returns
+    -------
+    MarkerDetections
+        Sorted by id, at most one per id.
+    """
+    from tracker.candidates import best_per_marker, read_candidates   # tracker builds on calibration
+
+    image = np.asarray(gray)
+    if image.ndim == 3:
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    dict_ = get_dictionary(dictionary)
+    quads: list[NDArray[np.float64]] = []
+    for constant in (7.0, 3.0, 12.0):
+        params = detector_parameters((image.shape[1], image.shape[0]), min_side_px=min_side_px,
+                                     max_side_px=max_side_px, refine=False, threshold_constant=constant)
+        params.minDistanceToBorder = 0
+        found, _ids, rejected = cv2.aruco.ArucoDetector(dict_, params).detectMarkers(image)
+        for group in (found, rejected):
+            if len(group):
+                quads.append(np.asarray(group, dtype=np.float64).reshape(-1, 4, 2))
+    if not quads:
+        return MarkerDetections.empty()
+    readings = best_per_marker(read_candidates(image, np.concatenate(quads), dictionary, corner_ids,
+                                               max_errors=max_errors))
+    order = np.argsort(readings.ids, kind="stable")
+    return MarkerDetections(readings.ids[order], readings.corners[order])
