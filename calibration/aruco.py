@@ -417,7 +417,7 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
 
 
 CORNER_READ_MAX_ERRORS = 4
-"""Cells (of the 6 x 6 grid, border included) a corner marker may read wrong: only four codes
+"""Data cells (of the 16 inside the border) a corner marker may read wrong: only four codes
 are possible, at least 9 cells apart in DICT_4X4 in any rotation, so four corrected cells
 still leave a margin of one."""
 

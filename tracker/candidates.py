@@ -58,6 +58,9 @@ MIN_MARGIN = 3
 MIN_CONTRAST = 22.0
 #: A reading whose dark and light cells overlap this much (spread / gap) is not trusted.
 MAX_SPREAD = 0.45
+#: Border cells (of 20 in a 4x4 dictionary) that may read light: motion blur bleeds the
+#: quiet zone into the border along its direction.
+MAX_LIGHT_BORDER_CELLS = 4
 #: ... and a reading with cells corrected must be cleaner than this.
 MAX_SPREAD_CORRECTED = 0.25
 #: Nudges tried around each hypothesis: shifts in px and scales.
@@ -117,9 +120,24 @@ def _sample_grid(n: int) -> NDArray[np.float64]:
 
 
 def _homographies(quads: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(N, 3, 3) maps from the unit square to each quad (pixel centres at integers)."""
-    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
-    return np.array([cv2.getPerspectiveTransform(unit, (q + 0.5).astype(np.float32)) - 0.0 for q in quads])
+    """(N, 3, 3) maps from the unit square to each quad (pixel centres at integers).
+
+    Heckbert's closed form for the square-to-quadrilateral projective map, vectorised.
+    """
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2) + 0.5
+    x0, x1, x2, x3 = (q[:, k, 0] for k in range(4))
+    y0, y1, y2, y3 = (q[:, k, 1] for k in range(4))
+    sx, sy = x0 - x1 + x2 - x3, y0 - y1 + y2 - y3
+    dx1, dx2, dy1, dy2 = x1 - x2, x3 - x2, y1 - y2, y3 - y2
+    den = dx1 * dy2 - dx2 * dy1
+    den = np.where(np.abs(den) < 1e-12, 1e-12, den)
+    g = (sx * dy2 - dx2 * sy) / den
+    h = (dx1 * sy - sx * dy1) / den
+    out = np.empty((len(q), 3, 3))
+    out[:, 0, 0], out[:, 0, 1], out[:, 0, 2] = x1 - x0 + g * x1, x3 - x0 + h * x3, x0
+    out[:, 1, 0], out[:, 1, 1], out[:, 1, 2] = y1 - y0 + g * y1, y3 - y0 + h * y3, y0
+    out[:, 2, 0], out[:, 2, 1], out[:, 2, 2] = g, h, 1.0
+    return out
 
 
 def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
@@ -138,8 +156,17 @@ def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> 
     return vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
 
 
-def _split(cells: NDArray[np.float64]) -> tuple[NDArray[np.uint8], NDArray[np.float64], NDArray[np.float64]]:
-    """Two-means split of each row of cell values: bits (1 = light), contrast, spread/gap."""
+@functools.lru_cache(maxsize=8)
+def _inner_border(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Indices of the data cells and of the border cells of an n x n grid (row by row)."""
+    grid = np.arange(n * n).reshape(n, n)
+    inner = grid[1:-1, 1:-1].reshape(-1)
+    return inner, np.setdiff1d(grid.reshape(-1), inner)
+
+
+def _split(cells: NDArray[np.float64]
+           ) -> tuple[NDArray[np.uint8], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Two-means split of each row of cell values: bits (1 = light), contrast, spread/gap, threshold."""
     lo = cells.min(axis=1, keepdims=True)
     hi = cells.max(axis=1, keepdims=True)
     t = (lo + hi) / 2
@@ -154,14 +181,35 @@ def _split(cells: NDArray[np.float64]) -> tuple[NDArray[np.uint8], NDArray[np.fl
     gap = (m_light - m_dark)[:, 0]
     dev = np.abs(cells - np.where(bits > 0, m_light, m_dark))
     spread = np.sqrt((dev ** 2).mean(axis=1)) / np.maximum(gap, 1e-6)
-    return bits, gap, spread
+    return bits, gap, spread, t[:, 0]
 
 
-def _nudged(quad: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(V, 4, 2) versions of ``quad`` shifted and scaled about its centre."""
-    c = quad.mean(axis=0)
-    out = [c + (quad - c) * s + (dx, dy) for s in SCALES for dx in SHIFTS_PX for dy in SHIFTS_PX]
-    return np.array(out)
+def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N, V, 4, 2) versions of each quad (N, 4, 2) shifted and scaled about its centre."""
+    c = quads.mean(axis=1, keepdims=True)[:, None]                           # (N, 1, 1, 2)
+    scale = np.repeat(np.asarray(SCALES, np.float64), len(SHIFTS_PX) ** 2)
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float64)
+    return c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
+
+
+def _promising(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int, inner: NDArray[np.intp],
+               border: NDArray[np.intp], data_codes: NDArray[np.uint8], max_errors: int) -> NDArray[np.bool_]:
+    """(N,) whether a candidate, read once as it is and once shrunk by its margin, comes near a
+    code in play: only those are read in full (most candidates are texture, dice, terrain)."""
+    q = clockwise(quads)
+    c = q.mean(axis=1, keepdims=True)
+    both = np.concatenate([q, c + (q - c) * (n / (n + 2.0))])
+    cells = _cell_means(gray, both, n)
+    bits, gap, _, t = _split(cells[:, inner])
+    light = (cells[:, border] > t[:, None]).sum(axis=1)
+    dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
+    ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
+    return ok.reshape(2, -1).any(axis=0)
+
+
+#: A candidate read roughly (no nudge, no edge fit) may be this many cells farther from a
+#: code in play than finally allowed, and still be read in full.
+PRESCREEN_SLACK = 4
 
 
 def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -200,7 +248,7 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     allowed_ids : iterable of int
         The ids that can be on the table.
     max_errors : int
-        Most cells (of the n x n grid, border included) that may read wrong.
+        Most data cells (inside the border) that may read wrong.
     quiet_cells : float
         Width of the white margin around the black square, in cells (a candidate may be
         the margin's outline).
@@ -218,21 +266,30 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     g = np.ascontiguousarray(gray)
     n = int(get_dictionary(dictionary).markerSize) + 2
     codes, owners, turns = _codes(dictionary, allowed)
+    inner, border = _inner_border(n)
+    q = q[_promising(g, q, n, inner, border, codes[:, inner], max_errors)]
+    if not len(q):
+        return Readings.empty()
     hyp = hypotheses(g, q, n, quiet_cells=quiet_cells)               # (N, H, 4, 2)
     nh = hyp.shape[1]
-    variants = np.array([_nudged(h) for h in hyp.reshape(-1, 4, 2)])  # (N*H, V, 4, 2)
+    variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
     nv = variants.shape[1]
     cells = _cell_means(g, variants.reshape(-1, 4, 2), n)             # (N*H*V, n*n)
-    bits, gap, spread = _split(cells)
-    dist = (bits[:, None, :] != codes[None, :, :]).sum(axis=2)        # (M, K*4)
+    # the data cells set the threshold (blur bleeds the light quiet zone into the border's
+    # cells along its direction); the border must read dark against it, bar a few cells
+    bits, gap, spread, t = _split(cells[:, inner])
+    light_border = (cells[:, border] > t[:, None]).sum(axis=1)
+    data_codes = codes[:, inner]
+    dist = (bits[:, None, :] != data_codes[None, :, :]).sum(axis=2)   # (M, K*4)
     best = dist.argmin(axis=1)
     d_best = dist[np.arange(len(dist)), best]
     # distance to the nearest code of another id
     other = np.where(owners[None, :] != owners[best][:, None], dist, 10 ** 6).min(axis=1)
     good = ((d_best <= max_errors) & (other - d_best >= MIN_MARGIN) & (gap >= MIN_CONTRAST)
+            & (light_border <= MAX_LIGHT_BORDER_CELLS)
             & (spread <= np.where(d_best > 0, MAX_SPREAD_CORRECTED, MAX_SPREAD)))
-    # rank each candidate's variants: fewest errors, then cleanest split
-    score = np.where(good, d_best + spread, np.inf).reshape(len(q), nh * nv)
+    # rank each candidate's variants: fewest errors, then the cleanest border and split
+    score = np.where(good, d_best + 0.25 * light_border + spread, np.inf).reshape(len(q), nh * nv)
     pick = score.argmin(axis=1)
     keep = np.isfinite(score[np.arange(len(q)), pick])
     out_c, out_i, out_e, out_s = [], [], [], []
@@ -250,6 +307,38 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     refined, ok = refine_corners_status(g, corners, cells=n, max_shift_modules=0.5)
     corners = np.where(ok[:, None, None], refined, corners)
     return Readings(corners, np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s))
+
+
+def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
+                constant: float = 7.0) -> NDArray[np.float64]:
+    """Candidate squares from dark blobs of a marker's size: (N, 4, 2) corners, image px.
+
+    OpenCV's candidates are polygons fitted to thresholded outlines; motion blur rounds a
+    small marker's corners and JPEG frays its edges until no four-sided polygon fits. The
+    blob of dark ink is still there: each dark connected region (local mean threshold)
+    about a marker's size and roughly square is turned into its minimum-area rectangle.
+    The reading (:func:`read_candidates`) decides what it is.
+    """
+    g = np.ascontiguousarray(gray)
+    block = max(3, int(2 * max_side_px) | 1)
+    dark = cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, constant)
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
+    for c in contours:
+        if len(c) < 4:
+            continue
+        x, y, w, h = cv2.boundingRect(c)
+        if not lo <= max(w, h) <= hi * 1.42:
+            continue
+        (cx, cy), (a, b), angle = cv2.minAreaRect(c)
+        if not (lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b)):
+            continue
+        if cv2.contourArea(c) < 0.6 * a * b:
+            continue
+        # contour points are pixel centres: the outline lies half a pixel further out
+        out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
+    return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
 
 
 def best_per_marker(readings: Readings, min_distance_px: float | None = None) -> Readings:
