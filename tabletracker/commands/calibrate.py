@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     readable = cal.marker_readability(base, height_mm=setup.markers.base_height_mm)
     save_calibration(args.out, cal)
     warnings = list(cal.warnings)
+    from tracker.rimcheck import rim_colour_warnings
+
+    warnings += rim_colour_warnings(image, cal, setup)      # bare bases: rims that stand apart
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
         warnings.append(
