@@ -167,7 +167,7 @@ def random_photo(rng: np.random.Generator, *, level: str = "any") -> PhotoSpec:
     k = {"easy": 0.45, "medium": 0.75, "hard": 1.0}[level]
     moving = rng.random() < 0.35 * k + 0.1
     return PhotoSpec(
-        motion_px=float(rng.uniform(1.0, 5.0 * k + 0.5)) if moving else 0.0,
+        motion_px=float(rng.uniform(1.0, min(5.0, 5.0 * k + 0.5))) if moving else 0.0,
         motion_deg=float(rng.uniform(0, 180)),
         defocus_sigma=float(rng.uniform(0.25, 0.35 + 0.7 * k)),
         noise_sigma=float(rng.uniform(1.0, 1.5 + 4.0 * k)),
