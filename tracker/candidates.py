@@ -309,35 +309,45 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     return Readings(corners, np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s))
 
 
+#: How much darker than the mean around it (grey levels) ink must be, one pass per value.
+INK_CONSTANTS = (25.0, 50.0)
+
+
 def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
-                constant: float = 7.0) -> NDArray[np.float64]:
+                constants: tuple[float, ...] = INK_CONSTANTS) -> NDArray[np.float64]:
     """Candidate squares from dark blobs of a marker's size: (N, 4, 2) corners, image px.
 
     OpenCV's candidates are polygons fitted to thresholded outlines; motion blur rounds a
-    small marker's corners and JPEG frays its edges until no four-sided polygon fits. The
-    blob of dark ink is still there: each dark connected region (local mean threshold)
-    about a marker's size and roughly square is turned into its minimum-area rectangle.
-    The reading (:func:`read_candidates`) decides what it is.
+    small marker's corners and JPEG frays its edges until no four-sided polygon fits, and
+    a figure touching the marker joins its outline. The blob of dark ink is still there:
+    each dark connected region (darker than its surroundings' mean by each of
+    ``constants``: a high one leaves out a grey figure or a shadow touching the black
+    square) about a marker's size and roughly square is turned into its minimum-area
+    rectangle. The reading (:func:`read_candidates`) decides what it is.
     """
     g = np.ascontiguousarray(gray)
     block = max(3, int(2 * max_side_px) | 1)
-    dark = cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, constant)
-    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    out = []
+    mean = cv2.blur(g, (block, block)).astype(np.int16)
     lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
-    for c in contours:
-        if len(c) < 4:
-            continue
-        x, y, w, h = cv2.boundingRect(c)
-        if not lo <= max(w, h) <= hi * 1.42:
-            continue
-        (cx, cy), (a, b), angle = cv2.minAreaRect(c)
-        if not (lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b)):
-            continue
-        if cv2.contourArea(c) < 0.6 * a * b:
-            continue
-        # contour points are pixel centres: the outline lies half a pixel further out
-        out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
+    out = []
+    for constant in constants:
+        dark = ((g.astype(np.int16) < mean - int(constant)).astype(np.uint8)) * 255
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        w, h, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
+        size = np.maximum(w, h)
+        pick = np.nonzero((size >= lo) & (size <= hi * 1.42) & (area >= 0.3 * lo * lo) & (area <= hi * hi))[0]
+        for k in pick[pick > 0].tolist():
+            x, y = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
+            blob = (labels[y:y + int(h[k]), x:x + int(w[k])] == k).astype(np.uint8)
+            contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            c = max(contours, key=len) + np.array([x, y], dtype=np.int32)
+            (cx, cy), (a, b), angle = cv2.minAreaRect(c)
+            if not (lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b)):
+                continue
+            if cv2.contourArea(c) < 0.6 * a * b:
+                continue
+            # contour points are pixel centres: the outline lies half a pixel further out
+            out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
     return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
 
 
