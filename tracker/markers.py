@@ -323,8 +323,14 @@ class MarkerDetector:
         """Detect markers in ``gray`` (or only in the region ``roi`` = x, y, w, h), image px."""
         return self.detect_in(gray, [roi] if roi is not None else [None])
 
-    def detect_in(self, gray: np.ndarray, rois: list[tuple[int, int, int, int] | None]) -> Detections:
-        """Detect markers in several regions (None: the whole image), refining all corners at once."""
+    def detect_in(self, gray: np.ndarray, rois: list[tuple[int, int, int, int] | None], *,
+                  thorough: bool = True) -> Detections:
+        """Detect markers in several regions (None: the whole image), refining all corners at once.
+
+        With ids in play, ``thorough`` adds candidates from a second threshold and from dark
+        blobs (about twice the time); without it only OpenCV's own squares are read on
+        their grid (the frame loop's spread scans, which must stay fast).
+        """
         corners: list[np.ndarray] = []
         ids: list[np.ndarray] = []
         again: list[np.ndarray] = []
@@ -340,7 +346,7 @@ class MarkerDetector:
                 img, ox, oy = gray[y0:y1, x0:x1], x0, y0
             detector = _aruco_detector(self.dictionary, self.min_side_px, self.max_side_px, max(img.shape[:2]))
             found, found_ids, rejected = detector.detectMarkers(img)
-            if self.in_play is not None:
+            if self.in_play is not None and thorough:
                 # a second threshold closes outlines the first one merged with a dark base
                 # or broke on glare; its squares are only candidates, read on their grid
                 more, more_ids, more_rej = _aruco_detector(

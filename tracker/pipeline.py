@@ -62,9 +62,9 @@ BASE_TILE_PX = 320
 #: most frames do none of it.
 BASE_STEP_S = 0.1
 CORNER_CHECK_EVERY = 30
-#: A full marker scan covers about this many pixels per frame (a 1080p frame in six frames,
-#: a 4K one in 21: about 60 ms of CPU each).
-SCAN_BAND_PIXELS = 400_000
+#: A full marker scan covers about this many pixels per frame (a 1080p frame in two frames,
+#: a 4K one in eight).
+SCAN_BAND_PIXELS = 1_100_000
 RECALIBRATE_EVERY = 900
 #: While not calibrated, the corner markers are looked for every this many frames.
 CALIBRATION_RETRY_EVERY = 5
@@ -165,7 +165,7 @@ def scan_bands(width: int, height: int, max_side_px: float, *,
     >>> scan_bands(640, 480, 40.0)
     [(0, 0, 640, 480)]
     >>> len(scan_bands(1920, 1080, 40.0)), len(scan_bands(3840, 2160, 40.0)), scan_bands(3840, 2160, 40.0)[-1]
-    (6, 21, (0, 2030, 3840, 130))
+    (2, 8, (0, 1860, 3840, 300))
     """
     n = max(1, math.ceil(width * height / band_pixels))
     if n == 1:
@@ -254,6 +254,8 @@ class Tracker:
         self._warnings: tuple[str, ...] = ()
         self._corners_hidden: tuple[int, ...] = ()
         self._band_next: int | None = None             # next band of a full scan under way
+        self._band_now = False                         # this frame scanned a band
+        self._bands_last: list[tuple[int, int, int, int]] = []
         self._frame_size: tuple[int, int] | None = None          # (w, h) of the calibrated frames
         self._other_size: tuple[tuple[int, int], int] | None = None   # a new size and its count
         self._rejected_seen: set[tuple[int, str]] = set()
@@ -381,16 +383,24 @@ class Tracker:
         assert self._detector is not None and self._calibration is not None
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
+        bands = self._bands_last = scan_bands(gray.shape[1], gray.shape[0], self._detector.max_side_px)
+        # while a model is missing, scans follow each other (a spread scan already takes
+        # several frames)
         full = (since_full >= self._full_every or not self._last_corners
-                or (missing and since_full >= MISSING_SCAN_EVERY))
+                or (missing and since_full >= max(1, MISSING_SCAN_EVERY - len(bands) + 1)))
         if full and self._band_next is None:
             self._band_next = 0
-        if self._band_next is not None:
+        # a scan spread over several frames runs on odd frames, the even ones left to the
+        # corner check and the base work (nothing known yet, or a model missing: every frame)
+        self._band_now = self._band_next is not None and (len(bands) == 1 or not self._last_corners
+                                                          or missing or self._frames % 2 == 1)
+        if self._band_now:
+            assert self._band_next is not None
             # the full scan, one band of the frame per frame (a 4K frame in several), so that
             # no frame pays for the whole image; known markers are followed meanwhile
-            bands = scan_bands(gray.shape[1], gray.shape[0], self._detector.max_side_px)
             band = bands[min(self._band_next, len(bands) - 1)]
-            det = self._detector.detect_in(gray, [band])
+            # the first scan is thorough; later ones read OpenCV's squares only (fast)
+            det = self._detector.detect_in(gray, [band], thorough=not self._last_corners)
             self._band_next += 1
             if self._band_next >= len(bands):
                 self._band_next = None
@@ -451,7 +461,8 @@ class Tracker:
         fixes with the markers read on bases added.
         """
         assert self._plan is not None and self._calibration is not None
-        if (self._last_full == self._frames and not self._base_full_due and self._base_interval_s > 0.0):
+        if (self._last_full == self._frames and len(self._bands_last) == 1 and not self._base_full_due
+                and self._base_interval_s > 0.0):
             # this frame paid for a full marker scan: the base work due waits for the next one
             return None, None, fixes
         t = timestamp_s
@@ -556,7 +567,7 @@ class Tracker:
 
     def _check_corners(self, image: np.ndarray, gray: np.ndarray, stamp: dict[str, Any]) -> list[dict[str, Any]]:
         every = HIDDEN_CORNER_CHECK_EVERY if self._corners_hidden else CORNER_CHECK_EVERY
-        if self._frames % every:
+        if self._frames % every:              # an even frame: a spread full scan runs on odd ones
             return []
         assert self._calibration is not None
         size = self.setup.markers.corner_size_mm
