@@ -192,19 +192,16 @@ def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     return c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
 
 
-def _promising(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int, inner: NDArray[np.intp],
+def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner: NDArray[np.intp],
                border: NDArray[np.intp], data_codes: NDArray[np.uint8], max_errors: int) -> NDArray[np.bool_]:
-    """(N,) whether a candidate, read once as it is and once shrunk by its margin, comes near a
-    code in play: only those are read in full (most candidates are texture, dice, terrain)."""
-    q = clockwise(quads)
-    c = q.mean(axis=1, keepdims=True)
-    both = np.concatenate([q, c + (q - c) * (n / (n + 2.0))])
-    cells = _cell_means(gray, both, n)
+    """(N,) whether any first guess of a candidate (N, R, 4, 2), read roughly, comes near a code
+    in play: only those are read in full (most candidates are texture, dice, terrain)."""
+    cells = _cell_means(gray, raw.reshape(-1, 4, 2), n)
     bits, gap, _, t = _split(cells[:, inner])
     light = (cells[:, border] > t[:, None]).sum(axis=1)
     dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
     ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
-    return ok.reshape(2, -1).any(axis=0)
+    return ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
 
 
 #: A candidate read roughly (no nudge, no edge fit) may be this many cells farther from a
@@ -220,17 +217,34 @@ def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.where((cross < 0)[:, None, None], q[:, ::-1], q)
 
 
-def hypotheses(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int,
-               *, quiet_cells: float = 1.0) -> NDArray[np.float64]:
-    """(N, H, 4, 2) black-square hypotheses for each candidate (clockwise corners)."""
+def raw_hypotheses(quads: NDArray[np.float64], cells: int, *, quiet_cells: float = 1.0) -> NDArray[np.float64]:
+    """(N, R, 4, 2) first guesses of the black square for each candidate (clockwise corners).
+
+    The candidate itself; the candidate as the paper's outline (shrunk by the quiet zone),
+    and that outline grown by blur; and, for a figure or a finger over one corner, the
+    candidate with each corner in turn replaced by the parallelogram of the other three.
+    """
     q = clockwise(quads)
     c = q.mean(axis=1, keepdims=True)
-    shrunk = c + (q - c) * (cells / (cells + 2 * quiet_cells))
-    raw = np.stack([q, shrunk], axis=1)                              # (N, 2, 4, 2)
+    margin = cells / (cells + 2 * quiet_cells)
+    out = [c + (q - c) * f for f in (1.0, margin, margin * BLUR_SHRINK)]
+    for k in range(4):
+        fixed = q.copy()
+        fixed[:, k] = q[:, (k - 1) % 4] + q[:, (k + 1) % 4] - q[:, (k + 2) % 4]
+        out.append(fixed)
+    return np.stack(out, axis=1)
+
+
+def hypotheses(gray: NDArray[np.uint8], raw: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
+    """(N, 2R, 4, 2) the first guesses ``raw`` (N, R, 4, 2), and each fitted to the square's edges."""
     flat = raw.reshape(-1, 4, 2)
     refined, ok = refine_corners_status(gray, flat, cells=cells, max_shift_modules=1.2)
-    fitted = np.where(ok[:, None, None], refined, flat).reshape(len(q), 2, 4, 2)
+    fitted = np.where(ok[:, None, None], refined, flat).reshape(raw.shape)
     return np.concatenate([fitted, raw], axis=1)
+
+
+#: A paper outline smeared by motion blur is larger than the paper: also tried this much smaller.
+BLUR_SHRINK = 0.85
 
 
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
@@ -267,10 +281,12 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     n = int(get_dictionary(dictionary).markerSize) + 2
     codes, owners, turns = _codes(dictionary, allowed)
     inner, border = _inner_border(n)
-    q = q[_promising(g, q, n, inner, border, codes[:, inner], max_errors)]
+    raw = raw_hypotheses(q, n, quiet_cells=quiet_cells)
+    keep = _promising(g, raw, n, inner, border, codes[:, inner], max_errors)
+    q, raw = q[keep], raw[keep]
     if not len(q):
         return Readings.empty()
-    hyp = hypotheses(g, q, n, quiet_cells=quiet_cells)               # (N, H, 4, 2)
+    hyp = hypotheses(g, raw, n)                                        # (N, H, 4, 2)
     nh = hyp.shape[1]
     variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
     nv = variants.shape[1]
@@ -348,6 +364,10 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
                 continue
             # contour points are pixel centres: the outline lies half a pixel further out
             out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
+            if max(a, b) > 1.08 * min(a, b):
+                # motion blur stretches the blob along the motion: the square is its short side
+                side = min(a, b) + 1.0
+                out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
     return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
 
 

@@ -586,7 +586,13 @@ class Tracker:
             x1, y1 = min(gray.shape[1], int(x1)), min(gray.shape[0], int(y1))
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
-            # read against the four corner codes only, with their large error tolerance
+            plain = MarkerDetector(self.setup.markers.dictionary, side_px * 0.4, side_px * 1.5).detect(
+                gray, roi=(x0, y0, x1 - x0, y1 - y0))
+            hit = plain.marker_ids == cid
+            if hit.any():
+                found[cid] = plain.centers_px[hit][0]
+                continue
+            # not read plainly: against the four corner codes only, with their large error tolerance
             det = read_corner_markers(gray[y0:y1, x0:x1], dictionary=self.setup.markers.dictionary,
                                       corner_ids=(cid,), min_side_px=side_px * 0.4, max_side_px=side_px * 1.5)
             if len(det):
