@@ -55,6 +55,10 @@ def _delta_e(bgr_a: tuple[int, int, int], bgr_b: tuple[int, int, int]) -> float:
     return float(np.linalg.norm(lab[0] - lab[1]))
 
 
+def _colour(values: np.ndarray) -> tuple[int, int, int]:
+    return (int(values[0]), int(values[1]), int(values[2]))
+
+
 def realistic_scene(seed: int, resolution: str = "1080p") -> tuple[SceneSpec, PhotoSpec, dict[str, Any]]:
     """Draw one realistic frame's scene, photo conditions and notes (deterministic in ``seed``)."""
     rng = np.random.default_rng(90_000 + seed)
@@ -88,7 +92,7 @@ def realistic_scene(seed: int, resolution: str = "1080p") -> tuple[SceneSpec, Ph
                       else TOP_COLOURS[int(rng.integers(0, len(TOP_COLOURS)))])
         models.append(ModelSpec(int(marker_id), x, y, base, facing, offset, side_names[i % 2],
                                 figure_height_mm=0.0 if token else float(rng.uniform(18, 34)),
-                                figure_colour=tuple(int(v) for v in rng.integers(30, 200, 3)),  # type: ignore[arg-type]
+                                figure_colour=_colour(rng.integers(30, 200, 3)),
                                 # a figure a quarter to a third of the base wide, standing near the
                                 # back rim, sometimes over the back of the marker (as real ones do)
                                 figure_radius_mm=float(base * rng.uniform(0.12, 0.17)),
@@ -105,7 +109,7 @@ def realistic_scene(seed: int, resolution: str = "1080p") -> tuple[SceneSpec, Ph
         top = str(rng.choice(["plastic", "flock"]))
         bares.append(BareBaseSpec(x, y, dia, side_names[i % 2],
                                   figure_height_mm=float(rng.uniform(18, 34)) if rng.random() < 0.8 else 0.0,
-                                  figure_colour=tuple(int(v) for v in rng.integers(30, 200, 3)),  # type: ignore[arg-type]
+                                  figure_colour=_colour(rng.integers(30, 200, 3)),
                                   facing_deg=float(rng.uniform(0, 360)), top=top,
                                   top_colour=(FLOCK_COLOURS[i % 3] if top == "flock" else TOP_COLOURS[i % 6])))
     # distractors: dice (white cubes) and a card on the table
@@ -130,7 +134,8 @@ def realistic_scene(seed: int, resolution: str = "1080p") -> tuple[SceneSpec, Ph
         m = models[int(rng.integers(0, len(models)))]
         hands.append(HandSpec(m.x_mm + float(rng.uniform(-40, 40)), m.y_mm + float(rng.uniform(-40, 40)),
                               float(rng.uniform(60, 200)), from_deg=float(rng.uniform(0, 360)),
-                              colour=(int(rng.integers(90, 140)), int(rng.integers(130, 170)), int(rng.integers(180, 225)))))
+                              colour=_colour(np.array([rng.integers(90, 140), rng.integers(130, 170),
+                                                       rng.integers(180, 225)]))))
     setup = make_setup(w, d, models=models, base_size_mm=marker_mm, sides=sides)
     tilt = float(rng.uniform(0.0, 30.0))
     yaw = float(rng.uniform(-12, 12)) + (90.0 if d > w * 1.2 else 0.0) + float(rng.choice([0.0, 180.0]))

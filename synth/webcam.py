@@ -178,7 +178,11 @@ def random_photo(rng: np.random.Generator, *, level: str = "any") -> PhotoSpec:
         gradient_deg=float(rng.uniform(0, 360)),
         vignetting=float(rng.uniform(0.05, 0.1 + 0.35 * k)),
         exposure=float(1.0 + rng.choice([-1, 1]) * rng.uniform(0.0, 0.08 + 0.12 * k)),
-        white_balance=tuple(float(v) for v in rng.uniform(1.0 - 0.05 - 0.1 * k, 1.0 + 0.05 + 0.1 * k, 3)),  # type: ignore[arg-type]
+        white_balance=_gains(rng.uniform(1.0 - 0.05 - 0.1 * k, 1.0 + 0.05 + 0.1 * k, 3)),
         sharpen=float(rng.choice([0.0, rng.uniform(0.3, 0.9)])),
         jpeg_quality=int(rng.integers(95 - int(25 * k), 96)),
     )
+
+
+def _gains(values: np.ndarray) -> tuple[float, float, float]:
+    return (float(values[0]), float(values[1]), float(values[2]))

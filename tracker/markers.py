@@ -107,7 +107,8 @@ class LocatedModel:
         corrected); ``corrected_cells`` is how many cells of the marker's grid read wrong
         and were corrected against the id's code (0: a clean reading).
         """
-        return {"corrected_cells": self.corrected_cells, "marker_id": self.marker_id, "x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
+        return {"corrected_cells": self.corrected_cells, "marker_id": self.marker_id,
+                "x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
                 "facing_deg": round(self.facing_deg, 2),
                 "marker_center_mm": [round(self.marker_x_mm, 2), round(self.marker_y_mm, 2)],
                 "marker_side_mm": round(self.marker_side_mm, 2),
@@ -392,7 +393,8 @@ class MarkerDetector:
             fixed = np.concatenate([fixed, np.zeros(int(fresh.sum()), np.int64)])
         if not len(found_ids):
             return Detections.empty()
-        conf = np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0) * np.clip(1.0 - CORRECTION_PENALTY * fixed, 0.1, 1.0)
+        conf = (np.clip(side_lengths(c) / MIN_READABLE_SIDE_PX, 0.0, 1.0)
+                * np.clip(1.0 - CORRECTION_PENALTY * fixed, 0.1, 1.0))
         return Detections.from_corners(c, found_ids, conf, fixed)
 
     def _read_in_play(self, gray: np.ndarray, quads: np.ndarray, found: np.ndarray) -> Readings:
