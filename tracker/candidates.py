@@ -145,7 +145,7 @@ def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> 
     grid = _sample_grid(n)
     hom = _homographies(quads)
     p = np.concatenate([grid, np.ones((len(grid), 1))], axis=1)     # (P, 3)
-    mapped = np.einsum("nij,pj->npi", hom, p)
+    mapped = np.matmul(p[None], hom.transpose(0, 2, 1))                 # (N, P, 3); einsum is far slower
     xy = (mapped[..., :2] / mapped[..., 2:3] - 0.5).astype(np.float32)   # back to pixel-centre coordinates
     rows = xy.reshape(len(quads), -1, 2)
     vals = np.concatenate([cv2.remap(gray, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),

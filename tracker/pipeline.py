@@ -391,9 +391,10 @@ class Tracker:
         if full and self._band_next is None:
             self._band_next = 0
         # a scan spread over several frames runs on odd frames, the even ones left to the
-        # corner check and the base work (nothing known yet, or a model missing: every frame)
-        self._band_now = self._band_next is not None and (len(bands) == 1 or not self._last_corners
-                                                          or missing or self._frames % 2 == 1)
+        # corner check and the base work (nothing known yet, or a model missing from a frame
+        # of two bands or fewer: every frame)
+        self._band_now = self._band_next is not None and (
+            len(bands) == 1 or not self._last_corners or (missing and len(bands) <= 2) or self._frames % 2 == 1)
         if self._band_now:
             assert self._band_next is not None
             # the full scan, one band of the frame per frame (a 4K frame in several), so that
