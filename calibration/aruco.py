@@ -62,14 +62,52 @@ DICTIONARY_NAMES: tuple[str, ...] = tuple(
      "DICT_APRILTAG_36h10", "DICT_APRILTAG_36h11")
 
 
+_CUSTOM_DICTIONARIES: dict[str, cv2.aruco.Dictionary] = {}
+
+
+def register_dictionary(name: str, dictionary: cv2.aruco.Dictionary) -> None:
+    """Make a custom dictionary (e.g. read from a file) known under ``name`` to every detector."""
+    if name in DICTIONARY_NAMES:
+        raise CalibrationError(f"{name!r} is one of OpenCV's predefined dictionaries; choose another name")
+    _CUSTOM_DICTIONARIES[name] = dictionary
+
+
+def read_dictionary_file(path: str, name: str | None = None) -> str:
+    """Read an OpenCV FileStorage dictionary (``nmarkers``, ``markersize``, ``marker_N``) and register it.
+
+    Returns the name it is registered under (``name``, default: the file's path).
+
+    Raises
+    ------
+    CalibrationError
+        When the file cannot be read as a dictionary.
+    """
+    fs = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
+    try:
+        if not fs.isOpened():
+            raise CalibrationError(f"cannot open the dictionary file {path}")
+        dictionary = cv2.aruco.Dictionary()
+        if not dictionary.readDictionary(fs.root()):
+            raise CalibrationError(f"{path} is not an ArUco dictionary (nmarkers, markersize, marker_0...)")
+    finally:
+        fs.release()
+    key = name or str(path)
+    register_dictionary(key, dictionary)
+    return key
+
+
 def get_dictionary(name: str) -> cv2.aruco.Dictionary:
-    """Return OpenCV's predefined ArUco dictionary called ``name`` (e.g. ``"DICT_4X4_250"``).
+    """Return OpenCV's predefined ArUco dictionary called ``name`` (e.g. ``"DICT_4X4_250"``),
+    or a custom one registered with :func:`register_dictionary`.
 
     Raises
     ------
     CalibrationError
         For a name OpenCV does not predefine; the message lists the valid ones.
     """
+    custom = _CUSTOM_DICTIONARIES.get(name)
+    if custom is not None:
+        return custom
     if name not in DICTIONARY_NAMES or not hasattr(cv2.aruco, name):
         raise CalibrationError(
             f"unknown ArUco dictionary {name!r}; valid ones are {', '.join(DICTIONARY_NAMES)}")
@@ -376,3 +414,60 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     order = np.argsort(ids_arr, kind="stable")
     logger.debug("found %d markers: %s", ids_arr.size, ids_arr[order].tolist())
     return MarkerDetections(ids_arr[order], corners_arr[order])
+
+
+CORNER_READ_MAX_ERRORS = 4
+"""Data cells (of the 16 inside the border) a corner marker may read wrong: only four codes
+are possible, at least 9 cells apart in DICT_4X4 in any rotation, so four corrected cells
+still leave a margin of one."""
+
+
+def read_corner_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
+                        corner_ids: tuple[int, ...] = (0, 1, 2, 3), min_side_px: float = 24.0,
+                        max_side_px: float | None = None,
+                        max_errors: int = CORNER_READ_MAX_ERRORS) -> MarkerDetections:
+    """Find the table's corner markers with the most error tolerance their four codes allow.
+
+    Every square OpenCV outlines (at its default threshold and two others, read or
+    rejected) is sampled on its cell grid and compared with the corner ids' codes only
+    (:func:`tracker.candidates.read_candidates`); a marker half washed out by glare or with
+    a finger over one cell is still read. When an id is read at more than one place, the
+    reading with fewest corrected cells is kept. Corners are refined on the square's edges.
+
+    Parameters
+    ----------
+    gray : (H, W) uint8 or (H, W, 3) BGR
+    dictionary : str
+    corner_ids : tuple of int
+        The only ids looked for.
+    min_side_px, max_side_px : float
+        Size range of the corner markers in the image.
+    max_errors : int
+        Most cells corrected.
+
+    Returns
+    -------
+    MarkerDetections
+        Sorted by id, at most one per id.
+    """
+    from tracker.candidates import best_per_marker, read_candidates   # tracker builds on calibration
+
+    image = np.asarray(gray)
+    if image.ndim == 3:
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    dict_ = get_dictionary(dictionary)
+    quads: list[NDArray[np.float64]] = []
+    for constant in (7.0, 3.0, 12.0):
+        params = detector_parameters((image.shape[1], image.shape[0]), min_side_px=min_side_px,
+                                     max_side_px=max_side_px, refine=False, threshold_constant=constant)
+        params.minDistanceToBorder = 0
+        found, _ids, rejected = cv2.aruco.ArucoDetector(dict_, params).detectMarkers(image)
+        for group in (found, rejected):
+            if len(group):
+                quads.append(np.asarray(group, dtype=np.float64).reshape(-1, 4, 2))
+    if not quads:
+        return MarkerDetections.empty()
+    readings = best_per_marker(read_candidates(image, np.concatenate(quads), dictionary, corner_ids,
+                                               max_errors=max_errors))
+    order = np.argsort(readings.ids, kind="stable")
+    return MarkerDetections(readings.ids[order], readings.corners[order])

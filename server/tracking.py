@@ -130,6 +130,9 @@ def _status(events: list[dict[str, Any]], state: Any, last: tuple[str, str]) -> 
             return str(e["type"]), str(e.get("message", ""))
     if not getattr(state, "calibrated", True):
         return "not_calibrated", "; ".join(getattr(state, "warnings", ()))
+    if getattr(state, "corners_hidden", ()):
+        # a hand over a corner marker: positions still come from the last good calibration
+        return "corners_hidden", "; ".join(getattr(state, "warnings", ()))
     warnings = tuple(getattr(state, "warnings", ()))
     if warnings:
         return "warning", "; ".join(warnings)

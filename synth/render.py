@@ -134,7 +134,13 @@ def _mat_texture(spec: SceneSpec, rng: np.random.Generator) -> tuple[np.ndarray,
     ys = (np.arange(h) + 0.5) / ppmm - b
     outside = ((xs[None, :] < 0) | (xs[None, :] > spec.table_w_mm) |
                (ys[:, None] < 0) | (ys[:, None] > spec.table_d_mm))
-    tex[outside] = np.asarray(WOOD, np.float32) + rng.normal(0, 4.0, (int(outside.sum()), 1)).astype(np.float32)
+    if spec.mat_patches > 0:
+        blob = rng.normal(0, 1, (max(h // 80 + 2, 2), max(w // 80 + 2, 2))).astype(np.float32)
+        blob = np.clip(cv2.resize(blob, (w, h), interpolation=cv2.INTER_CUBIC) - 0.3, 0, 1)
+        grass = np.array([40, 95, 60], np.float32)
+        tex += spec.mat_patches * blob[..., None] * (grass - tex)
+    border = WOOD if spec.border_colour is None else spec.border_colour
+    tex[outside] = np.asarray(border, np.float32) + rng.normal(0, 4.0, (int(outside.sum()), 1)).astype(np.float32)
     return np.clip(tex, 0, 255).astype(np.uint8), ppmm
 
 
@@ -168,16 +174,31 @@ def _flat_shader(colour: tuple[int, int, int], inside: Any) -> Any:
     return shader
 
 
+WHITE_TOP = (232, 236, 236)
+FLOCK_GRAIN_MM = 0.6   # size of a flock grain
+FLOCK_AMPLITUDE = 28.0
+
+
 def _draw_base(canvas: Canvas, x: float, y: float, diameter: float, height: float,
-               rim: tuple[int, int, int]) -> None:
+               rim: tuple[int, int, int], top: str = "plastic",
+               top_colour: tuple[int, int, int] = BASE_TOP) -> None:
     r = diameter / 2
     canvas.cylinder_wall(x, y, r, 0.0, height, rim)
     inner2 = (r - RIM_TOP_MM) ** 2
+    colour = WHITE_TOP if top == "whitedisc" else top_colour
 
     def shader(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d2 = (px - x) ** 2 + (py - y) ** 2
-        out = np.empty(px.shape + (3,), np.uint8)
-        out[...] = BASE_TOP
+        if top == "flock":
+            # a grainy texture: a hash of the grain cell, the same in every frame
+            gx = np.floor(px / FLOCK_GRAIN_MM).astype(np.int64)
+            gy = np.floor(py / FLOCK_GRAIN_MM).astype(np.int64)
+            h = (gx * 73856093) ^ (gy * 19349663)
+            grain = ((h % 1009) / 1008.0 - 0.5) * 2.0 * FLOCK_AMPLITUDE
+            out = np.clip(np.asarray(colour, np.float64) + grain[..., None], 0, 255).astype(np.uint8)
+        else:
+            out = np.empty(px.shape + (3,), np.uint8)
+            out[...] = colour
         out[d2 > inner2] = rim
         return d2 <= r * r, out
 
@@ -186,10 +207,12 @@ def _draw_base(canvas: Canvas, x: float, y: float, diameter: float, height: floa
 
 
 def figure_geometry(x: float, y: float, base_mm: float, facing_deg: float, base_height: float,
-                    figure_height: float, radius: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """Return the capsule ``(pa, pb, radius)`` of a figure standing at the back of its base."""
+                    figure_height: float, radius: float | None = None,
+                    back_mm: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return the capsule ``(pa, pb, radius)`` of a figure standing at the back of its base
+    (its axis ``back_mm`` behind the base centre; default: just inside the rim)."""
     rf = radius if radius is not None else 0.18 * base_mm
-    back = max(base_mm / 2 - rf - 0.5, 0.0)
+    back = max(base_mm / 2 - rf - 0.5, 0.0) if back_mm is None else back_mm
     t = math.radians(facing_deg)
     fx, fy = x - back * math.cos(t), y - back * math.sin(t)
     bottom = base_height + rf
@@ -199,10 +222,10 @@ def figure_geometry(x: float, y: float, base_mm: float, facing_deg: float, base_
 
 def _draw_figure(canvas: Canvas, x: float, y: float, base_mm: float, facing_deg: float,
                  base_height: float, figure_height: float, colour: tuple[int, int, int],
-                 radius: float | None = None) -> None:
+                 radius: float | None = None, back_mm: float | None = None) -> None:
     if figure_height <= base_height:
         return
-    pa, pb, rf = figure_geometry(x, y, base_mm, facing_deg, base_height, figure_height, radius)
+    pa, pb, rf = figure_geometry(x, y, base_mm, facing_deg, base_height, figure_height, radius, back_mm)
     canvas.capsule(pa, pb, rf, colour)
     # A head, slightly forward: gives the silhouette some shape.
     t = math.radians(facing_deg)
@@ -277,7 +300,7 @@ class StaticLayer:
         cam = spec.camera
         return (cam.matrix.tobytes(), cam.distortion.tobytes(), cam.rvec.tobytes(), cam.tvec.tobytes(),
                 cam.image_size, spec.samples_per_pixel, repr(spec.setup), spec.terrain, spec.corner_ids,
-                spec.mat_colour, spec.seed)
+                spec.mat_colour, spec.border_colour, spec.mat_patches, spec.seed)
 
 
 def _draw_static(canvas: Canvas, spec: SceneSpec) -> dict[int, int]:
@@ -325,15 +348,17 @@ def render_scene(spec: SceneSpec, static: StaticLayer | None = None) -> tuple[np
     sides = {k: hex_to_bgr(v) for k, v in spec.setup.bases.sides.items()}
     bh = mk.base_height_mm
     for m in spec.models:
-        _draw_base(canvas, m.x_mm, m.y_mm, m.base_mm, bh, sides[m.side])
+        _draw_base(canvas, m.x_mm, m.y_mm, m.base_mm, bh, sides[m.side], m.top, m.top_colour)
+        # on a white disc the marker is printed straight on the top: the disc is its margin
+        quiet = (0.0 if m.top == "whitedisc" else
+                 mk.size_for(m.marker_id) * BASE_MARKER_QUIET_CELLS / marker_cells(mk.dictionary))
         own[m.marker_id] = _draw_marker(canvas, marker_bits(mk.dictionary, m.marker_id), m.marker_center_mm,
-                                        mk.size_for(m.marker_id), m.facing_deg, bh,
-                                        mk.size_for(m.marker_id) * BASE_MARKER_QUIET_CELLS / marker_cells(mk.dictionary),
+                                        mk.size_for(m.marker_id), m.facing_deg, bh, quiet,
                                         label=m.marker_id + 1, clip_disc=(m.x_mm, m.y_mm, m.base_mm / 2))
         _draw_figure(canvas, m.x_mm, m.y_mm, m.base_mm, m.facing_deg, bh, m.figure_height_mm,
-                     m.figure_colour, m.figure_radius_mm)
+                     m.figure_colour, m.figure_radius_mm, m.figure_back_mm)
     for b in spec.bases:
-        _draw_base(canvas, b.x_mm, b.y_mm, b.diameter_mm, bh, sides[b.side])
+        _draw_base(canvas, b.x_mm, b.y_mm, b.diameter_mm, bh, sides[b.side], b.top, b.top_colour)
         _draw_figure(canvas, b.x_mm, b.y_mm, b.diameter_mm, b.facing_deg, bh, b.figure_height_mm,
                      b.figure_colour)
     for hand in spec.hands:

@@ -51,6 +51,11 @@ def hex_to_bgr(colour: str) -> Colour:
     return (b, g, r)
 
 
+#: Base tops: flat plastic of ``top_colour``; flock (a grainy texture around
+#: ``top_colour``); a white disc with the marker printed straight on it (no paper margin).
+BASE_TOPS = ("plastic", "flock", "whitedisc")
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A model on a round base with a printed marker on top.
@@ -58,7 +63,9 @@ class ModelSpec:
     The marker centre sits ``offset_mm`` from the base centre along ``facing_deg``; the
     marker's top edge points along the facing. A figure (a capsule of
     ``figure_radius_mm``, up to ``figure_height_mm`` above the table) stands at the back
-    of the base; ``figure_height_mm = 0`` means a flat token with no figure.
+    of the base (its axis ``figure_back_mm`` behind the centre; default just inside the
+    rim), and may hide part of the marker; ``figure_height_mm = 0`` means a flat token.
+    ``top`` is the base's top surface (:data:`BASE_TOPS`).
     """
 
     marker_id: int
@@ -71,8 +78,13 @@ class ModelSpec:
     figure_height_mm: float = 30.0
     figure_colour: Colour = (60, 70, 90)
     figure_radius_mm: float | None = None
+    top: str = "plastic"
+    top_colour: Colour = (55, 60, 58)
+    figure_back_mm: float | None = None
 
     def __post_init__(self) -> None:
+        if self.top not in BASE_TOPS:
+            raise ValueError(f"ModelSpec.top must be one of {', '.join(BASE_TOPS)}, got {self.top!r}")
         if self.marker_id < 4:
             raise ValueError(f"ModelSpec.marker_id must be a base marker id (>= 4), got {self.marker_id}")
         if self.base_mm <= 0:
@@ -105,8 +117,12 @@ class BareBaseSpec:
     figure_height_mm: float = 30.0
     figure_colour: Colour = (70, 80, 70)
     facing_deg: float = 0.0
+    top: str = "plastic"
+    top_colour: Colour = (55, 60, 58)
 
     def __post_init__(self) -> None:
+        if self.top not in BASE_TOPS:
+            raise ValueError(f"BareBaseSpec.top must be one of {', '.join(BASE_TOPS)}, got {self.top!r}")
         if self.diameter_mm <= 0:
             raise ValueError(f"BareBaseSpec.diameter_mm must be positive, got {self.diameter_mm}")
 
@@ -154,7 +170,9 @@ class SceneSpec:
     ``jpeg_quality`` is what :func:`synth.samples.write_sample` encodes with;
     ``supersample`` is the anti-aliasing factor (None: 3 up to 1080p, 2 above).
     ``seed`` fixes the mat's texture, ``noise_seed`` (default ``seed``) the sensor noise,
-    so the frames of a sequence share a table but not their noise.
+    so the frames of a sequence share a table but not their noise. ``border_colour`` is
+    the table's frame around the play area (None: wood), ``mat_patches`` the strength
+    (0-1) of large green patches on the mat (painted grass on a desert mat).
     """
 
     setup: Setup
@@ -172,6 +190,8 @@ class SceneSpec:
     notes: str = ""
     corner_ids: tuple[int, ...] = (0, 1, 2, 3)
     mat_colour: Colour = (70, 105, 95)
+    border_colour: Colour | None = None
+    mat_patches: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "models", tuple(self.models))

@@ -70,6 +70,13 @@ def read_cells(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> tuple[np
     return bits, contrast
 
 
+def cell_errors(gray: np.ndarray, quads: np.ndarray, marker_ids: np.ndarray, dictionary: str) -> np.ndarray:
+    """(N,) cells of each quad's grid (border included) that differ from its id's code, same way up."""
+    bits, _ = read_cells(gray, quads, dictionary)
+    return np.array([int(np.count_nonzero(bits[k] != _marker_bits(dictionary, int(i))))
+                     for k, i in enumerate(np.asarray(marker_ids).reshape(-1).tolist())], dtype=np.int64)
+
+
 def same_ids(gray: np.ndarray, quads: np.ndarray, marker_ids: np.ndarray, dictionary: str) -> np.ndarray:
     """Return (N,) bool: whether each quad (OpenCV's corner order) still reads as its marker id.
 

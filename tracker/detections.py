@@ -44,12 +44,16 @@ class Detections:
     corners_px : (N, 4, 2) float
         The four corners in OpenCV's order (top-left, top-right, bottom-right,
         bottom-left of the printed marker), image px.
+    corrected : (N,) int, optional
+        Cells of each marker's grid read wrong and corrected against its id's code
+        (0 for a clean reading; default all 0).
     """
 
     centers_px: np.ndarray
     marker_ids: np.ndarray
     confidence: np.ndarray
     corners_px: np.ndarray
+    corrected: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         c = np.asarray(self.centers_px, dtype=float)
@@ -71,6 +75,10 @@ class Detections:
         object.__setattr__(self, "marker_ids", _frozen(ids.astype(np.int64)))
         object.__setattr__(self, "confidence", _frozen(conf))
         object.__setattr__(self, "corners_px", _frozen(corners))
+        fixed = np.zeros(n, np.int64) if self.corrected is None else np.asarray(self.corrected, dtype=np.int64)
+        if fixed.shape != (n,):
+            raise ValueError(f"corrected must have shape ({n},), got {fixed.shape}")
+        object.__setattr__(self, "corrected", _frozen(fixed))
 
     def __len__(self) -> int:
         return int(self.marker_ids.shape[0])
@@ -82,18 +90,19 @@ class Detections:
 
     @classmethod
     def from_corners(cls, corners_px: np.ndarray, marker_ids: np.ndarray,
-                     confidence: np.ndarray | None = None) -> Detections:
+                     confidence: np.ndarray | None = None, corrected: np.ndarray | None = None) -> Detections:
         """Build detections from corners, centring each on its diagonals' intersection."""
         corners = np.asarray(corners_px, dtype=float).reshape(-1, 4, 2)
         ids = np.asarray(marker_ids).reshape(-1)
         if confidence is None:
             confidence = np.ones(len(ids))
-        return cls(diagonal_centres(corners), ids, np.asarray(confidence, dtype=float), corners)
+        return cls(diagonal_centres(corners), ids, np.asarray(confidence, dtype=float), corners, corrected)
 
     def select(self, keep: np.ndarray) -> Detections:
         """Return the detections where the boolean mask or index array ``keep`` selects."""
+        assert self.corrected is not None
         return Detections(self.centers_px[keep], self.marker_ids[keep], self.confidence[keep],
-                          self.corners_px[keep])
+                          self.corners_px[keep], self.corrected[keep])
 
     @classmethod
     def concat(cls, parts: list[Detections]) -> Detections:
@@ -104,7 +113,8 @@ class Detections:
         return cls(np.concatenate([p.centers_px for p in parts]),
                    np.concatenate([p.marker_ids for p in parts]),
                    np.concatenate([p.confidence for p in parts]),
-                   np.concatenate([p.corners_px for p in parts]))
+                   np.concatenate([p.corners_px for p in parts]),
+                   np.concatenate([np.asarray(p.corrected) for p in parts]))
 
 
 def diagonal_centres(corners: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -37,6 +38,7 @@ import numpy as np
 
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases, find_bases_in
+from calibration.aruco import read_corner_markers
 from tracker.detections import Detections
 from tracker.decode import same_ids
 from tracker.onbase import markers_on_bases
@@ -60,6 +62,9 @@ BASE_TILE_PX = 320
 #: most frames do none of it.
 BASE_STEP_S = 0.1
 CORNER_CHECK_EVERY = 30
+#: A full marker scan covers about this many pixels per frame (a 1080p frame in two frames,
+#: a 4K one in eight).
+SCAN_BAND_PIXELS = 1_100_000
 RECALIBRATE_EVERY = 900
 #: While not calibrated, the corner markers are looked for every this many frames.
 CALIBRATION_RETRY_EVERY = 5
@@ -74,6 +79,11 @@ FOLLOW_MAX_SHIFT_MODULES = 0.5
 ROI_MIN_PX = 48
 #: Corner markers seen farther than this from where the calibration puts them: recalibrate.
 CORNER_SHIFT_PX = 1.5
+#: While a corner marker is hidden, the corners are checked every this many frames.
+HIDDEN_CORNER_CHECK_EVERY = 10
+#: Frames of another size than the calibrated one are skipped; after this many in a row of
+#: one new size (the camera switched resolution), the table is calibrated again on them.
+FRAME_SIZE_PATIENCE = 30
 
 Calibrate = Callable[[np.ndarray, Setup], TableMapping]
 
@@ -141,6 +151,33 @@ def sweep_tiles(width_mm: float, depth_mm: float, tile_mm: float) -> list[tuple[
     xs = [width_mm * i / nx for i in range(nx + 1)]
     ys = [depth_mm * j / ny for j in range(ny + 1)]
     return [(xs[i], ys[j], xs[i + 1], ys[j + 1]) for j in range(ny) for i in range(nx)]
+
+
+def scan_bands(width: int, height: int, max_side_px: float, *,
+               band_pixels: int = SCAN_BAND_PIXELS) -> list[tuple[int, int, int, int]]:
+    """Split a frame into horizontal bands of about ``band_pixels`` for a spread full scan.
+
+    Consecutive bands overlap by 1.5 largest marker sides, so a marker across a band's
+    edge lies wholly in one of them. Returns (x, y, w, h) regions, top to bottom.
+
+    Examples
+    --------
+    >>> scan_bands(640, 480, 40.0)
+    [(0, 0, 640, 480)]
+    >>> len(scan_bands(1920, 1080, 40.0)), len(scan_bands(3840, 2160, 40.0)), scan_bands(3840, 2160, 40.0)[-1]
+    (2, 8, (0, 1860, 3840, 300))
+    """
+    n = max(1, math.ceil(width * height / band_pixels))
+    if n == 1:
+        return [(0, 0, width, height)]
+    overlap = int(math.ceil(1.5 * max_side_px))
+    step = math.ceil(height / n)
+    out = []
+    for k in range(n):
+        y0 = max(0, k * step - overlap // 2 if k else 0)
+        y1 = min(height, (k + 1) * step + overlap // 2)
+        out.append((0, y0, width, y1 - y0))
+    return out
 
 
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
@@ -215,6 +252,12 @@ class Tracker:
         self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
         self._warnings: tuple[str, ...] = ()
+        self._corners_hidden: tuple[int, ...] = ()
+        self._band_next: int | None = None             # next band of a full scan under way
+        self._band_now = False                         # this frame scanned a band
+        self._bands_last: list[tuple[int, int, int, int]] = []
+        self._frame_size: tuple[int, int] | None = None          # (w, h) of the calibrated frames
+        self._other_size: tuple[tuple[int, int], int] | None = None   # a new size and its count
         self._rejected_seen: set[tuple[int, str]] = set()
         self._calibration: TableMapping | None = None
         self._detector: MarkerDetector | None = None
@@ -236,6 +279,7 @@ class Tracker:
         but only after a sweep of the table.
         """
         self._last_full = -10**9
+        self._band_next = None
         self._base_full_due = True
 
     @property
@@ -270,6 +314,9 @@ class Tracker:
             return [{"type": "frame_error", **stamp, "message": frame.error or "no image"}]
         events: list[dict[str, Any]] = []
         image = frame.image
+        wrong = self._wrong_size(image, stamp)
+        if wrong is not None:
+            return wrong
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         if self._calibration is None:
             if self._frames - self._last_attempt < CALIBRATION_RETRY_EVERY and self._frames > 0:
@@ -278,6 +325,7 @@ class Tracker:
             self._last_attempt = self._frames
             try:
                 self._use_calibration(self._calibrate(image, self.setup))
+                self._frame_size = (int(image.shape[1]), int(image.shape[0]))
                 events.append({"type": "calibrated", **stamp})
             except ValueError as exc:
                 self._frames += 1
@@ -302,24 +350,72 @@ class Tracker:
         if bases is not None:
             self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
-        self._state = self._book.state(calibrated=True, warnings=self._warnings)
+        self._state = replace(self._book.state(calibrated=True, warnings=self._warnings),
+                              corners_hidden=self._corners_hidden)
         return events
+
+    def _wrong_size(self, image: np.ndarray, stamp: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """Skip a frame whose size is not the calibrated one (the last good state is kept).
+
+        After :data:`FRAME_SIZE_PATIENCE` frames in a row of one new size the camera has
+        changed resolution for good: the calibration is dropped and made again on them.
+        """
+        size = (int(image.shape[1]), int(image.shape[0]))
+        if self._frame_size is None and self._calibration is not None:
+            self._frame_size = size               # a calibration given from outside: its first frame
+        if self._frame_size is None or size == self._frame_size:
+            self._other_size = None
+            return None
+        count = self._other_size[1] + 1 if self._other_size and self._other_size[0] == size else 1
+        self._other_size = (size, count)
+        if count >= FRAME_SIZE_PATIENCE:
+            log.warning("frames are now %d x %d px: calibrating the table again", *size)
+            self._calibration = self._detector = self._plan = None
+            self._frame_size, self._other_size = None, None
+            self._last_corners = {}
+            self._last_attempt = -10**9
+            return [{"type": "frame_size_changed", **stamp, "size_px": list(size),
+                     "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again"}]
+        message = (f"frame of {size[0]} x {size[1]} px, but the table was calibrated on {self._frame_size[0]} x "
+                   f"{self._frame_size[1]} px frames: frame skipped, the last positions are kept")
+        if count == 1:
+            log.warning(message)
+            return [{"type": "frame_error", **stamp, "message": message}]
+        return []
 
     def _detect_models(self, gray: np.ndarray) -> MarkerFixes:
         assert self._detector is not None and self._calibration is not None
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
+        bands = self._bands_last = scan_bands(gray.shape[1], gray.shape[0], self._detector.max_side_px)
+        # while a model is missing, scans follow each other (a spread scan already takes
+        # several frames)
         full = (since_full >= self._full_every or not self._last_corners
-                or (missing and since_full >= MISSING_SCAN_EVERY))
-        if full:
-            det = self._detector.detect(gray)
-            self._last_full = self._frames
+                or (missing and since_full >= max(1, MISSING_SCAN_EVERY - len(bands) + 1)))
+        if full and self._band_next is None:
+            self._band_next = 0
+        # a scan spread over several frames runs on odd frames, the even ones left to the
+        # corner check and the base work (nothing known yet, or a model missing from a frame
+        # of two bands or fewer: every frame)
+        self._band_now = self._band_next is not None and (
+            len(bands) == 1 or not self._last_corners or (missing and len(bands) <= 2) or self._frames % 2 == 1)
+        if self._band_now:
+            assert self._band_next is not None
+            # the full scan, one band of the frame per frame (a 4K frame in several), so that
+            # no frame pays for the whole image; known markers are followed meanwhile
+            band = bands[min(self._band_next, len(bands) - 1)]
+            # the first scan is thorough; later ones read OpenCV's squares only (fast)
+            det = self._detector.detect_in(gray, [band], thorough=not self._last_corners)
+            self._band_next += 1
+            if self._band_next >= len(bands):
+                self._band_next = None
+                self._last_full = self._frames
             # a marker followed until now that the scan missed (one read on its base, see
-            # tracker.onbase) is followed on: the scan looks for new markers, it does not
-            # drop known ones
+            # tracker.onbase, or outside this band) is followed on: the scan looks for new
+            # markers, it does not drop known ones
             missed = set(self._last_corners) - set(det.marker_ids.tolist())
             if missed:
-                det = Detections.concat([det, self._follow(gray, only=missed, search=False)])
+                det = Detections.concat([det, self._follow(gray, only=missed, search=len(bands) > 1)])
         else:
             det = self._follow(gray)
         fixes = locate_models(det, self._calibration, self.setup)
@@ -370,7 +466,8 @@ class Tracker:
         fixes with the markers read on bases added.
         """
         assert self._plan is not None and self._calibration is not None
-        if (self._last_full == self._frames and not self._base_full_due and self._base_interval_s > 0.0):
+        if (self._last_full == self._frames and len(self._bands_last) == 1 and not self._base_full_due
+                and self._base_interval_s > 0.0):
             # this frame paid for a full marker scan: the base work due waits for the next one
             return None, None, fixes
         t = timestamp_s
@@ -474,7 +571,8 @@ class Tracker:
     # ----------------------------------------------------------------------- calibration
 
     def _check_corners(self, image: np.ndarray, gray: np.ndarray, stamp: dict[str, Any]) -> list[dict[str, Any]]:
-        if self._frames % CORNER_CHECK_EVERY:
+        every = HIDDEN_CORNER_CHECK_EVERY if self._corners_hidden else CORNER_CHECK_EVERY
+        if self._frames % every:              # an even frame: a spread full scan runs on odd ones
             return []
         assert self._calibration is not None
         size = self.setup.markers.corner_size_mm
@@ -489,28 +587,43 @@ class Tracker:
             x0, y0 = np.floor(box_px.min(axis=0)).astype(int)
             x1, y1 = np.ceil(box_px.max(axis=0)).astype(int)
             side_px = max(side_px, float(x1 - x0) / 2.0)
-            det = MarkerDetector(self.setup.markers.dictionary, side_px * 0.4, side_px * 1.5).detect(
-                gray, roi=(int(x0), int(y0), int(x1 - x0), int(y1 - y0)))
-            hit = det.marker_ids == cid
+            x0, y0 = max(0, int(x0)), max(0, int(y0))
+            x1, y1 = min(gray.shape[1], int(x1)), min(gray.shape[0], int(y1))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            plain = MarkerDetector(self.setup.markers.dictionary, side_px * 0.4, side_px * 1.5).detect(
+                gray, roi=(x0, y0, x1 - x0, y1 - y0))
+            hit = plain.marker_ids == cid
             if hit.any():
-                found[cid] = det.centers_px[hit][0]
+                found[cid] = plain.centers_px[hit][0]
+                continue
+            # not read plainly: against the four corner codes only, with their large error tolerance
+            det = read_corner_markers(gray[y0:y1, x0:x1], dictionary=self.setup.markers.dictionary,
+                                      corner_ids=(cid,), min_side_px=side_px * 0.4, max_side_px=side_px * 1.5)
+            if len(det):
+                found[cid] = det.centers_px[0] + (x0, y0)
         missing = [c for c in CORNER_IDS if c not in found]
         if missing:
+            self._corners_hidden = tuple(missing)
             warning = (f"corner marker(s) {', '.join(map(str, missing))} hidden: keeping the last "
                        "good calibration")
             if warning not in self._warnings:
                 log.warning(warning)
                 self._warnings = (warning,)
-                return [{"type": "calibration_warning", **stamp, "message": warning}]
+                return [{"type": "calibration_warning", **stamp, "message": warning, "corners_hidden": missing,
+                         "calibration_kept": True}]
             return []
+        was_hidden = bool(self._corners_hidden)
+        self._corners_hidden = ()
         self._warnings = ()
+        back = [{"type": "corners_visible", **stamp}] if was_hidden else []
         expected = self._calibration.to_image_px(centres_mm)
         shift = float(np.max(np.linalg.norm(np.array([found[c] for c in CORNER_IDS]) - expected, axis=1)))
         if shift <= CORNER_SHIFT_PX and self._frames - self._last_calibrated < RECALIBRATE_EVERY:
-            return []
+            return back
         try:
             self._use_calibration(self._calibrate(image, self.setup))
         except ValueError as exc:
             log.warning("recalibration failed, keeping the last calibration: %s", exc)
-            return []
-        return [{"type": "recalibrated", **stamp, "corner_shift_px": round(shift, 2)}]
+            return back
+        return back + [{"type": "recalibrated", **stamp, "corner_shift_px": round(shift, 2)}]

@@ -85,8 +85,11 @@ def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *, cells: in
     pts = (base[:, :, :, None, :]
            + offsets[:, None, None, :, None] * normal[:, :, None, None, :])        # (N, 4, m, K, 2)
     flat = pts.reshape(-1, SAMPLES_PER_PROFILE, 2).astype(np.float32)
-    prof = cv2.remap(np.ascontiguousarray(gray), flat[..., 0], flat[..., 1], cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
+    src = np.ascontiguousarray(gray)
+    # OpenCV's remap takes maps under 32767 rows: many markers are sampled in chunks
+    prof = np.concatenate([cv2.remap(src, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),
+                                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                           for part in np.array_split(flat, max(1, -(-len(flat) // 30000)))]).astype(np.float64)
     s = _crossings(prof) * np.repeat(half, 4 * PROFILES_PER_SIDE)       # px along the normal
     s = s.reshape(n, 4, PROFILES_PER_SIDE)
     edge = base + s[..., None] * normal[:, :, None, :]                   # (N, 4, m, 2), NaN where unclear

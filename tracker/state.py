@@ -74,6 +74,8 @@ class TrackState:
     bases: tuple[BaseTrack, ...]
     calibrated: bool = True
     warnings: tuple[str, ...] = ()
+    #: Corner markers hidden at the last check: the last good calibration is kept meanwhile.
+    corners_hidden: tuple[int, ...] = ()
 
     @classmethod
     def empty(cls) -> TrackState:
@@ -91,4 +93,5 @@ class TrackState:
         """Return the JSON form."""
         return {"frame": self.frame_index, "timestamp_s": round(self.timestamp_s, 3),
                 "calibrated": self.calibrated, "warnings": list(self.warnings),
+                "corners_hidden": list(self.corners_hidden), "calibration_kept": bool(self.corners_hidden),
                 "models": [m.to_dict() for m in self.models], "bases": [b.to_dict() for b in self.bases]}

@@ -53,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         save_intrinsics(args.save_camera, cal.intrinsics,
                         rms_px=cal.lens.rms_px if cal.lens is not None else cal.reprojection_rms_px, views=1)
     warnings = list(cal.warnings)
+    from tracker.rimcheck import rim_colour_warnings
+
+    warnings += rim_colour_warnings(image, cal, setup)      # bare bases: rims that stand apart
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
         warnings.append(

@@ -94,7 +94,7 @@ def test_base_centre_is_behind_the_marker_along_the_facing() -> None:
 # ------------------------------------------------------------------------------- rejections
 
 SETUP = parse_setup({"table": {"width_mm": 600, "depth_mm": 600},
-                     "markers": {"per_marker": {"30": {"offset_mm": 0.0, "size_mm": 16}}}})
+                     "markers": {"per_marker": {"30": {"offset_mm": 0.0, "size_mm": 16}, "17": {}, "18": {}}}})
 PX_PER_MM = 2.0
 
 
@@ -114,9 +114,12 @@ def _det(*markers: tuple[int, float, float, float]) -> Detections:
         pytest.param([(30, 100, 100, 12)], [], [30], "setup says 16 mm", id="per-marker-wrong"),
         pytest.param([(17, -5, 100, 12)], [], [17], "outside the 600 x 600 mm table", id="outside-x"),
         pytest.param([(17, 100, 640, 12)], [], [17], "outside", id="outside-y"),
-        pytest.param([(17, 100, 100, 12), (17, 300, 300, 12), (18, 50, 50, 12)], [18], [17, 17],
+        pytest.param([(17, 100, 100, 12), (17, 300, 300, 12), (18, 50, 150, 12)], [18], [17, 17],
                      "seen 2 times", id="duplicate"),
         pytest.param([(2, 30, 30, 60)], [], [], None, id="corner-marker-ignored"),
+        pytest.param([(17, 570, 40, 12)], [], [17], "lies on a corner marker", id="on-a-corner-marker"),
+        # the setup lists its markers: any other id is an unknown marker, never a model (issue 9)
+        pytest.param([(19, 100, 100, 12), (17, 300, 300, 12)], [17], [19], "unknown marker", id="not-in-play"),
     ],
 )
 def test_rejections(markers: list, kept: list[int], rejected: list[int], reason: str | None) -> None:

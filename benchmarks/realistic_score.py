@@ -1,0 +1,138 @@
+"""Score ``locate``-style answers against realistic truth (the dev-scenes' format).
+
+The rules are those of ``shared/dev-scenes/README.md``: a marker is expected when it is at
+least 90 % visible and at least 16 px across, and counted for recall when its bits can be
+read from its true outline (``decodable``); a bare base is expected when at least 75 % of
+its rim is visible; a reported base within half its diameter of a true base matches it,
+any other reported base away from every true base is a false one. Position error is the
+distance from the reported centre to the true ``centre_mm``.
+
+Used by ``benchmarks/tracker.py`` for the project's own realistic renders and for the six
+dev-scenes; pure functions on plain dicts, so both share one scorer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+MARKER_VISIBLE = 0.9
+MARKER_MIN_PX = 16.0
+BASE_VISIBLE = 0.75
+#: A model reported farther than this from its true base centre is a wrong reading.
+WRONG_MM = 15.0
+
+
+@dataclass
+class Score:
+    """Counts and errors summed over frames."""
+
+    expected: int = 0           # markers >= 90 % visible and >= 16 px
+    decodable: int = 0          # ... whose bits read from the true outline
+    found: int = 0              # decodable expected markers reported at the right place
+    found_any: int = 0          # expected markers (decodable or not) reported at the right place
+    false_ids: int = 0          # ids reported that no base carries
+    wrong: int = 0              # ids reported far from where that base is
+    err_mm: list[float] = field(default_factory=list)
+    err_known_cam_mm: list[float] = field(default_factory=list)
+    err_est_cam_mm: list[float] = field(default_factory=list)
+    bare_expected: int = 0
+    bare_found: int = 0
+    bare_reported: int = 0
+    bare_false: int = 0
+    bare_err_mm: list[float] = field(default_factory=list)
+    frames: int = 0
+    no_answer: int = 0          # frames with no calibration although the corners were visible
+    missed: list[str] = field(default_factory=list)
+
+    def add(self, other: Score) -> None:
+        for k, v in vars(other).items():
+            if isinstance(v, list):
+                getattr(self, k).extend(v)
+            else:
+                setattr(self, k, getattr(self, k) + v)
+
+    @staticmethod
+    def rms(v: list[float]) -> float:
+        return float(math.sqrt(sum(e * e for e in v) / len(v))) if v else float("nan")
+
+    def recall(self) -> float:
+        return self.found / self.decodable if self.decodable else float("nan")
+
+    def bare_recall(self) -> float:
+        return self.bare_found / self.bare_expected if self.bare_expected else float("nan")
+
+    def bare_precision(self) -> float:
+        real = self.bare_reported - self.bare_false
+        return real / self.bare_reported if self.bare_reported else float("nan")
+
+
+def score_frame(truth: dict[str, Any], decodable: dict[str, bool], models: list[dict[str, Any]] | None,
+                bases: list[dict[str, Any]] | None, *, camera_known: bool, label: str = "") -> Score:
+    """Score one frame. ``models``/``bases``: ``locate --json`` items (None: no answer)."""
+    s = Score(frames=1)
+    true_bases = truth["bases"]
+    by_id = {b["id"]: b for b in true_bases if b.get("id") is not None}
+    for b in true_bases:
+        if b.get("id") is None:
+            continue
+        if b.get("visibility", 1.0) >= MARKER_VISIBLE and (b.get("marker_px") or 0.0) >= MARKER_MIN_PX:
+            s.expected += 1
+            if decodable.get(str(b["id"]), False):
+                s.decodable += 1
+    corners_visible = all(c.get("visibility", c.get("visible_fraction", 1.0)) >= 0.999
+                          for c in truth.get("corner_markers", []))
+    if models is None:
+        s.no_answer += int(corners_visible)
+        for b in true_bases:
+            if b.get("id") is not None and _counts(b, decodable):
+                s.missed.append(f"{label}:{b['id']}(no answer)")
+        if bases is None:
+            s.bare_expected = sum(1 for b in true_bases if b.get("id") is None
+                                  and b.get("visibility", 1.0) >= BASE_VISIBLE)
+        return s
+    reported = {int(m["marker_id"]): m for m in models}
+    for mid, m in reported.items():
+        t = by_id.get(mid)
+        if t is None:
+            s.false_ids += 1
+            continue
+        e = math.hypot(m["x_mm"] - t["centre_mm"][0], m["y_mm"] - t["centre_mm"][1])
+        if e > WRONG_MM:
+            s.wrong += 1
+            continue
+        s.err_mm.append(e)
+        (s.err_known_cam_mm if camera_known else s.err_est_cam_mm).append(e)
+        expected = t.get("visibility", 1.0) >= MARKER_VISIBLE and (t.get("marker_px") or 0.0) >= MARKER_MIN_PX
+        if expected:
+            s.found_any += 1
+            if decodable.get(str(mid), False):
+                s.found += 1
+    for b in true_bases:
+        if b.get("id") is not None and _counts(b, decodable) and (
+                b["id"] not in reported or b["id"] in reported and math.hypot(
+                    reported[b["id"]]["x_mm"] - b["centre_mm"][0],
+                    reported[b["id"]]["y_mm"] - b["centre_mm"][1]) > WRONG_MM):
+            s.missed.append(f"{label}:{b['id']}({b.get('top', '?')},{b.get('marker_px', 0):.0f}px)")
+    found_bases = bases or []
+    s.bare_reported = len(found_bases)
+    for f in found_bases:
+        near = min((math.hypot(f["x_mm"] - t["centre_mm"][0], f["y_mm"] - t["centre_mm"][1]) - t["diameter_mm"] / 2
+                    for t in true_bases), default=math.inf)
+        if near > 0.0:
+            s.bare_false += 1
+    for t in true_bases:
+        if t.get("id") is not None or t.get("visibility", 1.0) < BASE_VISIBLE:
+            continue
+        s.bare_expected += 1
+        d = [math.hypot(f["x_mm"] - t["centre_mm"][0], f["y_mm"] - t["centre_mm"][1]) for f in found_bases]
+        if d and min(d) <= t["diameter_mm"] / 2:
+            s.bare_found += 1
+            s.bare_err_mm.append(min(d))
+    return s
+
+
+def _counts(b: dict[str, Any], decodable: dict[str, bool]) -> bool:
+    return bool(b.get("visibility", 1.0) >= MARKER_VISIBLE and (b.get("marker_px") or 0.0) >= MARKER_MIN_PX
+                and decodable.get(str(b["id"]), False))

@@ -1,0 +1,402 @@
+"""Read square candidates directly on the marker's cell grid, against the ids in play.
+
+OpenCV's ArUco detector throws away most small markers of a real webcam frame although
+their bits are plain to see: a 16-22 px marker blurred by a pixel and JPEG-compressed
+often closes no clean outline at the first threshold, or its outline is that of the
+white paper (or white disc) around it, or one cell reads wrong. The quadrilaterals it
+rejects are nearly always there, though. Here each candidate quadrilateral is read again:
+
+1. hypotheses for the black square: the candidate itself, and the candidate shrunk by
+   the quiet zone (one cell each side, the paper's outline), each refitted on the
+   square's edges (:mod:`tracker.refine`) when the edges can be measured;
+2. each hypothesis is nudged by up to half a pixel and a few per cent of scale (corners
+   of a blurred 16 px square are uncertain by about that much) and sampled at the centre
+   of every cell (border included); the cells are split into dark and light at the
+   midpoint between the two groups (a per-marker threshold, immune to glare, vignetting
+   and exposure);
+3. the cell pattern is compared, in its four rotations, with the codes of the ids in play
+   only (the setup's ``per_marker`` list or the game's models, and the corner ids for
+   corner markers): far fewer codes than the dictionary's 250, so a reading one or two
+   cells off is still unambiguous. A reading is accepted when its distance to the best
+   code is at most ``max_errors`` and every other code in play is at least
+   :data:`MIN_MARGIN` cells farther; the number of cells corrected is returned (the
+   confidence the JSON reports).
+
+Examples
+--------
+>>> img = np.full((60, 60), 200, np.uint8)
+>>> d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_250)
+>>> img[18:38, 18:38] = cv2.aruco.generateImageMarker(d, 42, 20) // 2 + 20
+>>> quad = np.array([[[18.6, 17.7], [37.0, 17.6], [37.4, 37.3], [17.8, 37.2]]])   # a rough outline
+>>> r = read_candidates(img, quad, "DICT_4X4_250", [42, 43, 99])
+>>> r.ids.tolist(), r.errors.tolist(), bool(np.abs(r.corners - [[17.5, 17.5], [37.5, 17.5], [37.5, 37.5],
+...                                                                [17.5, 37.5]]).max() < 0.6)
+([42], [0], True)
+>>> turned = read_candidates(img, np.roll(quad, 1, axis=1)[:, ::-1], "DICT_4X4_250", [42])
+>>> bool(np.abs(turned.corners - r.corners).max() < 1e-6)        # any order in, OpenCV's order out
+True
+>>> read_candidates(img, quad, "DICT_4X4_250", [43, 99]).ids.tolist()      # 42 is not in play
+[]
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.aruco import get_dictionary
+from tracker.refine import refine_corners_status
+
+#: Another code in play must be at least this many cells farther than the accepted one.
+MIN_MARGIN = 3
+#: Smallest grey-level difference between the dark and the light cells of a marker.
+MIN_CONTRAST = 22.0
+#: A reading whose dark and light cells overlap this much (spread / gap) is not trusted.
+MAX_SPREAD = 0.45
+#: Border cells (of 20 in a 4x4 dictionary) that may read light: motion blur bleeds the
+#: quiet zone into the border along its direction.
+MAX_LIGHT_BORDER_CELLS = 4
+#: ... and a reading with cells corrected must be cleaner than this.
+MAX_SPREAD_CORRECTED = 0.25
+#: Nudges tried around each hypothesis: shifts in px and scales.
+SHIFTS_PX = (-0.5, 0.0, 0.5)
+SCALES = (0.95, 1.0, 1.05)
+#: Sample points per cell side (on the middle half of the cell).
+CELL_SAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Readings:
+    """Candidates read as ids in play: corners (N, 4, 2) in OpenCV's order, ids, cells corrected."""
+
+    corners: NDArray[np.float64]
+    ids: NDArray[np.int64]
+    errors: NDArray[np.int64]
+    #: How much the dark and light cells spread around their means, over the gap between them.
+    spread: NDArray[np.float64]
+
+    @classmethod
+    def empty(cls) -> Readings:
+        """No reading."""
+        return cls(np.zeros((0, 4, 2)), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+
+@functools.lru_cache(maxsize=64)
+def _codes(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64]]:
+    """Cell patterns (border included, 1 = light) of ``ids`` in 4 rotations: (K*4, n*n), ids, rotations.
+
+    Rotation r means the marker's pattern appears turned by r quarter turns clockwise in the
+    sampled grid; its OpenCV corners are then the sampled corners rolled back by r.
+    """
+    d = get_dictionary(dictionary)
+    n = int(d.markerSize) + 2
+    rows, owners, turns = [], [], []
+    for marker_id in ids:
+        img = cv2.aruco.generateImageMarker(d, int(marker_id), n, borderBits=1) > 127
+        for r in range(4):
+            rows.append(np.rot90(img, -r).reshape(-1))
+            owners.append(int(marker_id))
+            turns.append(r)
+    return (np.array(rows, dtype=np.uint8).reshape(-1, n * n), np.array(owners, np.int64),
+            np.array(turns, np.int64))
+
+
+def _sample_grid(n: int) -> NDArray[np.float64]:
+    """Unit-square points (n*n*s*s, 2) on the middle half of every cell, row by row."""
+    s = CELL_SAMPLES
+    inner = (np.arange(s) + 0.5) / s * 0.5 + 0.25                # middle half of a cell
+    c = (np.arange(n)[:, None] + inner[None, :]).reshape(-1) / n  # (n*s,)
+    ys, xs = np.meshgrid(c, c, indexing="ij")                     # (n*s, n*s)
+    pts = np.stack([xs, ys], axis=-1).reshape(n, s, n, s, 2).transpose(0, 2, 1, 3, 4)
+    return pts.reshape(-1, 2)
+
+
+def _homographies(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N, 3, 3) maps from the unit square to each quad (pixel centres at integers).
+
+    Heckbert's closed form for the square-to-quadrilateral projective map, vectorised.
+    """
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2) + 0.5
+    x0, x1, x2, x3 = (q[:, k, 0] for k in range(4))
+    y0, y1, y2, y3 = (q[:, k, 1] for k in range(4))
+    sx, sy = x0 - x1 + x2 - x3, y0 - y1 + y2 - y3
+    dx1, dx2, dy1, dy2 = x1 - x2, x3 - x2, y1 - y2, y3 - y2
+    den = dx1 * dy2 - dx2 * dy1
+    den = np.where(np.abs(den) < 1e-12, 1e-12, den)
+    g = (sx * dy2 - dx2 * sy) / den
+    h = (dx1 * sy - sx * dy1) / den
+    out = np.empty((len(q), 3, 3))
+    out[:, 0, 0], out[:, 0, 1], out[:, 0, 2] = x1 - x0 + g * x1, x3 - x0 + h * x3, x0
+    out[:, 1, 0], out[:, 1, 1], out[:, 1, 2] = y1 - y0 + g * y1, y3 - y0 + h * y3, y0
+    out[:, 2, 0], out[:, 2, 1], out[:, 2, 2] = g, h, 1.0
+    return out
+
+
+def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """(N, n*n) mean grey level at the middle of each cell of each quad."""
+    grid = _sample_grid(n)
+    hom = _homographies(quads)
+    p = np.concatenate([grid, np.ones((len(grid), 1))], axis=1)     # (P, 3)
+    mapped = np.matmul(p[None], hom.transpose(0, 2, 1))                 # (N, P, 3); einsum is far slower
+    xy = (mapped[..., :2] / mapped[..., 2:3] - 0.5).astype(np.float32)   # back to pixel-centre coordinates
+    rows = xy.reshape(len(quads), -1, 2)
+    vals = np.concatenate([cv2.remap(gray, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),
+                                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                           for part in np.array_split(rows, max(1, -(-len(rows) // 30000)))]) if len(rows) else \
+        np.zeros((0, len(grid)), np.uint8)
+    s2 = CELL_SAMPLES * CELL_SAMPLES
+    return vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
+
+
+@functools.lru_cache(maxsize=8)
+def _inner_border(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Indices of the data cells and of the border cells of an n x n grid (row by row)."""
+    grid = np.arange(n * n).reshape(n, n)
+    inner = grid[1:-1, 1:-1].reshape(-1)
+    return inner, np.setdiff1d(grid.reshape(-1), inner)
+
+
+def _split(cells: NDArray[np.float64]
+           ) -> tuple[NDArray[np.uint8], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Two-means split of each row of cell values: bits (1 = light), contrast, spread/gap, threshold."""
+    lo = cells.min(axis=1, keepdims=True)
+    hi = cells.max(axis=1, keepdims=True)
+    t = (lo + hi) / 2
+    for _ in range(4):
+        light = cells > t
+        n_light = light.sum(axis=1, keepdims=True)
+        m_light = np.where(n_light > 0, (cells * light).sum(axis=1, keepdims=True) / np.maximum(n_light, 1), hi)
+        n_dark = cells.shape[1] - n_light
+        m_dark = np.where(n_dark > 0, (cells * ~light).sum(axis=1, keepdims=True) / np.maximum(n_dark, 1), lo)
+        t = (m_light + m_dark) / 2
+    bits = (cells > t).astype(np.uint8)
+    gap = (m_light - m_dark)[:, 0]
+    dev = np.abs(cells - np.where(bits > 0, m_light, m_dark))
+    spread = np.sqrt((dev ** 2).mean(axis=1)) / np.maximum(gap, 1e-6)
+    return bits, gap, spread, t[:, 0]
+
+
+def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N, V, 4, 2) versions of each quad (N, 4, 2) shifted and scaled about its centre."""
+    c = quads.mean(axis=1, keepdims=True)[:, None]                           # (N, 1, 1, 2)
+    scale = np.repeat(np.asarray(SCALES, np.float64), len(SHIFTS_PX) ** 2)
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float64)
+    return c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
+
+
+def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner: NDArray[np.intp],
+               border: NDArray[np.intp], data_codes: NDArray[np.uint8], max_errors: int) -> NDArray[np.bool_]:
+    """(N,) whether any first guess of a candidate (N, R, 4, 2), read roughly, comes near a code
+    in play: only those are read in full (most candidates are texture, dice, terrain)."""
+    cells = _cell_means(gray, raw.reshape(-1, 4, 2), n)
+    bits, gap, _, t = _split(cells[:, inner])
+    light = (cells[:, border] > t[:, None]).sum(axis=1)
+    dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
+    ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
+    return ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
+
+
+#: A candidate read roughly (no nudge, no edge fit) may be this many cells farther from a
+#: code in play than finally allowed, and still be read in full.
+PRESCREEN_SLACK = 4
+
+
+def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Quads with their corners clockwise in the image (y down)."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    a, b, c = q[:, 0], q[:, 1], q[:, 2]
+    cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - b[:, 0])
+    return np.where((cross < 0)[:, None, None], q[:, ::-1], q)
+
+
+def raw_hypotheses(quads: NDArray[np.float64], cells: int, *, quiet_cells: float = 1.0) -> NDArray[np.float64]:
+    """(N, R, 4, 2) first guesses of the black square for each candidate (clockwise corners).
+
+    The candidate itself; the candidate as the paper's outline (shrunk by the quiet zone),
+    and that outline grown by blur; and, for a figure or a finger over one corner, the
+    candidate with each corner in turn replaced by the parallelogram of the other three.
+    """
+    q = clockwise(quads)
+    c = q.mean(axis=1, keepdims=True)
+    margin = cells / (cells + 2 * quiet_cells)
+    out = [c + (q - c) * f for f in (1.0, margin, margin * BLUR_SHRINK)]
+    for k in range(4):
+        fixed = q.copy()
+        fixed[:, k] = q[:, (k - 1) % 4] + q[:, (k + 1) % 4] - q[:, (k + 2) % 4]
+        out.append(fixed)
+    return np.stack(out, axis=1)
+
+
+def hypotheses(gray: NDArray[np.uint8], raw: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
+    """(N, 2R, 4, 2) the first guesses ``raw`` (N, R, 4, 2), and each fitted to the square's edges."""
+    flat = raw.reshape(-1, 4, 2)
+    refined, ok = refine_corners_status(gray, flat, cells=cells, max_shift_modules=1.2)
+    fitted = np.where(ok[:, None, None], refined, flat).reshape(raw.shape)
+    return np.concatenate([fitted, raw], axis=1)
+
+
+#: A paper outline smeared by motion blur is larger than the paper: also tried this much smaller.
+BLUR_SHRINK = 0.85
+
+
+def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
+                    allowed_ids: Iterable[int], *, max_errors: int = 1,
+                    quiet_cells: float = 1.0) -> Readings:
+    """Read each candidate quad as one of ``allowed_ids`` (see the module's docstring).
+
+    Parameters
+    ----------
+    gray : (H, W) uint8
+    quads : (N, 4, 2) float
+        Candidate outlines, image px, any corner order.
+    dictionary : str
+        The ArUco dictionary.
+    allowed_ids : iterable of int
+        The ids that can be on the table.
+    max_errors : int
+        Most data cells (inside the border) that may read wrong.
+    quiet_cells : float
+        Width of the white margin around the black square, in cells (a candidate may be
+        the margin's outline).
+
+    Returns
+    -------
+    Readings
+        One per candidate read (several candidates may give the same marker: see
+        :func:`best_per_marker`).
+    """
+    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    if not len(q) or not allowed:
+        return Readings.empty()
+    g = np.ascontiguousarray(gray)
+    n = int(get_dictionary(dictionary).markerSize) + 2
+    codes, owners, turns = _codes(dictionary, allowed)
+    inner, border = _inner_border(n)
+    raw = raw_hypotheses(q, n, quiet_cells=quiet_cells)
+    keep = _promising(g, raw, n, inner, border, codes[:, inner], max_errors)
+    q, raw = q[keep], raw[keep]
+    if not len(q):
+        return Readings.empty()
+    hyp = hypotheses(g, raw, n)                                        # (N, H, 4, 2)
+    nh = hyp.shape[1]
+    variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
+    nv = variants.shape[1]
+    cells = _cell_means(g, variants.reshape(-1, 4, 2), n)             # (N*H*V, n*n)
+    # the data cells set the threshold (blur bleeds the light quiet zone into the border's
+    # cells along its direction); the border must read dark against it, bar a few cells
+    bits, gap, spread, t = _split(cells[:, inner])
+    light_border = (cells[:, border] > t[:, None]).sum(axis=1)
+    data_codes = codes[:, inner]
+    dist = (bits[:, None, :] != data_codes[None, :, :]).sum(axis=2)   # (M, K*4)
+    best = dist.argmin(axis=1)
+    d_best = dist[np.arange(len(dist)), best]
+    # distance to the nearest code of another id
+    other = np.where(owners[None, :] != owners[best][:, None], dist, 10 ** 6).min(axis=1)
+    good = ((d_best <= max_errors) & (other - d_best >= MIN_MARGIN) & (gap >= MIN_CONTRAST)
+            & (light_border <= MAX_LIGHT_BORDER_CELLS)
+            & (spread <= np.where(d_best > 0, MAX_SPREAD_CORRECTED, MAX_SPREAD)))
+    # rank each candidate's variants: fewest errors, then the cleanest border and split
+    score = np.where(good, d_best + 0.25 * light_border + spread, np.inf).reshape(len(q), nh * nv)
+    pick = score.argmin(axis=1)
+    keep = np.isfinite(score[np.arange(len(q)), pick])
+    out_c, out_i, out_e, out_s = [], [], [], []
+    for k in np.nonzero(keep)[0]:
+        m = k * nh * nv + pick[k]
+        quad = variants.reshape(-1, 4, 2)[m]
+        r = int(turns[best[m]])
+        out_c.append(np.roll(quad, -r, axis=0))
+        out_i.append(int(owners[best[m]]))
+        out_e.append(int(d_best[m]))
+        out_s.append(float(spread[m]))
+    if not out_c:
+        return Readings.empty()
+    corners = np.array(out_c)
+    refined, ok = refine_corners_status(g, corners, cells=n, max_shift_modules=0.5)
+    corners = np.where(ok[:, None, None], refined, corners)
+    return Readings(corners, np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s))
+
+
+#: How much darker than the mean around it (grey levels) ink must be, one pass per value.
+INK_CONSTANTS = (25.0, 50.0)
+
+
+def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
+                constants: tuple[float, ...] = INK_CONSTANTS) -> NDArray[np.float64]:
+    """Candidate squares from dark blobs of a marker's size: (N, 4, 2) corners, image px.
+
+    OpenCV's candidates are polygons fitted to thresholded outlines; motion blur rounds a
+    small marker's corners and JPEG frays its edges until no four-sided polygon fits, and
+    a figure touching the marker joins its outline. The blob of dark ink is still there:
+    each dark connected region (darker than its surroundings' mean by each of
+    ``constants``: a high one leaves out a grey figure or a shadow touching the black
+    square) about a marker's size and roughly square is turned into its minimum-area
+    rectangle. The reading (:func:`read_candidates`) decides what it is.
+    """
+    g = np.ascontiguousarray(gray)
+    block = max(3, int(2 * max_side_px) | 1)
+    mean = cv2.blur(g, (block, block)).astype(np.int16)
+    lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
+    out = []
+    for constant in constants:
+        dark = ((g.astype(np.int16) < mean - int(constant)).astype(np.uint8)) * 255
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        w, h, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
+        size = np.maximum(w, h)
+        pick = np.nonzero((size >= lo) & (size <= hi * 1.42) & (area >= 0.3 * lo * lo) & (area <= hi * hi))[0]
+        for k in pick[pick > 0].tolist():
+            x, y = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
+            blob = (labels[y:y + int(h[k]), x:x + int(w[k])] == k).astype(np.uint8)
+            contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            c = max(contours, key=len) + np.array([x, y], dtype=np.int32)
+            (cx, cy), (a, b), angle = cv2.minAreaRect(c)
+            if not (lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b)):
+                continue
+            if cv2.contourArea(c) < 0.6 * a * b:
+                continue
+            # contour points are pixel centres: the outline lies half a pixel further out
+            out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
+            if max(a, b) > 1.08 * min(a, b):
+                # motion blur stretches the blob along the motion: the square is its short side
+                side = min(a, b) + 1.0
+                out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
+    return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
+
+
+def best_per_marker(readings: Readings, min_distance_px: float | None = None) -> Readings:
+    """One reading per id and per place: the one with fewest errors wins.
+
+    Two readings of different ids whose centres are closer than half a marker side are the
+    same square read two ways; both are dropped (a wrong id costs more than a miss) unless
+    one has strictly fewer errors.
+    """
+    if not len(readings):
+        return readings
+    c = readings.corners
+    centres = c.mean(axis=1)
+    sides = np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+    order = np.lexsort((-sides, readings.errors))
+    chosen: list[int] = []
+    dropped: set[int] = set()
+    for k in order.tolist():
+        near = min_distance_px if min_distance_px is not None else sides[k] / 2
+        clash = [j for j in chosen if np.linalg.norm(centres[j] - centres[k]) < near]
+        same_id = [j for j in chosen if readings.ids[j] == readings.ids[k]]
+        if same_id:
+            continue
+        if clash:
+            if any(readings.errors[j] == readings.errors[k] and readings.ids[j] != readings.ids[k] for j in clash):
+                dropped.update(clash)
+            continue
+        chosen.append(k)
+    keep = [k for k in chosen if k not in dropped]
+    idx = np.array(sorted(keep), dtype=np.int64)
+    return Readings(readings.corners[idx], readings.ids[idx], readings.errors[idx], readings.spread[idx])
