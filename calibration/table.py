@@ -40,6 +40,7 @@ from calibration.aruco import (
     MarkerDetections,
     detect_markers,
     get_dictionary,
+    read_corner_markers,
     refine_corners_by_edges,
 )
 from calibration.camera import CameraIntrinsics
@@ -564,6 +565,17 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
             corners = MarkerDetections(ids[order], np.concatenate([corners.corners_px, extra.corners_px])[order])
         if len(set(corners.ids.tolist())) == len(CORNER_IDS):
             break
+    else:
+        # Last resort: read every outlined square against the four corner codes only, with
+        # the most cells corrected those four codes allow (glare, a finger over a cell).
+        again = read_corner_markers(image, dictionary=setup.markers.dictionary, corner_ids=tuple(CORNER_IDS),
+                                    min_side_px=max(8.0, side * 0.4), max_side_px=side * 2.5)
+        extra = again.select(np.isin(again.ids, CORNER_IDS) & ~np.isin(again.ids, corners.ids))
+        if len(extra):
+            logger.info("corner marker(s) %s read against the corner codes only", extra.ids.tolist())
+            ids = np.concatenate([corners.ids, extra.ids])
+            order = np.argsort(ids, kind="stable")
+            corners = MarkerDetections(ids[order], np.concatenate([corners.corners_px, extra.corners_px])[order])
     return corners
 
 
