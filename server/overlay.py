@@ -80,7 +80,8 @@ class Overlay:
     def on_source_end(self) -> None:
         """The frame source has ended (a video or image folder played once): say so to the pages."""
         with self._lock:
-            live = dict(self._live, status="ended", message="", published_s=time.time())
+            message = self._live.get("message", "") if self._live.get("status") == "source_ended" else ""
+            live = dict(self._live, status="source_ended", message=message, published_s=time.time())
             self._live = live
         self.broadcaster.publish("live", live)
 

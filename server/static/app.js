@@ -400,7 +400,7 @@
     if (S.offline) return "offline";
     if (S.server.live === false) return "no_source";
     if (!S.live || !S.live.status) return "starting";
-    if (S.live.status === "ended") return "ended";
+    if (S.live.status === "source_ended") return "source_ended";
     if (S.lastLiveAt && Date.now() - S.lastLiveAt > PAUSED_AFTER_MS) return "paused";
     return S.live.status;
   }
@@ -415,7 +415,7 @@
       lat.textContent = ` · ${fmtNum(Math.round(S.latencyMs))} ms`;
       st.appendChild(lat);
     }
-    const detail = !S.offline && S.live && S.live.message && !["ok", "ended"].includes(S.live.status) ? S.live.message : "";
+    const detail = !S.offline && S.live && S.live.message && !["ok", "source_ended"].includes(S.live.status) ? S.live.message : "";
     st.title = detail || S.server.source || "";
     // the tracker's detail is written by the server in English (file names, devices): shown as it is
     // only on the English page; the French page says the status in its words, the detail on hover

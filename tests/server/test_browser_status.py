@@ -35,7 +35,7 @@ def test_the_pill_says_live_paused_ended_and_disconnected(tmp_path: Path) -> Non
             run = page.evaluate("() => window.TT.live.run")
             assert run
             # the source ends after its three frames: said so, without a latency
-            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'ended'", timeout=30_000)
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'source_ended'", timeout=30_000)
             assert page.inner_text("#status") == "source terminée"
             # the page holds the last frame under this run's name
             assert f"run={run}&seq=" in (page.get_attribute("#camera-svg image", "href") or "")

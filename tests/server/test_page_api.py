@@ -99,9 +99,9 @@ def test_the_live_view_names_its_run_and_says_when_the_source_ended(make_app: An
     client = app.test_client()
     ov.loop.step()
     live = client.get("/api/state").json["live"]
-    assert live["seq"] == 1 and live["run"] and live["status"] != "ended"
+    assert live["seq"] == 1 and live["run"] and live["status"] != "source_ended"
     ov.loop.step()  # the scripted source has no more frames
-    assert client.get("/api/state").json["live"]["status"] == "ended"
+    assert client.get("/api/state").json["live"]["status"] == "source_ended"
 
 
 def test_every_error_id_the_page_renders_has_french_and_english_words() -> None:
