@@ -167,14 +167,69 @@ def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: M
             ms = [m for m in plan.models if m.unit_id == u.unit_id]
             if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
                 continue
-            hull = unit_hull(ms)
-            if len(ms) >= 2:
-                out.append(Blocker("unit", u.unit_id, hull, "blocks",
-                                   "an infantry unit is a solid obstacle", rs.source("Ligne de vue")))
-            else:
-                out.append(Blocker("figure", ms[0].model_id, hull, "cover",
-                                   "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue")))
+            for group in obstacle_groups(ms):
+                hull = unit_hull(group)
+                if len(group) >= 2:
+                    ident = u.unit_id if len(group) == len(ms) else f"{u.unit_id} ({', '.join(m.model_id for m in group)})"
+                    out.append(Blocker("unit", ident, hull, "blocks",
+                                       "an infantry unit is a solid obstacle (its figures within 1\" of one another)",
+                                       rs.source("Ligne de vue")))
+                else:
+                    out.append(Blocker("figure", group[0].model_id, hull, "cover",
+                                       "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue")))
     return out
+
+
+OBSTACLE_LINK_MM = 25.4  # High Fire, UNITES: a member stays within 1" of another one
+
+
+def obstacle_groups(models: Sequence[Model], link_mm: float = OBSTACLE_LINK_MM) -> list[list[Model]]:
+    """Split a High Fire infantry unit into the obstacles it makes on the table.
+
+    High Fire, Ligne de vue: an infantry unit is a solid obstacle, an isolated infantry
+    figure a partial one. A unit out of cohesion is not one solid: each group of figures
+    linked base edge to base edge within ``link_mm`` (the 1" of UNITES) is one obstacle,
+    and a figure alone is a partial obstacle. Groups come in the order of their first figure.
+    """
+    n = len(models)
+    if n <= 1:
+        return [list(models)]
+    p = np.array([m.position_mm for m in models], dtype=float)
+    r = np.array([m.base_mm / 2.0 for m in models], dtype=float)
+    gap = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) - r[:, None] - r[None, :]
+    adj = gap <= link_mm + 1e-6
+    label = list(range(n))
+
+    def root(k: int) -> int:
+        while label[k] != k:
+            label[k] = label[label[k]]
+            k = label[k]
+        return k
+
+    for i, j in zip(*np.nonzero(np.triu(adj, k=1))):
+        a, b = root(int(i)), root(int(j))
+        if a != b:
+            label[max(a, b)] = min(a, b)
+    groups: dict[int, list[Model]] = {}
+    for k, m in enumerate(models):
+        groups.setdefault(root(k), []).append(m)
+    return list(groups.values())
+
+
+def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.ndarray,
+                  link_mm: float = OBSTACLE_LINK_MM) -> np.ndarray:
+    """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once)."""
+    gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - rad[:, None] - rad[None, :]
+    adj = (gap <= link_mm + 1e-6) & (unit_of[:, None] == unit_of[None, :])
+    n = len(x)
+    labels = np.arange(n)
+    for _ in range(n):  # min-label propagation: settles within the longest chain's length
+        nxt = np.where(adj, labels[None, :], n).min(axis=1)
+        nxt = nxt[nxt]  # pointer jumping: chains settle in a few rounds
+        if np.array_equal(nxt, labels):
+            break
+        labels = nxt
+    return labels
 
 
 def _disc(m: Model) -> BaseGeometry:
@@ -402,13 +457,20 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
         members: dict[str, list[Model]] = {}
         for m in models:
             members.setdefault(m.unit_id, []).append(m)
-        solid = [un.unit_id for un in plan.units
-                 if len(members.get(un.unit_id, ())) >= 2 and _is_infantry_unit(plan, un.unit_id)]
-        hulls, hull_pieces = _unit_hulls([members[u] for u in solid])
+        # each group of figures within 1" of one another is one solid (High Fire, Ligne de vue)
+        infantry = {un.unit_id for un in plan.units
+                    if len(members.get(un.unit_id, ())) >= 2 and _is_infantry_unit(plan, un.unit_id)}
+        labels = _group_labels(x, y, rad, unit_of)
+        by_label: dict[int, list[Model]] = {}
+        for k, m in enumerate(models):
+            if m.unit_id in infantry:
+                by_label.setdefault(int(labels[k]), []).append(m)
+        solid = [(g[0].unit_id, g) for g in by_label.values() if len(g) >= 2]
+        hulls, hull_pieces = _unit_hulls([g for _, g in solid])
         geoms.extend(hulls)
         effects.extend(["blocks"] * len(hulls))
         limits.extend([0.0] * len(hulls))
-        owner.extend(unit_index[u] for u in solid)
+        owner.extend(unit_index[u] for u, _ in solid)
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
@@ -711,8 +773,9 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     owned = np.flatnonzero(own_c >= 0)
     if len(owned):
         n_units = int(max(own.max(), unit_of.max())) + 1
-        inside_unit = np.zeros((len(unit_of), n_units), dtype=np.int64)
-        inside_unit[:, own_c[owned]] = deep[:, owned]  # each unit has one hull
+        onehot = np.zeros((len(owned), n_units), dtype=np.int64)
+        onehot[np.arange(len(owned)), own_c[owned]] = 1
+        inside_unit = deep[:, owned].astype(np.int64) @ onehot  # a unit may make several solids (groups)
         inside_unit[np.arange(len(unit_of)), unit_of] = 0  # a model's own unit never blocks it
         others = inside_unit.sum(axis=1)[:, None] - inside_unit[:, unit_of]  # hulls not of i's or j's unit
         blocked |= others > 0

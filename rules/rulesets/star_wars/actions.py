@@ -371,9 +371,12 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
                                      + "; ".join(f"{k} {i}" for k, i, _ in s.blockers))
-        hidden = min(1.0, s.cover_fraction + (1.0 - s.visible_fraction))
-        if hidden > limit:
-            mods.append((1, f"{hidden:.0%} of {target.model_id}'s base hidden by an obstacle (more than {limit:.0%})",
+        from rules.rulesets.star_wars.hidden import hidden_share
+
+        hidden = hidden_share(find_ruleset(RULESET), plan, shooter, target).area  # area, choice 8
+        if hidden > limit + 1e-9:
+            mods.append((1, f"{hidden:.0%} of {target.model_id}'s base area hidden by an obstacle "
+                         f"(more than {limit:.0%})",
                          _src("Règles de Tir") + " (RULES-NOTES choice 8)"))
     if _heavy(plan, target):
         mods.append((1, f"{target.model_id} wears heavy armour", _src("Règles de Tir")))
