@@ -454,7 +454,7 @@ class FeuAVolonte(RuleSet):
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",
-                      "grenade", "split", "move")
+                      "grenade", "split", "move", "convert")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range

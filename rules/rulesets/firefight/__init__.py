@@ -450,7 +450,7 @@ class Firefight(RuleSet):
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
-                      "scout", "move", "jump")
+                      "scout", "move", "jump", "convert")
     COHESION_MM: ClassVar[float] = inches(1)
     ALL_WITHIN_MM: ClassVar[float] = inches(9)
 
