@@ -50,6 +50,7 @@ from shapely.geometry.base import BaseGeometry
 
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
+from rules.heights import HEIGHT_SOURCE, eyes, over_text, sees_over
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
@@ -146,6 +147,10 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
         if kind.sight in rs.sight_depth_mm:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
                                f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight]))
+        elif kind.sight == "blocks" and sees_over(piece, observer, target):
+            # heights decide: a piece lower than both figures' eyes is seen over and gives cover
+            out.append(Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
+                               f"{kind.source}; {HEIGHT_SOURCE}"))
         else:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source))
     out.extend(_figure_blockers(plan, rs, observer, target))
@@ -448,7 +453,8 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     xy = np.array([m.position_mm for m in models], dtype=float)
     x, y = xy[:, 0].copy(), xy[:, 1].copy()
     rad = np.array([m.base_mm for m in models], dtype=float) / 2.0
-    geoms, effects, limits, _ = _static_blockers(plan, rs)
+    geoms, effects, limits, static_ids = _static_blockers(plan, rs)
+    low = _low_pieces(plan, models, geoms, effects, limits, static_ids)
     hull_pieces: _Outlines | None = None
     owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
@@ -480,6 +486,8 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
                       str(opts.get("sight_depth", "proportional")), blocked, hull_pieces)
+    if low:
+        _low_pass(pts, dist, ang, low, models, unit_of, len(plan.units), blocked)
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -491,6 +499,54 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     blocked &= ~touching
     np.fill_diagonal(blocked, False)
     return SightMatrix(ids, ~blocked)
+
+
+def _low_pieces(plan: TablePlan, models: Sequence[Model], geoms: list[BaseGeometry], effects: list[str],
+                limits: list[float], ids: list[str]) -> list[tuple[float, BaseGeometry]]:
+    """Take out of ``geoms`` (in place) the blocking pieces some pair of figures may see over.
+
+    A blocking piece with a height lower than the highest eyes on the table may be seen over
+    (:mod:`rules.heights`); it is returned as ``(height, geometry)`` and tested apart, only for
+    the pairs whose lower eyes are not above it. The others stay as they are (no height test).
+    """
+    known = [m.height_mm is not None for m in models]
+    if not any(known):
+        return []
+    top = float(eyes(list(models)).max())
+    height = {t.terrain_id: t.height_mm for t in plan.terrain}
+    keep: list[int] = []
+    low: list[tuple[float, BaseGeometry]] = []
+    for k, tid in enumerate(ids):
+        h = height.get(tid)
+        if effects[k] == "blocks" and h is not None and float(h) < top:
+            low.append((float(h), geoms[k]))
+        else:
+            keep.append(k)
+    if low:
+        geoms[:] = [geoms[k] for k in keep]
+        effects[:] = [effects[k] for k in keep]
+        limits[:] = [limits[k] for k in keep]
+    return low
+
+
+def _low_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, low: list[tuple[float, BaseGeometry]],
+              models: Sequence[Model], unit_of: np.ndarray, no_unit: int, blocked: np.ndarray) -> None:
+    """Block the pairs a low piece stands between unless both figures' eyes are above it.
+
+    One vectorised pass per distinct height: only the pairs whose lower eyes are at or under
+    that height (and not blocked yet) are tested; the others see over it (rules.heights).
+    """
+    e = eyes(list(models))
+    lower = np.minimum(e[:, None], e[None, :])
+    for h in sorted({h for h, _ in low}):
+        gs = [g for hh, g in low if hh == h]
+        skip = (lower > h) | blocked | blocked.T
+        if skip.all():
+            continue
+        b2 = skip.copy()
+        _terrain_pass(pts, dist, ang, gs, ["blocks"] * len(gs), [0.0] * len(gs), [no_unit] * len(gs),
+                      unit_of, "proportional", b2, None)
+        blocked |= b2 & ~skip
 
 
 TWO_PI = 2 * np.pi
@@ -825,6 +881,8 @@ def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | 
     The terrain's outlines and arrays are kept from the last call (it rarely changes);
     the rest (unit hulls, whose outlines may be given as ``rest``) are added each time.
     """
+    if n_static == 0:  # no terrain (a pass over other pieces): the terrain kept from the last call stays
+        return _pieces_from_edges(*(rest if rest is not None else _outlines(geoms)))
     static = list(geoms[:n_static])
     last = _LAST_PIECES[0]
     if last is None or len(last[0]) != len(static) or not all(a is b for a, b in zip(last[0], static)):

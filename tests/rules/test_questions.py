@@ -37,7 +37,7 @@ EXAMPLES: dict[str, dict[str, list[str]]] = {
                       "shooters": ["us-3", "para-1", "para-2"], "aura": ["para-leader"], "radio": [],
                       "spot": ["us-1"], "hide": ["us-1"], "grenade": ["para-3", "420", "250"],
                       "split": ["us-1", "us-3"], "move": ["para-1", "120", "300"],
-                      "convert": ["4", "UD", "cm"]},
+                      "convert": ["4", "UD", "cm"], "climb": ["para-1", "--to-elevation", "60"]},
     "at-43": {"distance": ["sa-leader", "g264-3"], "los": ["sierra-alpha", "golems-272"], "template": ["600", "820", "60"],
               "objectives": [], "terrain": [], "range": ["sierra-alpha", "golems-264"],
               "firezone": ["sierra-alpha", "golems-264"], "shooters": ["sierra-alpha", "golems-272"],
