@@ -21,6 +21,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.firefight.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.firefight.params import PARAMS
 from rules.terrain import TerrainKind, path_profile, pieces_at
 from rules.visibility import line_of_sight
@@ -491,9 +492,9 @@ class Firefight(RuleSet):
     ask_jump = ask_jump
     deployment_zones = deployment_zones
     # -- actions (rules/rulesets/firefight/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
     action_arguments = ARGUMENTS
-    action_params = PARAMS
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 
