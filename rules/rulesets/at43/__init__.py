@@ -22,6 +22,7 @@ from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import TablePlan
 from rules.rulesets.at43.actions import ACTIONS, validate_roster
+from rules.rulesets.at43.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.at43.params import PARAMS
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
@@ -316,8 +317,8 @@ class AT43(RuleSet):
     ask_casualties = ask_casualties
     ask_indirect = ask_indirect
     # -- actions (rules/rulesets/at43/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
-    action_params = PARAMS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

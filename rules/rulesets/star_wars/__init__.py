@@ -22,6 +22,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_json, table_point
 from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.star_wars.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.star_wars.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
 from rules.visibility import blockers_for, line_of_sight, sight_rays
@@ -351,9 +352,9 @@ class StarWars(RuleSet):
     ask_force = ask_force
     ask_move = ask_move
     # -- actions (rules/rulesets/star_wars/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
     action_arguments = ARGUMENTS
-    action_params = PARAMS
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

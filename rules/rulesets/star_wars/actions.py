@@ -222,7 +222,7 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu")))
     st = _state(plan)
     turn = st["turn"] + (1 if st.get("initiative") else 0)
-    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={})
+    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
     after = plan
     return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
                       {"initiative": side, "turn": turn}, after.with_state(st))
@@ -318,7 +318,8 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if waiting:
         raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}")
     points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
-    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={})
+    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={},
+              first_actions={})
     step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
                 "the scenario decides)", _src("Déroulement d'un tour de jeu"))
     return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st["turn"]},

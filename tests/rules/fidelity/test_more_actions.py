@@ -105,3 +105,69 @@ def test_high_fire_quality_names_the_missing_row(tmp_path: Path) -> None:
     plan = _hf(_hf_tables(tmp_path, drop_row="1"))
     with pytest.raises(MissingTableError, match='UNITABLE row for effect value 1.*"1"'):
         resolve(plan, "quality", {"model": "sgt", "difficulty": 3}, None)
+
+
+# -- AT-43: firing at a unit engaged in melee ----------------------------------------------------
+
+def test_at43_firing_at_an_engaged_unit_targets_the_whole_melee() -> None:
+    from rules.rulesets.at43.more_actions import engaged_with
+    from tests.rules.at43_table import at43_plan, moved
+
+    # Sierra Bravo (UNA) in base contact with golems .264 (y 975 against y 1000, 25 mm bases);
+    # Sierra Alpha fires at the golems from 96 cm: portée 9, précision 5 -> 6 on the universal table.
+    plan = moved(at43_plan(), {f"sb-{i + 1}": (900.0 + 30 * i, 975.0) for i in range(4)})
+    assert engaged_with(plan, "golems-264") == ["sierra-bravo"]
+    req = {"firing": "sierra-alpha", "target": "golems-264"}
+    odds = resolve(plan, "shoot_melee", req, None)
+    assert odds.steps[0].rule == "engaged" and "sierra-bravo" in odds.steps[0].text
+    assert any(s.rule == "cover" and "of 8" in s.text for s in odds.steps)  # 4 golems + 4 troopers: one target
+    assert dict(odds.odds["hits"].probs)[0] == Fraction(5, 6) ** 6
+    for seed in range(20):
+        done = resolve(plan, "shoot_melee", req, Dice.seeded(seed))
+        units = {m.model_id: m.unit_id for m in done.plan_after.models}
+        assert all(units[m] == "sierra-bravo" for m in units if m.startswith("sb-"))  # restored after the shot
+        assert all(units[m] == "golems-264" for m in units if m.startswith("g264"))
+        if any(r.startswith("sb-") for r in done.result["removed"]):
+            break
+    else:
+        raise AssertionError("no seed hit a friendly trooper in the melee")
+    with pytest.raises(IllegalActionError, match="not engaged"):
+        resolve(at43_plan(), "shoot_melee", req, None)
+
+
+# -- Star Wars: move, run, concentrate ---------------------------------------------------------
+
+def _sw() -> Any:
+    return parse_game({"ruleset": "star-wars", "table": {"width_mm": 600, "depth_mm": 600},
+                       "units": [{"id": "u", "side": "A"}, {"id": "v", "side": "B"}],
+                       "models": [{"id": "st", "unit": "u", "x_mm": 100, "y_mm": 100, "base_mm": 25},
+                                  {"id": "rb", "unit": "v", "x_mm": 500, "y_mm": 500, "base_mm": 25}],
+                       "terrain": [{"id": "rocks", "kind": "rocks", "shape": "area",
+                                    "points_mm": [[50, 200], [200, 200], [200, 300], [50, 300]]}]})
+
+
+def test_star_wars_move_then_run() -> None:
+    plan = _sw()
+    # 4 pas = 100 mm in the open: allowed; then a run of half a move, 2 pas = 50 mm
+    moved = resolve(plan, "move", {"model": "st", "x_mm": 200, "y_mm": 100}, None).plan_after
+    assert moved.model("st").position_mm == (200, 100)
+    with pytest.raises(IllegalActionError, match="already took its first action"):
+        resolve(moved, "move", {"model": "st", "x_mm": 210, "y_mm": 100}, None)
+    ran = resolve(moved, "run", {"model": "st", "x_mm": 250, "y_mm": 100}, None).plan_after
+    assert ran.model("st").position_mm == (250, 100)
+    with pytest.raises(IllegalActionError, match="more than 2 pas"):
+        resolve(moved, "run", {"model": "st", "x_mm": 251, "y_mm": 100}, None)
+    with pytest.raises(IllegalActionError, match="did not move"):
+        resolve(plan, "run", {"model": "st", "x_mm": 120, "y_mm": 100}, None)
+
+
+def test_star_wars_difficult_ground_counts_double_and_concentrating_is_a_first_action() -> None:
+    plan = _sw()
+    # 125 mm straight down, 25 of them inside the rocks (y 200 to 225): costs 150 mm = 6 pas > 4
+    with pytest.raises(IllegalActionError, match="more than 4 pas"):
+        resolve(plan, "move", {"model": "st", "x_mm": 100, "y_mm": 225}, None)
+    ok = resolve(plan, "move", {"model": "st", "x_mm": 100, "y_mm": 225, "move_pas": 6}, None)
+    assert ok.result["cost"]["value"] == 6.0
+    focused = resolve(plan, "concentrate", {"model": "st"}, None).plan_after
+    with pytest.raises(IllegalActionError, match="concentrate"):
+        resolve(focused, "move", {"model": "st", "x_mm": 150, "y_mm": 100}, None)
