@@ -21,6 +21,7 @@ from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, table_point
 from rules.rulesets.feu_a_volonte.climb import ask_climb
 from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
+from rules.rulesets.feu_a_volonte.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.feu_a_volonte.params import PARAMS
 from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight
@@ -473,8 +474,8 @@ class FeuAVolonte(RuleSet):
     cohesion_rule = cohesion_rule
     cohesion_how = cohesion_how
     # -- actions (rules/rulesets/feu_a_volonte/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
-    action_params = PARAMS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

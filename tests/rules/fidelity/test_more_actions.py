@@ -171,3 +171,44 @@ def test_star_wars_difficult_ground_counts_double_and_concentrating_is_a_first_a
     focused = resolve(plan, "concentrate", {"model": "st"}, None).plan_after
     with pytest.raises(IllegalActionError, match="concentrate"):
         resolve(focused, "move", {"model": "st", "x_mm": 150, "y_mm": 100}, None)
+
+
+# -- Feu à Volonté: firing at a building; support groups -------------------------------------------
+
+FAV_SAMPLE = Path(__file__).resolve().parents[3] / "rules" / "data" / "games" / "feu-a-volonte-sample.json"
+
+
+def test_fav_firing_at_a_house_and_a_bunker_exact_odds() -> None:
+    from rules.plan import load_game
+
+    # para-2 (elite, 4d6 keep 2, LMG +1) fires at house-1 9.8 UD away (-1): attack 4d6k2 + 0 against 2d6
+    plan = load_game(FAV_SAMPLE)
+    req = {"firing": "para-2", "building": "house-1"}
+    odds = resolve(plan, "shoot_building", req, None)
+    assert dict(odds.odds["shot"].probs) == {"hit": Fraction(30623, 46656), "no effect": Fraction(9877, 46656),
+                                             "out-of-ammo": Fraction(19, 144)}
+    import itertools
+
+    count: dict[str, int] = {}
+    for a in itertools.product(range(1, 7), repeat=4):  # every roll, counted by hand
+        for d in itertools.product(range(1, 7), repeat=2):
+            kind = ("out-of-ammo" if a.count(1) >= 2 else
+                    "hit" if sum(sorted(a)[2:]) - 1 + 1 > sum(d) else "no effect")
+            count[kind] = count.get(kind, 0) + 1
+    assert {k: Fraction(v, 6 ** 6) for k, v in count.items()} == dict(odds.odds["shot"].probs)
+    bunker = resolve(plan, "shoot_building", {**req, "type": "bunker"}, None)
+    assert dict(bunker.odds["shot"].probs)["hit"] < Fraction(30623, 46656)
+    done = resolve(plan, "shoot_building", {**req, "type": "bunker"}, Dice.given([6, 5, 2, 3, 4, 3]))
+    assert done.result == {"building": "house-1", "type": "bunker", "attack": 11, "defence": 8, "outcome": "hit"}
+
+
+def test_fav_support_group_of_two_leaves_after_four_wounds() -> None:
+    plan = parse_game({"ruleset": "feu-a-volonte", "table": {"width_mm": 900, "depth_mm": 900},
+                       "units": [{"id": "mg", "side": "A"}],
+                       "models": [{"id": "mg-1", "unit": "mg", "x_mm": 100, "y_mm": 100, "base_mm": 25},
+                                  {"id": "mg-2", "unit": "mg", "x_mm": 125, "y_mm": 100, "base_mm": 25}]})
+    three = resolve(plan, "support_wound", {"unit": "mg", "wounds": 3}, None)
+    assert three.result == {"unit": "mg", "wounds": 3, "limit": 4, "removed": False}
+    four = resolve(three.plan_after, "support_wound", {"unit": "mg"}, None)
+    assert four.result["removed"] is True and not four.plan_after.models_of("mg")
+    assert four.plan_after.state["losses"] == {"A": 2}
