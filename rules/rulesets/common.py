@@ -329,10 +329,11 @@ def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any
 
 
 from rules.rulesets.convert import q_convert  # noqa: E402  (below the helpers it does not need)
+from rules.rulesets.victory import q_victory  # noqa: E402
 
 COMMON_QUESTIONS: dict[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dict[str, Any]]] = {
     "distance": q_distance, "los": q_los, "cohesion": q_cohesion, "template": q_template,
-    "objectives": q_objectives, "terrain": q_terrain, "convert": q_convert,
+    "objectives": q_objectives, "terrain": q_terrain, "convert": q_convert, "victory": q_victory,
 }
 
 

@@ -306,7 +306,7 @@ class AT43(RuleSet):
     )
     range_between = "units"
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "firezone",
-                      "shooters", "cover", "casualties", "indirect", "convert")
+                      "shooters", "cover", "casualties", "indirect", "convert", "victory")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range

@@ -456,7 +456,7 @@ class FeuAVolonte(RuleSet):
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",
-                      "grenade", "split", "move", "convert", "climb")
+                      "grenade", "split", "move", "convert", "climb", "victory")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range

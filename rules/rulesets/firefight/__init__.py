@@ -470,7 +470,7 @@ class Firefight(RuleSet):
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
-                      "scout", "move", "jump", "convert")
+                      "scout", "move", "jump", "convert", "victory")
     COHESION_MM: ClassVar[float] = inches(1)
     ALL_WITHIN_MM: ClassVar[float] = inches(9)
 

@@ -239,7 +239,7 @@ class HighFire(RuleSet):
     )
     range_between = "units"
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
-                      "range", "cover", "proximity", "move", "convert")
+                      "range", "cover", "proximity", "move", "convert", "victory")
     SPARSE_BLOCK_MM: ClassVar[float] = inches(4)
     DENSE_BLOCK_MM: ClassVar[float] = inches(2)
     # High Fire, Ligne de vue: 4" of a sparse area or 2" of a dense one blocks sight.

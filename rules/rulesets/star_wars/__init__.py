@@ -341,7 +341,7 @@ class StarWars(RuleSet):
                "RULES-NOTES choice 8"),
     )
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
-                      "aura", "activation", "zone", "force", "move", "convert")
+                      "aura", "activation", "zone", "force", "move", "convert", "victory")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range
