@@ -25,6 +25,7 @@ from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.feu_a_volonte.actions import (RULESET, SRC_SHOOT, _attack_classes, _attack_modifiers, _quality,
                                                   _remove, _spend, _traits, _weapon_for, figure)
+from rules.rulesets.feu_a_volonte.solo import SOLO_ACTIONS, SOLO_PARAMS
 from rules.rulesets.kit import req_choice, req_int, req_str, with_extra
 from rules.rulesets.params import Param
 from rules.terrain import terrain_geometry
@@ -122,7 +123,7 @@ def support_wound(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None
     return Resolution(RULESET, "support_wound", (step,), {}, {"removed": Distribution.certain(out)}, (), result, after)
 
 
-MORE_ACTIONS: dict[str, Action] = {"shoot_building": shoot_building, "support_wound": support_wound}
+MORE_ACTIONS: dict[str, Action] = {"shoot_building": shoot_building, "support_wound": support_wound, **SOLO_ACTIONS}
 MORE_PARAMS: Mapping[str, tuple[Param, ...]] = {
     "shoot_building": (Param("firing", "figure"), Param("building", "table", help="the building's terrain id"),
                        Param("type", "choice", required=False, choices=tuple(BUILDING_MOD),
@@ -131,4 +132,5 @@ MORE_PARAMS: Mapping[str, tuple[Param, ...]] = {
                        Param("moved", "bool", required=False, help="the shooter moved first")),
     "support_wound": (Param("unit", "unit", help="the support group"),
                       Param("wounds", "integer", required=False, minimum=1)),
+    **SOLO_PARAMS,
 }

@@ -212,3 +212,30 @@ def test_fav_support_group_of_two_leaves_after_four_wounds() -> None:
     four = resolve(three.plan_after, "support_wound", {"unit": "mg"}, None)
     assert four.result["removed"] is True and not four.plan_after.models_of("mg")
     assert four.plan_after.state["losses"] == {"A": 2}
+
+
+# -- Feu à Volonté: solo play (non-player characters) ------------------------------------------------
+
+def _solo(npc_x: float) -> Any:
+    return parse_game({"ruleset": "feu-a-volonte", "table": {"width_mm": 900, "depth_mm": 900},
+                       "units": [{"id": "cmd", "side": "player"}, {"id": "npc", "side": "npc"}],
+                       "models": [{"id": "p1", "unit": "cmd", "x_mm": 100, "y_mm": 100, "base_mm": 25},
+                                  {"id": "n1", "unit": "npc", "x_mm": npc_x, "y_mm": 100, "base_mm": 25},
+                                  {"id": "n2", "unit": "npc", "x_mm": npc_x + 30, "y_mm": 100, "base_mm": 25}]})
+
+
+def test_fav_npc_group_charges_within_2_ud_else_moves_by_a_d6() -> None:
+    near = resolve(_solo(180), "npc_activate", {"group": "npc"}, None)  # 80 mm = 2 UD at 40 mm: charge
+    assert near.result == {"group": "npc", "action": "charge", "target": "p1"}
+    far = resolve(_solo(181), "npc_activate", {"group": "npc"}, None)
+    assert dict(far.odds["direction (d6 face)"].probs) == {f: Fraction(1, 6) for f in range(1, 7)}
+    done = resolve(_solo(400), "npc_activate", {"group": "npc"}, Dice.given([5]))
+    assert done.result == {"group": "npc", "action": "move", "direction": 5, "move_ud": 4.0, "sees_now": ["p1"]}
+
+
+def test_fav_survival_reinforcements_1d4_per_entry_point() -> None:
+    res = resolve(_solo(400), "npc_reinforcements", {}, None)
+    probs = dict(res.odds["new NPCs"].probs)
+    assert probs[3] == Fraction(1, 64) and probs[12] == Fraction(1, 64) and probs[7] == Fraction(12, 64)
+    assert resolve(_solo(400), "npc_reinforcements", {"entry_points": 2}, Dice.given([4, 1])).result == {
+        "per_entry_point": [4, 1], "total": 5}
