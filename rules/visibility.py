@@ -760,15 +760,17 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         si, sj, sg = ci[soft], cj[soft], cg[soft]
         px, py, qx, qy = pts.segments(si, sj)
         inside_mm = np.zeros(len(si))
-        for g in np.unique(sg):  # depth inside each area piece: clipped exactly when convex
-            sel = sg == g
+        conv = pieces.convex[sg] & pieces.is_area[sg]
+        if conv.any():  # depth inside convex area pieces: clipped exactly, every piece in one batch
+            k = np.flatnonzero(conv)
+            ring = pieces.edges[sg[k], :int(pieces.n_edges[sg[k]].max())]
+            inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], ring)
+        for g in np.unique(sg[~conv]):  # the other pieces one by one
+            sel = (sg == g) & ~conv
             p = np.stack([px[sel], py[sel]], axis=1)
             q = np.stack([qx[sel], qy[sel]], axis=1)
-            if pieces.convex[g] and pieces.is_area[g]:
-                inside_mm[sel] = _clip_length(p, q, pieces.edges[g, :pieces.n_edges[g]])
-            else:
-                lines = shapely.linestrings(np.stack([p, q], axis=1))
-                inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
+            lines = shapely.linestrings(np.stack([p, q], axis=1))
+            inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
         ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
         if depth_mode == "separate":
             deep = ratio >= 1.0 - 1e-9
@@ -1010,6 +1012,29 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
     inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
     return hit | inside
+
+
+def _clip_length_many(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray,
+                      ring: np.ndarray) -> np.ndarray:
+    """:func:`_clip_length` of segment ``c`` in its own convex polygon ``ring[c]`` ((C, E, 2, 2), NaN-padded)."""
+    ax, ay, bx, by = ring[:, :, 0, 0], ring[:, :, 0, 1], ring[:, :, 1, 0], ring[:, :, 1, 1]
+    valid = ~np.isnan(ax)
+    count = valid.sum(axis=1)
+    cx = np.where(valid, ax, 0.0).sum(axis=1) / count
+    cy = np.where(valid, ay, 0.0).sum(axis=1) / count
+    nx, ny = by - ay, ax - bx  # one of the two normals of each edge
+    flip = ((cx[:, None] - ax) * nx + (cy[:, None] - ay) * ny) > 0
+    nx, ny = np.where(flip, -nx, nx), np.where(flip, -ny, ny)  # outward
+    dx, dy = qx - px, qy - py
+    num = nx * (ax - px[:, None]) + ny * (ay - py[:, None])
+    den = dx[:, None] * nx + dy[:, None] * ny
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    enter = np.where(valid & (den < 0), t, -np.inf).max(axis=1, initial=0.0)
+    leave = np.where(valid & (den > 0), t, np.inf).min(axis=1, initial=1.0)
+    outside = (valid & (den == 0) & (num < 0)).any(axis=1)
+    length = np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None) * np.hypot(dx, dy)
+    return np.where(outside, 0.0, length)
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
