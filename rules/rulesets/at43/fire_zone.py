@@ -15,8 +15,8 @@ Examples
 ...                {"id": "x1", "unit": "x", "x_mm": 350, "y_mm": 590, "base_mm": 30},
 ...                {"id": "x2", "unit": "x", "x_mm": 300, "y_mm": 530, "base_mm": 30}]})
 >>> fz = fire_zone(plan, "f", "t")
->>> fz.caught  # both bystanders, nearest the firing leader first
-('x2', 'x1')
+>>> fz.caught  # x2 stands in the zone; x1's base only touches its edge (y 575): not caught
+('x2',)
 """
 
 from __future__ import annotations
