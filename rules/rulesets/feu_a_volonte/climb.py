@@ -28,7 +28,10 @@ SHOULDER = 0.8  # share of a figure's height at its shoulder
 
 
 def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> dict[str, Any]:
-    """climb MODEL (--to-elevation MM | --over TERRAIN) [--ladder]: climb or jump 2 UD at most (2 PA); a ladder counts the height."""
+    """climb MODEL (--to-elevation MM | --over TERRAIN) [--ladder]: climb or jump 2 UD at most (2 PA).
+
+    With ``--ladder`` the height between the levels counts as distance moved.
+    """
     v = args.parse(("MODEL",), flags={"to-elevation": "number", "over": "text", "ladder": "bool"})
     m = plan.model(v["MODEL"])
     ud = self.unit(opts).mm
@@ -56,9 +59,9 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
     if linear and m.height_mm is not None:
         shoulder = SHOULDER * float(m.height_mm)
         cross_ok = abs(rise) <= shoulder + 1e-9
-        steps.append(Step("linear obstacle", f"{what}: {'at most' if cross_ok else 'higher than'} {m.model_id}'s shoulder "
-                          f"({shoulder:g} mm): {'crossed for 1 UD of movement' if cross_ok else 'it cannot be crossed'}",
-                          SRC, value=cross_ok))
+        verdict = "crossed for 1 UD of movement" if cross_ok else "it cannot be crossed"
+        steps.append(Step("linear obstacle", f"{what}: {'at most' if cross_ok else 'higher than'} "
+                          f"{m.model_id}'s shoulder ({shoulder:g} mm): {verdict}", SRC, value=cross_ok))
     if ladder:
         pa = max(1, math.ceil(height_ud / 4.0 - 1e-9))
         allowed, how = True, f"by a ladder or stair the {height_ud:.2f} UD between the levels count as distance"

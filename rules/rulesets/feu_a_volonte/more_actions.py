@@ -73,8 +73,8 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
     steps = [Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two", SRC_SHOOT,
                   value=attack_dice),
              *(Step("modifier", f"{v:+d}: {why}", src, value=v) for v, why, src in mods),
-             Step("building", f"{piece.terrain_id} ({kind}) defends with 2d6 {d_mod:+d}; a higher attack hits it, what "
-                  "that does is the scenario's", SRC_BUILDING, value=d_mod)]
+             Step("building", f"{piece.terrain_id} ({kind}) defends with 2d6 {d_mod:+d}; a higher attack hits "
+                  "it, what that does is the scenario's", SRC_BUILDING, value=d_mod)]
     defence = Distribution.from_pairs((sum(c) + d_mod, p) for c, p in multisets(BUILDING_DICE, 6))
     acc: dict[str, Fraction] = {}
     for rep, pa in _attack_classes(attack_dice).items():

@@ -32,7 +32,7 @@ NPC_MOVE_UD = 4.0
 
 
 def npc_activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Activate an NPC group: charge a figure within 2 UD, else move 4 UD in a d6 direction and fire (Jouer en solitaire).
+    """Activate an NPC group: charge within 2 UD, else move 4 UD by a d6 direction and fire (Jouer en solitaire).
 
     Request: ``group`` (the NPC unit).
     """
@@ -53,7 +53,8 @@ def npc_activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
     steps = [Step("NPC", f"nearest: {npc} is {d / ud:.2f} UD from {target} (centre to centre)", SRC_SOLO,
                   value=round(d / ud, 3))]
     if d <= CHARGE_UD * ud + 1e-9:
-        steps.append(Step("charge", f"within {CHARGE_UD:g} UD: the group charges {target} (resolve the melee)", SRC_SOLO))
+        steps.append(Step("charge", f"within {CHARGE_UD:g} UD: the group charges {target} (resolve the melee)",
+                          SRC_SOLO))
         result = {"group": gid, "action": "charge", "target": target}
         return Resolution(RULESET, "npc_activate", tuple(steps), {}, {"action": Distribution.certain("charge")}, (),
                           result, plan)

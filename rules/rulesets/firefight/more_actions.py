@@ -62,9 +62,9 @@ def push(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
             raise IllegalActionError(f"a push moves a model 2\" at most; ({x:g}, {y:g}) is {moved / 25.4:.2f}\" away")
     drop = ground_mm(m) - to_elev if to_elev is not None else 0.0
     if drop >= FALL_FROM_MM - 1e-9:
+        ap = int(drop // inches(3))
         steps.append(Step("fall", f"pushed off {drop / 25.4:.2f}\" up: if the push succeeds it falls, a hit with "
-                          f"AP({int(drop // inches(3))}) (resolve with the fall action)", _src("Mouvements spéciaux, Chuter"),
-                          value=int(drop // inches(3))))
+                          f"AP({ap}) (resolve with the fall action)", _src("Mouvements spéciaux, Chuter"), value=ap))
     p = Fraction(7 - PUSH_ROLL, 6)
     odds = {"push": Distribution.from_pairs((("pushed", p), ("not pushed", 1 - p)))}
     needed = {"push": f"{PUSH_ROLL}+"}
@@ -79,7 +79,8 @@ def push(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         if to_elev is not None:
             new = dataclasses.replace(new, elevation_mm=to_elev or None)
         after = plan.with_model(new)
-    result = {"model": m.model_id, "pushed": ok, "fall_in": round(drop / 25.4, 3) if ok and drop >= FALL_FROM_MM else 0}
+    fall_in = round(drop / 25.4, 3) if ok and drop >= FALL_FROM_MM else 0
+    result = {"model": m.model_id, "pushed": ok, "fall_in": fall_in}
     return Resolution(RULESET, "push", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
 
 
@@ -87,5 +88,6 @@ MORE_ACTIONS: dict[str, Action] = {"push": push}
 MORE_PARAMS: Mapping[str, tuple[Param, ...]] = {
     "push": (Param("model", "model", help="the model just Shaken"),
              Param("to", "point", required=False, help="where it is pushed (2\" at most)"),
-             Param("to_elevation_mm", "number", required=False, help="the ground it lands on, when pushed off a height")),
+             Param("to_elevation_mm", "number", required=False,
+                   help="the ground it lands on, when pushed off a height")),
 }
