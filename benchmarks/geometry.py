@@ -15,6 +15,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import dataclasses  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -127,6 +128,48 @@ def naive_fire_zone(plan: TablePlan) -> tuple[str, ...]:
     return tuple(mid for _, mid in sorted(caught))
 
 
+HEIGHT_KINDS = {
+    "firefight": [("building", "area", 120.0)] * 10 + [("wall", "line", 20.0)] * 15 + [("forest", "area", 90.0)] * 5,
+    "star-wars": [("building", "area", 120.0)] * 10 + [("wall", "line", 20.0)] * 15 + [("crates", "area", 25.0)] * 5,
+    "high-fire": [("dense-solid", "area", 40.0)] * 10 + [("sparse-partial", "area", 30.0)] * 10
+                 + [("solid-obstacle", "line", 10.0)] * 10,
+    "feu-a-volonte": [("building", "area", 120.0)] * 10 + [("hedge", "line", 20.0)] * 15 + [("forest", "area", 90.0)] * 5,
+    "at-43": [("building", "area", 120.0)] * 10 + [("container", "area", 20.0)] * 20,
+}
+
+
+def heights_table(ruleset: str, seed: int = 13) -> TablePlan:
+    """100 figures 30 mm high (one in five on a 40 mm floor) in 20 units of 5 within cohesion, 30 pieces
+    with heights (low walls and crates under the eyes, buildings above) on a 120 x 120 cm table."""
+    rng = random.Random(seed)
+    terrain = []
+    for t, (kind, shape, h) in enumerate(HEIGHT_KINDS[ruleset]):
+        x, y = rng.uniform(50, 1050), rng.uniform(50, 1050)
+        w, d = rng.uniform(40, 150), rng.uniform(40, 150)
+        pts = [[x, y], [x + w, y], [x + w, y + d], [x, y + d]] if shape == "area" else [[x, y], [x + w, y + d]]
+        terrain.append({"id": f"t{t}", "kind": kind, "shape": shape, "points_mm": pts, "height_mm": h})
+    models = []
+    for u in range(20):
+        cx, cy = rng.uniform(80, 1120), rng.uniform(80, 1120)
+        for k in range(5):
+            models.append({"id": f"m{u * 5 + k}", "unit": f"u{u}", "x_mm": cx + 30 * (k - 2), "y_mm": cy,
+                           "base_mm": 25, "height_mm": 30.0, **({"elevation_mm": 40.0} if k == 0 else {})})
+    units = [{"id": f"u{k}", "side": "AB"[k % 2], "kind": "infantry"} for k in range(20)]
+    return parse_game({"ruleset": ruleset, "table": {"width_mm": 1200, "depth_mm": 1200},
+                       "units": units, "models": models, "terrain": terrain})
+
+
+def heights_report(repeat: int = 40) -> None:
+    """All-pairs sight with heights (issue 13): every rule set, target <= 5 ms."""
+    for ruleset in HEIGHT_KINDS:
+        plan = heights_table(ruleset)
+        flat = dataclasses.replace(plan, models=tuple(dataclasses.replace(m, height_mm=None) for m in plan.models))
+        wall, cpu = timed(lambda: all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset)), repeat)
+        f_wall, f_cpu = timed(lambda: all_pairs_sight(flat, ruleset=find_ruleset(plan.ruleset)), repeat)
+        print(f"  all-pairs sight with heights, {ruleset:13s}: {wall:8.2f} / {cpu:8.2f}  "
+              f"({'within' if cpu <= 5.0 else 'OVER'} 5 ms; same table without heights {f_wall:.2f} / {f_cpu:.2f})")
+
+
 def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"geometry benchmark: medians in ms, wall clock / CPU time of this process "
@@ -147,6 +190,7 @@ def main() -> None:
     same = naive_fire_zone(zplan) == fire_zone(zplan, "F", "T").caught
     print(f"  fire zone + impact order (two 10-model units, 30 others): {wall:8.3f} / {cpu:8.3f}"
           f"   naive shapely loop {n_wall:7.3f} / {n_cpu:7.3f}  (x{n_cpu / cpu:.1f}; same answer: {same})")
+    heights_report()
     print("  targets (one core): all-pairs sight <= 5 ms, fire zone <= 1 ms")
 
 

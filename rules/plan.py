@@ -82,6 +82,9 @@ class Model:
     role: str | None = None
     weapons: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)  # rule-set data (wounds, ammunition...); free-form JSON
+    #: Height of the ground the base stands on above the table top, mm (a building's floor, a hill);
+    #: ``None`` = on the table (0). See docs/heights.md. ``height_mm`` is the figure's own height.
+    elevation_mm: float | None = None
 
     def __post_init__(self) -> None:
         _freeze_fields(self, tuples=("status", "weapons"), mappings=("extra",), points=("position_mm",))
@@ -304,7 +307,7 @@ _TOP_KEYS = ("ruleset", "table", "units", "models", "terrain", "objectives", "na
              "profiles", "weapons", "options", "state", "extra")
 _UNIT_KEYS = ("id", "side", "name", "leader", "profile", "kind", "rules", "extra")
 _MODEL_KEYS = ("id", "unit", "marker_id", "x_mm", "y_mm", "base_mm", "facing_deg",
-               "height_mm", "profile", "status", "name", "role", "weapons", "extra")
+               "height_mm", "profile", "status", "name", "role", "weapons", "extra", "elevation_mm")
 _TERRAIN_KEYS = ("id", "kind", "shape", "points_mm", "height_mm", "name", "extra")
 _OBJECTIVE_KEYS = ("id", "x_mm", "y_mm", "name", "extra")
 
@@ -394,7 +397,7 @@ def _parse_model(r: Reader) -> Model:
         facing_deg=facing, height_mm=r.number("height_mm", None),
         profile=r.string("profile", None), status=_strings(r, "status"),
         name=r.string("name", None), role=r.string("role", None),
-        weapons=_strings(r, "weapons"), extra=_extra(r),
+        weapons=_strings(r, "weapons"), extra=_extra(r), elevation_mm=r.number("elevation_mm", None),
     )
 
 
@@ -487,7 +490,7 @@ def _model_dict(m: Model) -> dict[str, Any]:
     out: dict[str, Any] = {"id": m.model_id, "unit": m.unit_id}
     _put(out, "marker_id", m.marker_id)
     out.update(x_mm=m.position_mm[0], y_mm=m.position_mm[1], base_mm=m.base_mm)
-    for key in ("facing_deg", "height_mm", "profile", "status", "name", "role", "weapons"):
+    for key in ("facing_deg", "height_mm", "profile", "status", "name", "role", "weapons", "elevation_mm"):
         _put(out, key, getattr(m, key))
     if m.extra:
         out["extra"] = thaw(m.extra)

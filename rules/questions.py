@@ -21,7 +21,7 @@ Examples
 >>> ask(plan, "firezone", ["u", "v"])
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'firezone'; its questions are: distance, los, cohesion, template, objectives, terrain, range, cover, aura, charge, melee, blast, deployment, ambush, scout, move, jump
+rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'firezone'; its questions are: distance, los, cohesion, template, objectives, terrain, range, cover, aura, charge, melee, blast, deployment, ambush, scout, move, jump, convert, victory
 """
 
 from __future__ import annotations

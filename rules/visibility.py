@@ -50,6 +50,7 @@ from shapely.geometry.base import BaseGeometry
 
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
+from rules.heights import HEIGHT_SOURCE, eyes, over_text, sees_over
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan, Terrain
@@ -147,6 +148,10 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
         if kind.sight in rs.sight_depth_mm:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
                                f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight]))
+        elif kind.sight == "blocks" and sees_over(piece, observer, target):
+            # heights decide: a piece lower than both figures' eyes is seen over and gives cover
+            out.append(Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
+                               f"{kind.source}; {HEIGHT_SOURCE}"))
         else:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source))
     out.extend(_figure_blockers(plan, rs, observer, target))
@@ -168,14 +173,69 @@ def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: M
             ms = [m for m in plan.models if m.unit_id == u.unit_id]
             if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
                 continue
-            hull = unit_hull(ms)
-            if len(ms) >= 2:
-                out.append(Blocker("unit", u.unit_id, hull, "blocks",
-                                   "an infantry unit is a solid obstacle", rs.source("Ligne de vue")))
-            else:
-                out.append(Blocker("figure", ms[0].model_id, hull, "cover",
-                                   "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue")))
+            for group in obstacle_groups(ms):
+                hull = unit_hull(group)
+                if len(group) >= 2:
+                    ident = u.unit_id if len(group) == len(ms) else f"{u.unit_id} ({', '.join(m.model_id for m in group)})"
+                    out.append(Blocker("unit", ident, hull, "blocks",
+                                       "an infantry unit is a solid obstacle (its figures within 1\" of one another)",
+                                       rs.source("Ligne de vue")))
+                else:
+                    out.append(Blocker("figure", group[0].model_id, hull, "cover",
+                                       "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue")))
     return out
+
+
+OBSTACLE_LINK_MM = 25.4  # High Fire, UNITES: a member stays within 1" of another one
+
+
+def obstacle_groups(models: Sequence[Model], link_mm: float = OBSTACLE_LINK_MM) -> list[list[Model]]:
+    """Split a High Fire infantry unit into the obstacles it makes on the table.
+
+    High Fire, Ligne de vue: an infantry unit is a solid obstacle, an isolated infantry
+    figure a partial one. A unit out of cohesion is not one solid: each group of figures
+    linked base edge to base edge within ``link_mm`` (the 1" of UNITES) is one obstacle,
+    and a figure alone is a partial obstacle. Groups come in the order of their first figure.
+    """
+    n = len(models)
+    if n <= 1:
+        return [list(models)]
+    p = np.array([m.position_mm for m in models], dtype=float)
+    r = np.array([m.base_mm / 2.0 for m in models], dtype=float)
+    gap = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) - r[:, None] - r[None, :]
+    adj = gap <= link_mm + 1e-6
+    label = list(range(n))
+
+    def root(k: int) -> int:
+        while label[k] != k:
+            label[k] = label[label[k]]
+            k = label[k]
+        return k
+
+    for i, j in zip(*np.nonzero(np.triu(adj, k=1))):
+        a, b = root(int(i)), root(int(j))
+        if a != b:
+            label[max(a, b)] = min(a, b)
+    groups: dict[int, list[Model]] = {}
+    for k, m in enumerate(models):
+        groups.setdefault(root(k), []).append(m)
+    return list(groups.values())
+
+
+def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.ndarray,
+                  link_mm: float = OBSTACLE_LINK_MM) -> np.ndarray:
+    """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once)."""
+    gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - rad[:, None] - rad[None, :]
+    adj = (gap <= link_mm + 1e-6) & (unit_of[:, None] == unit_of[None, :])
+    n = len(x)
+    labels = np.arange(n)
+    for _ in range(n):  # min-label propagation: settles within the longest chain's length
+        nxt = np.where(adj, labels[None, :], n).min(axis=1)
+        nxt = nxt[nxt]  # pointer jumping: chains settle in a few rounds
+        if np.array_equal(nxt, labels):
+            break
+        labels = nxt
+    return labels
 
 
 def _disc(m: Model) -> BaseGeometry:
@@ -389,7 +449,10 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     xy = np.array([m.position_mm for m in models], dtype=float)
     x, y = xy[:, 0].copy(), xy[:, 1].copy()
     rad = np.array([m.base_mm for m in models], dtype=float) / 2.0
-    geoms, effects, limits, _ = _static_blockers(plan, rs)
+    geoms, effects, limits, static_ids = _static_blockers(plan, rs)
+    low = _low_pieces(plan, models, geoms, effects, limits, static_ids)
+    # the terrain whose blockers stay in ``geoms`` (the low ones are tested apart): the key of their arrays
+    terrain = plan.terrain if not low else tuple(t for t in plan.terrain if t.terrain_id in set(static_ids))
     hull_pieces: _Outlines | None = None
     owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
@@ -398,13 +461,20 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
         members: dict[str, list[Model]] = {}
         for m in models:
             members.setdefault(m.unit_id, []).append(m)
-        solid = [un.unit_id for un in plan.units
-                 if len(members.get(un.unit_id, ())) >= 2 and _is_infantry_unit(plan, un.unit_id)]
-        hulls, hull_pieces = _unit_hulls([members[u] for u in solid])
+        # each group of figures within 1" of one another is one solid (High Fire, Ligne de vue)
+        infantry = {un.unit_id for un in plan.units
+                    if len(members.get(un.unit_id, ())) >= 2 and _is_infantry_unit(plan, un.unit_id)}
+        labels = _group_labels(x, y, rad, unit_of)
+        by_label: dict[int, list[Model]] = {}
+        for k, m in enumerate(models):
+            if m.unit_id in infantry:
+                by_label.setdefault(int(labels[k]), []).append(m)
+        solid = [(g[0].unit_id, g) for g in by_label.values() if len(g) >= 2]
+        hulls, hull_pieces = _unit_hulls([g for _, g in solid])
         geoms.extend(hulls)
         effects.extend(["blocks"] * len(hulls))
         limits.extend([0.0] * len(hulls))
-        owner.extend(unit_index[u] for u in solid)
+        owner.extend(unit_index[u] for u, _ in solid)
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
@@ -413,7 +483,9 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     pts = _Points(x, y, rad)
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (plan.terrain, rs))
+                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs))
+    if low:
+        _low_pass(pts, dist, ang, low, models, unit_of, len(plan.units), blocked)
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -425,6 +497,55 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     blocked &= ~touching
     np.fill_diagonal(blocked, False)
     return SightMatrix(ids, ~blocked)
+
+
+def _low_pieces(plan: TablePlan, models: Sequence[Model], geoms: list[BaseGeometry], effects: list[str],
+                limits: list[float], ids: list[str]) -> list[tuple[float, BaseGeometry]]:
+    """Take out of ``geoms`` (in place) the blocking pieces some pair of figures may see over.
+
+    A blocking piece with a height lower than the highest eyes on the table may be seen over
+    (:mod:`rules.heights`); it is returned as ``(height, geometry)`` and tested apart, only for
+    the pairs whose lower eyes are not above it. The others stay as they are (no height test).
+    """
+    known = [m.height_mm is not None for m in models]
+    if not any(known):
+        return []
+    top = float(eyes(list(models)).max())
+    height = {t.terrain_id: t.height_mm for t in plan.terrain}
+    keep: list[int] = []
+    low: list[tuple[float, BaseGeometry]] = []
+    for k, tid in enumerate(ids):
+        h = height.get(tid)
+        if effects[k] == "blocks" and h is not None and float(h) < top:
+            low.append((float(h), geoms[k]))
+        else:
+            keep.append(k)
+    if low:
+        geoms[:] = [geoms[k] for k in keep]
+        effects[:] = [effects[k] for k in keep]
+        limits[:] = [limits[k] for k in keep]
+        ids[:] = [ids[k] for k in keep]
+    return low
+
+
+def _low_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, low: list[tuple[float, BaseGeometry]],
+              models: Sequence[Model], unit_of: np.ndarray, no_unit: int, blocked: np.ndarray) -> None:
+    """Block the pairs a low piece stands between unless both figures' eyes are above it.
+
+    One vectorised pass per distinct height: only the pairs whose lower eyes are at or under
+    that height (and not blocked yet) are tested; the others see over it (rules.heights).
+    """
+    e = eyes(list(models))
+    lower = np.minimum(e[:, None], e[None, :])
+    for h in sorted({h for h, _ in low}):
+        gs = [g for hh, g in low if hh == h]
+        skip = (lower > h) | blocked | blocked.T
+        if skip.all():
+            continue
+        b2 = skip.copy()
+        _terrain_pass(pts, dist, ang, gs, ["blocks"] * len(gs), [0.0] * len(gs), [no_unit] * len(gs),
+                      unit_of, "proportional", b2, None, None)
+        blocked |= b2 & ~skip
 
 
 TWO_PI = 2 * np.pi
@@ -580,7 +701,8 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
 def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
-                  hull_pieces: "_Outlines | None", static_key: tuple[tuple[Terrain, ...], SightRules]) -> None:
+                  hull_pieces: "_Outlines | None",
+                  static_key: tuple[tuple[Terrain, ...], SightRules] | None) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     own = np.asarray(owner, dtype=int)
     pieces = _pieces_of(geoms, int((own < 0).sum()), hull_pieces, static_key)  # terrain first, then unit hulls
@@ -638,15 +760,17 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         si, sj, sg = ci[soft], cj[soft], cg[soft]
         px, py, qx, qy = pts.segments(si, sj)
         inside_mm = np.zeros(len(si))
-        for g in np.unique(sg):  # depth inside each area piece: clipped exactly when convex
-            sel = sg == g
+        conv = pieces.convex[sg] & pieces.is_area[sg]
+        if conv.any():  # depth inside convex area pieces: clipped exactly, every piece in one batch
+            k = np.flatnonzero(conv)
+            ring = pieces.edges[sg[k], :int(pieces.n_edges[sg[k]].max())]
+            inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], ring)
+        for g in np.unique(sg[~conv]):  # the other pieces one by one
+            sel = (sg == g) & ~conv
             p = np.stack([px[sel], py[sel]], axis=1)
             q = np.stack([qx[sel], qy[sel]], axis=1)
-            if pieces.convex[g] and pieces.is_area[g]:
-                inside_mm[sel] = _clip_length(p, q, pieces.edges[g, :pieces.n_edges[g]])
-            else:
-                lines = shapely.linestrings(np.stack([p, q], axis=1))
-                inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
+            lines = shapely.linestrings(np.stack([p, q], axis=1))
+            inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
         ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
         if depth_mode == "separate":
             deep = ratio >= 1.0 - 1e-9
@@ -707,8 +831,9 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     owned = np.flatnonzero(own_c >= 0)
     if len(owned):
         n_units = int(max(own.max(), unit_of.max())) + 1
-        inside_unit = np.zeros((len(unit_of), n_units), dtype=np.int64)
-        inside_unit[:, own_c[owned]] = deep[:, owned]  # each unit has one hull
+        onehot = np.zeros((len(owned), n_units), dtype=np.int64)
+        onehot[np.arange(len(owned)), own_c[owned]] = 1
+        inside_unit = deep[:, owned].astype(np.int64) @ onehot  # a unit may make several solids (groups)
         inside_unit[np.arange(len(unit_of)), unit_of] = 0  # a model's own unit never blocks it
         others = inside_unit.sum(axis=1)[:, None] - inside_unit[:, unit_of]  # hulls not of i's or j's unit
         blocked |= others > 0
@@ -749,13 +874,15 @@ class _Outlines(NamedTuple):
 
 
 def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None",
-               static_key: tuple[tuple[Terrain, ...], SightRules]) -> _Pieces:
+               static_key: tuple[tuple[Terrain, ...], SightRules] | None) -> _Pieces:
     """Return the padded arrays of ``geoms``, the first ``n_static`` of them terrain.
 
     The terrain's outlines and arrays are remembered by value (the terrain pieces and the
     rule set, ``static_key``: it rarely changes); the rest (unit hulls, whose outlines may be
     given as ``rest``) are added each time.
     """
+    if n_static == 0 or static_key is None:  # no terrain (a pass over other pieces, e.g. the low ones)
+        return _pieces_from_edges(*(rest if rest is not None else _outlines(geoms)))
     static_outlines, static_pieces = _static_pieces(*static_key)
     if n_static == len(geoms):
         return static_pieces
@@ -885,6 +1012,29 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
     inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
     return np.asarray(hit | inside)
+
+
+def _clip_length_many(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray,
+                      ring: np.ndarray) -> np.ndarray:
+    """:func:`_clip_length` of segment ``c`` in its own convex polygon ``ring[c]`` ((C, E, 2, 2), NaN-padded)."""
+    ax, ay, bx, by = ring[:, :, 0, 0], ring[:, :, 0, 1], ring[:, :, 1, 0], ring[:, :, 1, 1]
+    valid = ~np.isnan(ax)
+    count = valid.sum(axis=1)
+    cx = np.where(valid, ax, 0.0).sum(axis=1) / count
+    cy = np.where(valid, ay, 0.0).sum(axis=1) / count
+    nx, ny = by - ay, ax - bx  # one of the two normals of each edge
+    flip = ((cx[:, None] - ax) * nx + (cy[:, None] - ay) * ny) > 0
+    nx, ny = np.where(flip, -nx, nx), np.where(flip, -ny, ny)  # outward
+    dx, dy = qx - px, qy - py
+    num = nx * (ax - px[:, None]) + ny * (ay - py[:, None])
+    den = dx[:, None] * nx + dy[:, None] * ny
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    enter = np.where(valid & (den < 0), t, -np.inf).max(axis=1, initial=0.0)
+    leave = np.where(valid & (den > 0), t, np.inf).min(axis=1, initial=1.0)
+    outside = (valid & (den == 0) & (num < 0)).any(axis=1)
+    length = np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None) * np.hypot(dx, dy)
+    return np.where(outside, 0.0, length)
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:

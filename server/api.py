@@ -8,7 +8,8 @@ weapon's range bands around a model), ``/api/resolve`` (odds, or a roll when dic
 seed are given; nothing changes), ``/api/resolve/apply`` (the same with the dice shown,
 applied as one step). Changes (each one step of the log): ``/api/undo``,
 ``/api/game/import``, ``/api/setup/ruleset``, ``/api/setup/table``, ``/api/setup/rosters``,
-``/api/setup/assign``, ``/api/terrain``, ``/api/objectives``, ``/api/models/<id>/move``.
+``/api/setup/assign``, ``/api/terrain``, ``/api/objectives``, ``/api/models/<id>/move``,
+``/api/models/<id>/elevation``.
 """
 
 from __future__ import annotations
@@ -401,6 +402,22 @@ def remove_objective(objective_id: str) -> Any:
     ov = overlay()
     new = edits.remove_objective(ov.plan(), objective_id)
     return _changed(ov.change("objective.remove", new, {"objective": objective_id}))
+
+
+@bp.post("/models/<model_id>/elevation")
+@atomic
+def set_elevation(model_id: str) -> Any:
+    """Set the height of the ground a model stands on (a building's floor, a hill), mm; 0 = the table."""
+    r = json_body(request)
+    r.only(("elevation_mm",))
+    value = r.number("elevation_mm")
+    if not -1000.0 <= value <= 2000.0:
+        r.fail(f"must be between -1000 and 2000 mm above the table top, got {value:g}", "elevation_mm")
+    ov = overlay()
+    plan = ov.plan()
+    model = plan.model(model_id)
+    new = edits.set_elevation(plan, model_id, value)
+    return _changed(ov.change("elevation", new, {"model": model.name or model_id, "elevation_mm": round(value, 1)}))
 
 
 @bp.post("/models/<model_id>/move")

@@ -120,6 +120,14 @@ def move_model(plan: TablePlan, model_id: str, to_mm: tuple[float, float], facin
     return plan.with_model(new)
 
 
+def set_elevation(plan: TablePlan, model_id: str, elevation_mm: float | None) -> TablePlan:
+    """Return the plan with ``model_id`` standing ``elevation_mm`` above the table top (a floor, a hill;
+    ``None`` or 0 = on the table). See docs/heights.md."""
+    model = plan.model(model_id)
+    value = None if elevation_mm is None or elevation_mm == 0 else float(elevation_mm)
+    return plan.with_model(dataclasses.replace(model, elevation_mm=value))
+
+
 def model_for_base(plan: TablePlan, base_id: str) -> str | None:
     """Return the id of the model assigned to bare base ``base_id``, if any."""
     for m in plan.models:

@@ -329,9 +329,12 @@ def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any
             else f"{m.model_id} is in the open", "steps": steps}
 
 
+from rules.rulesets.convert import q_convert  # noqa: E402  (below the helpers it does not need)
+from rules.rulesets.victory import q_victory  # noqa: E402
+
 COMMON_QUESTIONS: Mapping[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dict[str, Any]]] = MappingProxyType({
     "distance": q_distance, "los": q_los, "cohesion": q_cohesion, "template": q_template,
-    "objectives": q_objectives, "terrain": q_terrain,
+    "objectives": q_objectives, "terrain": q_terrain, "convert": q_convert, "victory": q_victory,
 })
 
 

@@ -43,9 +43,11 @@ def test_merged_figures_are_marked_off_table_and_the_game_round_trips() -> None:
 def test_off_table_figures_do_not_block_alpha_seeing_lone() -> None:
     plan, merged = merged_high_fire()
     assert unit_sight(plan, "alpha", "lone", ruleset=find_ruleset(plan.ruleset)).visible
-    # the situation the status guards against: the same figures counted at (0, 0) cut alpha off
+    # the situation the status guards against: the same figures counted at (0, 0). They used to
+    # stretch red-1's obstacle across the table; since a High Fire obstacle is each group of figures
+    # within 1" (issue 13) they no longer cut alpha off, but they still count as figures.
     at_origin = dataclasses.replace(merged, models=tuple(dataclasses.replace(m, status=None) for m in merged.models))
-    assert not unit_sight(at_origin, "alpha", "lone", ruleset=find_ruleset(at_origin.ruleset)).visible
+    assert "r1-1" in all_pairs_sight(at_origin, ruleset=find_ruleset(at_origin.ruleset)).ids
     sight = unit_sight(merged, "alpha", "lone", ruleset=find_ruleset(merged.ruleset))
     assert sight.visible and sight.seeing == ("al-1", "al-2", "al-3", "al-4", "al-5")
     assert sight.steps[0].rule == "figures off the table" and "bhq-1" in sight.steps[0].text

@@ -20,7 +20,7 @@ READERS = {"req_str", "req_int", "req_bool", "req_list", "req_choice"}
 
 def _keys_read(rs: RuleSet, action: str) -> set[str]:
     """The request keys an action (and the module helpers it hands the request to) reads."""
-    module = sys.modules[type(rs).__module__ + ".actions"]
+    module = sys.modules[rs.actions[action].__module__]  # actions.py, more_actions.py, solo.py...
     tree = ast.parse(inspect.getsource(module))
     funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
     keys: set[str] = set()

@@ -63,9 +63,14 @@ CASES: dict[str, list[tuple[str, dict[str, Any], Before]]] = {
         ("lead", {"unit": "sierra-alpha", "model": "sa-1"}, []),
         ("artillery", {"observer": "sa-leader", "target": "g256-5", "roll": "4", "area_cm": "5",
                        "penetration": "8"}, []),
+        ("shoot_melee", {"firing": "sierra-alpha", "target": "golems-256", "weapon": "laser rifle",
+                         "melee": ["sierra-bravo"]}, []),
         ("end-turn", {}, []),
     ],
     "feu-a-volonte": [
+        ("shoot_building", {"firing": "para-2", "building": "house-1", "type": "bunker"}, []),
+        ("npc_activate", {"group": "us-1"}, []),
+        ("npc_reinforcements", {"entry_points": 3}, []),
         ("weather", {}, []),
         ("initiative", {}, []),
         ("shoot", {"firing": "para-2", "target": "us-3"}, []),
@@ -82,6 +87,7 @@ CASES: dict[str, list[tuple[str, dict[str, Any], Before]]] = {
     ],
     "firefight": [
         ("activate", {"unit": "squad-a", "action": "hold"}, []),
+        ("push", {"model": "b1", "x_mm": 350, "y_mm": 700}, [("move", "b1", 330, 700), ("status", "b1", "shaken")]),
         ("shoot", {"firing": "snipers-a", "target": "squad-b"}, []),
         ("shoot", {"firing": "squad-a", "target": "squad-b"}, [("move", "b1", 330, 700)]),
         ("melee", {"attacker": "squad-a", "defender": "squad-b"}, [("move", "b1", 300, 178)]),
@@ -94,6 +100,7 @@ CASES: dict[str, list[tuple[str, dict[str, Any], Before]]] = {
         ("end_round", {}, FF_ROUND),
     ],
     "high-fire": [
+        ("quality", {"model": "al-1", "difficulty": 1, "success": "A,B"}, []),
         ("start_turn", {"allocation": {"blue": [2, 1, 1], "red": [2, 2, 1]}}, []),
         ("initiative", {}, HF_TURN[:1]),
         ("activate", {"unit": "alpha", "action": "aimed"}, HF_TURN),
@@ -113,6 +120,10 @@ CASES: dict[str, list[tuple[str, dict[str, Any], Before]]] = {
     ],
     "star-wars": [
         ("start_turn", {}, []),
+        ("move", {"model": "st-1", "x_mm": 240, "y_mm": 330}, []),
+        ("run", {"model": "st-1", "x_mm": 250, "y_mm": 330},
+         [("move", {"model": "st-1", "x_mm": 240, "y_mm": 330}, None)]),
+        ("concentrate", {"model": "st-1"}, []),
         ("hero_phase", {"hero": "officer-1"}, []),
         ("troops_phase", {"side": "empire"}, SW_HEROES),
         ("shoot", {"shooter": "st-1", "target": "rb-1"}, []),
@@ -136,12 +147,13 @@ CASES: dict[str, list[tuple[str, dict[str, Any], Before]]] = {
 # Actions no unit or model of the sample game can take, and why.
 NOT_HERE: dict[str, dict[str, str]] = {
     "star-wars": {"medic": "no figure of the sample game (nor of the bundled rosters) has the Médico rule"},
+    "feu-a-volonte": {"support_wound": "the sample game has no support group (two or three figures in one unit)"},
 }
 
 
 def prepared(plan: TablePlan, before: Before) -> TablePlan:
     for step in before:
-        if step[0] == "move":
+        if step[0] == "move" and len(step) == 4:  # a figure moved (Star Wars' move action has 3 parts)
             _, mid, x, y = step
             plan = plan.with_model(dataclasses.replace(plan.model(mid), position_mm=(float(x), float(y))))
         elif step[0] == "status":

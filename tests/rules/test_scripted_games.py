@@ -38,9 +38,10 @@ def test_scripted_star_wars_turn() -> None:
 def test_scripted_high_fire_turn() -> None:
     plan, results, plans = play(DATA / "script-high-fire.json")
     assert results[1] == {"winner": "blue", "first": "blue"}
-    assert results[3]["states"] == {"rk-2": ["out-of-action"], "rk-3": ["wounded", "stunned"], "rk-1": ["wounded"]}
+    # seven D10: each figure fires its own weapon (the machine gun and the grenade launcher add one each)
+    assert results[3]["states"] == {"rk-2": ["out-of-action"], "rk-3": ["out-of-action"], "rk-1": ["wounded", "stunned"]}
     assert results[6]["states"]["br-2"] == ["stunned"]
     assert [r["phase"] for r in (results[4], results[7], results[8], results[9])] == [1, 2, 3, 4]
-    assert results[10] == {"recovered": ["br-2", "rk-3"], "next_turn": 2}
+    assert results[10] == {"recovered": ["br-2", "rk-1"], "next_turn": 2}
     assert plan.state["turn"] == 2
     assert plan.model("rk-2").has_status("out-of-action") and not plan.model("br-2").has_status("stunned")

@@ -536,7 +536,7 @@ def test_actions_lists_each_action_with_its_typed_arguments_and_legal_values(mak
     got = client.get("/api/actions")
     assert got.status_code == 200
     by_name = {a["action"]: a for a in got.json["actions"]}
-    assert set(by_name) == {"shoot", "activate", "lead", "artillery", "end-turn"}
+    assert set(by_name) == {"shoot", "activate", "lead", "artillery", "end-turn", "shoot_melee"}
     shoot = {p["name"]: p for p in by_name["shoot"]["arguments"]}
     units = [u["id"] for u in game["units"]]
     assert shoot["firing"]["kind"] == "unit" and shoot["firing"]["required"] and shoot["firing"]["legal"] == units

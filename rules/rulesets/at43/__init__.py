@@ -24,6 +24,7 @@ from rules.plan import TablePlan
 from rules.rulesets.at43.actions import ACTIONS, validate_roster
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
+from rules.rulesets.at43.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.at43.params import PARAMS
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, leader_model, length_json
@@ -306,7 +307,7 @@ class AT43(RuleSet):
     )
     range_between = "units"
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "firezone",
-                      "shooters", "cover", "casualties", "indirect")
+                      "shooters", "cover", "casualties", "indirect", "convert", "victory")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range
@@ -317,8 +318,8 @@ class AT43(RuleSet):
     ask_casualties = ask_casualties
     ask_indirect = ask_indirect
     # -- actions (rules/rulesets/at43/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
-    action_params = PARAMS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

@@ -15,8 +15,8 @@ Examples
 ...                {"id": "x1", "unit": "x", "x_mm": 350, "y_mm": 590, "base_mm": 30},
 ...                {"id": "x2", "unit": "x", "x_mm": 300, "y_mm": 530, "base_mm": 30}]})
 >>> fz = fire_zone(plan, "f", "t")
->>> fz.caught  # both bystanders, nearest the firing leader first
-('x2', 'x1')
+>>> fz.caught  # x2 stands in the zone; x1's base only touches its edge (y 575): not caught
+('x2',)
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import shapely
 import shapely.affinity
 from shapely.geometry import Polygon
@@ -35,7 +36,6 @@ from rules.explain import Step, explanation_json
 from rules.measure import model_distance_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
-from rules.zones import bases_hull, partly_inside
 
 
 def _size(plan: TablePlan, m: Model) -> float | None:
@@ -44,6 +44,76 @@ def _size(plan: TablePlan, m: Model) -> float | None:
         prof = plan.profiles[m.profile]
         size = prof.get("size") if hasattr(prof, "get") else None
     return float(size) if isinstance(size, (int, float)) else None
+
+
+HULL_TOLERANCE_MM = 0.01  # a base must reach more than this into the zone to be caught
+HULL_DRAW_SEGS = 32  # points per quarter circle of the drawn zone (the test itself is exact)
+
+
+@dataclass(frozen=True)
+class CircleHull:
+    """The exact convex hull of round bases: tangent segments between circles and arcs of them.
+
+    The hull of discs is the convex polygon through the points where the outer tangent
+    lines touch the circles, united with the discs themselves (the arcs between two
+    tangent points bulge out of that polygon but stay inside their disc). So the distance
+    from a point to the hull is the least of its distance to that polygon and to each disc,
+    with no polygonal approximation of the circles.
+    """
+
+    centres: tuple[tuple[float, float], ...]
+    radii: tuple[float, ...]
+    tangent_points: tuple[tuple[float, float], ...]
+
+    @classmethod
+    def of(cls, models: Sequence[Model]) -> "CircleHull":
+        c = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2)
+        r = np.array([m.base_mm / 2.0 for m in models], dtype=float)
+        i, j = np.triu_indices(len(r), k=1)
+        d = c[j] - c[i]
+        length = np.hypot(d[:, 0], d[:, 1])
+        dr = r[i] - r[j]
+        ok = length > np.abs(dr) + 1e-12  # otherwise one circle holds the other: no outer tangent
+        i, j, d, length, dr = i[ok], j[ok], d[ok], length[ok], dr[ok]
+        phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
+        theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
+        i2, j2 = np.concatenate([i, i]), np.concatenate([j, j])
+        u = np.stack([np.cos(theta), np.sin(theta)], axis=1)  # outward normal of each tangent line
+        h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
+        edge = np.all(c @ u.T + r[:, None] <= h[None, :] + 1e-9, axis=0)  # every circle inside: a hull edge
+        pts = np.concatenate([c[i2[edge]] + r[i2[edge], None] * u[edge], c[j2[edge]] + r[j2[edge], None] * u[edge]])
+        return cls(tuple((float(x), float(y)) for x, y in c), tuple(float(v) for v in r),
+                   tuple((float(x), float(y)) for x, y in pts))
+
+    def polygon(self) -> BaseGeometry:
+        """The convex polygon through the tangent points (empty when one disc holds all the others)."""
+        if len(self.tangent_points) < 3:
+            return shapely.Polygon()
+        return shapely.convex_hull(shapely.multipoints(np.array(self.tangent_points)))
+
+    def distances_mm(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
+        """Exact distance from each point to the hull (0 inside): to the polygon or the nearest disc."""
+        p = np.asarray(points, dtype=float).reshape(-1, 2)
+        c, r = np.asarray(self.centres), np.asarray(self.radii)
+        best = np.hypot(p[:, None, 0] - c[None, :, 0], p[:, None, 1] - c[None, :, 1]) - r[None, :]
+        out = np.maximum(best.min(axis=1), 0.0)
+        poly = self.polygon()
+        if not poly.is_empty and len(p):
+            out = np.minimum(out, shapely.distance(poly, shapely.points(p)))
+        return np.asarray(out, dtype=float)
+
+    def distance_mm(self, point: tuple[float, float]) -> float:
+        """Exact distance from ``point`` to the hull (0 inside)."""
+        return float(self.distances_mm([point])[0])
+
+    def outline(self) -> BaseGeometry:
+        """A drawn polygon of the hull (circles at ``HULL_DRAW_SEGS`` points a quarter, drawn outside them)."""
+        k = 4 * HULL_DRAW_SEGS
+        ang = np.linspace(0.0, 2 * np.pi, k, endpoint=False)
+        ring = np.stack([np.cos(ang), np.sin(ang)], axis=1) / math.cos(math.pi / k)  # circumscribed: holds the hull
+        c, r = np.asarray(self.centres), np.asarray(self.radii)
+        pts = (c[:, None, :] + ring[None, :, :] * r[:, None, None]).reshape(-1, 2)
+        return shapely.convex_hull(shapely.multipoints(pts))
 
 
 @dataclass(frozen=True)
@@ -91,9 +161,13 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
     for uid, ms in ((firing_unit, firers), (target_unit, targets)):
         if not ms:
             raise InvalidActionError(f"unit {uid!r} has no model on the table")
-    zone = bases_hull(list(firers) + list(targets))
+    # AT-43, 2/ Détermination de la zone de feu: the exact hull of the round bases (tangent lines
+    # and arcs); a base is caught when it reaches more than HULL_TOLERANCE_MM into it.
+    hull = CircleHull.of(list(firers) + list(targets))
+    zone = hull.outline()
     others = [m for m in plan.models if m.unit_id not in (firing_unit, target_unit)]
-    inside = partly_inside(zone, others)
+    radii = np.array([m.base_mm / 2.0 for m in others], dtype=float)
+    inside = hull.distances_mm([m.position_mm for m in others]) < radii - HULL_TOLERANCE_MM
     leader = plan.leader_of(firing_unit) or firers[0]
     sizes_f = [s for s in (_size(plan, m) for m in firers) if s is not None]
     sizes_t = [s for s in (_size(plan, m) for m in targets) if s is not None]
@@ -117,7 +191,9 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
     order = tuple(mid for _, _, mid in caught)
     steps = (
         Step("fire zone", f"the area between the lines joining the extremities of {firing_unit} and "
-             f"{target_unit} (convex hull of both units' bases)", source, option="fire_zone=hull"),
+             f"{target_unit} (convex hull of both units' bases, built exactly from tangent lines between the "
+             f"round bases and arcs of them; a base is caught when it reaches more than {HULL_TOLERANCE_MM} mm "
+             "into it)", source, option="fire_zone=hull"),
         Step("caught", f"{len(order) + len(skipped)} model(s) of other units stand even partly in it", source,
              value=len(order) + len(skipped)),
         Step("impact order", "impacts go first to the models caught, nearest to the firing leader "

@@ -20,6 +20,8 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, table_point
 from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
+from rules.rulesets.feu_a_volonte.climb import ask_climb
+from rules.rulesets.feu_a_volonte.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.feu_a_volonte.params import PARAMS
 from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight
@@ -454,7 +456,7 @@ class FeuAVolonte(RuleSet):
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",
-                      "grenade", "split", "move")
+                      "grenade", "split", "move", "convert", "climb", "victory")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range
@@ -468,11 +470,12 @@ class FeuAVolonte(RuleSet):
     ask_grenade = ask_grenade
     ask_split = ask_split
     ask_move = ask_move
+    ask_climb = ask_climb
     cohesion_rule = cohesion_rule
     cohesion_how = cohesion_how
     # -- actions (rules/rulesets/feu_a_volonte/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
-    action_params = PARAMS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

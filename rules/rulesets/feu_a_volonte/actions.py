@@ -1287,7 +1287,7 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
 
 
 __all__ = ["ACTIONS", "QUALITIES", "TRAITS", "Recruit", "roster_cost", "validate_roster", "shoot", "melee", "spot",
-           "activate", "shot_odds", "shot_outcome", "range_band"]
+           "activate", "shot_odds", "shot_outcome", "range_band", "RULESET", "SRC_SHOOT"]
 
 ACTIONS: Mapping[str, Action] = MappingProxyType({
     "weather": weather, "initiative": initiative, "disengage": disengage,

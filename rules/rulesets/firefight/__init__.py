@@ -21,6 +21,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.firefight.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.firefight.params import PARAMS
 from rules.rulesets.kit import has_rule
 from rules.terrain import TerrainKind, path_profile
@@ -243,13 +244,18 @@ def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     """melee UNIT ENEMY_UNIT: models within 2" horizontally of an enemy, who must fight."""
     v = args.parse(("UNIT", "ENEMY_UNIT"))
     mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["ENEMY_UNIT"])
-    reach = self.from_unit(2.0)
-    fighting = {m.model_id: [t.model_id for t in theirs if model_distance_mm(m, t) <= reach + 1e-6] for m in mine}
+    from rules.rulesets.firefight.reach import in_melee_reach, out_of_reach_above
+
+    fighting = {m.model_id: [t.model_id for t in theirs if in_melee_reach(m, t)] for m in mine}
     fighters = [k for k, e in fighting.items() if e]
-    steps = [Step("melee", f"models within 2\" horizontally of an enemy fight with all their melee weapons: "
-                  f"{', '.join(fighters) or 'none'} (the 4\" vertical limit needs heights the plan does not hold)",
-                  SRC_MELEE, value=len(fighters))]
-    return {"fighting": fighting, "fighters": fighters, "answer": f"{len(fighters)} of {len(mine)} model(s) fight",
+    high = sorted({f"{m.model_id}-{t.model_id}" for m in mine for t in theirs if out_of_reach_above(m, t)})
+    steps = [Step("melee", f"models within 2\" horizontally and 4\" vertically of an enemy fight with all their melee "
+                  f"weapons: {', '.join(fighters) or 'none'}", SRC_MELEE, value=len(fighters))]
+    if high:
+        steps.append(Step("height", f"within 2\" on the plan but more than 4\" apart in height (elevation): "
+                          f"{', '.join(high)}; they do not fight", SRC_MELEE))
+    return {"fighting": fighting, "fighters": fighters, "out_of_reach_in_height": high,
+            "answer": f"{len(fighters)} of {len(mine)} model(s) fight",
             "steps": steps}
 
 
@@ -418,13 +424,27 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
 
 
 def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """jump GAP_INCHES [--drop INCHES]: free, a jump with (X+1) dice on 3+, or impossible; falls from 2"."""
-    v = args.parse(("GAP_INCHES",), flags={"drop": "number"})
+    """jump GAP_INCHES [--drop INCHES | --model MODEL --to-elevation MM]: free, (X+1) dice on 3+, or impossible; falls from 2".
+
+    With ``--model`` the drop is the model's elevation (the ground it stands on, mm) minus
+    ``--to-elevation`` (default 0, the table), in inches (Règles spéciales, Sauter / Chuter).
+    """
+    v = args.parse(("GAP_INCHES",), flags={"drop": "number", "model": "text", "to-elevation": "number"})
     gap = args.number(v, "GAP_INCHES", minimum=0.0)
     drop = float(v.get("drop", 0.0))
+    steps: list[Step] = []
+    if "model" in v:
+        from rules.heights import ground_mm
+
+        if "drop" in v:
+            raise InvalidActionError("jump: give --drop or --model (its elevation gives the drop), not both")
+        m = plan.model(v["model"])
+        to = float(v.get("to-elevation", 0.0))
+        drop = max(0.0, ground_mm(m) - to) / 25.4
+        steps.append(Step("height", f"{m.model_id} stands {ground_mm(m):g} mm up, lands at {to:g} mm: a drop of "
+                          f"{drop:.2f}\"", SRC_SPECIAL, value=round(drop, 3)))
     if drop < 0:
         raise InvalidActionError("jump: --drop must be 0 or more inches")
-    steps: list[Step] = []
     if gap > 6 or drop > 6:
         verdict, dice = "impossible", 0
         steps.append(Step("jump", "a gap or a drop over 6\" cannot be jumped", SRC_SPECIAL))
@@ -440,7 +460,7 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     if fall_ap is not None:
         steps.append(Step("fall", f"a fall of {drop:g}\" (2\" or more) deals a hit with AP({fall_ap}) "
                           "(one per full 3\") and ends the activation", SRC_SPECIAL, value=fall_ap))
-    return {"gap_in": gap, "drop_in": drop, "verdict": verdict, "dice": dice, "fall_ap": fall_ap,
+    return {"gap_in": gap, "drop_in": round(drop, 4), "verdict": verdict, "dice": dice, "fall_ap": fall_ap,
             "answer": verdict + (f": {dice} dice on 3+" if dice else "")
                       + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""),
             "steps": steps}
@@ -466,7 +486,7 @@ class Firefight(RuleSet):
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
-                      "scout", "move", "jump")
+                      "scout", "move", "jump", "convert", "victory")
     COHESION_MM: ClassVar[float] = inches(1)
     ALL_WITHIN_MM: ClassVar[float] = inches(9)
 
@@ -489,9 +509,9 @@ class Firefight(RuleSet):
     charge_reach = charge_reach
     deployment_zones = deployment_zones
     # -- actions (rules/rulesets/firefight/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
     action_arguments = ARGUMENTS
-    action_params = PARAMS
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

@@ -69,6 +69,7 @@ from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported
     survivors_odds,
     wound_roll_needed,
 )
+from rules.rulesets.firefight.reach import in_melee_reach, out_of_reach_above
 from rules.rulesets.kit import (
     check_model_kit,
     check_whole_stats,
@@ -644,10 +645,17 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
                 only: Callable[[str], bool] | None = None) -> list[Batch]:
     enemies = plan.models_of(defender)
     how = measure_how(plan)
-    fighters = [m for m in plan.models_of(attacker) if any(model_distance_mm(m, e, how=how) <= inches(2) for e in enemies)]
+    # Mêlée: 2" horizontally and 4" vertically (rules.rulesets.firefight.reach)
+    fighters = [m for m in plan.models_of(attacker) if any(in_melee_reach(m, e, how=how) for e in enemies)]
     batches: list[Batch] = []
+    high = [m.model_id for m in plan.models_of(attacker) if m not in fighters
+            and any(out_of_reach_above(m, e, how=how) for e in enemies)]
+    if high:
+        steps.append(Step("height", f"{label}: {', '.join(high)} within 2\" of {defender} on the plan but more than 4\" "
+                          "above or below: out of reach", _src("Mêlée")))
     if not fighters:
-        steps.append(Step("melee", f"{label}: no model of {attacker} within 2\" of {defender}", _src("Mêlée")))
+        steps.append(Step("melee", f"{label}: no model of {attacker} within 2\" (and 4\" in height) of {defender}",
+                          _src("Mêlée")))
         return batches
     groups: dict[str, list[Model]] = {}
     for m in fighters:

@@ -20,6 +20,7 @@ from rules.plan import TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, table_point
 from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
 from rules.visibility import line_of_sight, unit_centre_distance_mm
@@ -239,7 +240,7 @@ class HighFire(RuleSet):
     )
     range_between = "units"
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
-                      "range", "cover", "proximity", "move")
+                      "range", "cover", "proximity", "move", "convert", "victory")
     SPARSE_BLOCK_MM: ClassVar[float] = inches(4)
     DENSE_BLOCK_MM: ClassVar[float] = inches(2)
     # High Fire, Ligne de vue: 4" of a sparse area or 2" of a dense one blocks sight.
@@ -262,9 +263,9 @@ class HighFire(RuleSet):
     ask_proximity = ask_proximity
     ask_move = ask_move
     # -- actions (rules/rulesets/high_fire/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
     action_arguments = ARGUMENTS
-    action_params = PARAMS
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

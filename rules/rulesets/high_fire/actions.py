@@ -649,26 +649,42 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
               if plan.model(i).weapons and (wanted is None or wanted in (plan.model(i).weapons or ()))]
     if not firers:
         raise IllegalActionError(f"no figure of {firing} in cohesion carries {wanted or 'a weapon'}")
-    wname = wanted or (firers[0].weapons or ('',))[0]
-    weapon = tables.weapon(wname, (plan.weapons or {}).get(wname))
+    # High Fire, Combat à distance, Résolution: one D10 per shooter, each with its own weapon
+    # (its own PF and its own extra D10); the unit's shot is the sum of its figures' dice.
+    armed = [(f, wanted or (f.weapons or ('',))[0]) for f in firers]
+    weapons = {w: tables.weapon(w, (plan.weapons or {}).get(w)) for w in dict.fromkeys(w for _, w in armed)}
     observer = dict(st["observed"]).get(target)
     indirect = False
-    if bool(weapon.get("indirect")) and observer is not None and not los["visible"]:
+    if not los["visible"]:
+        lobbers = [w for w in weapons if bool(weapons[w].get("indirect"))]
+        if not lobbers or observer is None:
+            raise IllegalActionError(f"{firing} has no line of fire on {target}: {los['answer']} ({_src('Ligne de mire')})")
         watch = unit_line_of_sight(rs, plan, observer, target, rs.defaults())
         if not watch["visible"]:
             raise IllegalActionError(f"{observer} observed {target} but has lost its line of fire on it: no indirect fire "
                                      f"({_src('Tir indirect')}; Observation)")
         indirect = True
-    if not los["visible"] and not indirect:
-        raise IllegalActionError(f"{firing} has no line of fire on {target}: {los['answer']} ({_src('Ligne de mire')})")
+        kept = [(f, w) for f, w in armed if w in lobbers]
+        for f, w in armed:
+            if w not in lobbers:
+                steps.append(Step("no shot", f"{f.model_id}: {w} needs a line of fire (no TI)", _src("Tir indirect")))
+        armed = kept
     steps += list(los["steps"])
     if indirect:
-        steps.append(Step("indirect fire", f"{wname} (TI) fires over the terrain at {target}, which {observer} observes "
+        names = ", ".join(dict.fromkeys(w for _, w in armed))
+        steps.append(Step("indirect fire", f"{names} (TI) fires over the terrain at {target}, which {observer} observes "
                           "and still has in its line of fire", _src("Tir indirect")))
     d = unit_centre_distance_mm(plan, firing, target)
-    if d > inches(float(weapon["range_in"])):
+    in_range = [(f, w) for f, w in armed if d <= inches(float(weapons[w]["range_in"]))]
+    if not in_range:
+        reach = max(float(weapons[w]["range_in"]) for _, w in armed)
         raise IllegalActionError(f"{target} is {d / 25.4:.1f}\" away (unit centre to unit centre), beyond the "
-                                 f"{weapon['range_in']}\" of {wname}")
+                                 f"{reach:g}\" of {', '.join(dict.fromkeys(w for _, w in armed))}")
+    for f, w in armed:
+        if (f, w) not in in_range:
+            steps.append(Step("out of range", f"{f.model_id}: {target} is {d / 25.4:.1f}\" away, beyond the "
+                              f"{weapons[w]['range_in']}\" of {w}; this figure does not fire", _src("Combat à distance")))
+    armed = in_range
     mod = 0
     aimed = req_bool(request, "aimed", st["actions"].get(firing) == "aimed")
     if aimed:
@@ -682,12 +698,14 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     tprof = _profile(plan, plan.model(targets_ok[0]))
     dfn = defence_value(tprof)
     values: list[int] = []
-    for f in firers:
+    for f, w in armed:
+        weapon = weapons[w]
         att = attack_value(_profile(plan, f), weapon)
         n = 1 + int(weapon.get("extra_d10", 0))
         values += [att - dfn + mod] * n
-        steps.append(Step("effect value", f"{f.model_id}: ATT {att} (CD + PF {weapon['pf']}) - DEF {dfn} (AR + QL/2 up) "
-                          f"{mod:+d} = {att - dfn + mod}, {n} D10", _src("Combat à distance, Résolution"), value=att - dfn + mod))
+        steps.append(Step("effect value", f"{f.model_id} ({w}): ATT {att} (CD + PF {weapon['pf']}) - DEF {dfn} "
+                          f"(AR + QL/2 up) {mod:+d} = {att - dfn + mod}, {n} D10", _src("Combat à distance, Résolution"),
+                          value=att - dfn + mod))
     order = _order(plan, target, targets_ok, request)
     eff = _effects_dist(tables, "shooting", tuple(values))
     outcome = eff.map(lambda e: _summary(allocate(order, e)))

@@ -12,9 +12,6 @@ import re
 from types import MappingProxyType
 from typing import Any, Mapping
 
-import numpy as np
-import shapely
-
 from rules.errors import InvalidActionError
 from rules.explain import Step
 from rules.measure import model_distance_mm, point_distance_mm
@@ -22,9 +19,10 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_json, table_point
 from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.star_wars.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.star_wars.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
-from rules.visibility import blockers_for, line_of_sight, sight_rays
+from rules.visibility import line_of_sight
 from rules.zones import aura
 
 SRC = "Star Wars Grandes escarmouches, Règles de Tir"
@@ -85,25 +83,14 @@ def weapon_range_pas(m: Model) -> float | None:
 
 def _hidden_share(self: "StarWars", plan: TablePlan, s: Model, t: Model, opts: Mapping[str, Any]
                   ) -> tuple[float, list[str]]:
-    """Share of the target's base width an obstacle hides from the shooter's base centre (RULES-NOTES choice 8).
+    """Share of the target's base AREA an obstacle hides from the shooter's base centre (choice 8).
 
-    Obstacles are terrain pieces that block sight or can hide a target; other figures
-    are not obstacles here (a shot through them is refused on its own).
+    See :mod:`rules.rulesets.star_wars.hidden`; other figures are not obstacles here.
     """
-    segs = sight_rays(s, t)
-    if segs is None:
-        return 0.0, []
-    lines = shapely.linestrings(segs)
-    mask = np.zeros(len(segs), dtype=bool)
-    by: list[str] = []
-    for b in blockers_for(plan, s, t, ruleset=self, options=opts):
-        if b.kind == "figure" or b.effect not in ("blocks", "cover"):
-            continue
-        hits = shapely.intersects(lines, b.geometry)
-        if hits.any():
-            by.append(b.ident)
-            mask |= hits
-    return float(mask.mean()), by
+    from rules.rulesets.star_wars.hidden import hidden_share
+
+    share = hidden_share(self, plan, s, t, opts)
+    return share.area, list(share.by)
 
 
 def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -168,13 +155,18 @@ def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     """cover SHOOTER TARGET: is the target hidden more than 50 % by an obstacle (+1 to the Tir threshold)?"""
     v = args.parse(("SHOOTER", "TARGET"))
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
-    hidden, by = _hidden_share(self, plan, s, t, opts)
+    from rules.rulesets.star_wars.hidden import hidden_share
+
+    share = hidden_share(self, plan, s, t, opts)
+    hidden, by = share.area, list(share.by)
     limit = float(opts.get("hidden_threshold", 0.5))
     more = hidden > limit + 1e-9
-    steps = [Step("hidden", f"{hidden:.0%} of {t.model_id}'s base is hidden from {s.model_id}'s base centre"
-                  + (f" by {', '.join(by)}" if by else "") + (": more than 50 %, +1" if more else ": not more than 50 %"),
+    steps = [Step("hidden", f"{hidden:.0%} of {t.model_id}'s base AREA is hidden from {s.model_id}'s base centre"
+                  + (f" by {', '.join(by)}" if by else "") + (": more than 50 %, +1" if more else ": not more than 50 %")
+                  + f" (across its width: {share.width:.0%}; the area decides)",
                   SRC_SHOOT, value=round(hidden, 4), option=self.changed(opts, "hidden_threshold"))]
-    return {"hidden_fraction": round(hidden, 4), "by": by, "hidden": more, "threshold_change": 1 if more else 0,
+    return {"hidden_fraction": round(hidden, 4), "hidden_width_fraction": round(share.width, 4), "by": by,
+            "hidden": more, "threshold_change": 1 if more else 0,
             "answer": f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), "steps": steps}
 
 
@@ -346,7 +338,7 @@ class StarWars(RuleSet):
                "RULES-NOTES choice 8"),
     )
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
-                      "aura", "activation", "zone", "force", "move")
+                      "aura", "activation", "zone", "force", "move", "convert", "victory")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
     ask_range = ask_range
@@ -357,9 +349,9 @@ class StarWars(RuleSet):
     ask_force = ask_force
     ask_move = ask_move
     # -- actions (rules/rulesets/star_wars/actions.py) and roster checks -----------------------------------
-    actions = ACTIONS
+    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
     action_arguments = ARGUMENTS
-    action_params = PARAMS
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

@@ -237,7 +237,7 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu")))
     st = _state(plan)
     turn = st["turn"] + (1 if st.get("initiative") else 0)
-    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={})
+    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
     after = plan
     return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
                       {"initiative": side, "turn": turn}, after.with_state(st))
@@ -333,7 +333,8 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if waiting:
         raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}")
     points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
-    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={})
+    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={},
+              first_actions={})
     step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
                 "the scenario decides)", _src("Déroulement d'un tour de jeu"))
     return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st["turn"]},
@@ -386,9 +387,12 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
                                      + "; ".join(f"{k} {i}" for k, i, _ in s.blockers))
-        hidden = min(1.0, s.cover_fraction + (1.0 - s.visible_fraction))
-        if hidden > limit:
-            mods.append((1, f"{hidden:.0%} of {target.model_id}'s base hidden by an obstacle (more than {limit:.0%})",
+        from rules.rulesets.star_wars.hidden import hidden_share
+
+        hidden = hidden_share(find_ruleset(RULESET), plan, shooter, target).area  # area, choice 8
+        if hidden > limit + 1e-9:
+            mods.append((1, f"{hidden:.0%} of {target.model_id}'s base area hidden by an obstacle "
+                         f"(more than {limit:.0%})",
                          _src("Règles de Tir") + " (RULES-NOTES choice 8)"))
     if _heavy(plan, target):
         mods.append((1, f"{target.model_id} wears heavy armour", _src("Règles de Tir")))

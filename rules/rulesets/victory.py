@@ -1,0 +1,89 @@
+"""The ``victory`` question: who is winning, where a seed defines it, and where it does not.
+
+* Grimdark Future Firefight, Mission: the game ends after four rounds; the player who
+  controls the most objectives wins (objectives as seized at the end of each round, kept
+  in the game state by the ``end_round`` action).
+* Feu à Volonté, Fin de partie: the game ends when the scenario's objectives are reached or
+  its turns played, or when a player's losses reach three quarters of his company (losses
+  kept in the game state by the actions that remove figures).
+* High Fire v0.5.1: the mission sets the number of turns; the initiation rules define no
+  victory condition.
+* AT-43: the seed is the shooting chapter only; it defines no victory condition.
+* Star Wars Grandes escarmouches: the seed defines no victory condition.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from rules.explain import Step
+from rules.plan import TablePlan
+
+if TYPE_CHECKING:
+    from rules.rulesets.base import RuleSet
+    from rules.rulesets.common import Args
+
+FIREFIGHT_ROUNDS = 4
+NOT_DEFINED = {
+    "high-fire": ("High Fire v0.5.1, Séquence de jeu", "the mission sets the number of turns; these initiation rules "
+                  "define no victory condition: agree one with your opponent (a scenario)"),
+    "at-43": ("AT-43, Tirs (the only chapter available)", "the shooting chapter defines no victory condition: the "
+              "mission does"),
+    "star-wars": ("Star Wars Grandes escarmouches", "these rules define no victory condition: agree a scenario"),
+}
+
+
+def _sides(plan: TablePlan) -> list[str]:
+    return sorted({u.side for u in plan.units})
+
+
+def _firefight(plan: TablePlan) -> dict[str, Any]:
+    st = dict(plan.state or {})
+    rnd = int(st.get("round", 1))
+    held = dict(st.get("objectives") or {})
+    count = {s: sum(1 for v in held.values() if v == s) for s in _sides(plan)}
+    best = max(count.values(), default=0)
+    leaders = [s for s, n in count.items() if n == best and best > 0]
+    over = bool(st.get("game_over")) or rnd > FIREFIGHT_ROUNDS
+    lead = leaders[0] if len(leaders) == 1 else None
+    text = ", ".join(f"{s} {n}" for s, n in count.items())
+    verdict = (f"{lead} {'wins' if over else 'leads'}" if lead else ("a draw" if over else "nobody leads"))
+    steps = [Step("victory", f"the game ends after {FIREFIGHT_ROUNDS} rounds; the most objectives controlled wins. "
+                  f"Round {min(rnd, FIREFIGHT_ROUNDS)}{' (over)' if over else ''}; objectives held: {text or 'none'}",
+                  "Grimdark Future Firefight, Mission", value=lead)]
+    return {"defined": True, "over": over, "objectives_held": count, "leader": lead,
+            "answer": f"objectives {text or 'none'}: {verdict}", "steps": steps}
+
+
+def _fav(plan: TablePlan) -> dict[str, Any]:
+    st = dict(plan.state or {})
+    losses = {s: int(v) for s, v in dict(st.get("losses") or {}).items()}
+    per: dict[str, dict[str, int]] = {}
+    broken = []
+    for s in sorted(set(_sides(plan)) | set(losses)):
+        left = sum(1 for m in plan.models if plan.unit(m.unit_id).side == s)
+        lost = losses.get(s, 0)
+        company = lost + left
+        per[s] = {"lost": lost, "company": company}
+        if company and 4 * lost >= 3 * company:
+            broken.append(s)
+    text = "; ".join(f"{s}: {v['lost']} of {v['company']} lost" for s, v in per.items())
+    steps = [Step("victory", "the game ends when the scenario's objectives are reached or its turns played, or when a "
+                  f"player's losses reach 3/4 of his company. {text}", "Feu à Volonté, Fin de partie",
+                  value=broken or None)]
+    return {"defined": True, "over": bool(broken), "losses": per, "broken": broken,
+            "answer": (f"over: {', '.join(broken)} lost 3/4 of the company" if broken
+                       else f"not over by losses ({text}); the scenario's objectives and turns decide the rest"),
+            "steps": steps}
+
+
+def q_victory(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> dict[str, Any]:
+    """victory: who is winning, as the rule set defines it (or that it does not)."""
+    args.parse(())
+    if rs.name == "firefight":
+        return _firefight(plan)
+    if rs.name == "feu-a-volonte":
+        return _fav(plan)
+    source, text = NOT_DEFINED[rs.name]
+    return {"defined": False, "over": None, "answer": text,
+            "steps": [Step("victory", text, source)]}
