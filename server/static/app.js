@@ -69,7 +69,7 @@
     const res = await fetch(path, opts);
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new Error((data && data.error && data.error.message) || `HTTP ${res.status}`);
+    if (!res.ok) throw new Error((data && data.error && (data.error[`message_${S.lang}`] || data.error.message)) || `HTTP ${res.status}`);
     return data;
   }
   function showError(err) {
