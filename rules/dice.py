@@ -29,6 +29,7 @@ Fraction(2, 27)
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import random
@@ -49,6 +50,10 @@ class NotEnoughDiceError(InvalidActionError):
         self.index = index
 
 
+# Set by :mod:`rules.budget` around one resolution: a deadline for the exact odds, or a
+# sampling mode (each distribution becomes one random outcome) for a Monte-Carlo estimate.
+GUARD: contextvars.ContextVar[Any] = contextvars.ContextVar("rules_dice_guard", default=None)
+
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
@@ -62,7 +67,9 @@ class Distribution:
         total = sum(self.probs.values(), Fraction(0))
         if total != 1:
             raise ValueError(f"probabilities must add up to 1, got {total}")
-        object.__setattr__(self, "probs", MappingProxyType(dict(self.probs)))
+        guard = GUARD.get()
+        probs = dict(self.probs) if guard is None else guard.distribution(self.probs)
+        object.__setattr__(self, "probs", MappingProxyType(probs))
 
     @classmethod
     def certain(cls, outcome: Hashable) -> "Distribution":
@@ -73,7 +80,10 @@ class Distribution:
     def from_pairs(cls, pairs: Iterable[tuple[Hashable, Fraction]]) -> "Distribution":
         """Build a distribution, adding up the probabilities of equal outcomes."""
         acc: dict[Hashable, Fraction] = {}
-        for outcome, p in pairs:
+        guard = GUARD.get()
+        for i, (outcome, p) in enumerate(pairs):
+            if guard is not None and not i & 1023:
+                guard.tick()
             if p:
                 acc[outcome] = acc.get(outcome, Fraction(0)) + p
         return cls(acc)
@@ -335,8 +345,14 @@ def multisets(count: int, sides: int = 6) -> Iterable[tuple[tuple[int, ...], Fra
     >>> sum(p for _, p in multisets(3)) == 1
     True
     """
+    guard = GUARD.get()
+    if guard is not None and guard.sampling:
+        yield tuple(sorted(guard.rolls(count, sides), reverse=True)), Fraction(1)
+        return
     total = sides ** count
-    for combo in itertools.combinations_with_replacement(range(sides, 0, -1), count):
+    for i, combo in enumerate(itertools.combinations_with_replacement(range(sides, 0, -1), count)):
+        if guard is not None and not i & 1023:
+            guard.tick()
         ways = math.factorial(count)
         for face in set(combo):
             ways //= math.factorial(combo.count(face))

@@ -168,22 +168,38 @@ def resolve() -> Any:
 
 
 @bp.post("/resolve/apply")
-@atomic
 def resolve_apply() -> Any:
+    """Resolve with the dice shown and apply the result as one step.
+
+    The resolution (exact odds can take a second) is computed outside the overlay's
+    lock, so the live feed, the state and every edit go on meanwhile; the change is
+    recorded only when the game is still the one resolved on (else resolved again).
+    """
     action, req, dice, body = _resolution_request()
     if body.get("dice") is None:
         raise ApiError(400, "bad_request", "apply needs the dice of the roll being applied "
-                       "(the list shown by the roll, or the players' own dice)")
+                       "(the list shown by the roll, or the players' own dice)",
+                       fr="appliquer demande les dés du jet appliqué (la liste montrée par le jet, "
+                          "ou les dés des joueurs)")
     ov = overlay()
-    resolution = rulesbridge.resolve(ov.plan(), action, req, dice)
-    if resolution.plan_after is None:
-        raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply")
-    out = resolution.to_json()
-    summary = ", ".join(str(v) for v in req.values() if isinstance(v, (str, int, float)))
-    event = ov.change("resolution", resolution.plan_after, {
-        "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
-        "result": out.get("result"), "needed": out.get("needed")})
-    return jsonify({"event": event.to_json(), "resolution": out})
+    for _ in range(3):
+        with ov.editing():
+            plan, based_on = ov.plan(), ov.store.current().event_id
+        resolution = rulesbridge.resolve(plan, action, req, dice)
+        if resolution.plan_after is None:
+            raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply",
+                           fr="cette résolution ne donne aucun état de partie à appliquer")
+        out = resolution.to_json()
+        summary = ", ".join(str(v) for v in req.values() if isinstance(v, (str, int, float)))
+        with ov.editing():
+            if ov.store.current().event_id != based_on:
+                continue  # the tracker or another player changed the game meanwhile: resolve again
+            event = ov.change("resolution", resolution.plan_after, {
+                "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
+                "result": out.get("result"), "needed": out.get("needed")})
+        return jsonify({"event": event.to_json(), "resolution": out})
+    raise ApiError(409, "game_changed", "the game kept changing while this action was resolved; apply it again",
+                   fr="la partie a changé pendant la résolution de cette action ; appliquez-la de nouveau")
 
 
 @bp.post("/undo")

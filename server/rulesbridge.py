@@ -71,8 +71,14 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
 
 
 def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Any:
-    """Resolve an action (``rules.combat.resolve``); returns the :class:`Resolution`."""
-    return _module("rules.combat").resolve(plan, action, request, dice)
+    """Resolve an action (``rules.combat.resolve``) within the odds time budget (``rules.budget``).
+
+    Exact odds when they take at most a second, else a stated Monte-Carlo estimate;
+    returns the :class:`Resolution` (its JSON says ``odds_method``).
+    """
+    combat = _module("rules.combat")
+    budget = _module("rules.budget")
+    return budget.resolve_within(lambda d: combat.resolve(plan, action, request, d), budget.fresh_dice(dice))
 
 
 def parse_roster_text(text: str, filename: str) -> Any:

@@ -21,6 +21,8 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
+MAX_DICE = 200  # the dice of one action, as the web page allows
+
 HELP = "resolve an action (shoot, melee, morale, activate...) with its exact odds, and with dice its result"
 
 # The main arguments of each action, in the order they are typed. A combat module may
@@ -60,10 +62,14 @@ def parse_dice(text: str) -> list[int]:
     tokens = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
     if not tokens:
         raise ValueError("--dice is empty: type the dice rolled, e.g. --dice 3,5,6")
+    if len(tokens) > MAX_DICE:
+        raise ValueError(f"--dice holds {len(tokens)} dice; the limit is {MAX_DICE} dice for one action")
     out = []
     for t in tokens:
-        if not re.fullmatch(r"\d+", t):
-            raise ValueError(f"--dice must be whole numbers separated by commas, got {t!r} in {text!r}")
+        if not re.fullmatch(r"\d{1,3}", t):
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise ValueError(f"--dice must be whole numbers from 1 to 100 separated by commas, got {t[:12]!r} "
+                             f"in {shown!r}")
         out.append(int(t))
     return out
 
@@ -140,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         dice = Dice.given(parse_dice(args.dice))
     elif args.seed is not None:
         dice = Dice.seeded(args.seed)
-    resolution = resolve(plan, args.action, request, dice)
+    from rules.budget import fresh_dice, resolve_within  # exact odds within a time budget, else an estimate
+
+    resolution = resolve_within(lambda d: resolve(plan, args.action, request, d), fresh_dice(dice))
     out = resolution.to_json()
     if args.out and resolution.plan_after is not None:
         Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")
