@@ -105,6 +105,11 @@ def game_log() -> Any:
 @bp.get("/stream")
 def events_stream() -> Response:
     ov = overlay()
+    cap = int(current_app.config.get("MAX_SSE_CLIENTS") or 32)
+    if ov.broadcaster.client_count >= cap:
+        raise ApiError(503, "too_many_watchers", f"{cap} pages already follow the live table; close one "
+                       "(another tab or phone) and reload", fr=f"{cap} pages suivent déjà la table en direct ; "
+                       "fermez-en une (autre onglet ou téléphone) puis rechargez")
     client = ov.broadcaster.subscribe()
     lower_thread_priority()
     return Response(stream(ov.broadcaster, client, ov.stopping), mimetype="text/event-stream",
