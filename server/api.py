@@ -165,10 +165,14 @@ def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
     return action, req, dice, dict(r.data)
 
 
+def _budget() -> float:
+    return float(current_app.config.get("RESOLVE_BUDGET_S") or 1.0)
+
+
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()
-    resolution = rulesbridge.resolve(overlay().plan(), action, req, dice)
+    resolution = rulesbridge.resolve(overlay().plan(), action, req, dice, budget_s=_budget())
     return jsonify(resolution.to_json())
 
 
@@ -190,7 +194,7 @@ def resolve_apply() -> Any:
     for _ in range(3):
         with ov.editing():
             plan, based_on = ov.plan(), ov.store.current().event_id
-        resolution = rulesbridge.resolve(plan, action, req, dice)
+        resolution = rulesbridge.resolve(plan, action, req, dice, budget_s=_budget())
         if resolution.plan_after is None:
             raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply",
                            fr="cette résolution ne donne aucun état de partie à appliquer")
@@ -232,6 +236,7 @@ def import_game() -> Any:
     r.only(("game", "filename"))
     if not r.has("game"):
         r.fail("is missing (the game file's JSON object)", "game")
+    r.child("game")  # must be an object
     filename = r.string("filename", "imported game")[:MAX_ID_LENGTH]
     event = overlay().replace_game(r.data["game"], payload={"filename": filename})
     return _changed(event)

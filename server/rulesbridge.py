@@ -70,7 +70,8 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
     return None
 
 
-def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Any:
+def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None, *,
+            budget_s: float = 1.0) -> Any:
     """Resolve an action (``rules.combat.resolve``) within the odds time budget (``rules.budget``).
 
     Exact odds when they take at most a second, else a stated Monte-Carlo estimate;
@@ -78,7 +79,8 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
     """
     combat = _module("rules.combat")
     budget = _module("rules.budget")
-    return budget.resolve_within(lambda d: combat.resolve(plan, action, request, d), budget.fresh_dice(dice))
+    return budget.resolve_within(lambda d: combat.resolve(plan, action, request, d), budget.fresh_dice(dice),
+                                 budget_s=budget_s)
 
 
 def parse_roster_text(text: str, filename: str) -> Any:

@@ -51,9 +51,12 @@ def json_body(request: Request) -> Reader:
                        "send the request body as JSON with the header Content-Type: application/json",
                        fr="envoyez le corps de la requête en JSON avec l'en-tête Content-Type: application/json")
     limit = int(current_app.config.get("MAX_CONTENT_LENGTH") or MAX_TEXT_BYTES)
-    raw = request.get_data(cache=True)  # werkzeug raises 413 past MAX_CONTENT_LENGTH, chunked or not
+    raw = request.get_data(cache=True)  # werkzeug: 413 past MAX_CONTENT_LENGTH when the length is given
     if len(raw) > limit:
         raise RequestEntityTooLarge()
+    if len(raw) >= limit and request.content_length is None and request.environ.get("wsgi.input_terminated"):
+        if request.environ["wsgi.input"].read(1):  # a chunked body werkzeug cut at the limit: more follows
+            raise RequestEntityTooLarge()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
