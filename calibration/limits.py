@@ -100,6 +100,8 @@ def check_tree(data: Any, *, source: str, error: type[ValueError], path: str = "
                 _fail(error, source, f"{label} is too large ({value:g}); numbers are at most {MAX_ABS_NUMBER:g} in size")
             _check_number(value, key, label, source, error)
         elif isinstance(value, str):
+            if key in COUNT_KEYS and value.strip().isdigit() and len(value.strip()) < 30:
+                _check_number(float(value.strip()), key, label, source, error)  # "attacks=1000" typed as text
             limit = MAX_NAME if key in NAME_KEYS else MAX_STRING
             if len(value) > limit:
                 _fail(error, source, f"{label} is {len(value)} characters long; the limit is {limit}")

@@ -39,12 +39,13 @@ from typing import Any, Callable, Hashable, Mapping
 
 from rules.combat.base import Resolution
 from rules.dice import GUARD, Dice, Distribution
+from rules.errors import InvalidActionError
 from rules.explain import Step
 
-EXACT_BUDGET_S = 1.0
-SAMPLE_BUDGET_S = 0.8
+EXACT_BUDGET_S = 0.8
+SAMPLE_BUDGET_S = 0.6
 MAX_SAMPLES = 4000
-MIN_SAMPLES = 50
+MIN_SAMPLES = 20
 SOURCE = "tabletracker: odds too long to compute exactly in time"
 
 
@@ -59,8 +60,12 @@ class _Guard:
         self.deadline = deadline
         self.rng = rng
         self.sampling = rng is not None
+        self.ticks = 0
 
     def tick(self) -> None:
+        self.ticks += 1
+        if not self.ticks & 63:
+            time.sleep(0)  # let the live loop's thread take the interpreter: it must not wait on odds
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OddsTooSlowError()
 
@@ -142,6 +147,15 @@ def _sampling_bypass(cached: Any) -> Callable[..., Any]:
     return call
 
 
+def _too_large(seconds: float) -> InvalidActionError:
+    error = InvalidActionError(
+        f"this action rolls too many dice to resolve, even as an estimate, within {seconds:.1f} s; "
+        "split it into smaller actions (fewer firers or attacks)")
+    error.message_fr = (f"cette action lance trop de dés pour être résolue, même par estimation, en {seconds:.1f} s ; "
+                        "découpez-la en actions plus petites (moins de tireurs ou d'attaques)")
+    return error
+
+
 def fresh_dice(dice: Dice | None) -> Callable[[], Dice | None]:
     """Return a maker of copies of ``dice`` as they are now (typed-in values, or the seeded generator's state)."""
     if dice is None:
@@ -181,18 +195,27 @@ def resolve_within(run: Callable[[Dice | None], Resolution], make_dice: Callable
     counts: dict[str, Counter[Hashable]] = {}
     n = 0
     stop = time.monotonic() + sample_budget_s
-    while n < samples and (n < MIN_SAMPLES or time.monotonic() < stop):
-        token = GUARD.set(_Guard(rng=random.Random(rng.getrandbits(64))))
+    while n < samples:
+        now = time.monotonic()  # within the budget; a little past it only to reach a minimum of samples
+        if now >= stop and (n >= MIN_SAMPLES or (n >= 5 and now >= stop + sample_budget_s / 2)):
+            break
+        token = GUARD.set(_Guard(deadline=stop + sample_budget_s, rng=random.Random(rng.getrandbits(64))))
         try:
             sample = run(None)
+        except OddsTooSlowError:
+            if n == 0:
+                raise _too_large(budget_s + 2 * sample_budget_s) from None
+            break
         finally:
             GUARD.reset(token)
         for name, dist in sample.odds.items():
             counts.setdefault(name, Counter()).update(dist.probs.keys())
         n += 1
-    token = GUARD.set(_Guard(rng=random.Random(seed)))
+    token = GUARD.set(_Guard(deadline=time.monotonic() + sample_budget_s, rng=random.Random(seed)))
     try:
         final = run(make_dice())  # the explanation, the needed rolls and the result with the real dice
+    except OddsTooSlowError:
+        raise _too_large(budget_s + 2 * sample_budget_s) from None
     finally:
         GUARD.reset(token)
     odds = {name: Distribution({o: Fraction(c, n) for o, c in counter.items()}) for name, counter in counts.items()}

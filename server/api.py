@@ -166,7 +166,7 @@ def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
 
 
 def _budget() -> float:
-    return float(current_app.config.get("RESOLVE_BUDGET_S") or 1.0)
+    return float(current_app.config.get("RESOLVE_BUDGET_S") or 0.8)
 
 
 @bp.post("/resolve")

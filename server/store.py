@@ -10,7 +10,7 @@ Undo appends a row too (kind ``undo``) that restores the game as it was before t
 last step not yet undone; nothing is ever deleted.
 
 Compact: each distinct game document is stored once, zlib-compressed, in the
-``snapshots`` table (keyed by its SHA-256); an event row names it (``@<hash>``). A
+``snapshots`` table (keyed by its SHA-256, 128 bits kept); an event row names it (``@<hash>``). A
 sample that loops back to the same positions, or an undo, adds a row of a few hundred
 bytes, not another copy of the game. Rows written before this (the game as JSON
 text) are still read.
@@ -292,7 +292,7 @@ class GameStore:
                 game: Mapping[str, Any], *, event_id: int | None = None, at_s: float | None = None) -> Event:
         at_s = time.time() if at_s is None else at_s
         text = json.dumps(game, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]  # 128 bits: no collision in a lifetime of games
         self._db.execute("INSERT OR IGNORE INTO snapshots(hash, data) VALUES (?, ?)",
                          (digest, zlib.compress(text.encode("utf-8"), 6)))
         cur = self._db.execute(

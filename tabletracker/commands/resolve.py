@@ -122,6 +122,7 @@ def summary(out: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from calibration.limits import check_tree
     from rules.combat import COMBAT, actions_of, resolve
     from rules.dice import Dice
     from rules.plan import dump_game, load_game
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
     names = getattr(COMBAT[plan.ruleset], "ARGUMENTS", {}).get(args.action) \
         or DEFAULT_ARGUMENTS.get(args.action, ())
     request = build_request(args.action, args.args, names, args.weapon)
+    check_tree(request, source="the action's arguments", error=ValueError)  # counts of dice, lengths
     dice = None
     if args.dice is not None:
         dice = Dice.given(parse_dice(args.dice))

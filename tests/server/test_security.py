@@ -221,7 +221,10 @@ def test_long_odds_fall_back_to_a_stated_estimate_without_freezing_the_game(tmp_
         assert r.status_code == 200, r.get_data(as_text=True)[:300]
         res = r.get_json()["resolution"]
         method = res["odds_method"]
-        assert method["kind"] == "monte-carlo" and method["samples"] >= 50 and 0 < method["error_95"] < 0.2
+        from rules.budget import MIN_SAMPLES
+
+        assert method["kind"] == "monte-carlo" and method["samples"] >= MIN_SAMPLES
+        assert method["error_95"] == pytest.approx(1.96 * 0.5 / method["samples"] ** 0.5, abs=1e-4)
         assert any("Monte-Carlo estimate" in s["text"] for s in res["explanation"])
         hits = {e["outcome"]: e["probability"] for e in res["odds"]["hits"]}
         mean_hits = sum(k * p for k, p in hits.items())
