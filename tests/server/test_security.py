@@ -369,3 +369,52 @@ def test_cli_game_files_get_one_line_not_a_traceback(tmp_path: Path, text: str) 
     path.write_text(text)
     got = _cli("resolve", str(path))
     assert got.returncode == 2 and "Traceback" not in got.stderr and str(path) in got.stderr
+
+
+def _serve(*args: str) -> tuple[subprocess.Popen[str], int]:
+    from tests.server.conftest import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "tabletracker.cli", *args, "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, port
+
+
+def _get(url: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def test_serve_on_127_0_0_2_and_the_token_stays_out_of_the_log(tmp_path: Path) -> None:
+    proc, port = _serve("serve", "--no-source", "--host", "127.0.0.2", "--db", str(tmp_path / "a.db"))
+    try:
+        status, body = _get(f"http://127.0.0.2:{port}/api/state")
+        assert status == 200 and json.loads(body)["game"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    proc, port = _serve("-v", "serve", "--no-source", "--lan", "--db", str(tmp_path / "b.db"))
+    try:
+        deadline = time.monotonic() + 60
+        out = ""
+        while "token=" not in out and time.monotonic() < deadline:
+            out += proc.stdout.readline() if proc.stdout else ""
+        token = out.split("token=", 1)[1].split()[0]
+        status, _ = _get(f"http://127.0.0.1:{port}/api/state?token={token}")
+        assert status == 200
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "GET /api/state?token=[hidden]" in err and token not in err
