@@ -68,8 +68,26 @@ NAME_KEYS = frozenset({"id", "name", "side", "kind", "profile", "weapon", "unit"
 COUNT_KEYS = frozenset({"attacks", "A", "Cad", "shots", "dice", "rate", "reserve", "rank", "count"})
 
 
-def _fail(error: type[ValueError], source: str, message: str) -> NoReturn:
-    raise error(f"{source}: {message}")
+def _fail(error: type[ValueError], source: str, message: str, fr: str | None = None) -> NoReturn:
+    """Raise ``error`` naming ``source``; ``fr`` (the French words) rides along as ``message_fr``."""
+    exc = error(f"{source}: {message}")
+    if fr is not None:
+        exc.message_fr = f"{source} : {fr}"  # type: ignore[attr-defined]
+    raise exc
+
+
+# The JSON parser's words, in ours (never Python's own messages in an answer): English, French.
+_JSON_WORDS = {
+    "Expecting value": ("a value is expected", "une valeur est attendue"),
+    "Expecting ',' delimiter": ("a comma is expected", "une virgule est attendue"),
+    "Expecting ':' delimiter": ("a colon is expected", "deux-points sont attendus"),
+    "Expecting property name enclosed in double quotes": ("a key in double quotes is expected",
+                                                          "une clé entre guillemets est attendue"),
+    "Unterminated string starting at": ("a text is not closed", "un texte n'est pas fermé"),
+    "Invalid control character at": ("a control character is inside a text", "un caractère de contrôle est dans un texte"),
+    "Invalid \\escape": ("a backslash escape is wrong", "un échappement par barre oblique est faux"),
+    "Extra data": ("something follows the end of the document", "quelque chose suit la fin du document"),
+}
 
 
 def check_tree(data: Any, *, source: str, error: type[ValueError], path: str = "") -> None:
@@ -80,10 +98,12 @@ def check_tree(data: Any, *, source: str, error: type[ValueError], path: str = "
         value, where, depth = stack.pop()
         nodes += 1
         if nodes > MAX_NODES:
-            _fail(error, source, f"holds more than {MAX_NODES} values; the limit is {MAX_NODES}")
+            _fail(error, source, f"holds more than {MAX_NODES} values; the limit is {MAX_NODES}",
+                  f"contient plus de {MAX_NODES} valeurs ; la limite est {MAX_NODES}")
         if depth > MAX_DEPTH:
             _fail(error, source, f"{where or 'the document'} is nested more than {MAX_DEPTH} levels deep; "
-                  f"the limit is {MAX_DEPTH}")
+                  f"the limit is {MAX_DEPTH}", f"{where or 'le document'} est imbriqué sur plus de {MAX_DEPTH} "
+                  f"niveaux ; la limite est {MAX_DEPTH}")
         key = where.rsplit(".", 1)[-1].split("[", 1)[0] if where else ""
         label = where or "the document"
         if isinstance(value, bool) or value is None:
@@ -91,36 +111,45 @@ def check_tree(data: Any, *, source: str, error: type[ValueError], path: str = "
         if isinstance(value, int):
             if abs(value) > MAX_ABS_NUMBER:
                 _fail(error, source, f"{label} is too large ({str(value)[:12]}...); numbers are at most "
-                      f"{MAX_ABS_NUMBER:g} in size")
+                      f"{MAX_ABS_NUMBER:g} in size", f"{label} est trop grand ({str(value)[:12]}...) ; les nombres "
+                      f"valent au plus {MAX_ABS_NUMBER:g}")
             _check_number(float(value), key, label, source, error)
         elif isinstance(value, float):
             if not math.isfinite(value):
-                _fail(error, source, f"{label} must be a finite number, got {value!r}")
+                _fail(error, source, f"{label} must be a finite number, got {value!r}",
+                      f"{label} doit être un nombre fini, reçu {value!r}")
             if abs(value) > MAX_ABS_NUMBER:
-                _fail(error, source, f"{label} is too large ({value:g}); numbers are at most {MAX_ABS_NUMBER:g} in size")
+                _fail(error, source, f"{label} is too large ({value:g}); numbers are at most {MAX_ABS_NUMBER:g} in size",
+                      f"{label} est trop grand ({value:g}) ; les nombres valent au plus {MAX_ABS_NUMBER:g}")
             _check_number(value, key, label, source, error)
         elif isinstance(value, str):
             if key in COUNT_KEYS and value.strip().isdigit() and len(value.strip()) < 30:
                 _check_number(float(value.strip()), key, label, source, error)  # "attacks=1000" typed as text
             limit = MAX_NAME if key in NAME_KEYS else MAX_STRING
             if len(value) > limit:
-                _fail(error, source, f"{label} is {len(value)} characters long; the limit is {limit}")
+                _fail(error, source, f"{label} is {len(value)} characters long; the limit is {limit}",
+                      f"{label} fait {len(value)} caractères ; la limite est {limit}")
         elif isinstance(value, (list, tuple)):
             limit = MAX_MODELS if key == "models" else MAX_LIST
             if len(value) > limit:
-                _fail(error, source, f"{label} has {len(value)} items; the limit is {limit}")
+                _fail(error, source, f"{label} has {len(value)} items; the limit is {limit}",
+                      f"{label} a {len(value)} éléments ; la limite est {limit}")
             stack.extend((item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value))
         elif isinstance(value, Mapping):
             if len(value) > MAX_KEYS:
-                _fail(error, source, f"{label} has {len(value)} keys; the limit is {MAX_KEYS}")
+                _fail(error, source, f"{label} has {len(value)} keys; the limit is {MAX_KEYS}",
+                      f"{label} a {len(value)} clés ; la limite est {MAX_KEYS}")
             for k, item in value.items():
                 if not isinstance(k, str):
-                    _fail(error, source, f"{label} has a key that is not text ({k!r}); keys are text")
+                    _fail(error, source, f"{label} has a key that is not text ({str(k)[:20]}); keys are text",
+                          f"{label} a une clé qui n'est pas du texte ({str(k)[:20]}) ; les clés sont du texte")
                 if len(k) > MAX_NAME:
-                    _fail(error, source, f"{label} has a key of {len(k)} characters; the limit is {MAX_NAME}")
+                    _fail(error, source, f"{label} has a key of {len(k)} characters; the limit is {MAX_NAME}",
+                          f"{label} a une clé de {len(k)} caractères ; la limite est {MAX_NAME}")
                 stack.append((item, f"{where}.{k}" if where else k, depth + 1))
         else:
-            _fail(error, source, f"{label} holds a {type(value).__name__}, which JSON does not have")
+            _fail(error, source, f"{label} holds a {type(value).__name__}, which JSON does not have",
+                  f"{label} contient un {type(value).__name__}, que JSON ne connaît pas")
 
 
 def check_game_tree(data: Any, *, source: str, error: type[ValueError]) -> None:
@@ -138,15 +167,18 @@ def check_game_tree(data: Any, *, source: str, error: type[ValueError]) -> None:
             value = table.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool) and value > MAX_TABLE_MM:
                 _fail(error, source, f"table.{key} is {value:g} mm; a table is at most {MAX_TABLE_MM:g} mm "
-                      f"({MAX_TABLE_MM / 1000:g} m) a side")
+                      f"({MAX_TABLE_MM / 1000:g} m) a side", f"table.{key} vaut {value:g} mm ; une table fait "
+                      f"au plus {MAX_TABLE_MM:g} mm ({MAX_TABLE_MM / 1000:g} m) de côté")
 
 
 def _check_number(value: float, key: str, label: str, source: str, error: type[ValueError]) -> None:
     if key.endswith("_mm") and abs(value) > MAX_COORD_MM:
         _fail(error, source, f"{label} is {value:g} mm; lengths and coordinates are at most "
-              f"{MAX_COORD_MM:g} mm (100 m)")
+              f"{MAX_COORD_MM:g} mm (100 m)", f"{label} vaut {value:g} mm ; longueurs et coordonnées valent "
+              f"au plus {MAX_COORD_MM:g} mm (100 m)")
     if key in COUNT_KEYS and value > MAX_COUNT:
-        _fail(error, source, f"{label} is {value:g}; a count of dice, attacks or ranks is at most {MAX_COUNT}")
+        _fail(error, source, f"{label} is {value:g}; a count of dice, attacks or ranks is at most {MAX_COUNT}",
+              f"{label} vaut {value:g} ; un nombre de dés, d'attaques ou de rangs vaut au plus {MAX_COUNT}")
 
 
 def _reject_constant(name: str) -> NoReturn:
@@ -191,17 +223,23 @@ def nesting_depth(text: str) -> int:
 def parse_json_bounded(text: str, *, source: str, error: type[ValueError]) -> Any:
     """Parse JSON ``text`` within the limits: depth first (before recursion), no NaN/Infinity, then :func:`check_tree`."""
     if len(text) > MAX_TEXT_BYTES:
-        _fail(error, source, f"is {len(text) // 1024} KiB; the limit is {MAX_TEXT_BYTES // 1024} KiB")
+        _fail(error, source, f"is {len(text) // 1024} KiB; the limit is {MAX_TEXT_BYTES // 1024} KiB",
+              f"fait {len(text) // 1024} Kio ; la limite est {MAX_TEXT_BYTES // 1024} Kio")
     if nesting_depth(text) > MAX_DEPTH:
-        _fail(error, source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}")
+        _fail(error, source, f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}",
+              f"imbriqué sur plus de {MAX_DEPTH} niveaux ; la limite est {MAX_DEPTH}")
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except _Constant as exc:
-        _fail(error, source, f"{exc} is not a number JSON allows; send a finite number")
+        _fail(error, source, f"{exc} is not a number JSON allows; send a finite number",
+              f"{exc} n'est pas un nombre permis en JSON ; envoyez un nombre fini")
     except json.JSONDecodeError as exc:
-        _fail(error, source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+        en, fr = _JSON_WORDS.get(exc.msg, ("syntax error", "erreur de syntaxe"))
+        _fail(error, source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {en})",
+              f"JSON non valide (ligne {exc.lineno}, colonne {exc.colno} : {fr})")
     except (ValueError, RecursionError):  # an integer of thousands of digits
-        _fail(error, source, f"holds a number too large to read; numbers are at most {MAX_ABS_NUMBER:g} in size")
+        _fail(error, source, f"holds a number too large to read; numbers are at most {MAX_ABS_NUMBER:g} in size",
+              f"contient un nombre trop grand pour être lu ; les nombres valent au plus {MAX_ABS_NUMBER:g}")
     check_tree(data, source=source, error=error)
     return data
 
@@ -211,28 +249,33 @@ def load_yaml_bounded(text: str, *, source: str, error: type[ValueError]) -> Any
     import yaml
 
     if len(text) > MAX_TEXT_BYTES:
-        _fail(error, source, f"is {len(text) // 1024} KiB; the limit is {MAX_TEXT_BYTES // 1024} KiB")
+        _fail(error, source, f"is {len(text) // 1024} KiB; the limit is {MAX_TEXT_BYTES // 1024} KiB",
+              f"fait {len(text) // 1024} Kio ; la limite est {MAX_TEXT_BYTES // 1024} Kio")
     depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):
                 line = event.start_mark.line + 1 if event.start_mark else 0
-                raise _Refused(f"line {line}: YAML aliases (*name) are not accepted; write the values out in full")
+                raise _Refused(f"line {line}: YAML aliases (*name) are not accepted; write the values out in full",
+                               f"ligne {line} : les alias YAML (*nom) ne sont pas acceptés ; écrivez les valeurs en entier")
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise _Refused(f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}")
+                    raise _Refused(f"nested more than {MAX_DEPTH} levels deep; the limit is {MAX_DEPTH}",
+                                   f"imbriqué sur plus de {MAX_DEPTH} niveaux ; la limite est {MAX_DEPTH}")
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
         data = yaml.safe_load(text)
     except _Refused as exc:
-        _fail(error, source, str(exc))
+        _fail(error, source, exc.args[0], exc.args[1])
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "syntax error"
-        _fail(error, source, f"not valid YAML{where}: {problem}")
+        where_fr = f" (ligne {mark.line + 1}, colonne {mark.column + 1})" if mark is not None else ""
+        _fail(error, source, f"not valid YAML{where}: {problem}", f"YAML non valide{where_fr} : {problem}")
     except (ValueError, RecursionError, OverflowError):
-        _fail(error, source, "holds a value YAML cannot read (a number too large?)")
+        _fail(error, source, "holds a value YAML cannot read (a number too large?)",
+              "contient une valeur que YAML ne peut pas lire (un nombre trop grand ?)")
     check_tree(data, source=source, error=error)
     return data

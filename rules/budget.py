@@ -4,8 +4,10 @@ The rules core gives exact odds by enumeration and convolution, whose cost grows
 with the dice pool (a Firefight salvo of 100 attacks on a mixed unit takes seconds).
 :func:`resolve_within` runs one resolution with a deadline on the exact computation
 (checked where distributions are built, :data:`rules.dice.GUARD`); past it, the same
-resolution is run again many times in a sampling mode where every distribution is one
-random outcome, and the odds become the observed frequencies, each with its 95 %
+resolution is run again many times in a sampling mode where combining two
+distributions (``convolve``, ``bind``) draws one random outcome of each (every use an
+independent draw, as the dice are) instead of enumerating every pair, and the odds
+become the observed frequencies, each with its 95 %
 error bar (1.96 standard errors) -- an estimate, said as such in the explanation and
 in ``odds_method``.
 
@@ -69,18 +71,20 @@ class _Guard:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OddsTooSlowError()
 
-    def distribution(self, probs: Mapping[Hashable, Fraction]) -> dict[Hashable, Fraction]:
+    def pick(self, probs: Mapping[Hashable, Fraction]) -> Hashable:
+        """Draw one outcome of ``probs`` (sampling mode)."""
         self.tick()
-        if self.rng is None or len(probs) <= 1:
-            return dict(probs)
+        assert self.rng is not None
+        if len(probs) == 1:
+            return next(iter(probs))
         x = Fraction(self.rng.random())
         acc = Fraction(0)
-        outcome = None
+        outcome: Hashable = None
         for outcome, p in probs.items():
             acc += p
             if x < acc:
                 break
-        return {outcome: Fraction(1)}
+        return outcome
 
     def rolls(self, count: int, sides: int) -> list[int]:
         assert self.rng is not None
@@ -208,8 +212,9 @@ def resolve_within(run: Callable[[Dice | None], Resolution], make_dice: Callable
             break
         finally:
             GUARD.reset(token)
-        for name, dist in sample.odds.items():
-            counts.setdefault(name, Counter()).update(dist.probs.keys())
+        draw = _Guard(rng=random.Random(rng.getrandbits(64)))
+        for name, dist in sample.odds.items():  # one outcome of each named distribution
+            counts.setdefault(name, Counter())[draw.pick(dist.probs)] += 1
         n += 1
     token = GUARD.set(_Guard(deadline=time.monotonic() + sample_budget_s, rng=random.Random(seed)))
     try:

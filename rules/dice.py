@@ -51,7 +51,9 @@ class NotEnoughDiceError(InvalidActionError):
 
 
 # Set by :mod:`rules.budget` around one resolution: a deadline for the exact odds, or a
-# sampling mode (each distribution becomes one random outcome) for a Monte-Carlo estimate.
+# sampling mode for a Monte-Carlo estimate: bind and convolve (where the outcomes multiply)
+# draw one random outcome of their operands, each use an independent draw, instead of
+# enumerating every pair; map stays exact (its cost does not grow).
 GUARD: contextvars.ContextVar[Any] = contextvars.ContextVar("rules_dice_guard", default=None)
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
@@ -68,8 +70,9 @@ class Distribution:
         if total != 1:
             raise ValueError(f"probabilities must add up to 1, got {total}")
         guard = GUARD.get()
-        probs = dict(self.probs) if guard is None else guard.distribution(self.probs)
-        object.__setattr__(self, "probs", MappingProxyType(probs))
+        if guard is not None:
+            guard.tick()
+        object.__setattr__(self, "probs", MappingProxyType(dict(self.probs)))
 
     @classmethod
     def certain(cls, outcome: Hashable) -> "Distribution":
@@ -94,12 +97,18 @@ class Distribution:
 
     def bind(self, f: Callable[[Any], "Distribution"]) -> "Distribution":
         """Return the distribution of a second stage chosen by the first outcome."""
+        guard = GUARD.get()
+        if guard is not None and guard.sampling:
+            return Distribution.certain(guard.pick(f(guard.pick(self.probs)).probs))
         return Distribution.from_pairs(
             (o2, p * p2) for o, p in self.probs.items() for o2, p2 in f(o).probs.items()
         )
 
     def convolve(self, other: "Distribution", combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
         """Return the distribution of ``combine(a, b)`` for independent ``a`` and ``b``."""
+        guard = GUARD.get()
+        if guard is not None and guard.sampling:  # each operand drawn on its own: independent draws
+            return Distribution.certain(combine(guard.pick(self.probs), guard.pick(other.probs)))
         return Distribution.from_pairs(
             (combine(a, b), pa * pb) for a, pa in self.probs.items() for b, pb in other.probs.items()
         )

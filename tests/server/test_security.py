@@ -154,10 +154,8 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
 @pytest.mark.parametrize("text", [BOMB, "side: &s [*s]\n", "&a [*a]\n", "side: " + "[" * 200 + "]" * 200 + "\n"])
 def test_yaml_roster_aliases_and_depth_refused(app: Any, text: str) -> None:
     c = app.test_client()
-    t0 = time.monotonic()
     r = c.post("/api/setup/rosters", json={"rosters": [{"filename": "r.yaml", "text": text}]})
     assert r.status_code == 400, r.get_data(as_text=True)[:300]
-    assert time.monotonic() - t0 < 2.0
     message = r.get_json()["error"]["message"]
     assert "r.yaml" in message and ("alias" in message or "nested" in message or "YAML" in message)
 
@@ -192,33 +190,38 @@ def _firefight_salvo(attacks: int) -> dict[str, Any]:
     }
 
 
-def test_long_odds_fall_back_to_a_stated_estimate_without_freezing_the_game(tmp_path: Path) -> None:
+def test_long_odds_fall_back_to_a_stated_estimate_without_freezing_the_game(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     # 3 firers x 30 attacks = 90 dice to hit (then as many to block); the budget is made short so the
-    # estimate is certain on any machine (exact odds of this salvo take about a second)
+    # estimate is certain on any machine (exact odds of this salvo take about a second). Times are
+    # measured by benchmarks/hostile_load.py, not here.
+    from server import rulesbridge
+
     app = create_app({"DB_PATH": str(tmp_path / "g.db"), "GAME": _firefight_salvo(30), "RESOLVE_BUDGET_S": 0.1})
     ov = app.extensions["tabletracker"]
+    free_meanwhile: list[bool] = []
+    real_resolve = rulesbridge.resolve
+
+    def resolve_and_look(*args: Any, **kwargs: Any) -> Any:
+        # while the odds are computed, can another thread (the live loop, an edit) take the game's lock?
+        def try_lock() -> None:
+            got = ov.editing().acquire(blocking=False)
+            free_meanwhile.append(got)
+            if got:
+                ov.editing().release()
+
+        looker = threading.Thread(target=try_lock)
+        looker.start()
+        out = real_resolve(*args, **kwargs)
+        looker.join()
+        return out
+
+    monkeypatch.setattr(rulesbridge, "resolve", resolve_and_look)
     try:
-        c = app.test_client()
-        waits: list[float] = []
-        done = threading.Event()
-
-        def edits_meanwhile() -> None:  # the live feed and edits take the overlay's lock
-            while not done.is_set():
-                t0 = time.monotonic()
-                with ov.editing():
-                    pass
-                waits.append(time.monotonic() - t0)
-                time.sleep(0.01)
-
-        watcher = threading.Thread(target=edits_meanwhile)
-        watcher.start()
-        t0 = time.monotonic()
-        r = c.post("/api/resolve/apply", json={"action": "shoot", "request": {"firing": "a", "target": "b"},
-                                               "dice": [6] * 180})
-        elapsed = time.monotonic() - t0
-        done.set()
-        watcher.join()
+        r = app.test_client().post("/api/resolve/apply", json={
+            "action": "shoot", "request": {"firing": "a", "target": "b"}, "dice": [6] * 180})
         assert r.status_code == 200, r.get_data(as_text=True)[:300]
+        assert free_meanwhile == [True]  # the computation never held the lock
         res = r.get_json()["resolution"]
         method = res["odds_method"]
         from rules.budget import MIN_SAMPLES
@@ -229,11 +232,25 @@ def test_long_odds_fall_back_to_a_stated_estimate_without_freezing_the_game(tmp_
         hits = {e["outcome"]: e["probability"] for e in res["odds"]["hits"]}
         mean_hits = sum(k * p for k, p in hits.items())
         assert 40 < mean_hits < 50  # 90 dice hitting on 4+: exactly 45 on average
-        assert elapsed < 2.5
-        assert max(waits) < 0.5  # never waited on the computation
+        assert res["result"]["hits"] == 90  # the real dice (all sixes) decide the result, not the estimate
+        assert r.get_json()["event"]["kind"] == "resolution"
     finally:
         ov.stop()
         ov.store.close()
+
+
+def test_a_request_too_large_even_to_estimate_is_refused_clearly() -> None:
+    from rules.budget import resolve_within
+    from rules.dice import binomial, success_chance
+    from rules.errors import InvalidActionError
+    from rules.combat.base import Resolution
+
+    def enormous(_dice: Any) -> Resolution:
+        return Resolution("firefight", "demo", (), odds={"hits": binomial(200_000, success_chance(4))})
+
+    with pytest.raises(InvalidActionError, match="too many dice to resolve, even as an estimate") as info:
+        resolve_within(enormous, lambda: None, budget_s=0.05, sample_budget_s=0.05)
+    assert "trop de dés" in info.value.message_fr  # type: ignore[attr-defined]
 
 
 # -- storage ----------------------------------------------------------------------------------------
@@ -338,7 +355,9 @@ def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120)
 
 
-def test_a_huge_png_is_refused_before_decoding(tmp_path: Path) -> None:
+def test_a_huge_png_is_refused_before_decoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cv2
+
     from calibration.errors import CalibrationError
     from calibration.store import load_image
     from tracker.sources import SourceError, read_image
@@ -347,11 +366,13 @@ def test_a_huge_png_is_refused_before_decoding(tmp_path: Path) -> None:
               + b"\x08\x02\x00\x00\x00" + b"\x00" * 4)
     path = tmp_path / "huge.png"
     path.write_bytes(header + b"\x00" * 1_200_000)
+    def no_decoding(*_: Any) -> None:
+        raise AssertionError("the image was decoded")
+
+    monkeypatch.setattr(cv2, "imdecode", no_decoding)
     for reader, error in ((load_image, CalibrationError), (read_image, SourceError)):
-        t0 = time.monotonic()
         with pytest.raises(error, match="20000 x 20000 pixels.*limit is 50 megapixels"):
             reader(path)
-        assert time.monotonic() - t0 < 1.0
 
 
 def test_cli_resolve_with_40000_dice_says_the_limit_briefly(tmp_path: Path) -> None:
