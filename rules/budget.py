@@ -45,7 +45,7 @@ from rules.errors import InvalidActionError
 from rules.explain import Step
 
 EXACT_BUDGET_S = 0.8
-SAMPLE_BUDGET_S = 0.6
+SAMPLE_BUDGET_S = 0.5
 MAX_SAMPLES = 4000
 MIN_SAMPLES = 20
 SOURCE = "tabletracker: odds too long to compute exactly in time"
@@ -66,7 +66,7 @@ class _Guard:
 
     def tick(self) -> None:
         self.ticks += 1
-        if not self.ticks & 63:
+        if not self.ticks & 31:
             time.sleep(0)  # let the live loop's thread take the interpreter: it must not wait on odds
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise OddsTooSlowError()
@@ -198,31 +198,38 @@ def resolve_within(run: Callable[[Dice | None], Resolution], make_dice: Callable
     rng = random.Random(seed)
     counts: dict[str, Counter[Hashable]] = {}
     n = 0
+    first: Resolution | None = None
     stop = time.monotonic() + sample_budget_s
+    hard_stop = stop + sample_budget_s / 2  # past the budget only to reach a minimum of samples
     while n < samples:
-        now = time.monotonic()  # within the budget; a little past it only to reach a minimum of samples
-        if now >= stop and (n >= MIN_SAMPLES or (n >= 5 and now >= stop + sample_budget_s / 2)):
+        now = time.monotonic()
+        if (now >= stop and n >= MIN_SAMPLES) or (now >= hard_stop and n >= 5):
             break
-        token = GUARD.set(_Guard(deadline=stop + sample_budget_s, rng=random.Random(rng.getrandbits(64))))
+        token = GUARD.set(_Guard(deadline=hard_stop + sample_budget_s / 2, rng=random.Random(rng.getrandbits(64))))
         try:
             sample = run(None)
         except OddsTooSlowError:
-            if n == 0:
+            if n < 5:
                 raise _too_large(budget_s + 2 * sample_budget_s) from None
             break
         finally:
             GUARD.reset(token)
+        first = first or sample
         draw = _Guard(rng=random.Random(rng.getrandbits(64)))
         for name, dist in sample.odds.items():  # one outcome of each named distribution
             counts.setdefault(name, Counter())[draw.pick(dist.probs)] += 1
         n += 1
-    token = GUARD.set(_Guard(deadline=time.monotonic() + sample_budget_s, rng=random.Random(seed)))
-    try:
-        final = run(make_dice())  # the explanation, the needed rolls and the result with the real dice
-    except OddsTooSlowError:
-        raise _too_large(budget_s + 2 * sample_budget_s) from None
-    finally:
-        GUARD.reset(token)
+    dice = make_dice()
+    if dice is None and first is not None:
+        final = first  # odds only: the explanation and the needed rolls do not depend on the draws
+    else:
+        token = GUARD.set(_Guard(deadline=time.monotonic() + sample_budget_s, rng=random.Random(seed)))
+        try:
+            final = run(dice)  # the explanation, the needed rolls and the result with the real dice
+        except OddsTooSlowError:
+            raise _too_large(budget_s + 2 * sample_budget_s) from None
+        finally:
+            GUARD.reset(token)
     odds = {name: Distribution({o: Fraction(c, n) for o, c in counter.items()}) for name, counter in counts.items()}
     error_95 = 1.96 * math.sqrt(0.25 / n)  # the widest 95 % interval (at a probability of 1/2)
     step = Step("odds", f"Monte-Carlo estimate from {n} simulated rolls: the exact odds would take more than "
