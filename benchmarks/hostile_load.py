@@ -24,6 +24,7 @@ import argparse
 import http.client
 import json
 import logging
+import multiprocessing
 import socket
 import sqlite3
 import sys
@@ -122,6 +123,36 @@ class LiveCounter(threading.Thread):
         conn.close()
 
 
+def attack_in_child(port: int, warmup_s: float, quiet_s: float, seconds: float, out: Any) -> None:
+    """The browser and the hostile client, in their own process (as real ones are): no shared interpreter."""
+    stop = threading.Event()
+    watcher = LiveCounter(port, stop)
+    watcher.start()
+    time.sleep(warmup_s)
+    q0, n_quiet = time.monotonic(), len(watcher.times)
+    time.sleep(quiet_s)  # the live rate with no request, to compare
+    quiet_rate = (len(watcher.times) - n_quiet) / (time.monotonic() - q0)
+    times: dict[str, list[float]] = defaultdict(list)
+    statuses: dict[str, set[int]] = defaultdict(set)
+    t0 = time.monotonic()
+    n0 = len(watcher.times)
+    while time.monotonic() - t0 < seconds:
+        for label, method, path, body, headers in hostile_requests():
+            start = time.monotonic()
+            status = send(port, method, path, body, headers)
+            times[label].append(time.monotonic() - start)
+            statuses[label].add(status)
+    elapsed = time.monotonic() - t0
+    got = watcher.times[n0:]
+    stop.set()
+    gaps = [b - a for a, b in zip(got, got[1:])]
+    out.put({"count": sum(len(v) for v in times.values()),
+             "server_errors": sum(1 for k in statuses for s in statuses[k] if s >= 500),
+             "slowest": {k: max(v) for k, v in times.items()}, "median": {k: sorted(v)[len(v) // 2] for k, v in times.items()},
+             "statuses": {k: sorted(v) for k, v in statuses.items()}, "live_rate": len(got) / elapsed,
+             "quiet_rate": quiet_rate, "max_gap": max(gaps) if gaps else float("nan")})
+
+
 def phase_requests(seconds: float, db: Path) -> dict[str, Any]:
     app = create_app({"DB_PATH": str(db), "SOURCE": {"kind": "sample"}, "GAME": sample_game(100),
                       "FPS": SERVE_FPS, "LOOP_SOURCE": True, "NEW_GAME": True})
@@ -129,41 +160,19 @@ def phase_requests(seconds: float, db: Path) -> dict[str, Any]:
     server = make_server("127.0.0.1", 0, app)
     port = server.server_port
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    stop = threading.Event()
-    watcher = LiveCounter(port, stop)
-    watcher.start()
     overlay.start()
-    time.sleep(2.0)  # warm-up: first frames, calibration
-    q0, n_quiet = time.monotonic(), len(watcher.times)
-    time.sleep(min(10.0, seconds / 2))  # the live rate with no request, to compare
-    quiet_rate = (len(watcher.times) - n_quiet) / (time.monotonic() - q0)
-    slowest: dict[str, float] = defaultdict(float)
-    times: dict[str, list[float]] = defaultdict(list)
-    statuses: dict[str, set[int]] = defaultdict(set)
-    count = server_errors = 0
-    t0 = time.monotonic()
-    n0 = len(watcher.times)
-    while time.monotonic() - t0 < seconds:
-        for label, method, path, body, headers in hostile_requests():
-            start = time.monotonic()
-            status = send(port, method, path, body, headers)
-            slowest[label] = max(slowest[label], time.monotonic() - start)
-            times[label].append(time.monotonic() - start)
-            statuses[label].add(status)
-            count += 1
-            server_errors += status >= 500
-    elapsed = time.monotonic() - t0
-    live_rate = (len(watcher.times) - n0) / elapsed
-    gaps = [b - a for a, b in zip(watcher.times[n0:], watcher.times[n0 + 1:])]
-    stop.set()
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    quiet_s = min(10.0, seconds / 2)
+    child = ctx.Process(target=attack_in_child, args=(port, 3.0, quiet_s, seconds, results), daemon=True)
+    child.start()
+    got = results.get(timeout=seconds + quiet_s + 120)
+    child.join(10)
     overlay.stop()
     server.shutdown()
     server.server_close()
     overlay.store.close()
-    return {"count": count, "server_errors": server_errors, "slowest": dict(slowest),
-            "statuses": {k: sorted(v) for k, v in statuses.items()}, "live_rate": live_rate, "quiet_rate": quiet_rate,
-            "max_gap": max(gaps) if gaps else float("nan"),
-            "median": {k: sorted(v)[len(v) // 2] for k, v in times.items()}}
+    return got
 
 
 def db_bytes(path: Path) -> int:

@@ -166,12 +166,13 @@ def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
 
 
 def _budget() -> float:
-    return float(current_app.config.get("RESOLVE_BUDGET_S") or 0.8)
+    return float(current_app.config.get("RESOLVE_BUDGET_S") or 0.6)
 
 
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()
+    lower_thread_priority()  # odds can take their whole budget: the tracker's thread goes first
     resolution = rulesbridge.resolve(overlay().plan(), action, req, dice, budget_s=_budget())
     return jsonify(resolution.to_json())
 
@@ -191,6 +192,7 @@ def resolve_apply() -> Any:
                        fr="appliquer demande les dés du jet appliqué (la liste montrée par le jet, "
                           "ou les dés des joueurs)")
     ov = overlay()
+    lower_thread_priority()  # odds can take their whole budget: the tracker's thread goes first
     for _ in range(3):
         with ov.editing():
             plan, based_on = ov.plan(), ov.store.current().event_id

@@ -34,7 +34,7 @@ Configuration keys (all optional):
 ``MAX_SSE_CLIENTS``
     Most pages following the live feed at once (default 32; one more gets a 503).
 ``RESOLVE_BUDGET_S``
-    Time for exact odds (default 0.8 s); past it, a stated Monte-Carlo estimate.
+    Time for exact odds (default 0.6 s); past it, a stated Monte-Carlo estimate.
 
 JSON answers and the live feed never carry ``NaN`` or ``Infinity`` (the browser cannot
 parse them): a non-finite number is sent as ``null``.
@@ -84,7 +84,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
     "SSE_QUEUE_SIZE": 8,
     "MAX_SSE_CLIENTS": 32,
-    "RESOLVE_BUDGET_S": 0.8,
+    "RESOLVE_BUDGET_S": 0.6,
     "JSON_SORT_KEYS": False,
 }
 

@@ -71,10 +71,10 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
 
 
 def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None, *,
-            budget_s: float = 0.8) -> Any:
+            budget_s: float = 0.6) -> Any:
     """Resolve an action (``rules.combat.resolve``) within the odds time budget (``rules.budget``).
 
-    Exact odds when they take at most 0.8 s, else a stated Monte-Carlo estimate;
+    Exact odds when they take at most 0.6 s, else a stated Monte-Carlo estimate;
     returns the :class:`Resolution` (its JSON says ``odds_method``).
     """
     combat = _module("rules.combat")
