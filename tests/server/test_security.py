@@ -437,3 +437,11 @@ def test_serve_on_127_0_0_2_and_the_token_stays_out_of_the_log(tmp_path: Path) -
         proc.terminate()
         _, err = proc.communicate(timeout=30)
     assert "GET /api/state?token=[hidden]" in err and token not in err
+
+
+@pytest.mark.parametrize("seed", [0, 2**31 - 1, 2**63 - 1])
+def test_the_pages_seeds_pass_the_number_limits(app: Any, seed: int) -> None:
+    # the page rolls with a seed up to 2**31; the API takes seeds up to 2**63 - 1
+    r = app.test_client().post("/api/resolve", json={"action": "shoot", "request": {"firing": "alpha",
+                                                                                     "target": "golems"}, "seed": seed})
+    assert r.status_code != 400 or "seed" not in r.get_json()["error"]["message"], r.get_json()
