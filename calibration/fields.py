@@ -17,11 +17,12 @@ ValueError: setup.json: table.depth_mm is missing (a number is required)
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from calibration.limits import MAX_ABS_NUMBER, parse_json_bounded
 
 _MISSING = object()
 
@@ -79,11 +80,13 @@ class Reader:
         if value is default and default is not _MISSING:
             return value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(f"must be a number, got {_type_name(value)} {value!r}", key)
+            self.fail(f"must be a number, got {_type_name(value)} {_short(value)}", key)
+        if isinstance(value, int) and abs(value) > MAX_ABS_NUMBER:
+            self.fail(f"is too large ({str(value)[:12]}...); numbers are at most {MAX_ABS_NUMBER:g} in size", key)
         if not math.isfinite(value):
-            self.fail(f"must be a finite number, got {value!r}", key)
+            self.fail(f"must be a finite number, got {_short(value)}", key)
         if positive and value <= 0:
-            self.fail(f"must be greater than 0, got {value!r}", key)
+            self.fail(f"must be greater than 0, got {_short(value)}", key)
         return float(value)
 
     def integer(self, key: str, default: Any = _MISSING) -> Any:
@@ -92,7 +95,9 @@ class Reader:
         if value is default and default is not _MISSING:
             return value
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(f"must be an integer, got {_type_name(value)} {value!r}", key)
+            self.fail(f"must be an integer, got {_type_name(value)} {_short(value)}", key)
+        if abs(value) > MAX_ABS_NUMBER:
+            self.fail(f"is too large ({str(value)[:12]}...); numbers are at most {MAX_ABS_NUMBER:g} in size", key)
         return int(value)
 
     def string(self, key: str, default: Any = _MISSING, *, choices: Sequence[str] = ()) -> Any:
@@ -101,9 +106,9 @@ class Reader:
         if value is default and default is not _MISSING:
             return value
         if not isinstance(value, str) or not value:
-            self.fail(f"must be a non-empty string, got {_type_name(value)} {value!r}", key)
+            self.fail(f"must be a non-empty string, got {_type_name(value)} {_short(value)}", key)
         if choices and value not in choices:
-            self.fail(f"must be one of {', '.join(choices)}; got {value!r}", key)
+            self.fail(f"must be one of {', '.join(choices)}; got {_short(value)}", key)
         return value
 
     def boolean(self, key: str, default: Any = _MISSING) -> Any:
@@ -133,8 +138,9 @@ class Reader:
             self.fail(f"must have {length} numbers, got {len(value)}", key)
         out = []
         for i, item in enumerate(value):
-            if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item):
-                self.fail(f"[{i}] must be a finite number, got {item!r}", key)
+            if (isinstance(item, bool) or not isinstance(item, (int, float))
+                    or (isinstance(item, int) and abs(item) > MAX_ABS_NUMBER) or not math.isfinite(item)):
+                self.fail(f"[{i}] must be a finite number of at most {MAX_ABS_NUMBER:g}, got {_short(item)}", key)
             out.append(float(item))
         return tuple(out)
 
@@ -154,6 +160,14 @@ class Reader:
             Reader(item, source=self.source, error=self.error, path=f"{self.where(key)}[{i}]")
             for i, item in enumerate(value)
         ]
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to 60 characters (a hostile value must not fill the message)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
+        return str(value)[:20] + "..."
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _type_name(value: Any) -> str:
@@ -183,8 +197,8 @@ def read_json_file(path: str | Path, *, what: str, error: type[ValueError]) -> A
 
 
 def parse_json_text(text: str, *, source: str, error: type[ValueError]) -> Any:
-    """Return the parsed JSON ``text``; ``error`` gives the line and column of a syntax error."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise error(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    """Return the parsed JSON ``text``; ``error`` gives the line and column of a syntax error.
+
+    The limits of :mod:`calibration.limits` apply (depth, finite numbers, sizes).
+    """
+    return parse_json_bounded(text, source=source, error=error)

@@ -27,6 +27,7 @@ Fraction(2, 27)
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 import random
@@ -48,6 +49,12 @@ class NotEnoughDiceError(InvalidActionError):
         self.index = index
 
 
+# Set by :mod:`rules.budget` around one resolution: a deadline for the exact odds, or a
+# sampling mode for a Monte-Carlo estimate: bind and convolve (where the outcomes multiply)
+# draw one random outcome of their operands, each use an independent draw, instead of
+# enumerating every pair; map stays exact (its cost does not grow).
+GUARD: contextvars.ContextVar[Any] = contextvars.ContextVar("rules_dice_guard", default=None)
+
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
@@ -61,6 +68,9 @@ class Distribution:
         total = sum(self.probs.values(), Fraction(0))
         if total != 1:
             raise ValueError(f"probabilities must add up to 1, got {total}")
+        guard = GUARD.get()
+        if guard is not None:
+            guard.tick()
         object.__setattr__(self, "probs", MappingProxyType(dict(self.probs)))
 
     @classmethod
@@ -72,7 +82,10 @@ class Distribution:
     def from_pairs(cls, pairs: Iterable[tuple[Hashable, Fraction]]) -> "Distribution":
         """Build a distribution, adding up the probabilities of equal outcomes."""
         acc: dict[Hashable, Fraction] = {}
-        for outcome, p in pairs:
+        guard = GUARD.get()
+        for i, (outcome, p) in enumerate(pairs):
+            if guard is not None and not i & 1023:
+                guard.tick()
             if p:
                 acc[outcome] = acc.get(outcome, Fraction(0)) + p
         return cls(acc)
@@ -83,12 +96,18 @@ class Distribution:
 
     def bind(self, f: Callable[[Any], "Distribution"]) -> "Distribution":
         """Return the distribution of a second stage chosen by the first outcome."""
+        guard = GUARD.get()
+        if guard is not None and guard.sampling:
+            return Distribution.certain(guard.pick(f(guard.pick(self.probs)).probs))
         return Distribution.from_pairs(
             (o2, p * p2) for o, p in self.probs.items() for o2, p2 in f(o).probs.items()
         )
 
     def convolve(self, other: "Distribution", combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
         """Return the distribution of ``combine(a, b)`` for independent ``a`` and ``b``."""
+        guard = GUARD.get()
+        if guard is not None and guard.sampling:  # each operand drawn on its own: independent draws
+            return Distribution.certain(combine(guard.pick(self.probs), guard.pick(other.probs)))
         return Distribution.from_pairs(
             (combine(a, b), pa * pb) for a, pa in self.probs.items() for b, pb in other.probs.items()
         )
@@ -298,8 +317,14 @@ def multisets(count: int, sides: int = 6) -> Iterable[tuple[tuple[int, ...], Fra
     >>> sum(p for _, p in multisets(3)) == 1
     True
     """
+    guard = GUARD.get()
+    if guard is not None and guard.sampling:
+        yield tuple(sorted(guard.rolls(count, sides), reverse=True)), Fraction(1)
+        return
     total = sides ** count
-    for combo in itertools.combinations_with_replacement(range(sides, 0, -1), count):
+    for i, combo in enumerate(itertools.combinations_with_replacement(range(sides, 0, -1), count)):
+        if guard is not None and not i & 1023:
+            guard.tick()
         ways = math.factorial(count)
         for face in set(combo):
             ways //= math.factorial(combo.count(face))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping, cast
 
 from calibration.fields import Reader, read_json_file
+from calibration.limits import check_game_tree
 from rules.errors import GameFileError, InvalidActionError
 from rules.frozen import EMPTY, FrozenDict, freeze, thaw
 
@@ -318,6 +319,7 @@ def parse_game(data: Any, *, source: str = "game file") -> TablePlan:
     Raises :class:`GameFileError` naming ``source`` and the field on an unknown key,
     a wrong type, a missing table size, a duplicate id or a dangling reference.
     """
+    check_game_tree(data, source=source, error=GameFileError)  # sizes, depth, finite numbers (issue 12)
     top = Reader(data, source=source, error=GameFileError)
     top.only(_TOP_KEYS)
     # The JSON edge reaches the registry at call time (rules.rulesets imports this module).

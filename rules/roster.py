@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, cast
 
 from calibration.fields import Reader, parse_json_text
+from calibration.limits import load_yaml_bounded
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
 from rules.plan import FIRST_MODEL_MARKER_ID, OFF_TABLE, Model, TablePlan, Unit
@@ -198,13 +199,8 @@ def roster_data_from_text(text: str, *, source: str) -> Any:
     Errors name ``source`` with the line of a syntax error; the result still has to go
     through :func:`parse_roster`.
     """
-    if source.lower().endswith((".yaml", ".yml")):
-        import yaml
-
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise RosterError(f"{source}: not valid YAML ({_one_line(exc)})") from None
+    if source.lower().endswith((".yaml", ".yml")):  # aliases and deep nesting refused before expansion
+        return load_yaml_bounded(text, source=source, error=RosterError)
     return parse_json_text(text, source=source, error=RosterError)
 
 

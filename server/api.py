@@ -109,6 +109,11 @@ def game_log() -> Any:
 @bp.get("/stream")
 def events_stream() -> Response:
     ov = overlay()
+    cap = int(current_app.config.get("MAX_SSE_CLIENTS") or 32)
+    if ov.broadcaster.client_count >= cap:
+        raise ApiError(503, "too_many_watchers", f"{cap} pages already follow the live table; close one "
+                       "(another tab or phone) and reload", fr=f"{cap} pages suivent déjà la table en direct ; "
+                       "fermez-en une (autre onglet ou téléphone) puis rechargez")
     client = ov.broadcaster.subscribe()
     lower_thread_priority()
     return Response(stream(ov.broadcaster, client, ov.stopping), mimetype="text/event-stream",
@@ -169,32 +174,54 @@ def actions() -> Any:
     return jsonify({"actions": rulesbridge.describe_actions(overlay().plan())})
 
 
+def _budget() -> float:
+    return float(current_app.config.get("RESOLVE_BUDGET_S") or 0.6)
+
+
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()
-    resolution = rulesbridge.resolve(overlay().plan(), action, req, dice)
+    lower_thread_priority()  # odds can take their whole budget: the tracker's thread goes first
+    resolution = rulesbridge.resolve(overlay().plan(), action, req, dice, budget_s=_budget())
     return jsonify(resolution.to_json())
 
 
 @bp.post("/resolve/apply")
-@atomic
 def resolve_apply() -> Any:
+    """Resolve with the dice shown and apply the result as one step.
+
+    The resolution (exact odds can take a second) is computed outside the overlay's
+    lock, so the live feed, the state and every edit go on meanwhile; the change is
+    recorded only when the game is still the one resolved on (else resolved again).
+    """
     action, req, dice, body = _resolution_request()
     if body.get("dice") is None:
         raise ApiError(400, "bad_request", "apply needs the dice of the roll being applied "
-                       "(the list shown by the roll, or the players' own dice)")
+                       "(the list shown by the roll, or the players' own dice)",
+                       fr="appliquer demande les dés du jet appliqué (la liste montrée par le jet, "
+                          "ou les dés des joueurs)")
     ov = overlay()
-    resolution = rulesbridge.resolve(ov.plan(), action, req, dice)
-    if resolution.plan_after is None:
-        raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply")
-    out = resolution.to_json()
-    summary = ", ".join(str(v) for v in req.values() if isinstance(v, (str, int, float)))
-    changes = edits.what_changed(ov.plan(), resolution.plan_after)
-    event = ov.change("resolution", resolution.plan_after, {
-        "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
-        "result": out.get("result"), "needed": out.get("needed"), "changes": changes,
-        "names": edits.names_of(ov.plan(), req)})
-    return jsonify({"event": event.to_json(), "resolution": out})
+    lower_thread_priority()  # odds can take their whole budget: the tracker's thread goes first
+    for _ in range(3):
+        with ov.editing():
+            plan, based_on = ov.plan(), ov.store.current().event_id
+        resolution = rulesbridge.resolve(plan, action, req, dice, budget_s=_budget())
+        if resolution.plan_after is None:
+            raise ApiError(409, "nothing_to_apply", "this resolution gives no game state to apply",
+                           fr="cette résolution ne donne aucun état de partie à appliquer")
+        out = resolution.to_json()
+        summary = ", ".join(str(v) for v in req.values() if isinstance(v, (str, int, float)))
+        with ov.editing():
+            if ov.store.current().event_id != based_on:
+                continue  # the tracker or another player changed the game meanwhile: resolve again
+            changes = edits.what_changed(plan, resolution.plan_after)
+            event = ov.change("resolution", resolution.plan_after, {
+                "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
+                "result": out.get("result"), "needed": out.get("needed"), "changes": changes,
+                "names": edits.names_of(plan, req)})
+        return jsonify({"event": event.to_json(), "resolution": out})
+    raise ApiError(409, "game_changed", "the game kept changing while this action was resolved; apply it again",
+                   fr="la partie a changé pendant la résolution de cette action ; appliquez-la de nouveau")
 
 
 @bp.post("/undo")
@@ -232,6 +259,7 @@ def import_game() -> Any:
     r.only(("game", "filename"))
     if not r.has("game"):
         r.fail("is missing (the game file's JSON object)", "game")
+    r.child("game")  # must be an object
     filename = r.string("filename", "imported game")[:MAX_ID_LENGTH]
     event = overlay().replace_game(r.data["game"], payload={"filename": filename})
     return _changed(event)

@@ -31,16 +31,25 @@ Configuration keys (all optional):
     ``"fr"`` (default) or ``"en"``.
 ``MAX_CONTENT_LENGTH``
     Largest request body in bytes (default 2 MiB).
+``MAX_SSE_CLIENTS``
+    Most pages following the live feed at once (default 32; one more gets a 503).
+``RESOLVE_BUDGET_S``
+    Time for exact odds (default 0.6 s); past it, a stated Monte-Carlo estimate.
+
+JSON answers and the live feed never carry ``NaN`` or ``Infinity`` (the browser cannot
+parse them): a non-finite number is sent as ``null``.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 
 from calibration.setup import Setup, load_setup, parse_setup
 from rules.plan import game_to_dict, load_game, parse_game
@@ -74,8 +83,36 @@ DEFAULTS: dict[str, Any] = {
     "DEFAULT_LANG": "fr",
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,
     "SSE_QUEUE_SIZE": 8,
+    "MAX_SSE_CLIENTS": 32,
+    "RESOLVE_BUDGET_S": 0.6,
     "JSON_SORT_KEYS": False,
 }
+
+
+def finite(value: Any) -> Any:
+    """Return ``value`` with every non-finite float (NaN, Infinity) replaced by ``None``.
+
+    >>> finite({"a": [1.0, float("nan")], "b": float("inf")})
+    {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
+class FiniteJSONProvider(DefaultJSONProvider):
+    """Flask's JSON, refusing to write ``NaN``/``Infinity``: they become ``null``."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        kwargs.setdefault("allow_nan", False)
+        try:
+            return super().dumps(obj, **kwargs)
+        except ValueError:
+            return super().dumps(finite(obj), **kwargs)
 
 
 def default_db_path() -> Path:
@@ -106,6 +143,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         that cannot be opened (the message says what to fix).
     """
     app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.json = FiniteJSONProvider(app)
     app.config.update(DEFAULTS)
     app.config.update(dict(config or {}))
     if app.config["DEFAULT_LANG"] not in LANGS:

@@ -43,7 +43,11 @@ class Message:
 
     @classmethod
     def make(cls, event: str, data: Any, event_id: int) -> "Message":
-        body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        try:
+            body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        except ValueError:  # NaN or Infinity: the browser cannot parse them, send null
+            from server.app import finite
+            body = json.dumps(finite(data), ensure_ascii=False, separators=(",", ":"))
         return cls(event, data, event_id, f"id: {event_id}\nevent: {event}\ndata: {body}\n\n".encode("utf-8"))
 
     def encode(self) -> bytes:

@@ -2,7 +2,12 @@
 
 Domain errors (the packages' errors, under :class:`tabletracker.errors.TabletrackerError`)
 are mapped to 4xx at the blueprint edge; anything unexpected becomes a 500 with a generic message while the
-traceback goes to the server log only.
+traceback goes to the server log only. A game database that cannot be written is a
+503 saying what to do (free disk space, or ``--db``); the game goes on in memory.
+
+Every error the server words itself carries ``message`` (English) and ``message_fr``
+(French); the page shows the one of its language. Messages never quote Python's own
+exception texts.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from rules.errors import GameFileError, IllegalActionError, InvalidActionError, MissingTableError, RosterError
+from server.store import StorageError
 from tabletracker.errors import TabletrackerError
 
 log = logging.getLogger(__name__)
@@ -35,15 +41,18 @@ class ServerError(TabletrackerError):
 class ApiError(Exception):
     """A client error with its HTTP status, a stable ``code`` and a readable message."""
 
-    def __init__(self, status: int, code: str, message: str, **details: Any) -> None:
+    def __init__(self, status: int, code: str, message: str, *, fr: str | None = None, **details: Any) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.message_fr = fr
         self.details = details
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.message_fr:
+            body["message_fr"] = self.message_fr
         body.update(self.details)
         return {"error": body}
 
@@ -55,10 +64,40 @@ def bad_request(message: str, **details: Any) -> ApiError:
 
 def from_domain(exc: TabletrackerError) -> ApiError:
     """Map a package's error (under the project root) to an :class:`ApiError`."""
+    fr = getattr(exc, "message_fr", None)
     for kind, status, code in DOMAIN_ERRORS:
         if isinstance(exc, kind):
-            return ApiError(status, code, str(exc))
-    return ApiError(400, "bad_request", str(exc))
+            return ApiError(status, code, str(exc), fr=fr)
+    return ApiError(400, "bad_request", str(exc), fr=fr)
+
+
+# Our own words for HTTP errors (never werkzeug's English descriptions): status -> (code, en, fr).
+HTTP_MESSAGES: dict[int, tuple[str, str, str]] = {
+    400: ("bad_request", "the request is malformed", "la requête est mal formée"),
+    403: ("forbidden", "this request is not allowed", "cette requête n'est pas permise"),
+    404: ("not_found", "nothing here: check the address", "rien ici : vérifiez l'adresse"),
+    405: ("method_not_allowed", "this address does not accept this method",
+          "cette adresse n'accepte pas cette méthode"),
+    408: ("timeout", "the request took too long to arrive", "la requête a mis trop de temps à arriver"),
+    411: ("length_required", "say the body's length (Content-Length)", "indiquez la longueur du corps (Content-Length)"),
+    413: ("too_large", "the request is too large; the limit is {kib} KiB",
+          "la requête est trop grosse ; la limite est de {kib} Kio"),
+    415: ("unsupported_media_type", "send the request body as JSON with the header Content-Type: application/json",
+          "envoyez le corps de la requête en JSON avec l'en-tête Content-Type: application/json"),
+    429: ("too_many", "too many requests at once; try again in a moment",
+          "trop de requêtes à la fois ; réessayez dans un instant"),
+}
+
+
+def storage_error(exc: BaseException) -> ApiError:
+    """A 503 for a game database that cannot be written: the change is kept in memory."""
+    return ApiError(503, "storage_unavailable",
+                    "the game database cannot be written (disk full, or a read-only folder); the game goes on "
+                    "in memory and is saved as soon as writing works again. Free some disk space, or restart "
+                    "with --db PATH on a writable disk",
+                    fr="la base de la partie ne peut pas être écrite (disque plein, ou dossier en lecture seule) ; "
+                       "la partie continue en mémoire et sera enregistrée dès que l'écriture refonctionne. "
+                       "Libérez de la place sur le disque, ou relancez avec --db CHEMIN sur un disque inscriptible")
 
 
 def register_error_handlers(app: Flask) -> None:
@@ -71,14 +110,21 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Any:
         status = exc.code or 500
-        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large",
-                415: "unsupported_media_type", 403: "forbidden", 400: "bad_request"}.get(status, "http_error")
-        message = {413: "the request is too large; the limit is "
-                        f"{app.config.get('MAX_CONTENT_LENGTH', 0) // 1024} KiB"}.get(status, exc.description or exc.name)
-        return jsonify({"error": {"code": code, "message": message}}), status
+        kib = app.config.get("MAX_CONTENT_LENGTH", 0) // 1024
+        code, en, fr = HTTP_MESSAGES.get(status, ("http_error", f"HTTP error {status}", f"erreur HTTP {status}"))
+        return jsonify({"error": {"code": code, "message": en.format(kib=kib),
+                                  "message_fr": fr.format(kib=kib)}}), status
+
+    @app.errorhandler(StorageError)
+    def _storage(exc: StorageError) -> Any:
+        log.error("game database: %s", exc)
+        err = storage_error(exc)
+        return jsonify(err.to_json()), err.status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Any:
         log.exception("unexpected error while answering a request")
         return jsonify({"error": {"code": "internal", "message":
-                                  "the server met an unexpected error; it is in the server log"}}), 500
+                                  "the server met an unexpected error; it is in the server log",
+                                  "message_fr": "le serveur a rencontré une erreur inattendue ; "
+                                                "elle est dans son journal"}}), 500

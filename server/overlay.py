@@ -18,7 +18,7 @@ from rules.plan import TablePlan, game_to_dict, parse_game
 from server import edits, rulesbridge
 from server.broadcast import Broadcaster
 from server.live import FrameImages, FrameTracker, LiveLoop, Snapshot, TrackEvent
-from server.store import Event, GameStore, origin_of
+from server.store import Event, GameStore, StorageError, origin_of
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +104,19 @@ class Overlay:
         doc = game_to_dict(plan)
         parse_game(doc, source=f"the game after {kind}")  # a change never saves an invalid game
         with self._lock:
-            event = self.store.record(kind, doc, actor=actor, payload=payload)
-            self._plan_cache = (event.event_id, plan)
+            try:
+                event = self.store.record(kind, doc, actor=actor, payload=payload)
+            except StorageError:  # kept in memory: the game goes on, the page is told (503)
+                self._plan_cache = (self.store.current().event_id, plan)
+                unsaved = True
+            else:
+                self._plan_cache = (event.event_id, plan)
+                unsaved = False
         self.publish_game()
+        if unsaved and actor != "tracker":
+            raise StorageError("the change is kept in memory, not yet saved")
+        if unsaved:
+            return self.store.events(limit=1)[-1]
         return event
 
     def replace_game(self, doc: Mapping[str, Any], *, kind: str = "import", payload: Mapping[str, Any] | None = None) -> Event:

@@ -73,9 +73,17 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
     return None
 
 
-def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Any:
-    """Resolve an action (``rules.resolve.resolve``); returns the :class:`Resolution`."""
-    return _module("rules.resolve").resolve(plan, action, request, dice)
+def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None, *,
+            budget_s: float = 0.6) -> Any:
+    """Resolve an action (``rules.resolve.resolve``) within the odds time budget (``rules.budget``).
+
+    Exact odds when they take at most 0.6 s, else a stated Monte-Carlo estimate;
+    returns the :class:`Resolution` (its JSON says ``odds_method``).
+    """
+    one = _module("rules.resolve")
+    budget = _module("rules.budget")
+    return budget.resolve_within(lambda d: one.resolve(plan, action, request, d), budget.fresh_dice(dice),
+                                 budget_s=budget_s)
 
 
 def parse_roster_text(text: str, filename: str) -> Any:

@@ -9,6 +9,16 @@ committed row is on disk before the change is shown to anyone.
 Undo appends a row too (kind ``undo``) that restores the game as it was before the
 last step not yet undone; nothing is ever deleted.
 
+Compact: each distinct game document is stored once, zlib-compressed, in the
+``snapshots`` table (keyed by its SHA-256, 128 bits kept); an event row names it (``@<hash>``). A
+sample that loops back to the same positions, or an undo, adds a row of a few hundred
+bytes, not another copy of the game. Rows written before this (the game as JSON
+text) are still read.
+
+When the database cannot be written (disk full, a folder made read-only), the change
+is kept in memory, :class:`StorageError` says what to do, and the next change (or
+:meth:`GameStore.flush`) writes everything kept as soon as writing works again.
+
 Examples
 --------
 >>> store = GameStore(":memory:")
@@ -39,6 +49,7 @@ import logging
 import sqlite3
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -65,6 +76,7 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_by_game ON events(game_id, id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (hash TEXT PRIMARY KEY, data BLOB NOT NULL);
 """
 
 NOT_UNDOABLE = ("start", "undo")
@@ -72,6 +84,23 @@ NOT_UNDOABLE = ("start", "undo")
 
 class NothingToUndoError(ServerError):
     """Undo was asked but every step of the game is already undone."""
+
+
+class StorageError(OSError):
+    """The game database cannot be opened or written; the message says what to do."""
+
+
+def _storage_error(path: str, exc: BaseException, *, opening: bool) -> StorageError:
+    reason = getattr(exc, "strerror", None) or " ".join(str(exc).split())[:120]
+    low = reason.lower()
+    if "readonly" in low or "read-only" in low or "permission" in low:
+        hint = "the folder or file is read-only; give a file in a writable folder with --db PATH"
+    elif "full" in low or "space" in low:
+        hint = "the disk is full; free some space, or give a file on another disk with --db PATH"
+    else:
+        hint = "give another file with --db PATH, and check the disk has free space"
+    what = "cannot open the game database" if opening else "cannot write the game database"
+    return StorageError(f"{path}: {what} ({reason}); {hint}")
 
 
 @dataclass(frozen=True)
@@ -124,19 +153,20 @@ class GameStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             # FULL: each committed event is on disk before the change is shown.
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(SCHEMA)
-        except sqlite3.Error as exc:
-            raise OSError(f"{self.path}: cannot open the game database ({exc}); "
-                          "give another file with --db") from None
+        except (sqlite3.Error, OSError) as exc:
+            raise _storage_error(self.path, exc, opening=True) from None
         self._current: Current | None = None
+        self._pending: list[Event] = []  # changes kept in memory while the disk refuses them
+        self._last_id = 0
 
     def close(self) -> None:
         with self._lock:
@@ -185,10 +215,36 @@ class GameStore:
         """Append one change (the game after it) to the current game's log."""
         with self._lock:
             game_id = self.current().game_id
-            with self._transaction():
-                event = self._insert(game_id, actor, kind, dict(payload or {}), game)
+            try:
+                self.flush()
+                with self._transaction():
+                    event = self._insert(game_id, actor, kind, dict(payload or {}), game)
+            except StorageError as exc:
+                self._last_id = max(self._last_id, self._current.event_id if self._current else 0) + 1
+                event = Event(self._last_id, game_id, time.time(), actor, kind, dict(payload or {}), dict(game))
+                self._pending.append(event)
+                self._current = Current(game_id, event.event_id, event.game)
+                log.warning("%s (%d change(s) kept in memory)", exc, len(self._pending))
+                raise
             self._current = Current(game_id, event.event_id, event.game)
             return event
+
+    @property
+    def unsaved(self) -> int:
+        """How many changes are kept in memory, not yet written."""
+        with self._lock:
+            return len(self._pending)
+
+    def flush(self) -> None:
+        """Write the changes kept in memory; :class:`StorageError` when the disk still refuses."""
+        with self._lock:
+            if not self._pending:
+                return
+            with self._transaction():
+                for e in self._pending:
+                    self._insert(e.game_id, e.actor, e.kind, dict(e.payload), e.game, event_id=e.event_id, at_s=e.at_s)
+            log.info("game database: %d change(s) kept in memory are now saved", len(self._pending))
+            self._pending.clear()
 
     def undo(self, *, actor: str = "user", event_id: int | None = None,
              adjust: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Event:
@@ -202,6 +258,7 @@ class GameStore:
         """
         with self._lock:
             game_id = self.current().game_id
+            self.flush()  # undo reads the log: what memory kept must be written first
             undoable = (f"game_id=? AND undone_by IS NULL AND actor != 'tracker' "
                         f"AND kind NOT IN ({','.join('?' * len(NOT_UNDOABLE))})")
             if event_id is None:
@@ -221,7 +278,7 @@ class GameStore:
             before = self._db.execute(
                 "SELECT game FROM events WHERE game_id=? AND id<? ORDER BY id DESC LIMIT 1",
                 (game_id, target_id)).fetchone()
-            game = json.loads(before[0])
+            game = self._game_of(before[0])
             if adjust is not None:
                 game = adjust(game)
             with self._transaction():
@@ -239,7 +296,11 @@ class GameStore:
             rows = self._db.execute(
                 "SELECT id, game_id, at_s, actor, kind, payload, game, undone_by FROM events "
                 "WHERE game_id=? ORDER BY id DESC LIMIT ?", (game_id, limit)).fetchall()
-        return [self._event(r, with_games) for r in reversed(rows)]
+            saved = [self._event(r, with_games) for r in reversed(rows)]
+            kept = [e for e in self._pending if e.game_id == game_id]
+        out = saved + (kept if with_games else [Event(e.event_id, e.game_id, e.at_s, e.actor, e.kind, e.payload, {})
+                                                for e in kept])
+        return out[-limit:]
 
     def count_events(self) -> int:
         with self._lock:
@@ -249,16 +310,31 @@ class GameStore:
 
     # -- internals -----------------------------------------------------------------
     def _transaction(self) -> "_Tx":
-        return _Tx(self._db)
+        return _Tx(self._db, self.path)
 
     def _insert(self, game_id: int, actor: str, kind: str, payload: dict[str, Any],
-                game: Mapping[str, Any]) -> Event:
-        at_s = time.time()
+                game: Mapping[str, Any], *, event_id: int | None = None, at_s: float | None = None) -> Event:
+        at_s = time.time() if at_s is None else at_s
+        text = json.dumps(game, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]  # 128 bits: no collision in a lifetime of games
+        self._db.execute("INSERT OR IGNORE INTO snapshots(hash, data) VALUES (?, ?)",
+                         (digest, zlib.compress(text.encode("utf-8"), 6)))
         cur = self._db.execute(
-            "INSERT INTO events(game_id, at_s, actor, kind, payload, game) VALUES (?, ?, ?, ?, ?, ?)",
-            (game_id, at_s, actor, kind, json.dumps(payload, ensure_ascii=False),
-             json.dumps(game, ensure_ascii=False)))
-        return Event(int(cur.lastrowid), game_id, at_s, actor, kind, payload, dict(game))
+            "INSERT INTO events(id, game_id, at_s, actor, kind, payload, game) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (event_id, game_id, at_s, actor, kind,
+             json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")), "@" + digest))
+        new_id = int(cur.lastrowid)
+        self._last_id = max(self._last_id, new_id)
+        return Event(new_id, game_id, at_s, actor, kind, payload, dict(game))
+
+    def _game_of(self, stored: str) -> dict[str, Any]:
+        """Return the game an event row names (``@<hash>`` of a snapshot, or older rows' JSON)."""
+        if not stored.startswith("@"):
+            return dict(json.loads(stored))
+        row = self._db.execute("SELECT data FROM snapshots WHERE hash=?", (stored[1:],)).fetchone()
+        if row is None:
+            raise LookupError(f"the game database lacks the game snapshot {stored[1:13]}")
+        return dict(json.loads(zlib.decompress(row[0]).decode("utf-8")))
 
     def _refresh(self, game_id: int) -> Current:
         with self._lock:
@@ -270,23 +346,42 @@ class GameStore:
                                (game_id,)).fetchone()
         if row is None:
             raise LookupError(f"game {game_id} has no events")
-        return Current(game_id, int(row[0]), json.loads(row[1]))
+        last = self._db.execute("SELECT MAX(id) FROM events").fetchone()
+        self._last_id = max(self._last_id, int(last[0] or 0))
+        return Current(game_id, int(row[0]), self._game_of(row[1]))
 
-    @staticmethod
-    def _event(row: tuple[Any, ...], with_game: bool) -> Event:
+    def _event(self, row: tuple[Any, ...], with_game: bool) -> Event:
         return Event(int(row[0]), int(row[1]), float(row[2]), str(row[3]), str(row[4]),
-                     json.loads(row[5]), json.loads(row[6]) if with_game else {},
+                     json.loads(row[5]), self._game_of(row[6]) if with_game else {},
                      None if row[7] is None else int(row[7]))
 
 
 class _Tx:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error) on an autocommit connection."""
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error) on an autocommit connection.
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    A database error becomes :class:`StorageError` (what to do: free space, ``--db``).
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
         self.db = db
+        self.path = path
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _storage_error(self.path, exc, opening=False) from None
 
-    def __exit__(self, exc_type: Any, *_: Any) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def __exit__(self, exc_type: Any, exc: Any, _tb: Any) -> bool:
+        try:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        except sqlite3.Error as err:
+            if exc_type is None:
+                try:
+                    self.db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                raise _storage_error(self.path, err, opening=False) from None
+        if exc_type is not None and issubclass(exc_type, sqlite3.Error):
+            raise _storage_error(self.path, exc, opening=False) from None
+        return False

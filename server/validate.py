@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Request
+from flask import Request, current_app
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from calibration.fields import Reader
+from calibration.limits import MAX_TEXT_BYTES, parse_json_bounded
 from server.errors import ApiError, ServerError
 
 MAX_ID_LENGTH = 80
@@ -39,13 +41,36 @@ def body_reader(data: Any) -> Reader:
 
 
 def json_body(request: Request) -> Reader:
-    """Return a reader over the request's JSON object body (415 / 400 otherwise)."""
+    """Return a reader over the request's JSON object body (415 / 413 / 400 otherwise).
+
+    The body is read whole first (a chunked body over the limit is a 413, not a JSON
+    error), then parsed within :mod:`calibration.limits` (depth, no NaN/Infinity, sizes).
+    """
     if not request.is_json:
         raise ApiError(415, "unsupported_media_type",
-                       "send the request body as JSON with the header Content-Type: application/json")
-    data = request.get_json(silent=True)
-    if data is None:
-        raise ApiError(400, "bad_json", "the request body is not valid JSON")
+                       "send the request body as JSON with the header Content-Type: application/json",
+                       fr="envoyez le corps de la requête en JSON avec l'en-tête Content-Type: application/json")
+    limit = int(current_app.config.get("MAX_CONTENT_LENGTH") or MAX_TEXT_BYTES)
+    raw = request.get_data(cache=True)  # werkzeug: 413 past MAX_CONTENT_LENGTH when the length is given
+    if len(raw) > limit:
+        raise RequestEntityTooLarge()
+    if len(raw) >= limit and request.content_length is None and request.environ.get("wsgi.input_terminated"):
+        if request.environ["wsgi.input"].read(1):  # a chunked body werkzeug cut at the limit: more follows
+            raise RequestEntityTooLarge()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "bad_json", "the request body is not UTF-8 text",
+                       fr="le corps de la requête n'est pas du texte UTF-8") from None
+    if not text.strip():
+        raise ApiError(400, "bad_json", "the request body is empty; send a JSON object",
+                       fr="le corps de la requête est vide ; envoyez un objet JSON")
+    try:
+        data = parse_json_bounded(text, source="request", error=RequestError)
+    except RequestError as exc:
+        raise ApiError(400, "bad_json", str(exc), fr=getattr(exc, "message_fr", None)
+                       or "le corps de la requête n'est pas un JSON accepté (syntaxe, profondeur, "
+                          "nombres non finis ou trop grands)") from None
     return body_reader(data)
 
 

@@ -35,6 +35,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from calibration.images import refuse_large
 from tracker.errors import TrackerError
 from tracker.mjpeg import MjpegReader, StreamError
 
@@ -139,6 +140,8 @@ def read_image(path: str | Path) -> np.ndarray:
     if not p.is_file():
         raise SourceError(f"{p}: no such image file")
     data = np.fromfile(str(p), dtype=np.uint8)
+    if (too_large := refuse_large(data, str(p))) is not None:  # size from the header, before decoding
+        raise SourceError(too_large)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise SourceError(f"{p}: cannot decode the image (corrupt or not an image file)")

@@ -92,7 +92,7 @@
     try { data = await res.json(); } catch (e) { data = null; }
     if (!res.ok) {
       const e = (data && data.error) || {};
-      const err = new Error(e.message || `HTTP ${res.status}`);
+      const err = new Error(e[`message_${S.lang}`] || e.message || `HTTP ${res.status}`);
       err.code = e.code || `http_${res.status}`; err.params = e.params || {}; err.body = e; err.status = res.status;
       throw err;
     }

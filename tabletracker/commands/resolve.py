@@ -23,6 +23,8 @@ from typing import Any, Sequence
 
 from tabletracker.errors import UsageError
 
+MAX_DICE = 200  # the dice of one action, as the web page allows
+
 HELP = "resolve an action (shoot, melee, morale, activate...) with its exact odds, and with dice its result"
 
 # The main arguments of each action, in the order they are typed. A combat module may
@@ -65,10 +67,14 @@ def parse_dice(text: str) -> list[int]:
     tokens = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
     if not tokens:
         raise UsageError("--dice is empty: type the dice rolled, e.g. --dice 3,5,6")
+    if len(tokens) > MAX_DICE:
+        raise UsageError(f"--dice holds {len(tokens)} dice; the limit is {MAX_DICE} dice for one action")
     out = []
     for t in tokens:
-        if not re.fullmatch(r"\d+", t):
-            raise UsageError(f"--dice must be whole numbers separated by commas, got {t!r} in {text!r}")
+        if not re.fullmatch(r"\\d{1,3}", t):
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise UsageError(f"--dice must be whole numbers from 1 to 100 separated by commas, got {t[:12]!r} "
+                             f"in {shown!r}")
         out.append(int(t))
     return out
 
@@ -121,6 +127,7 @@ def summary(out: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from calibration.limits import check_tree
     from rules.dice import Dice
     from rules.plan import dump_game, load_game
     from rules.resolve import resolve
@@ -142,12 +149,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out writes the game after the result: give the dice (--dice) or a --seed")
     names = rs.action_arguments.get(args.action) or DEFAULT_ARGUMENTS.get(args.action, ())
     request = build_request(args.action, args.args, names, args.weapon)
+    check_tree(request, source="the action's arguments", error=UsageError)  # counts of dice, lengths
     dice = None
     if args.dice is not None:
         dice = Dice.given(parse_dice(args.dice))
     elif args.seed is not None:
         dice = Dice.seeded(args.seed)
-    resolution = resolve(plan, args.action, request, dice)
+    from rules.budget import fresh_dice, resolve_within  # exact odds within a time budget, else an estimate
+
+    resolution = resolve_within(lambda d: resolve(plan, args.action, request, d), fresh_dice(dice))
     out = resolution.to_json()
     if args.out and resolution.plan_after is not None:
         Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")

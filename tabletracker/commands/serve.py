@@ -100,9 +100,8 @@ def lan_address() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from werkzeug.serving import make_server
-
     from server import create_app
+    from server.httpd import make_server
     from server.security import new_token
 
     if not 0 < args.port < 65536:
@@ -125,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request only with -v
     app = create_app(config)
     overlay = app.extensions["tabletracker"]
-    server = make_server(host, args.port, app, threaded=True)
+    server = make_server(host, args.port, app)  # connection cap and idle timeout (server.httpd)
     port = server.server_port
     shown_host = lan_address() if host in ("0.0.0.0", "::") else host
     url = f"http://{shown_host}:{port}/"

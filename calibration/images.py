@@ -1,0 +1,129 @@
+"""An image's size read from its header, refused before decoding when it is too large.
+
+A 1 MB PNG can say 20000 x 20000 pixels and take gigabytes once decoded. Every
+place that reads an image file (``locate``, ``calibrate``, ``track`` and ``serve
+--images`` folders) calls :func:`refuse_large` on the file's bytes first: the width
+and height come from the header (PNG, JPEG, BMP, GIF, WebP, TIFF), and an image over
+:data:`MAX_PIXELS` (or a side over :data:`MAX_SIDE`, or a file over
+:data:`MAX_FILE_BYTES`) is refused with a message saying the limit.
+
+Examples
+--------
+>>> import struct, zlib
+>>> png = b"\\x89PNG\\r\\n\\x1a\\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 20000, 20000) + b"\\x08\\x02\\x00\\x00\\x00"
+>>> header_size(png)
+(20000, 20000)
+>>> refuse_large(png, "huge.png")
+'huge.png: the image is 20000 x 20000 pixels (400 megapixels); the limit is 50 megapixels and 20000 pixels a side: use a smaller picture'
+>>> refuse_large(png[:10], "cut.png") is None
+True
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from typing import Any
+
+MAX_PIXELS = 50_000_000  # a 8K camera frame is 33 megapixels
+MAX_SIDE = 20_000
+MAX_FILE_BYTES = 100 * 1024 * 1024
+HEADER_BYTES = 256 * 1024  # a JPEG's size comes after its EXIF and thumbnail segments
+
+# OpenCV's own ceiling for formats whose header is not read here (set before its first decode).
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
+
+
+def header_size(data: bytes) -> tuple[int, int] | None:
+    """Return ``(width, height)`` from an image file's header, or ``None`` when the format is not known."""
+    head = bytes(data[:64])
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24 and head[12:16] == b"IHDR":
+        w, h = struct.unpack(">II", head[16:24])
+        return int(w), int(h)
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        w, h = struct.unpack("<HH", head[6:10])
+        return int(w), int(h)
+    if head.startswith(b"BM") and len(head) >= 26:
+        w, h = struct.unpack("<ii", head[18:26])
+        return abs(int(w)), abs(int(h))
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP" and len(head) >= 30:
+        return _webp_size(head)
+    if head[:4] in (b"II*\x00", b"MM\x00*"):
+        return _tiff_size(bytes(data[:65536]))
+    if head.startswith(b"\xff\xd8"):
+        return _jpeg_size(data)
+    return None
+
+
+def _webp_size(head: bytes) -> tuple[int, int] | None:
+    kind = head[12:16]
+    if kind == b"VP8X":
+        w = int.from_bytes(head[24:27], "little") + 1
+        h = int.from_bytes(head[27:30], "little") + 1
+        return w, h
+    if kind == b"VP8L" and len(head) >= 25:
+        bits = int.from_bytes(head[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if kind == b"VP8 " and len(head) >= 30:
+        w, h = struct.unpack("<HH", head[26:30])
+        return w & 0x3FFF, h & 0x3FFF
+    return None
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    i, n = 2, len(data)
+    while i + 9 < n:
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        length = (data[i + 2] << 8) | data[i + 3]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h = (data[i + 5] << 8) | data[i + 6]
+            w = (data[i + 7] << 8) | data[i + 8]
+            return w, h
+        if length < 2:
+            return None
+        i += 2 + length
+    return None
+
+
+def _tiff_size(data: bytes) -> tuple[int, int] | None:
+    endian = "<" if data[:2] == b"II" else ">"
+    try:
+        (offset,) = struct.unpack(endian + "I", data[4:8])
+        (count,) = struct.unpack(endian + "H", data[offset:offset + 2])
+        w = h = None
+        for k in range(count):
+            entry = data[offset + 2 + 12 * k: offset + 14 + 12 * k]
+            tag, kind = struct.unpack(endian + "HH", entry[:4])
+            value = struct.unpack(endian + ("H" if kind == 3 else "I"), entry[8:10] if kind == 3 else entry[8:12])[0]
+            if tag == 256:
+                w = value
+            elif tag == 257:
+                h = value
+        return (int(w), int(h)) if w is not None and h is not None else None
+    except struct.error:
+        return None
+
+
+def refuse_large(data: Any, name: str) -> str | None:
+    """Return why the image file ``data`` (bytes, or a numpy byte array; named ``name`` in the message)
+    is too large to decode, or ``None``."""
+    total = len(data)
+    if total > MAX_FILE_BYTES:
+        return (f"{name}: the file is {total // (1024 * 1024)} MB; the limit for an image is "
+                f"{MAX_FILE_BYTES // (1024 * 1024)} MB: use a smaller picture")
+    size = header_size(bytes(memoryview(data)[:HEADER_BYTES]))
+    if size is None:
+        return None  # an unknown or cut header: the decoder says what is wrong
+    w, h = size
+    if w * h > MAX_PIXELS or max(w, h) > MAX_SIDE:
+        return (f"{name}: the image is {w} x {h} pixels ({w * h / 1e6:.0f} megapixels); the limit is "
+                f"{MAX_PIXELS / 1e6:.0f} megapixels and {MAX_SIDE} pixels a side: use a smaller picture")
+    return None
