@@ -39,10 +39,10 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Mapping
 
-from rules.resolution import Resolution
 from rules.dice import GUARD, Dice, Distribution
 from rules.errors import InvalidActionError
 from rules.explain import Step
+from rules.resolution import Resolution
 
 EXACT_BUDGET_S = 0.6
 SAMPLE_BUDGET_S = 0.4
@@ -156,7 +156,7 @@ def _sampling_bypass(cached: Any) -> Callable[..., Any]:
     call._budget_wrapper = True  # type: ignore[attr-defined]
     call.cache_info = cached.cache_info  # type: ignore[attr-defined]
     call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
-    call.__wrapped__ = plain  # type: ignore[attr-defined]
+    call.__wrapped__ = plain
     return call
 
 

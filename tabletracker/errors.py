@@ -22,6 +22,9 @@ from __future__ import annotations
 class TabletrackerError(ValueError):
     """Something the user gave or did is wrong; the message says what and how to fix it."""
 
+    message_fr: str | None = None
+    """The same message in French, where the code that raised it words one (the edges pick the user's)."""
+
 
 class UsageError(TabletrackerError):
     """A command-line argument is malformed or missing."""
