@@ -88,12 +88,12 @@ class _Guard:
             return next(iter(probs))
         x = Fraction(self.rng.random())
         acc = Fraction(0)
-        outcome: Hashable = None
-        for outcome, p in probs.items():
+        last: Hashable = None
+        for last, p in probs.items():  # noqa: B007  (the outcome where the running sum passes x)
             acc += p
             if x < acc:
-                break
-        return outcome
+                return last
+        return last  # rounding: the sum fell short of 1 by a hair
 
     def rolls(self, count: int, sides: int) -> list[int]:
         assert self.rng is not None
