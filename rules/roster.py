@@ -28,7 +28,7 @@ One roster file per side, JSON (``.json``) or YAML (``.yaml`` / ``.yml``)::
 
 :func:`load_roster` checks this common structure (every error names the file and
 the field), then hands the roster to its rule set's ``validate_roster`` (in
-``rules/combat/<module>.py``), which refuses unknown weapons or rules, bad stats and
+``rules/rulesets/<name>/actions.py``), which refuses unknown weapons or rules, bad stats and
 broken recruitment limits with a :class:`~rules.errors.RosterError` that says why.
 :func:`merge_rosters` puts the rosters' units, models, profiles and weapons into a
 :class:`~rules.plan.TablePlan`; a model takes its position from the model the

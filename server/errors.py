@@ -19,7 +19,6 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from rules.errors import GameFileError, IllegalActionError, InvalidActionError, MissingTableError, RosterError
-from server.store import StorageError
 from tabletracker.errors import TabletrackerError
 
 log = logging.getLogger(__name__)
@@ -102,6 +101,7 @@ def storage_error(exc: BaseException) -> ApiError:
 
 def register_error_handlers(app: Flask) -> None:
     """Make every error a JSON answer for ``/api`` (and a short text elsewhere)."""
+    from server.store import StorageError  # the store's errors are ServerErrors: imported here, not at the top
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Any:
@@ -116,7 +116,7 @@ def register_error_handlers(app: Flask) -> None:
                                   "message_fr": fr.format(kib=kib)}}), status
 
     @app.errorhandler(StorageError)
-    def _storage(exc: StorageError) -> Any:
+    def _storage(exc: Exception) -> Any:
         log.error("game database: %s", exc)
         err = storage_error(exc)
         return jsonify(err.to_json()), err.status

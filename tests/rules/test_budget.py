@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.budget import resolve_within
-from rules.combat import resolve
+from rules.resolve import resolve
 from rules.dice import Dice
 from rules.plan import parse_game
 from tests.server.test_security import _firefight_salvo

@@ -241,7 +241,7 @@ def test_a_request_too_large_even_to_estimate_is_refused_clearly() -> None:
     from rules.budget import resolve_within
     from rules.dice import binomial, success_chance
     from rules.errors import InvalidActionError
-    from rules.combat.base import Resolution
+    from rules.resolution import Resolution
 
     def enormous(_dice: Any) -> Resolution:
         return Resolution("firefight", "demo", (), odds={"hits": binomial(200_000, success_chance(4))})
