@@ -71,7 +71,7 @@ def parse_dice(text: str) -> list[int]:
         raise UsageError(f"--dice holds {len(tokens)} dice; the limit is {MAX_DICE} dice for one action")
     out = []
     for t in tokens:
-        if not re.fullmatch(r"\\d{1,3}", t):
+        if not re.fullmatch(r"\d{1,3}", t):
             shown = text if len(text) <= 40 else text[:37] + "..."
             raise UsageError(f"--dice must be whole numbers from 1 to 100 separated by commas, got {t[:12]!r} "
                              f"in {shown!r}")
