@@ -147,6 +147,9 @@ def _target_unit(name: str) -> str | None:
 def _converted(text: str, name: str, target_key: str, game_unit: LengthUnit, ud_mm: float) -> str:
     default = UNITS["mm"] if name in POSITION_NAMES else game_unit
     value_mm = parse_length_mm(text, default, ud_mm=ud_mm)
+    if value_mm < 0 and name not in POSITION_NAMES:
+        shown = re.sub(r"_(MM|INCHES|CM|UD|PAS)$", "", name).lower().replace("_", " ")
+        raise LengthError(f"{shown} cannot be negative, got {text!r}")
     value = unit_named(target_key, ud_mm=ud_mm).from_mm(value_mm)
     return f"{round(value, 6):g}"
 
@@ -175,14 +178,14 @@ def convert_length_args(usage_line: str, args: Sequence[str], game_unit: LengthU
             value_name = usage.flags.get(name)
             target = _target_unit(value_name) if value_name else None
             if eq:
-                out.append(f"--{name}={_converted(value, value_name or '', target, game_unit, ud_mm)}"
+                out.append(f"--{name}={_converted(value, '--' + name, target, game_unit, ud_mm)}"
                            if target and looks_like_length(value) else tok)
             else:
                 out.append(tok)
                 if value_name is not None and i + 1 < len(args):
                     i += 1
                     nxt = args[i]
-                    out.append(_converted(nxt, value_name, target, game_unit, ud_mm)
+                    out.append(_converted(nxt, "--" + name, target, game_unit, ud_mm)
                                if target and looks_like_length(nxt) else nxt)
         else:
             name = usage.positional[position] if position < len(usage.positional) else ""

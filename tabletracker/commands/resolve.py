@@ -36,7 +36,8 @@ DEFAULT_ARGUMENTS: dict[str, tuple[str, ...]] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game file (JSON, see CONVENTIONS.md)")
+    parser.add_argument("game", help="the game file (JSON, see docs/game-file.md), or a bundled game's name: "
+                        "at-43, feu-a-volonte, firefight, high-fire, star-wars, demo")
     parser.add_argument("action", nargs="?", default=None,
                         help="shoot, melee, morale, activate... (leave out to list the rule set's actions)")
     parser.add_argument("args", nargs="*", default=[],
@@ -46,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     dice.add_argument("--dice", help="the players' dice in the order rolled, e.g. 3,5,6 (or \"3 5 6\")")
     dice.add_argument("--seed", type=int, help="roll the dice with this seed (reproducible)")
     parser.add_argument("--roster", action="append", default=[], metavar="FILE",
-                        help="merge this roster file (JSON or YAML) into the game first; repeatable")
+                        help="merge this roster file (JSON or YAML, see docs/roster.md) or bundled roster "
+                        "(e.g. firefight-brood) into the game first; repeatable")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the resolution as JSON")
     parser.add_argument("--out", help="write the game after the result to this file (needs --dice or --seed)")
 
@@ -115,15 +117,38 @@ def summary(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def carried_weapons(plan: Any, ident: str) -> list[str]:
+    """Return the weapons the models of unit (or model) ``ident`` carry, in order, once each."""
+    models = [m for m in plan.models if ident in (m.unit_id, m.model_id)]
+    seen: dict[str, None] = {}
+    for m in models:
+        for w in m.weapons or ():
+            seen.setdefault(w, None)
+    return list(seen)
+
+
+def with_weapons_listed(message: str, plan: Any, request: dict[str, Any]) -> str:
+    """Return ``message`` with the firing unit's weapons added when ``--weapon`` names none of them."""
+    weapon = request.get("weapon")
+    first = next((v for k, v in request.items() if k != "weapon" and isinstance(v, str)), None)
+    if not weapon or first is None or "weapons are" in message:
+        return message
+    carried = carried_weapons(plan, first)
+    if not carried or weapon.strip().lower() in (w.lower() for w in carried):
+        return message
+    return f"{message.rstrip('; ')}; {first} carries: {', '.join(carried)}"
+
+
 def run(args: argparse.Namespace) -> int:
     from rules.combat import COMBAT, actions_of, resolve
     from rules.dice import Dice
     from rules.plan import dump_game, load_game
     from rules.roster import load_roster, merge_rosters
+    from tabletracker.samples import game_file, roster_file
 
-    plan = load_game(args.game)
+    plan = load_game(game_file(args.game))
     if args.roster:
-        plan = merge_rosters(plan, [load_roster(path) for path in args.roster])
+        plan = merge_rosters(plan, [load_roster(roster_file(path)) for path in args.roster])
     actions = actions_of(plan.ruleset)
     if args.action is None:
         print(f"{plan.ruleset} actions: {', '.join(sorted(actions))}")
@@ -140,7 +165,10 @@ def run(args: argparse.Namespace) -> int:
         dice = Dice.given(parse_dice(args.dice))
     elif args.seed is not None:
         dice = Dice.seeded(args.seed)
-    resolution = resolve(plan, args.action, request, dice)
+    try:
+        resolution = resolve(plan, args.action, request, dice)
+    except ValueError as exc:
+        raise ValueError(with_weapons_listed(str(exc), plan, request)) from None
     out = resolution.to_json()
     if args.out and resolution.plan_after is not None:
         Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")
