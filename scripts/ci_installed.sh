@@ -33,9 +33,14 @@ export TABLETRACKER_DATA="$work/data"
 tt="$work/venv/bin/tabletracker"
 
 step "ask and resolve on a bundled game by name"
-"$tt" ask at-43 firezone sierra-alpha golems-256 | grep -q "firezone (at-43)"
-"$tt" resolve at-43 shoot sierra-alpha golems-256 --weapon "laser rifle" --seed 3 | grep -q "result:"
-"$tt" ask firefight template 300 300 3in --json | grep -q '"mm": 76.2'
+expect() {  # expect TEXT COMMAND...: the command succeeds and prints TEXT
+    local text="$1"; shift
+    "$@" >"$work/out.txt"
+    grep -qF -- "$text" "$work/out.txt" || { cat "$work/out.txt" >&2; echo "ci-installed: '$*' did not print '$text'" >&2; exit 1; }
+}
+expect "firezone (at-43)" "$tt" ask at-43 firezone sierra-alpha golems-256
+expect "result:" "$tt" resolve at-43 shoot sierra-alpha golems-256 --weapon "laser rifle" --seed 3
+expect '"mm": 76.2' "$tt" ask firefight template 300 300 3in --json
 
 step "locate on a bundled frame"
 "$tt" locate demo --json >"$work/locate.json"

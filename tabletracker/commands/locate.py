@@ -59,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
                                    "are measured against)")
         aruco_cells(setup.markers.dictionary)   # an unknown dictionary fails here, clearly
         intrinsics = load_intrinsics(args.camera) if args.camera else None
+        if intrinsics is not None:
+            from tabletracker.commands.calibrate import check_resolution
+
+            check_resolution(intrinsics.image_size, image.shape, camera=args.camera, image_path=args.image)
         cal = calibrate_table(image, setup, intrinsics, source=args.image)
         source = "corner markers in the image"
     found = locate_all(image, cal, setup, bare_bases=not args.no_bases)

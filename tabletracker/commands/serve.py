@@ -128,6 +128,17 @@ def demo_config(args: argparse.Namespace, source: dict[str, Any] | None) -> dict
     return out
 
 
+def default_db() -> Path:
+    """Return the game database's default path: ``var/`` in a checkout, else the user's data folder."""
+    from tabletracker.samples import data_dir, is_checkout
+
+    if is_checkout():
+        from server.app import default_db_path
+
+        return default_db_path()
+    return data_dir() / "tabletracker.db"
+
+
 def warn_table_mismatch(config: dict[str, Any]) -> str | None:
     """Warn (stderr) when the game's table is not the setup's table; return the warning."""
     if not config.get("GAME_PATH") or not config.get("SETUP_PATH"):
@@ -189,9 +200,7 @@ def run(args: argparse.Namespace) -> int:
     }
     config.update(demo_config(args, source))
     if config["DB_PATH"] is None:
-        from server.app import default_db_path
-
-        config["DB_PATH"] = str(default_db_path())
+        config["DB_PATH"] = str(default_db())
     warn_table_mismatch(config)
     if logging.getLogger().getEffectiveLevel() > logging.INFO:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request only with -v
