@@ -20,6 +20,14 @@ step "building the wheel"
 "$CHECKOUT/.venv/bin/python" -m pip wheel -q --no-deps "$CHECKOUT" -w "$work/dist" >"$work/build.log" 2>&1 ||
     { tail -n 30 "$work/build.log" >&2; exit 1; }
 wheel=$(ls "$work"/dist/tabletracker-*.whl)
+"$CHECKOUT/.venv/bin/python" - "$wheel" <<'PY'
+import sys, zipfile
+names = {i.filename: i.file_size for i in zipfile.ZipFile(sys.argv[1]).infolist()}
+frames = [n for n in names if n.startswith("tabletracker/demo/frame_")]
+assert len(frames) >= 40 and all(names[n] > 0 for n in frames), "the wheel's demo frames are missing or broken"
+assert "tabletracker/demo/setup.json" in names and "tabletracker/demo/game.json" in names
+assert any(n.startswith("rules/data/games/") for n in names), "the bundled games are not in the wheel"
+PY
 step "installing $(basename "$wheel") into a fresh venv in $work"
 "$PYTHON_BIN" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q "$wheel" >"$work/install.log" 2>&1 ||

@@ -107,7 +107,7 @@ class Usage:
     flags: Mapping[str, str | None]  # flag -> value name, None for an on/off flag
 
     @classmethod
-    def parse(cls, line: str) -> "Usage":
+    def parse(cls, line: str) -> Usage:
         """Read ``name ARG ARG [OPT] [--flag VALUE] [--switch]`` (the first form only).
 
         >>> Usage.parse("range FIRING TARGET [--weapon-range PAS] [--no-long]").flags

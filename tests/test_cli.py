@@ -33,7 +33,7 @@ def test_unknown_command_exits_2_with_the_list(capsys) -> None:
 
 def test_console_script_runs() -> None:
     done = subprocess.run([sys.executable, "-m", "tabletracker.cli", "--help"],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "calibrate-camera" in done.stdout
 
 
@@ -124,7 +124,7 @@ def test_a_missing_game_names_the_bundled_ones(capsys: pytest.CaptureFixture[str
 
 def _serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tabletracker.cli", "serve", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, env=env)
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
 
 
 def test_a_failed_serve_does_not_create_the_database(tmp_path: Path) -> None:
@@ -161,7 +161,8 @@ def test_opencv_warnings_stay_off_the_terminal() -> None:
     code = ("import os, sys; from tabletracker.cli import quiet_opencv; quiet_opencv(); "
             "import cv2; print(os.environ['OPENCV_LOG_LEVEL'], cv2.utils.logging.getLogLevel())")
     env = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env,
+                          check=False)
     assert done.stdout.split() == ["ERROR", "2"]   # 2 = errors only
 
 
@@ -169,7 +170,7 @@ def test_opencv_warnings_stay_off_the_terminal() -> None:
 
 def _venv_sh(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-c", f"source {ROOT / 'scripts' / 'venv.sh'}; {script}"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
 
 
 @pytest.mark.parametrize("args, skipped", [

@@ -49,7 +49,7 @@ def _doc(name: str) -> str:
 
 
 def _block(text: str, lang: str) -> str:
-    found = re.search(rf"```{lang}\n(.*?)```", text, re.S)
+    found = re.search(rf"```{lang}\n(.*?)```", text, re.DOTALL)
     assert found, f"no ```{lang} example"
     return found.group(1)
 

@@ -90,14 +90,6 @@ def test_render_samples_never_writes_into_an_install(data: Path, monkeypatch: py
     assert samples.samples_out_default() == data / "sample_images"
 
 
-def test_the_wheel_build_copies_only_clean_frames(tmp_path: Path) -> None:
-    source = (ROOT / "setup.py").read_text(encoding="utf-8").replace("setup(cmdclass=", "dict(cmdclass=")
-    namespace: dict[str, object] = {"__file__": str(ROOT / "setup.py"), "__name__": "tt_setup_hook"}
-    exec(compile(source, "setup.py", "exec"), namespace)
-    whole = namespace["_whole_jpeg"]
-    assert whole(SEQUENCE / "frame_0000.jpg") and not whole(SEQUENCE / "frame_0031.jpg")  # type: ignore[operator]
-
-
 def test_the_floors_are_pinned_for_the_minimum_versions_run() -> None:
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "min_constraints.py")],
                           capture_output=True, text=True, timeout=60, check=True)
