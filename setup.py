@@ -31,7 +31,8 @@ class BuildWithDemo(build_py):
         if self.editable_mode or not SEQUENCE.is_dir():
             return  # an editable install reads sample_images/ from the checkout
         target = Path(self.build_lib) / "tabletracker" / "demo"
-        target.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(target, ignore_errors=True)  # no stale frame from an earlier build
+        target.mkdir(parents=True)
         for name in ("setup.json", "game.json"):
             shutil.copyfile(SEQUENCE / name, target / name)
         for frame in sorted(SEQUENCE.glob("frame_*.jpg")):
