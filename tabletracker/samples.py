@@ -131,7 +131,11 @@ def demo_sequence() -> Path:
                 for n in DEMO_FILES)
     if wanted != have or not fresh:
         log.info("copying the demo sequence from %s to %s", source, target)
-        copy_demo(source, target)
+        try:
+            copy_demo(source, target)
+        except OSError as exc:  # a read-only data folder: play the sequence where it is
+            log.warning("cannot copy the demo into %s (%s); playing %s as it is", target, exc, source)
+            return source
     return target
 
 

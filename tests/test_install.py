@@ -101,3 +101,10 @@ def test_the_floors_are_pinned_for_the_minimum_versions_run() -> None:
 def test_ci_runs_the_install_checks() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "bash test.sh" in ci and "scripts/ci_installed.sh" in ci and "scripts/ci_min_versions.sh" in ci
+
+
+def test_a_read_only_data_folder_still_plays_the_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("TABLETRACKER_DATA", str(blocker / "data"))   # under a file: cannot be made
+    assert samples.demo_sequence() == SEQUENCE
