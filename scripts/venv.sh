@@ -10,7 +10,9 @@ ensure_venv() {
         echo "tabletracker: creating .venv with $PYTHON_BIN" >&2
         "$PYTHON_BIN" -m venv .venv
     fi
-    if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    # An install with the test extras holds everything run.sh needs too.
+    if [ -z "$extras" ] && is_fresh ".venv/.installed[test]"; then return 0; fi
+    if ! is_fresh "$stamp"; then
         echo "tabletracker: installing dependencies (first run only)" >&2
         local log=".venv/install.log"
         if ! { .venv/bin/python -m pip install --upgrade pip &&
@@ -21,6 +23,20 @@ ensure_venv() {
         fi
         touch "$stamp"
     fi
+}
+
+is_fresh() {  # the stamp exists and is newer than what the install depends on
+    [ -f "$1" ] && [ ! pyproject.toml -nt "$1" ] && [ ! setup.py -nt "$1" ]
+}
+
+browser_tests_skipped() {  # pytest arguments that deselect the browser tests: -m "not browser"
+    local prev=""
+    for arg in "$@"; do
+        if [ "$prev" = "-m" ] && [[ "$arg" == *"not browser"* ]]; then return 0; fi
+        if [[ "$arg" == -m*"not browser"* ]]; then return 0; fi
+        prev="$arg"
+    done
+    return 1
 }
 
 ensure_chromium() {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -33,11 +34,28 @@ COMMANDS: dict[str, tuple[str, str]] = {
 EXIT_BAD_INPUT = 2
 
 
+def quiet_opencv(*, verbose: bool = False) -> None:
+    """Keep OpenCV's own ``[ WARN]`` lines (a camera probe, a codec) off the terminal.
+
+    The program says what went wrong in its own words; ``-v`` lets OpenCV's warnings through.
+    Must run before ``cv2`` is imported: the commands import it lazily.
+    """
+    if "OPENCV_LOG_LEVEL" not in os.environ:
+        os.environ["OPENCV_LOG_LEVEL"] = "WARNING" if verbose else "ERROR"
+    if "cv2" in sys.modules:
+        import cv2
+
+        levels = cv2.utils.logging
+        levels.setLogLevel(levels.LOG_LEVEL_WARNING if verbose else levels.LOG_LEVEL_ERROR)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tabletracker",
         description="A referee's assistant for tabletop skirmish games: a camera above the table, "
         "every model located in millimetres, and the rules' questions answered.",
+        epilog="Each command has --help. The user guide is in the docs/ folder of the project: docs/README.md "
+        "(setup file, game file, rosters, marker kit, units, rule choices, HTTP API).",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -62,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tabletracker: unknown command {name!r}; commands are: {', '.join(COMMANDS)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     opts = parser.parse_args(head)
+    quiet_opencv(verbose=opts.verbose)
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     module = importlib.import_module(COMMANDS[name][0])

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# What the program writes to the user's data folder (the demo copy, an installed serve's
+# database) goes to a scratch folder during the tests, never into the tester's home.
+if "TABLETRACKER_DATA" not in os.environ:
+    _DATA = tempfile.mkdtemp(prefix="tabletracker-test-data-")
+    os.environ["TABLETRACKER_DATA"] = _DATA
+    atexit.register(shutil.rmtree, _DATA, ignore_errors=True)
 
 
 @pytest.fixture

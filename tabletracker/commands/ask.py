@@ -19,16 +19,19 @@ HELP = "answer a geometric question about a game file (distance, sight, fire zon
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game file (JSON, see CONVENTIONS.md)")
+    parser.add_argument("game", help="the game file (JSON, see docs/game-file.md), or a bundled game's name: "
+                        "at-43, feu-a-volonte, firefight, high-fire, star-wars, demo")
     parser.add_argument("question", nargs="?", default=None,
                         help="distance, los, cohesion, firezone, cover, template, range, aura, objectives... "
                              "(leave out to list the questions of the game's rule set)")
     parser.add_argument("args", nargs=argparse.REMAINDER,
-                        help="the question's arguments (ids, numbers, --flags); also --json and "
+                        help="the question's arguments (ids, numbers, --flags); a length is in the rule set's "
+                             "unit unless it says its own (3in, 7.5cm, 76mm, 4UD, 6pas; positions X_MM Y_MM "
+                             "are in mm unless they say theirs; see docs/units.md); also --json and "
                              "--option key=value (repeatable) to change a rule-set option")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the answer as JSON")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a rule-set option (RULES-NOTES.md choice), e.g. measure=centre")
+                        help="a rule-set option (see docs/rule-choices.md), e.g. measure=centre")
 
 
 def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
@@ -69,12 +72,35 @@ def _summary(answer: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def lengths_for_core(ruleset: str, question: str, rest: list[str], options: dict[str, str],
+                     menu: list[dict[str, str]]) -> list[str]:
+    """Return the question's arguments with every length typed with a unit converted.
+
+    The question's usage line (from the rule set's menu) says which arguments are lengths
+    and in which unit the rules core reads them; see :mod:`tabletracker.lengths`.
+    """
+    from calibration.units import DEFAULT_UD_MM, unit_for_ruleset
+    from tabletracker.lengths import convert_length_args
+
+    usage = next((q["help"] for q in menu if q["question"] == question), None)
+    if usage is None:
+        return rest  # the rules core names the questions there are
+    try:
+        ud_mm = float(options.get("ud_mm", DEFAULT_UD_MM))
+    except ValueError:
+        ud_mm = DEFAULT_UD_MM  # the rules core refuses the bad option with its own message
+    if not ud_mm > 0:
+        ud_mm = DEFAULT_UD_MM
+    return convert_length_args(usage, rest, unit_for_ruleset(ruleset, ud_mm=ud_mm), ud_mm=ud_mm)
+
+
 def run(args: argparse.Namespace) -> int:
     from rules.plan import load_game
     from rules.questions import ask, describe
+    from tabletracker.samples import game_file
 
     rest, as_json, options = _split(args)
-    plan = load_game(args.game)
+    plan = load_game(game_file(args.game))
     if args.question is None:
         menu = describe(plan)
         if as_json:
@@ -84,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             for q in menu:
                 print(f"  {q['help']}")
         return 0
+    rest = lengths_for_core(plan.ruleset, args.question, rest, options, describe(plan))
     answer = ask(plan, args.question, rest, options)
     if as_json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tabletracker.errors import UsageError
+
 HELP = "table pose from one frame showing the four corner markers"
 
 
@@ -32,6 +34,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def check_resolution(camera_size: tuple[int, int], image_shape: tuple[int, ...], *, camera: Any,
+                     image_path: Any) -> None:
+    """Refuse a camera file made at another resolution than the image, naming both.
+
+    >>> check_resolution((1920, 1080), (1080, 1920, 3), camera="cam.json", image_path="f.jpg")
+    >>> check_resolution((1280, 720), (1080, 1920, 3), camera="cam.json", image_path="f.jpg")
+    Traceback (most recent call last):
+    ...
+    ValueError: cam.json was made at 1280x720 but f.jpg is 1920x1080: a camera calibration holds only at the resolution it was made at; calibrate the camera again at 1920x1080 (tabletracker calibrate-camera) or set the camera to 1280x720
+    """
+    width, height = int(image_shape[1]), int(image_shape[0])
+    if (int(camera_size[0]), int(camera_size[1])) == (width, height):
+        return
+    made = f"{camera_size[0]}x{camera_size[1]}"
+    raise UsageError(f"{camera} was made at {made} but {image_path} is {width}x{height}: a camera calibration "
+                     f"holds only at the resolution it was made at; calibrate the camera again at "
+                     f"{width}x{height} (tabletracker calibrate-camera) or set the camera to {made}")
+
+
 def run(args: argparse.Namespace) -> int:
     from calibration.setup import load_setup
     from calibration.store import calibration_to_dict, load_image, load_intrinsics, save_calibration
@@ -43,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     from calibration.capability import setup_report
     from calibration.store import save_intrinsics
 
+    if intrinsics is not None:
+        check_resolution(intrinsics.image_size, image.shape, camera=args.camera, image_path=args.image)
     cal = calibrate_table(image, setup, intrinsics, source=str(args.image))
     error = cal.expected_error_mm()
     base = setup.markers.base_size_mm

@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from calibration.errors import CalibrationError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("image", help="a photo of the table from the camera above it (JPEG, PNG...)")
+    parser.add_argument("image", help="a photo of the table from the camera above it (JPEG, PNG...), or 'demo' "
+                        "for a frame of the bundled demo sequence (with its setup)")
     parser.add_argument("--setup", help="the setup file (table size, markers, sides); required without "
                         "--calibration")
     parser.add_argument("--calibration", help="a calibration file from 'tabletracker calibrate' "
@@ -33,6 +35,12 @@ def run(args: argparse.Namespace) -> int:
     from tracker.locate import locate_all
     from tracker.markers import aruco_cells
 
+    if args.image.strip().lower() in ("demo", "sample") and not Path(args.image).exists():
+        from tabletracker.samples import bundled_frame
+
+        args.image = str(bundled_frame())
+        if args.setup is None and args.calibration is None:
+            args.setup = str(Path(args.image).parent / "setup.json")
     image = load_image(args.image)
     setup: Setup | None = load_setup(args.setup) if args.setup else None
     notes: list[str] = []
@@ -51,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
                                    "are measured against)")
         aruco_cells(setup.markers.dictionary)   # an unknown dictionary fails here, clearly
         intrinsics = load_intrinsics(args.camera) if args.camera else None
+        if intrinsics is not None:
+            from tabletracker.commands.calibrate import check_resolution
+
+            check_resolution(intrinsics.image_size, image.shape, camera=args.camera, image_path=args.image)
         cal = calibrate_table(image, setup, intrinsics, source=args.image)
         source = "corner markers in the image"
     found = locate_all(image, cal, setup, bare_bases=not args.no_bases)

@@ -9,12 +9,15 @@ from pathlib import Path
 from tabletracker.errors import UsageError
 
 HELP = "re-render the bundled sample images and sequence"
-DEFAULT_OUT = Path(__file__).resolve().parents[2] / "sample_images"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                        help=f"output folder (default: the repository's sample_images, {DEFAULT_OUT})")
+    from tabletracker.samples import samples_out_default
+
+    default = samples_out_default()
+    parser.add_argument("--out", type=Path, default=default,
+                        help=f"output folder (default: a checkout's sample_images, else sample_images in your "
+                             f"data folder, never the install folder: {default})")
     parser.add_argument("--only", metavar="NAME", default=None,
                         help="render only this scene, or 'sequence' or 'charuco' (default: everything)")
 

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from tabletracker.errors import UsageError
+from tabletracker.errors import TabletrackerError, UsageError
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
@@ -40,7 +40,8 @@ DEFAULT_ARGUMENTS: dict[str, tuple[str, ...]] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game file (JSON, see CONVENTIONS.md)")
+    parser.add_argument("game", help="the game file (JSON, see docs/game-file.md), or a bundled game's name: "
+                        "at-43, feu-a-volonte, firefight, high-fire, star-wars, demo")
     parser.add_argument("action", nargs="?", default=None,
                         help="shoot, melee, morale, activate... (leave out to list the rule set's actions)")
     parser.add_argument("args", nargs="*", default=[],
@@ -50,7 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     dice.add_argument("--dice", help="the players' dice in the order rolled, e.g. 3,5,6 (or \"3 5 6\")")
     dice.add_argument("--seed", type=int, help="roll the dice with this seed (reproducible)")
     parser.add_argument("--roster", action="append", default=[], metavar="FILE",
-                        help="merge this roster file (JSON or YAML) into the game first; repeatable")
+                        help="merge this roster file (JSON or YAML, see docs/roster.md) or bundled roster "
+                        "(e.g. firefight-brood) into the game first; repeatable")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the resolution as JSON")
     parser.add_argument("--out", help="write the game after the result to this file (needs --dice or --seed)")
     parser.add_argument("--high-fire-tables", metavar="FILE",
@@ -126,6 +128,28 @@ def summary(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def carried_weapons(plan: Any, ident: str) -> list[str]:
+    """Return the weapons the models of unit (or model) ``ident`` carry, in order, once each."""
+    models = [m for m in plan.models if ident in (m.unit_id, m.model_id)]
+    seen: dict[str, None] = {}
+    for m in models:
+        for w in m.weapons or ():
+            seen.setdefault(w, None)
+    return list(seen)
+
+
+def with_weapons_listed(message: str, plan: Any, request: dict[str, Any]) -> str:
+    """Return ``message`` with the firing unit's weapons added when ``--weapon`` names none of them."""
+    weapon = request.get("weapon")
+    first = next((v for k, v in request.items() if k != "weapon" and isinstance(v, str)), None)
+    if not weapon or first is None or "weapons are" in message:
+        return message
+    carried = carried_weapons(plan, first)
+    if not carried or weapon.strip().lower() in (w.lower() for w in carried):
+        return message
+    return f"{message.rstrip('; ')}; {first} carries: {', '.join(carried)}"
+
+
 def run(args: argparse.Namespace) -> int:
     from calibration.limits import check_tree
     from rules.dice import Dice
@@ -133,11 +157,13 @@ def run(args: argparse.Namespace) -> int:
     from rules.resolve import resolve
     from rules.roster import load_roster, merge_rosters
     from rules.rulesets import find_ruleset
+    from tabletracker.samples import game_file, roster_file
 
-    plan = load_game(args.game)
-    plan = _high_fire_tables(plan, args)
+    game_path = game_file(args.game)
+    plan = load_game(game_path)
+    plan = _high_fire_tables(plan, args, game_path)
     if args.roster:
-        plan = merge_rosters(plan, [load_roster(path) for path in args.roster])
+        plan = merge_rosters(plan, [load_roster(roster_file(path)) for path in args.roster])
     rs = find_ruleset(plan.ruleset)
     actions = rs.actions
     if args.action is None:
@@ -157,7 +183,13 @@ def run(args: argparse.Namespace) -> int:
         dice = Dice.seeded(args.seed)
     from rules.budget import fresh_dice, resolve_within  # exact odds within a time budget, else an estimate
 
-    resolution = resolve_within(lambda d: resolve(plan, args.action, request, d), fresh_dice(dice))
+    try:
+        resolution = resolve_within(lambda d: resolve(plan, args.action, request, d), fresh_dice(dice))
+    except TabletrackerError as exc:
+        listed = with_weapons_listed(str(exc), plan, request)
+        if listed == str(exc):
+            raise
+        raise UsageError(listed) from None
     out = resolution.to_json()
     if args.out and resolution.plan_after is not None:
         Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")
@@ -171,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _high_fire_tables(plan: Any, args: argparse.Namespace) -> Any:
+def _high_fire_tables(plan: Any, args: argparse.Namespace, game_path: str | Path) -> Any:
     """Load High Fire's tables file at the edge: the rules core reads no path from the game."""
     if plan.ruleset != "high-fire":
         return plan
@@ -181,5 +213,5 @@ def _high_fire_tables(plan: Any, args: argparse.Namespace) -> Any:
     if args.high_fire_tables:
         return with_tables_file(plan, args.high_fire_tables)
     if isinstance(named, str) and named:
-        return with_tables_file(plan, named, relative_to=Path(args.game).resolve().parent)
+        return with_tables_file(plan, named, relative_to=Path(game_path).resolve().parent)
     return plan

@@ -7,11 +7,14 @@ every interface and prints an access-token link that every device must open.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import logging
 import signal
 import socket
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ log = logging.getLogger(__name__)
 HELP = "run the web overlay (the sample table when no camera is given)"
 IMAGES_FPS = 5.0  # image folders and the sample sequence: slow enough to follow each move
 VIDEO_FALLBACK_FPS = 25.0  # a video that does not say its frame rate
+TABLE_TOLERANCE_MM = 1.0  # a game table this close to the setup's is the same table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,16 +35,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "(a phone's MJPEG stream http://..., an IP camera's rtsp://...)")
     src.add_argument("--video", metavar="FILE", help="a video file")
     src.add_argument("--images", metavar="DIR", help="a folder of images, played in name order")
-    src.add_argument("--sample", action="store_true",
-                     help="the bundled sample sequence, looping (the default when no source is given)")
+    src.add_argument("--sample", nargs="?", const="demo", default=None, metavar="GAME",
+                     help="the bundled demo sequence, looping (the default when no source is given); "
+                          "with a bundled game's name (at-43, feu-a-volonte, firefight, high-fire, star-wars) "
+                          "that game's plan, no camera")
     src.add_argument("--no-source", action="store_true", help="no camera: the plan only (set up or review a game)")
-    parser.add_argument("--game", metavar="GAME.json", help="the game file to play (default: the sample's, or an empty game)")
+    parser.add_argument("--game", metavar="GAME.json", help="the game file to play, or a bundled game's name "
+                        "(default: the demo's, or an empty game; see docs/game-file.md)")
     parser.add_argument("--setup", metavar="SETUP.json", help="the setup file (table size, markers, camera)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
     parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1; 0.0.0.0 with --lan)")
     parser.add_argument("--lan", action="store_true",
                         help="let other devices on the local network watch, with an access token")
-    parser.add_argument("--db", metavar="PATH", help="the game database (default var/tabletracker.db in the checkout)")
+    parser.add_argument("--db", metavar="PATH", help="the game database (default: var/tabletracker.db in a "
+                        "checkout, else tabletracker.db in your data folder)")
     parser.add_argument("--new-game", action="store_true", help="start a new game even if the database holds this one")
     parser.add_argument("--fps", type=float, default=None,
                         help="pace of video and image sources (default: a video's own rate, 5 for images)")
@@ -49,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def source_of(args: argparse.Namespace) -> dict[str, Any] | None:
     """Return the SOURCE config for the chosen options (the sample when none)."""
-    if args.no_source:
+    if args.no_source or (args.sample is not None and args.sample != "demo"):
         return None
     if args.camera is not None:
         value: Any = int(args.camera) if args.camera.isdigit() else args.camera
@@ -99,6 +107,79 @@ def lan_address() -> str:
             return "127.0.0.1"
 
 
+def demo_config(args: argparse.Namespace, source: dict[str, Any] | None) -> dict[str, Any]:
+    """Return the config that points ``serve`` at the bundled demo or a bundled game by name.
+
+    The demo sequence is found by :func:`tabletracker.samples.demo_sequence` (the
+    installed package's copy, or a clean copy made in the data folder from a checkout),
+    so it plays without its deliberately broken test frames and outside a checkout.
+    """
+    from tabletracker.samples import demo_sequence, game_file
+
+    out: dict[str, Any] = {}
+    if args.game is not None:
+        out["GAME_PATH"] = str(game_file(args.game))
+    if args.sample is not None and args.sample != "demo":
+        out["GAME_PATH"] = str(game_file(args.sample))
+    if source is not None and source["kind"] == "sample":
+        demo = demo_sequence()
+        out["SOURCE"] = {"kind": "images", "value": str(demo)}
+        out["LOOP_SOURCE"] = True
+        if args.setup is None:
+            out["SETUP_PATH"] = str(demo / "setup.json")
+        if args.game is None:
+            out["GAME_PATH"] = str(demo / "game.json")
+    return out
+
+
+def default_db() -> Path:
+    """Return the game database's default path: ``var/`` in a checkout, else the user's data folder."""
+    from tabletracker.samples import data_dir, is_checkout
+
+    if is_checkout():
+        from server.app import default_db_path
+
+        return default_db_path()
+    return data_dir() / "tabletracker.db"
+
+
+def warn_table_mismatch(config: dict[str, Any]) -> str | None:
+    """Warn (stderr) when the game's table is not the setup's table; return the warning."""
+    if not config.get("GAME_PATH") or not config.get("SETUP_PATH"):
+        return None
+    from calibration.setup import load_setup
+    from rules.plan import load_game
+
+    game, setup = load_game(config["GAME_PATH"]).table, load_setup(config["SETUP_PATH"]).table
+    if abs(game.width_mm - setup.width_mm) <= TABLE_TOLERANCE_MM and \
+            abs(game.depth_mm - setup.depth_mm) <= TABLE_TOLERANCE_MM:
+        return None
+    text = (f"the game's table is {game.width_mm:g} x {game.depth_mm:g} mm but the setup's (the camera's) is "
+            f"{setup.width_mm:g} x {setup.depth_mm:g} mm, so what the camera sees will not line up with the game's "
+            "plan; give a game and a setup of the same table (see docs/setup-file.md)")
+    print(f"tabletracker serve: warning: {text}", file=sys.stderr, flush=True)
+    return text
+
+
+@contextlib.contextmanager
+def removed_on_failure(db: Path) -> Iterator[None]:
+    """Remove the game database (and the folder made for it) when ``serve`` fails to start.
+
+    A database that existed before is never touched.
+    """
+    existed, folder_existed = db.exists(), db.parent.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
+            if not folder_existed:
+                with contextlib.suppress(OSError):
+                    db.parent.rmdir()
+        raise
+
+
 def run(args: argparse.Namespace) -> int:
     from server import create_app
     from server.httpd import make_server
@@ -120,11 +201,21 @@ def run(args: argparse.Namespace) -> int:
         "NEW_GAME": args.new_game, "FPS": fps, "LOOP_SOURCE": bool(source and source["kind"] == "sample"),
         "ACCESS_TOKEN": token, "LAN": args.lan, "DEFAULT_LANG": args.lang, "START_LIVE": False,
     }
+    config.update(demo_config(args, source))
+    if config["DB_PATH"] is None:
+        config["DB_PATH"] = str(default_db())
+    warn_table_mismatch(config)
     if logging.getLogger().getEffectiveLevel() > logging.INFO:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request only with -v
-    app = create_app(config)
-    overlay = app.extensions["tabletracker"]
-    server = make_server(host, args.port, app)  # connection cap and idle timeout (server.httpd)
+    with removed_on_failure(Path(config["DB_PATH"])):
+        app = create_app(config)
+        overlay = app.extensions["tabletracker"]
+        try:
+            server = make_server(host, args.port, app)  # connection cap and idle timeout (server.httpd)
+        except OSError as exc:
+            overlay.store.close()
+            raise OSError(f"cannot listen on {host}:{args.port} ({exc.strerror or exc}); "
+                          "is another server using that port? Choose another with --port") from None
     port = server.server_port
     shown_host = lan_address() if host in ("0.0.0.0", "::") else host
     url = f"http://{shown_host}:{port}/"

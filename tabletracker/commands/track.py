@@ -17,6 +17,7 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 from tabletracker.errors import UsageError
@@ -26,8 +27,8 @@ log = logging.getLogger(__name__)
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="camera index or /dev/video path, network camera address (http://..., "
-                        "rtsp://...), video file, image folder, image, or 'sample'")
-    parser.add_argument("--setup", help="the setup file (default for 'sample': the sequence's setup.json)")
+                        "rtsp://...), video file, image folder, image, or 'demo' (the bundled demo sequence)")
+    parser.add_argument("--setup", help="the setup file (default for 'demo': the demo's setup.json; see docs/setup-file.md)")
     parser.add_argument("--calibration", help="a calibration file from 'tabletracker calibrate' (default: "
                         "calibrate from the corner markers of the first frame that shows all four)")
     parser.add_argument("--camera", help="camera intrinsics from 'tabletracker calibrate-camera'")
@@ -41,13 +42,17 @@ def run(args: argparse.Namespace) -> int:
     from calibration.setup import load_setup, parse_setup
     from calibration.store import load_calibration, load_intrinsics
     from tracker.pipeline import Tracker, default_calibrate
-    from tracker.sources import SAMPLE_SEQUENCE, open_frames, parse_source
+    from tracker.sources import open_frames, parse_source
 
     if args.max_frames is not None and args.max_frames < 1:
         raise UsageError(f"--max-frames must be at least 1, got {args.max_frames}")
     setup_path = args.setup
-    if setup_path is None and args.source.strip().lower() == "sample":
-        setup_path = str(SAMPLE_SEQUENCE / "setup.json")
+    if args.source.strip().lower() in ("sample", "demo") and not Path(args.source).exists():
+        from tabletracker.samples import demo_sequence
+
+        args.source = str(demo_sequence())  # the clean demo frames, installed or from a checkout
+        if setup_path is None:
+            setup_path = str(Path(args.source) / "setup.json")
     cal = load_calibration(args.calibration) if args.calibration else None
     if setup_path:
         setup = load_setup(setup_path)
