@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from calibration.units import DEFAULT_UD_MM, UNITS, LengthUnit
+from tabletracker.errors import UsageError
 
 # suffix as typed (lower case) -> key in calibration.units.UNITS
 SUFFIXES: dict[str, str] = {
@@ -41,7 +42,7 @@ POSITION_NAMES = ("X_MM", "Y_MM")
 _LENGTH = re.compile(r"^\s*([+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+))\s*([a-zA-Z\"']*)\s*$")
 
 
-class LengthError(ValueError):
+class LengthError(UsageError):
     """A length that cannot be read, with the forms that can."""
 
 

@@ -27,6 +27,8 @@ from urllib.parse import urlsplit
 import cv2
 import numpy as np
 
+from tracker.errors import TrackerError
+
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 5.0
@@ -42,7 +44,7 @@ SNAPSHOT_INTERVAL_S = 0.05
 """Pause between two requests to a snapshot (single JPEG) address."""
 
 
-class StreamError(ValueError):
+class StreamError(TrackerError):
     """The address does not give camera frames; the message says why and what to give instead."""
 
 
