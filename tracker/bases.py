@@ -39,11 +39,14 @@ PLAN_MIN_PX_PER_MM = 1.0
 PLAN_MAX_PX_PER_MM = 2.0
 #: The plan-to-image mapping is computed exactly every this many plan px, then interpolated.
 PLAN_GRID_STEP_PX = 8
-#: Hue distance (OpenCV units, 0-180 for 360 deg) still counted as a side's rim colour.
-HUE_TOLERANCE = 8
-#: Saturation and value, as fractions of the side colour's, below which a pixel is not rim.
-MIN_SATURATION_FRACTION = 0.5
-MIN_VALUE_FRACTION = 0.3
+#: Lightness weight in the Lab distance to a coloured rim; a rim whose chroma is below
+#: ACHROMATIC_CHROMA (black, grey, white) keeps its full lightness weight.
+RIM_LIGHTNESS_WEIGHT = 0.5
+ACHROMATIC_CHROMA = 20.0
+#: A pixel is rim when within this fraction of the rim-mat distance of the rim colour (at least
+#: RIM_MATCH_MIN), besides being nearer the rim than the mat and the other side.
+RIM_MATCH_FRACTION = 0.9
+RIM_MATCH_MIN = 20.0
 #: Contour points are the centres of a blob's outermost pixels: this far inside its edge, px.
 CONTOUR_INSET_PX = 0.5
 #: An edge point within this of the fitted outline is an inlier, mm.
@@ -61,6 +64,14 @@ REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 RANSAC_SCORE_POINTS = 120
 #: Pieces of rim closer than this are grouped as one base's outline, mm.
 MERGE_GAP_MM = 6.0
+#: The ring test (:func:`ring_support`): directions sampled, radii inside and outside the
+#: outline sampled (mm), least share of directions showing rim inside and no rim outside, and
+#: largest share showing rim colour outside.
+RING_ANGLES = 72
+RING_INNER_MM = (0.3, 0.8, 1.3)
+RING_OUTER_MM = (1.2, 2.0, 3.0)
+MIN_RING_SUPPORT = 0.45
+MAX_RING_OUTSIDE = 0.3
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -194,26 +205,58 @@ def snap_diameter(diameter_mm: float, allowed: Sequence[float]) -> float | None:
     return float(best) if abs(best - diameter_mm) <= SNAP_TOLERANCE_MM else None
 
 
-def _hsv_of(colour: str) -> np.ndarray:
+def _lab_of(colour: str) -> np.ndarray:
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2HSV)[0, 0].astype(int)
+    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
 
 
-def side_masks(plan_bgr: np.ndarray, sides: dict[str, str]) -> dict[str, np.ndarray]:
-    """Return a uint8 mask per side of the pixels close to that side's rim colour."""
-    hsv = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2HSV)
+def _weights(lab: np.ndarray) -> np.ndarray:
+    """Lab channel weights for distances to a rim colour: lightness counts half for a coloured rim
+    (exposure, vignetting and glare move it most), fully for a grey, black or white one."""
+    chroma = math.hypot(float(lab[1]) - 128.0, float(lab[2]) - 128.0)
+    return np.array([RIM_LIGHTNESS_WEIGHT if chroma >= ACHROMATIC_CHROMA else 1.0, 1.0, 1.0], np.float32)
+
+
+def mat_colour(image: np.ndarray, view: PlanView, setup: Setup) -> np.ndarray:
+    """The mat's colour as seen in the frame (Lab, OpenCV's 8-bit scale): the median over a grid
+    of table points (the mat covers most of the table). The same for the whole plan and for any
+    region of it, so a region's masks are the whole plan's."""
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
+    px = np.rint(view.calibration.to_image_px(np.column_stack([gx.ravel(), gy.ravel()]),
+                                              height_mm=0.0)).astype(int)
+    h, wi = image.shape[:2]
+    ok = (px[:, 0] >= 0) & (px[:, 0] < wi) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    if not ok.any() or image.ndim != 3:
+        return np.array([128.0, 128.0, 128.0], np.float32)
+    samples = image[px[ok, 1], px[ok, 0]].reshape(-1, 1, 3)
+    lab = cv2.cvtColor(np.ascontiguousarray(samples), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return np.median(lab, axis=0).astype(np.float32)
+
+
+def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat_lab: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Return a uint8 mask per side of the pixels taken for that side's rim colour.
+
+    A pixel is a side's rim when it is nearer that side's colour than the mat's (``mat_lab``,
+    as seen: :func:`mat_colour`) and than the other side's, and within
+    :data:`RIM_MATCH_FRACTION` of the rim-mat distance of the rim colour (Lab, lightness
+    weighted by :func:`_weights`). Without ``mat_lab`` the plan's own median stands for the mat.
+    """
+    lab = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if mat_lab is None:
+        mat_lab = np.median(lab.reshape(-1, 3)[::7], axis=0)
+    rims = {name: _lab_of(colour) for name, colour in sides.items()}
     out = {}
-    for name, colour in sides.items():
-        h, s, v = (int(c) for c in _hsv_of(colour))
-        lo_s, lo_v = int(MIN_SATURATION_FRACTION * s), int(MIN_VALUE_FRACTION * v)
-        mask = np.zeros(hsv.shape[:2], np.uint8)
-        # hue is circular (0-179): split the band where it wraps
-        for a, b in ((h - HUE_TOLERANCE, h + HUE_TOLERANCE),):
-            for lo, hi in ((max(a, 0), min(b, 179)), (a + 180, 179) if a < 0 else (1, 0),
-                           (0, b - 180) if b > 179 else (1, 0)):
-                if lo <= hi:
-                    mask |= cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255))
-        out[name] = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
+    for name, rim in rims.items():
+        wts = _weights(rim)
+        d_rim = np.sqrt((((lab - rim) * wts) ** 2).sum(axis=2))
+        d_mat = np.sqrt((((lab - mat_lab) * wts) ** 2).sum(axis=2))
+        limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
+        mask = (d_rim < d_mat) & (d_rim < limit)
+        for other_name, other in rims.items():
+            if other_name != name:
+                mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=2))
+        out[name] = cv2.morphologyEx(mask.astype(np.uint8) * 255, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     return out
 
 
@@ -244,7 +287,7 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
         Sorted by y then x.
     """
     rng = rng or np.random.default_rng(0)
-    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng)
+    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng, mat_lab=mat_colour(image, view, setup))
     return _kept(found, exclude_mm)
 
 
@@ -300,6 +343,7 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
     pad = reach - max(setup.bases.diameters_mm) / 2 + 1.0 / s
     wp, hp = view.size_px
     found: list[FoundBase] = []
+    mat_lab = mat_colour(image, view, setup) if len(regions_mm) else None
     for x0, y0, x1, y1 in regions_mm:
         px0, py0 = max(0, int(math.floor((x0 - margin) * s))), max(0, int(math.floor((y0 - margin) * s)))
         px1, py1 = min(wp, int(math.ceil((x1 + margin) * s)) + 1), min(hp, int(math.ceil((y1 + margin) * s)) + 1)
@@ -307,7 +351,7 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
             continue
         crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
         for b in _bases_in_plan(crop, (px0, py0), view, setup, rng, core_mm=(x0, y0, x1, y1), reach_mm=reach,
-                                known_mm=known, known_pad_mm=pad):
+                                known_mm=known, known_pad_mm=pad, mat_lab=mat_lab):
             if not (x0 <= b.x_mm < x1 and y0 <= b.y_mm < y1):
                 continue
             if any(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) < min(b.diameter_mm, o.diameter_mm) / 2
@@ -329,7 +373,7 @@ def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]]) -> 
 def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView, setup: Setup,
                    rng: np.random.Generator, *, core_mm: tuple[float, float, float, float] | None = None,
                    reach_mm: float = 0.0, known_mm: np.ndarray | None = None,
-                   known_pad_mm: float = 0.0) -> list[FoundBase]:
+                   known_pad_mm: float = 0.0, mat_lab: np.ndarray | None = None) -> list[FoundBase]:
     """Circles in a plan image (or a crop of it whose top-left plan pixel is ``origin_px``).
 
     With ``core_mm``, pieces of rim farther than ``reach_mm`` from that region are not
@@ -345,7 +389,7 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
         cx0, cy0, cx1, cy1 = ((v * s) for v in (core_mm[0] - reach_mm, core_mm[1] - reach_mm,
                                                  core_mm[2] + reach_mm, core_mm[3] + reach_mm))
     found: list[FoundBase] = []
-    for side, mask in side_masks(plan, dict(setup.bases.sides)).items():
+    for side, mask in side_masks(plan, dict(setup.bases.sides), mat_lab).items():
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
@@ -367,8 +411,54 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
                 continue
             contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float)
-            found += _circles_in((pts + (x0 + ox, y0 + oy)) / s, view, side, allowed, rng, max_d)
+            found += [c for c in _circles_in((pts + (x0 + ox, y0 + oy)) / s, view, side, allowed, rng, max_d)
+                      if _is_ring(mask, (ox, oy), view, c)]
     return found
+
+
+def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
+                 ) -> tuple[float, float]:
+    """How much a found circle looks like a base's rim in a side's mask: (support, outside).
+
+    Around :data:`RING_ANGLES` directions, the rim band just inside the outline
+    (:data:`RING_INNER_MM`) should be rim colour and the band just outside it
+    (:data:`RING_OUTER_MM`, beyond the wall's crescent too) should not. ``support`` is the
+    share of directions where both hold (a figure or a hand hides some), ``outside`` the share
+    where the outside is rim colour (paper, the table's border, a bigger patch of that colour).
+    """
+    s = view.px_per_mm
+    ox, oy = origin_px
+    r = base.diameter_mm / 2
+    centre = np.array([base.x_mm, base.y_mm])
+    shift = view.bottom_shift_mm(centre[None])[0]
+    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
+    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    h, w = mask.shape
+
+    def hits(radii: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pts = centre[None, None] + np.asarray(radii)[None, :, None] * u[:, None, :]    # (A, R, 2) mm
+        px = np.rint(pts * s - (ox, oy)).astype(int)
+        inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+        val = np.zeros(inside.shape, bool)
+        val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+        beyond_wall = np.hypot(*(pts - centre - shift).transpose(2, 0, 1)) > r + 0.5
+        return val, inside, beyond_wall
+
+    inner, in_ok, _ = hits([r - d for d in RING_INNER_MM])
+    outer, out_ok, beyond = hits([r + d for d in RING_OUTER_MM])
+    valid = in_ok.all(axis=1) & out_ok.all(axis=1)
+    if not valid.any():
+        return 0.0, 1.0
+    outer_hit = (outer & beyond).sum(axis=1) * 2 > beyond.sum(axis=1).clip(min=1)
+    rim_hit = inner.any(axis=1)
+    support = float(np.mean((rim_hit & ~outer_hit)[valid]))
+    outside = float(np.mean(outer_hit[valid]))
+    return support, outside
+
+
+def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase) -> bool:
+    support, outside = ring_support(mask, origin_px, view, base)
+    return support >= MIN_RING_SUPPORT and outside <= MAX_RING_OUTSIDE
 
 
 def _within_known(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_mm: np.ndarray,
