@@ -47,6 +47,18 @@ ACHROMATIC_CHROMA = 20.0
 #: RIM_MATCH_MIN), besides being nearer the rim than the mat and the other side.
 RIM_MATCH_FRACTION = 0.9
 RIM_MATCH_MIN = 20.0
+#: Hue distance (OpenCV units, 0-180 for 360 deg) still counted as a side's rim colour, and the
+#: saturation and value, as fractions of the side colour's, below which a pixel is not rim; used
+#: for a rim saturated at least HUE_MIN_SATURATION (0-255) on a mat of another hue.
+HUE_TOLERANCE = 8
+MIN_SATURATION_FRACTION = 0.5
+MIN_VALUE_FRACTION = 0.3
+HUE_MIN_SATURATION = 100
+#: The mat's local background is sampled every BACKGROUND_STEP_MM and median-filtered over
+#: BACKGROUND_WINDOW samples; a hue-matched pixel must differ from it by BACKGROUND_APART (Lab).
+BACKGROUND_STEP_MM = 10.0
+BACKGROUND_WINDOW = 7
+BACKGROUND_APART = 12.0
 #: Contour points are the centres of a blob's outermost pixels: this far inside its edge, px.
 CONTOUR_INSET_PX = 0.5
 #: An edge point within this of the fitted outline is an inlier, mm.
@@ -210,6 +222,34 @@ def _lab_of(colour: str) -> np.ndarray:
     return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
 
 
+def _hsv_of(colour: str) -> np.ndarray:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2HSV)[0, 0].astype(int)
+
+
+def _hue_mask(hsv: np.ndarray, colour: str) -> np.ndarray:
+    """Pixels of the rim colour's hue, saturated and bright enough (a coloured rim's thin, blurred
+    outline keeps its hue when its Lab colour is already half the mat's)."""
+    h, s, v = (int(c) for c in _hsv_of(colour))
+    lo_s, lo_v = int(MIN_SATURATION_FRACTION * s), int(MIN_VALUE_FRACTION * v)
+    mask = np.zeros(hsv.shape[:2], np.uint8)
+    a, b = h - HUE_TOLERANCE, h + HUE_TOLERANCE
+    # hue is circular (0-179): split the band where it wraps
+    for lo, hi in ((max(a, 0), min(b, 179)), (a + 180, 179) if a < 0 else (1, 0), (0, b - 180) if b > 179 else (1, 0)):
+        if lo <= hi:
+            mask |= cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255))
+    return mask
+
+
+def _hue_apart(colour: str, mat_lab: np.ndarray) -> bool:
+    """Whether the rim colour is saturated and the mat's hue far from it (then its hue alone tells it)."""
+    h, s, _ = (int(c) for c in _hsv_of(colour))
+    mat_bgr = cv2.cvtColor(np.clip(mat_lab, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_LAB2BGR)
+    mh, ms, _ = (int(c) for c in cv2.cvtColor(mat_bgr, cv2.COLOR_BGR2HSV)[0, 0])
+    dh = min(abs(h - mh), 180 - abs(h - mh))
+    return s >= HUE_MIN_SATURATION and (dh > 2 * HUE_TOLERANCE or ms < MIN_SATURATION_FRACTION * s / 2)
+
+
 def _weights(lab: np.ndarray) -> np.ndarray:
     """Lab channel weights for distances to a rim colour: lightness counts half for a coloured rim
     (exposure, vignetting and glare move it most), fully for a grey, black or white one."""
@@ -217,46 +257,77 @@ def _weights(lab: np.ndarray) -> np.ndarray:
     return np.array([RIM_LIGHTNESS_WEIGHT if chroma >= ACHROMATIC_CHROMA else 1.0, 1.0, 1.0], np.float32)
 
 
-def mat_colour(image: np.ndarray, view: PlanView, setup: Setup) -> np.ndarray:
-    """The mat's colour as seen in the frame (Lab, OpenCV's 8-bit scale): the median over a grid
-    of table points (the mat covers most of the table). The same for the whole plan and for any
-    region of it, so a region's masks are the whole plan's."""
+@dataclass(frozen=True)
+class MatColours:
+    """The mat as seen in one frame (Lab, OpenCV's 8-bit scale): its overall colour and a coarse
+    map of the local background (the mat's patches, shadows, glare), ``step_mm`` apart."""
+
+    overall: np.ndarray
+    local: np.ndarray
+    step_mm: float
+
+    def local_in_plan(self, shape: tuple[int, int], origin_px: tuple[int, int], px_per_mm: float) -> np.ndarray:
+        """The local background at each pixel of a plan image (or crop at ``origin_px``)."""
+        h, w = shape
+        k = 1.0 / (px_per_mm * self.step_mm)
+        mx, my = np.meshgrid((np.arange(w, dtype=np.float32) + origin_px[0]) * k,
+                             (np.arange(h, dtype=np.float32) + origin_px[1]) * k)
+        return cv2.remap(self.local, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def mat_colour(image: np.ndarray, view: PlanView, setup: Setup) -> MatColours:
+    """The mat's colours in a frame, from the image itself on a grid of table points, so the same
+    for the whole plan and for any region of it (a region's masks are the whole plan's)."""
     w, d = setup.table.width_mm, setup.table.depth_mm
-    gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
+    step = BACKGROUND_STEP_MM
+    nx, ny = int(math.ceil(w / step)) + 1, int(math.ceil(d / step)) + 1
+    gx, gy = np.meshgrid(np.arange(nx) * step, np.arange(ny) * step)
     px = np.rint(view.calibration.to_image_px(np.column_stack([gx.ravel(), gy.ravel()]),
                                               height_mm=0.0)).astype(int)
     h, wi = image.shape[:2]
-    ok = (px[:, 0] >= 0) & (px[:, 0] < wi) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    if not ok.any() or image.ndim != 3:
-        return np.array([128.0, 128.0, 128.0], np.float32)
-    samples = image[px[ok, 1], px[ok, 0]].reshape(-1, 1, 3)
-    lab = cv2.cvtColor(np.ascontiguousarray(samples), cv2.COLOR_BGR2LAB).reshape(-1, 3)
-    return np.median(lab, axis=0).astype(np.float32)
+    px[:, 0] = px[:, 0].clip(0, wi - 1)
+    px[:, 1] = px[:, 1].clip(0, h - 1)
+    samples = np.ascontiguousarray(image[px[:, 1], px[:, 0]].reshape(ny, nx, 3))
+    local = cv2.medianBlur(cv2.cvtColor(samples, cv2.COLOR_BGR2LAB), BACKGROUND_WINDOW)
+    inner = local[ny // 12: ny - ny // 12, nx // 12: nx - nx // 12].reshape(-1, 3)
+    return MatColours(np.median(inner, axis=0).astype(np.float32), local.astype(np.float32), step)
 
 
-def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat_lab: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | None = None, *,
+               origin_px: tuple[int, int] = (0, 0), px_per_mm: float = 1.0) -> dict[str, np.ndarray]:
     """Return a uint8 mask per side of the pixels taken for that side's rim colour.
 
-    A pixel is a side's rim when it is nearer that side's colour than the mat's (``mat_lab``,
-    as seen: :func:`mat_colour`) and than the other side's, and within
+    A pixel is a side's rim when it is nearer that side's colour than the mat's (overall and
+    local, as seen: :func:`mat_colour`) and than the other side's, and within
     :data:`RIM_MATCH_FRACTION` of the rim-mat distance of the rim colour (Lab, lightness
-    weighted by :func:`_weights`). Without ``mat_lab`` the plan's own median stands for the mat.
+    weighted by :func:`_weights`). A saturated rim on a mat of another hue is also taken by its
+    hue where the pixel stands apart from the local background (a thin, blurred rim).
+    Without ``mat`` the plan's own median stands for the mat.
     """
     lab = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    if mat_lab is None:
+    if mat is None:
         mat_lab = np.median(lab.reshape(-1, 3)[::7], axis=0)
+        local = np.broadcast_to(mat_lab, lab.shape)
+    else:
+        mat_lab = mat.overall
+        local = mat.local_in_plan(lab.shape[:2], origin_px, px_per_mm)
     rims = {name: _lab_of(colour) for name, colour in sides.items()}
+    hsv = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2HSV)
     out = {}
     for name, rim in rims.items():
         wts = _weights(rim)
         d_rim = np.sqrt((((lab - rim) * wts) ** 2).sum(axis=2))
         d_mat = np.sqrt((((lab - mat_lab) * wts) ** 2).sum(axis=2))
+        d_local = np.sqrt((((lab - local) * wts) ** 2).sum(axis=2))
         limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
-        mask = (d_rim < d_mat) & (d_rim < limit)
+        mask = (d_rim < d_mat) & (d_rim < d_local) & (d_rim < limit)
         for other_name, other in rims.items():
             if other_name != name:
                 mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=2))
-        out[name] = cv2.morphologyEx(mask.astype(np.uint8) * 255, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
+        m8 = mask.astype(np.uint8) * 255
+        if _hue_apart(sides[name], mat_lab):
+            m8 |= _hue_mask(hsv, sides[name]) & (d_local > BACKGROUND_APART).astype(np.uint8) * 255
+        out[name] = cv2.morphologyEx(m8, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     return out
 
 
@@ -287,7 +358,7 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
         Sorted by y then x.
     """
     rng = rng or np.random.default_rng(0)
-    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng, mat_lab=mat_colour(image, view, setup))
+    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng, mat=mat_colour(image, view, setup))
     return _kept(found, exclude_mm)
 
 
@@ -343,7 +414,7 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
     pad = reach - max(setup.bases.diameters_mm) / 2 + 1.0 / s
     wp, hp = view.size_px
     found: list[FoundBase] = []
-    mat_lab = mat_colour(image, view, setup) if len(regions_mm) else None
+    mat = mat_colour(image, view, setup) if len(regions_mm) else None
     for x0, y0, x1, y1 in regions_mm:
         px0, py0 = max(0, int(math.floor((x0 - margin) * s))), max(0, int(math.floor((y0 - margin) * s)))
         px1, py1 = min(wp, int(math.ceil((x1 + margin) * s)) + 1), min(hp, int(math.ceil((y1 + margin) * s)) + 1)
@@ -351,7 +422,7 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
             continue
         crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
         for b in _bases_in_plan(crop, (px0, py0), view, setup, rng, core_mm=(x0, y0, x1, y1), reach_mm=reach,
-                                known_mm=known, known_pad_mm=pad, mat_lab=mat_lab):
+                                known_mm=known, known_pad_mm=pad, mat=mat):
             if not (x0 <= b.x_mm < x1 and y0 <= b.y_mm < y1):
                 continue
             if any(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) < min(b.diameter_mm, o.diameter_mm) / 2
@@ -373,7 +444,7 @@ def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]]) -> 
 def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView, setup: Setup,
                    rng: np.random.Generator, *, core_mm: tuple[float, float, float, float] | None = None,
                    reach_mm: float = 0.0, known_mm: np.ndarray | None = None,
-                   known_pad_mm: float = 0.0, mat_lab: np.ndarray | None = None) -> list[FoundBase]:
+                   known_pad_mm: float = 0.0, mat: MatColours | None = None) -> list[FoundBase]:
     """Circles in a plan image (or a crop of it whose top-left plan pixel is ``origin_px``).
 
     With ``core_mm``, pieces of rim farther than ``reach_mm`` from that region are not
@@ -389,7 +460,8 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
         cx0, cy0, cx1, cy1 = ((v * s) for v in (core_mm[0] - reach_mm, core_mm[1] - reach_mm,
                                                  core_mm[2] + reach_mm, core_mm[3] + reach_mm))
     found: list[FoundBase] = []
-    for side, mask in side_masks(plan, dict(setup.bases.sides), mat_lab).items():
+    for side, mask in side_masks(plan, dict(setup.bases.sides), mat, origin_px=origin_px,
+                                        px_per_mm=s).items():
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
