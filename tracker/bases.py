@@ -84,6 +84,13 @@ RING_INNER_MM = (0.3, 0.8, 1.3)
 RING_OUTER_MM = (1.2, 2.0, 3.0)
 MIN_RING_SUPPORT = 0.45
 MAX_RING_OUTSIDE = 0.3
+#: A circle whose inside is at least FILLED_SHARE rim colour must end, in at least
+#: MIN_FILLED_ROUNDNESS of the directions, within ROUND_TOLERANCE_MM of its outline (dice).
+FILLED_SHARE = 0.7
+MIN_FILLED_ROUNDNESS = 0.6
+ROUND_TOLERANCE_MM = 1.0
+#: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
+CORNER_CLEARANCE_MM = 2.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -359,7 +366,7 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
     """
     rng = rng or np.random.default_rng(0)
     found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng, mat=mat_colour(image, view, setup))
-    return _kept(found, exclude_mm)
+    return _kept(found, exclude_mm, setup)
 
 
 def search_margin_mm(view: PlanView, setup: Setup) -> float:
@@ -429,14 +436,17 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
                    for o in found):
                 continue
             found.append(b)
-    return _kept(found, exclude_mm)
+    return _kept(found, exclude_mm, setup)
 
 
-def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]]) -> tuple[FoundBase, ...]:
-    """The circles not standing on a known model, sorted by y then x."""
+def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], setup: Setup) -> tuple[FoundBase, ...]:
+    """The circles not standing on a known model nor on a corner marker, sorted by y then x."""
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    corner = setup.markers.corner_size_mm + CORNER_CLEARANCE_MM
     kept = [b for b in found
-            if not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM]
+            if (not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
+            and not (min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
     return tuple(kept)
 
@@ -528,9 +538,42 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
     return support, outside
 
 
+def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
+                     ) -> tuple[float, float]:
+    """For a circle whose inside is the rim colour too: (filled share, roundness).
+
+    ``filled`` is the share of the inside (0.2 to 0.6 of the radius) in the mask; ``roundness``
+    the share of directions where the mask, followed outwards from the inside, ends within
+    :data:`ROUND_TOLERANCE_MM` of the circle. A die or a token of the rim's colour is filled but
+    square or many-sided; a plain plastic base of one colour is filled and round.
+    """
+    s = view.px_per_mm
+    r = base.diameter_mm / 2
+    centre = np.array([base.x_mm, base.y_mm])
+    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
+    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    radii = np.arange(0.2 * r, r + 3.0, 0.25)
+    pts = centre[None, None] + radii[None, :, None] * u[:, None, :]
+    px = np.rint(pts * s - origin_px).astype(int)
+    h, w = mask.shape
+    inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+    val = np.zeros(inside.shape, bool)
+    val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+    core = radii <= 0.6 * r
+    filled = float(val[:, core].mean())
+    # where the run of mask from the inside first stops
+    stop = np.argmin(np.concatenate([val, np.zeros((len(ang), 1), bool)], axis=1), axis=1)
+    edge = radii[np.clip(stop - 1, 0, len(radii) - 1)]
+    roundness = float(np.mean(np.abs(edge - r) <= ROUND_TOLERANCE_MM))
+    return filled, roundness
+
+
 def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase) -> bool:
     support, outside = ring_support(mask, origin_px, view, base)
-    return support >= MIN_RING_SUPPORT and outside <= MAX_RING_OUTSIDE
+    if support < MIN_RING_SUPPORT or outside > MAX_RING_OUTSIDE:
+        return False
+    filled, roundness = filled_roundness(mask, origin_px, view, base)
+    return filled < FILLED_SHARE or roundness >= MIN_FILLED_ROUNDNESS
 
 
 def _within_known(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_mm: np.ndarray,
