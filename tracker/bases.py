@@ -257,6 +257,11 @@ def _hue_apart(colour: str, mat_lab: np.ndarray) -> bool:
     return s >= HUE_MIN_SATURATION and (dh > 2 * HUE_TOLERANCE or ms < MIN_SATURATION_FRACTION * s / 2)
 
 
+def _is_achromatic(colour: str) -> bool:
+    lab = _lab_of(colour)
+    return math.hypot(float(lab[1]) - 128.0, float(lab[2]) - 128.0) < ACHROMATIC_CHROMA
+
+
 def _weights(lab: np.ndarray) -> np.ndarray:
     """Lab channel weights for distances to a rim colour: lightness counts half for a coloured rim
     (exposure, vignetting and glare move it most), fully for a grey, black or white one."""
@@ -440,13 +445,15 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
 
 
 def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], setup: Setup) -> tuple[FoundBase, ...]:
-    """The circles not standing on a known model nor on a corner marker, sorted by y then x."""
+    """The circles not standing on a known model, sorted by y then x; nor, for a white, grey or
+    black rim (the corner markers' paper and ink), on a corner marker."""
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
     w, d = setup.table.width_mm, setup.table.depth_mm
     corner = setup.markers.corner_size_mm + CORNER_CLEARANCE_MM
+    grey = {name for name, colour in setup.bases.sides.items() if _is_achromatic(colour)}
     kept = [b for b in found
             if (not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
-            and not (min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
+            and not (b.side in grey and min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
     return tuple(kept)
 
