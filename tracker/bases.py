@@ -59,6 +59,10 @@ HUE_MIN_SATURATION = 100
 BACKGROUND_STEP_MM = 10.0
 BACKGROUND_WINDOW = 7
 BACKGROUND_APART = 12.0
+#: A pixel at least BLEND_MIN of the way from the local background to the rim colour, and off
+#: that line by at most BLEND_PERP of its length, is rim too (a thin rim blurred into the mat).
+BLEND_MIN = 0.4
+BLEND_PERP = 0.25
 #: Contour points are the centres of a blob's outermost pixels: this far inside its edge, px.
 CONTOUR_INSET_PX = 0.5
 #: An edge point within this of the fitted outline is an inlier, mm.
@@ -336,6 +340,16 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
         for other_name, other in rims.items():
             if other_name != name:
                 mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=2))
+        # a thin rim blurred into the mat: on the way from the background to the rim colour
+        axis = (rim - local) * wts
+        rel = (lab - local) * wts
+        n2 = np.maximum((axis ** 2).sum(axis=2), 1.0)
+        t = (rel * axis).sum(axis=2) / n2
+        perp = np.sqrt(np.maximum((rel ** 2).sum(axis=2) - t * t * n2, 0.0))
+        mask |= (t >= BLEND_MIN) & (perp <= BLEND_PERP * np.sqrt(n2)) & (np.sqrt(n2) >= RIM_MATCH_MIN)
+        for other_name, other in rims.items():
+            if other_name != name:
+                mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=2))
         m8 = mask.astype(np.uint8) * 255
         if _hue_apart(sides[name], mat_lab):
             m8 |= _hue_mask(hsv, sides[name]) & (d_local > BACKGROUND_APART).astype(np.uint8) * 255
@@ -446,13 +460,14 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
 
 def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], setup: Setup) -> tuple[FoundBase, ...]:
     """The circles not standing on a known model, sorted by y then x; nor, for a white, grey or
-    black rim (the corner markers' paper and ink), on a corner marker."""
+    black rim (the corner markers' paper and ink), on a corner marker; nor off the table."""
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
     w, d = setup.table.width_mm, setup.table.depth_mm
     corner = setup.markers.corner_size_mm + CORNER_CLEARANCE_MM
     grey = {name for name, colour in setup.bases.sides.items() if _is_achromatic(colour)}
     kept = [b for b in found
             if (not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
+            and 0.0 <= b.x_mm <= w and 0.0 <= b.y_mm <= d
             and not (b.side in grey and min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
     return tuple(kept)
