@@ -59,6 +59,8 @@ HUE_MIN_SATURATION = 100
 BACKGROUND_STEP_MM = 10.0
 BACKGROUND_WINDOW = 7
 BACKGROUND_APART = 12.0
+#: A pixel nearer its local background than this (L1 distance in Lab) is mat, not looked at.
+RIM_APART_L1 = 14
 #: A pixel at least BLEND_MIN of the way from the local background to the rim colour, and off
 #: that line by at most BLEND_PERP of its length, is rim too (a thin rim blurred into the mat).
 BLEND_MIN = 0.4
@@ -288,7 +290,7 @@ class MatColours:
         k = 1.0 / (px_per_mm * self.step_mm)
         mx, my = np.meshgrid((np.arange(w, dtype=np.float32) + origin_px[0]) * k,
                              (np.arange(h, dtype=np.float32) + origin_px[1]) * k)
-        return cv2.remap(self.local, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(self.local, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)  # uint8 Lab
 
 
 def mat_colour(image: np.ndarray, view: PlanView, setup: Setup) -> MatColours:
@@ -306,7 +308,7 @@ def mat_colour(image: np.ndarray, view: PlanView, setup: Setup) -> MatColours:
     samples = np.ascontiguousarray(image[px[:, 1], px[:, 0]].reshape(ny, nx, 3))
     local = cv2.medianBlur(cv2.cvtColor(samples, cv2.COLOR_BGR2LAB), BACKGROUND_WINDOW)
     inner = local[ny // 12: ny - ny // 12, nx // 12: nx - nx // 12].reshape(-1, 3)
-    return MatColours(np.median(inner, axis=0).astype(np.float32), local.astype(np.float32), step)
+    return MatColours(np.median(inner, axis=0).astype(np.float32), local, step)
 
 
 def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | None = None, *,
@@ -319,40 +321,46 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     weighted by :func:`_weights`). A saturated rim on a mat of another hue is also taken by its
     hue where the pixel stands apart from the local background (a thin, blurred rim).
     Without ``mat`` the plan's own median stands for the mat.
+
+    Only pixels standing apart from the local background (L1 distance in Lab at least
+    :data:`RIM_APART_L1`) are looked at: the others are mat, whatever their colour.
     """
-    lab = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab8 = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB)
     if mat is None:
-        mat_lab = np.median(lab.reshape(-1, 3)[::7], axis=0)
-        local = np.broadcast_to(mat_lab, lab.shape)
+        mat_lab = np.median(lab8.reshape(-1, 3)[::7], axis=0).astype(np.float32)
+        local8 = np.empty_like(lab8)
+        local8[:] = np.rint(mat_lab).astype(np.uint8)
     else:
         mat_lab = mat.overall
-        local = mat.local_in_plan(lab.shape[:2], origin_px, px_per_mm)
+        local8 = mat.local_in_plan(lab8.shape[:2], origin_px, px_per_mm)
+    apart = cv2.transform(cv2.absdiff(lab8, local8), np.ones((1, 3), np.float32))
+    ys, xs = np.nonzero(apart >= RIM_APART_L1)
+    lab = lab8[ys, xs].astype(np.float32)
+    local = local8[ys, xs].astype(np.float32)
+    hsv = cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
     rims = {name: _lab_of(colour) for name, colour in sides.items()}
-    hsv = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2HSV)
     out = {}
     for name, rim in rims.items():
         wts = _weights(rim)
-        d_rim = np.sqrt((((lab - rim) * wts) ** 2).sum(axis=2))
-        d_mat = np.sqrt((((lab - mat_lab) * wts) ** 2).sum(axis=2))
-        d_local = np.sqrt((((lab - local) * wts) ** 2).sum(axis=2))
+        d_rim = np.sqrt((((lab - rim) * wts) ** 2).sum(axis=1))
+        d_mat = np.sqrt((((lab - mat_lab) * wts) ** 2).sum(axis=1))
+        d_local = np.sqrt((((lab - local) * wts) ** 2).sum(axis=1))
         limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
         mask = (d_rim < d_mat) & (d_rim < d_local) & (d_rim < limit)
-        for other_name, other in rims.items():
-            if other_name != name:
-                mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=2))
         # a thin rim blurred into the mat: on the way from the background to the rim colour
         axis = (rim - local) * wts
         rel = (lab - local) * wts
-        n2 = np.maximum((axis ** 2).sum(axis=2), 1.0)
-        t = (rel * axis).sum(axis=2) / n2
-        perp = np.sqrt(np.maximum((rel ** 2).sum(axis=2) - t * t * n2, 0.0))
+        n2 = np.maximum((axis ** 2).sum(axis=1), 1.0)
+        t = (rel * axis).sum(axis=1) / n2
+        perp = np.sqrt(np.maximum((rel ** 2).sum(axis=1) - t * t * n2, 0.0))
         mask |= (t >= BLEND_MIN) & (perp <= BLEND_PERP * np.sqrt(n2)) & (np.sqrt(n2) >= RIM_MATCH_MIN)
         for other_name, other in rims.items():
             if other_name != name:
-                mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=2))
-        m8 = mask.astype(np.uint8) * 255
+                mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=1))
         if _hue_apart(sides[name], mat_lab):
-            m8 |= _hue_mask(hsv, sides[name]) & (d_local > BACKGROUND_APART).astype(np.uint8) * 255
+            mask |= (_hue_mask(hsv, sides[name]).ravel() > 0) & (d_local > BACKGROUND_APART)
+        m8 = np.zeros(plan_bgr.shape[:2], np.uint8)
+        m8[ys[mask], xs[mask]] = 255
         out[name] = cv2.morphologyEx(m8, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     return out
 
