@@ -93,8 +93,8 @@ MAX_RING_OUTSIDE = 0.3
 #: A circle whose inside is at least FILLED_SHARE rim colour must end, in at least
 #: MIN_FILLED_ROUNDNESS of the directions, within ROUND_TOLERANCE_MM of its outline (dice).
 FILLED_SHARE = 0.7
-MIN_FILLED_ROUNDNESS = 0.6
-ROUND_TOLERANCE_MM = 1.0
+MIN_FILLED_ROUNDNESS = 0.75
+ROUND_TOLERANCE_MM = 0.75
 #: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
 CORNER_CLEARANCE_MM = 2.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
