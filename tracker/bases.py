@@ -278,37 +278,59 @@ def _weights(lab: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class MatColours:
     """The mat as seen in one frame (Lab, OpenCV's 8-bit scale): its overall colour and a coarse
-    map of the local background (the mat's patches, shadows, glare), ``step_mm`` apart."""
+    map of the local background (the mat's patches, shadows, glare), ``step_mm`` apart, whose
+    first sample is the table grid's ``origin`` (column, row)."""
 
     overall: np.ndarray
     local: np.ndarray
     step_mm: float
+    origin: tuple[int, int] = (0, 0)
 
     def local_in_plan(self, shape: tuple[int, int], origin_px: tuple[int, int], px_per_mm: float) -> np.ndarray:
-        """The local background at each pixel of a plan image (or crop at ``origin_px``)."""
+        """The local background (uint8 Lab) at each pixel of a plan image (or crop at ``origin_px``)."""
         h, w = shape
         k = 1.0 / (px_per_mm * self.step_mm)
-        mx, my = np.meshgrid((np.arange(w, dtype=np.float32) + origin_px[0]) * k,
-                             (np.arange(h, dtype=np.float32) + origin_px[1]) * k)
-        return cv2.remap(self.local, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)  # uint8 Lab
+        m = np.array([[k, 0.0, origin_px[0] * k - self.origin[0]], [0.0, k, origin_px[1] * k - self.origin[1]]])
+        return cv2.warpAffine(self.local, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
 
 
-def mat_colour(image: np.ndarray, view: PlanView, setup: Setup) -> MatColours:
-    """The mat's colours in a frame, from the image itself on a grid of table points, so the same
-    for the whole plan and for any region of it (a region's masks are the whole plan's)."""
+def _lab_at(image: np.ndarray, view: PlanView, points_mm: np.ndarray) -> np.ndarray:
+    """(N, 3) uint8 Lab of the image at table points (height 0), clamped to the frame."""
+    px = np.rint(view.calibration.to_image_px(points_mm, height_mm=0.0)).astype(int)
+    h, w = image.shape[:2]
+    px[:, 0] = px[:, 0].clip(0, w - 1)
+    px[:, 1] = px[:, 1].clip(0, h - 1)
+    bgr = np.ascontiguousarray(image[px[:, 1], px[:, 0]].reshape(-1, 1, 3))
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+
+
+def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
+               region_mm: tuple[float, float, float, float] | None = None) -> MatColours:
+    """The mat's colours in a frame, from the image itself on a grid of table points.
+
+    The overall colour is the median over a fixed grid of the table's inside; the local
+    background, a median over :data:`BACKGROUND_WINDOW` samples of a grid every
+    :data:`BACKGROUND_STEP_MM`, is computed for the whole table or only around ``region_mm``
+    (x0, y0, x1, y1): the grid is the table's, so a region's values are the whole table's.
+    """
     w, d = setup.table.width_mm, setup.table.depth_mm
+    gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
+    overall = np.median(_lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])), axis=0).astype(np.float32)
     step = BACKGROUND_STEP_MM
     nx, ny = int(math.ceil(w / step)) + 1, int(math.ceil(d / step)) + 1
-    gx, gy = np.meshgrid(np.arange(nx) * step, np.arange(ny) * step)
-    px = np.rint(view.calibration.to_image_px(np.column_stack([gx.ravel(), gy.ravel()]),
-                                              height_mm=0.0)).astype(int)
-    h, wi = image.shape[:2]
-    px[:, 0] = px[:, 0].clip(0, wi - 1)
-    px[:, 1] = px[:, 1].clip(0, h - 1)
-    samples = np.ascontiguousarray(image[px[:, 1], px[:, 0]].reshape(ny, nx, 3))
-    local = cv2.medianBlur(cv2.cvtColor(samples, cv2.COLOR_BGR2LAB), BACKGROUND_WINDOW)
-    inner = local[ny // 12: ny - ny // 12, nx // 12: nx - nx // 12].reshape(-1, 3)
-    return MatColours(np.median(inner, axis=0).astype(np.float32), local, step)
+    i0, j0, i1, j1 = 0, 0, nx, ny
+    if region_mm is not None:
+        pad = BACKGROUND_WINDOW // 2 + 2
+        i0, j0 = max(0, int(math.floor(region_mm[0] / step)) - pad), max(0, int(math.floor(region_mm[1] / step)) - pad)
+        i1 = min(nx, int(math.ceil(region_mm[2] / step)) + 1 + pad)
+        j1 = min(ny, int(math.ceil(region_mm[3] / step)) + 1 + pad)
+        i0, j0 = min(i0, nx - 1), min(j0, ny - 1)
+        i1, j1 = max(i1, i0 + 1), max(j1, j0 + 1)
+    gx, gy = np.meshgrid(np.arange(i0, i1) * step, np.arange(j0, j1) * step)
+    samples = _lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])).reshape(j1 - j0, i1 - i0, 3)
+    local = cv2.medianBlur(np.ascontiguousarray(samples), BACKGROUND_WINDOW)
+    return MatColours(overall, local, step, (i0, j0))
 
 
 def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | None = None, *,
@@ -335,6 +357,8 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
         local8 = mat.local_in_plan(lab8.shape[:2], origin_px, px_per_mm)
     apart = cv2.transform(cv2.absdiff(lab8, local8), np.ones((1, 3), np.float32))
     ys, xs = np.nonzero(apart >= RIM_APART_L1)
+    if not len(ys):
+        return {name: np.zeros(plan_bgr.shape[:2], np.uint8) for name in sides}
     lab = lab8[ys, xs].astype(np.float32)
     local = local8[ys, xs].astype(np.float32)
     hsv = cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
@@ -448,13 +472,13 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
     pad = reach - max(setup.bases.diameters_mm) / 2 + 1.0 / s
     wp, hp = view.size_px
     found: list[FoundBase] = []
-    mat = mat_colour(image, view, setup) if len(regions_mm) else None
     for x0, y0, x1, y1 in regions_mm:
         px0, py0 = max(0, int(math.floor((x0 - margin) * s))), max(0, int(math.floor((y0 - margin) * s)))
         px1, py1 = min(wp, int(math.ceil((x1 + margin) * s)) + 1), min(hp, int(math.ceil((y1 + margin) * s)) + 1)
         if px1 <= px0 or py1 <= py0:
             continue
         crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
+        mat = mat_colour(image, view, setup, (px0 / s, py0 / s, px1 / s, py1 / s))
         for b in _bases_in_plan(crop, (px0, py0), view, setup, rng, core_mm=(x0, y0, x1, y1), reach_mm=reach,
                                 known_mm=known, known_pad_mm=pad, mat=mat):
             if not (x0 <= b.x_mm < x1 and y0 <= b.y_mm < y1):
