@@ -359,30 +359,44 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     ys, xs = np.nonzero(apart >= RIM_APART_L1)
     if not len(ys):
         return {name: np.zeros(plan_bgr.shape[:2], np.uint8) for name in sides}
-    lab = lab8[ys, xs].astype(np.float32)
-    local = local8[ys, xs].astype(np.float32)
-    hsv = cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
+    # one contiguous array per channel: the arithmetic below runs on 1-D arrays
+    px = [lab8[:, :, c][ys, xs].astype(np.float32) for c in range(3)]
+    bg = [local8[:, :, c][ys, xs].astype(np.float32) for c in range(3)]
     rims = {name: _lab_of(colour) for name, colour in sides.items()}
+    hue_sides = {name for name in sides if _hue_apart(sides[name], mat_lab)}
+    hsv = (cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
+           if hue_sides else None)
+
+    def dist2(centre: Sequence[float] | list[np.ndarray], wts: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(ys), np.float32)
+        for c in range(3):
+            d = (px[c] - centre[c]) * float(wts[c])
+            out += d * d
+        return out
+
     out = {}
     for name, rim in rims.items():
         wts = _weights(rim)
-        d_rim = np.sqrt((((lab - rim) * wts) ** 2).sum(axis=1))
-        d_mat = np.sqrt((((lab - mat_lab) * wts) ** 2).sum(axis=1))
-        d_local = np.sqrt((((lab - local) * wts) ** 2).sum(axis=1))
+        d_rim2 = dist2(rim, wts)
+        d_local2 = dist2(bg, wts)
         limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
-        mask = (d_rim < d_mat) & (d_rim < d_local) & (d_rim < limit)
+        mask = (d_rim2 < dist2(mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
         # a thin rim blurred into the mat: on the way from the background to the rim colour
-        axis = (rim - local) * wts
-        rel = (lab - local) * wts
-        n2 = np.maximum((axis ** 2).sum(axis=1), 1.0)
-        t = (rel * axis).sum(axis=1) / n2
-        perp = np.sqrt(np.maximum((rel ** 2).sum(axis=1) - t * t * n2, 0.0))
-        mask |= (t >= BLEND_MIN) & (perp <= BLEND_PERP * np.sqrt(n2)) & (np.sqrt(n2) >= RIM_MATCH_MIN)
+        n2 = np.zeros(len(ys), np.float32)
+        dot = np.zeros(len(ys), np.float32)
+        for c in range(3):
+            w2 = float(wts[c]) ** 2
+            axis = float(rim[c]) - bg[c]
+            n2 += axis * axis * w2
+            dot += (px[c] - bg[c]) * axis * w2
+        n2 = np.maximum(n2, 1.0)
+        mask |= ((dot >= BLEND_MIN * n2) & (d_local2 - dot * dot / n2 <= BLEND_PERP ** 2 * n2)
+                 & (n2 >= RIM_MATCH_MIN ** 2))
         for other_name, other in rims.items():
             if other_name != name:
-                mask &= d_rim < np.sqrt((((lab - other) * wts) ** 2).sum(axis=1))
-        if _hue_apart(sides[name], mat_lab):
-            mask |= (_hue_mask(hsv, sides[name]).ravel() > 0) & (d_local > BACKGROUND_APART)
+                mask &= d_rim2 < dist2(other, wts)
+        if name in hue_sides and hsv is not None:
+            mask |= (_hue_mask(hsv, sides[name]).ravel() > 0) & (d_local2 > BACKGROUND_APART ** 2)
         m8 = np.zeros(plan_bgr.shape[:2], np.uint8)
         m8[ys[mask], xs[mask]] = 255
         out[name] = cv2.morphologyEx(m8, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
