@@ -478,7 +478,8 @@ def realistic_part(frames: list[tuple[str, np.ndarray, dict[str, Any], dict[str,
     print(f"{'locate s/frame, median (wall)':44s} {float(np.median(seconds)):>16.2f}")
     print("  bare bases per rim colour, true camera (found / reported that are real / centre RMS mm):")
     for rim, r in sorted(per_rim.items()):
-        print(f"    {rim:12s} {pct(r['found'], r['expected']):>16s} {pct(r['reported'] - r['false'], r['reported']):>16s}"
+        real = pct(r['reported'] - r['false'], r['reported'])
+        print(f"    {rim:12s} {pct(r['found'], r['expected']):>16s} {real:>16s}"
               f" {Score.rms(r['err']):>8.2f}")
     print("  recall against the readable ceiling, per condition:")
     for cond, row in sorted(per_cond.items(), key=lambda kv: (kv[0] != "all", kv[0])):

@@ -512,7 +512,8 @@ def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], set
     corner = setup.markers.corner_size_mm + CORNER_CLEARANCE_MM
     grey = {name for name, colour in setup.bases.sides.items() if _is_achromatic(colour)}
     kept = [b for b in found
-            if (not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
+            if (not len(exclude)
+                or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
             and 0.0 <= b.x_mm <= w and 0.0 <= b.y_mm <= d
             and not (b.side in grey and min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
