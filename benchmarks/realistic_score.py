@@ -133,6 +133,50 @@ def score_frame(truth: dict[str, Any], decodable: dict[str, bool], models: list[
     return s
 
 
+def rim_name(b: dict[str, Any], side_names: list[str]) -> str:
+    """A true base's rim colour name: the dev-scenes give ``rim_colour.name`` (and a side index),
+    the project's renders name the side by its colour."""
+    rim = b.get("rim_colour")
+    if isinstance(rim, dict) and rim.get("name"):
+        return str(rim["name"])
+    side = b.get("side")
+    if isinstance(side, int) and 0 <= side < len(side_names):
+        return side_names[side]
+    return str(side)
+
+
+def bare_by_rim(truth: dict[str, Any], bases: list[dict[str, Any]] | None, side_colours: dict[str, str]
+                ) -> dict[str, dict[str, Any]]:
+    """Bare-base figures per rim colour of one frame: expected, found, reported, false, errors (mm).
+
+    Reported bases are counted under the rim colour of the side they were given (its name in
+    the setup, which the renders' truth uses too); true ones under their own rim colour.
+    """
+    names = list(side_colours)
+    out: dict[str, dict[str, Any]] = {}
+
+    def row(name: str) -> dict[str, Any]:
+        return out.setdefault(name, {"expected": 0, "found": 0, "reported": 0, "false": 0, "err": []})
+
+    true_bases = truth["bases"]
+    for f in bases or []:
+        r = row(str(f.get("side")))
+        r["reported"] += 1
+        near = min((math.hypot(f["x_mm"] - t["centre_mm"][0], f["y_mm"] - t["centre_mm"][1]) - t["diameter_mm"] / 2
+                    for t in true_bases), default=math.inf)
+        r["false"] += int(near > 0.0)
+    for t in true_bases:
+        if t.get("id") is not None or t.get("visibility", 1.0) < BASE_VISIBLE:
+            continue
+        r = row(rim_name(t, names))
+        r["expected"] += 1
+        d = [math.hypot(f["x_mm"] - t["centre_mm"][0], f["y_mm"] - t["centre_mm"][1]) for f in bases or []]
+        if d and min(d) <= t["diameter_mm"] / 2:
+            r["found"] += 1
+            r["err"].append(min(d))
+    return out
+
+
 def _counts(b: dict[str, Any], decodable: dict[str, bool]) -> bool:
     return bool(b.get("visibility", 1.0) >= MARKER_VISIBLE and (b.get("marker_px") or 0.0) >= MARKER_MIN_PX
                 and decodable.get(str(b["id"]), False))

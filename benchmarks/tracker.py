@@ -418,10 +418,11 @@ def marker_conditions(b: dict[str, Any], truth: dict[str, Any]) -> list[str]:
 def realistic_part(frames: list[tuple[str, np.ndarray, dict[str, Any], dict[str, Any], dict[str, bool]]],
                    title: str) -> None:
     """Score ours (estimated and true camera) and the baseline over ``frames``; print the tables."""
-    from benchmarks.realistic_score import MARKER_MIN_PX, MARKER_VISIBLE, Score, score_frame
+    from benchmarks.realistic_score import MARKER_MIN_PX, MARKER_VISIBLE, Score, bare_by_rim, score_frame
 
     totals = {"ours": Score(), "ours, true camera": Score(), "baseline": Score()}
     per_cond: dict[str, dict[str, list[int]]] = {}
+    per_rim: dict[str, dict[str, Any]] = {}
     seconds: list[float] = []
     for label, image, truth, setup_doc, decodable in frames:
         models, bases, dt = run_locate(image, setup_doc, truth, true_camera=False)
@@ -430,6 +431,11 @@ def realistic_part(frames: list[tuple[str, np.ndarray, dict[str, Any], dict[str,
         s_ours = score_frame(truth, decodable, models, bases, camera_known=known, label=label)
         tm, tb, _ = (models, bases, 0.0) if known else run_locate(image, setup_doc, truth, true_camera=True)
         s_true = score_frame(truth, decodable, tm, tb, camera_known=True, label=label)
+        if tb is not None:
+            for rim, r in bare_by_rim(truth, tb, dict(setup_doc.get("bases", {}).get("sides", {}))).items():
+                acc = per_rim.setdefault(rim, {"expected": 0, "found": 0, "reported": 0, "false": 0, "err": []})
+                for k, v in r.items():
+                    acc[k] = acc[k] + v
         s_base = score_frame(truth, decodable, baseline_models(image, setup_doc), [], camera_known=known, label=label)
         for name, sc in zip(totals, (s_ours, s_true, s_base)):
             totals[name].add(sc)
@@ -470,6 +476,11 @@ def realistic_part(frames: list[tuple[str, np.ndarray, dict[str, Any], dict[str,
     for name, vals in rows:
         print(f"{name:44s} " + " ".join(f"{v:>16s}" for v in vals))
     print(f"{'locate s/frame, median (wall)':44s} {float(np.median(seconds)):>16.2f}")
+    print("  bare bases per rim colour, true camera (found / reported that are real / centre RMS mm):")
+    for rim, r in sorted(per_rim.items()):
+        real = pct(r['reported'] - r['false'], r['reported'])
+        print(f"    {rim:12s} {pct(r['found'], r['expected']):>16s} {real:>16s}"
+              f" {Score.rms(r['err']):>8.2f}")
     print("  recall against the readable ceiling, per condition:")
     for cond, row in sorted(per_cond.items(), key=lambda kv: (kv[0] != "all", kv[0])):
         n = row["n"][0]

@@ -39,11 +39,32 @@ PLAN_MIN_PX_PER_MM = 1.0
 PLAN_MAX_PX_PER_MM = 2.0
 #: The plan-to-image mapping is computed exactly every this many plan px, then interpolated.
 PLAN_GRID_STEP_PX = 8
-#: Hue distance (OpenCV units, 0-180 for 360 deg) still counted as a side's rim colour.
+#: Lightness weight in the Lab distance to a coloured rim; a rim whose chroma is below
+#: ACHROMATIC_CHROMA (black, grey, white) keeps its full lightness weight.
+RIM_LIGHTNESS_WEIGHT = 0.5
+ACHROMATIC_CHROMA = 20.0
+#: A pixel is rim when within this fraction of the rim-mat distance of the rim colour (at least
+#: RIM_MATCH_MIN), besides being nearer the rim than the mat and the other side.
+RIM_MATCH_FRACTION = 0.9
+RIM_MATCH_MIN = 20.0
+#: Hue distance (OpenCV units, 0-180 for 360 deg) still counted as a side's rim colour, and the
+#: saturation and value, as fractions of the side colour's, below which a pixel is not rim; used
+#: for a rim saturated at least HUE_MIN_SATURATION (0-255) on a mat of another hue.
 HUE_TOLERANCE = 8
-#: Saturation and value, as fractions of the side colour's, below which a pixel is not rim.
 MIN_SATURATION_FRACTION = 0.5
 MIN_VALUE_FRACTION = 0.3
+HUE_MIN_SATURATION = 100
+#: The mat's local background is sampled every BACKGROUND_STEP_MM and median-filtered over
+#: BACKGROUND_WINDOW samples; a hue-matched pixel must differ from it by BACKGROUND_APART (Lab).
+BACKGROUND_STEP_MM = 10.0
+BACKGROUND_WINDOW = 7
+BACKGROUND_APART = 12.0
+#: A pixel nearer its local background than this (L1 distance in Lab) is mat, not looked at.
+RIM_APART_L1 = 14
+#: A pixel at least BLEND_MIN of the way from the local background to the rim colour, and off
+#: that line by at most BLEND_PERP of its length, is rim too (a thin rim blurred into the mat).
+BLEND_MIN = 0.4
+BLEND_PERP = 0.25
 #: Contour points are the centres of a blob's outermost pixels: this far inside its edge, px.
 CONTOUR_INSET_PX = 0.5
 #: An edge point within this of the fitted outline is an inlier, mm.
@@ -61,6 +82,21 @@ REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 RANSAC_SCORE_POINTS = 120
 #: Pieces of rim closer than this are grouped as one base's outline, mm.
 MERGE_GAP_MM = 6.0
+#: The ring test (:func:`ring_support`): directions sampled, radii inside and outside the
+#: outline sampled (mm), least share of directions showing rim inside and no rim outside, and
+#: largest share showing rim colour outside.
+RING_ANGLES = 72
+RING_INNER_MM = (0.3, 0.8, 1.3)
+RING_OUTER_MM = (1.2, 2.0, 3.0)
+MIN_RING_SUPPORT = 0.45
+MAX_RING_OUTSIDE = 0.3
+#: A circle whose inside is at least FILLED_SHARE rim colour must end, in at least
+#: MIN_FILLED_ROUNDNESS of the directions, within ROUND_TOLERANCE_MM of its outline (dice).
+FILLED_SHARE = 0.7
+MIN_FILLED_ROUNDNESS = 0.75
+ROUND_TOLERANCE_MM = 0.75
+#: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
+CORNER_CLEARANCE_MM = 2.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -194,26 +230,176 @@ def snap_diameter(diameter_mm: float, allowed: Sequence[float]) -> float | None:
     return float(best) if abs(best - diameter_mm) <= SNAP_TOLERANCE_MM else None
 
 
+def _lab_of(colour: str) -> np.ndarray:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+
+
 def _hsv_of(colour: str) -> np.ndarray:
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
     return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2HSV)[0, 0].astype(int)
 
 
-def side_masks(plan_bgr: np.ndarray, sides: dict[str, str]) -> dict[str, np.ndarray]:
-    """Return a uint8 mask per side of the pixels close to that side's rim colour."""
-    hsv = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2HSV)
+def _hue_mask(hsv: np.ndarray, colour: str) -> np.ndarray:
+    """Pixels of the rim colour's hue, saturated and bright enough (a coloured rim's thin, blurred
+    outline keeps its hue when its Lab colour is already half the mat's)."""
+    h, s, v = (int(c) for c in _hsv_of(colour))
+    lo_s, lo_v = int(MIN_SATURATION_FRACTION * s), int(MIN_VALUE_FRACTION * v)
+    mask = np.zeros(hsv.shape[:2], np.uint8)
+    a, b = h - HUE_TOLERANCE, h + HUE_TOLERANCE
+    # hue is circular (0-179): split the band where it wraps
+    for lo, hi in ((max(a, 0), min(b, 179)), (a + 180, 179) if a < 0 else (1, 0), (0, b - 180) if b > 179 else (1, 0)):
+        if lo <= hi:
+            mask |= cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255))
+    return mask
+
+
+def _hue_apart(colour: str, mat_lab: np.ndarray) -> bool:
+    """Whether the rim colour is saturated and the mat's hue far from it (then its hue alone tells it)."""
+    h, s, _ = (int(c) for c in _hsv_of(colour))
+    mat_bgr = cv2.cvtColor(np.clip(mat_lab, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_LAB2BGR)
+    mh, ms, _ = (int(c) for c in cv2.cvtColor(mat_bgr, cv2.COLOR_BGR2HSV)[0, 0])
+    dh = min(abs(h - mh), 180 - abs(h - mh))
+    return s >= HUE_MIN_SATURATION and (dh > 2 * HUE_TOLERANCE or ms < MIN_SATURATION_FRACTION * s / 2)
+
+
+def _is_achromatic(colour: str) -> bool:
+    lab = _lab_of(colour)
+    return math.hypot(float(lab[1]) - 128.0, float(lab[2]) - 128.0) < ACHROMATIC_CHROMA
+
+
+def _weights(lab: np.ndarray) -> np.ndarray:
+    """Lab channel weights for distances to a rim colour: lightness counts half for a coloured rim
+    (exposure, vignetting and glare move it most), fully for a grey, black or white one."""
+    chroma = math.hypot(float(lab[1]) - 128.0, float(lab[2]) - 128.0)
+    return np.array([RIM_LIGHTNESS_WEIGHT if chroma >= ACHROMATIC_CHROMA else 1.0, 1.0, 1.0], np.float32)
+
+
+@dataclass(frozen=True)
+class MatColours:
+    """The mat as seen in one frame (Lab, OpenCV's 8-bit scale): its overall colour and a coarse
+    map of the local background (the mat's patches, shadows, glare), ``step_mm`` apart, whose
+    first sample is the table grid's ``origin`` (column, row)."""
+
+    overall: np.ndarray
+    local: np.ndarray
+    step_mm: float
+    origin: tuple[int, int] = (0, 0)
+
+    def local_in_plan(self, shape: tuple[int, int], origin_px: tuple[int, int], px_per_mm: float) -> np.ndarray:
+        """The local background (uint8 Lab) at each pixel of a plan image (or crop at ``origin_px``)."""
+        h, w = shape
+        k = 1.0 / (px_per_mm * self.step_mm)
+        m = np.array([[k, 0.0, origin_px[0] * k - self.origin[0]], [0.0, k, origin_px[1] * k - self.origin[1]]])
+        return cv2.warpAffine(self.local, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+
+
+def _lab_at(image: np.ndarray, view: PlanView, points_mm: np.ndarray) -> np.ndarray:
+    """(N, 3) uint8 Lab of the image at table points (height 0), clamped to the frame."""
+    px = np.rint(view.calibration.to_image_px(points_mm, height_mm=0.0)).astype(int)
+    h, w = image.shape[:2]
+    px[:, 0] = px[:, 0].clip(0, w - 1)
+    px[:, 1] = px[:, 1].clip(0, h - 1)
+    bgr = np.ascontiguousarray(image[px[:, 1], px[:, 0]].reshape(-1, 1, 3))
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+
+
+def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
+               region_mm: tuple[float, float, float, float] | None = None) -> MatColours:
+    """The mat's colours in a frame, from the image itself on a grid of table points.
+
+    The overall colour is the median over a fixed grid of the table's inside; the local
+    background, a median over :data:`BACKGROUND_WINDOW` samples of a grid every
+    :data:`BACKGROUND_STEP_MM`, is computed for the whole table or only around ``region_mm``
+    (x0, y0, x1, y1): the grid is the table's, so a region's values are the whole table's.
+    """
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
+    overall = np.median(_lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])), axis=0).astype(np.float32)
+    step = BACKGROUND_STEP_MM
+    nx, ny = int(math.ceil(w / step)) + 1, int(math.ceil(d / step)) + 1
+    i0, j0, i1, j1 = 0, 0, nx, ny
+    if region_mm is not None:
+        pad = BACKGROUND_WINDOW // 2 + 2
+        i0, j0 = max(0, int(math.floor(region_mm[0] / step)) - pad), max(0, int(math.floor(region_mm[1] / step)) - pad)
+        i1 = min(nx, int(math.ceil(region_mm[2] / step)) + 1 + pad)
+        j1 = min(ny, int(math.ceil(region_mm[3] / step)) + 1 + pad)
+        i0, j0 = min(i0, nx - 1), min(j0, ny - 1)
+        i1, j1 = max(i1, i0 + 1), max(j1, j0 + 1)
+    gx, gy = np.meshgrid(np.arange(i0, i1) * step, np.arange(j0, j1) * step)
+    samples = _lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])).reshape(j1 - j0, i1 - i0, 3)
+    local = cv2.medianBlur(np.ascontiguousarray(samples), BACKGROUND_WINDOW)
+    return MatColours(overall, local, step, (i0, j0))
+
+
+def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | None = None, *,
+               origin_px: tuple[int, int] = (0, 0), px_per_mm: float = 1.0) -> dict[str, np.ndarray]:
+    """Return a uint8 mask per side of the pixels taken for that side's rim colour.
+
+    A pixel is a side's rim when it is nearer that side's colour than the mat's (overall and
+    local, as seen: :func:`mat_colour`) and than the other side's, and within
+    :data:`RIM_MATCH_FRACTION` of the rim-mat distance of the rim colour (Lab, lightness
+    weighted by :func:`_weights`). A saturated rim on a mat of another hue is also taken by its
+    hue where the pixel stands apart from the local background (a thin, blurred rim).
+    Without ``mat`` the plan's own median stands for the mat.
+
+    Only pixels standing apart from the local background (L1 distance in Lab at least
+    :data:`RIM_APART_L1`) are looked at: the others are mat, whatever their colour.
+    """
+    lab8 = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB)
+    if mat is None:
+        mat_lab = np.median(lab8.reshape(-1, 3)[::7], axis=0).astype(np.float32)
+        local8 = np.empty_like(lab8)
+        local8[:] = np.rint(mat_lab).astype(np.uint8)
+    else:
+        mat_lab = mat.overall
+        local8 = mat.local_in_plan(lab8.shape[:2], origin_px, px_per_mm)
+    apart = cv2.transform(cv2.absdiff(lab8, local8), np.ones((1, 3), np.float32))
+    ys, xs = np.nonzero(apart >= RIM_APART_L1)
+    if not len(ys):
+        return {name: np.zeros(plan_bgr.shape[:2], np.uint8) for name in sides}
+    # one contiguous array per channel: the arithmetic below runs on 1-D arrays
+    px = [lab8[:, :, c][ys, xs].astype(np.float32) for c in range(3)]
+    bg = [local8[:, :, c][ys, xs].astype(np.float32) for c in range(3)]
+    rims = {name: _lab_of(colour) for name, colour in sides.items()}
+    hue_sides = {name for name in sides if _hue_apart(sides[name], mat_lab)}
+    hsv = (cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
+           if hue_sides else None)
+
+    def dist2(centre: Sequence[float] | list[np.ndarray], wts: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(ys), np.float32)
+        for c in range(3):
+            d = (px[c] - centre[c]) * float(wts[c])
+            out += d * d
+        return out
+
     out = {}
-    for name, colour in sides.items():
-        h, s, v = (int(c) for c in _hsv_of(colour))
-        lo_s, lo_v = int(MIN_SATURATION_FRACTION * s), int(MIN_VALUE_FRACTION * v)
-        mask = np.zeros(hsv.shape[:2], np.uint8)
-        # hue is circular (0-179): split the band where it wraps
-        for a, b in ((h - HUE_TOLERANCE, h + HUE_TOLERANCE),):
-            for lo, hi in ((max(a, 0), min(b, 179)), (a + 180, 179) if a < 0 else (1, 0),
-                           (0, b - 180) if b > 179 else (1, 0)):
-                if lo <= hi:
-                    mask |= cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255))
-        out[name] = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
+    for name, rim in rims.items():
+        wts = _weights(rim)
+        d_rim2 = dist2(rim, wts)
+        d_local2 = dist2(bg, wts)
+        limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
+        mask = (d_rim2 < dist2(mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
+        # a thin rim blurred into the mat: on the way from the background to the rim colour
+        n2 = np.zeros(len(ys), np.float32)
+        dot = np.zeros(len(ys), np.float32)
+        for c in range(3):
+            w2 = float(wts[c]) ** 2
+            axis = float(rim[c]) - bg[c]
+            n2 += axis * axis * w2
+            dot += (px[c] - bg[c]) * axis * w2
+        n2 = np.maximum(n2, 1.0)
+        mask |= ((dot >= BLEND_MIN * n2) & (d_local2 - dot * dot / n2 <= BLEND_PERP ** 2 * n2)
+                 & (n2 >= RIM_MATCH_MIN ** 2))
+        for other_name, other in rims.items():
+            if other_name != name:
+                mask &= d_rim2 < dist2(other, wts)
+        if name in hue_sides and hsv is not None:
+            mask |= (_hue_mask(hsv, sides[name]).ravel() > 0) & (d_local2 > BACKGROUND_APART ** 2)
+        m8 = np.zeros(plan_bgr.shape[:2], np.uint8)
+        m8[ys[mask], xs[mask]] = 255
+        out[name] = cv2.morphologyEx(m8, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     return out
 
 
@@ -244,8 +430,8 @@ def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
         Sorted by y then x.
     """
     rng = rng or np.random.default_rng(0)
-    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng)
-    return _kept(found, exclude_mm)
+    found = _bases_in_plan(view.warp(image), (0, 0), view, setup, rng, mat=mat_colour(image, view, setup))
+    return _kept(found, exclude_mm, setup)
 
 
 def search_margin_mm(view: PlanView, setup: Setup) -> float:
@@ -306,22 +492,30 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
         if px1 <= px0 or py1 <= py0:
             continue
         crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
+        mat = mat_colour(image, view, setup, (px0 / s, py0 / s, px1 / s, py1 / s))
         for b in _bases_in_plan(crop, (px0, py0), view, setup, rng, core_mm=(x0, y0, x1, y1), reach_mm=reach,
-                                known_mm=known, known_pad_mm=pad):
+                                known_mm=known, known_pad_mm=pad, mat=mat):
             if not (x0 <= b.x_mm < x1 and y0 <= b.y_mm < y1):
                 continue
             if any(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) < min(b.diameter_mm, o.diameter_mm) / 2
                    for o in found):
                 continue
             found.append(b)
-    return _kept(found, exclude_mm)
+    return _kept(found, exclude_mm, setup)
 
 
-def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]]) -> tuple[FoundBase, ...]:
-    """The circles not standing on a known model, sorted by y then x."""
+def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], setup: Setup) -> tuple[FoundBase, ...]:
+    """The circles not standing on a known model, sorted by y then x; nor, for a white, grey or
+    black rim (the corner markers' paper and ink), on a corner marker; nor off the table."""
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    corner = setup.markers.corner_size_mm + CORNER_CLEARANCE_MM
+    grey = {name for name, colour in setup.bases.sides.items() if _is_achromatic(colour)}
     kept = [b for b in found
-            if not len(exclude) or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM]
+            if (not len(exclude)
+                or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
+            and 0.0 <= b.x_mm <= w and 0.0 <= b.y_mm <= d
+            and not (b.side in grey and min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
     return tuple(kept)
 
@@ -329,7 +523,7 @@ def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]]) -> 
 def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView, setup: Setup,
                    rng: np.random.Generator, *, core_mm: tuple[float, float, float, float] | None = None,
                    reach_mm: float = 0.0, known_mm: np.ndarray | None = None,
-                   known_pad_mm: float = 0.0) -> list[FoundBase]:
+                   known_pad_mm: float = 0.0, mat: MatColours | None = None) -> list[FoundBase]:
     """Circles in a plan image (or a crop of it whose top-left plan pixel is ``origin_px``).
 
     With ``core_mm``, pieces of rim farther than ``reach_mm`` from that region are not
@@ -345,7 +539,8 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
         cx0, cy0, cx1, cy1 = ((v * s) for v in (core_mm[0] - reach_mm, core_mm[1] - reach_mm,
                                                  core_mm[2] + reach_mm, core_mm[3] + reach_mm))
     found: list[FoundBase] = []
-    for side, mask in side_masks(plan, dict(setup.bases.sides)).items():
+    for side, mask in side_masks(plan, dict(setup.bases.sides), mat, origin_px=origin_px,
+                                        px_per_mm=s).items():
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
@@ -367,8 +562,87 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
                 continue
             contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float)
-            found += _circles_in((pts + (x0 + ox, y0 + oy)) / s, view, side, allowed, rng, max_d)
+            found += [c for c in _circles_in((pts + (x0 + ox, y0 + oy)) / s, view, side, allowed, rng, max_d)
+                      if _is_ring(mask, (ox, oy), view, c)]
     return found
+
+
+def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
+                 ) -> tuple[float, float]:
+    """How much a found circle looks like a base's rim in a side's mask: (support, outside).
+
+    Around :data:`RING_ANGLES` directions, the rim band just inside the outline
+    (:data:`RING_INNER_MM`) should be rim colour and the band just outside it
+    (:data:`RING_OUTER_MM`, beyond the wall's crescent too) should not. ``support`` is the
+    share of directions where both hold (a figure or a hand hides some), ``outside`` the share
+    where the outside is rim colour (paper, the table's border, a bigger patch of that colour).
+    """
+    s = view.px_per_mm
+    ox, oy = origin_px
+    r = base.diameter_mm / 2
+    centre = np.array([base.x_mm, base.y_mm])
+    shift = view.bottom_shift_mm(centre[None])[0]
+    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
+    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    h, w = mask.shape
+
+    def hits(radii: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pts = centre[None, None] + np.asarray(radii)[None, :, None] * u[:, None, :]    # (A, R, 2) mm
+        px = np.rint(pts * s - (ox, oy)).astype(int)
+        inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+        val = np.zeros(inside.shape, bool)
+        val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+        beyond_wall = np.hypot(*(pts - centre - shift).transpose(2, 0, 1)) > r + 0.5
+        return val, inside, beyond_wall
+
+    inner, in_ok, _ = hits([r - d for d in RING_INNER_MM])
+    outer, out_ok, beyond = hits([r + d for d in RING_OUTER_MM])
+    valid = in_ok.all(axis=1) & out_ok.all(axis=1)
+    if not valid.any():
+        return 0.0, 1.0
+    outer_hit = (outer & beyond).sum(axis=1) * 2 > beyond.sum(axis=1).clip(min=1)
+    rim_hit = inner.any(axis=1)
+    support = float(np.mean((rim_hit & ~outer_hit)[valid]))
+    outside = float(np.mean(outer_hit[valid]))
+    return support, outside
+
+
+def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
+                     ) -> tuple[float, float]:
+    """For a circle whose inside is the rim colour too: (filled share, roundness).
+
+    ``filled`` is the share of the inside (0.2 to 0.6 of the radius) in the mask; ``roundness``
+    the share of directions where the mask, followed outwards from the inside, ends within
+    :data:`ROUND_TOLERANCE_MM` of the circle. A die or a token of the rim's colour is filled but
+    square or many-sided; a plain plastic base of one colour is filled and round.
+    """
+    s = view.px_per_mm
+    r = base.diameter_mm / 2
+    centre = np.array([base.x_mm, base.y_mm])
+    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
+    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    radii = np.arange(0.2 * r, r + 3.0, 0.25)
+    pts = centre[None, None] + radii[None, :, None] * u[:, None, :]
+    px = np.rint(pts * s - origin_px).astype(int)
+    h, w = mask.shape
+    inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+    val = np.zeros(inside.shape, bool)
+    val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+    core = radii <= 0.6 * r
+    filled = float(val[:, core].mean())
+    # where the run of mask from the inside first stops
+    stop = np.argmin(np.concatenate([val, np.zeros((len(ang), 1), bool)], axis=1), axis=1)
+    edge = radii[np.clip(stop - 1, 0, len(radii) - 1)]
+    roundness = float(np.mean(np.abs(edge - r) <= ROUND_TOLERANCE_MM))
+    return filled, roundness
+
+
+def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase) -> bool:
+    support, outside = ring_support(mask, origin_px, view, base)
+    if support < MIN_RING_SUPPORT or outside > MAX_RING_OUTSIDE:
+        return False
+    filled, roundness = filled_roundness(mask, origin_px, view, base)
+    return filled < FILLED_SHARE or roundness >= MIN_FILLED_ROUNDNESS
 
 
 def _within_known(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_mm: np.ndarray,

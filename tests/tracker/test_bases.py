@@ -90,3 +90,62 @@ def test_fit_helpers() -> None:
                                                    (16.0, None), (52.9, 50.0)])
 def test_snap_diameter(measured: float, snapped: float | None) -> None:
     assert snap_diameter(measured, (20.0, 25.0, 32.0, 40.0, 50.0)) == snapped
+
+
+def _flat_setup(sides: dict[str, str]) -> object:
+    return parse_setup({"table": {"width_mm": 200, "depth_mm": 200}, "markers": {"base_height_mm": 0.0},
+                        "bases": {"sides": sides}})
+
+
+def _noisy(img: np.ndarray, seed: int = 0) -> np.ndarray:
+    noise = np.random.default_rng(seed).normal(0.0, 3.0, img.shape)
+    return np.clip(cv2.GaussianBlur(img, (0, 0), 0.7) + noise, 0, 255).astype(np.uint8)
+
+
+def test_orange_rim_on_a_tan_mat_and_a_black_rim_on_grass() -> None:
+    """Rims told from a mat of nearly the same hue (orange on tan) and achromatic rims (black)."""
+    for mat, rim_bgr, sides, side in (((70, 105, 130), (30, 125, 240), {"orange": "#f07d1e", "blue": "#1e5abe"},
+                                       "orange"),
+                                      ((60, 110, 80), (28, 28, 28), {"black": "#1c1c1c", "red": "#c0392b"}, "black")):
+        img = np.full((400, 400, 3), mat, np.uint8)
+        c, r = (202 * 8, 176 * 8), 16 * 2 * 8
+        cv2.circle(img, c, r, rim_bgr, -1, cv2.LINE_AA, shift=3)
+        cv2.circle(img, c, r - 3 * 8, (60, 120, 70), -1, cv2.LINE_AA, shift=3)          # flock top
+        setup = _flat_setup(sides)
+        found = find_bases(_noisy(img), PlanView(ScaledPlane(2.0), setup, px_per_mm=2.0), setup)
+        assert [(f.side, f.diameter_mm) for f in found] == [(side, 32.0)], found
+        assert math.hypot(found[0].x_mm - 101.0, found[0].y_mm - 88.0) <= 0.5
+
+
+def test_dice_paper_and_border_of_the_rim_colour_are_not_bases() -> None:
+    """A die, a sheet of paper and the table's edge in a side's colour: no ring there."""
+    img = np.full((400, 400, 3), (60, 110, 80), np.uint8)
+    red = (43, 57, 192)
+    cv2.rectangle(img, (60, 60), (94, 94), red, -1)                     # a 17 mm die
+    for x, y in ((70, 70), (84, 84), (77, 77)):
+        cv2.circle(img, (x, y), 2, (240, 240, 240), -1)
+    cv2.rectangle(img, (200, 150), (360, 300), red, -1)                # a red card, 80 x 75 mm
+    cv2.rectangle(img, (0, 370), (399, 399), red, -1)                  # the border along one edge
+    setup = _flat_setup({"red": "#c0392b", "blue": "#1e5abe"})
+    assert find_bases(_noisy(img), PlanView(ScaledPlane(2.0), setup, px_per_mm=2.0), setup) == ()
+
+
+def test_ring_support_of_a_rim_and_of_a_filled_disc() -> None:
+    from tracker.bases import FoundBase, filled_roundness, ring_support
+
+    setup = _flat_setup({"red": "#c0392b", "blue": "#1e5abe"})
+    view = PlanView(ScaledPlane(2.0), setup, px_per_mm=2.0)
+    mask = np.zeros((400, 400), np.uint8)
+    cv2.circle(mask, (200, 200), 25, 255, -1)
+    cv2.circle(mask, (200, 200), 21, 0, -1)
+    base = FoundBase(100.0, 100.0, 25.0, "red", 25.0, 1.0, 360.0)
+    support, outside = ring_support(mask, (0, 0), view, base)
+    assert support >= 0.95 and outside == 0.0
+    square = np.zeros((400, 400), np.uint8)
+    cv2.rectangle(square, (180, 180), (220, 220), 255, -1)
+    filled, roundness = filled_roundness(square, (0, 0), view, FoundBase(100.0, 100.0, 20.0, "red", 20.0, 1.0, 360.0))
+    assert filled == 1.0 and roundness < 0.6
+    disc = np.zeros((400, 400), np.uint8)
+    cv2.circle(disc, (200, 200), 25, 255, -1)
+    filled, roundness = filled_roundness(disc, (0, 0), view, base)
+    assert filled == 1.0 and roundness >= 0.9                          # a plain base of one colour
