@@ -546,8 +546,14 @@ TWO_PI = 2 * np.pi
 
 
 def _wrap(z: np.ndarray) -> np.ndarray:
-    """Return ``np.mod(z, 2 pi)`` for ``z`` in [-2 pi, 4 pi) (bit for bit, three times faster)."""
-    return np.where(z < 0, z + TWO_PI, np.where(z >= TWO_PI, z - TWO_PI, z))
+    """Return ``np.mod(z, 2 pi)`` for ``z`` in [-2 pi, 4 pi) (bit for bit, several times faster).
+
+    Masked in-place sums: no branch per element, no third array (``np.where`` twice was 2.5x slower).
+    """
+    out = np.array(z, dtype=float)  # a copy
+    np.add(out, TWO_PI, out=out, where=z < 0)
+    np.subtract(out, TWO_PI, out=out, where=z >= TWO_PI)
+    return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -822,8 +828,10 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     vertices span either side of it and its farthest vertex's distance: four ``(R, C)`` arrays.
 
     Only as many vertex rows as the widest piece of ``cols`` has are used (the rest repeat a vertex).
+    An area's last vertex row (its last edge's end) closes a ring, so it repeats a vertex already
+    there and is left out; a line's last end is a vertex of its own.
     """
-    n_vert = int(pieces.n_edges[cols].max(initial=0)) + 1
+    n_vert = max(int((pieces.n_edges[cols] + ~pieces.is_area[cols]).max(initial=0)), 1)
     vx, vy = pieces.vx[:n_vert, cols], pieces.vy[:n_vert, cols]  # (V, C)
     relx = vx[:, None, :] - x[None, :, None]  # (V, R, C)
     rely = vy[:, None, :] - y[None, :, None]
