@@ -178,7 +178,8 @@ def _near_edge(c: np.ndarray, r: np.ndarray, inner: BaseGeometry, ring_pts: np.n
     if len(ci):
         val = ((ring_pts[ci, :, 0] - a[ei, 0, None]) * nx[ei, None]
                + (ring_pts[ci, :, 1] - a[ei, 1, None]) * ny[ei, None])
-        np.maximum.at(out, ci, val)
+        first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])  # np.nonzero gives the bases in order
+        out[ci[first]] = np.maximum.reduceat(val, first, axis=0)
     return np.asarray(out >= -OUTLINE_INSIDE_MM)
 
 
