@@ -803,8 +803,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         conv = pieces.convex[sg] & pieces.is_area[sg]
         if conv.any():  # depth inside convex area pieces: clipped exactly, every piece in one batch
             k = np.flatnonzero(conv)
-            width = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
-            inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :width], sg[k])
+            clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
+            inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
         for g in np.unique(sg[~conv]):  # the other pieces one by one
             sel = (sg == g) & ~conv
             p = np.stack([px[sel], py[sel]], axis=1)
