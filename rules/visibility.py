@@ -764,7 +764,13 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
-    li, cj, cg = _candidates(sweep, lo, span, None)
+    if (own >= 0).any():
+        # a unit's own solid never blocks its members (the filter below): its members ask nothing of it
+        # (they stand in it, so every one of their pairs would be a candidate)
+        oi, og = np.nonzero(own[None, :] != unit_of[rows][:, None])
+        li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
+    else:
+        li, cj, cg = _candidates(sweep, lo, span, None)
     ci = rows[li]
     pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
     end = dist.ravel()[pair] - rad[cj]
