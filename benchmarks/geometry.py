@@ -16,6 +16,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import dataclasses  # noqa: E402
+import importlib  # noqa: E402
 import random  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rules.plan import TablePlan, parse_game  # noqa: E402
 from rules.rulesets import find_ruleset  # noqa: E402
 from rules.terrain import terrain_geometry  # noqa: E402
-from rules.visibility import all_pairs_sight  # noqa: E402
+from rules.visibility import _terrain_and_solids, _unit_solids, all_pairs_sight  # noqa: E402
 from rules.rulesets.at43.fire_zone import fire_zone  # noqa: E402
 
 
@@ -159,6 +160,19 @@ def heights_table(ruleset: str, seed: int = 13) -> TablePlan:
                        "units": units, "models": models, "terrain": terrain})
 
 
+def _forget_hulls() -> None:
+    """Empty the fire zone's caches (hulls remembered by the bases' values): the cost when every base moved."""
+    fz = importlib.import_module("rules.rulesets.at43.fire_zone")
+    for cache in (fz._circle_hull, fz._tangent_polygon, fz._outline):
+        cache.cache_clear()
+
+
+def _forget_solids() -> None:
+    """Empty the unit solids' caches (High Fire hulls remembered by the models' values)."""
+    _unit_solids.cache_clear()
+    _terrain_and_solids.cache_clear()
+
+
 def heights_report(repeat: int = 40) -> None:
     """All-pairs sight with heights (issue 13): every rule set, target <= 5 ms."""
     for ruleset in HEIGHT_KINDS:
@@ -168,6 +182,11 @@ def heights_report(repeat: int = 40) -> None:
         f_wall, f_cpu = timed(lambda: all_pairs_sight(flat, ruleset=find_ruleset(plan.ruleset)), repeat)
         print(f"  all-pairs sight with heights, {ruleset:13s}: {wall:8.2f} / {cpu:8.2f}  "
               f"({'within' if cpu <= 5.0 else 'OVER'} 5 ms; same table without heights {f_wall:.2f} / {f_cpu:.2f})")
+        if ruleset == "high-fire":
+            c_wall, c_cpu = timed(lambda: (_forget_solids(), all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset))),
+                                  repeat)
+            print(f"  all-pairs sight with heights, high-fire, unit solids not remembered (every unit moved): "
+                  f"{c_wall:.2f} / {c_cpu:.2f}")
 
 
 def main() -> None:
@@ -190,6 +209,9 @@ def main() -> None:
     same = naive_fire_zone(zplan) == fire_zone(zplan, "F", "T").caught
     print(f"  fire zone + impact order (two 10-model units, 30 others): {wall:8.3f} / {cpu:8.3f}"
           f"   naive shapely loop {n_wall:7.3f} / {n_cpu:7.3f}  (x{n_cpu / cpu:.1f}; same answer: {same})")
+    c_wall, c_cpu = timed(lambda: (_forget_hulls(), fire_zone(zplan, "F", "T")), 200)
+    print(f"  fire zone, hulls not remembered (every base moved since):  {c_wall:8.3f} / {c_cpu:8.3f}"
+          f"  ({'within' if c_cpu <= 1.0 else 'OVER'} 1 ms)")
     heights_report()
     print("  targets (one core): all-pairs sight <= 5 ms, fire zone <= 1 ms")
 

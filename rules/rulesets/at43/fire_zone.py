@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -67,29 +68,11 @@ class CircleHull:
 
     @classmethod
     def of(cls, models: Sequence[Model]) -> "CircleHull":
-        c = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2)
-        r = np.array([m.base_mm / 2.0 for m in models], dtype=float)
-        i, j = np.triu_indices(len(r), k=1)
-        d = c[j] - c[i]
-        length = np.hypot(d[:, 0], d[:, 1])
-        dr = r[i] - r[j]
-        ok = length > np.abs(dr) + 1e-12  # otherwise one circle holds the other: no outer tangent
-        i, j, d, length, dr = i[ok], j[ok], d[ok], length[ok], dr[ok]
-        phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
-        theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
-        i2, j2 = np.concatenate([i, i]), np.concatenate([j, j])
-        u = np.stack([np.cos(theta), np.sin(theta)], axis=1)  # outward normal of each tangent line
-        h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
-        edge = np.all(c @ u.T + r[:, None] <= h[None, :] + 1e-9, axis=0)  # every circle inside: a hull edge
-        pts = np.concatenate([c[i2[edge]] + r[i2[edge], None] * u[edge], c[j2[edge]] + r[j2[edge], None] * u[edge]])
-        return cls(tuple((float(x), float(y)) for x, y in c), tuple(float(v) for v in r),
-                   tuple((float(x), float(y)) for x, y in pts))
+        return _circle_hull(tuple((float(m.position_mm[0]), float(m.position_mm[1]), m.base_mm / 2.0) for m in models))
 
     def polygon(self) -> BaseGeometry:
         """The convex polygon through the tangent points (empty when one disc holds all the others)."""
-        if len(self.tangent_points) < 3:
-            return shapely.Polygon()
-        return shapely.convex_hull(shapely.multipoints(np.array(self.tangent_points)))
+        return _tangent_polygon(self)
 
     def distances_mm(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
         """Exact distance from each point to the hull (0 inside): to the polygon or the nearest disc."""
@@ -108,12 +91,96 @@ class CircleHull:
 
     def outline(self) -> BaseGeometry:
         """A drawn polygon of the hull (circles at ``HULL_DRAW_SEGS`` points a quarter, drawn outside them)."""
-        k = 4 * HULL_DRAW_SEGS
-        ang = np.linspace(0.0, 2 * np.pi, k, endpoint=False)
-        ring = np.stack([np.cos(ang), np.sin(ang)], axis=1) / math.cos(math.pi / k)  # circumscribed: holds the hull
-        c, r = np.asarray(self.centres), np.asarray(self.radii)
-        pts = (c[:, None, :] + ring[None, :, :] * r[:, None, None]).reshape(-1, 2)
+        return _outline(self)
+
+
+# The hulls are remembered by value (the bases' centres and radii): a fire zone asked again while
+# nobody moved (the page refreshing) costs no geometry. Keys are values, never object ids.
+
+@functools.lru_cache(maxsize=32)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.triu_indices(n, k=1)``, read-only and remembered (it is slow for its size)."""
+    i, j = np.triu_indices(n, k=1)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
+@functools.lru_cache(maxsize=64)
+def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
+    """:meth:`CircleHull.of` for bases ``(x, y, radius)``."""
+    c = np.array([(x, y) for x, y, _ in bases], dtype=float).reshape(-1, 2)
+    r = np.array([v for _, _, v in bases], dtype=float)
+    i, j = _pairs(len(r))
+    d = c[j] - c[i]
+    length = np.hypot(d[:, 0], d[:, 1])
+    dr = r[i] - r[j]
+    ok = length > np.abs(dr) + 1e-12  # otherwise one circle holds the other: no outer tangent
+    i, j, d, length, dr = i[ok], j[ok], d[ok], length[ok], dr[ok]
+    phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
+    theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
+    i2, j2 = np.concatenate([i, i]), np.concatenate([j, j])
+    u = np.stack([np.cos(theta), np.sin(theta)], axis=1)  # outward normal of each tangent line
+    h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
+    edge = np.all(c @ u.T + r[:, None] <= h[None, :] + 1e-9, axis=0)  # every circle inside: a hull edge
+    pts = np.concatenate([c[i2[edge]] + r[i2[edge], None] * u[edge], c[j2[edge]] + r[j2[edge], None] * u[edge]])
+    return CircleHull(tuple((float(x), float(y)) for x, y in c), tuple(float(v) for v in r),
+                      tuple((float(x), float(y)) for x, y in pts))
+
+
+@functools.lru_cache(maxsize=64)
+def _tangent_polygon(hull: CircleHull) -> BaseGeometry:
+    if len(hull.tangent_points) < 3:
+        return shapely.Polygon()
+    # the hull of a line string through the points is the hull of the points, without one object a point
+    return shapely.convex_hull(shapely.linestrings(np.array(hull.tangent_points)))
+
+
+_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, 4 * HULL_DRAW_SEGS, endpoint=False)
+_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / (4 * HULL_DRAW_SEGS))
+_DRAW_RING.flags.writeable = False  # circumscribed: the drawn polygon holds the hull
+OUTLINE_INSIDE_MM = 1e-6  # a drawn point this far inside the tangent polygon is no corner of the outline
+
+
+@functools.lru_cache(maxsize=64)
+def _outline(hull: CircleHull) -> BaseGeometry:
+    """:meth:`CircleHull.outline`: the convex hull of the circumscribed polygons of the bases."""
+    c, r = np.asarray(hull.centres, dtype=float).reshape(-1, 2), np.asarray(hull.radii, dtype=float)
+    pts = (c[:, None, :] + _DRAW_RING[None, :, :] * r[:, None, None]).reshape(-1, 2)
+    inner = _tangent_polygon(hull)
+    if inner.geom_type == "Polygon" and not inner.is_empty:
+        pts = pts[_near_edge(c, r, inner, pts.reshape(len(c), -1, 2)).ravel()]
+    if len(pts) < 2:
         return shapely.convex_hull(shapely.multipoints(pts))
+    return shapely.convex_hull(shapely.linestrings(pts))  # the points' hull, without one object a point
+
+
+def _near_edge(c: np.ndarray, r: np.ndarray, inner: BaseGeometry, ring_pts: np.ndarray) -> np.ndarray:
+    """Return ``(C, K)``: which drawn points ``ring_pts`` are not strictly inside the tangent polygon ``inner``.
+
+    The tangent polygon lies inside the outline, so a point more than ``OUTLINE_INSIDE_MM`` inside
+    it is no corner of the outline: dropping it leaves the same hull and spares GEOS most points.
+    A drawn point lies within ``r / cos(pi / K)`` of its centre, so only the edges that near a
+    centre are tested against its points (a base wholly inside loses all its points at once).
+    """
+    ring = shapely.get_coordinates(inner.exterior)
+    a, b = ring[:-1], ring[1:]
+    nx, ny = b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]  # one normal of each edge
+    norm = np.hypot(nx, ny)
+    real = norm > 0
+    a, nx, ny, norm = a[real], nx[real], ny[real], norm[real]
+    centre = a.mean(axis=0)
+    sign = np.where((centre[0] - a[:, 0]) * nx + (centre[1] - a[:, 1]) * ny > 0, -1.0, 1.0) / norm
+    nx, ny = nx * sign, ny * sign  # outward unit normals
+    reach = r / math.cos(math.pi / ring_pts.shape[1])  # the drawn points' distance from their centre
+    side = (c[:, None, 0] - a[None, :, 0]) * nx[None, :] + (c[:, None, 1] - a[None, :, 1]) * ny[None, :]
+    ci, ei = np.nonzero(side + reach[:, None] >= -OUTLINE_INSIDE_MM)  # (base, edge) its points may cross
+    out = np.full(ring_pts.shape[:2], -np.inf)
+    if len(ci):
+        val = ((ring_pts[ci, :, 0] - a[ei, 0, None]) * nx[ei, None]
+               + (ring_pts[ci, :, 1] - a[ei, 1, None]) * ny[ei, None])
+        first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])  # np.nonzero gives the bases in order
+        out[ci[first]] = np.maximum.reduceat(val, first, axis=0)
+    return np.asarray(out >= -OUTLINE_INSIDE_MM)
 
 
 @dataclass(frozen=True)
