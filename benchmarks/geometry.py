@@ -31,7 +31,7 @@ from rules.plan import TablePlan, parse_game  # noqa: E402
 from rules.rulesets import find_ruleset  # noqa: E402
 from rules.terrain import terrain_geometry  # noqa: E402
 from rules.visibility import all_pairs_sight  # noqa: E402
-from rules.zones import fire_zone  # noqa: E402
+from rules.rulesets.at43.fire_zone import fire_zone  # noqa: E402
 
 
 def median_ms(f: Callable[[], Any], repeat: int) -> float:
@@ -133,12 +133,12 @@ def main() -> None:
           f"(machine load average {load:.1f})")
     for ruleset, repeat in (("firefight", 60), ("star-wars", 60), ("high-fire", 60)):
         plan = sight_table(ruleset)
-        wall, cpu = timed(lambda: all_pairs_sight(plan), repeat)
+        wall, cpu = timed(lambda: all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset)), repeat)
         line = (f"  all-pairs sight, {ruleset:9s} (100 models, 30 terrain, 4950 pairs): "
                 f"{wall:8.2f} / {cpu:8.2f}  ({'within' if cpu <= 5.0 else 'OVER'} 5 ms)")
         if ruleset == "firefight":
             n_wall, n_cpu = timed(lambda: naive_all_pairs(plan), 3)
-            same = np.array_equal(naive_all_pairs(plan), all_pairs_sight(plan).clear)
+            same = np.array_equal(naive_all_pairs(plan), all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset)).clear)
             line += f"   naive per-pair shapely loop {n_wall:8.1f} / {n_cpu:8.1f}  (x{n_cpu / cpu:.0f}; same answer: {same})"
         print(line)
     zplan = zone_table()

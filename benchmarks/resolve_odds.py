@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules.combat import resolve  # noqa: E402
+from rules.resolve import resolve  # noqa: E402
 from rules.dice import keep_best  # noqa: E402
 from rules.plan import Terrain  # noqa: E402
 from tests.rules.at43_table import at43_plan  # noqa: E402

@@ -1,9 +1,15 @@
 """Errors of the calibration package: each says what is wrong and how to fix it."""
 
+from tabletracker.errors import TabletrackerError
 
-class CalibrationError(ValueError):
+
+class CalibrationPackageError(TabletrackerError):
+    """Root of the calibration package's errors (under the project root)."""
+
+
+class CalibrationError(CalibrationPackageError):
     """The table or camera cannot be calibrated from what was given."""
 
 
-class SetupFileError(ValueError):
+class SetupFileError(CalibrationPackageError):
     """A setup file is malformed; the message names the file and the field."""

@@ -42,6 +42,7 @@ import cv2
 import numpy as np
 
 from calibration.board import KIT_BOARD, BoardSpec
+from calibration.errors import CalibrationPackageError
 from calibration.pdf import PdfCanvas, text_width_mm
 from calibration.setup import ARUCO_DICTIONARIES, CORNER_IDS, FIRST_MODEL_ID
 
@@ -68,7 +69,7 @@ _ID_STRIP_MM = 2.6
 _ID_PT = 6.0
 
 
-class KitError(ValueError):
+class KitError(CalibrationPackageError):
     """A kit option is out of range; the message says which and what is accepted."""
 
 

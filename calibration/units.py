@@ -10,7 +10,7 @@ Examples
 25.4
 >>> round(to_unit(inches(12), "in"), 9)
 12.0
->>> unit_for_ruleset("star-wars").mm
+>>> length_unit("pas").mm
 25.0
 >>> to_unit(100.0, "cm")
 10.0
@@ -52,15 +52,6 @@ UNITS: dict[str, LengthUnit] = {
     "ud": LengthUnit("UD", "UD", DEFAULT_UD_MM),
 }
 
-RULESET_UNITS: dict[str, str] = {
-    "high-fire": "in",
-    "firefight": "in",
-    "feu-a-volonte": "ud",
-    "at-43": "cm",
-    "star-wars": "pas",
-}
-
-
 def inches(value: float) -> float:
     """Return ``value`` inches in millimetres."""
     return value * MM_PER_INCH
@@ -94,16 +85,14 @@ def to_unit(value_mm: float, name: str) -> float:
     return find_unit(name).from_mm(value_mm)
 
 
-def unit_for_ruleset(ruleset: str, *, ud_mm: float = DEFAULT_UD_MM) -> LengthUnit:
-    """Return the unit a rule set measures in; Feu à Volonté's UD depends on figure scale."""
-    try:
-        key = RULESET_UNITS[ruleset]
-    except KeyError:
-        raise ValueError(
-            f"unknown rule set {ruleset!r}; expected one of {sorted(RULESET_UNITS)}"
-        ) from None
+def length_unit(key: str, *, ud_mm: float = DEFAULT_UD_MM) -> LengthUnit:
+    """Return the unit called ``key``, with Feu à Volonté's UD set by figure scale (``ud_mm``).
+
+    Which rule set measures in which unit is the rule set's own ``unit_key``
+    (``rules.rulesets``); calibration knows units, not rule sets.
+    """
     if key == "ud":
         if not ud_mm > 0:  # also refuses NaN: a UD of zero would divide by zero in from_mm
             raise ValueError(f"ud_mm must be greater than 0 (10, 20 or 40 by figure scale), got {ud_mm:g}")
         return LengthUnit("UD", "UD", ud_mm)
-    return UNITS[key]
+    return find_unit(key)

@@ -63,7 +63,7 @@ def pair_distances(models: Sequence[Model], *, how: str = "edge") -> np.ndarray:
     if how == "edge":
         r = np.array([m.base_mm / 2.0 for m in models])
         d = np.maximum(0.0, d - r[:, None] - r[None, :])
-    return d
+    return np.asarray(d)
 
 
 def _components(adj: np.ndarray) -> list[list[int]]:

@@ -21,8 +21,6 @@ Fraction(1, 6)
 Traceback (most recent call last):
 ...
 rules.dice.NotEnoughDiceError: not enough dice typed in: 2 given, a third d6 is needed
->>> at43_roll_needed(-2), at43_roll_needed(-6), at43_roll_needed(6)
-(5, None, 'auto')
 >>> keep_best(3).probs[12]
 Fraction(2, 27)
 """
@@ -36,9 +34,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Hashable
+from typing import Any, Hashable, cast
 
 from rules.errors import InvalidActionError
+
 
 class NotEnoughDiceError(InvalidActionError):
     """The players typed in fewer dice than the resolution needs; ``sides`` of the next die."""
@@ -100,7 +99,7 @@ class Distribution:
 
     def mean(self) -> Fraction:
         """Return the expected value of numeric outcomes."""
-        return sum((Fraction(o) * p for o, p in self.probs.items()), Fraction(0))
+        return sum((Fraction(cast(Any, o)) * p for o, p in self.probs.items()), Fraction(0))
 
     def to_json(self) -> list[dict[str, Any]]:
         """Return ``[{"outcome", "probability" (float), "fraction" ("a/b")}]`` sorted by outcome."""
@@ -230,43 +229,7 @@ class Dice:
 # -- tables and thresholds --------------------------------------------------------------------
 
 AUTO_SUCCESS = "auto"
-"""What :func:`at43_roll_needed` returns when no die is needed: the test succeeds."""
-
-
-def at43_roll_needed(difference: int) -> int | None | str:
-    """Return the D6 roll needed on AT-43's universal resolution table.
-
-    ``difference`` is the action value minus the difficulty (précision minus portée
-    for a shot, pénétration minus protection for damage). Returns ``None`` for an
-    automatic failure (-6 or less), ``"auto"`` for an automatic success (+6 or
-    more, RULES-NOTES choice 7), else the face needed (6, 5, 4, 3 or 2, "or more").
-    Source: AT-43 universal resolution table (RULES-NOTES, facts from outside the
-    seeds), which agrees with the seed's examples (-2 gives 5+, +1 gives 4+).
-
-    Examples
-    --------
-    >>> [at43_roll_needed(d) for d in range(-7, 8)]
-    [None, None, 6, 6, 5, 5, 4, 4, 4, 3, 3, 2, 2, 'auto', 'auto']
-    """
-    if difference <= -6:
-        return None
-    if difference >= 6:
-        return AUTO_SUCCESS
-    return {-5: 6, -4: 6, -3: 5, -2: 5, -1: 4, 0: 4, 1: 4, 2: 3, 3: 3, 4: 2, 5: 2}[difference]
-
-
-def at43_success_chance(difference: int) -> Fraction:
-    """Return the chance of one AT-43 test with this difference (automatic results included).
-
-    >>> at43_success_chance(-2), at43_success_chance(-9), at43_success_chance(7)
-    (Fraction(1, 3), Fraction(0, 1), Fraction(1, 1))
-    """
-    needed = at43_roll_needed(difference)
-    if needed is None:
-        return Fraction(0)
-    if needed == AUTO_SUCCESS:
-        return Fraction(1)
-    return success_chance(int(needed))
+"""What a table of needed rolls gives when no die is needed: the test succeeds (AT-43)."""
 
 
 def needed_text(needed: int | None | str) -> str:

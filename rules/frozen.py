@@ -1,4 +1,8 @@
-"""Deeply immutable copies of JSON values, and back.
+"""Deeply immutable, hashable copies of JSON values, and back.
+
+:class:`FrozenDict` is a read-only mapping that hashes (on its items), so a
+:class:`rules.plan.TablePlan` holding free-form JSON (profiles, options, state) hashes
+too and caches can key on plans by value.
 
 Examples
 --------
@@ -7,20 +11,62 @@ Examples
 2
 >>> thaw(f)
 {'a': [1, {'b': 2}]}
+>>> hash(f) == hash(freeze({"a": [1, {"b": 2}]}))
+True
+>>> f["c"] = 3
+Traceback (most recent call last):
+...
+TypeError: 'FrozenDict' object does not support item assignment
 """
 
 from __future__ import annotations
 
-from types import MappingProxyType
-from typing import Any, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+
+class FrozenDict(Mapping[str, Any]):
+    """A read-only, hashable mapping (its values frozen by :func:`freeze`)."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = dict(data or {})
+        self._hash: int | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self._data == dict(other.items())
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({self._data!r})"
 
 
 def freeze(value: Any) -> Any:
-    """Return ``value`` with dicts as read-only mappings and lists as tuples."""
+    """Return ``value`` with dicts as :class:`FrozenDict` and lists as tuples (already frozen: as it is)."""
+    if isinstance(value, FrozenDict):
+        return value
     if isinstance(value, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze(v) for v in value)
     return value
 
 
@@ -33,4 +79,32 @@ def thaw(value: Any) -> Any:
     return value
 
 
-EMPTY: Mapping[str, Any] = MappingProxyType({})
+EMPTY: Mapping[str, Any] = FrozenDict()
+
+TRUE_WORDS = frozenset({"true", "yes", "oui", "on", "1"})
+FALSE_WORDS = frozenset({"false", "no", "non", "off", "0"})
+
+
+def parse_bool(value: Any) -> bool | None:
+    """Return the yes/no a JSON value or a typed word means, ``None`` when it means neither.
+
+    The rules core's one reading of a boolean (options, action arguments): ``true``/``false``,
+    ``yes``/``no``, ``oui``/``non``, ``on``/``off``, ``1``/``0`` in any case, spaces around
+    ignored; JSON ``true``/``false`` and the integers 0 and 1.
+
+    >>> parse_bool("Oui"), parse_bool(" off "), parse_bool(1), parse_bool(True)
+    (True, False, True, True)
+    >>> parse_bool("maybe") is None and parse_bool(2) is None and parse_bool(None) is None
+    True
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+    return None

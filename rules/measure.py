@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry import Point, Polygon
 
-from calibration.units import DEFAULT_UD_MM, unit_for_ruleset
 from rules.errors import InvalidActionError
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
@@ -105,7 +104,7 @@ def closest_models(a_models: Sequence[Model], b_models: Sequence[Model], *, how:
         ra = np.array([m.base_mm for m in a_models]) / 2.0
         rb = np.array([m.base_mm for m in b_models]) / 2.0
         d = np.maximum(0.0, d - ra[:, None] - rb[None, :])
-    i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+    i, j = (int(k) for k in np.unravel_index(int(np.argmin(d)), d.shape))
     return Closest(float(d[i, j]), a_models[i].model_id, b_models[j].model_id)
 
 
@@ -178,18 +177,6 @@ def distance_to_table_edge_mm(plan: TablePlan, model_id: str, edge: str | None =
     return EdgeDistance(edge, dists[edge])
 
 
-def in_unit(value_mm: float, ruleset: str, *, options: Mapping[str, object] | None = None) -> float:
-    """Return ``value_mm`` in the rule set's unit (Feu à Volonté UD from ``options["ud_mm"]``, default 40).
-
-    >>> in_unit(254.0, "firefight")
-    10.0
-    >>> in_unit(120.0, "feu-a-volonte", options={"ud_mm": 20})
-    6.0
-    """
-    ud_mm = float((options or {}).get("ud_mm", DEFAULT_UD_MM))  # type: ignore[arg-type]
-    return unit_for_ruleset(ruleset, ud_mm=ud_mm).from_mm(value_mm)
-
-
 def centroid_mm(models: Iterable[Model]) -> tuple[float, float]:
     """Return the mean position of ``models`` (a unit's approximate centre)."""
     pts = np.array([m.position_mm for m in models], dtype=float)
@@ -203,4 +190,4 @@ def footprints(models: Sequence[Model]) -> np.ndarray:
     """Return the footprints of ``models`` as a shapely geometry array (vectorised)."""
     pts = shapely.points(np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2))
     radii = np.array([m.base_mm / 2.0 for m in models], dtype=float)
-    return shapely.buffer(pts, radii, quad_segs=FOOTPRINT_QUAD_SEGS)
+    return np.asarray(shapely.buffer(pts, radii, quad_segs=FOOTPRINT_QUAD_SEGS))

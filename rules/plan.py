@@ -29,13 +29,12 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from calibration.fields import Reader, read_json_file
 from rules.errors import GameFileError, InvalidActionError
-from rules.frozen import EMPTY, freeze, thaw
+from rules.frozen import EMPTY, FrozenDict, freeze, thaw
 
-RULESET_IDS = ("high-fire", "firefight", "feu-a-volonte", "at-43", "star-wars")
 TERRAIN_SHAPES = ("area", "line")
 FIRST_MODEL_MARKER_ID = 4
 OFF_TABLE = "off-table"  # Model.status of a roster figure the tracker has not placed yet (rules.ontable)
@@ -62,6 +61,9 @@ class Unit:
     rules: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)  # rule-set data (state, counters); free-form JSON
 
+    def __post_init__(self) -> None:
+        _freeze_fields(self, tuples=("rules",), mappings=("extra",))
+
 
 @dataclass(frozen=True)
 class Model:
@@ -80,6 +82,9 @@ class Model:
     role: str | None = None
     weapons: tuple[str, ...] | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)  # rule-set data (wounds, ammunition...); free-form JSON
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self, tuples=("status", "weapons"), mappings=("extra",), points=("position_mm",))
 
     @property
     def x_mm(self) -> float:
@@ -128,6 +133,11 @@ class Terrain:
     name: str | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
 
+    def __post_init__(self) -> None:
+        _freeze_fields(self, mappings=("extra",))
+        if type(self.points_mm) is not tuple or any(type(p) is not tuple for p in self.points_mm):
+            object.__setattr__(self, "points_mm", tuple((float(x), float(y)) for x, y in self.points_mm))
+
 
 @dataclass(frozen=True)
 class Objective:
@@ -137,6 +147,9 @@ class Objective:
     position_mm: tuple[float, float]
     name: str | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self, mappings=("extra",), points=("position_mm",))
 
 
 @dataclass(frozen=True)
@@ -160,6 +173,10 @@ class TablePlan:
     options: Mapping[str, Any] | None = None
     state: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self, tuples=("units", "models", "terrain", "objectives"),
+                       mappings=("profiles", "weapons", "options", "state", "extra"))
 
     # -- look-ups --------------------------------------------------------------
     def model(self, model_id: str) -> Model:
@@ -254,6 +271,28 @@ class TablePlan:
         return dataclasses.replace(self, state=freeze(thaw(state)))
 
 
+def _freeze_fields(obj: Any, *, tuples: tuple[str, ...] = (), mappings: tuple[str, ...] = (),
+                   points: tuple[str, ...] = ()) -> None:
+    """Freeze what a record was given: lists to tuples, dicts to hashable read-only mappings.
+
+    A frozen dataclass only stops reassignment; this makes the values inside immutable too,
+    so a caller's list or dict changed later cannot change a plan, and plans hash.
+    Already-frozen values are kept as they are (``dataclasses.replace`` stays cheap).
+    """
+    for name in tuples:
+        value = getattr(obj, name)
+        if value is not None and type(value) is not tuple:
+            object.__setattr__(obj, name, tuple(value))
+    for name in mappings:
+        value = getattr(obj, name)
+        if value is not None and not isinstance(value, FrozenDict):
+            object.__setattr__(obj, name, freeze(value))
+    for name in points:
+        value = getattr(obj, name)
+        if type(value) is not tuple or len(value) != 2 or type(value[0]) is not float or type(value[1]) is not float:
+            object.__setattr__(obj, name, (float(value[0]), float(value[1])))
+
+
 def _listing(ids: Any) -> str:
     ids = list(ids)
     return ", ".join(ids) if ids else "(none)"
@@ -278,6 +317,9 @@ def parse_game(data: Any, *, source: str = "game file") -> TablePlan:
     """
     top = Reader(data, source=source, error=GameFileError)
     top.only(_TOP_KEYS)
+    # The JSON edge reaches the registry at call time (rules.rulesets imports this module).
+    from rules.rulesets import RULESET_IDS
+
     ruleset = top.string("ruleset", choices=RULESET_IDS)
     t = top.child("table")
     t.only(("width_mm", "depth_mm"))
@@ -310,7 +352,7 @@ def _free(r: Reader, key: str) -> Mapping[str, Any] | None:
     if not r.has(key):
         return None
     r.child(key)  # must be an object
-    return freeze(r.data[key])
+    return cast(Mapping[str, Any], freeze(r.data[key]))
 
 
 def _extra(r: Reader) -> Mapping[str, Any]:

@@ -26,25 +26,14 @@ rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'fire
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from rules.cohesion import chain_cohesion
 from rules.errors import InvalidActionError
-from rules.explain import Step, explanation_json
-from rules.measure import (TABLE_EDGES, closest_models, distance_to_table_edge_mm, model_distance_mm,
-                           point_distance_mm)
+from rules.explain import explanation_json
 from rules.ontable import placed_only
-from rules.plan import Model, TablePlan
-from rules.terrain import pieces_at, terrain_geometry
-from rules.visibility import line_of_sight, unit_sight
-from rules.zones import objective_states, template
-
-if TYPE_CHECKING:
-    from rules.rulesets.base import RuleSet
-
-Handler = Callable[[TablePlan, "Args", Mapping[str, Any]], dict[str, Any]]
+from rules.plan import TablePlan
+from rules.rulesets import RuleSet, find_ruleset
+from rules.rulesets.common import COMMON_QUESTIONS, Args
 
 
 @placed_only
@@ -76,7 +65,6 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     GameFileError
         A terrain kind the rule set does not know.
     """
-    from rules.rulesets.base import find_ruleset
     rs = find_ruleset(plan.ruleset)
     rs.check_plan(plan)
     opts = rs.resolve_options(plan, options)
@@ -96,7 +84,6 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
 
 def questions(plan_or_ruleset: "TablePlan | str") -> tuple[str, ...]:
     """Return the questions a game's (or a named) rule set answers."""
-    from rules.rulesets.base import find_ruleset
     name = plan_or_ruleset if isinstance(plan_or_ruleset, str) else plan_or_ruleset.ruleset
     return tuple(find_ruleset(name).ask_handlers())
 
@@ -107,344 +94,12 @@ def describe(plan_or_ruleset: "TablePlan | str") -> list[dict[str, str]]:
     >>> describe("at-43")[3]["question"], describe("at-43")[3]["help"].split(":")[0]
     ('objectives', 'objectives')
     """
-    from rules.rulesets.base import find_ruleset
-    rs = find_ruleset(plan_or_ruleset if isinstance(plan_or_ruleset, str) else plan_or_ruleset.ruleset)
+    rs: RuleSet = find_ruleset(plan_or_ruleset if isinstance(plan_or_ruleset, str) else plan_or_ruleset.ruleset)
     out = []
     for name in rs.question_names:
-        method = getattr(rs, "ask_" + name.replace("-", "_"), None) or _COMMON.get(name)
+        method = getattr(rs, "ask_" + name.replace("-", "_"), None) or COMMON_QUESTIONS.get(name)
         doc = (method.__doc__ or name).strip().splitlines()[0] if method is not None else name
         out.append({"question": name, "help": doc})
     return out
 
 
-def handler(rs: "RuleSet", name: str) -> Handler:
-    """Return the handler of question ``name``: the rule set's ``ask_<name>`` or the common one."""
-    method = getattr(rs, "ask_" + name.replace("-", "_"), None)
-    if method is not None:
-        return method  # type: ignore[no-any-return]
-    common = _COMMON.get(name)
-
-    def answer(plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-        if common is None:
-            raise InvalidActionError(f"{rs.title} lists question {name!r} but has no answer for it")
-        return common(rs, plan, args, opts)
-    return answer
-
-
-# -- arguments ------------------------------------------------------------------------------
-
-@dataclass
-class Args:
-    """A question's raw arguments, with helpers that fail with the question's usage."""
-
-    question: str
-    raw: list[str]
-
-    def parse(self, positional: Sequence[str], *, optional: Sequence[str] = (),
-              flags: Mapping[str, str] | None = None, rest: str | None = None) -> dict[str, Any]:
-        """Split ``raw`` into named positionals and ``--flags`` (``flags``: name -> "number"/"int"/"text"/"bool").
-
-        ``rest`` names a trailing list of positionals. Bad or missing arguments raise
-        :class:`InvalidActionError` with the usage.
-        """
-        flags = dict(flags or {})
-        usage = " ".join([self.question, *positional, *(f"[{o}]" for o in optional),
-                          *([f"{rest}..."] if rest else []),
-                          *(f"[--{f}{'' if k == 'bool' else ' ' + k.upper()}]" for f, k in flags.items())])
-        values: dict[str, Any] = {}
-        pos: list[str] = []
-        i = 0
-        while i < len(self.raw):
-            tok = self.raw[i]
-            if tok.startswith("--") and len(tok) > 2:
-                key, eq, val = tok[2:].partition("=")
-                if key not in flags:
-                    raise InvalidActionError(f"{self.question}: unknown flag --{key}; usage: {usage}")
-                if flags[key] == "bool":
-                    values[key] = True
-                else:
-                    if not eq:
-                        i += 1
-                        if i >= len(self.raw):
-                            raise InvalidActionError(f"{self.question}: --{key} needs a value; usage: {usage}")
-                        val = self.raw[i]
-                    values[key] = self._convert(key, val, flags[key], usage)
-            else:
-                pos.append(tok)
-            i += 1
-        if len(pos) < len(positional):
-            missing = ", ".join(positional[len(pos):])
-            raise InvalidActionError(f"{self.question}: missing {missing}; usage: {usage}")
-        if len(pos) > len(positional) + len(optional) and rest is None:
-            raise InvalidActionError(f"{self.question}: too many arguments ({' '.join(pos)}); usage: {usage}")
-        names = list(positional) + list(optional)
-        for k, v in zip(names, pos):
-            values[k] = v
-        if rest is not None:
-            values[rest] = pos[len(names):]
-        values["_usage"] = usage
-        return values
-
-    def _convert(self, key: str, val: str, kind: str, usage: str) -> Any:
-        if kind == "text":
-            return val
-        try:
-            number = float(val) if kind == "number" else int(val)
-        except ValueError:
-            raise InvalidActionError(f"{self.question}: --{key} must be {'a number' if kind == 'number' else 'a whole number'}, "
-                                     f"got {val!r}; usage: {usage}") from None
-        if kind == "number" and not math.isfinite(number):
-            raise InvalidActionError(f"{self.question}: --{key} must be a finite number, got {val!r}")
-        return number
-
-    def number(self, values: Mapping[str, Any], key: str, *, positive: bool = False, minimum: float | None = None) -> float:
-        """Return positional ``key`` as a finite number."""
-        raw = values[key]
-        try:
-            v = float(raw)
-        except (TypeError, ValueError):
-            raise InvalidActionError(f"{self.question}: {key} must be a number, got {raw!r}; "
-                                     f"usage: {values['_usage']}") from None
-        if not math.isfinite(v) or (positive and v <= 0) or (minimum is not None and v < minimum):
-            need = "a positive number" if positive else f"a number of at least {minimum}" if minimum is not None else "a finite number"
-            raise InvalidActionError(f"{self.question}: {key} must be {need}, got {raw!r}")
-        return v
-
-
-# -- what an id names --------------------------------------------------------------------------
-
-def kind_of_id(plan: TablePlan, ident: str) -> str:
-    """Return what ``ident`` names: ``model``, ``unit``, ``terrain``, ``objective`` or ``edge``.
-
-    A model id wins over a unit id of the same name (lone figures often share it).
-    """
-    if any(m.model_id == ident for m in plan.models):
-        return "model"
-    if any(u.unit_id == ident for u in plan.units):
-        return "unit"
-    if any(t.terrain_id == ident for t in plan.terrain):
-        return "terrain"
-    if any(o.objective_id == ident for o in plan.objectives):
-        return "objective"
-    if ident in TABLE_EDGES or ident == "edge":
-        return "edge"
-    raise InvalidActionError(
-        f"{ident!r} is not a model, unit, terrain piece, objective or table edge of this game; "
-        f"models: {', '.join(m.model_id for m in plan.models) or '(none)'}; "
-        f"units: {', '.join(u.unit_id for u in plan.units) or '(none)'}")
-
-
-def models_named(plan: TablePlan, ident: str) -> tuple[Model, ...]:
-    """Return the model ``ident`` or the models of unit ``ident``."""
-    kind = kind_of_id(plan, ident)
-    if kind == "model":
-        return (plan.model(ident),)
-    if kind == "unit":
-        ms = plan.models_of(ident)
-        if not ms:
-            raise InvalidActionError(f"unit {ident!r} has no model on the table")
-        return ms
-    raise InvalidActionError(f"{ident!r} is a {kind}, not a model or a unit")
-
-
-def length_json(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """Return ``{"mm": ..., "value": ..., "unit": ...}`` for a length."""
-    unit = rs.unit(opts)
-    return {"mm": round(value_mm, 2), "value": round(unit.from_mm(value_mm), 3), "unit": unit.symbol}
-
-
-# -- common questions ------------------------------------------------------------------------------
-
-def q_distance(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """distance A B [--how edge|centre]: models, units (closest models), or to a terrain piece, objective or edge."""
-    v = args.parse(("A", "B"), flags={"how": "text"})
-    how = v.get("how") or rs.measure_how(opts)
-    if how not in ("edge", "centre"):
-        raise InvalidActionError(f"distance: --how must be edge or centre, got {how!r}")
-    a, b = v["A"], v["B"]
-    ka, kb = kind_of_id(plan, a), kind_of_id(plan, b)
-    if ka in ("terrain", "objective", "edge"):
-        a, b, ka, kb = b, a, kb, ka
-    if ka not in ("model", "unit"):
-        raise InvalidActionError(f"distance: measure from a model or a unit; {a!r} is a {ka} and {b!r} is a {kb}")
-    src_a = models_named(plan, a)
-    steps = [rs.measure_step(opts)]
-    out: dict[str, Any] = {"from": a, "to": b}
-    if kb in ("model", "unit"):
-        dst = models_named(plan, b)
-        both = {h: closest_models(src_a, dst, how=h) for h in ("edge", "centre")}
-        pick = both[how]
-        out.update(from_model=pick.a_id, to_model=pick.b_id)
-        values = {h: c.distance_mm for h, c in both.items()}
-        if ka == "unit" or kb == "unit":
-            steps.append(Step("unit distance", f"between units, the closest models: {pick.a_id} and {pick.b_id}",
-                              "geometry"))
-    else:
-        values = {}
-        for h in ("edge", "centre"):
-            best = None
-            for m in src_a:
-                if kb == "terrain":
-                    d = float(terrain_geometry(plan.terrain_piece(b)).distance(_pt(m)))
-                    d = max(0.0, d - m.base_mm / 2.0) if h == "edge" else d
-                elif kb == "objective":
-                    d = point_distance_mm(m, plan.objective(b).position_mm, how=h)
-                else:
-                    ed = distance_to_table_edge_mm(plan, m.model_id, None if b == "edge" else b, how=h)
-                    d = ed.distance_mm
-                    out["edge"] = ed.edge
-                if best is None or d < best[0]:
-                    best = (d, m.model_id)
-            assert best is not None
-            values[h] = best[0]
-            if h == how:
-                out["from_model"] = best[1]
-    out["distance"] = length_json(rs, values[how], opts)
-    out["edge_to_edge"] = length_json(rs, values["edge"], opts)
-    out["centre_to_centre"] = length_json(rs, values["centre"], opts)
-    out["how"] = how
-    label = "base edge to base edge" if how == "edge" else "centre to centre"
-    out["answer"] = f"{a} to {b}: {rs.fmt(values[how], opts)} {label}"
-    out["steps"] = steps
-    return out
-
-
-def _pt(m: Model) -> Any:
-    import shapely
-    return shapely.Point(m.position_mm)
-
-
-def q_los(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """los A B: sight between two models, or between two units."""
-    v = args.parse(("A", "B"))
-    a, b = v["A"], v["B"]
-    ka, kb = kind_of_id(plan, a), kind_of_id(plan, b)
-    if ka == "model" and kb == "model":
-        sight = line_of_sight(plan, a, b, options=opts, ruleset=rs)
-        out = sight.to_json()
-        out.pop("explanation")
-        out["answer"] = (f"{a} {'sees' if sight.visible else 'does not see'} {b}"
-                         + (f" ({sight.visible_fraction:.0%} of its base)" if sight.visible else "")
-                         + (f"; blocked by {', '.join(i for _, i, _ in sight.blockers)}" if sight.blockers else "")
-                         + (f"; behind {', '.join(i for _, i, _ in sight.cover)}" if sight.cover else ""))
-        out["steps"] = sight.steps
-        return out
-    if ka == "unit" and kb == "unit":
-        return rs_unit_los(rs, plan, a, b, opts)
-    raise InvalidActionError(f"los: name two models or two units; {a!r} is a {ka}, {b!r} is a {kb}")
-
-
-def rs_unit_los(rs: "RuleSet", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """Unit-to-unit sight: the rule set's ``unit_line_of_sight`` hook, else any model seeing any model."""
-    hook = getattr(rs, "unit_line_of_sight", None)
-    if hook is not None:
-        return hook(plan, a, b, opts)  # type: ignore[no-any-return]
-    us = unit_sight(plan, a, b, options=opts, ruleset=rs)
-    out = us.to_json()
-    out.pop("explanation")
-    out["answer"] = (f"{a} {'sees' if us.visible else 'does not see'} {b}: {len(us.seeing)} model(s) see "
-                     f"{len(us.seen)} target model(s)")
-    out["steps"] = us.steps
-    return out
-
-
-def q_cohesion(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """cohesion UNIT: in or out, and which models break it."""
-    v = args.parse(("UNIT",))
-    rule = rs.cohesion_rule(opts)
-    if rule is None:
-        raise InvalidActionError(f"{rs.title} has no cohesion rule")
-    link, all_within, source = rule
-    how = rs.cohesion_how(opts) if hasattr(rs, "cohesion_how") else rs.measure_how(opts)
-    c = chain_cohesion(plan, v["UNIT"], link_mm=link, all_within_mm=all_within, how=how,
-                       mode=str(opts.get("cohesion", "chain")),
-                       exempt=lambda mid: rs.cohesion_exempt(plan, mid), source=source)
-    out = c.to_json()
-    out.pop("explanation")
-    out["answer"] = (f"{c.unit_id} is in cohesion" if c.in_cohesion
-                     else f"{c.unit_id} is out of cohesion; breaking it: {', '.join(c.breaking)}")
-    out["steps"] = c.steps
-    return out
-
-
-def q_template(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """template X_MM Y_MM RADIUS_MM: the models even partly under a circle."""
-    v = args.parse(("X_MM", "Y_MM", "RADIUS_MM"))
-    x, y = args.number(v, "X_MM"), args.number(v, "Y_MM")
-    r = args.number(v, "RADIUS_MM", minimum=0.0)
-    t = template(plan, (x, y), r, source="geometry: a circular template, bases even partly under it")
-    out = t.to_json()
-    out.pop("explanation")
-    out["radius"] = length_json(rs, r, opts)
-    out["answer"] = f"{len(t.under)} model(s) under the template: {', '.join(t.under) or 'none'}"
-    out["steps"] = t.steps
-    return out
-
-
-def q_objectives(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """objectives: the nearest model of each side to each objective (rule sets without a control rule)."""
-    args.parse(())
-    states = objective_states(plan, None, how=rs.measure_how(opts))
-    step = Step("objectives", f"{rs.title} gives no rule for holding objectives: the nearest model of each side "
-                "is given", rs.source("(no objective rule)"))
-    parts = []
-    for s in states:
-        near = ", ".join(f"{side} {mid} at {rs.fmt(d, opts)}" for side, (mid, d) in s.nearest.items())
-        parts.append(f"{s.objective_id}: {near or 'no model'}")
-    return {"objectives": [s.to_json() for s in states], "answer": "; ".join(parts) or "no objectives in this game",
-            "steps": [step]}
-
-
-def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """terrain [MODEL]: the rule set's terrain kinds, or the pieces a model stands in or touches."""
-    v = args.parse((), optional=("MODEL",))
-    kinds = [k.to_json() for k in rs.terrain_kinds.values()]
-    if "MODEL" not in v:
-        pieces = [{"id": t.terrain_id, **rs.kind_of(t).to_json()} for t in plan.terrain]
-        return {"kinds": kinds, "pieces": pieces,
-                "answer": f"{rs.title} terrain kinds: {', '.join(rs.terrain_kinds)}",
-                "steps": [Step("terrain kinds", f"{len(kinds)} kinds, {len(pieces)} piece(s) on the table",
-                               rs.source("terrain"))]}
-    m = plan.model(v["MODEL"])
-    at = [t for t in plan.terrain if terrain_geometry(t).distance(_pt(m)) <= m.base_mm / 2.0]
-    inside = {t.terrain_id for t in pieces_at(m.position_mm, plan.terrain)}
-    found = [{"id": t.terrain_id, "kind": t.kind, "centre_inside": t.terrain_id in inside,
-              "effect": rs.kind_of(t).text} for t in at]
-    steps = [Step("terrain", f"{m.model_id} touches {t.terrain_id}: {rs.kind_of(t).text}", rs.kind_of(t).source)
-             for t in at] or [Step("terrain", f"{m.model_id}'s base touches no terrain piece: open ground", "geometry")]
-    return {"model": m.model_id, "terrain": found,
-            "answer": f"{m.model_id} is on {', '.join(t.terrain_id for t in at)}" if at
-            else f"{m.model_id} is in the open", "steps": steps}
-
-
-_COMMON: dict[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dict[str, Any]]] = {
-    "distance": q_distance, "los": q_los, "cohesion": q_cohesion, "template": q_template,
-    "objectives": q_objectives, "terrain": q_terrain,
-}
-
-
-def model_pair_distance(rs: "RuleSet", a: Model, b: Model, opts: Mapping[str, Any]) -> float:
-    """Return the distance between two models as the rule set measures by default."""
-    return model_distance_mm(a, b, how=rs.measure_how(opts))
-
-
-def leader_model(plan: TablePlan, unit_id: str) -> tuple[Model, list[Step]]:
-    """Return a unit's leader, or its first model with a step saying so when the leader is gone."""
-    leader = plan.leader_of(unit_id)
-    if leader is not None:
-        return leader, []
-    ms = plan.models_of(unit_id)
-    if not ms:
-        raise InvalidActionError(f"unit {unit_id!r} has no model on the table")
-    return ms[0], [Step("leader", f"{unit_id} has no leader on the table; {ms[0].model_id} stands in for it",
-                        "geometry")]
-
-
-def table_point(args: Args, values: Mapping[str, Any], plan: TablePlan, x_key: str, y_key: str
-                ) -> tuple[float, float]:
-    """Return the point ``(x, y)`` from two positional numbers; it must lie on the table."""
-    x, y = args.number(values, x_key), args.number(values, y_key)
-    if not (0.0 <= x <= plan.table.width_mm and 0.0 <= y <= plan.table.depth_mm):
-        raise InvalidActionError(f"{args.question}: ({x:g}, {y:g}) mm is off the table "
-                                 f"({plan.table.width_mm:g} x {plan.table.depth_mm:g} mm)")
-    return (x, y)

@@ -2,7 +2,7 @@
 
 One roster file per side, JSON (``.json``) or YAML (``.yaml`` / ``.yml``)::
 
-    {"ruleset": "at-43",              # one of the five rule set ids (rules.plan.RULESET_IDS)
+    {"ruleset": "at-43",              # one of the five rule set ids (rules.rulesets.RULESET_IDS)
      "side": "UNA",                   # the player / army; becomes Unit.side in the game
      "name": "Sierra platoon",        # optional
      "notes": "free text",            # optional (where the numbers come from...)
@@ -57,12 +57,12 @@ import dataclasses
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from calibration.fields import Reader, parse_json_text
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
-from rules.plan import FIRST_MODEL_MARKER_ID, OFF_TABLE, RULESET_IDS, Model, TablePlan, Unit
+from rules.plan import FIRST_MODEL_MARKER_ID, OFF_TABLE, Model, TablePlan, Unit
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +159,9 @@ def parse_roster(data: Any, *, source: str = "roster", validate: bool = True) ->
     """
     top = Reader(data, source=source, error=RosterError)
     top.only(_TOP_KEYS)
+    # The JSON edge reaches the registry at call time: the rule-set packages import this module.
+    from rules.rulesets import RULESET_IDS, find_ruleset
+
     ruleset = top.string("ruleset", choices=RULESET_IDS)
     units = tuple(_parse_unit(r) for r in top.children("units"))
     if not units:
@@ -171,9 +174,7 @@ def parse_roster(data: Any, *, source: str = "roster", validate: bool = True) ->
     )
     _check_structure(roster)
     if validate:
-        from rules.combat import validator_for  # late: the combat modules import this module
-
-        validator_for(ruleset)(roster)
+        find_ruleset(ruleset).validate_roster(roster)
     return roster
 
 
@@ -215,11 +216,11 @@ def _named_objects(top: Reader, key: str) -> Mapping[str, Any]:
     if not top.has(key):
         return EMPTY
     child = top.child(key)
-    for name, value in child.data.items():
+    for name in child.data:
         if not isinstance(name, str) or not name:
             child.fail(f"has a name {name!r} that is not a non-empty string")
         child.child(name)  # each entry must be an object
-    return freeze(dict(child.data))
+    return cast(Mapping[str, Any], freeze(dict(child.data)))
 
 
 def _strings(r: Reader, key: str) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Terrain kinds: what each rule set's pieces do to sight, cover and movement.
 
-A rule set owns a table of :class:`TerrainKind` (``rules/rulesets/<name>.py``);
+A rule set owns a table of :class:`TerrainKind` (``rules/rulesets/<name>/__init__.py``);
 this module holds the record, the shapes of pieces on the plan and the path
 costing every rule set's ``move`` question uses.
 

@@ -26,10 +26,12 @@ Examples
 ...                {"id": "b", "unit": "v", "x_mm": 500, "y_mm": 300, "base_mm": 30}],
 ...     "terrain": [{"id": "box", "kind": "container", "shape": "area",
 ...                  "points_mm": [[250, 250], [350, 250], [350, 350], [250, 350]]}]})
->>> s = line_of_sight(plan, "a", "b")
+>>> from rules.rulesets import find_ruleset
+>>> at43 = find_ruleset(plan.ruleset)
+>>> s = line_of_sight(plan, "a", "b", ruleset=at43)
 >>> s.visible, s.visible_fraction, s.blockers[0][:2]
 (False, 0.0, ('container', 'box'))
->>> line_of_sight(plan, "a", "a")
+>>> line_of_sight(plan, "a", "a", ruleset=at43)
 Traceback (most recent call last):
 ...
 rules.errors.InvalidActionError: a model always sees itself; ask about two different models
@@ -40,25 +42,43 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from calibration.units import inches
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import placed_only
-from rules.plan import Model, TablePlan
-from rules.terrain import terrain_geometry
-
-if TYPE_CHECKING:
-    from rules.rulesets.base import RuleSet
+from rules.plan import Model, TablePlan, Terrain
+from rules.terrain import TerrainKind, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
-HF_DEPTH_MM = {"sparse": inches(4), "dense": inches(2)}  # High Fire, Ligne de vue
+
+
+class SightRules(Protocol):
+    """What sight needs from a rule set (:class:`rules.rulesets.base.RuleSet` provides it).
+
+    The geometry takes the rule set as an argument and never looks one up:
+    ``models_block_sight`` says which figures block ("none", "models",
+    "infantry-units"), ``sight_depth_mm`` the depth of each "depth" sight kind that
+    blocks on its own (High Fire's sparse and dense areas), ``kind_of`` the kind of a
+    terrain piece.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def models_block_sight(self) -> str: ...
+    @property
+    def sight_depth_mm(self) -> Mapping[str, float]: ...
+    def kind_of(self, piece: Any) -> TerrainKind: ...
+    def source(self, section: str) -> str: ...
+    def defaults(self) -> dict[str, Any]: ...
+    def changed(self, options: Mapping[str, Any], name: str) -> str: ...
+    def __hash__(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -102,29 +122,16 @@ class Sight:
                 "explanation": explanation_json(self.steps)}
 
 
-def _ruleset(plan: TablePlan, ruleset: "RuleSet | None") -> "RuleSet":
-    if ruleset is not None:
-        return ruleset
-    return _find_ruleset(plan.ruleset)
-
-
-@functools.lru_cache(maxsize=32)
-def _find_ruleset(name: str) -> "RuleSet":
-    """``find_ruleset`` remembered by name (rule sets are fixed; an unknown name raises and is not kept)."""
-    from rules.rulesets.base import find_ruleset
-    return find_ruleset(name)
-
-
 def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
     kind = plan.unit(unit_id).kind
     return kind is None or kind == "infantry"
 
 
 @placed_only
-def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: "RuleSet | None" = None,
+def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
                  options: Mapping[str, Any] | None = None) -> list[Blocker]:
     """Return everything that may block or hide sight between two models in ``plan``'s rule set."""
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     out: list[Blocker] = []
     origin = shapely.Point(observer.position_mm)
     for piece in plan.terrain:
@@ -137,16 +144,16 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: "R
         if (piece.shape == "line" and kind.sight == "cover"
                 and geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM):
             continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
-        if kind.sight in HF_DEPTH_MM:
+        if kind.sight in rs.sight_depth_mm:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
-                               f"{kind.text}", kind.source, HF_DEPTH_MM[kind.sight]))
+                               f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight]))
         else:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source))
     out.extend(_figure_blockers(plan, rs, observer, target))
     return out
 
 
-def _figure_blockers(plan: TablePlan, rs: "RuleSet", observer: Model, target: Model) -> list[Blocker]:
+def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model) -> list[Blocker]:
     out: list[Blocker] = []
     if rs.models_block_sight == "models":
         for m in plan.models:
@@ -208,7 +215,7 @@ def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarra
 
 @placed_only
 def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str, Any] | None = None,
-                  ruleset: "RuleSet | None" = None) -> Sight:
+                  ruleset: SightRules) -> Sight:
     """Return whether model ``a_id`` sees model ``b_id``, how much of its base, and what is in the way.
 
     Parameters
@@ -218,8 +225,8 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
         Observer and target model ids (different).
     options : mapping, optional
         The rule set's options in force (``sight_depth`` for High Fire); defaults otherwise.
-    ruleset : RuleSet, optional
-        Defaults to ``plan.ruleset``.
+    ruleset : SightRules
+        The game's rule set (``rules.rulesets.find_ruleset(plan.ruleset)``).
 
     Returns
     -------
@@ -228,7 +235,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     if a_id == b_id:
         plan.model(a_id)
         raise InvalidActionError("a model always sees itself; ask about two different models")
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     observer, target = plan.model(a_id), plan.model(b_id)
     segs = sight_rays(observer, target)
@@ -265,7 +272,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     return _sight_result(rs, opts, observer, target, blocked, covered, depth_sum, hit_by)
 
 
-def _sight_result(rs: "RuleSet", opts: Mapping[str, Any], observer: Model, target: Model,
+def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
                   blocked: np.ndarray, covered: np.ndarray, depth_sum: np.ndarray,
                   hit_by: list[tuple[Blocker, np.ndarray]]) -> Sight:
     n = len(blocked)
@@ -329,29 +336,24 @@ class SightMatrix:
         return bool(self.clear[self.ids.index(a_id), self.ids.index(b_id)])
 
 
-# (terrain, rule set, result) of the last call, swapped as one reference so threads never mix two calls.
-_LAST_STATIC: list[Any] = [None]
-
-
-def _static_blockers(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+def _static_blockers(plan: TablePlan, rs: SightRules) -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
     """Return the terrain pieces that block or thin sight: geometries, effects, depth limits, ids (fresh lists)."""
-    last = _LAST_STATIC[0]
-    if last is None or last[0] is not plan.terrain or last[1] is not rs:
-        last = (plan.terrain, rs, _static_blockers_uncached(plan, rs))
-        _LAST_STATIC[0] = last
-    return tuple(list(part) for part in last[2])  # type: ignore[return-value]
+    return tuple(list(part) for part in _static_blockers_of(plan.terrain, rs))  # type: ignore[return-value]
 
 
-def _static_blockers_uncached(plan: TablePlan, rs: "RuleSet") -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
+@functools.lru_cache(maxsize=16)
+def _static_blockers_of(terrain: tuple[Terrain, ...], rs: SightRules
+                        ) -> tuple[tuple[BaseGeometry, ...], tuple[str, ...], tuple[float, ...], tuple[str, ...]]:
+    """The terrain's blockers, remembered by value (terrain pieces and rule sets hash; the result is immutable)."""
     geoms, effects, limits, ids = [], [], [], []
-    for piece in plan.terrain:
+    for piece in terrain:
         kind = rs.kind_of(piece)
-        if kind.sight in ("blocks",) or kind.sight in HF_DEPTH_MM:
+        if kind.sight in ("blocks",) or kind.sight in rs.sight_depth_mm:
             geoms.append(terrain_geometry(piece))
-            effects.append("depth" if kind.sight in HF_DEPTH_MM else "blocks")
-            limits.append(HF_DEPTH_MM.get(kind.sight, 0.0))
+            effects.append("depth" if kind.sight in rs.sight_depth_mm else "blocks")
+            limits.append(rs.sight_depth_mm.get(kind.sight, 0.0))
             ids.append(piece.terrain_id)
-    return geoms, effects, limits, ids
+    return tuple(geoms), tuple(effects), tuple(limits), tuple(ids)
 
 
 ANGLE_EPS = 1e-9
@@ -360,7 +362,7 @@ DEEP_MARGIN_MM = 1e-6  # a base this far inside every edge of a convex piece is 
 
 @placed_only
 def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None,
-                    ruleset: "RuleSet | None" = None) -> SightMatrix:
+                    ruleset: SightRules) -> SightMatrix:
     """Return the centre-line sight of every pair of models at once (vectorised).
 
     The answer for a pair equals ``line_of_sight(plan, a, b).centre_line_clear``
@@ -377,7 +379,7 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
     separate x and y arrays so every numpy loop runs over long rows.
     """
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     models = plan.models
     n = len(models)
@@ -411,7 +413,7 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     pts = _Points(x, y, rad)
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces)
+                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (plan.terrain, rs))
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -578,10 +580,10 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
 def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
-                  hull_pieces: "_Outlines | None" = None) -> None:
+                  hull_pieces: "_Outlines | None", static_key: tuple[tuple[Terrain, ...], SightRules]) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     own = np.asarray(owner, dtype=int)
-    pieces = _pieces_of(geoms, int((own < 0).sum()), hull_pieces)  # terrain first, then unit hulls
+    pieces = _pieces_of(geoms, int((own < 0).sum()), hull_pieces, static_key)  # terrain first, then unit hulls
     hard = np.array([e == "blocks" for e in effects])
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
@@ -737,10 +739,6 @@ class _Pieces:
     convex: np.ndarray
 
 
-# (geometries, result) of the last call, swapped as one reference so threads never mix two calls.
-_LAST_PIECES: list[Any] = [None]
-
-
 class _Outlines(NamedTuple):
     """Pieces as padded edges ``(G, E, 2, 2)`` (NaN past each piece's ``n_edges``) and their kinds."""
 
@@ -750,25 +748,29 @@ class _Outlines(NamedTuple):
     convex: np.ndarray
 
 
-def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None" = None) -> _Pieces:
+def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None",
+               static_key: tuple[tuple[Terrain, ...], SightRules]) -> _Pieces:
     """Return the padded arrays of ``geoms``, the first ``n_static`` of them terrain.
 
-    The terrain's outlines and arrays are kept from the last call (it rarely changes);
-    the rest (unit hulls, whose outlines may be given as ``rest``) are added each time.
+    The terrain's outlines and arrays are remembered by value (the terrain pieces and the
+    rule set, ``static_key``: it rarely changes); the rest (unit hulls, whose outlines may be
+    given as ``rest``) are added each time.
     """
-    static = list(geoms[:n_static])
-    last = _LAST_PIECES[0]
-    if last is None or len(last[0]) != len(static) or not all(a is b for a, b in zip(last[0], static)):
-        outlines = _outlines(static)
-        last = (static, outlines, _pieces_from_edges(*outlines))
-        _LAST_PIECES[0] = last
+    static_outlines, static_pieces = _static_pieces(*static_key)
     if n_static == len(geoms):
-        return last[2]  # type: ignore[no-any-return]
-    both = [last[1], rest if rest is not None else _outlines(geoms[n_static:])]
+        return static_pieces
+    both = [static_outlines, rest if rest is not None else _outlines(geoms[n_static:])]
     width = max(o.edges.shape[1] for o in both)
     edges = np.concatenate([np.concatenate([o.edges, np.full((len(o.edges), width - o.edges.shape[1], 2, 2), np.nan)],
                                            axis=1) for o in both])
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
+
+
+@functools.lru_cache(maxsize=16)
+def _static_pieces(terrain: tuple[Terrain, ...], rs: SightRules) -> tuple["_Outlines", _Pieces]:
+    """The outlines and arrays of the terrain's blockers, remembered by value."""
+    outlines = _outlines(_static_blockers_of(terrain, rs)[0])
+    return outlines, _pieces_from_edges(*outlines)
 
 
 def _outlines(geoms: Sequence[BaseGeometry]) -> _Outlines:
@@ -868,7 +870,7 @@ def _convex(g: BaseGeometry) -> bool:
         return len(g.coords) == 2
     if g.geom_type != "Polygon" or len(g.interiors):
         return False
-    return abs(g.convex_hull.area - g.area) <= 1e-9 * max(g.area, 1.0)
+    return bool(abs(g.convex_hull.area - g.area) <= 1e-9 * max(g.area, 1.0))
 
 
 def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pieces: "_Pieces",
@@ -882,7 +884,7 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     x_at = ax + (py - ay) * (bx - ax) / np.where(straddle, by_ - ay, 1.0)  # what does not straddle never counts
     crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
     inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
-    return hit | inside
+    return np.asarray(hit | inside)
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
@@ -904,32 +906,18 @@ def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
     return np.where(outside, 0.0, length)
 
 
-_INFO_CACHE: dict[int, tuple[BaseGeometry, np.ndarray, bool, bool]] = {}
-
-
 def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     """Return a piece's boundary edges ``(E, 2, 2)``, whether it is an area, and whether it is convex.
 
-    Cached by identity (terrain geometries are themselves cached); the cache keeps the
-    geometry alive so an id is never reused while its entry stands.
+    Terrain's are remembered with its outlines (:func:`_static_pieces`, keyed on the pieces'
+    values); unit hulls change with every move and are worked out each time.
     """
-    hit = _INFO_CACHE.get(id(g))
-    if hit is not None and hit[0] is g:
-        return hit[1], hit[2], hit[3]
     area = g.geom_type in ("Polygon", "MultiPolygon")
     parts = shapely.get_rings(shapely.get_parts(g)) if area else shapely.get_parts(g)
     segs = [np.stack([c[:-1], c[1:]], axis=1) for c in (shapely.get_coordinates(r) for r in parts)]
     edges = np.concatenate(segs) if segs else np.zeros((0, 2, 2))
     edges.flags.writeable = False
-    convex = _convex(g)
-    _remember_info(g, edges, area, convex)
-    return edges, area, convex
-
-
-def _remember_info(g: BaseGeometry, edges: np.ndarray, area: bool, convex: bool) -> None:
-    if len(_INFO_CACHE) > 4096:
-        _INFO_CACHE.clear()
-    _INFO_CACHE[id(g)] = (g, edges, area, convex)
+    return edges, area, _convex(g)
 
 
 def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray,
@@ -937,7 +925,7 @@ def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarr
     """Return whether segments ``p-q`` and ``a-b`` meet (touching counts), element by element."""
     def orient(ox: np.ndarray, oy: np.ndarray, sx: np.ndarray, sy: np.ndarray,
                tx: np.ndarray, ty: np.ndarray) -> np.ndarray:
-        return (sx - ox) * (ty - oy) - (sy - oy) * (tx - ox)
+        return np.asarray((sx - ox) * (ty - oy) - (sy - oy) * (tx - ox))
 
     d1, d2 = orient(ax, ay, bx, by, px, py), orient(ax, ay, bx, by, qx, qy)
     d3, d4 = orient(px, py, qx, qy, ax, ay), orient(px, py, qx, qy, bx, by)
@@ -945,10 +933,10 @@ def _segments_cross(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarr
     # Collinear segments: require overlapping extents.
     collinear = (d1 == 0) & (d2 == 0)
     if not collinear.any():
-        return proper
+        return np.asarray(proper)
     overlap = ((np.minimum(px, qx) <= np.maximum(ax, bx)) & (np.minimum(ax, bx) <= np.maximum(px, qx))
                & (np.minimum(py, qy) <= np.maximum(ay, by)) & (np.minimum(ay, by) <= np.maximum(py, qy)))
-    return np.where(collinear, overlap, proper)
+    return np.asarray(np.where(collinear, overlap, proper))
 
 
 # -- units ----------------------------------------------------------------------------------
@@ -974,7 +962,7 @@ class UnitSight:
 
 @placed_only
 def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Model], *,
-                options: Mapping[str, Any] | None = None, ruleset: "RuleSet | None" = None
+                options: Mapping[str, Any] | None = None, ruleset: SightRules
                 ) -> dict[str, tuple[str, ...]]:
     """Return, for each firing model, the target models it sees (model-to-model sight)."""
     out: dict[str, tuple[str, ...]] = {}
@@ -987,9 +975,9 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
 
 @placed_only
 def unit_sight(plan: TablePlan, unit_a: str, unit_b: str, *, options: Mapping[str, Any] | None = None,
-               ruleset: "RuleSet | None" = None) -> UnitSight:
+               ruleset: SightRules) -> UnitSight:
     """Return sight from unit ``unit_a`` to unit ``unit_b``: visible when any model sees any model."""
-    rs = _ruleset(plan, ruleset)
+    rs = ruleset
     firers, targets = plan.models_of(unit_a), plan.models_of(unit_b)
     pairs = sight_pairs(plan, firers, targets, options=options, ruleset=rs)
     seeing = tuple(k for k, v in pairs.items() if v)

@@ -21,7 +21,8 @@ from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from rules.plan import RULESET_IDS, TERRAIN_SHAPES, game_to_dict
+from rules.plan import TERRAIN_SHAPES, game_to_dict
+from rules.rulesets import RULESET_IDS
 from server import edits, pages, rulesbridge
 from server.bands import range_bands
 from server.broadcast import stream
@@ -30,6 +31,7 @@ from server.live import lower_thread_priority
 from server.overlay import Overlay
 from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points,
                              string_list)
+from tabletracker.errors import TabletrackerError
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +58,8 @@ def atomic(view: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@bp.errorhandler(ValueError)
-def _domain_error(exc: ValueError) -> Any:
+@bp.errorhandler(TabletrackerError)
+def _domain_error(exc: TabletrackerError) -> Any:
     err = from_domain(exc)
     return jsonify(err.to_json()), err.status
 
@@ -90,7 +92,7 @@ def state() -> Any:
 def _safe(fn: Any, default: Any) -> Any:
     try:
         return fn()
-    except (ApiError, ValueError) as exc:
+    except (ApiError, TabletrackerError) as exc:
         log.warning("state: %s", exc)
         return default
 
@@ -161,6 +163,11 @@ def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
     return action, req, dice, dict(r.data)
 
 
+@bp.get("/actions")
+def actions() -> Any:
+    return jsonify({"actions": rulesbridge.describe_actions(overlay().plan())})
+
+
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()
@@ -207,7 +214,7 @@ def undo() -> Any:
         event = ov.undo(event_id)
     except LookupError as exc:
         raise ApiError(409, "nothing_to_undo", str(exc)) from None
-    except ValueError as exc:
+    except TabletrackerError as exc:
         raise ApiError(409, "nothing_to_undo", str(exc)) from None
     return jsonify({"event": event.to_json(), "game": ov.game_view()})
 
@@ -268,7 +275,7 @@ def set_ruleset() -> Any:
     new = edits.set_ruleset(edits.retype_terrain(plan, mapping), ruleset)
     try:
         rulesbridge.ruleset_of(ruleset).check_plan(new)  # every terrain kind must exist in the new rule set
-    except ValueError as exc:
+    except TabletrackerError as exc:
         raise ApiError(400, "terrain_kind", f"{exc}; confirm a terrain kind of {ruleset} for each piece",
                        params={"ruleset": ruleset},
                        proposal=edits.propose_kinds(plan, list(kinds.values()))) from None

@@ -2,10 +2,10 @@
 
 The page draws rings where a target's band changes. Rather than copying each rule
 set's band table into the server, a probe target is walked away from the model and
-the rule set's own ``range`` question is asked at each step; where the band it gives
-changes, the boundary is refined by bisection to :data:`BOUNDARY_TOLERANCE_MM`. So
-the rings are exactly the rules' bands (AT-43's 10 cm "portées", Feu à Volonté's 4/8/12
-UD, Star Wars' range and long range...) with the weapon range the players give.
+the rule set's typed hook ``RuleSet.range_band`` is asked at each step; where the band
+it gives changes, the boundary is refined by bisection to :data:`BOUNDARY_TOLERANCE_MM`.
+So the rings are exactly the rules' bands (AT-43's 10 cm "portées", Feu à Volonté's
+4/8/12 UD, Star Wars' range and long range...) with the weapon range the players give.
 
 Examples
 --------
@@ -23,7 +23,6 @@ import dataclasses
 import math
 from typing import Any
 
-from rules.errors import InvalidActionError
 from rules.plan import Model, TablePlan, Unit
 from server import rulesbridge
 
@@ -46,10 +45,9 @@ def range_bands(plan: TablePlan, model_id: str, weapon_range: float | None = Non
     options = rs.resolve_options(plan)
     how = rs.measure_how(options)
     unit = rs.unit(options)
-    extra = ["--weapon-range", f"{weapon_range:g}"] if weapon_range is not None else []
     probe_r = model.base_mm / 2.0
     direction, room = _roomiest_direction(plan, model)
-    asker, centre = _asker(plan, model, extra)
+    asker, centre = _asker(plan, model, weapon_range)
     step = max(unit.mm / 2.0, 2.0)
     offset = probe_r if how == "edge" else 0.0
 
@@ -90,46 +88,22 @@ def _roomiest_direction(plan: TablePlan, model: Model) -> tuple[tuple[float, flo
     return direction, math.hypot(w, d)
 
 
-def _asker(plan: TablePlan, model: Model, extra: list[str]) -> tuple[Any, tuple[float, float]]:
-    """Return ``ask_band(probe_position) -> band`` and the centre ranges are measured from."""
+def _asker(plan: TablePlan, model: Model, weapon_range: float | None) -> tuple[Any, tuple[float, float]]:
+    """Return ``band_at(probe_position) -> band`` and the centre ranges are measured from."""
+    rs = rulesbridge.ruleset_of(plan.ruleset)
+    options = rs.resolve_options(plan)
     side = "__range_probe_side__"
     probe_unit = Unit(unit_id=PROBE_UNIT, side=side, name="probe", leader=PROBE_MODEL)
     base = dataclasses.replace(plan, units=plan.units + (probe_unit,))
+    by_units = rs.range_between == "units"
+    observer, target = (model.unit_id, PROBE_UNIT) if by_units else (model.model_id, PROBE_MODEL)
 
-    def with_probe(pos: tuple[float, float]) -> TablePlan:
+    def band_at(pos: tuple[float, float]) -> str:
         probe = Model(model_id=PROBE_MODEL, unit_id=PROBE_UNIT, position_mm=pos, base_mm=model.base_mm,
                       height_mm=model.height_mm, profile=model.profile)
-        return dataclasses.replace(base, models=base.models + (probe,))
+        probed = dataclasses.replace(base, models=base.models + (probe,))
+        return str(rs.range_band(probed, observer, target, options, weapon_range=weapon_range))
 
-    def by_models(pos: tuple[float, float]) -> str:
-        return band_of(rulesbridge.ask(with_probe(pos), "range", [model.model_id, PROBE_MODEL, *extra], {}))
-
-    def by_units(pos: tuple[float, float]) -> str:
-        return band_of(rulesbridge.ask(with_probe(pos), "range", [model.unit_id, PROBE_UNIT, *extra], {}))
-
-    far = (model.x_mm + 1.0, model.y_mm)
-    try:
-        by_models(far)
-        return by_models, model.position_mm
-    except InvalidActionError:
-        by_units(far)  # raises the rule set's own message when neither works
-        leader = plan.leader_of(model.unit_id) or model
-        return by_units, leader.position_mm
-
-
-def band_of(answer: dict[str, Any]) -> str:
-    """Return the band a ``range`` answer gives: its ``band``, else in or out of range.
-
-    >>> band_of({"band": 2}), band_of({"in_range": False}), band_of({"models": {"a": {"in_range": True}}, "beyond_9": True})
-    ('2', 'out of range', 'in range, beyond 9"')
-    """
-    if "band" in answer:
-        return str(answer["band"])
-    if "in_range" in answer:
-        inside = bool(answer["in_range"])
-    else:
-        inside = any(bool(v.get("in_range")) for v in (answer.get("models") or {}).values())
-    text = "in range" if inside else "out of range"
-    if answer.get("beyond_9"):
-        text += ', beyond 9"'
-    return text
+    band_at((model.x_mm + 1.0, model.y_mm))  # raises the rule set's own message on a bad request
+    centre = (plan.leader_of(model.unit_id) or model).position_mm if by_units else model.position_mm
+    return band_at, centre

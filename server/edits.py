@@ -33,7 +33,7 @@ def _next_id(prefix: str, taken: Sequence[str]) -> str:
 
 
 def set_ruleset(plan: TablePlan, ruleset: str) -> TablePlan:
-    """Return the plan played under ``ruleset`` (one of ``rules.plan.RULESET_IDS``)."""
+    """Return the plan played under ``ruleset`` (one of ``rules.rulesets.RULESET_IDS``)."""
     return dataclasses.replace(plan, ruleset=ruleset)
 
 

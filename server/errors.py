@@ -1,7 +1,7 @@
 """API errors: every failure reaches the client as a small JSON document, never a traceback.
 
-Domain errors (the packages' ``ValueError`` subclasses) are mapped to 4xx at the
-blueprint edge; anything unexpected becomes a 500 with a generic message while the
+Domain errors (the packages' errors, under :class:`tabletracker.errors.TabletrackerError`)
+are mapped to 4xx at the blueprint edge; anything unexpected becomes a 500 with a generic message while the
 traceback goes to the server log only.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from rules.errors import (GameFileError, IllegalActionError, InvalidActionError, MissingTableError,
-                          RosterError)
+from rules.errors import GameFileError, IllegalActionError, InvalidActionError, MissingTableError, RosterError
+from tabletracker.errors import TabletrackerError
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +26,10 @@ DOMAIN_ERRORS: tuple[tuple[type[Exception], int, str], ...] = (
     (GameFileError, 400, "invalid_game"),
     (RosterError, 400, "invalid_roster"),
 )
+
+
+class ServerError(TabletrackerError):
+    """Root of the server's own errors (a malformed request, nothing to undo), under the project root."""
 
 
 class ApiError(Exception):
@@ -49,8 +53,8 @@ def bad_request(message: str, **details: Any) -> ApiError:
     return ApiError(400, "bad_request", message, **details)
 
 
-def from_domain(exc: ValueError) -> ApiError:
-    """Map a package's ``ValueError`` to an :class:`ApiError`."""
+def from_domain(exc: TabletrackerError) -> ApiError:
+    """Map a package's error (under the project root) to an :class:`ApiError`."""
     for kind, status, code in DOMAIN_ERRORS:
         if isinstance(exc, kind):
             return ApiError(status, code, str(exc))

@@ -23,6 +23,8 @@ from typing import Any, Callable, Mapping, Protocol
 import cv2
 import numpy as np
 
+from tabletracker.errors import TabletrackerError
+
 log = logging.getLogger(__name__)
 
 PLAN_IMAGE_MAX_PX = 900  # longest side of the warped top-down image
@@ -194,9 +196,14 @@ class LiveLoop:
             try:
                 snap = self.step()
                 self.last_error = None
-            except Exception as exc:  # the loop must survive a bad frame; say why
-                log.exception("live loop: frame failed")
+            except TabletrackerError as exc:  # a project error (no camera, calibration lost): say why, go on
+                log.warning("live loop: frame failed: %s", exc)
                 self.last_error = str(exc)
+                snap = None
+                self._stop.wait(0.5)
+            except Exception as exc:  # a bug: logged with its traceback and shown as an internal error, never silent
+                log.exception("live loop: internal error (a bug) while processing a frame")
+                self.last_error = f"internal error ({type(exc).__name__}): see the server log"
                 snap = None
                 self._stop.wait(0.5)
             if snap is None and not self.loop_source and self.last_error is None:

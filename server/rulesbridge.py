@@ -13,8 +13,6 @@ import logging
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
-
-from calibration.units import inches
 from rules.dice import Dice
 from rules.errors import RosterError
 from rules.plan import TablePlan
@@ -46,7 +44,12 @@ def questions_of(plan: TablePlan) -> list[str]:
 
 def actions_of(ruleset: str) -> list[str]:
     """Return the action names of ``ruleset`` (shoot, melee, morale...)."""
-    return sorted(_module("rules.combat").actions_of(ruleset))
+    return sorted(_module("rules.resolve").actions_of(ruleset))
+
+
+def describe_actions(plan: TablePlan) -> list[dict[str, Any]]:
+    """Return the plan's actions with their typed arguments and legal values (``rules.resolve.describe_actions``)."""
+    return list(_module("rules.resolve").describe_actions(plan))
 
 
 def dice_from(body: Mapping[str, Any]) -> Dice | None:
@@ -71,8 +74,8 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
 
 
 def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Any:
-    """Resolve an action (``rules.combat.resolve``); returns the :class:`Resolution`."""
-    return _module("rules.combat").resolve(plan, action, request, dice)
+    """Resolve an action (``rules.resolve.resolve``); returns the :class:`Resolution`."""
+    return _module("rules.resolve").resolve(plan, action, request, dice)
 
 
 def parse_roster_text(text: str, filename: str) -> Any:
@@ -90,8 +93,8 @@ def merge_rosters(plan: TablePlan, rosters: Sequence[Any]) -> TablePlan:
 
 
 def ruleset_of(name: str) -> Any:
-    """Return the :class:`rules.rulesets.base.RuleSet` called ``name``."""
-    return _module("rules.rulesets.base").find_ruleset(name)
+    """Return the :class:`rules.rulesets.RuleSet` called ``name``."""
+    return _module("rules.rulesets").find_ruleset(name)
 
 
 def terrain_kinds(ruleset: str) -> list[dict[str, Any]]:
@@ -111,23 +114,12 @@ def length_unit(plan: TablePlan) -> Any:
     return rs.unit(options)
 
 
-# Deployment depth by rule set, for drawing the zones: the rules answer whether units are
-# inside (``deployment`` question) and name each side's edge, but give no zone outline.
-# Grimdark Future Firefight, Préparation (déploiement): within 12" of one's table edge.
-DEPLOYMENT_DEPTH_IN = {"firefight": 12.0}
-
-
 def deployment_zones(plan: TablePlan) -> list[dict[str, Any]]:
     """Return each side's deployment zone as a polygon (``[]`` when the rule set has none)."""
-    depth_in = DEPLOYMENT_DEPTH_IN.get(plan.ruleset)
-    if depth_in is None or "deployment" not in questions_of(plan):
-        return []
-    answer = ask(plan, "deployment", [], {})
-    zones = _module("rules.zones")
+    rs = ruleset_of(plan.ruleset)
     unit = length_unit(plan)
     out = []
-    for side, edge in answer.get("edges", {}).items():
-        poly = zones.deployment_zone(plan, edge, inches(depth_in))
-        out.append({"side": side, "edge": edge, "depth": depth_in, "unit": unit.symbol,
-                    "points_mm": [[round(x, 2), round(y, 2)] for x, y in list(poly.exterior.coords)[:-1]]})
+    for z in rs.deployment_zones(plan, rs.resolve_options(plan)):
+        out.append({"side": z.side, "edge": z.edge, "depth": round(unit.from_mm(z.depth_mm), 3), "unit": unit.symbol,
+                    "points_mm": [[round(x, 2), round(y, 2)] for x, y in list(z.zone.exterior.coords)[:-1]]})
     return out

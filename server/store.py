@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from server.errors import ServerError
+
 log = logging.getLogger(__name__)
 
 SCHEMA = """
@@ -68,7 +70,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 NOT_UNDOABLE = ("start", "undo")
 
 
-class NothingToUndoError(ValueError):
+class NothingToUndoError(ServerError):
     """Undo was asked but every step of the game is already undone."""
 
 

@@ -22,14 +22,14 @@ from typing import Any
 from flask import Request
 
 from calibration.fields import Reader
-from server.errors import ApiError
+from server.errors import ApiError, ServerError
 
 MAX_ID_LENGTH = 80
 MAX_POINTS = 200
 _ID = re.compile(r"^[A-Za-z0-9_.:\- ]{1,80}$")
 
 
-class RequestError(ValueError):
+class RequestError(ServerError):
     """A request body or parameter is malformed (mapped to 400)."""
 
 

@@ -15,6 +15,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from tabletracker.errors import TabletrackerError
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("tabletracker.commands.serve", "run the web overlay (the sample table when no camera is given)"),
@@ -68,7 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sub.parse_args(rest)
     try:
         return int(module.run(args) or 0)
-    except (ValueError, OSError) as exc:
+    except (TabletrackerError, OSError) as exc:  # the project's errors: what the user gave is wrong
+        print(f"tabletracker {name}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as exc:
+        # Not a project error: a bug, or a package still raising a plain ValueError for bad input
+        # (being moved under TabletrackerError). Say it and keep the traceback in the log.
+        logging.getLogger("tabletracker").error("unexpected %s in %s", type(exc).__name__, name, exc_info=exc)
         print(f"tabletracker {name}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

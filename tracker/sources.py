@@ -33,6 +33,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from tracker.errors import TrackerError
+
 log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -50,7 +52,7 @@ READS_BEFORE_LOST = 3
 FOLDER_FPS = 10.0
 
 
-class SourceError(ValueError):
+class SourceError(TrackerError):
     """A frame source cannot be opened; the message says what to give instead."""
 
 

@@ -1,41 +1,46 @@
-"""The rule-set base class and registry, after ``chess.variant``.
+"""The rule-set base class, after ``chess.variant``.
 
 :class:`RuleSet` carries the metadata (``name``, ``aliases``, ``unit_key``), the
 terrain kind table, the named options (RULES-NOTES.md choices, each with its
-default) and the hook methods the geometry questions call. Each of the five rule
-sets subclasses it in ``rules/rulesets/<name>.py`` and overrides only what differs.
+default), the questions (``ask_<name>`` methods) and actions (``actions`` table) both
+entry points go through, and the hook methods the shared geometry and the server call.
+Each of the five rule sets subclasses it in ``rules/rulesets/<name>/__init__.py`` and
+overrides only what differs; the registry is ``rules.rulesets.RULESETS``.
 
 Examples
 --------
+>>> from rules.rulesets import find_ruleset
 >>> rs = find_ruleset("AT-43")
 >>> rs.name, rs.unit_key
 ('at-43', 'cm')
->>> find_ruleset("chess")
-Traceback (most recent call last):
-...
-rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, feu-a-volonte, at-43, star-wars
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, Sequence
 
-from calibration.units import DEFAULT_UD_MM, LengthUnit, unit_for_ruleset
+from shapely.geometry import Polygon
+
+from calibration.units import DEFAULT_UD_MM, LengthUnit, length_unit
 from rules.errors import GameFileError, InvalidActionError
 from rules.explain import Step
-from rules.plan import TablePlan, Terrain
-from rules.terrain import TerrainKind
+from rules.frozen import parse_bool
+from rules.measure import model_distance_mm
+from rules.plan import Model, TablePlan, Terrain
+from rules.resolution import Action
+from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, handler
+from rules.rulesets.kit import has_rule, unit_rules
+from rules.rulesets.params import Param, describe
+from rules.terrain import TerrainKind, pieces_at
+from rules.visibility import line_of_sight
 
 logger = logging.getLogger(__name__)
 
-RULESET_MODULES = ("high_fire", "firefight", "feu_a_volonte", "at43", "star_wars")
 MEASURES = ("edge", "centre")
-CONTACT_TOLERANCE_MM = 0.5  # bases closer than this count as touching
 
 
 @dataclass(frozen=True)
@@ -64,13 +69,9 @@ class Option:
                 raise InvalidActionError(f"option {self.name} must be a positive number, got {value!r}")
             return number
         if self.kind == "bool":
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text in ("true", "yes", "1", "on"):
-                return True
-            if text in ("false", "no", "0", "off"):
-                return False
+            parsed = parse_bool(value)  # the rules core's one reading of yes/no
+            if parsed is not None:
+                return parsed
             raise InvalidActionError(f"option {self.name} must be true or false, got {value!r}")
         text = str(value)
         if self.kind == "text":
@@ -79,6 +80,25 @@ class Option:
             raise InvalidActionError(
                 f"option {self.name} must be one of {', '.join(self.choices)}, got {value!r}")
         return text
+
+
+@dataclass(frozen=True)
+class DeploymentZone:
+    """One side's deployment zone: the strip within ``depth_mm`` of its table ``edge``."""
+
+    side: str
+    edge: str
+    depth_mm: float
+    zone: Polygon
+
+
+@dataclass(frozen=True)
+class CoverVerdict:
+    """Whether a model is in cover from a shooting unit, what gives it, and why in words."""
+
+    in_cover: bool
+    by: tuple[str, ...] = ()
+    reason: str = ""
 
 
 class RuleSet:
@@ -101,6 +121,16 @@ class RuleSet:
     models_block_sight: ClassVar[str] = "none"
     #: Questions this rule set answers: name -> method name on the rule set (see rules.questions).
     question_names: ClassVar[tuple[str, ...]] = ()
+    #: Depth of sight through each "depth" sight kind of terrain, mm (High Fire's sparse and dense areas).
+    sight_depth_mm: ClassVar[Mapping[str, float]] = MappingProxyType({})
+    #: Actions this rule set resolves: name -> ``(plan, request, dice) -> Resolution`` (rules.resolve).
+    actions: ClassVar[Mapping[str, Action]] = MappingProxyType({})
+    #: Named arguments of the actions that take positional ones on the command line.
+    action_arguments: ClassVar[Mapping[str, tuple[str, ...]]] = MappingProxyType({})
+    #: Typed arguments of each action (``rules/rulesets/<name>/params.py``), for forms and help.
+    action_params: ClassVar[Mapping[str, tuple[Param, ...]]] = MappingProxyType({})
+    #: What the ``range`` question measures between: two "models" or two "units" (leader or centre).
+    range_between: ClassVar[str] = "models"
 
     # -- metadata ---------------------------------------------------------------
     def __repr__(self) -> str:
@@ -150,7 +180,7 @@ class RuleSet:
     def unit(self, options: Mapping[str, Any] | None = None) -> LengthUnit:
         """Return the rule set's unit of length (Feu à Volonté's UD from ``ud_mm``)."""
         ud_mm = float((options or {}).get("ud_mm", DEFAULT_UD_MM))
-        return unit_for_ruleset(self.name, ud_mm=ud_mm)
+        return length_unit(self.unit_key, ud_mm=ud_mm)
 
     def to_unit(self, value_mm: float, options: Mapping[str, Any] | None = None) -> float:
         """Convert millimetres to the rule set's unit."""
@@ -215,39 +245,74 @@ class RuleSet:
         """Return whether a model is exempt from cohesion (High Fire specialists)."""
         return False
 
-    def ask_handlers(self) -> dict[str, Callable[..., dict[str, Any]]]:
+    def ask_handlers(self) -> dict[str, Handler]:
         """Return the questions this rule set answers, by name (see :mod:`rules.questions`)."""
-        from rules import questions
-        return {name: questions.handler(self, name) for name in self.question_names}
+        return {name: handler(self, name) for name in self.question_names}
+
+    # -- typed hooks the server draws from ---------------------------------------------
+    def range_band(self, plan: TablePlan, observer: str, target: str, options: Mapping[str, Any], *,
+                   weapon_range: float | None = None) -> str:
+        """Return the range band ``target`` stands in seen from ``observer`` (models or units, see ``range_between``).
+
+        The default reads the rule set's own ``range`` answer, so the band drawn is
+        exactly the band the question gives; a rule set with a closed form overrides it.
+        ``weapon_range`` is in the rule set's unit.
+        """
+        raw = [observer, target] + ([] if weapon_range is None else ["--weapon-range", f"{weapon_range:g}"])
+        return band_of(handler(self, "range")(plan, Args("range", raw), options))
+
+    def special_rules(self, plan: TablePlan, model: Model) -> tuple[str, ...]:
+        """Return a model's special rules: its unit's, its profile's and its own (roster traits).
+
+        The one reading of a model's rules that questions and actions share (a unit whose
+        *profile* has Stealth has Stealth for both).
+        """
+        return tuple(unit_rules(plan, plan.unit(model.unit_id), model))
+
+    def all_have(self, plan: TablePlan, unit_id: str, rule: str) -> bool:
+        """Return whether every model of a unit has ``rule`` (``Name`` or ``Name(X)``)."""
+        models = plan.models_of(unit_id)
+        return bool(models) and all(has_rule(self.special_rules(plan, m), rule) for m in models)
+
+    def in_cover(self, plan: TablePlan, firers: Sequence[Model], target: Model, options: Mapping[str, Any], *,
+                 obstacles: bool = True) -> CoverVerdict:
+        """Return whether ``target`` is in cover from the shooting models ``firers``.
+
+        In cover when it stands inside a piece that gives cover, or (``obstacles``) when
+        at least half of its base is hidden by cover from the nearest firer that sees it.
+        Written for Grimdark Future Firefight (Terrain, Couvert: the seed does not say from
+        which firer; one viewpoint per target model, the nearest that sees it, so the verdict
+        does not change with the weapon chosen); the other rule sets have their own cover rules.
+        """
+        inside = [p for p in pieces_at(target.position_mm, plan.terrain) if self.kind_of(p).cover]
+        if inside:
+            return CoverVerdict(True, tuple(p.terrain_id for p in inside),
+                                f"{target.model_id} stands in {inside[0].terrain_id} ({inside[0].kind})")
+        if not obstacles:
+            return CoverVerdict(False)
+        sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=options, ruleset=self))
+                  for f in firers if f.model_id != target.model_id]
+        seen = [(f, s) for f, s in sights if s.visible]
+        if not seen:
+            return CoverVerdict(False)
+        _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
+        if s.cover and s.cover_fraction >= 0.5:
+            by = tuple(i for _, i, _ in s.cover)
+            return CoverVerdict(True, by, f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(by)}")
+        return CoverVerdict(False)
+
+    def deployment_zones(self, plan: TablePlan, options: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:
+        """Return each side's deployment zone (none for a rule set without deployment zones)."""
+        del plan, options
+        return ()
+
+    def describe_actions(self, plan: TablePlan) -> list[dict[str, Any]]:
+        """Return each action with its arguments and the values legal in ``plan`` (JSON-ready)."""
+        return describe(plan, self.actions, self.action_params)
+
+    def validate_roster(self, roster: Any) -> None:
+        """Refuse a roster this rule set cannot play (unknown weapon or rule, broken limit)."""
+        del roster  # a rule set without roster checks accepts every roster
 
 
-_REGISTRY: dict[str, RuleSet] = {}
-
-
-def register(cls: type[RuleSet]) -> type[RuleSet]:
-    """Class decorator: add a rule set to the registry (one instance per class)."""
-    _REGISTRY[cls.name] = cls()
-    return cls
-
-
-def all_rulesets() -> tuple[RuleSet, ...]:
-    """Return the five rule sets in the order of ``rules.plan.RULESET_IDS``."""
-    for module in RULESET_MODULES:
-        importlib.import_module(f"rules.rulesets.{module}")
-    from rules.plan import RULESET_IDS
-    return tuple(_REGISTRY[name] for name in RULESET_IDS)
-
-
-def _norm(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
-
-
-def find_ruleset(name: str) -> RuleSet:
-    """Return the rule set called ``name`` or one of its aliases (case, spaces and dashes ignored)."""
-    rulesets = all_rulesets()
-    key = _norm(name)
-    for rs in rulesets:
-        if key in {_norm(rs.name), _norm(rs.title), *(_norm(a) for a in rs.aliases)}:
-            return rs
-    raise InvalidActionError(
-        f"unknown rule set {name!r}; rule sets are: {', '.join(rs.name for rs in rulesets)}")
+__all__ = ["COMMON_QUESTIONS", "MEASURES", "CoverVerdict", "DeploymentZone", "Option", "RuleSet"]

@@ -13,6 +13,8 @@ import argparse
 import json
 from typing import Any
 
+from tabletracker.errors import UsageError
+
 HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
 
 
@@ -43,7 +45,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
             if tok == "--option":
                 i += 1
                 if i >= len(items):
-                    raise ValueError("--option needs KEY=VALUE, e.g. --option measure=centre")
+                    raise UsageError("--option needs KEY=VALUE, e.g. --option measure=centre")
                 raw_options.append(items[i])
             else:
                 raw_options.append(tok.split("=", 1)[1])
@@ -54,7 +56,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
     for raw in raw_options:
         key, eq, value = raw.partition("=")
         if not eq or not key:
-            raise ValueError(f"--option must be KEY=VALUE (e.g. measure=centre), got {raw!r}")
+            raise UsageError(f"--option must be KEY=VALUE (e.g. measure=centre), got {raw!r}")
         options[key.strip()] = value.strip()
     return rest, as_json, options
 

@@ -6,6 +6,8 @@ import argparse
 import time
 from pathlib import Path
 
+from tabletracker.errors import UsageError
+
 HELP = "re-render the bundled sample images and sequence"
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "sample_images"
 
@@ -22,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file; give a folder to write the samples into")
+        raise UsageError(f"--out {out} is a file; give a folder to write the samples into")
     start = time.monotonic()
 
     def progress(name: str) -> None:

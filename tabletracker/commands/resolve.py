@@ -1,6 +1,6 @@
 """``tabletracker resolve GAME.json ACTION ARGS... [--weapon NAME] [--dice 3,5,6 | --seed N] [--json] [--out NEW.json]``.
 
-Resolves one action of the game's rule set with :func:`rules.combat.resolve`, the
+Resolves one action of the game's rule set with :func:`rules.resolve.resolve`, the
 function the web page uses too. The action's main arguments come in order
 (``shoot FIRING TARGET``, ``melee ATTACKER DEFENDER``, ``morale UNIT``,
 ``activate UNIT``...); any other argument is ``key=value`` (``cover=yes``,
@@ -20,6 +20,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any, Sequence
+
+from tabletracker.errors import UsageError
 
 HELP = "resolve an action (shoot, melee, morale, activate...) with its exact odds, and with dice its result"
 
@@ -59,11 +61,11 @@ def parse_dice(text: str) -> list[int]:
     """
     tokens = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
     if not tokens:
-        raise ValueError("--dice is empty: type the dice rolled, e.g. --dice 3,5,6")
+        raise UsageError("--dice is empty: type the dice rolled, e.g. --dice 3,5,6")
     out = []
     for t in tokens:
         if not re.fullmatch(r"\d+", t):
-            raise ValueError(f"--dice must be whole numbers separated by commas, got {t!r} in {text!r}")
+            raise UsageError(f"--dice must be whole numbers separated by commas, got {t!r} in {text!r}")
         out.append(int(t))
     return out
 
@@ -78,14 +80,14 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     plain = [a for a in args if "=" not in a]
     if len(plain) > len(names):
         expected = " ".join(n.upper() for n in names) or "no plain arguments"
-        raise ValueError(f"{action} takes {expected}; got {len(plain)} plain argument(s): {' '.join(plain)} "
+        raise UsageError(f"{action} takes {expected}; got {len(plain)} plain argument(s): {' '.join(plain)} "
                          f"(other arguments are key=value)")
     request.update(zip(names, plain))
     for a in args:
         if "=" in a:
             key, _, value = a.partition("=")
             if not key:
-                raise ValueError(f"an argument must be key=value, got {a!r}")
+                raise UsageError(f"an argument must be key=value, got {a!r}")
             request[key.strip()] = value.strip()
     if weapon is not None:
         request["weapon"] = weapon
@@ -116,24 +118,25 @@ def summary(out: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rules.combat import COMBAT, actions_of, resolve
     from rules.dice import Dice
     from rules.plan import dump_game, load_game
+    from rules.resolve import resolve
     from rules.roster import load_roster, merge_rosters
+    from rules.rulesets import find_ruleset
 
     plan = load_game(args.game)
     if args.roster:
         plan = merge_rosters(plan, [load_roster(path) for path in args.roster])
-    actions = actions_of(plan.ruleset)
+    rs = find_ruleset(plan.ruleset)
+    actions = rs.actions
     if args.action is None:
         print(f"{plan.ruleset} actions: {', '.join(sorted(actions))}")
         return 0
     if args.action not in actions:
-        raise ValueError(f"{plan.ruleset} has no action {args.action!r}; actions are: {', '.join(sorted(actions))}")
+        raise UsageError(f"{plan.ruleset} has no action {args.action!r}; actions are: {', '.join(sorted(actions))}")
     if args.out and args.dice is None and args.seed is None:
-        raise ValueError("--out writes the game after the result: give the dice (--dice) or a --seed")
-    names = getattr(COMBAT[plan.ruleset], "ARGUMENTS", {}).get(args.action) \
-        or DEFAULT_ARGUMENTS.get(args.action, ())
+        raise UsageError("--out writes the game after the result: give the dice (--dice) or a --seed")
+    names = rs.action_arguments.get(args.action) or DEFAULT_ARGUMENTS.get(args.action, ())
     request = build_request(args.action, args.args, names, args.weapon)
     dice = None
     if args.dice is not None:

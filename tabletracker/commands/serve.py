@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tabletracker.errors import UsageError
+
 log = logging.getLogger(__name__)
 
 HELP = "run the web overlay (the sample table when no camera is given)"
@@ -102,12 +104,12 @@ def run(args: argparse.Namespace) -> int:
     from server.security import new_token
 
     if not 0 < args.port < 65536:
-        raise ValueError(f"--port must be from 1 to 65535, got {args.port}")
+        raise UsageError(f"--port must be from 1 to 65535, got {args.port}")
     if args.fps is not None and not 0 < args.fps <= 240:
-        raise ValueError(f"--fps must be above 0 and at most 240, got {args.fps}")
+        raise UsageError(f"--fps must be above 0 and at most 240, got {args.fps}")
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     if not args.lan and not _is_loopback(host):
-        raise ValueError(f"--host {host} would open the server to other devices; add --lan "
+        raise UsageError(f"--host {host} would open the server to other devices; add --lan "
                          "(they will need the access token printed at start)")
     source = source_of(args)
     token = new_token() if args.lan else None

@@ -15,6 +15,8 @@ import json
 import logging
 import sys
 
+from tabletracker.errors import UsageError
+
 log = logging.getLogger(__name__)
 
 
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from tracker.sources import SAMPLE_SEQUENCE, open_frames, parse_source
 
     if args.max_frames is not None and args.max_frames < 1:
-        raise ValueError(f"--max-frames must be at least 1, got {args.max_frames}")
+        raise UsageError(f"--max-frames must be at least 1, got {args.max_frames}")
     setup_path = args.setup
     if setup_path is None and args.source.strip().lower() == "sample":
         setup_path = str(SAMPLE_SEQUENCE / "setup.json")

@@ -8,10 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calibration.units import (
-    DEFAULT_UD_MM, MM_PER_INCH, UD_MM_BY_FIGURE_SCALE, UNITS, cm, find_unit, inches, pas, to_unit, ud,
-    unit_for_ruleset,
-)
+from calibration.units import (DEFAULT_UD_MM, MM_PER_INCH, UD_MM_BY_FIGURE_SCALE, UNITS, cm, find_unit, inches,
+                               pas, to_unit, ud, length_unit)
 
 lengths = st.floats(min_value=-1e5, max_value=1e5, allow_nan=False, allow_infinity=False)
 
@@ -37,7 +35,7 @@ def test_edge_units_to_mm(value: float, convert, expected_mm: float) -> None:
 )
 def test_ud_by_figure_scale(scale: str, expected_mm: float) -> None:
     assert ud(3, ud_mm=UD_MM_BY_FIGURE_SCALE[scale]) == pytest.approx(3 * expected_mm)
-    assert unit_for_ruleset("feu-a-volonte", ud_mm=UD_MM_BY_FIGURE_SCALE[scale]).mm == expected_mm
+    assert length_unit("ud", ud_mm=UD_MM_BY_FIGURE_SCALE[scale]).mm == expected_mm
 
 
 @given(lengths)
@@ -73,21 +71,20 @@ def test_to_unit(value_mm: float, name: str, expected: float | None, exception) 
 
 
 @pytest.mark.parametrize(
-    ("ruleset", "kwargs", "expected_mm", "symbol", "exception"),
+    ("key", "kwargs", "expected_mm", "symbol", "exception"),
     [
-        ("high-fire", {}, MM_PER_INCH, '"', nullcontext()),
-        ("firefight", {}, MM_PER_INCH, '"', nullcontext()),
-        ("feu-a-volonte", {}, DEFAULT_UD_MM, "UD", nullcontext()),
-        ("feu-a-volonte", {"ud_mm": 20.0}, 20.0, "UD", nullcontext()),
-        ("at-43", {}, 10.0, "cm", nullcontext()),
-        ("star-wars", {}, 25.0, "pas", nullcontext()),
-        ("warhammer", {}, None, None, pytest.raises(ValueError, match=r"unknown rule set 'warhammer'; expected one of \['at-43', 'feu-a-volonte', 'firefight', 'high-fire', 'star-wars'\]")),
-        ("feu-a-volonte", {"ud_mm": 0.0}, None, None, pytest.raises(ValueError, match=r"ud_mm must be greater than 0 \(10, 20 or 40 by figure scale\), got 0")),
-        ("feu-a-volonte", {"ud_mm": -40.0}, None, None, pytest.raises(ValueError, match="ud_mm must be greater than 0")),
+        ("in", {}, MM_PER_INCH, '"', nullcontext()),
+        ("ud", {}, DEFAULT_UD_MM, "UD", nullcontext()),
+        ("ud", {"ud_mm": 20.0}, 20.0, "UD", nullcontext()),
+        ("cm", {}, 10.0, "cm", nullcontext()),
+        ("pas", {}, 25.0, "pas", nullcontext()),
+        ("furlong", {}, None, None, pytest.raises(ValueError, match=r"unknown unit 'furlong'; expected one of \['cm', 'in', 'mm', 'pas', 'ud'\]")),
+        ("ud", {"ud_mm": 0.0}, None, None, pytest.raises(ValueError, match=r"ud_mm must be greater than 0 \(10, 20 or 40 by figure scale\), got 0")),
+        ("ud", {"ud_mm": -40.0}, None, None, pytest.raises(ValueError, match="ud_mm must be greater than 0")),
     ],
 )
-def test_unit_for_ruleset(ruleset: str, kwargs: dict, expected_mm, symbol, exception) -> None:
+def test_length_unit(key: str, kwargs: dict, expected_mm, symbol, exception) -> None:
     with exception:
-        unit = unit_for_ruleset(ruleset, **kwargs)
+        unit = length_unit(key, **kwargs)
         assert (unit.mm, unit.symbol) == (expected_mm, symbol)
         assert unit.to_mm(3) == pytest.approx(3 * expected_mm)

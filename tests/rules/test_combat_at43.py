@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from rules.combat import resolve
-from rules.combat.at43 import Group, hit_odds, portee, roll_hits, template_radius_cm
+from rules.resolve import resolve
+from rules.rulesets.at43.actions import Group, hit_odds, portee, roll_hits, template_radius_cm
 from rules.dice import Dice, Distribution, binomial, success_chance, with_rerolls
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.frozen import freeze

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from rules.combat import resolve
-from rules.combat.feu_a_volonte import (Shot, _label, nerve_odds, range_band, roster_cost, shot_odds,
-                                        shot_outcome)
+from rules.resolve import resolve
+from rules.rulesets.feu_a_volonte.actions import (Shot, _label, nerve_odds, range_band, roster_cost, shot_odds,
+                                                  shot_outcome)
 from rules.dice import Dice, Distribution, keep_best
 from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.frozen import freeze
@@ -398,7 +398,7 @@ def test_pay_moves_hides_and_spends_points() -> None:
 
 
 def test_blast_odds_match_brute_force() -> None:
-    from rules.combat.feu_a_volonte import _blast_odds, _blast_outcome
+    from rules.rulesets.feu_a_volonte.actions import _blast_odds, _blast_outcome
 
     plan = _grenadier(fav_plan())
     target = plan.model("para-4")  # aguerri: 2d6 - 1 in defence

@@ -8,8 +8,8 @@ from typing import Any, Callable
 
 import pytest
 
-from rules.combat import firefight as ff
-from rules.combat import resolve
+from rules.rulesets.firefight import actions as ff
+from rules.resolve import resolve
 from rules.dice import Dice
 from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, RosterError

@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import pytest
 
-from rules.combat import high_fire as hf
-from rules.combat import resolve
+from rules.rulesets.high_fire import actions as hf
+from rules.resolve import resolve
 from rules.dice import Dice
 from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, MissingTableError, RosterError
@@ -97,7 +97,7 @@ def test_shipped_tables_are_empty_and_say_what_is_missing():
     assert data["results"]["shooting"] == {} and data["modifiers"]["shooting"] == {}
     assert [k for k in data["weapons"] if not k.startswith("_")] == []
     plan = make_plan(SQUADS, tables=None)
-    with pytest.raises(MissingTableError, match="weapon 'rifle'.*high_fire_tables.json"):
+    with pytest.raises(MissingTableError, match="weapon 'rifle'.*tables.json"):
         hf.shoot(plan, {"firing": "blues", "target": "reds"}, None)
 
 

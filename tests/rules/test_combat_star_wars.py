@@ -9,8 +9,8 @@ from typing import Any, Callable
 
 import pytest
 
-from rules.combat import resolve
-from rules.combat import star_wars as sw
+from rules.resolve import resolve
+from rules.rulesets.star_wars import actions as sw
 from rules.dice import Dice
 from tests.rules.brute import brute_force
 from rules.errors import IllegalActionError, InvalidActionError, RosterError

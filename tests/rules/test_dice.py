@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from rules.dice import (AUTO_SUCCESS, Dice, Distribution, NotEnoughDiceError, at43_roll_needed,
-                        at43_success_chance, binomial, d10, die, difference, expand_ranges, keep_best,
-                        multisets, needed_text, opposed, roll_distribution, success_chance,
-                        table_distribution, with_reroll, with_rerolls)
+from rules.dice import (AUTO_SUCCESS, Dice, Distribution, NotEnoughDiceError, binomial, d10, die, difference,
+                        expand_ranges, keep_best, multisets, needed_text, opposed, roll_distribution,
+                        success_chance, table_distribution, with_reroll, with_rerolls)
 from rules.errors import InvalidActionError
+from rules.rulesets.at43.dice import at43_roll_needed, at43_success_chance
 from tests.rules.brute import brute_force
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from rules.errors import InvalidActionError
 from rules.measure import (closest_models, distance_mm, distance_to_objective_mm, distance_to_table_edge_mm,
-                           distance_to_terrain_mm, footprint, in_unit, unit_distance_mm)
+                           distance_to_terrain_mm, footprint, unit_distance_mm)
 from rules.plan import parse_game
+from rules.rulesets import find_ruleset
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_terrain_objective_and_edges(plan: Any) -> None:
     (100.0, "star-wars", None, 4.0),
 ])
 def test_rule_set_units(value_mm: float, ruleset: str, options: Any, expected: float) -> None:
-    assert in_unit(value_mm, ruleset, options=options) == pytest.approx(expected)
+    assert find_ruleset(ruleset).to_unit(value_mm, options) == pytest.approx(expected)
 
 
 def test_footprint_is_a_disc_of_the_base(plan: Any) -> None:

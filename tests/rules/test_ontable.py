@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from rules.combat import resolve
 from rules.errors import IllegalActionError
 from rules.measure import distance_to_table_edge_mm, unit_distance_mm
-from rules.ontable import on_table
 from rules.plan import OFF_TABLE, game_to_dict, load_game, parse_game
 from rules.questions import ask
+from rules.resolve import resolve
 from rules.roster import load_roster, merge_rosters
+from rules.rulesets import find_ruleset
 from rules.visibility import all_pairs_sight, unit_sight
 from server.edits import assign_base, assign_marker, move_model
 
@@ -42,18 +42,18 @@ def test_merged_figures_are_marked_off_table_and_the_game_round_trips() -> None:
 
 def test_off_table_figures_do_not_block_alpha_seeing_lone() -> None:
     plan, merged = merged_high_fire()
-    assert unit_sight(plan, "alpha", "lone").visible
+    assert unit_sight(plan, "alpha", "lone", ruleset=find_ruleset(plan.ruleset)).visible
     # the situation the status guards against: the same figures counted at (0, 0) cut alpha off
     at_origin = dataclasses.replace(merged, models=tuple(dataclasses.replace(m, status=None) for m in merged.models))
-    assert not unit_sight(at_origin, "alpha", "lone").visible
-    sight = unit_sight(merged, "alpha", "lone")
+    assert not unit_sight(at_origin, "alpha", "lone", ruleset=find_ruleset(at_origin.ruleset)).visible
+    sight = unit_sight(merged, "alpha", "lone", ruleset=find_ruleset(merged.ruleset))
     assert sight.visible and sight.seeing == ("al-1", "al-2", "al-3", "al-4", "al-5")
     assert sight.steps[0].rule == "figures off the table" and "bhq-1" in sight.steps[0].text
     answer = ask(merged, "los", ["alpha", "lone"])
     assert answer["visible"] if "visible" in answer else "has line of fire" in answer["answer"]
     assert answer["explanation"][0]["rule"] == "figures off the table"
     assert "not on the table yet" in answer["explanation"][0]["text"]
-    ids = all_pairs_sight(merged).ids
+    ids = all_pairs_sight(merged, ruleset=find_ruleset(merged.ruleset)).ids
     assert "al-1" in ids and "bhq-1" not in ids
 
 
@@ -104,7 +104,7 @@ def test_placing_a_figure_takes_the_off_table_mark_away() -> None:
                    move_model(merged, "bhq-1", (300.0, 200.0), None)):
         got = placed.model("bhq-1")
         assert got.on_table and got.position_mm == (300.0, 200.0) and got.status is None
-        assert "bhq-1" in all_pairs_sight(placed).ids
+        assert "bhq-1" in all_pairs_sight(placed, ruleset=find_ruleset(placed.ruleset)).ids
     # merging again keeps a placed figure where the tracker put it, on the table
     again = merge_rosters(move_model(merged, "bhq-1", (300.0, 200.0), None),
                           [load_roster(DATA / "rosters" / "high-fire-blue.json")])

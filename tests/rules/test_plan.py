@@ -143,3 +143,27 @@ def test_load_game_errors_name_the_file(tmp_path: Path) -> None:
     good = tmp_path / "good.json"
     good.write_text(json.dumps(CONVENTIONS_EXAMPLE), encoding="utf-8")
     assert game_to_dict(load_game(good)) == CONVENTIONS_EXAMPLE
+
+
+def test_records_freeze_what_they_are_given_and_plans_hash() -> None:
+    from rules.plan import Objective, Table, TablePlan, Terrain, Unit
+
+    status, extra, rules_ = ["prone"], {"wounds": ["bras"]}, ["Stealth"]
+    m = Model("m", "u", [10, 20], 25.0, status=status, weapons=["rifle"], extra=extra)  # type: ignore[arg-type]
+    u = Unit("u", "A", rules=rules_, extra={"attitude": "a-couvert"})  # type: ignore[arg-type]
+    t = Terrain("t", "forest", "area", [[0, 0], [10, 0], [10, 10]])  # type: ignore[arg-type]
+    o = Objective("o", [5, 5], extra={"points": 2})  # type: ignore[arg-type]
+    plan = TablePlan("firefight", Table(600.0, 600.0), units=[u], models=[m], terrain=[t], objectives=[o],  # type: ignore[arg-type]
+                     options={"measure": "edge"}, state={"round": 1, "activated": ["u"]})
+    status.append("shaken")
+    extra["wounds"].append("tête")
+    rules_.append("Fast")
+    assert plan.model("m").status == ("prone",) and plan.model("m").extra["wounds"] == ("bras",)
+    assert plan.unit("u").rules == ("Stealth",) and plan.model("m").position_mm == (10.0, 20.0)
+    assert plan.terrain[0].points_mm == ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0))
+    with pytest.raises(TypeError):
+        plan.state["round"] = 2  # type: ignore[index]
+    same = TablePlan("firefight", Table(600.0, 600.0), units=(u,), models=(m,), terrain=(t,), objectives=(o,),
+                     options={"measure": "edge"}, state={"round": 1, "activated": ["u"]})
+    assert hash(plan) == hash(same) and plan == same and {plan: 1}[same] == 1
+    assert hash(plan.with_state({"round": 2})) != hash(plan)

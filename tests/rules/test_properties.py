@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from rules.measure import distance_mm, footprint
 from rules.plan import parse_game
 from rules.questions import ask
+from rules.rulesets import find_ruleset
+from rules.rulesets.at43.fire_zone import fire_zone
 from rules.visibility import all_pairs_sight, line_of_sight
-from rules.zones import fire_zone
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SIZE = 2000.0  # a square table big enough to turn everything around its centre
@@ -153,13 +154,13 @@ def test_turning_or_moving_the_table_changes_no_answer(doc: dict[str, Any], turn
 def test_a_model_never_blocks_its_own_sight(doc: dict[str, Any]) -> None:
     plan = parse_game(doc)
     a, b = plan.models[0].model_id, plan.models[1].model_id
-    sight = line_of_sight(plan, a, b)
+    sight = line_of_sight(plan, a, b, ruleset=find_ruleset(plan.ruleset))
     assert a not in {i for _, i, _ in sight.blockers}
     assert b not in {i for _, i, _ in sight.blockers}
     pair = doc["models"][:2]
     alone = parse_game({**doc, "models": pair, "terrain": [],
                         "units": [u for u in doc["units"] if u["leader"] in (pair[0]["id"], pair[1]["id"])]})
-    assert line_of_sight(alone, a, b).visible_fraction == 1.0
+    assert line_of_sight(alone, a, b, ruleset=find_ruleset(alone.ruleset)).visible_fraction == 1.0
 
 
 @SETTINGS
@@ -177,7 +178,7 @@ def test_fire_zone_contains_both_units(doc: dict[str, Any]) -> None:
     lambda r: tables(ruleset=r, n_models=(2, 10))))
 def test_all_pairs_sight_agrees_with_each_pair(doc: dict[str, Any]) -> None:
     plan = parse_game(doc)
-    matrix = all_pairs_sight(plan)
+    matrix = all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset))
     origin_in_blocking = set()
     for m in plan.models:
         for t in doc["terrain"]:
@@ -190,5 +191,5 @@ def test_all_pairs_sight_agrees_with_each_pair(doc: dict[str, Any]) -> None:
         for j, b in enumerate(ids):
             if i == j or a in origin_in_blocking or b in origin_in_blocking:
                 continue
-            assert matrix.clear[i, j] == line_of_sight(plan, a, b).centre_line_clear, (a, b)
+            assert matrix.clear[i, j] == line_of_sight(plan, a, b, ruleset=find_ruleset(plan.ruleset)).centre_line_clear, (a, b)
     assert np.array_equal(matrix.clear, matrix.clear.T)

@@ -10,8 +10,9 @@ import pytest
 
 from rules.errors import GameFileError, InvalidActionError
 from rules.plan import load_game
-from rules.questions import Args, ask, kind_of_id, questions
+from rules.questions import ask, questions
 from rules.rulesets import RULESETS, find_ruleset
+from rules.rulesets.common import Args, kind_of_id
 from tabletracker.cli import main
 
 GAMES = Path(__file__).resolve().parents[2] / "rules" / "data" / "games"

@@ -86,11 +86,10 @@ def test_roster_merged_into_a_positions_only_game(tmp_path: Path, capsys: pytest
     assert "sierra-alpha is activated" in capsys.readouterr().out
 
 
-def test_registry_names_a_missing_module_cleanly(monkeypatch: pytest.MonkeyPatch) -> None:
-    import rules.combat as combat
+def test_registry_lists_the_actions_of_each_rule_set() -> None:
     from rules.errors import InvalidActionError
+    from rules.resolve import actions_of
 
-    monkeypatch.setitem(combat.MODULES, "star-wars", "rules.combat.no_such_module")
-    with pytest.raises(InvalidActionError, match="the star-wars resolutions are not installed"):
-        combat.actions_of("star-wars")
-    assert combat.COMBAT["at-43"].__name__ == "rules.combat.at43"
+    assert actions_of("at-43")["shoot"].__module__ == "rules.rulesets.at43.actions"
+    with pytest.raises(InvalidActionError, match="unknown rule set 'chess'; rule sets are: high-fire"):
+        actions_of("chess")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rules.errors import GameFileError, InvalidActionError
-from rules.plan import RULESET_IDS, load_game, parse_game
-from rules.rulesets import RULESETS, find_ruleset
+from rules.plan import load_game, parse_game
+from rules.rulesets import RULESET_IDS, RULESETS, find_ruleset
 from rules.terrain import MOVEMENT_EFFECTS, SIGHT_EFFECTS
 
 GAMES = Path(__file__).resolve().parents[2] / "rules" / "data" / "games"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from rules.combat import actions_of, resolve
+from rules.resolve import actions_of, resolve
 from rules.dice import Dice
 from rules.frozen import freeze, thaw
 from rules.plan import TablePlan, game_to_dict, load_game, parse_game

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.combat.star_wars import shot_range_pas
+from rules.rulesets.star_wars.actions import shot_range_pas
 from rules.errors import InvalidActionError
 from rules.plan import parse_game
 from rules.questions import ask

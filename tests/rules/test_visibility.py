@@ -9,6 +9,7 @@ import pytest
 
 from rules.errors import InvalidActionError
 from rules.plan import parse_game
+from rules.rulesets import find_ruleset
 from rules.visibility import RAYS, all_pairs_sight, line_of_sight, sight_rays, unit_sight
 
 
@@ -32,12 +33,12 @@ def test_rays_run_from_the_observer_edge_into_the_target_base() -> None:
     assert mid[0].tolist() == pytest.approx([112.5, 100.0]) and mid[1].tolist() == pytest.approx([287.5, 100.0])
     touching = game("at-43", [("a", "A", 100, 100), ("b", "B", 125, 100)])
     assert sight_rays(touching.model("a"), touching.model("b")) is None
-    assert line_of_sight(touching, "a", "b").visible
+    assert line_of_sight(touching, "a", "b", ruleset=find_ruleset(touching.ruleset)).visible
 
 
 def test_half_hidden_target() -> None:
     plan = game("at-43", [("a", "A", 100, 100), ("b", "B", 500, 100)], [box("c", "container", 290, 100.0, 310, 200)])
-    s = line_of_sight(plan, "a", "b")
+    s = line_of_sight(plan, "a", "b", ruleset=find_ruleset(plan.ruleset))
     assert s.visible and s.visible_fraction == pytest.approx(10 / 21)
     assert not s.centre_line_clear  # the centre line grazes the container's edge
     assert [b[1] for b in s.blockers] == ["c"]
@@ -45,44 +46,44 @@ def test_half_hidden_target() -> None:
 
 def test_cover_hides_without_blocking() -> None:
     plan = game("at-43", [("a", "A", 100, 100), ("b", "B", 500, 100)], [box("w", "crates", 290, 50, 310, 150)])
-    s = line_of_sight(plan, "a", "b")
+    s = line_of_sight(plan, "a", "b", ruleset=find_ruleset(plan.ruleset))
     assert s.visible and s.visible_fraction == 1.0 and s.cover_fraction == 1.0
     assert s.cover[0][:2] == ("crates", "w")
 
 
 def test_one_sees_out_of_the_piece_one_stands_in() -> None:
     plan = game("feu-a-volonte", [("a", "A", 100, 100), ("b", "B", 500, 100)], [box("w", "wood", 50, 50, 150, 150)])
-    assert line_of_sight(plan, "a", "b").visible
-    assert not line_of_sight(plan, "b", "a").visible  # the wood stands between b and a
+    assert line_of_sight(plan, "a", "b", ruleset=find_ruleset(plan.ruleset)).visible
+    assert not line_of_sight(plan, "b", "a", ruleset=find_ruleset(plan.ruleset)).visible  # the wood stands between b and a
 
 
 def test_figures_block_only_where_the_rule_set_says() -> None:
     models = [("a", "A", 100, 100), ("b", "B", 500, 100), ("c", "C", 300, 100)]
-    assert not line_of_sight(game("star-wars", models), "a", "b").visible
-    assert line_of_sight(game("firefight", models), "a", "b").visible
-    assert line_of_sight(game("at-43", models), "a", "b").visible
+    assert not line_of_sight(game("star-wars", models), "a", "b", ruleset=find_ruleset(game("star-wars", models).ruleset)).visible
+    assert line_of_sight(game("firefight", models), "a", "b", ruleset=find_ruleset(game("firefight", models).ruleset)).visible
+    assert line_of_sight(game("at-43", models), "a", "b", ruleset=find_ruleset(game("at-43", models).ruleset)).visible
 
 
 def test_high_fire_units_block_and_lone_models_hide() -> None:
     plan = game("high-fire", [("a", "A", 100, 100), ("b", "B", 500, 100), ("c", "C", 300, 90), ("d", "C", 300, 110),
                               ("e", "E", 300, 400), ("f", "A", 100, 400), ("g", "B", 500, 400)])
-    assert line_of_sight(plan, "a", "b").blockers[0][:2] == ("unit", "C")
-    s = line_of_sight(plan, "f", "g")
+    assert line_of_sight(plan, "a", "b", ruleset=find_ruleset(plan.ruleset)).blockers[0][:2] == ("unit", "C")
+    s = line_of_sight(plan, "f", "g", ruleset=find_ruleset(plan.ruleset))
     assert s.visible and s.cover[0][:2] == ("figure", "e")
 
 
 def test_errors() -> None:
     plan = game("at-43", [("a", "A", 100, 100)], [box("x", "forest", 0, 0, 10, 10)])
     with pytest.raises(InvalidActionError, match="always sees itself"):
-        line_of_sight(plan, "a", "a")
+        line_of_sight(plan, "a", "a", ruleset=find_ruleset(plan.ruleset))
     with pytest.raises(InvalidActionError, match="AT-43 does not know"):
-        all_pairs_sight(game("at-43", [("a", "A", 100, 100), ("b", "B", 200, 100)], [box("x", "forest", 0, 0, 10, 10)]))
+        all_pairs_sight(game("at-43", [("a", "A", 100, 100), ("b", "B", 200, 100)], [box("x", "forest", 0, 0, 10, 10)]), ruleset=find_ruleset(game("at-43", [("a", "A", 100, 100), ("b", "B", 200, 100)], [box("x", "forest", 0, 0, 10, 10)]).ruleset))
 
 
 def test_unit_sight_lists_who_sees_whom() -> None:
     plan = game("at-43", [("a1", "A", 100, 100), ("a2", "A", 100, 300), ("b1", "B", 500, 100), ("b2", "B", 500, 300)],
                 [box("c", "container", 280, 250, 320, 350)])
-    us = unit_sight(plan, "A", "B")
+    us = unit_sight(plan, "A", "B", ruleset=find_ruleset(plan.ruleset))
     assert us.visible and us.pairs == {"a1": ("b1", "b2"), "a2": ("b1",)}
     assert us.seen == ("b1", "b2")
 
@@ -90,7 +91,7 @@ def test_unit_sight_lists_who_sees_whom() -> None:
 def test_all_pairs_matrix() -> None:
     models = [("a", "A", 100, 100), ("b", "B", 500, 100), ("c", "C", 300, 400), ("d", "D", 300, 101)]
     plan = game("star-wars", models, [box("w", "wall", 280, 200, 320, 300)])
-    m = all_pairs_sight(plan)
+    m = all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset))
     assert m.ids == ("a", "b", "c", "d")
     assert not m.sees("a", "b")  # d stands in the way
     assert not m.sees("c", "d") and not m.sees("d", "c")  # the wall
@@ -99,4 +100,4 @@ def test_all_pairs_matrix() -> None:
     for a, _, _, _ in models:
         for b, _, _, _ in models:
             if a != b:
-                assert m.sees(a, b) == line_of_sight(plan, a, b).centre_line_clear
+                assert m.sees(a, b) == line_of_sight(plan, a, b, ruleset=find_ruleset(plan.ruleset)).centre_line_clear

@@ -10,8 +10,9 @@ import shapely
 
 from rules.errors import InvalidActionError
 from rules.plan import parse_game
-from rules.zones import (at43_template_radius_cm, aura, bases_hull, deployment_zone, deviate, fire_zone,
-                         objective_states, partly_inside, sweep_beyond, template, wholly_inside)
+from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
+from rules.zones import (aura, bases_hull, deployment_zone, deviate, objective_states, partly_inside, template,
+                         wholly_inside)
 
 
 def plan_of(models: list[dict[str, Any]], **extra: Any) -> Any:

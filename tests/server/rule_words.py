@@ -1,6 +1,6 @@
 """The English words the rules core hands to the page: Step rule names, needed and odds labels.
 
-Scans rules/*.py, rules/rulesets/*.py and rules/combat/*.py with :mod:`ast` (no import of the
+Scans every rules/**/*.py with :mod:`ast` (no import of the
 rules), the same way a reader greps for ``Step("...`` and ``needed``/``odds`` keys. A label built
 with an f-string counts by its fixed words: ``f"to hit ({w})"`` gives "to hit", ``f"{m} killed"``
 gives "killed"; the page translates those words and keeps the rest (weapon, model id) as it is.
@@ -50,7 +50,7 @@ def _dict_keys(node: ast.expr) -> set[str]:
 
 def scan(root: Path) -> tuple[set[str], set[str]]:
     """Return (Step rule names, needed and odds labels) written in the rules core under ``root``."""
-    files = [*root.glob("rules/*.py"), *root.glob("rules/rulesets/*.py"), *root.glob("rules/combat/*.py")]
+    files = sorted(root.glob("rules/**/*.py"))
     rules: set[str] = set()
     labels: set[str] = set()
     for path in files:

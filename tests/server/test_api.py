@@ -528,3 +528,19 @@ def test_page_changes_and_tracker_moves_at_once_lose_nothing(make_app: Any) -> N
     a1 = next(m for m in game["models"] if m["id"] == "a1")
     assert a1["y_mm"] == 220.0  # the tracker's last move
     assert sum(e["kind"] == "move" for e in client.get("/api/log?limit=1000").json["events"]) == 60
+
+
+def test_actions_lists_each_action_with_its_typed_arguments_and_legal_values(make_app: Any) -> None:
+    game = at43_battle()
+    client = make_app(GAME=game).test_client()
+    got = client.get("/api/actions")
+    assert got.status_code == 200
+    by_name = {a["action"]: a for a in got.json["actions"]}
+    assert set(by_name) == {"shoot", "activate", "lead", "artillery", "end-turn"}
+    shoot = {p["name"]: p for p in by_name["shoot"]["arguments"]}
+    units = [u["id"] for u in game["units"]]
+    assert shoot["firing"]["kind"] == "unit" and shoot["firing"]["required"] and shoot["firing"]["legal"] == units
+    assert shoot["cover"]["legal"] == ["yes", "no", "auto"]
+    una = next(u["id"] for u in game["units"] if u["side"] == "UNA")
+    carried = {w for m in game["models"] if m["unit"] == una for w in m.get("weapons", [])}
+    assert shoot["weapon"]["of"] == "firing" and set(shoot["weapon"]["legal"][una]) == carried

@@ -36,25 +36,73 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Hashable, Mapping, Sequence, cast
 
 from calibration.units import DEFAULT_UD_MM
-from rules.combat._kit import (fmt_len, option, remove_model, req_bool, req_int, req_list, req_str, state_of,
-                               with_extra, with_status)
-from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution, die, expand_ranges, multisets, sum_of, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
-
-from rules.combat.fav_recruitment import (  # the book's tables and recruitment; validate_roster re-exported
-    QUALITIES, TRAITS, Recruit, roster_cost, validate_roster,
-    RULESET, SRC_DICE, SRC_RECRUIT, SRC_TRAITS, SRC_LEADER, SRC_ACTIVATION, SRC_GROUP, SRC_ACTIONS, SRC_RADIO,
-    SRC_SHOOT, SRC_SITUATION, SRC_SPOT, SRC_WOUNDS, SRC_MELEE, SRC_ARSENAL, SRC_AT, SRC_END, Quality,
-    BUDGET_PDR, AURA_UD, Weapon, ARSENAL, AP_BY_D6, FIGURES_BY_D6, ACTION_COSTS, LOCATIONS, LOCATION_EFFECT,
-    WOUNDS_TO_DIE, SUCCESS, SPOTTED_WITHIN_UD, RADIO_UD, _norm, arsenal_weapon, trait_id, quality_of, role_of,
-    recruit_of, check_platoon, _budget,
+from rules.resolution import Action, Resolution
+from rules.rulesets.feu_a_volonte.recruitment import (  # the book's tables and recruitment; validate_roster re-exported
+    ACTION_COSTS,
+    AP_BY_D6,
+    ARSENAL,
+    AURA_UD,
+    BUDGET_PDR,
+    FIGURES_BY_D6,
+    LOCATION_EFFECT,
+    LOCATIONS,
+    QUALITIES,
+    RADIO_UD,
+    RULESET,
+    SPOTTED_WITHIN_UD,
+    SRC_ACTIONS,
+    SRC_ACTIVATION,
+    SRC_ARSENAL,
+    SRC_AT,
+    SRC_DICE,
+    SRC_END,
+    SRC_GROUP,
+    SRC_LEADER,
+    SRC_MELEE,
+    SRC_RADIO,
+    SRC_RECRUIT,
+    SRC_SHOOT,
+    SRC_SITUATION,
+    SRC_SPOT,
+    SRC_TRAITS,
+    SRC_WOUNDS,
+    SUCCESS,
+    TRAITS,
+    WOUNDS_TO_DIE,
+    Quality,
+    Recruit,
+    Weapon,
+    _budget,
+    _norm,
+    arsenal_weapon,
+    check_platoon,
+    quality_of,
+    recruit_of,
+    role_of,
+    roster_cost,
+    trait_id,
+    validate_roster,
+)
+from rules.rulesets.kit import (
+    fmt_len,
+    option,
+    remove_model,
+    req_bool,
+    req_int,
+    req_list,
+    req_str,
+    state_of,
+    with_extra,
+    with_status,
 )
 
 # -- figures on the plan -----------------------------------------------------------------------------------
@@ -210,7 +258,7 @@ def _label(o: Mapping[str, Any]) -> str:
         return "killed"
     if kind == "missed":
         return "missed"
-    return kind
+    return str(kind)
 
 
 def _pool(count: int, sides: int = 6) -> list[tuple[tuple[int, ...], Fraction]]:
@@ -247,14 +295,14 @@ def shot_odds(shot: Shot, nerve: tuple[int, int] | None) -> Distribution:
             continue
         for face in range(1, shot.location_die + 1):
             for d_total, pd in defence.probs.items():
-                label = _label(shot_outcome(rep, face, (d_total, 0), shot))
+                label = _label(shot_outcome(rep, face, (cast(int, d_total), 0), shot))
                 p = pa * pl * pd
                 if label == "tie" and hold is not None:
                     add("tie: holds", p * hold)
                     add("tie: falls back", p * (1 - hold))
                 else:
                     add(label, p)
-    return Distribution(acc)
+    return Distribution(cast(Mapping[Hashable, Fraction], acc))
 
 
 def nerve_odds(dice: int, mod: int) -> Fraction:
@@ -348,9 +396,10 @@ def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mappi
             why = "in the fog every target must be detected first" if fog else f"{target.model_id} is hidden"
             raise IllegalActionError(f"{why}: spot it first (7+ on the quality roll, "
                                      f"{SRC_WEATHER if fog else SRC_SPOT})")
+    from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
-    sight = line_of_sight(plan, main.model_id, target.model_id)
+    sight = line_of_sight(plan, main.model_id, target.model_id, ruleset=find_ruleset("feu-a-volonte"))
     if not sight.visible:
         what = ", ".join(f"{k} {i}" for k, i, _ in sight.blockers) or "terrain"
         raise IllegalActionError(f"{main.model_id} has no line of sight to {target.model_id} ({what})")
@@ -551,7 +600,7 @@ def _remove(plan: TablePlan, m: Model) -> TablePlan:
 
 # -- extra dice: Chance de cocu, the leader's and second's reserve; Cohésion re-rolls -----------------------
 
-RESERVE_DICE = {"leader": 3, "second": 2}
+RESERVE_DICE = MappingProxyType({"leader": 3, "second": 2})
 
 
 def extra_dice(plan: TablePlan, m: Model, request: Mapping[str, Any], steps: list[Step]) -> tuple[int, dict[str, Any]]:
@@ -884,7 +933,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                           SRC_ACTIVATION, value=ap))
     elif group:
         f6, f8 = dice.roll(6), dice.roll(8)
-        max_figs, ap = FIGURES_BY_D6[f6], f8 - 1
+        max_figs, ap = cast(int, FIGURES_BY_D6[f6]), f8 - 1
         if len(figs) > max_figs:
             raise IllegalActionError(f"the d6 shows {f6}: at most {max_figs} figure(s) may act; "
                                      f"{len(figs)} were named ({SRC_GROUP})")
@@ -892,7 +941,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                           value=ap))
     else:
         f6 = dice.roll(6)
-        ap = AP_BY_D6[f6]
+        ap = cast(int, AP_BY_D6[f6])
         steps.append(Step("result", f"d6 {f6}: {ap} PA", SRC_ACTIVATION, value=ap))
     state = state_of(plan)
     state["activation"] = {"side": side, "figures": [m.model_id for m in figs], "ap_left": ap,
@@ -1101,9 +1150,9 @@ def _blast_odds(plan: TablePlan, dice_count: int, bonus: int, m: Model) -> Distr
         kept = (6, 6) if sixes else (total, 0)
         for face in range(1, 5):
             for d_total, pd in defence.probs.items():
-                label = _label(_blast_outcome(total + bonus, kept, face, (d_total, 0), shot))
+                label = _label(_blast_outcome(total + bonus, kept, face, (cast(int, d_total), 0), shot))
                 acc[label] = acc.get(label, Fraction(0)) + pa / p_land * Fraction(1, 4) * pd
-    return Distribution(acc)
+    return Distribution(cast(Mapping[Hashable, Fraction], acc))
 
 
 def _apply_blast(plan: TablePlan, m: Model, o: Mapping[str, Any], steps: list[Step]) -> TablePlan:
@@ -1156,12 +1205,12 @@ def pay(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
 SRC_WEATHER = "Feu à Volonté, La météo"
 SRC_INITIATIVE = "Feu à Volonté, Initiative"
 WEATHER_BY_D8 = expand_ranges({(1, 2): "vent", (3, 4): "brouillard", (5, 6): "pluie / neige", (7, 8): "beau temps"})
-WEATHER_EFFECT = {
+WEATHER_EFFECT = MappingProxyType({
     "vent": "a shooter facing the wind takes -1 on shots beyond 10 UD; wind in the back, no malus",
     "brouillard": "thick fog: every target must be detected first (quality 7+)",
     "pluie / neige": "movement -1 UD; difficult terrain becomes impassable",
     "beau temps": "no effect",
-}
+})
 WIND_RANGE_UD = 10.0
 
 
@@ -1188,7 +1237,7 @@ def weather(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     kind = WEATHER_BY_D8[face]
     state = state_of(plan)
     state["weather"] = {"kind": kind}
-    text = f"d8 {face}: {kind} ({WEATHER_EFFECT[kind]})"
+    text = f"d8 {face}: {kind} ({WEATHER_EFFECT[cast(str, kind)]})"
     if kind == "vent":
         wind = dice.roll(8)
         state["weather"]["wind_d8"] = wind
@@ -1240,9 +1289,9 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
 __all__ = ["ACTIONS", "QUALITIES", "TRAITS", "Recruit", "roster_cost", "validate_roster", "shoot", "melee", "spot",
            "activate", "shot_odds", "shot_outcome", "range_band"]
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "weather": weather, "initiative": initiative, "disengage": disengage,
     "throw": throw, "pay": pay,
     "shoot": shoot, "melee": melee, "spot": spot, "morale": morale, "activate": activate,
     "reload": reload, "end-turn": end_turn, "recruit": recruit,
-}
+})

@@ -2,7 +2,7 @@
 
 Recruitment (Recrutement): cost = quality + grade + weapon + traits; a platoon of
 5 to 10 members, one leader, one or two seconds, at most 30 PdR (40 with support
-groups). The resolutions live in :mod:`rules.combat.feu_a_volonte`.
+groups). The resolutions live in :mod:`rules.rulesets.feu_a_volonte.actions`.
 
 Examples
 --------
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from rules.dice import expand_ranges
@@ -56,16 +57,16 @@ class Quality:
     cost: int
 
 
-QUALITIES: dict[str, Quality] = {q.name: q for q in (
+QUALITIES: Mapping[str, Quality] = MappingProxyType({q.name: q for q in (
     Quality("recrue", 2, -2, 1), Quality("aguerri", 2, -1, 2),
     Quality("veteran", 3, 0, 3), Quality("elite", 4, 1, 4),  # the text's "4d2" is OCR damage for 4d6
-)}
-GRADE_COST = {"trooper": 0, "second": 1, "leader": 2}
-MAX_TRAITS = {"trooper": 1, "second": 1, "leader": 2}
+)})
+GRADE_COST = MappingProxyType({"trooper": 0, "second": 1, "leader": 2})
+MAX_TRAITS = MappingProxyType({"trooper": 1, "second": 1, "leader": 2})
 BUDGET_PDR = 30
 BUDGET_WITH_SUPPORT_PDR = 40  # 1914 à nos jours, Groupe d'appui
 MIN_MEMBERS, MAX_MEMBERS, MAX_SECONDS = 5, 10, 2
-TRAITS: dict[str, str] = {
+TRAITS: Mapping[str, str] = MappingProxyType({
     "chance-de-cocu": "Chance de cocu: once per turn, one more d6 to a roll",
     "en-avant": "En avant !: leader or second, +1 attack to every figure within 3 UD",
     "inspire-l-exemple": "Inspire l'exemple: leader or second, +1 defence to the others within 3 UD",
@@ -74,7 +75,7 @@ TRAITS: dict[str, str] = {
     "meilleur-fusil": "Meilleur fusil: +1 when shooting",
     "commando": "Commando: within 1 UD of terrain, must be spotted before being shot at",
     "grenade": "Grenade: carries two hand grenades",
-}
+})
 TRAIT_COST = 1
 AURA_UD = 3.0
 
@@ -98,7 +99,7 @@ class Weapon:
         return self.rate == 0
 
 
-ARSENAL: dict[str, Weapon] = {w.name: w for w in (
+ARSENAL: Mapping[str, Weapon] = MappingProxyType({w.name: w for w in (
     # 1914 à nos jours
     Weapon("Poings", 0, -1, 0), Weapon("Baïonnette", 0, 0, 0), Weapon("Couteau", 0, 0, 0),
     Weapon("Grenade à main", 1, 1, 0, range_ud=4.0, area_ud=3.0), Weapon("Pistolet", 1, 0, 0, range_ud=4.0),
@@ -108,22 +109,22 @@ ARSENAL: dict[str, Weapon] = {w.name: w for w in (
     # 1760 - 1900
     Weapon("Sabre", 0, 0, 0), Weapon("Tomahawk", 1, 0, 0), Weapon("Pistolet (poudre noire)", 1, 0, 0),
     Weapon("Arc", 2, -1, 1), Weapon("Mousquet", 1, -1, 0), Weapon("Carabine", 1, 0, 1),
-)}
-ALIASES = {"couteau commando": "Couteau", "fusil snipper": "Fusil sniper", "panzerfaust": "Bazooka",
-           "piat": "Bazooka", "grenade": "Grenade à main", "pistolet poudre noire": "Pistolet (poudre noire)"}
+)})
+ALIASES = MappingProxyType({"couteau commando": "Couteau", "fusil snipper": "Fusil sniper", "panzerfaust": "Bazooka",
+           "piat": "Bazooka", "grenade": "Grenade à main", "pistolet poudre noire": "Pistolet (poudre noire)"})
 
 # -- tables of the turn ----------------------------------------------------------------------------
 
 AP_BY_D6 = expand_ranges({(1, 2): 2, (3, 4): 3, (5, 6): 4})       # Activation: one figure
 FIGURES_BY_D6 = expand_ranges({(1, 2): 1, (3, 4): 2, (5, 6): 3})  # Activation de groupe
-ACTION_COSTS: dict[str, int] = {
+ACTION_COSTS: Mapping[str, int] = MappingProxyType({
     "activation de groupe": 1, "marcher": 1, "orientation": 1, "courir": 2, "grimper / sauter": 2,
     "se dissimuler": 1, "repérage / fouiller": 1, "se désengager": 1, "combat / grenade": 2,
     "recharger": 1, "tir d'opportunité": 3, "charger": 3,
-}
-LOCATIONS = {1: "jambe", 2: "bras", 3: "buste", 4: "tête"}
-LOCATION_EFFECT = {"jambe": "-1 UD of movement", "bras": "-1 in attack", "buste": "-1 in defence",
-                   "tête": "death"}
+})
+LOCATIONS = MappingProxyType({1: "jambe", 2: "bras", 3: "buste", 4: "tête"})
+LOCATION_EFFECT = MappingProxyType({"jambe": "-1 UD of movement", "bras": "-1 in attack", "buste": "-1 in defence",
+                   "tête": "death"})
 WOUNDS_TO_DIE = 3
 SUCCESS = 7  # spotting, nerve, aiming, disengaging: 7 or more
 SPOTTED_WITHIN_UD = 2.0
@@ -135,11 +136,11 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().replace("_", " ").replace("-", " ").split())
 
 
-_BY_NORM = {_norm(name): name for name in ARSENAL} | {_norm(k): v for k, v in ALIASES.items()}
-_TRAIT_BY_NORM = {_norm(t): t for t in TRAITS}
-_QUALITY_BY_NORM = {_norm(q): q for q in QUALITIES}
-_ROLE_BY_NORM = {"leader": "leader", "second": "second", "trooper": "trooper", "homme de troupe": "trooper",
-                 "troupe": "trooper"}
+_BY_NORM = MappingProxyType({_norm(name): name for name in ARSENAL} | {_norm(k): v for k, v in ALIASES.items()})
+_TRAIT_BY_NORM = MappingProxyType({_norm(t): t for t in TRAITS})
+_QUALITY_BY_NORM = MappingProxyType({_norm(q): q for q in QUALITIES})
+_ROLE_BY_NORM = MappingProxyType({"leader": "leader", "second": "second", "trooper": "trooper", "homme de troupe": "trooper",
+                 "troupe": "trooper"})
 
 
 def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon:

@@ -8,10 +8,24 @@ Activation d'une figurine (mouvement) and Règles additionnelles (terrain diffic
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
+from typing import Any, Mapping
 
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+import numpy as np
+import shapely
+
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import model_distance_mm, point_distance_mm
+from rules.plan import Model, TablePlan
+from rules.rulesets.base import Option, RuleSet
+from rules.rulesets.common import Args, kind_of_id, length_json, table_point
+from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.star_wars.params import PARAMS
+from rules.terrain import TerrainKind, path_profile
+from rules.visibility import blockers_for, line_of_sight, sight_rays
+from rules.zones import aura
 
 SRC = "Star Wars Grandes escarmouches, Règles de Tir"
 SRC_MOVE = "Star Wars Grandes escarmouches, Règles additionnelles (terrain difficile)"
@@ -29,46 +43,10 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
 )})
 
 
-@register
-class StarWars(RuleSet):
-    """Star Wars Grandes escarmouches."""
-
-    name = "star-wars"
-    title = "Star Wars Grandes escarmouches"
-    aliases = ("starwars", "sw", "grandes escarmouches")
-    unit_key = "pas"
-    terrain_kinds = TERRAIN_KINDS
-    models_block_sight = "models"
-    option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
-               ("edge", "centre")),
-        Option("zone_measure", "edge", "choice",
-               "Zone X measured from the point of impact to the base edge (or to the base centre)",
-               "RULES-NOTES choice 8", ("edge", "centre")),
-        Option("hidden_threshold", 0.5, "number",
-               "fraction of the target's base an obstacle must hide for the +1 (more than this)",
-               "RULES-NOTES choice 8"),
-    )
-    question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
-                      "aura", "activation", "zone", "force", "move")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import re  # noqa: E402
-from typing import Any, Mapping  # noqa: E402
 
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import model_distance_mm, point_distance_mm  # noqa: E402
-from rules.plan import Model, TablePlan  # noqa: E402
-from rules.questions import Args, kind_of_id, length_json, table_point  # noqa: E402
-from rules.terrain import path_profile  # noqa: E402
-import numpy as np  # noqa: E402
-import shapely  # noqa: E402
 
-from rules.visibility import blockers_for, line_of_sight, sight_rays  # noqa: E402
-from rules.zones import aura  # noqa: E402
 
 SRC_SHOOT = "Star Wars Grandes escarmouches, Règles de Tir"
 SRC_ZONE = "Star Wars Grandes escarmouches, Règles de Tir (Zone X)"
@@ -76,10 +54,10 @@ SRC_BUBBLE = "Star Wars Grandes escarmouches, Phases d'activation"
 SRC_FORCE = "Star Wars Grandes escarmouches, Utilisation de la Force"
 SRC_MOVE = "Star Wars Grandes escarmouches, Activation d'une figurine"
 SRC_DIFFICULT = "Star Wars Grandes escarmouches, Règles additionnelles (terrain difficile)"
-BUBBLE_PAS = {"officer": 2.0, "senior-officer": 3.0}
+BUBBLE_PAS = MappingProxyType({"officer": 2.0, "senior-officer": 3.0})
 MOVE_PAS = 4.0
 #: Force powers: (range or radius in pas, who, kind, text) - Utilisation de la Force.
-POWERS: Mapping[str, tuple[float, str, str, str]] = {
+POWERS: Mapping[str, tuple[float, str, str, str]] = MappingProxyType({
     "repulsion": (3.0, "enemies", "around", "every enemy closer than 3 pas is knocked down"),
     "telekinesis": (10.0, "enemies", "shot", "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
     "lightning": (6.0, "enemies", "shot", "a shot of 6 pas that always hits (dark side)"),
@@ -87,13 +65,13 @@ POWERS: Mapping[str, tuple[float, str, str, str]] = {
     "dun-moch": (15.0, "enemies", "around", "enemies closer than 15 pas get +1 to their Tir and Combat thresholds"),
     "meditation": (4.0, "friends", "around", "friends closer than 4 pas get a 5+ save (light side)"),
     "speed": (6.0, "self", "move", "the figure moves 6 pas more"),
-}
-POWER_NAMES = {"répulsion": "repulsion", "repulsion": "repulsion", "télékinésie": "telekinesis",
+})
+POWER_NAMES = MappingProxyType({"répulsion": "repulsion", "repulsion": "repulsion", "télékinésie": "telekinesis",
                "telekinesie": "telekinesis", "telekinesis": "telekinesis", "éclairs": "lightning",
                "eclairs": "lightning", "lightning": "lightning", "étranglement": "strangle",
                "etranglement": "strangle", "strangle": "strangle", "dun-moch": "dun-moch", "dun-möch": "dun-moch",
                "dunmoch": "dun-moch", "méditation": "meditation", "meditation": "meditation",
-               "sur-vitesse": "speed", "survitesse": "speed", "speed": "speed"}
+               "sur-vitesse": "speed", "survitesse": "speed", "speed": "speed"})
 
 
 def weapon_range_pas(m: Model) -> float | None:
@@ -133,9 +111,9 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
 
     The weapon range is ``--weapon-range``, else a "Por N" weapon label of the
     shooter, else the Por of ``--weapon`` (a roster weapon) or of the shooter's
-    profile, as a shot reads it (:func:`rules.combat.star_wars.shot_range_pas`).
+    profile, as a shot reads it (:func:`rules.rulesets.star_wars.actions.shot_range_pas`).
     """
-    from rules.combat.star_wars import shot_range_pas  # late: the combat module imports the rule sets
+    from rules.rulesets.star_wars.actions import shot_range_pas  # late: the combat module imports the rule sets
 
     v = args.parse(("SHOOTER", "TARGET"), flags={"weapon-range": "number", "weapon": "text", "no-long": "bool"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
@@ -219,7 +197,7 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     m = plan.model(v["HERO"])
     a = _bubble(self, plan, m, opts)
     inside = [k for k in a.inside if not _is_hero(plan.model(k))]
-    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[m.role.lower()]:g} pas; "
+    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[(m.role or '').lower()]:g} pas; "
                                   f"non-hero figures inside: {', '.join(inside) or 'none'}", SRC_BUBBLE)]
     return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts), "inside": inside,
             "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", "steps": steps}
@@ -327,7 +305,7 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     allowance = base * (1.5 if v.get("run") else 1.0)
     prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
     cost = prof.length_mm + prof.inside_mm("difficult")
-    for tid, kind, effect, height in prof.lines:
+    for _tid, _kind, effect, height in prof.lines:
         if effect == "difficult":
             # A linear obstacle (under 1 pas high) or a ladder is difficult ground: climbing it counts double.
             cost += 2 * min(height if height is not None else self.from_unit(1.0), self.from_unit(1.0))
@@ -339,7 +317,7 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     steps = [Step("movement", f"{base:g} pas" + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
                   SRC_MOVE, value=allowance),
              Step("difficult", f"path {self.fmt(prof.length_mm)}, of which {self.fmt(prof.inside_mm('difficult'))} in "
-                  f"difficult terrain (double); obstacles crossed: {', '.join(l[0] for l in prof.lines) or 'none'}: "
+                  f"difficult terrain (double); obstacles crossed: {', '.join(line[0] for line in prof.lines) or 'none'}: "
                   f"costs {self.fmt(cost)}", SRC_DIFFICULT, value=round(self.to_unit(cost), 3))]
     steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
     return {"model": m.model_id, "cost": length_json(self, cost, opts), "allowance_pas": allowance,
@@ -348,8 +326,41 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
             "steps": steps}
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (ask_range, ask_cover, ask_aura, ask_activation, ask_zone, ask_force, ask_move):
-    setattr(StarWars, _f.__name__, _f)
-del _f
+class StarWars(RuleSet):
+    """Star Wars Grandes escarmouches."""
+
+    name = "star-wars"
+    title = "Star Wars Grandes escarmouches"
+    aliases = ("starwars", "sw", "grandes escarmouches")
+    unit_key = "pas"
+    terrain_kinds = TERRAIN_KINDS
+    models_block_sight = "models"
+    option_specs = (
+        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+               ("edge", "centre")),
+        Option("zone_measure", "edge", "choice",
+               "Zone X measured from the point of impact to the base edge (or to the base centre)",
+               "RULES-NOTES choice 8", ("edge", "centre")),
+        Option("hidden_threshold", 0.5, "number",
+               "fraction of the target's base an obstacle must hide for the +1 (more than this)",
+               "RULES-NOTES choice 8"),
+    )
+    question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
+                      "aura", "activation", "zone", "force", "move")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    ask_range = ask_range
+    ask_cover = ask_cover
+    ask_aura = ask_aura
+    ask_activation = ask_activation
+    ask_zone = ask_zone
+    ask_force = ask_force
+    ask_move = ask_move
+    # -- actions (rules/rulesets/star_wars/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_arguments = ARGUMENTS
+    action_params = PARAMS
+    validate_roster = staticmethod(validate_roster)
+
+
+STAR_WARS: StarWars = StarWars()

@@ -18,7 +18,7 @@ shaken models carry the status ``shaken``; Caster tokens and used Limited weapon
 live in ``unit.extra`` (``spell_tokens``, ``limited_used``).
 
 The dice maths (one die, a batch of attacks, wounds on a unit, exact odds and rolls)
-live in :mod:`rules.combat.firefight_dice`.
+live in :mod:`rules.rulesets.firefight.dice`.
 
 Dice order when typed in: to-hit dice (models in file order, then attacks), Impact
 dice, defence dice hit by hit (a Bane re-roll right after its 6), Regeneration dice,
@@ -37,23 +37,63 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from calibration.units import inches
-from rules.combat._kit import (check_model_kit, check_whole_stats, has_rule, measure_how, other_side, parse_rule,
-                               profile_of, req_bool, req_int, req_list, req_str, roster_fail, rule_value, sides_of,
-                               state_of, threshold, unit_rules, weapon_of, with_extra, with_status)
-from rules.combat.base import Action, Resolution
-from rules.dice import Dice, Distribution, die
-from rules.combat.firefight_dice import (Batch, Body, Defence, HitSpec, Rolled, _binomial_tuple, _final_outcome,
-                                         allocate, defence_blocks, defence_fail_chance, effect_of, hit_face,
-                                         outcome_odds, roll_hits, roll_outcome, survivors_odds, wound_roll_needed)
+from rules.dice import Dice, Distribution, die  # noqa: F401  (re-exported for the tests)
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
+from rules.resolution import Action, Resolution
+from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported for the tests)
+    Batch,
+    Body,
+    Defence,
+    HitSpec,
+    Rolled,
+    _binomial_tuple,
+    _final_outcome,
+    allocate,
+    defence_blocks,
+    defence_fail_chance,
+    effect_of,
+    hit_face,
+    outcome_odds,
+    roll_hits,
+    roll_outcome,
+    survivors_odds,
+    wound_roll_needed,
+)
+from rules.rulesets.kit import (
+    check_model_kit,
+    check_whole_stats,
+    has_rule,
+    measure_how,
+    other_side,
+    parse_rule,
+    profile_of,
+    req_bool,
+    req_int,
+    req_list,
+    req_str,
+    roster_fail,
+    rule_value,
+    sides_of,
+    state_of,
+    threshold,
+    unit_rules,
+    weapon_of,
+    with_extra,
+    with_status,
+)
+
+if TYPE_CHECKING:
+    from rules.rulesets.firefight import Firefight
 
 RULESET = "firefight"
 SRC = "Grimdark Future Firefight"
@@ -61,20 +101,20 @@ SHAKEN = "shaken"
 ROUNDS = 4  # Mission: the game ends after four rounds.
 
 #: Special rules of the seed's reference list; ``True`` when the rule takes a value X.
-SPECIAL_RULES: dict[str, bool] = {
+SPECIAL_RULES: Mapping[str, bool] = MappingProxyType({
     "Ambush": False, "AP": True, "Bane": False, "Blast": True, "Caster": True, "Counter": False,
     "Deadly": True, "Fast": False, "Fear": True, "Fearless": False, "Flying": False,
     "Furious": False, "Hero": False, "Immobile": False, "Impact": True, "Indirect": False,
     "Limited": False, "Regeneration": False, "Relentless": False, "Reliable": False,
     "Rending": False, "Scout": False, "Slow": False, "Stealth": False, "Strider": False,
     "Surge": False, "Thrust": False, "Tough": True, "Unstoppable": False,
-}
+})
 #: Rules that belong on a weapon (the others on a model or unit).
-WEAPON_RULES = {"AP", "Bane", "Blast", "Counter", "Deadly", "Indirect", "Limited", "Reliable",
-                "Rending", "Surge", "Thrust", "Unstoppable"}
+WEAPON_RULES = frozenset({"AP", "Bane", "Blast", "Counter", "Deadly", "Indirect", "Limited", "Reliable",
+                "Rending", "Surge", "Thrust", "Unstoppable"})
 
-MOVES_IN = {"hold": 0, "advance": 6, "rush": 12, "charge": 12}
-FAST_BONUS_IN = {"hold": 0, "advance": 2, "rush": 4, "charge": 4}
+MOVES_IN = MappingProxyType({"hold": 0, "advance": 6, "rush": 12, "charge": 12})
+FAST_BONUS_IN = MappingProxyType({"hold": 0, "advance": 2, "rush": 4, "charge": 4})
 
 
 def _src(section: str) -> str:
@@ -138,7 +178,7 @@ def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[[str], None]) -
     pts = prof.get("points")
     if isinstance(pts, bool) or not isinstance(pts, int):
         fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given")
-    return pts + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
+    return int(pts) + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
 
 
 def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> None:
@@ -155,7 +195,7 @@ def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> 
     if len(heroes) > army // 125:
         fail(f"{len(heroes)} Hero units ({', '.join(heroes)}) but only one per full 125 pts is allowed "
              f"({army // 125} for {army} pts)")
-    copies: dict[tuple, list[str]] = {}
+    copies: dict[tuple[Any, ...], list[str]] = {}
     for u in roster.units:
         key = (u.name or u.profile or "", tuple(sorted(roster.profile_of(u, m) or "" for m in u.models)))
         copies.setdefault(key, []).append(u.unit_id)
@@ -184,8 +224,10 @@ def _rules(plan: TablePlan, m: Model) -> list[str]:
 
 
 def _all_have(plan: TablePlan, unit_id: str, rule: str) -> bool:
-    models = plan.models_of(unit_id)
-    return bool(models) and all(has_rule(_rules(plan, m), rule) for m in models)
+    """Every model of the unit has ``rule``: the rule set's ``all_have``, which the questions read too."""
+    from rules.rulesets import find_ruleset
+
+    return find_ruleset(RULESET).all_have(plan, unit_id, rule)
 
 
 def _tough(plan: TablePlan, m: Model) -> int:
@@ -240,7 +282,7 @@ def _in(mm: float) -> str:
 
 
 def _kind(t: Any) -> Any:
-    from rules.rulesets.base import find_ruleset  # the geometry engineer's terrain kinds (rules/rulesets/firefight.py)
+    from rules.rulesets import find_ruleset  # the geometry engineer's terrain kinds (rules/rulesets/firefight.py)
 
     return find_ruleset(RULESET).kind_of(t)
 
@@ -249,37 +291,33 @@ def _blocks_sight(t: Any) -> bool:
     return bool(_kind(t).sight == "blocks")
 
 
-def _gives_cover(t: Any) -> bool:
-    return bool(_kind(t).cover)
-
-
 def _sees(plan: TablePlan, a: Model, b: Model) -> tuple[bool, str]:
     """Line of sight from the geometry module (rules.visibility): any part of the base seen."""
+    from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
-    s = line_of_sight(plan, a.model_id, b.model_id)
+    s = line_of_sight(plan, a.model_id, b.model_id, ruleset=find_ruleset(RULESET))
     return s.visible, "; ".join(f"{k} {i}: {r}" for k, i, r in s.blockers)
 
 
 def _inside(t: Any, p: tuple[float, float]) -> bool:
     from shapely.geometry import Point, Polygon
 
-    return t.shape == "area" and Polygon(t.points_mm).covers(Point(p))
+    return bool(t.shape == "area" and Polygon(t.points_mm).covers(Point(p)))
 
 
-def _model_in_cover(plan: TablePlan, target: Model, firer: Model, *, obstacles: bool) -> str | None:
-    """Return why ``target`` is in cover from ``firer`` (in a cover piece, or at least half hidden behind one)."""
-    for t in plan.terrain:
-        if _gives_cover(t) and _inside(t, target.position_mm):
-            return f"{target.model_id} stands in {t.terrain_id} ({t.kind})"
-    if not obstacles:  # Indirect ignores cover from obstacles
-        return None
-    from rules.visibility import line_of_sight
+def _model_in_cover(plan: TablePlan, target: Model, firers: tuple[Model, ...], *, obstacles: bool) -> str | None:
+    """Return why ``target`` is in cover from the firing unit, else ``None`` (Terrain, Couvert).
 
-    s = line_of_sight(plan, firer.model_id, target.model_id)
-    if s.cover and s.cover_fraction >= 0.5:
-        return f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(i for _, i, _ in s.cover)}"
-    return None
+    The rule set's one cover rule (``RuleSet.in_cover``, also behind the ``cover`` question):
+    inside a cover piece, or at least half hidden from the nearest firer that sees it.
+    Indirect weapons ignore cover from obstacles (``obstacles=False``).
+    """
+    from rules.rulesets import find_ruleset
+
+    rs = find_ruleset(RULESET)
+    verdict = rs.in_cover(plan, firers, target, rs.resolve_options(plan), obstacles=obstacles)
+    return verdict.reason if verdict.in_cover else None
 
 
 # =============================================================================== shooting
@@ -364,7 +402,7 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[str, ...], *, melee: 
 
 
 def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, target: str,
-                      st: Mapping[str, Any], steps: list[Step]) -> tuple[list[Batch], int]:
+                      st: Mapping[str, Any], steps: list[Step]) -> tuple[list[Batch], tuple[str, ...], list[str]]:
     tmodels = plan.models_of(target)
     how = measure_how(plan)
     if how != "edge":
@@ -373,9 +411,10 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
     wanted = req_str(request, "weapon", default=None)
     moved = req_bool(request, "moved", st["actions"].get(firing) == "advance")
     stealth = _all_have(plan, target, "Stealth")
-    groups: dict[tuple, list[Model]] = {}
-    specs: dict[tuple, HitSpec] = {}
+    groups: dict[tuple[Any, ...], list[Model]] = {}
+    specs: dict[tuple[Any, ...], HitSpec] = {}
     cover_votes: dict[str, str] = {}
+    cover_seen: dict[tuple[str, bool], str | None] = {}  # (target model, obstacles count) -> why in cover
     used_limited = list(plan.unit(firing).extra.get("limited_used", ()))
     for f in plan.models_of(firing):
         for w in sorted(set(_weapons_of(plan, f, melee=False))):
@@ -397,9 +436,14 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
                 steps.append(Step("no line of sight", f"{f.model_id} sees no model of {target}: {_sees(plan, f, near)[1]}", _src("Tir")))
                 continue
             for t in tmodels:
-                reason = _model_in_cover(plan, t, f, obstacles=not indirect)
-                if reason is not None and not has_rule(wrules, "Blast"):
-                    cover_votes.setdefault(t.model_id, reason)
+                if has_rule(wrules, "Blast") or t.model_id in cover_votes:
+                    continue
+                key_cover = (t.model_id, not indirect)
+                if key_cover not in cover_seen:
+                    cover_seen[key_cover] = _model_in_cover(plan, t, plan.models_of(firing), obstacles=not indirect)
+                reason = cover_seen[key_cover]
+                if reason is not None:
+                    cover_votes[t.model_id] = reason
             far = dist > inches(9)
             mods: list[tuple[int, str, str]] = []
             if stealth and far:
@@ -587,8 +631,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         res.setdefault("blast_shares", {})[u] = res_u
     limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
     if limited:
-        u = after.unit(firing)
-        after = after.with_unit(with_extra(u, limited_used=sorted(set(u.extra.get("limited_used", ())) | set(limited))))
+        fu = after.unit(firing)
+        after = after.with_unit(with_extra(fu, limited_used=sorted(set(fu.extra.get("limited_used", ())) | set(limited))))
     res["target"] = target
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
 
@@ -927,9 +971,16 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if action == "charge":
         target = req_str(request, "target")
         _enemy_check(plan, unit_id, target)
-        d = min(model_distance_mm(a, b, how=measure_how(plan)) for a in models for b in plan.models_of(target))
-        if d > inches(move):
-            raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {move}\" charge ({_src('Mouvement')})")
+        from rules.rulesets import find_ruleset
+
+        rs = typing.cast("Firefight", find_ruleset(RULESET))
+        reach = rs.charge_reach(plan, unit_id, target, float(move), rs.resolve_options(plan))  # as `ask charge`
+        d = min(p["distance_mm"] for p in reach.values())
+        if not any(p["in_reach"] for p in reach.values()):
+            cap = min(p["reach_in"] for p in reach.values())
+            why = " (difficult terrain in the way)" if cap < move else ""
+            raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {cap:g}\" charge{why} "
+                                     f"({_src('Mouvement')})")
         steps.append(Step("charge reach", f"{target} is {_in(d)} away, within {move}\"", _src("Mouvement")))
     after = plan
     if shaken:
@@ -1055,8 +1106,8 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         u2 = with_extra(u, reserve=None, ambushed_round=st["round"])
     elif mode in ("normal", "scout"):
         edge = (st.get("deployment_edges") or {}).get(u.side) or req_str(request, "edge", default=None)
-        if edge is None:  # the geometry's option (rules/rulesets/firefight.py): first=top,second=bottom by default
-            from rules.rulesets.base import find_ruleset
+        if edge is None:  # the geometry's option (rules/rulesets/firefight/__init__.py): first=top,second=bottom by default
+            from rules.rulesets import find_ruleset
             from rules.rulesets.firefight import deployment_edges
 
             edge = deployment_edges(plan, find_ruleset(RULESET).resolve_options(plan)).get(u.side)
@@ -1169,11 +1220,11 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
-ARGUMENTS: dict[str, tuple[str, ...]] = {
+ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "activate": ("unit", "action"), "shoot": ("firing", "target"), "melee": ("attacker", "defender"),
     "morale": ("unit",), "deploy": ("unit",), "cast": ("caster",), "jump": ("model",),
     "dangerous": ("unit",), "fall": ("model",),
-}
+})
 
 def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps: list[Step],
                    request: Mapping[str, Any]) -> tuple[TablePlan, dict[str, Any]]:
@@ -1266,8 +1317,8 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     return Resolution(RULESET, "fall", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
 
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "dangerous": dangerous, "fall": fall,
     "activate": activate, "shoot": shoot, "melee": melee, "morale": morale, "end_round": end_round,
     "deploy": deploy, "cast": cast, "jump": jump,
-}
+})

@@ -28,16 +28,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Iterable, Mapping, NoReturn, Sequence
+from typing import Any, Callable, Iterable, Mapping, NoReturn, Sequence, cast
 
 from rules.errors import InvalidActionError, RosterError
-from rules.frozen import EMPTY, freeze, thaw
+from rules.frozen import EMPTY, freeze, parse_bool, thaw
 from rules.plan import Model, TablePlan, Unit
 
 _MISSING: Any = object()
 _RULE_RE = re.compile(r"^\s*([^()]+?)\s*(?:\(\s*\+?(-?\d+)\s*\))?\s*$")
-_TRUE = ("true", "yes", "1", "oui")
-_FALSE = ("false", "no", "0", "non")
 
 
 # -- request arguments (CLI / HTTP) ---------------------------------------------------------
@@ -64,26 +62,21 @@ def req_str(request: Mapping[str, Any], key: str, default: Any = _MISSING) -> An
 
 
 def req_bool(request: Mapping[str, Any], key: str, default: bool = False) -> bool:
-    """Return a yes/no argument: ``true``/``false``, ``yes``/``no``, ``oui``/``non``, ``1``/``0``.
+    """Return a yes/no argument, read by :func:`rules.frozen.parse_bool` (the rules core's one reading).
 
-    Absent means ``default``; anything else (null, ``"on"``, ``" yes"``, 2) is refused.
+    Absent means ``default``; anything else (null, ``"maybe"``, 2) is refused.
 
     >>> req_bool({"cover": "Yes"}, "cover"), req_bool({}, "cover", True), req_bool({"cover": 0}, "cover")
     (True, True, False)
-    >>> req_bool({"cover": "on"}, "cover")
+    >>> req_bool({"cover": "maybe"}, "cover")
     Traceback (most recent call last):
     ...
-    rules.errors.InvalidActionError: argument 'cover' must be true or false (yes/no, oui/non, 1/0), got 'on'
+    rules.errors.InvalidActionError: argument 'cover' must be true or false (yes/no, oui/non, 1/0), got 'maybe'
     """
     value = request.get(key, default)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in _TRUE:
-        return True
-    if isinstance(value, str) and value.lower() in _FALSE:
-        return False
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
+    parsed = parse_bool(value)
+    if parsed is not None:
+        return parsed
     raise InvalidActionError(f"argument {key!r} must be true or false (yes/no, oui/non, 1/0), got {value!r}")
 
 
@@ -220,7 +213,7 @@ def measure_how(plan: TablePlan) -> str:
     opts = plan.options or {}
     if "measure" not in opts:
         return "edge"
-    from rules.rulesets.base import find_ruleset  # the geometry's option table
+    from rules.rulesets import find_ruleset  # the geometry's option table
 
     return str(find_ruleset(plan.ruleset).option("measure").parse(opts["measure"]))
 
@@ -253,7 +246,7 @@ def profile_of(plan: TablePlan, name: str | None) -> Mapping[str, Any]:
             f"profile {name!r} is not in the game's profiles; known: {', '.join(sorted(profiles)) or '(none)'}"
             " - load the side's roster into the game file"
         )
-    return profiles[name]
+    return cast(Mapping[str, Any], profiles[name])
 
 
 def weapon_of(plan: TablePlan, name: str) -> Mapping[str, Any]:
@@ -263,7 +256,7 @@ def weapon_of(plan: TablePlan, name: str) -> Mapping[str, Any]:
         raise InvalidActionError(
             f"weapon {name!r} is not in the game's weapons; known: {', '.join(sorted(weapons)) or '(none)'}"
         )
-    return weapons[name]
+    return cast(Mapping[str, Any], weapons[name])
 
 
 def unit_rules(plan: TablePlan, unit: Unit, model: Model | None = None) -> list[str]:

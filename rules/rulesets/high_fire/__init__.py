@@ -7,13 +7,22 @@ modificateurs) and the table of infantry actions.
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 from calibration.units import inches
+from rules.cohesion import chain_cohesion
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import closest_models, model_distance_mm
 from rules.plan import TablePlan
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+from rules.rulesets.base import Option, RuleSet
+from rules.rulesets.common import Args, length_json, table_point
+from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.high_fire.params import PARAMS
+from rules.terrain import TerrainKind, path_profile
+from rules.visibility import line_of_sight, unit_centre_distance_mm
 
 SRC_TERRAIN = "High Fire, Terrains"
 SRC_SIGHT = "High Fire, Ligne de vue"
@@ -49,55 +58,9 @@ ACTION_NAMES_FR: Mapping[str, str] = MappingProxyType({
 })
 
 
-@register
-class HighFire(RuleSet):
-    """High Fire v0.5.1."""
-
-    name = "high-fire"
-    title = "High Fire"
-    aliases = ("highfire", "hf")
-    unit_key = "in"
-    terrain_kinds = TERRAIN_KINDS
-    models_block_sight = "infantry-units"
-    option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
-               ("edge", "centre")),
-        Option("cohesion", "chain", "choice",
-               "cohesion as one connected chain, or each model near any other", "RULES-NOTES choice 2",
-               ("chain", "nearest")),
-        Option("sight_depth", "proportional", "choice",
-               "depths of several area pieces add up in proportion, or each piece on its own",
-               "RULES-NOTES choice 3", ("proportional", "separate")),
-        Option("high_fire_tables", "", "text", "the players' file of UNITABLE and modifier tables (a path)",
-               "RULES-NOTES, High Fire (reference booklet)"),
-    )
-    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
-                      "range", "cover", "proximity", "move")
-    SPARSE_BLOCK_MM: ClassVar[float] = inches(4)
-    DENSE_BLOCK_MM: ClassVar[float] = inches(2)
-    COHESION_MM: ClassVar[float] = inches(1)
-    ENEMY_GAP_MM: ClassVar[float] = inches(1)
-
-    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
-        return (self.COHESION_MM, None, "High Fire, Unités")
-
-    def cohesion_exempt(self, plan: TablePlan, model_id: str) -> bool:
-        # "les spécialistes ne sont pas assujettis à la règle de cohésion" (High Fire, Unités).
-        m = plan.model(model_id)
-        return m.role == "specialist" or m.has_status("specialist")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import math  # noqa: E402
 
-from rules.cohesion import chain_cohesion  # noqa: E402
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import closest_models, model_distance_mm  # noqa: E402
-from rules.questions import Args, length_json, table_point  # noqa: E402
-from rules.terrain import path_profile  # noqa: E402
-from rules.visibility import line_of_sight, unit_centre_distance_mm  # noqa: E402
 
 SRC_FIRE = "High Fire, Combat à distance (ligne de mire)"
 SRC_MOD = "High Fire, Combat à distance (modificateurs)"
@@ -187,8 +150,9 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
 
 
 def _covers(piece: Any, point: tuple[float, float]) -> bool:
-    from rules.terrain import terrain_geometry
     import shapely
+
+    from rules.terrain import terrain_geometry
     return bool(terrain_geometry(piece).covers(shapely.Point(point)))
 
 
@@ -245,13 +209,62 @@ def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, A
 
 def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -> bool:
     import shapely
+
     from rules.terrain import terrain_geometry
     geom = terrain_geometry(piece)
     return bool(geom.intersects(shapely.LineString([a, b]) if a != b else shapely.Point(a)))
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (unit_line_of_sight, ask_range, ask_cover, ask_proximity, ask_move):
-    setattr(HighFire, _f.__name__, _f)
-del _f
+class HighFire(RuleSet):
+    """High Fire v0.5.1."""
+
+    name = "high-fire"
+    title = "High Fire"
+    aliases = ("highfire", "hf")
+    unit_key = "in"
+    terrain_kinds = TERRAIN_KINDS
+    models_block_sight = "infantry-units"
+    option_specs = (
+        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+               ("edge", "centre")),
+        Option("cohesion", "chain", "choice",
+               "cohesion as one connected chain, or each model near any other", "RULES-NOTES choice 2",
+               ("chain", "nearest")),
+        Option("sight_depth", "proportional", "choice",
+               "depths of several area pieces add up in proportion, or each piece on its own",
+               "RULES-NOTES choice 3", ("proportional", "separate")),
+        Option("high_fire_tables", "", "text", "the players' file of UNITABLE and modifier tables (a path)",
+               "RULES-NOTES, High Fire (reference booklet)"),
+    )
+    range_between = "units"
+    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
+                      "range", "cover", "proximity", "move")
+    SPARSE_BLOCK_MM: ClassVar[float] = inches(4)
+    DENSE_BLOCK_MM: ClassVar[float] = inches(2)
+    # High Fire, Ligne de vue: 4" of a sparse area or 2" of a dense one blocks sight.
+    sight_depth_mm = MappingProxyType({"sparse": SPARSE_BLOCK_MM, "dense": DENSE_BLOCK_MM})
+    COHESION_MM: ClassVar[float] = inches(1)
+    ENEMY_GAP_MM: ClassVar[float] = inches(1)
+
+    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
+        return (self.COHESION_MM, None, "High Fire, Unités")
+
+    def cohesion_exempt(self, plan: TablePlan, model_id: str) -> bool:
+        # "les spécialistes ne sont pas assujettis à la règle de cohésion" (High Fire, Unités).
+        m = plan.model(model_id)
+        return m.role == "specialist" or m.has_status("specialist")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    unit_line_of_sight = unit_line_of_sight
+    ask_range = ask_range
+    ask_cover = ask_cover
+    ask_proximity = ask_proximity
+    ask_move = ask_move
+    # -- actions (rules/rulesets/high_fire/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_arguments = ARGUMENTS
+    action_params = PARAMS
+    validate_roster = staticmethod(validate_roster)
+
+
+HIGH_FIRE: HighFire = HighFire()

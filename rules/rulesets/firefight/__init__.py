@@ -8,12 +8,24 @@ Flying) and Mouvements spéciaux (Sauter, Chuter).
 
 from __future__ import annotations
 
+import math
+import re
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 from calibration.units import inches
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import closest_models, model_distance_mm
+from rules.plan import Model, TablePlan
+from rules.rulesets.base import DeploymentZone, Option, RuleSet
+from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
+from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.firefight.params import PARAMS
+from rules.rulesets.kit import has_rule
+from rules.terrain import TerrainKind, path_profile
+from rules.visibility import line_of_sight
+from rules.zones import aura, deployment_zone, objective_states, wholly_inside
 
 SRC = "Grimdark Future Firefight, Terrain"
 
@@ -31,48 +43,9 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
 )})
 
 
-@register
-class Firefight(RuleSet):
-    """Grimdark Future Firefight."""
-
-    name = "firefight"
-    title = "Grimdark Future Firefight"
-    aliases = ("gff", "grimdark", "grimdark-future-firefight", "opr-firefight")
-    unit_key = "in"
-    terrain_kinds = TERRAIN_KINDS
-    option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
-               ("edge", "centre")),
-        Option("cohesion", "chain", "choice",
-               "coherency as one connected chain, or each model near any other", "RULES-NOTES choice 2",
-               ("chain", "nearest")),
-        Option("deployment_edges", "first=top,second=bottom", "text",
-               "each side's table edge, by side name or first/second in unit order "
-               "(edges: top y=0, bottom, left x=0, right)", "Firefight, Déploiement"),
-    )
-    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
-                      "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
-                      "scout", "move", "jump")
-    COHESION_MM: ClassVar[float] = inches(1)
-    ALL_WITHIN_MM: ClassVar[float] = inches(9)
-
-    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
-        return (self.COHESION_MM, self.ALL_WITHIN_MM, "Grimdark Future Firefight, Mouvement")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import math  # noqa: E402
-import re  # noqa: E402
 
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import closest_models, model_distance_mm  # noqa: E402
-from rules.plan import Model, TablePlan  # noqa: E402
-from rules.questions import Args, kind_of_id, length_json, models_named, table_point  # noqa: E402
-from rules.terrain import path_profile, pieces_at  # noqa: E402
-from rules.visibility import line_of_sight  # noqa: E402
-from rules.zones import aura, deployment_zone, objective_states, wholly_inside  # noqa: E402
 
 SRC_MOVE = "Grimdark Future Firefight, Mouvement"
 SRC_SHOOT = "Grimdark Future Firefight, Tir"
@@ -82,7 +55,7 @@ SRC_MISSION = "Grimdark Future Firefight, Préparation (mission)"
 SRC_DEPLOY = "Grimdark Future Firefight, Préparation (déploiement)"
 SRC_RULES = "Grimdark Future Firefight, Références des règles spéciales"
 SRC_SPECIAL = "Grimdark Future Firefight, Mouvements spéciaux"
-ACTION_IN = {"hold": 0.0, "advance": 6.0, "rush": 12.0, "charge": 12.0}  # Activation table
+ACTION_IN = MappingProxyType({"hold": 0.0, "advance": 6.0, "rush": 12.0, "charge": 12.0})  # Activation table
 
 
 def unit_rules(plan: TablePlan, unit_id: str) -> list[str]:
@@ -114,16 +87,21 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     wr = self.from_unit(float(v["weapon-range"]))
     how = self.measure_how(opts)
     per: dict[str, dict[str, Any]] = {}
+    # Stealth: every model of the target has it (unit, profile or own rules) and the shot is from over 9"
+    # (Références des règles spéciales); read through the same special_rules hook as `resolve shoot`.
+    target_stealthy = self.all_have(plan, t_unit, "Stealth")
     for f in firers:
         c = closest_models([f], targets, how=how)
         seen = any(line_of_sight(plan, f.model_id, t.model_id, options=opts, ruleset=self).visible for t in targets)
+        far = c.distance_mm > self.from_unit(9.0)
         per[f.model_id] = {"distance_mm": round(c.distance_mm, 2), "in_range": c.distance_mm <= wr + 1e-6,
-                           "sight": seen, "can_shoot": c.distance_mm <= wr + 1e-6 and seen}
+                           "sight": seen, "can_shoot": c.distance_mm <= wr + 1e-6 and seen,
+                           "to_hit_modifier": -1 if target_stealthy and far else 0}
     shooting = [k for k, p in per.items() if p["can_shoot"]]
     closest = closest_models(firers, targets, how=how).distance_mm
     beyond9 = closest > self.from_unit(9.0) + 1e-6
-    stealth = beyond9 and "stealth" in unit_rules(plan, t_unit)
-    relentless = beyond9 and "relentless" in unit_rules(plan, f_unit)
+    stealth = beyond9 and target_stealthy
+    relentless = beyond9 and any(has_rule(self.special_rules(plan, f), "Relentless") for f in firers)
     steps = [self.measure_step(opts),
              Step("in range and in sight", f"{len(shooting)} of {len(firers)} model(s) are within "
                   f"{v['weapon-range']:g}\" of the target and see it", SRC_SHOOT, value=len(shooting))]
@@ -141,16 +119,8 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
 
 def _model_in_cover(self: "Firefight", plan: TablePlan, firers: tuple[Model, ...], t: Model,
                     opts: Mapping[str, Any]) -> tuple[bool, list[str]]:
-    inside = [p.terrain_id for p in pieces_at(t.position_mm, plan.terrain) if self.kind_of(p).cover]
-    if inside:
-        return True, inside
-    seers = [f for f in firers if line_of_sight(plan, f.model_id, t.model_id, options=opts, ruleset=self).visible]
-    if not seers:
-        return False, []
-    near = min(seers, key=lambda f: model_distance_mm(f, t))
-    s = line_of_sight(plan, near.model_id, t.model_id, options=opts, ruleset=self)
-    behind = s.cover_fraction >= 0.5
-    return behind, [i for _, i, _ in s.cover] if behind else []
+    verdict = self.in_cover(plan, firers, t, opts)  # the one cover rule `resolve shoot` applies too
+    return verdict.in_cover, list(verdict.by)
 
 
 def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -207,31 +177,36 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     return out
 
 
-def _move_allowance_in(plan: TablePlan, unit_id: str, action: str) -> tuple[float, list[str]]:
+def _move_allowance_in(self: "Firefight", plan: TablePlan, unit_id: str, action: str) -> tuple[float, list[str]]:
+    """A unit's move for ``action`` with Fast/Slow, read from its first model's rules (as `activate` does)."""
     base = ACTION_IN[action]
-    rules = unit_rules(plan, unit_id)
+    models = plan.models_of(unit_id)
+    rules = self.special_rules(plan, models[0]) if models else tuple(plan.unit(unit_id).rules or ())
     notes = []
-    if "fast" in rules and action != "hold":
+    if has_rule(rules, "Fast") and action != "hold":
         base += 2.0 if action == "advance" else 4.0
         notes.append("Fast")
-    if "slow" in rules and action != "hold":
+    if has_rule(rules, "Slow") and action != "hold":
         base -= 2.0 if action == "advance" else 4.0
         notes.append("Slow")
     return max(base, 0.0), notes
 
 
-def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """charge UNIT TARGET_UNIT: is at least one model within charge reach of the target? (difficult terrain caps 6")."""
-    v = args.parse(("UNIT", "TARGET_UNIT"))
-    mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["TARGET_UNIT"])
-    if not mine or not theirs:
-        raise InvalidActionError("charge: both units need models on the table")
-    reach_in, notes = _move_allowance_in(plan, v["UNIT"], "charge")
-    rules = unit_rules(plan, v["UNIT"])
-    ignores = "strider" in rules or "flying" in rules
-    per: dict[str, Any] = {}
+def charge_reach(self: "Firefight", plan: TablePlan, unit_id: str, target_unit: str, reach_in: float,
+                 opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each model's charge reach to the nearest model of ``target_unit`` (Mouvement; Terrain difficile).
+
+    A straight path through difficult terrain caps the move at 6" (Strider or Flying ignore it);
+    an impassable piece in the way blocks. The one reach rule of the ``charge`` question and
+    the ``activate`` action.
+    """
+    mine, theirs = plan.models_of(unit_id), plan.models_of(target_unit)
+    how = self.measure_how(opts)
+    per: dict[str, dict[str, Any]] = {}
     for m in mine:
-        c = closest_models([m], theirs, how="edge")
+        rules = self.special_rules(plan, m)
+        ignores = has_rule(rules, "Strider") or has_rule(rules, "Flying")
+        c = closest_models([m], theirs, how=how)
         target = plan.model(c.b_id)
         prof = path_profile(m.position_mm, target.position_mm, plan.terrain, lambda p: self.kind_of(p).movement)
         cap = reach_in
@@ -241,6 +216,19 @@ def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
         per[m.model_id] = {"nearest": c.b_id, "distance_mm": round(c.distance_mm, 2), "reach_in": cap,
                            "difficult": prof.inside_mm("difficult") > 0, "blocked": list(prof.blocked),
                            "in_reach": reach_ok}
+    return per
+
+
+def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    """charge UNIT TARGET_UNIT: is at least one model within charge reach of the target? (difficult terrain caps 6")."""
+    v = args.parse(("UNIT", "TARGET_UNIT"))
+    mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["TARGET_UNIT"])
+    if not mine or not theirs:
+        raise InvalidActionError("charge: both units need models on the table")
+    reach_in, notes = _move_allowance_in(self, plan, v["UNIT"], "charge")
+    ignores = all(has_rule(self.special_rules(plan, m), "Strider") or has_rule(self.special_rules(plan, m), "Flying")
+                  for m in mine)
+    per = charge_reach(self, plan, v["UNIT"], v["TARGET_UNIT"], reach_in, opts)
     can = [k for k, p in per.items() if p["in_reach"]]
     steps = [Step("charge reach", f"charge {reach_in:g}\"" + (f" ({', '.join(notes)})" if notes else "")
                   + "; a straight path through difficult terrain caps the move at 6\""
@@ -322,16 +310,27 @@ def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]
     return out
 
 
+DEPLOYMENT_DEPTH_IN = 12.0  # Préparation (déploiement): within 12" of one's table edge
+
+
+def deployment_zones(self: "Firefight", plan: TablePlan, options: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:
+    """Each side's deployment zone: within 12" of its table edge (Préparation, déploiement)."""
+    depth = self.from_unit(DEPLOYMENT_DEPTH_IN)
+    return tuple(DeploymentZone(side, edge, depth, deployment_zone(plan, edge, depth))
+                 for side, edge in deployment_edges(plan, options).items())
+
+
 def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
     """deployment: is every unit wholly within 12" of its side's table edge?"""
     args.parse(())
     edges = deployment_edges(plan, opts)
+    zones = {z.side: z.zone for z in deployment_zones(self, plan, opts)}
     per: dict[str, Any] = {}
     for u in plan.units:
         ms = plan.models_of(u.unit_id)
         if u.side not in edges or not ms:
             continue
-        zone = deployment_zone(plan, edges[u.side], self.from_unit(12.0))
+        zone = zones[u.side]
         inside = wholly_inside(zone, list(ms))
         per[u.unit_id] = {"side": u.side, "edge": edges[u.side], "inside": bool(inside.all()),
                           "outside": [m.model_id for m, i in zip(ms, inside) if not i]}
@@ -387,7 +386,7 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         raise InvalidActionError(f"move: --action must be one of {', '.join(ACTION_IN)}, got {action!r}")
     m = plan.model(v["MODEL"])
     end = table_point(args, v, plan, "X_MM", "Y_MM")
-    allowance_in, notes = _move_allowance_in(plan, m.unit_id, action)
+    allowance_in, notes = _move_allowance_in(self, plan, m.unit_id, action)
     rules = unit_rules(plan, m.unit_id)
     prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
     problems: list[str] = []
@@ -447,9 +446,53 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
             "steps": steps}
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (ask_range, ask_cover, ask_aura, ask_charge, ask_melee, ask_blast, ask_objectives, ask_deployment,
-           ask_ambush, ask_scout, ask_move, ask_jump):
-    setattr(Firefight, _f.__name__, _f)
-del _f
+class Firefight(RuleSet):
+    """Grimdark Future Firefight."""
+
+    name = "firefight"
+    title = "Grimdark Future Firefight"
+    aliases = ("gff", "grimdark", "grimdark-future-firefight", "opr-firefight")
+    unit_key = "in"
+    terrain_kinds = TERRAIN_KINDS
+    option_specs = (
+        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+               ("edge", "centre")),
+        Option("cohesion", "chain", "choice",
+               "coherency as one connected chain, or each model near any other", "RULES-NOTES choice 2",
+               ("chain", "nearest")),
+        Option("deployment_edges", "first=top,second=bottom", "text",
+               "each side's table edge, by side name or first/second in unit order "
+               "(edges: top y=0, bottom, left x=0, right)", "Firefight, Déploiement"),
+    )
+    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
+                      "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",
+                      "scout", "move", "jump")
+    COHESION_MM: ClassVar[float] = inches(1)
+    ALL_WITHIN_MM: ClassVar[float] = inches(9)
+
+    def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
+        return (self.COHESION_MM, self.ALL_WITHIN_MM, "Grimdark Future Firefight, Mouvement")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    ask_range = ask_range
+    ask_cover = ask_cover
+    ask_aura = ask_aura
+    ask_charge = ask_charge
+    ask_melee = ask_melee
+    ask_blast = ask_blast
+    ask_objectives = ask_objectives
+    ask_deployment = ask_deployment
+    ask_ambush = ask_ambush
+    ask_scout = ask_scout
+    ask_move = ask_move
+    ask_jump = ask_jump
+    charge_reach = charge_reach
+    deployment_zones = deployment_zones
+    # -- actions (rules/rulesets/firefight/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_arguments = ARGUMENTS
+    action_params = PARAMS
+    validate_roster = staticmethod(validate_roster)
+
+
+FIREFIGHT: Firefight = Firefight()

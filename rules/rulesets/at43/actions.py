@@ -27,7 +27,7 @@ activation); model ``extra["damage_taken"]`` (structure points lost).
 
 Examples
 --------
->>> from rules.dice import at43_roll_needed
+>>> from rules.rulesets.at43.dice import at43_roll_needed
 >>> at43_roll_needed(3 - 5), at43_roll_needed(5 - 4), at43_roll_needed(5 - 6)
 (5, 4, 4)
 >>> template_radius_cm(3, 2), template_radius_cm(3, 0), template_radius_cm(3, 4)
@@ -39,18 +39,28 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence, cast
 
-from rules.combat._kit import (fmt_len, remove_model, req_bool, req_choice, req_int, req_list, req_str, with_extra,
-                               with_status)
-from rules.combat.base import Action, Resolution
-from rules.dice import (AUTO_SUCCESS, Dice, Distribution, at43_roll_needed, binomial, die, needed_text,
-                        success_chance, with_rerolls)
+from rules.dice import AUTO_SUCCESS, Dice, Distribution, binomial, die, needed_text, success_chance, with_rerolls
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
+from rules.resolution import Action, Resolution
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
+from rules.rulesets.at43.dice import at43_roll_needed
+from rules.rulesets.kit import (
+    fmt_len,
+    remove_model,
+    req_bool,
+    req_choice,
+    req_int,
+    req_list,
+    req_str,
+    with_extra,
+    with_status,
+)
 
 RULESET = "at-43"
 CATEGORIES = ("infantry", "vehicle")
@@ -171,7 +181,7 @@ def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
     if name is None or name not in profiles:
         raise InvalidActionError(f"model {m.model_id!r} has no AT-43 profile in this game "
                                  f"(profile {name!r}); merge the rosters first")
-    return profiles[name]
+    return cast(Mapping[str, Any], profiles[name])
 
 
 def _stat(plan: TablePlan, m: Model, key: str, default: Any = None) -> Any:
@@ -203,7 +213,7 @@ class Geometry:
     """The geometric answers one resolution needs, asked of the geometry modules, with sight cached."""
 
     def __init__(self, plan: TablePlan) -> None:
-        from rules.rulesets.base import find_ruleset
+        from rules.rulesets import find_ruleset
 
         self.plan = plan
         self.rs = find_ruleset(RULESET)
@@ -236,14 +246,14 @@ class Geometry:
         return model_distance_mm(a, b, how=self.how)
 
     def fire_zone(self, firing: str, target: str, target_models: Sequence[str] | None = None) -> Any:
-        from rules.zones import fire_zone
+        from rules.rulesets.at43.fire_zone import fire_zone
 
         return fire_zone(self.plan, firing, target, how=self.how, target_models=target_models, source=SRC_ZONE)
 
     def cover(self, firing: str, unit: str) -> dict[str, Any]:
-        from rules.rulesets.at43 import cover_state
+        from rules.rulesets.at43 import AT43, cover_state
 
-        return cover_state(self.rs, self.plan, firing, unit, self.opts)
+        return cover_state(cast(AT43, self.rs), self.plan, firing, unit, self.opts)
 
     def template(self, centre: tuple[float, float], radius_mm: float) -> tuple[Model, ...]:
         from rules.zones import template
@@ -405,6 +415,8 @@ def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge"
         steps.append(Step("locked weapon", f"{weapon.name} is a locked weapon: {needed_text(weapon.locked_roll)} "
                                            f"whatever the range", SRC_TEST, value=weapon.locked_roll))
         return weapon.locked_roll, None, steps
+    if weapon.precision is None:
+        raise InvalidActionError(f"{weapon.name} has neither a précision nor a locked roll; fix the roster")
     diff = int(weapon.precision) - band
     needed = at43_roll_needed(diff)
     steps.append(Step("shooting test", f"précision {weapon.precision} - portée {band} = {diff:+d}: "
@@ -715,6 +727,9 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
               weapon: Weapon, copy_index: int, *, dice_count: int | None = None, action: str = "shoot",
               record: bool = True) -> Resolution:
     target_id = req_str(request, "target")
+    if weapon.area_cm is None:
+        raise InvalidActionError(f"{weapon.name} has no aire d'effet: it cannot fire indirect; fix the roster")
+    area_cm: float = weapon.area_cm
     steps: list[Step] = []
     try:
         aim = plan.model(target_id)
@@ -726,7 +741,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     geo = Geometry(plan)
     firers = _armed(plan, firing, weapon, copy_index)
     steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
-                                  f"{fmt_len(weapon.area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
+                                  f"{fmt_len(area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
                                   f"no sight needed for each firer", SRC_INDIRECT))
     seers = [m for m in (plan.models_of(firing.unit_id) if dice_count is None else [leader]) if geo.sees(m, aim)]
     if not seers:
@@ -742,7 +757,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     else:
         count = dice_count
         steps.append(Step("dice", f"{count} dice", SRC_ARTILLERY, value=count))
-    steps.append(Step("template", f"radius = aire {fmt_len(weapon.area_cm, 'cm')} x successes (the aire when "
+    steps.append(Step("template", f"radius = aire {fmt_len(area_cm, 'cm')} x successes (the aire when "
                                   f"none), at most 10 cm and then two impacts; 1 cm of deviation per failure; "
                                   f"no cover against it", SRC_INDIRECT))
     if needed is None:
@@ -752,8 +767,8 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     def groups_at(centre: tuple[float, float], successes: int) -> list[Group]:
         if needed is None:
             return []
-        raw = weapon.area_cm * successes if successes > 0 else weapon.area_cm
-        radius_mm = template_radius_cm(weapon.area_cm, successes) * MM_PER_CM
+        raw = area_cm * successes if successes > 0 else area_cm
+        radius_mm = template_radius_cm(area_cm, successes) * MM_PER_CM
         impacts = 2 if raw > TEMPLATE_CAP_CM else 1
         under = sorted(geo.template(centre, radius_mm), key=lambda m: (geo.distance_mm(leader, m), m.model_id))
         out = []
@@ -790,18 +805,18 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         if needed is not None and needed != AUTO_SUCCESS and rolled["failures"] > 0:
             direction = d.roll(6)
         centre = centre_after(s, direction)
-        radius = template_radius_cm(weapon.area_cm, s)
+        radius = template_radius_cm(area_cm, s)
         groups = groups_at(centre, s)
         info = {"centre_mm": [round(centre[0], 3), round(centre[1], 3)], "radius_cm": radius,
                 "deviation_direction": direction, "deviation_cm": (rolled["failures"] if direction else 0),
-                "impacts_each": 2 if (weapon.area_cm * s if s else weapon.area_cm) > TEMPLATE_CAP_CM else 1,
+                "impacts_each": 2 if (area_cm * s if s else area_cm) > TEMPLATE_CAP_CM else 1,
                 "under": [g.models[0].model_id for g in groups]}
         if needed is not None:
             steps.append(Step("template", f"{s} success(es): radius {fmt_len(radius, 'cm')}"
                                           f"{', two impacts each' if info['impacts_each'] == 2 else ''}; "
                                           + (f"deviates {rolled['failures']} cm in direction {direction}"
                                              if direction else "stays on the target")
-                                          + f"; under it: {', '.join(info['under']) or 'nobody'}",
+                                          + f"; under it: {', '.join(cast(list[str], info['under'])) or 'nobody'}",
                               SRC_INDIRECT, value=radius, option="deviation=toward-firer"))
         return groups, info
 
@@ -913,5 +928,5 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"]}, plan_after=after)
 
 
-ACTIONS: dict[str, Action] = {"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
-                              "end-turn": end_turn}
+ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
+                              "end-turn": end_turn})

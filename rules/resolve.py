@@ -1,86 +1,46 @@
-"""The combat modules of the five rule sets, and one dispatcher for every action.
+"""``resolve``: the one entry point for actions, as :func:`rules.questions.ask` is for questions.
 
-``COMBAT`` maps a rule set id to its module (imported on first use, so a rule set
-being worked on cannot break the others). Each module exposes ``ACTIONS``
-(action name -> ``(plan, request, dice) -> Resolution``, see
-:mod:`rules.combat.base`) and ``validate_roster(roster)``.
+Each rule set's class carries its ``actions`` table (``rules/rulesets/<name>/actions.py``):
+action name -> ``(plan, request, dice) -> Resolution``; ``dice`` is ``None`` when only
+the odds are asked.
 
 Examples
 --------
->>> sorted(COMBAT)
-['at-43', 'feu-a-volonte', 'firefight', 'high-fire', 'star-wars']
->>> COMBAT["at-43"].__name__
-'rules.combat.at43'
->>> module_name("chess")
+>>> sorted(actions_of("at-43"))[:3]
+['activate', 'artillery', 'end-turn']
+>>> actions_of("chess")
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: at-43, feu-a-volonte, firefight, high-fire, star-wars
+rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, feu-a-volonte, at-43, star-wars
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-from collections.abc import Iterator, Mapping
-from types import ModuleType
-from typing import Any, Callable
+from collections.abc import Mapping
+from typing import Any
 
 from rules.dice import Dice
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.ontable import left_out_step, on_table, require_placed, restore, with_step
 from rules.plan import TablePlan
-
-from rules.combat.base import Resolution
-
-MODULES: dict[str, str] = {
-    "at-43": "rules.combat.at43",
-    "feu-a-volonte": "rules.combat.feu_a_volonte",
-    "firefight": "rules.combat.firefight",
-    "high-fire": "rules.combat.high_fire",
-    "star-wars": "rules.combat.star_wars",
-}
+from rules.resolution import Action, Resolution
+from rules.rulesets import find_ruleset
 
 
-def module_name(ruleset: str) -> str:
-    """Return the dotted name of ``ruleset``'s combat module."""
-    try:
-        return MODULES[ruleset]
-    except KeyError:
-        raise InvalidActionError(
-            f"unknown rule set {ruleset!r}; rule sets are: {', '.join(sorted(MODULES))}"
-        ) from None
+def actions_of(ruleset: str) -> Mapping[str, Action]:
+    """Return the actions of the rule set called ``ruleset`` (name -> function)."""
+    return find_ruleset(ruleset).actions
 
 
-class _LazyModules(Mapping[str, ModuleType]):
-    """A read-only mapping that imports each combat module the first time it is asked for."""
+def describe_actions(plan: TablePlan) -> list[dict[str, Any]]:
+    """Return the actions of the plan's rule set, each with its typed arguments and their legal values.
 
-    def __getitem__(self, ruleset: str) -> ModuleType:
-        name = module_name(ruleset)
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            raise InvalidActionError(f"the {ruleset} resolutions are not installed ({name} is missing)") from None
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(MODULES)
-
-    def __len__(self) -> int:
-        return len(MODULES)
-
-
-COMBAT: Mapping[str, ModuleType] = _LazyModules()
-
-
-def actions_of(ruleset: str) -> Mapping[str, Callable[..., Resolution]]:
-    """Return the ``ACTIONS`` of ``ruleset``."""
-    return COMBAT[ruleset].ACTIONS
-
-
-def validator_for(ruleset: str) -> Callable[[Any], None]:
-    """Return ``validate_roster`` of ``ruleset``'s combat module."""
-    return COMBAT[ruleset].validate_roster
+    JSON-ready, for the CLI's help, the HTTP API (``GET /api/actions``) and the page's
+    forms: ``[{"action": "shoot", "arguments": [{"name": "firing", "kind": "unit",
+    "required": true, "legal": ["u1", ...]}, ...]}, ...]``.
+    """
+    return find_ruleset(plan.ruleset).describe_actions(plan)
 
 
 def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -101,7 +61,7 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
     roster brought but the tracker has not placed (status ``"off-table"``) neither
     shoot, are shot at nor count in its geometry; the game after it keeps them.
     """
-    actions = actions_of(plan.ruleset)
+    actions = find_ruleset(plan.ruleset).actions
     if action not in actions:
         raise InvalidActionError(
             f"{plan.ruleset} has no action {action!r}; actions are: {', '.join(sorted(actions))}"

@@ -1,6 +1,6 @@
 """What every resolution returns: the explanation, the odds, the dice, the result.
 
-Each rule set's combat module (``rules/combat/<name>.py``) provides ``ACTIONS``, a
+Each rule set's combat module (``rules/rulesets/<name>/actions.py``) provides ``ACTIONS``, a
 dict from action name (``shoot``, ``melee``, ``morale``, ``activate``...) to a
 function ``(plan, request, dice) -> Resolution``, and ``validate_roster(roster)``.
 ``dice`` is ``None`` when only the odds are asked.

@@ -1,4 +1,4 @@
-"""Grimdark Future Firefight: the dice of an attack, exact odds and rolls (used by :mod:`rules.combat.firefight`).
+"""Grimdark Future Firefight: the dice of an attack, exact odds and rolls (used by :mod:`rules.rulesets.firefight.actions`).
 
 Pure functions of frozen inputs: how one die hits (Test de Qualité; natural 1 and 6;
 Fatigue; Relentless, Surge, Furious, Rending), how a defence die blocks (AP, cover,
@@ -26,6 +26,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from rules.dice import Dice, Distribution, die
 from rules.explain import Step
@@ -81,7 +82,7 @@ def defence_fail_chance(defense: int, ap: int = 0, cover: int = 0, bane: bool = 
     return 1 - block_total
 
 
-def _add(a: tuple, b: tuple) -> tuple:
+def _add(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(x + y for x, y in zip(a, b))
 
 
@@ -161,7 +162,7 @@ def wounds_dist(batch: Batch, d: Defence) -> Distribution:
     return batch.hits_dist().bind(after)
 
 
-def _merge_wounds(a: tuple, b: tuple) -> tuple:
+def _merge_wounds(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
     return (tuple(sorted(a[0] + b[0], reverse=True)), a[1] + b[1])
 
 
@@ -237,7 +238,7 @@ def outcome_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[Bod
     return wdist.map(lambda w: sum(w[0]) + w[1]), wdist.bind(lambda w: _final_outcome(bodies, w, fear))
 
 
-def _final_outcome(bodies: tuple[Body, ...], w: tuple, fear: int) -> Distribution:
+def _final_outcome(bodies: tuple[Body, ...], w: tuple[Any, ...], fear: int) -> Distribution:
     """Spread wounds ``(deadly packets, plain)`` and roll the wound effects: ``(models removed, effect)``."""
     alive, removed, last_hit = allocate(bodies, w[0], w[1])
     need = wound_roll_needed(alive[0], fear) if alive and last_hit else None
@@ -263,7 +264,7 @@ def roll_hits(dice: Dice, batches: tuple[Batch, ...]) -> tuple[list[tuple[int, i
 
 
 def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence,
-                  rolled_hits: list[tuple[int, int]]) -> tuple[list[tuple], list[Step], tuple]:
+                  rolled_hits: list[tuple[int, int]]) -> tuple[list[tuple[Any, ...]], list[Step], tuple[Any, ...]]:
     """Roll defences then Regeneration for this unit's share of the hits; return hits, steps, wounds."""
     steps: list[Step] = []
     hits = [(split_share(h, b.share), split_share(r, b.share)) for b, (h, r) in zip(batches, rolled_hits)]
@@ -301,7 +302,7 @@ class Rolled:
     """What the dice did to one unit: hits, wounds, the bodies left, the models removed, the effect."""
 
     hits: int
-    wounds: tuple
+    wounds: tuple[Any, ...]
     alive: tuple[Body, ...]
     removed: tuple[str, ...]
     effect: str
@@ -356,7 +357,7 @@ def survivors_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[B
     for b in batches:
         wdist = wdist.convolve(wounds_dist(b, defence), _merge_wounds)
 
-    def final(w: tuple) -> Distribution:
+    def final(w: tuple[Any, ...]) -> Distribution:
         alive, _, last_hit = allocate(bodies, w[0], w[1])
         need = wound_roll_needed(alive[0], fear) if alive and last_hit else None
         if need is None:

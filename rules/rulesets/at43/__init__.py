@@ -8,10 +8,28 @@ Couvert, 4/ Dégâts et retrait des pertes.
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
+from typing import Any, Mapping
 
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+import shapely
+import shapely.affinity
+import shapely.ops
+
+from rules.dice import needed_text
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import model_distance_mm
+from rules.plan import TablePlan
+from rules.rulesets.at43.actions import ACTIONS, validate_roster
+from rules.rulesets.at43.dice import at43_roll_needed
+from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
+from rules.rulesets.at43.params import PARAMS
+from rules.rulesets.base import Option, RuleSet
+from rules.rulesets.common import Args, leader_model, length_json
+from rules.terrain import TerrainKind, terrain_geometry
+from rules.visibility import line_of_sight
+from rules.zones import bases_hull, deviate, partly_inside, template
 
 SRC = "AT-43, Couvert"
 
@@ -27,44 +45,10 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
 )})
 
 
-@register
-class AT43(RuleSet):
-    """AT-43, shooting."""
-
-    name = "at-43"
-    title = "AT-43"
-    aliases = ("at43",)
-    unit_key = "cm"
-    terrain_kinds = TERRAIN_KINDS
-    option_specs = (
-        Option("measure", "edge", "choice", "where distances (and the leader-to-leader range) are measured",
-               "RULES-NOTES choice 1", ("edge", "centre")),
-        Option("fire_zone", "hull", "choice", "fire zone of a ragged formation: convex hull of both units' bases",
-               "RULES-NOTES choice 6", ("hull",)),
-    )
-    question_names = ("distance", "los", "template", "objectives", "terrain", "range", "firezone",
-                      "shooters", "cover", "casualties", "indirect")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import math  # noqa: E402
-from typing import Any, Mapping  # noqa: E402
 
-import shapely  # noqa: E402
-import shapely.affinity  # noqa: E402
-import shapely.ops  # noqa: E402
 
-from rules.dice import at43_roll_needed, needed_text  # noqa: E402
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import model_distance_mm  # noqa: E402
-from rules.plan import TablePlan  # noqa: E402
-from rules.questions import Args, leader_model, length_json  # noqa: E402
-from rules.terrain import terrain_geometry  # noqa: E402
-from rules.visibility import line_of_sight  # noqa: E402
-from rules.zones import (at43_template_radius_cm, bases_hull, deviate, fire_zone, partly_inside,  # noqa: E402
-                         sweep_beyond, template)
 
 SRC_RANGE = "AT-43, Organes de visée"
 SRC_TEST = "AT-43, 3/ Test de tir"
@@ -109,6 +93,15 @@ def _range(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mappin
         Step("range band", f"portée {band}: bands of 10 cm (under 10 cm is 0); the difficulty of the shot is {band}",
              SRC_RANGE, value=band)]
     return d, band, steps
+
+
+def range_band_of(self: "AT43", plan: TablePlan, observer: str, target: str, options: Mapping[str, Any], *,
+                  weapon_range: float | None = None) -> str:
+    """The portée between the two units' leaders (Organes de visée); AT-43 weapons have no range."""
+    if weapon_range is not None:
+        raise InvalidActionError("range: AT-43 weapons have no range; the range band between the leaders is the "
+                                 "shot's difficulty")
+    return str(_range(self, plan, observer, target, options)[1])
 
 
 def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -161,7 +154,8 @@ def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     v = _two_units(plan, args)
     fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), source=SRC_ZONE)
     aims = list(fz.caught) + [m.model_id for m in plan.models_of(v["TARGET_UNIT"])]
-    can, cannot = [], []
+    can: list[str] = []
+    cannot: list[str] = []
     seen: dict[str, list[str]] = {}
     for f in plan.models_of(v["FIRING_UNIT"]):
         sees = [t for t in aims if line_of_sight(plan, f.model_id, t, options=opts, ruleset=self).visible]
@@ -296,8 +290,36 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
             "steps": steps}
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (ask_range, ask_firezone, ask_shooters, ask_cover, ask_casualties, ask_indirect):
-    setattr(AT43, _f.__name__, _f)
-del _f
+class AT43(RuleSet):
+    """AT-43, shooting."""
+
+    name = "at-43"
+    title = "AT-43"
+    aliases = ("at43",)
+    unit_key = "cm"
+    terrain_kinds = TERRAIN_KINDS
+    option_specs = (
+        Option("measure", "edge", "choice", "where distances (and the leader-to-leader range) are measured",
+               "RULES-NOTES choice 1", ("edge", "centre")),
+        Option("fire_zone", "hull", "choice", "fire zone of a ragged formation: convex hull of both units' bases",
+               "RULES-NOTES choice 6", ("hull",)),
+    )
+    range_between = "units"
+    question_names = ("distance", "los", "template", "objectives", "terrain", "range", "firezone",
+                      "shooters", "cover", "casualties", "indirect")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    ask_range = ask_range
+    range_band = range_band_of
+    ask_firezone = ask_firezone
+    ask_shooters = ask_shooters
+    ask_cover = ask_cover
+    ask_casualties = ask_casualties
+    ask_indirect = ask_indirect
+    # -- actions (rules/rulesets/at43/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_params = PARAMS
+    validate_roster = staticmethod(validate_roster)
+
+
+AT_43: AT43 = AT43()

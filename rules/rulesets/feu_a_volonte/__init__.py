@@ -8,11 +8,22 @@ Cadence de tir, Groupe d'appui, Le Terrain.
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
+from typing import Any, Mapping
 
 from calibration.units import DEFAULT_UD_MM
-from rules.rulesets.base import Option, RuleSet, register
-from rules.terrain import TerrainKind
+from rules.errors import InvalidActionError
+from rules.explain import Step
+from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm, point_distance_mm
+from rules.plan import Model, TablePlan
+from rules.rulesets.base import Option, RuleSet
+from rules.rulesets.common import Args, length_json, table_point
+from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
+from rules.rulesets.feu_a_volonte.params import PARAMS
+from rules.terrain import TerrainKind, path_profile, terrain_geometry
+from rules.visibility import line_of_sight
+from rules.zones import aura, deviate
 
 SRC = "Feu à Volonté, Le Terrain (tableau des éléments de décor)"
 SRC_MOVE = "Feu à Volonté, Les Mouvements"
@@ -38,45 +49,9 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
 )})
 
 
-@register
-class FeuAVolonte(RuleSet):
-    """Feu à Volonté v1.6."""
-
-    name = "feu-a-volonte"
-    title = "Feu à Volonté"
-    aliases = ("fav", "feu a volonte", "feu-à-volonté")
-    unit_key = "ud"
-    terrain_kinds = TERRAIN_KINDS
-    option_specs = (
-        Option("measure", "centre", "choice",
-               "where distances are measured (the text says centre to centre)", "RULES-NOTES choice 1",
-               ("centre", "edge")),
-        Option("ud_mm", DEFAULT_UD_MM, "number", "one UD in mm: 10 (10 mm figures), 20 (15-20 mm), 40 (28 mm)",
-               "Feu à Volonté, Mesurer les distances"),
-        Option("band_boundary", "nearer", "choice",
-               "a range of exactly 4, 8 or 12 UD belongs to the nearer band, or to the farther one",
-               "RULES-NOTES choice 4", ("nearer", "farther")),
-        Option("hit_location_die", "d4", "choice", "the die read for the wound location (a d8 halved without a d4)",
-               "Feu à Volonté, Blessures (astuce)", ("d4", "d8")),
-    )
-    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
-                      "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",
-                      "grenade", "split", "move")
-
-
 # -- questions ------------------------------------------------------------------------------------
 
-import math  # noqa: E402
-from typing import Any, Mapping  # noqa: E402
 
-from rules.errors import InvalidActionError  # noqa: E402
-from rules.explain import Step  # noqa: E402
-from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm, point_distance_mm  # noqa: E402
-from rules.plan import Model, TablePlan  # noqa: E402
-from rules.questions import Args, length_json, table_point  # noqa: E402
-from rules.terrain import path_profile, terrain_geometry  # noqa: E402
-from rules.visibility import line_of_sight  # noqa: E402
-from rules.zones import aura, deviate  # noqa: E402
 
 SRC_MEASURE = "Feu à Volonté, Mesurer les distances"
 SRC_ARC = "Feu à Volonté, Arc frontal"
@@ -90,9 +65,9 @@ SRC_AREA = "Feu à Volonté, Arme à aire d'effet"
 SRC_ROF = "Feu à Volonté, Cadence de tir"
 SRC_MOVES = "Feu à Volonté, Les Mouvements"
 SRC_SUPPORT = "Feu à Volonté, Groupe d'appui"
-WEAPON_RANGE_UD = {"pistol": 4.0, "grenade": 4.0, "mortar": 6.0}
-WEAPON_NAMES = {"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
-                "mortier": "mortar", "mortar": "mortar"}
+WEAPON_RANGE_UD = MappingProxyType({"pistol": 4.0, "grenade": 4.0, "mortar": 6.0})
+WEAPON_NAMES = MappingProxyType({"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
+                "mortier": "mortar", "mortar": "mortar"})
 COMMANDERS = ("leader", "second")
 
 
@@ -406,7 +381,7 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     cost_mm = prof.length_mm + difficult  # a stretch of difficult ground costs double: the rest is halved
     problems: list[str] = []
     shoulder = 0.8 * m.height_mm if m.height_mm else None
-    for tid, kind, effect, height in prof.lines:
+    for tid, _kind, effect, height in prof.lines:
         if effect == "linear":
             if shoulder is not None and height is not None and height > shoulder:
                 problems.append(f"{tid} is higher than the figure's shoulder: impassable")
@@ -433,10 +408,10 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     else:
         ok_len = False
         problems.append(f"it costs {need_ud:.2f} UD, more than the 4 UD of a walk")
-    steps = [Step("movement", f"walk 4 UD for 1 PA" + ("; running adds 1d6 UD (2 PA)" if run else "")
+    steps = [Step("movement", "walk 4 UD for 1 PA" + ("; running adds 1d6 UD (2 PA)" if run else "")
                   + ("; on the road 4 UD + 1d6 UD" if on_road else ""), SRC_MOVES, value=4),
              Step("path", f"{prof.length_mm / ud:.2f} UD straight, {difficult / ud:.2f} UD of it in difficult terrain "
-                  f"(counted double), {sum(1 for l in prof.lines if l[2] == 'linear')} linear obstacle(s) at 1 UD each: "
+                  f"(counted double), {sum(1 for line in prof.lines if line[2] == 'linear')} linear obstacle(s) at 1 UD each: "
                   f"costs {need_ud:.2f} UD", SRC_MOVES, value=round(need_ud, 3))]
     if extra_allowed and need_ud > 4.0 + 1e-9 and need_ud <= 10.0 + 1e-9:
         steps.append(Step("roll needed", f"needs a d6 of {math.ceil(need_ud - 4.0 - 1e-9)} or more", SRC_MOVES))
@@ -457,9 +432,48 @@ def cohesion_how(self: "FeuAVolonte", options: Mapping[str, Any]) -> str:
     return "edge"
 
 
-# The answers above take the rule set as ``self``: attach them to the class as its methods
-# (rules.questions.handler finds ``ask_<question>``; the rules core calls the other hooks).
-for _f in (ask_range, ask_cover, ask_arc, ask_shooters, ask_aura, ask_radio, ask_spot, ask_hide, ask_grenade,
-           ask_split, ask_move, cohesion_rule, cohesion_how):
-    setattr(FeuAVolonte, _f.__name__, _f)
-del _f
+class FeuAVolonte(RuleSet):
+    """Feu à Volonté v1.6."""
+
+    name = "feu-a-volonte"
+    title = "Feu à Volonté"
+    aliases = ("fav", "feu a volonte", "feu-à-volonté")
+    unit_key = "ud"
+    terrain_kinds = TERRAIN_KINDS
+    option_specs = (
+        Option("measure", "centre", "choice",
+               "where distances are measured (the text says centre to centre)", "RULES-NOTES choice 1",
+               ("centre", "edge")),
+        Option("ud_mm", DEFAULT_UD_MM, "number", "one UD in mm: 10 (10 mm figures), 20 (15-20 mm), 40 (28 mm)",
+               "Feu à Volonté, Mesurer les distances"),
+        Option("band_boundary", "nearer", "choice",
+               "a range of exactly 4, 8 or 12 UD belongs to the nearer band, or to the farther one",
+               "RULES-NOTES choice 4", ("nearer", "farther")),
+        Option("hit_location_die", "d4", "choice", "the die read for the wound location (a d8 halved without a d4)",
+               "Feu à Volonté, Blessures (astuce)", ("d4", "d8")),
+    )
+    question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
+                      "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",
+                      "grenade", "split", "move")
+
+    # -- questions and hooks written above as functions of the rule set ---------------------------
+    ask_range = ask_range
+    ask_cover = ask_cover
+    ask_arc = ask_arc
+    ask_shooters = ask_shooters
+    ask_aura = ask_aura
+    ask_radio = ask_radio
+    ask_spot = ask_spot
+    ask_hide = ask_hide
+    ask_grenade = ask_grenade
+    ask_split = ask_split
+    ask_move = ask_move
+    cohesion_rule = cohesion_rule
+    cohesion_how = cohesion_how
+    # -- actions (rules/rulesets/feu_a_volonte/actions.py) and roster checks -----------------------------------
+    actions = ACTIONS
+    action_params = PARAMS
+    validate_roster = staticmethod(validate_roster)
+
+
+FEU_A_VOLONTE: FeuAVolonte = FeuAVolonte()

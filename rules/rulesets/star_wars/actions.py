@@ -31,19 +31,33 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any, Mapping
+from types import MappingProxyType
+from typing import Any, Mapping, cast
 
 from calibration.units import pas
-from rules.combat._kit import (check_whole_stats, measure_how, profile_of, req_bool, req_int, req_list, req_str,
-                               roster_fail, sides_of, state_of, threshold, weapon_of, with_extra, with_status)
-from rules.combat.base import Action, Resolution
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.frozen import thaw
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
-from rules.rulesets.base import find_ruleset
+from rules.resolution import Action, Resolution
+from rules.rulesets.kit import (
+    check_whole_stats,
+    measure_how,
+    profile_of,
+    req_bool,
+    req_int,
+    req_list,
+    req_str,
+    roster_fail,
+    sides_of,
+    state_of,
+    threshold,
+    weapon_of,
+    with_extra,
+    with_status,
+)
 
 RULESET = "star-wars"
 SRC = "Star Wars Grandes escarmouches"
@@ -55,7 +69,7 @@ POWERS = ("Répulsion", "Télékinésie", "Sur-vitesse", "Protection", "Éclairs
 RULES = ("Officier", "Officier supérieur", "Armure lourde", "Arme en cortosis", "Armes en cortosis", "Sabre laser",
          "Double sabre laser", "Deux sabres laser", "Deux armes de corps à corps", "Blaster lourd", "Médico",
          "Grande cible", "Gigantesque", "Robuste", "Droïde")
-BUBBLE_PAS = {"Officier": 2, "Officier supérieur": 3}
+BUBBLE_PAS = MappingProxyType({"Officier": 2, "Officier supérieur": 3})
 
 
 def _src(section: str) -> str:
@@ -272,15 +286,15 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     if _rank(plan, hero) and side != expected:
         raise IllegalActionError(f"the next hero phase belongs to {expected} ({_src('Phases d activation')})")
     r, inside = bubble(plan, hero_id)
-    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[_rank(plan, hero)]} pas; "
-                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[_rank(plan, hero)])]
+    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas; "
+                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[cast(str, _rank(plan, hero))])]
     chosen = req_list(request, "with")
     for mid in chosen:
         if mid not in inside:
             m = plan.model(mid)
             why = ("a hero has its own phase" if _rank(plan, m) else "an enemy" if _side(plan, m) != side
                    else f"{_pas(model_distance_mm(hero, m, how=measure_how(plan)))} away, "
-                        f"not less than {BUBBLE_PAS[_rank(plan, hero)]} pas")
+                        f"not less than {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas")
             raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}")
         if mid in st["activated"]:
             raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase")
@@ -364,10 +378,11 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
     if d > pas(rng_pas):
         mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir")))
     if hidden_check:
+        from rules.rulesets import find_ruleset
         from rules.visibility import line_of_sight
 
         limit = float(find_ruleset(RULESET).resolve_options(plan)["hidden_threshold"])
-        s = line_of_sight(plan, shooter.model_id, target.model_id)
+        s = line_of_sight(plan, shooter.model_id, target.model_id, ruleset=find_ruleset(RULESET))
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
                                      + "; ".join(f"{k} {i}" for k, i, _ in s.blockers))
@@ -524,6 +539,7 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
                     hidden_check=False)  # the point of impact must be in range
     point = target.position_mm
     x = float(w["zone"])
+    from rules.rulesets import find_ruleset
     zone_how = str(find_ruleset(RULESET).resolve_options(plan)["zone_measure"])
     hit = [m for m in plan.models if m.model_id != shooter.model_id and point_distance_mm(m, point, how=zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
@@ -695,7 +711,7 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         for t in targets:
             if isinstance(t, Model) and t in resist_targets:
                 g = dice.roll(6)
-                if g >= _resist(plan, t):
+                if g >= cast(int, _resist(plan, t)):  # resist_targets all have For
                     steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it", _src("Résistance à un pouvoir")))
                     continue
                 steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance", _src("Résistance à un pouvoir")))
@@ -822,11 +838,11 @@ def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
-ARGUMENTS: dict[str, tuple[str, ...]] = {
+ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "hero_phase": ("hero",), "troops_phase": ("side",), "shoot": ("shooter", "target"),
     "melee": ("attacker", "defender"), "force": ("user", "power"), "medic": ("medic", "target"), "stand_up": ("model",),
     "thrown": ("model",),
-}
+})
 
 def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry (Utilisation de la Force, Télékinésie).
@@ -870,8 +886,8 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
                       {"collision": True, "killed": killed}, after.with_state(st))
 
 
-ACTIONS: dict[str, Action] = {
+ACTIONS: Mapping[str, Action] = MappingProxyType({
     "thrown": thrown,
     "start_turn": start_turn, "hero_phase": hero_phase, "troops_phase": troops_phase, "end_turn": end_turn,
     "shoot": shoot, "melee": melee, "force": force, "medic": medic, "stand_up": stand_up,
-}
+})
