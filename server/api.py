@@ -83,7 +83,7 @@ def state() -> Any:
             "terrain_shapes": list(TERRAIN_SHAPES),
         },
         "actions": _safe(lambda: rulesbridge.actions_of(plan.ruleset), []),
-        "action_forms": _safe(lambda: pages.action_forms(plan, rulesbridge.actions_of(plan.ruleset)), {}),
+        "action_forms": _safe(lambda: pages.action_forms(plan), {}),
         "questions": _safe(lambda: rulesbridge.questions_of(plan), []),
         "terrain_kinds": _safe(lambda: rulesbridge.terrain_kinds(plan.ruleset), []),
     })
