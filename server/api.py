@@ -23,7 +23,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from rules.plan import TERRAIN_SHAPES, game_to_dict
 from rules.rulesets import RULESET_IDS
-from server import edits, pages, rulesbridge
+from server import edits, pages, rulesbridge, shotpreview
 from server.bands import range_bands
 from server.broadcast import stream
 from server.errors import ApiError, from_domain
@@ -168,11 +168,22 @@ def actions() -> Any:
     return jsonify({"actions": rulesbridge.describe_actions(overlay().plan())})
 
 
+@bp.get("/shot-preview")
+def shot_preview() -> Any:
+    """Every enemy unit of ``?unit=ID``: not visible, refused (out of range...), in cover or clear, with odds."""
+    unit = request.args.get("unit", "")
+    if not unit:
+        raise ApiError(400, "bad_request", "say which unit is about to shoot: /api/shot-preview?unit=ID")
+    return jsonify(shotpreview.shot_preview(overlay().plan(), unit))
+
+
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()
     resolution = rulesbridge.resolve(overlay().plan(), action, req, dice)
-    return jsonify(resolution.to_json())
+    out = resolution.to_json()
+    out["casualty_chance"] = shotpreview.casualty_chance(out["odds"])  # the headline's figure, as the preview's
+    return jsonify(out)
 
 
 @bp.post("/resolve/apply")

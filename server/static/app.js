@@ -10,7 +10,8 @@
     server: {}, game: null, live: null, grid: null, gridVersion: -1,
     actions: [], questions: [], terrainKinds: [],
     tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(), timings: {}, actionForms: {},
-    layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [] },
+    layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [],
+              preview: [], aim: [] },
     drawing: null, placing: null, resolution: null, lastRoll: null,
     latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 }, imageKey: {}, imageAskedAt: {},
   };
@@ -242,7 +243,7 @@
     out.push(...L.range, ...L.template);
     if ($("#show-auras").checked) out.push(...L.auras);
     if ($("#show-objectives").checked) out.push(...L.objectives);
-    out.push(...L.firezone);
+    out.push(...L.firezone, ...L.preview.filter((sh) => !sh.hidden), ...L.aim);
     return out;
   }
 
@@ -950,6 +951,116 @@
   function onFormChange() {
     // a new question: the old answer goes (never an old result beside a new error)
     S.resolution = null; S.lastRoll = null; $("#resolution").replaceChildren(); $("#rs-apply").disabled = true;
+    previewShot().catch((err) => showError(err, $("#rs-form")));
+  }
+
+  // -- the shot shown before it is taken --------------------------------------------------------
+  // Choosing who shoots draws, for every enemy unit, not visible / refused (out of range...) /
+  // in cover / clear with each weapon's chance of at least one casualty; choosing the target
+  // draws the rule set's own geometry of that shot, with no further click.
+  async function previewShot() {
+    const desc = (S.actionForms || {}).shoot;
+    const raw = TT_FORMS.read($("#rs-form"), true);
+    const clear = () => { S.layers.preview = []; S.layers.aim = []; S.previewKey = null; $("#rs-preview").replaceChildren(); renderAll(); };
+    if ($("#rs-action").value !== "shoot" || !desc || desc.args.length < 2) { clear(); return; }
+    const first = desc.args[0], second = desc.args[1];
+    const actor = raw[first.name];
+    if (!actor) { clear(); return; }
+    const unit = first.kind === "unit" ? actor : (modelById(actor) || {}).unit;
+    if (!unit) { clear(); return; }
+    const key = `${S.game.version || ""}|${unit}`;
+    const t0 = performance.now();
+    if (S.previewKey !== key) {
+      S.previewKey = key;
+      const ans = await api("GET", `api/shot-preview?unit=${encodeURIComponent(unit)}`);
+      if (S.previewKey !== key) return;  // a newer choice already
+      S.preview = ans;
+      drawPreview(ans);
+      S.timings.preview = performance.now() - t0;
+    }
+    S.layers.aim = [];
+    const target = raw[second.name];
+    const targetUnit = target ? (second.kind === "unit" ? target : (modelById(target) || {}).unit) : null;
+    S.layers.preview.forEach((sh) => { if (sh.unit) sh.hidden = Boolean(targetUnit) && sh.unit !== targetUnit; });
+    if (target) await aimAt(unit, actor, target, raw.weapon);
+    renderAll();
+  }
+  // the short mark beside an enemy unit on the plan (the list says it in full)
+  function previewWord(e) {
+    if (e.status === "not_visible" || e.status === "refused") return t(`preview.short_${e.status}`);
+    const best = e.weapons.filter((w) => w.chance !== null).sort((a, b) => b.chance - a.chance)[0];
+    const chance = best ? pct(best.chance, 0) : "";
+    return e.status === "cover" ? `${t("preview.short_cover")} ${chance}` : chance || t("preview.clear");
+  }
+  function drawPreview(ans) {
+    const shapes = [];
+    const items = ans.enemies.map((e) => {
+      shapes.push({ kind: "line", pts: [ans.centre_mm, e.centre_mm], cls: `preview preview-${e.status}` });
+      shapes.push({ kind: "text", at: [e.centre_mm[0], e.centre_mm[1] - 28], text: previewWord(e), cls: `preview-label preview-${e.status}`, size: 0.75, unit: e.unit });
+      const odds = e.weapons.map((w) => `${w.weapon || t("arg.weapon")}${t("sep")}${w.chance === null ? "?" : t("preview.chance", { pct: pct(w.chance, 0) })}`);
+      const why = e.status === "refused" && e.reason ? ` (${e.reason_id ? errorText({ code: e.reason_id, params: e.reason_params, message: e.reason }) : e.reason})` : "";
+      return `<li data-unit="${esc(e.unit)}" data-status="${e.status}"><b>${esc(unitName(e.unit))}</b>${t("sep")}${esc(t(`preview.${e.status}`))}${esc(why)}${odds.length ? ` · ${esc(odds.join(" · "))}` : ""}</li>`;
+    });
+    S.layers.preview = shapes;
+    $("#rs-preview").innerHTML = `<p class="hint">${esc(t("preview.title", { who: unitName(ans.unit) }))}</p><ul id="shot-preview">${items.join("")}</ul>`;
+  }
+  const nearestOf = (ids, p) => ids.map((id) => [id, centre(id)]).filter(([, c]) => c).sort((a, b) => Math.hypot(a[1][0] - p[0], a[1][1] - p[1]) - Math.hypot(b[1][0] - p[0], b[1][1] - p[1]))[0];
+  const modelsOfUnit = (u) => (S.game.game.models || []).filter((m) => m.unit === u).map((m) => m.id);
+  // The rule set's geometry of the chosen shot (AT-43 fire zone and impact order, Firefight sight
+  // lines and cover, Feu à Volonté front arc and range bands, Star Wars range and the 50 % rule,
+  // High Fire line of fire through terrain), drawn at once.
+  async function aimAt(unit, actor, target, weapon) {
+    const rs = S.game.game.ruleset, shapes = [], lines = [];
+    if (rs === "at-43" && has("firezone")) {
+      $("#fz-firing").value = unit; $("#fz-target").value = target;
+      await fireZone();
+      lines.push(($("#firezone-result") || {}).textContent || "");
+    } else if (rs === "firefight" || rs === "high-fire") {
+      const [los, cov] = await Promise.all([ask("los", [unit, target]), has("cover") ? ask("cover", [unit, target]) : null]);
+      const pairs = los.pairs || los.sees || {};
+      const targets = modelsOfUnit(target);
+      modelsOfUnit(unit).forEach((a) => {
+        const ca = centre(a); if (!ca) return;
+        const seen = pairs[a] || [];
+        const near = nearestOf(seen.length ? seen : targets, ca);
+        if (near) shapes.push({ kind: "line", pts: [ca, near[1]], cls: seen.length ? "los-clear" : "los-blocked" });
+      });
+      const covered = cov ? Object.entries(cov.models || cov.affected || {}).filter(([, v]) => (Array.isArray(v) ? v.length : v.in_cover)).map(([id]) => id) : [];
+      covered.forEach((id) => { const c = centre(id); if (c) shapes.push({ kind: "circle", c, r: (modelById(id).base_mm / 2) + 6, cls: "in-cover" }); });
+      const seeing = Object.values(pairs).filter((v) => v.length).length;
+      lines.push(t(los.visible ? "aim.sees" : "aim.no_sight", { n: seeing, of: modelsOfUnit(unit).length }));
+      if (cov) lines.push(t("aim.cover", { n: covered.length, of: targets.length }));
+    } else if (rs === "feu-a-volonte" || rs === "star-wars") {
+      const qs = [ask("range", weapon ? [actor, target, "--weapon", weapon] : [actor, target]), ask("los", [actor, target])];
+      if (rs === "feu-a-volonte" && has("arc")) qs.push(ask("arc", [actor, target]));
+      if (rs === "star-wars" && has("cover")) qs.push(ask("cover", [actor, target]));
+      const [range, los, third] = await Promise.all(qs);
+      const v = sightVerdict(los);
+      S.highlight = new Set(v.blockers);
+      shapes.push({ kind: "line", pts: [centre(actor), centre(target)], cls: v.visible ? (v.key === "sight.visible" ? "los-clear" : "los-partial") : "los-blocked" });
+      $("#rg-model").value = actor; fillWeapons();
+      const w = weapon || ((modelById(actor) || {}).weapons || []).find((x) => weaponRange(x));
+      if (w && weaponRange(w)) { $("#rg-weapon").value = w; $("#rg-range").value = String(weaponRange(w)); }
+      await rangeBands(true);
+      lines.push(`${v.text} · ${unitFmt(range.distance.mm)} · ${bandText(range.band)}${range.in_range === false ? ` · ${t("preview.refused")}` : ""}`);
+      if (rs === "feu-a-volonte" && third) {
+        const front = third.can_shoot;
+        lines.push(t(front ? "aim.front_arc" : "aim.outside_arc", { deg: fmtNum(Math.abs(third.relative_deg), 0) }));
+        const c = centre(actor), r = 60, m = modelById(actor), face = ((m && m.facing_deg) || 0) * Math.PI / 180;
+        if (c && m && m.facing_deg !== undefined && m.facing_deg !== null) {
+          const pts = [c]; for (let i = 0; i <= 18; i += 1) { const a = face - Math.PI / 2 + (Math.PI * i) / 18; pts.push([c[0] + r * 3 * Math.cos(a), c[1] + r * 3 * Math.sin(a)]); }
+          shapes.push({ kind: "poly", pts, cls: "front-arc" });
+        }
+      }
+      if (rs === "star-wars" && third) {
+        lines.push(t(third.hidden ? "aim.hidden_over_half" : "aim.hidden_under_half", { pct: pct(third.hidden_fraction || 0, 0) }));
+      }
+    }
+    S.layers.aim = shapes;
+    const box = document.createElement("p");
+    box.id = "aim-result"; box.className = "big";
+    box.textContent = lines.filter(Boolean).join(" — ");
+    $("#rs-preview").appendChild(box);
   }
   function resolutionRequest() {
     return { action: $("#rs-action").value, request: TT_FORMS.read($("#rs-form")) };
@@ -985,7 +1096,7 @@
       if (r.effect && r.effect !== "none") bits.push(outcomeText(r.effect));
       return bits.join(t("sep"));
     }
-    const c = casualtyChance(res.odds);
+    const c = typeof res.casualty_chance === "number" ? { p: res.casualty_chance, removed: true } : casualtyChance(res.odds);
     if (!c) return t("headline.odds");
     return t(c.removed ? "headline.chance_removed" : "headline.chance_wound", { pct: pct(c.p, 0) });
   }
