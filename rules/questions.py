@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from rules.citations import cite_steps
 from rules.errors import InvalidActionError
 from rules.explain import explanation_json
 from rules.ontable import placed_only
@@ -78,7 +79,7 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     result: dict[str, Any] = {"question": name, "ruleset": rs.name, "args": list(args)}
     result.update(out)
     result["options"] = dict(opts)
-    result["explanation"] = explanation_json(tuple(steps))
+    result["explanation"] = cite_steps(rs.name, explanation_json(tuple(steps)))
     return result
 
 

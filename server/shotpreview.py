@@ -22,6 +22,7 @@ from rules.ontable import on_table
 from rules.plan import TablePlan
 from server import rulesbridge
 from server.errors import ApiError
+from tabletracker import i18n
 
 #: Odds names that count models removed, then wounds, as the rules core names them.
 _REMOVED = ("models removed", "killed", "removed", "casualties", "out of action")
@@ -107,7 +108,7 @@ def shot_preview(plan: TablePlan, unit_id: str) -> dict[str, Any]:
             continue
         shooter = unit_id if firing_arg.kind in ("unit", "units") else seen[0].model_id
         target = enemy.unit_id if target_arg.kind in ("unit", "units") else seen[1].model_id
-        refusals: list[str] = []
+        refusals: list[tuple[str, dict[str, str] | None]] = []
         for weapon in weapons or [None]:
             req: dict[str, Any] = {firing_arg.name: shooter, target_arg.name: target}
             if weapon is not None and weapon_arg is not None:
@@ -115,12 +116,14 @@ def shot_preview(plan: TablePlan, unit_id: str) -> dict[str, Any]:
             try:
                 res = rulesbridge.resolve(plan, "shoot", req, None).to_json()
             except RulesError as exc:
-                refusals.append(str(exc))
+                refusals.append((str(exc), i18n.texts(exc)))
                 continue
             entry["weapons"].append({"weapon": weapon, "chance": casualty_chance(res["odds"]), "request": req})
         if not entry["weapons"]:
             entry["status"] = "refused"
-            entry["reason"] = refusals[0] if refusals else ""
+            entry["reason"] = refusals[0][0] if refusals else ""
+            if refusals and refusals[0][1]:
+                entry["reason_text"] = refusals[0][1]  # in French and English, from the catalogues
         else:
             entry["status"] = "cover" if cover else "clear"
         out.append(entry)

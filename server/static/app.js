@@ -68,7 +68,8 @@
   }
   const pct = (p, digits) => `${fmtNum(100 * p, digits === undefined ? 1 : digits)} %`;
   // the rules core's citations name a document the players do not have: say "the program's choice"
-  const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice")).replace(/\s+/g, " ").trim();
+  const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice"))
+    .replace(/[:,]?\s*(rule choice \d+|the program's rule choice)[:,]?/g, "").replace(/\(\s*\)/g, "").replace(/\(\s+/g, "(").replace(/\s+/g, " ").trim();
   function applyLang() {
     document.documentElement.lang = S.lang;
     $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
@@ -94,7 +95,7 @@
     if (!res.ok) {
       const e = (data && data.error) || {};
       const err = new Error(e.message || `HTTP ${res.status}`);
-      err.code = e.code || `http_${res.status}`; err.params = e.params || {}; err.body = e; err.status = res.status;
+      err.code = e.code || `http_${res.status}`; err.params = e.params || {}; err.body = e; err.status = res.status; err.text = e.text;
       throw err;
     }
     return data;
@@ -102,6 +103,7 @@
   // An error is shown in the page's language when the server gave its id (code) and parameters;
   // else the server's own sentence.
   function errorText(err) {
+    if (err.text && (err.text[S.lang] || err.text.en)) return err.text[S.lang] || err.text.en;  // the rules core's, from its catalogues
     const key = `err.${err.code}`;
     const known = window.TT_I18N.en[key] !== undefined;
     const params = { ...(err.params || {}) };
@@ -501,7 +503,12 @@
     });
     if (!steps.length) return "";
     return `<details class="explain"><summary>${t("explanation")} (${steps.length})</summary><ul class="explanation">${steps.map((s) =>
-      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(s.text))} <cite>${esc(cleanSource(s.source))}</cite></li>`).join("")}</ul></details>`;
+      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(s.text))} <cite>${esc(cleanSource(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
+  }
+  // a cited rule choice: a link to its entry in the project's docs (served by /docs/<page>)
+  function docLink(doc) {
+    const m = /^([a-z0-9-]+)\.md#([a-z0-9-]+?)-(\d+)$/.exec(doc || "");
+    return m ? ` <a class="doc-link" target="_blank" rel="noopener" href="docs/${m[1]}#${m[2]}-${m[3]}">${esc(t("rule_choice_n", { n: m[3] }))}</a>` : "";
   }
   function esc(s) { return String(s === undefined || s === null ? "" : s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
   function showAnswer(html, answer) { $("#answer").innerHTML = html + explanationHtml(answer); }
@@ -998,7 +1005,7 @@
       shapes.push({ kind: "line", pts: [ans.centre_mm, e.centre_mm], cls: `preview preview-${e.status}` });
       shapes.push({ kind: "text", at: [e.centre_mm[0], e.centre_mm[1] - 28], text: previewWord(e), cls: `preview-label preview-${e.status}`, size: 0.75, unit: e.unit });
       const odds = e.weapons.map((w) => `${w.weapon || t("arg.weapon")}${t("sep")}${w.chance === null ? "?" : t("preview.chance", { pct: pct(w.chance, 0) })}`);
-      const why = e.status === "refused" && e.reason ? ` (${e.reason_id ? errorText({ code: e.reason_id, params: e.reason_params, message: e.reason }) : e.reason})` : "";
+      const why = e.status === "refused" && e.reason ? ` (${errorText({ text: e.reason_text, message: e.reason })})` : "";
       return `<li data-unit="${esc(e.unit)}" data-status="${e.status}"><b>${esc(unitName(e.unit))}</b>${t("sep")}${esc(t(`preview.${e.status}`))}${esc(why)}${odds.length ? ` · ${esc(odds.join(" · "))}` : ""}</li>`;
     });
     S.layers.preview = shapes;

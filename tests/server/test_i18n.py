@@ -61,3 +61,21 @@ def test_every_action_and_argument_the_rules_core_describes_has_words() -> None:
             names |= {f"arg.{p.name}" for p in params if p.kind not in ("point", "table")}
     for lang in ("fr", "en"):
         assert sorted(n for n in names if n not in d[lang]) == [], lang
+
+
+def test_every_message_id_the_rules_core_raises_has_french_and_english_text() -> None:
+    """A ``msg_id="..."`` in the rules core (or a ``high_fire.missing.*`` entry) without words in a catalogue fails."""
+    from tabletracker.i18n import catalogue
+
+    ids: set[str] = set()
+    for path in (ROOT / "rules").rglob("*.py"):
+        if path.name == "errors.py":  # its docstring's example
+            continue
+        found = re.findall(r'msg_id="([\w.]+)"', path.read_text(encoding="utf-8"))
+        # High Fire's missing table entries: their short id under high_fire.missing
+        ids |= {i if "." in i else f"high_fire.missing.{i}" for i in found}
+    ids |= {"feu_a_volonte.fog", "feu_a_volonte.hidden"}  # chosen by a condition
+    assert len(ids) >= 10, ids
+    for lang in ("fr", "en"):
+        assert sorted(i for i in ids if i not in catalogue(lang)) == [], lang
+    assert set(catalogue("fr")) == set(catalogue("en"))

@@ -388,8 +388,9 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     name = request.get("weapon")
     if name is None:
         if len(carried) != 1:
-            raise InvalidActionError(f"choose the weapon of this salvo with --weapon; unit {firing.unit_id!r} "
-                                     f"carries: {', '.join(carried) or '(none)'}")
+            raise InvalidActionError(f"choose the weapon of this salvo (weapon); unit {firing.unit_id!r} "
+                                     f"carries: {', '.join(carried) or '(none)'}", msg_id="shoot.choose_weapon",
+                                     params={"who": firing.unit_id, "weapons": ", ".join(carried)})
         name = carried[0]
     if name not in carried:
         raise InvalidActionError(f"unit {firing.unit_id!r} carries no {name!r}; its weapons are: "
