@@ -484,6 +484,7 @@
     if (S.lastTemplate && S.layers.template.length) await template(S.lastTemplate, true);
     if (S.layers.range.length && modelById($("#rg-model").value)) await rangeBands(true);
     if ($("#fz-firing").value && $("#fz-target").value) await fireZone();
+    if (S.previewKey) { S.previewKey = null; await previewShot(); }  // the shot shown follows the game
     if ($("#show-objectives").checked) await objectives();
     if ($("#show-auras").checked) await auras();
     if ($("#show-deployment").checked) await deployment();
@@ -974,13 +975,14 @@
     const actor = raw[first.name];
     if (!actor) { clear(); return; }
     const unit = first.kind === "unit" ? actor : (modelById(actor) || {}).unit;
-    if (!unit) { clear(); return; }
+    if (!unit || !(S.game.game.models || []).some((m) => m.unit === unit)) { clear(); return; }
     const key = `${S.game.version || ""}|${unit}`;
     const t0 = performance.now();
     if (S.previewKey !== key) {
       S.previewKey = key;
+      const ticket = (S.previewTicket = (S.previewTicket || 0) + 1);
       const ans = await api("GET", `api/shot-preview?unit=${encodeURIComponent(unit)}`);
-      if (S.previewKey !== key) return;  // a newer choice already
+      if (S.previewTicket !== ticket) return;  // a newer choice, or a newer game, already
       S.preview = ans;
       drawPreview(ans);
       S.timings.preview = performance.now() - t0;
@@ -1049,6 +1051,7 @@
       const w = weapon || ((modelById(actor) || {}).weapons || []).find((x) => weaponRange(x));
       if (w && weaponRange(w)) { $("#rg-weapon").value = w; $("#rg-range").value = String(weaponRange(w)); }
       await rangeBands(true);
+      shapes.push(...S.layers.range); S.layers.range = [];  // this shot's rings: they go with it
       lines.push(`${v.text} · ${unitFmt(range.distance.mm)} · ${bandText(range.band)}${range.in_range === false ? ` · ${t("preview.refused")}` : ""}`);
       if (rs === "feu-a-volonte" && third) {
         const front = third.can_shoot;
