@@ -469,8 +469,9 @@
         S.actionForms = st.action_forms || {};
         fillSelects(); renderForm(); refreshDerived().catch(showError);
       }).catch(showError);
+    } else {
+      refreshDerived().catch(showError);  // (another rule set: once its questions are known, above)
     }
-    refreshDerived().catch(showError);
     loadLog().catch(showError);
   }
 
@@ -483,8 +484,12 @@
     }
     if (S.lastTemplate && S.layers.template.length) await template(S.lastTemplate, true);
     if (S.layers.range.length && modelById($("#rg-model").value)) await rangeBands(true);
-    if ($("#fz-firing").value && $("#fz-target").value) await fireZone();
-    if (S.previewKey) { S.previewKey = null; await previewShot(); }  // the shot shown follows the game
+    if ($("#fz-firing").value && $("#fz-target").value && has("firezone")) await fireZone();
+    else if (!has("firezone")) { S.layers.firezone = []; S.layers.numbers = []; }
+    if (S.previewKey) {  // the shot shown follows the game: the old verdicts go at once
+      S.previewKey = null; S.preview = null; S.layers.preview = []; S.layers.aim = []; $("#rs-preview").replaceChildren();
+      await previewShot();
+    }
     if ($("#show-objectives").checked) await objectives();
     if ($("#show-auras").checked) await auras();
     if ($("#show-deployment").checked) await deployment();

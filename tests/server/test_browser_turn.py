@@ -204,9 +204,10 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     first, *rest = request.items()
     page.select_option(f"#arg-{first[0]}", first[1])
     # the shot shown before it is taken: every enemy unit's verdict, drawn on the plan and listed
-    page.wait_for_selector("#shot-preview li")
     acting = first[1] if first[0] in ("firing",) and any(u["id"] == first[1] for u in game["units"]) else \
         next(m["unit"] for m in game["models"] if m["id"] == first[1])
+    page.wait_for_function(f"() => window.TT.preview && window.TT.preview.ruleset === '{ruleset}' "
+                           f"&& window.TT.preview.unit === '{acting}' && document.querySelector('#shot-preview li')")
     side = next(u["side"] for u in game["units"] if u["id"] == acting)
     placed = {m["unit"] for m in game["models"] if m.get("x_mm") is not None}
     enemies = {u["id"] for u in game["units"] if u["side"] != side and u["id"] in placed}
@@ -214,7 +215,7 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     assert {u for u, _ in listed} == enemies, listed
     assert {st for _, st in listed} <= {"clear", "cover", "refused", "not_visible"}
     assert {st for _, st in listed} & {"clear", "cover"}, page.inner_text("#shot-preview")
-    assert page.locator("#plan-svg polyline.preview").count() == len(enemies)
+    page.wait_for_function(f"() => document.querySelectorAll('#plan-svg polyline.preview').length === {len(enemies)}")
     timings_preview = page.evaluate("() => window.TT.timings.preview")
     for arg, value in rest:  # in the form's order: each choice narrows the next one
         page.select_option(f"#arg-{arg}", value)

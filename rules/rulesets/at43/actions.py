@@ -172,7 +172,10 @@ def weapon_of(plan: TablePlan, name: str) -> Weapon:
         return Weapon(name, s.get("precision"), int(s["rate"]), int(s["rerolls"]), int(s["penetration"]),
                       int(s["damage"]), s.get("area_cm"), s.get("locked_roll"))
     except KeyError as exc:
-        raise InvalidActionError(f"weapon {name!r} lacks {exc.args[0]!r}; see the AT-43 roster format") from None
+        raise InvalidActionError(f"the weapon {name!r} has no AT-43 {exc.args[0]!r} (its roster was written for "
+                                 "another rule set): give it an AT-43 profile (precision, rate, rerolls, penetration, "
+                                 "damage) in the roster, or play a roster made for AT-43",
+                                 msg_id="at43.weapon_not_at43", params={"weapon": name, "stat": exc.args[0]}) from None
 
 
 def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
