@@ -1072,6 +1072,7 @@
       }
     }
     S.layers.aim = shapes;
+    $$("#aim-result").forEach((e) => e.remove());  // one answer, the latest
     const box = document.createElement("p");
     box.id = "aim-result"; box.className = "big";
     box.textContent = lines.filter(Boolean).join(" — ");

@@ -51,9 +51,26 @@ window.TT_FORMS = (() => {
   // Draw (or redraw, keeping what the player chose when still legal) the form of ``desc``.
   function render(container, desc, ctx) {
     const before = container.dataset.action === desc.action ? read(container, true) : {};
+    const opened = container.querySelector("details.more-args");
+    if (opened && opened.open) before.__more_open = true;
     container.replaceChildren();
     container.dataset.action = desc.action;
     const values = { ...before };
+    // the optional details (order of casualties, luck, moved...) folded under one line, so the
+    // shot's preview stays in sight; who acts, the target and the weapon stay open
+    let more = null;
+    const holder = (arg) => {
+      if (arg.required || ["weapon", "unit", "model"].includes(arg.kind)) return container;
+      if (!more) {
+        more = document.createElement("details");
+        more.className = "more-args";
+        const sum = document.createElement("summary");
+        sum.textContent = ctx.t("more_options");
+        more.appendChild(sum);
+        if (before.__more_open) more.open = true;
+      }
+      return more;
+    };
     desc.args.forEach((arg) => {
       const label = document.createElement("label");
       label.className = `arg arg-${arg.kind}`;
@@ -92,8 +109,9 @@ window.TT_FORMS = (() => {
       input.dataset.kind = arg.kind;
       input.id = `arg-${arg.name}`;
       label.appendChild(input);
-      container.appendChild(label);
+      holder(arg).appendChild(label);
     });
+    if (more) container.appendChild(more);
     if (!desc.described) {
       const p = document.createElement("p");
       p.className = "hint";
