@@ -29,14 +29,16 @@ def test_a_doc_page_renders_safely_with_its_anchors(tmp_path: Any) -> None:
     assert '<a id="firefight-3"></a>' in html and "<script>" not in html and '<a href="game-file">game</a>' in html
 
 
-def test_the_docs_route_serves_a_page_and_refuses_others(client: Any) -> None:
-    folder = docs_dir()
-    assert folder is not None
-    pages = sorted(p.stem for p in folder.glob("*.md"))
-    if pages:
-        r = client.get(f"/docs/{pages[0]}")
-        assert r.status_code == 200 and r.mimetype == "text/html"
-    for bad in ("../pyproject", "nope", "x.toml"):
+def test_the_docs_route_serves_a_page_and_refuses_others(client: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    import server.docs
+
+    (tmp_path / "rule-choices.md").write_text('# Choices\n<a id="firefight-3"></a>\n**3. Cover helps the target.**',
+                                              encoding="utf-8")
+    monkeypatch.setattr(server.docs, "docs_dir", lambda: tmp_path)
+    r = client.get("/docs/rule-choices")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert b'<a id="firefight-3"></a>' in r.data and b"<b>3. Cover helps the target.</b>" in r.data
+    for bad in ("../pyproject", "nope", "x.toml", "Rule-Choices"):
         assert client.get(f"/docs/{bad}").status_code == 404
 
 
