@@ -463,8 +463,10 @@
     renderLegend();
     renderAll();
     if (before && before.game.ruleset !== view.game.ruleset) {
-      // another rule set: other actions, questions and terrain kinds
+      // another rule set: other actions, questions and terrain kinds; a shot being shown is dropped
+      S.previewTicket = (S.previewTicket || 0) + 1; S.rulesetPending = true;
       api("GET", "api/state").then((st) => {
+        S.rulesetPending = false;
         S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
         S.actionForms = st.action_forms || {};
         fillSelects(); renderForm(); refreshDerived().catch(showError);
@@ -972,6 +974,7 @@
   // in cover / clear with each weapon's chance of at least one casualty; choosing the target
   // draws the rule set's own geometry of that shot, with no further click.
   async function previewShot() {
+    if (S.rulesetPending) return;  // the new rule set's forms and questions first
     const desc = (S.actionForms || {}).shoot;
     const raw = TT_FORMS.read($("#rs-form"), true);
     const clear = () => { S.layers.preview = []; S.layers.aim = []; S.previewKey = null; $("#rs-preview").replaceChildren(); renderAll(); };
@@ -996,7 +999,7 @@
     const target = raw[second.name];
     const targetUnit = target ? (second.kind === "unit" ? target : (modelById(target) || {}).unit) : null;
     S.layers.preview.forEach((sh) => { if (sh.unit) sh.hidden = Boolean(targetUnit) && sh.unit !== targetUnit; });
-    if (target) await aimAt(unit, actor, target, raw.weapon);
+    if (target && !S.rulesetPending) await aimAt(unit, actor, target, raw.weapon);
     renderAll();
   }
   // the short mark beside an enemy unit on the plan (the list says it in full)
@@ -1025,7 +1028,7 @@
   // High Fire line of fire through terrain), drawn at once.
   async function aimAt(unit, actor, target, weapon) {
     const rs = S.game.game.ruleset, shapes = [], lines = [];
-    if (rs === "at-43" && has("firezone")) {
+    if (rs === "at-43" && has("firezone") && !S.rulesetPending) {
       $("#fz-firing").value = unit; $("#fz-target").value = target;
       await fireZone();
       lines.push(($("#firezone-result") || {}).textContent || "");
