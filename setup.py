@@ -1,4 +1,4 @@
-"""Build hook: the wheel carries the demo sequence as ``tabletracker/demo/``.
+"""Build hook: the wheel carries the demo sequence as ``tabletracker/demo/`` and the docs as ``tabletracker/docs/``.
 
 Everything else is declared in pyproject.toml. The demo is the rendered sample sequence
 (``sample_images/sequence``) without its deliberately broken frames, so that an
@@ -38,6 +38,11 @@ class BuildWithDemo(build_py):
         for frame in sorted(SEQUENCE.glob("frame_*.jpg")):
             if _whole_jpeg(frame):
                 shutil.copyfile(frame, target / frame.name)
+        docs = Path(self.build_lib) / "tabletracker" / "docs"  # the pages the program links to (/docs/...)
+        shutil.rmtree(docs, ignore_errors=True)
+        docs.mkdir(parents=True)
+        for page in sorted((HERE / "docs").glob("*.md")):
+            shutil.copyfile(page, docs / page.name)
 
 
 setup(cmdclass={"build_py": BuildWithDemo})

@@ -7,12 +7,16 @@ chromium (headless, Playwright) at 1440 x 900 and at 390 x 844 (touch):
   (target <= 1000);
 - tap to answer: from the second tap on the plan to the measurement / sight answer shown,
   median and worst of ``--taps`` tries, ms (target <= 150);
-- page weight: bytes of the HTML, scripts and style sheet the page loads (no framework).
+- page weight: bytes of the HTML, scripts and style sheet the page loads (no framework);
+- the shot shown before it is taken: from choosing who shoots in the shot form to every enemy
+  unit's verdict and odds drawn, ms (target <= 500 for a 10-unit game), on each bundled sample
+  game (Feu à Volonté 12 units, Star Wars 14, AT-43 6, Firefight 6, High Fire 5).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -81,7 +85,45 @@ def run(taps: int) -> None:
         browser.close()
 
 
+PREVIEWS = {"feu-a-volonte": "para-1", "star-wars": "st-1", "at-43": "sierra-alpha", "firefight": "snipers-a",
+            "high-fire": "alpha"}
+
+
+def preview(tries: int) -> None:
+    """The per-enemy display, timed in the page (``window.TT.timings.preview``) at 1440 x 900."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for name, actor in PREVIEWS.items():
+            with tempfile.TemporaryDirectory() as tmp:
+                game = json.loads((ROOT / "rules" / "data" / "games" / f"{name}-sample.json").read_text(encoding="utf-8"))
+                (Path(tmp) / "game.json").write_text(json.dumps(game), encoding="utf-8")
+                with Served(["--no-source", "--game", str(Path(tmp) / "game.json"), "--db", str(Path(tmp) / "g.db")]) as s:
+                    page = browser.new_page(viewport=SIZES["1440x900"][0])
+                    page.goto(s.url)
+                    page.wait_for_selector("#plan-svg polygon.model", timeout=30_000)
+                    page.click("[data-tab=resolve]")
+                    page.select_option("#rs-action", "shoot")
+                    first = page.locator("#rs-form [data-arg]").first
+                    times = []
+                    for _ in range(tries):
+                        first.select_option("")
+                        page.evaluate("() => { window.TT.timings.preview = null; }")
+                        first.select_option(actor)
+                        page.wait_for_function("() => window.TT.timings.preview !== null && document.querySelector('#shot-preview li')")
+                        times.append(page.evaluate("() => window.TT.timings.preview"))
+                    units = len(game["units"])
+                    print(f"shot preview, {name} ({units} units): median {statistics.median(times):.0f} ms, "
+                          f"worst {max(times):.0f} ms over {tries}")
+                    page.close()
+        browser.close()
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--taps", type=int, default=10)
-    run(ap.parse_args().taps)
+    ap.add_argument("--previews", type=int, default=5)
+    args = ap.parse_args()
+    run(args.taps)
+    preview(args.previews)

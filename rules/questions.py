@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from rules.citations import cite_steps
 from rules.errors import InvalidActionError
 from rules.explain import explanation_json
 from rules.ontable import placed_only
@@ -79,7 +80,7 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     result.update(out)
     data = {s.name for s in rs.option_specs if s.kind == "data"}
     result["options"] = {k: ("(loaded)" if k in data and v else v) for k, v in opts.items()}
-    result["explanation"] = explanation_json(tuple(steps))
+    result["explanation"] = cite_steps(rs.name, explanation_json(tuple(steps)))
     return result
 
 

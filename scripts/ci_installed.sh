@@ -79,7 +79,11 @@ while time.monotonic() < deadline and frame is None:
 assert page is not None and page[0] == 200, "the page did not answer 200"
 assert frame is not None and frame[0] == 200 and frame[1] == "image/jpeg" and frame[2][:2] == b"\xff\xd8", \
     "no live camera frame"
-print(f"ci-installed: page 200 ({len(page[1])} bytes), live frame 200 ({len(frame[2])} bytes)", file=sys.stderr)
+with urllib.request.urlopen(base + "/docs/rule-choices", timeout=5) as r:  # the docs the explanations link to
+    docs = r.status, r.read()
+assert docs[0] == 200 and b"firefight-3" in docs[1], "the rule choices page is not served by the installed package"
+print(f"ci-installed: page 200 ({len(page[1])} bytes), live frame 200 ({len(frame[2])} bytes), "
+      f"docs 200 ({len(docs[1])} bytes)", file=sys.stderr)
 PY
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 if grep -qi "unreadable\|cannot decode\|Traceback" "$work/serve.log"; then

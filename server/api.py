@@ -24,7 +24,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from rules.plan import TERRAIN_SHAPES, game_to_dict
 from rules.rulesets import RULESET_IDS
-from server import edits, pages, rulesbridge
+from server import edits, pages, rulesbridge, shotpreview
 from server.bands import range_bands
 from server.broadcast import stream
 from server.errors import ApiError, from_domain
@@ -84,7 +84,7 @@ def state() -> Any:
             "terrain_shapes": list(TERRAIN_SHAPES),
         },
         "actions": _safe(lambda: rulesbridge.actions_of(plan.ruleset), []),
-        "action_forms": _safe(lambda: pages.action_forms(plan, rulesbridge.actions_of(plan.ruleset)), {}),
+        "action_forms": _safe(lambda: pages.action_forms(plan), {}),
         "questions": _safe(lambda: rulesbridge.questions_of(plan), []),
         "terrain_kinds": _safe(lambda: rulesbridge.terrain_kinds(plan.ruleset), []),
     })
@@ -178,12 +178,23 @@ def _budget() -> float:
     return float(current_app.config.get("RESOLVE_BUDGET_S") or 0.6)
 
 
+@bp.get("/shot-preview")
+def shot_preview() -> Any:
+    """Every enemy unit of ``?unit=ID``: not visible, refused (out of range...), in cover or clear, with odds."""
+    unit = request.args.get("unit", "")
+    if not unit:
+        raise ApiError(400, "bad_request", "say which unit is about to shoot: /api/shot-preview?unit=ID")
+    return jsonify(shotpreview.shot_preview(overlay().plan(), unit))
+
+
 @bp.post("/resolve")
 def resolve() -> Any:
     action, req, dice, _ = _resolution_request()
     lower_thread_priority()  # odds can take their whole budget: the tracker's thread goes first
     resolution = rulesbridge.resolve(overlay().plan(), action, req, dice, budget_s=_budget())
-    return jsonify(resolution.to_json())
+    out = resolution.to_json()
+    out["casualty_chance"] = shotpreview.casualty_chance(out["odds"])  # the headline's figure, as the preview's
+    return jsonify(out)
 
 
 @bp.post("/resolve/apply")

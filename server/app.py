@@ -53,7 +53,7 @@ from flask.json.provider import DefaultJSONProvider
 
 from calibration.setup import Setup, load_setup, parse_setup
 from rules.plan import game_to_dict, load_game, parse_game
-from server import api, pages, security
+from server import api, docs, pages, security
 from server.errors import register_error_handlers
 from server.overlay import Overlay, open_store_game
 from server.store import GameStore
@@ -174,6 +174,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(docs.bp)
     overlay.publish_game()
     if app.config["START_LIVE"]:
         overlay.start()

@@ -19,6 +19,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from rules.errors import GameFileError, IllegalActionError, InvalidActionError, MissingTableError, RosterError
+from tabletracker import i18n
 from tabletracker.errors import TabletrackerError
 
 log = logging.getLogger(__name__)
@@ -64,10 +65,13 @@ def bad_request(message: str, **details: Any) -> ApiError:
 def from_domain(exc: TabletrackerError) -> ApiError:
     """Map a package's error (under the project root) to an :class:`ApiError`."""
     fr = getattr(exc, "message_fr", None)
+    # a message id from the rules core: its words in both languages, for the page to show its own
+    words = i18n.texts(exc)
+    extra: dict[str, Any] = {"msg": getattr(exc, "msg_id"), "text": words} if words else {}
     for kind, status, code in DOMAIN_ERRORS:
         if isinstance(exc, kind):
-            return ApiError(status, code, str(exc), fr=fr)
-    return ApiError(400, "bad_request", str(exc), fr=fr)
+            return ApiError(status, code, str(exc), fr=fr, **extra)
+    return ApiError(400, "bad_request", str(exc), fr=fr, **extra)
 
 
 # Our own words for HTTP errors (never werkzeug's English descriptions): status -> (code, en, fr).

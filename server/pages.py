@@ -1,9 +1,8 @@
 """The page: one HTML document, plain JavaScript and CSS served by Flask (no build step, no CDN).
 
-Also the description of each action's arguments the page builds its forms from
-(:func:`action_forms`). Until the rules core describes its actions itself, this holds
-what the page knows of the requests it sends; the page's form renderer (``forms.js``)
-takes any description of that shape.
+Also each action's form as the page builds it (:func:`action_forms`), from the rules
+core's description of the action's arguments and their legal values; the page's form
+renderer (``forms.js``) draws it.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from typing import Any
 from flask import Blueprint, current_app, render_template
 
 from rules.plan import TablePlan
+from server import rulesbridge
 
 bp = Blueprint("pages", __name__)
 
@@ -23,60 +23,73 @@ def index() -> Any:
                            lan=bool(current_app.config.get("LAN")))
 
 
-# An argument: {"name", "kind": unit | model | figure | weapon | number | choice, "label" (a page
-# word id), "required", "values" (legal values, when known), "enemy_of" (an argument naming
-# the acting unit or model: only the other sides' are legal), "of" (weapon: the argument
-# naming whose weapons), "min"/"max" (number), "default"}.
-_UNIT_SHOT = [
-    {"name": "firing", "kind": "unit", "label": "label.firing_unit", "required": True},
-    {"name": "target", "kind": "unit", "label": "label.target_unit", "required": True, "enemy_of": "firing"},
-    {"name": "weapon", "kind": "weapon", "label": "label.weapon", "required": False, "of": "firing"},
-]
-_KNOWN: dict[tuple[str, str], list[dict[str, Any]]] = {
-    ("at-43", "shoot"): _UNIT_SHOT,
-    ("firefight", "shoot"): _UNIT_SHOT,
-    ("firefight", "melee"): [
-        {"name": "attacker", "kind": "unit", "label": "label.attacker", "required": True},
-        {"name": "defender", "kind": "unit", "label": "label.defender", "required": True, "enemy_of": "attacker"},
-        {"name": "charging", "kind": "choice", "label": "label.charging", "required": False,
-         "values": [True, False], "default": True},
-    ],
-    ("firefight", "morale"): [{"name": "unit", "kind": "unit", "label": "label.unit", "required": True}],
-    ("star-wars", "shoot"): [
-        {"name": "shooter", "kind": "model", "label": "label.shooter", "required": True},
-        {"name": "target", "kind": "model", "label": "label.target_model", "required": True, "enemy_of": "shooter"},
-        {"name": "weapon", "kind": "weapon", "label": "label.weapon", "required": False, "of": "shooter"},
-        {"name": "shots", "kind": "number", "label": "label.shots", "required": False, "min": 1, "max": 20},
-    ],
-}
+# The page's form of an argument, from the rules core's :class:`~rules.rulesets.params.Param`
+# description: {"name", "kind": unit | model | weapon | number | choice | models, "label" (a page
+# word id), "required", "values" (legal values), "values_by" (weapon: legal weapons by carrier),
+# "enemy_of" (an argument naming the acting unit or model: only the other sides' are legal), "of"
+# (weapon: the argument naming whose weapons), "min" (number), "integer", "help" (English help)}.
+_KIND = {"unit": "unit", "model": "model", "figure": "model", "weapon": "weapon", "integer": "number",
+         "number": "number", "choice": "choice", "bool": "choice", "side": "choice", "models": "models",
+         "units": "units"}
 
 
-def action_forms(plan: TablePlan, actions: list[str]) -> dict[str, dict[str, Any]]:
+def _arg_form(arg: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the page's form of one described argument (``None``: not asked on the page).
+
+    A ``point`` or free ``table`` argument is never typed as JSON on the page: an optional
+    one is left to the rule set's default; a required one makes the action not offered.
+    """
+    kind = _KIND.get(arg["kind"])
+    if kind is None:
+        return None
+    out: dict[str, Any] = {"name": arg["name"], "kind": kind, "label": f"arg.{arg['name']}",
+                           "required": bool(arg.get("required", True))}
+    legal = arg.get("legal")
+    if arg["kind"] == "bool":
+        out["values"] = [True, False]
+    elif arg["kind"] == "weapon":
+        out["values_by"] = legal or {}
+    elif legal is not None:
+        out["values"] = list(legal)
+    elif arg.get("choices"):
+        out["values"] = list(arg["choices"])
+    for key in ("enemy_of", "of", "help"):
+        if arg.get(key) is not None:
+            out[key] = arg[key]
+    if arg["kind"] in ("integer", "number"):
+        out["integer"] = arg["kind"] == "integer"
+        if arg.get("minimum") is not None:
+            out["min"] = arg["minimum"]
+    return out
+
+
+def action_forms(plan: TablePlan) -> dict[str, dict[str, Any]]:
     """Return, for each action of the plan's rule set, its arguments as the page's form renders them.
 
-    ``described`` is ``False`` for an action whose arguments the server does not know yet:
-    its form offers the usual acting unit and target, which the rules core may refuse.
+    Built from the rules core's own description (:func:`rules.resolve.describe_actions`),
+    with the values legal in ``plan``. ``described`` is ``False`` when a required argument cannot
+    be picked on the page (a free table): the action is then not offered.
 
     >>> from rules.plan import parse_game
     >>> plan = parse_game({"ruleset": "at-43", "table": {"width_mm": 600, "depth_mm": 600},
-    ...     "units": [{"id": "a", "side": "A"}, {"id": "b", "side": "B"}]})
-    >>> form = action_forms(plan, ["shoot"])["shoot"]
-    >>> form["described"], [a["name"] for a in form["args"]], form["args"][0]["values"]
-    (True, ['firing', 'target', 'weapon'], ['a', 'b'])
+    ...     "units": [{"id": "a", "side": "A"}, {"id": "b", "side": "B"}],
+    ...     "models": [{"id": "a1", "unit": "a", "x_mm": 100, "y_mm": 100, "base_mm": 25},
+    ...                {"id": "b1", "unit": "b", "x_mm": 400, "y_mm": 400, "base_mm": 25}]})
+    >>> form = action_forms(plan)["shoot"]
+    >>> form["described"], [a["name"] for a in form["args"]][:3], form["args"][1]["enemy_of"]
+    (True, ['firing', 'target', 'weapon'], 'firing')
+    >>> form["args"][0]["values"]
+    ['a', 'b']
     """
-    units = [u.unit_id for u in plan.units]
-    models = [m.model_id for m in plan.models if m.on_table]
     out: dict[str, dict[str, Any]] = {}
-    for action in actions:
-        known = _KNOWN.get((plan.ruleset, action))
-        args = [dict(a) for a in (known or [
-            {"name": "unit", "kind": "unit", "label": "label.unit", "required": True},
-            {"name": "target", "kind": "unit", "label": "label.target_unit", "required": False, "enemy_of": "unit"}])]
-        for a in args:
-            if a["kind"] == "unit":
-                a["values"] = units
-            elif a["kind"] == "model":
-                a["values"] = models
-        out[action] = {"action": action, "label": f"action_name.{action}", "described": known is not None,
-                       "args": args}
+    for desc in rulesbridge.describe_actions(plan):
+        args, described = [], True
+        for arg in desc["arguments"]:
+            form = _arg_form(arg)
+            if form is None:
+                described = described and not arg.get("required", True)
+                continue
+            args.append(form)
+        out[desc["action"]] = {"action": desc["action"], "label": f"action_name.{desc['action']}",
+                               "described": described, "args": args}
     return out

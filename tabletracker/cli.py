@@ -18,6 +18,16 @@ from collections.abc import Sequence
 
 from tabletracker.errors import TabletrackerError
 
+def _in_user_language(exc: BaseException) -> str:
+    """The error in the user's language (``LANG``/``LC_ALL``/``LC_MESSAGES`` fr or en) when it has a message id."""
+    from tabletracker import i18n
+
+    env = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or "en"
+    words = (i18n.texts(exc) or {}).get("fr" if env.lower().startswith("fr") else "en")
+    # the core's own sentence follows: it says how to fix it for whoever edits the files
+    return f"{words}\n  ({exc})" if words and words != str(exc) else str(exc)
+
+
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("tabletracker.commands.serve", "run the web overlay (the sample table when no camera is given)"),
@@ -90,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.run(args) or 0)
     except (TabletrackerError, OSError) as exc:  # the project's errors: what the user gave is wrong
-        print(f"tabletracker {name}: error: {exc}", file=sys.stderr)
+        print(f"tabletracker {name}: error: {_in_user_language(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ValueError as exc:
         # Not a project error: a bug, or a package still raising a plain ValueError for bad input

@@ -37,7 +37,8 @@ class Param:
     """One argument of an action: its request key, kind, whether required, fixed choices, help.
 
     ``of`` names the argument whose unit (or model) carries the weapons for a ``weapon``;
-    ``minimum`` bounds an ``integer`` or ``number``.
+    ``minimum`` bounds an ``integer`` or ``number``; ``enemy_of`` names the acting argument
+    whose side's opponents alone are legal (a target, a defender).
     """
 
     name: str
@@ -47,6 +48,7 @@ class Param:
     choices: tuple[str, ...] = ()
     of: str | None = None
     minimum: float | None = None
+    enemy_of: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -66,6 +68,8 @@ class Param:
             out["of"] = self.of
         if self.minimum is not None:
             out["minimum"] = self.minimum
+        if self.enemy_of is not None:
+            out["enemy_of"] = self.enemy_of
         return out
 
 

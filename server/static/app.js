@@ -10,7 +10,8 @@
     server: {}, game: null, live: null, grid: null, gridVersion: -1,
     actions: [], questions: [], terrainKinds: [],
     tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(), timings: {}, actionForms: {},
-    layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [] },
+    layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [],
+              preview: [], aim: [] },
     drawing: null, placing: null, resolution: null, lastRoll: null,
     latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 }, imageKey: {}, imageAskedAt: {},
   };
@@ -67,7 +68,8 @@
   }
   const pct = (p, digits) => `${fmtNum(100 * p, digits === undefined ? 1 : digits)} %`;
   // the rules core's citations name a document the players do not have: say "the program's choice"
-  const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice")).replace(/\s+/g, " ").trim();
+  const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice"))
+    .replace(/[:,]?\s*(rule choice \d+|the program's rule choice)[:,]?/g, "").replace(/\(\s*\)/g, "").replace(/\(\s+/g, "(").replace(/\s+/g, " ").trim();
   function applyLang() {
     document.documentElement.lang = S.lang;
     $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
@@ -93,7 +95,7 @@
     if (!res.ok) {
       const e = (data && data.error) || {};
       const err = new Error(e[`message_${S.lang}`] || e.message || `HTTP ${res.status}`);
-      err.code = e.code || `http_${res.status}`; err.params = e.params || {}; err.body = e; err.status = res.status;
+      err.code = e.code || `http_${res.status}`; err.params = e.params || {}; err.body = e; err.status = res.status; err.text = e.text;
       throw err;
     }
     return data;
@@ -101,6 +103,7 @@
   // An error is shown in the page's language when the server gave its id (code) and parameters;
   // else the server's own sentence.
   function errorText(err) {
+    if (err.text && (err.text[S.lang] || err.text.en)) return err.text[S.lang] || err.text.en;  // the rules core's, from its catalogues
     const key = `err.${err.code}`;
     const known = window.TT_I18N.en[key] !== undefined;
     const params = { ...(err.params || {}) };
@@ -242,7 +245,7 @@
     out.push(...L.range, ...L.template);
     if ($("#show-auras").checked) out.push(...L.auras);
     if ($("#show-objectives").checked) out.push(...L.objectives);
-    out.push(...L.firezone);
+    out.push(...L.firezone, ...L.preview.filter((sh) => !sh.hidden), ...L.aim);
     return out;
   }
 
@@ -460,14 +463,17 @@
     renderLegend();
     renderAll();
     if (before && before.game.ruleset !== view.game.ruleset) {
-      // another rule set: other actions, questions and terrain kinds
+      // another rule set: other actions, questions and terrain kinds; a shot being shown is dropped
+      S.previewTicket = (S.previewTicket || 0) + 1; S.rulesetPending = true;
       api("GET", "api/state").then((st) => {
+        S.rulesetPending = false;
         S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
         S.actionForms = st.action_forms || {};
         fillSelects(); renderForm(); refreshDerived().catch(showError);
       }).catch(showError);
+    } else {
+      refreshDerived().catch(showError);  // (another rule set: once its questions are known, above)
     }
-    refreshDerived().catch(showError);
     loadLog().catch(showError);
   }
 
@@ -480,7 +486,12 @@
     }
     if (S.lastTemplate && S.layers.template.length) await template(S.lastTemplate, true);
     if (S.layers.range.length && modelById($("#rg-model").value)) await rangeBands(true);
-    if ($("#fz-firing").value && $("#fz-target").value) await fireZone();
+    if ($("#fz-firing").value && $("#fz-target").value && has("firezone")) await fireZone();
+    else if (!has("firezone")) { S.layers.firezone = []; S.layers.numbers = []; }
+    if (S.previewKey) {  // the shot shown follows the game: the old verdicts go at once
+      S.previewKey = null; S.preview = null; S.layers.preview = []; S.layers.aim = []; $("#rs-preview").replaceChildren();
+      await previewShot();
+    }
     if ($("#show-objectives").checked) await objectives();
     if ($("#show-auras").checked) await auras();
     if ($("#show-deployment").checked) await deployment();
@@ -500,7 +511,12 @@
     });
     if (!steps.length) return "";
     return `<details class="explain"><summary>${t("explanation")} (${steps.length})</summary><ul class="explanation">${steps.map((s) =>
-      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(s.text))} <cite>${esc(cleanSource(s.source))}</cite></li>`).join("")}</ul></details>`;
+      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(s.text))} <cite>${esc(cleanSource(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
+  }
+  // a cited rule choice: a link to its entry in the project's docs (served by /docs/<page>)
+  function docLink(doc) {
+    const m = /^([a-z0-9-]+)\.md#([a-z0-9-]+?)-(\d+)$/.exec(doc || "");
+    return m ? ` <a class="doc-link" target="_blank" rel="noopener" href="docs/${m[1]}#${m[2]}-${m[3]}">${esc(t("rule_choice_n", { n: m[3] }))}</a>` : "";
   }
   function esc(s) { return String(s === undefined || s === null ? "" : s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
   function showAnswer(html, answer) { $("#answer").innerHTML = html + explanationHtml(answer); }
@@ -950,6 +966,120 @@
   function onFormChange() {
     // a new question: the old answer goes (never an old result beside a new error)
     S.resolution = null; S.lastRoll = null; $("#resolution").replaceChildren(); $("#rs-apply").disabled = true;
+    previewShot().catch((err) => showError(err, $("#rs-form")));
+  }
+
+  // -- the shot shown before it is taken --------------------------------------------------------
+  // Choosing who shoots draws, for every enemy unit, not visible / refused (out of range...) /
+  // in cover / clear with each weapon's chance of at least one casualty; choosing the target
+  // draws the rule set's own geometry of that shot, with no further click.
+  async function previewShot() {
+    if (S.rulesetPending) return;  // the new rule set's forms and questions first
+    const desc = (S.actionForms || {}).shoot;
+    const raw = TT_FORMS.read($("#rs-form"), true);
+    const clear = () => { S.layers.preview = []; S.layers.aim = []; S.previewKey = null; $("#rs-preview").replaceChildren(); renderAll(); };
+    if ($("#rs-action").value !== "shoot" || !desc || desc.args.length < 2) { clear(); return; }
+    const first = desc.args[0], second = desc.args[1];
+    const actor = raw[first.name];
+    if (!actor) { clear(); return; }
+    const unit = first.kind === "unit" ? actor : (modelById(actor) || {}).unit;
+    if (!unit || !(S.game.game.models || []).some((m) => m.unit === unit)) { clear(); return; }
+    const key = `${S.game.version || ""}|${unit}`;
+    const t0 = performance.now();
+    if (S.previewKey !== key) {
+      S.previewKey = key;
+      const ticket = (S.previewTicket = (S.previewTicket || 0) + 1);
+      const ans = await api("GET", `api/shot-preview?unit=${encodeURIComponent(unit)}`);
+      if (S.previewTicket !== ticket) return;  // a newer choice, or a newer game, already
+      S.preview = ans;
+      drawPreview(ans);
+      S.timings.preview = performance.now() - t0;
+    }
+    S.layers.aim = [];
+    const target = raw[second.name];
+    const targetUnit = target ? (second.kind === "unit" ? target : (modelById(target) || {}).unit) : null;
+    S.layers.preview.forEach((sh) => { if (sh.unit) sh.hidden = Boolean(targetUnit) && sh.unit !== targetUnit; });
+    if (target && !S.rulesetPending) await aimAt(unit, actor, target, raw.weapon);
+    renderAll();
+  }
+  // the short mark beside an enemy unit on the plan (the list says it in full)
+  function previewWord(e) {
+    if (e.status === "not_visible" || e.status === "refused") return t(`preview.short_${e.status}`);
+    const best = e.weapons.filter((w) => w.chance !== null).sort((a, b) => b.chance - a.chance)[0];
+    const chance = best ? pct(best.chance, 0) : "";
+    return e.status === "cover" ? `${t("preview.short_cover")} ${chance}` : chance || t("preview.clear");
+  }
+  function drawPreview(ans) {
+    const shapes = [];
+    const items = ans.enemies.map((e) => {
+      shapes.push({ kind: "line", pts: [ans.centre_mm, e.centre_mm], cls: `preview preview-${e.status}` });
+      shapes.push({ kind: "text", at: [e.centre_mm[0], e.centre_mm[1] - 28], text: previewWord(e), cls: `preview-label preview-${e.status}`, size: 0.75, unit: e.unit });
+      const odds = e.weapons.map((w) => `${w.weapon || t("arg.weapon")}${t("sep")}${w.chance === null ? "?" : t("preview.chance", { pct: pct(w.chance, 0) })}`);
+      const why = e.status === "refused" && e.reason ? ` (${errorText({ text: e.reason_text, message: e.reason })})` : "";
+      return `<li data-unit="${esc(e.unit)}" data-status="${e.status}"><b>${esc(unitName(e.unit))}</b>${t("sep")}${esc(t(`preview.${e.status}`))}${esc(why)}${odds.length ? ` · ${esc(odds.join(" · "))}` : ""}</li>`;
+    });
+    S.layers.preview = shapes;
+    $("#rs-preview").innerHTML = `<p class="hint">${esc(t("preview.title", { who: unitName(ans.unit) }))}</p><ul id="shot-preview">${items.join("")}</ul>`;
+  }
+  const nearestOf = (ids, p) => ids.map((id) => [id, centre(id)]).filter(([, c]) => c).sort((a, b) => Math.hypot(a[1][0] - p[0], a[1][1] - p[1]) - Math.hypot(b[1][0] - p[0], b[1][1] - p[1]))[0];
+  const modelsOfUnit = (u) => (S.game.game.models || []).filter((m) => m.unit === u).map((m) => m.id);
+  // The rule set's geometry of the chosen shot (AT-43 fire zone and impact order, Firefight sight
+  // lines and cover, Feu à Volonté front arc and range bands, Star Wars range and the 50 % rule,
+  // High Fire line of fire through terrain), drawn at once.
+  async function aimAt(unit, actor, target, weapon) {
+    const rs = S.game.game.ruleset, shapes = [], lines = [];
+    if (rs === "at-43" && has("firezone") && !S.rulesetPending) {
+      $("#fz-firing").value = unit; $("#fz-target").value = target;
+      await fireZone();
+      lines.push(($("#firezone-result") || {}).textContent || "");
+    } else if (rs === "firefight" || rs === "high-fire") {
+      const [los, cov] = await Promise.all([ask("los", [unit, target]), has("cover") ? ask("cover", [unit, target]) : null]);
+      const pairs = los.pairs || los.sees || {};
+      const targets = modelsOfUnit(target);
+      modelsOfUnit(unit).forEach((a) => {
+        const ca = centre(a); if (!ca) return;
+        const seen = pairs[a] || [];
+        const near = nearestOf(seen.length ? seen : targets, ca);
+        if (near) shapes.push({ kind: "line", pts: [ca, near[1]], cls: seen.length ? "los-clear" : "los-blocked" });
+      });
+      const covered = cov ? Object.entries(cov.models || cov.affected || {}).filter(([, v]) => (Array.isArray(v) ? v.length : v.in_cover)).map(([id]) => id) : [];
+      covered.forEach((id) => { const c = centre(id); if (c) shapes.push({ kind: "circle", c, r: (modelById(id).base_mm / 2) + 6, cls: "in-cover" }); });
+      const seeing = Object.values(pairs).filter((v) => v.length).length;
+      lines.push(t(los.visible ? "aim.sees" : "aim.no_sight", { n: seeing, of: modelsOfUnit(unit).length }));
+      if (cov) lines.push(t("aim.cover", { n: covered.length, of: targets.length }));
+    } else if (rs === "feu-a-volonte" || rs === "star-wars") {
+      const qs = [ask("range", weapon ? [actor, target, "--weapon", weapon] : [actor, target]), ask("los", [actor, target])];
+      if (rs === "feu-a-volonte" && has("arc")) qs.push(ask("arc", [actor, target]));
+      if (rs === "star-wars" && has("cover")) qs.push(ask("cover", [actor, target]));
+      const [range, los, third] = await Promise.all(qs);
+      const v = sightVerdict(los);
+      S.highlight = new Set(v.blockers);
+      shapes.push({ kind: "line", pts: [centre(actor), centre(target)], cls: v.visible ? (v.key === "sight.visible" ? "los-clear" : "los-partial") : "los-blocked" });
+      $("#rg-model").value = actor; fillWeapons();
+      const w = weapon || ((modelById(actor) || {}).weapons || []).find((x) => weaponRange(x));
+      if (w && weaponRange(w)) { $("#rg-weapon").value = w; $("#rg-range").value = String(weaponRange(w)); }
+      await rangeBands(true);
+      shapes.push(...S.layers.range); S.layers.range = [];  // this shot's rings: they go with it
+      lines.push(`${v.text} · ${unitFmt(range.distance.mm)} · ${bandText(range.band)}${range.in_range === false ? ` · ${t("preview.refused")}` : ""}`);
+      if (rs === "feu-a-volonte" && third) {
+        const front = third.can_shoot;
+        lines.push(t(front ? "aim.front_arc" : "aim.outside_arc", { deg: fmtNum(Math.abs(third.relative_deg), 0) }));
+        const c = centre(actor), r = 60, m = modelById(actor), face = ((m && m.facing_deg) || 0) * Math.PI / 180;
+        if (c && m && m.facing_deg !== undefined && m.facing_deg !== null) {
+          const pts = [c]; for (let i = 0; i <= 18; i += 1) { const a = face - Math.PI / 2 + (Math.PI * i) / 18; pts.push([c[0] + r * 3 * Math.cos(a), c[1] + r * 3 * Math.sin(a)]); }
+          shapes.push({ kind: "poly", pts, cls: "front-arc" });
+        }
+      }
+      if (rs === "star-wars" && third) {
+        lines.push(t(third.hidden ? "aim.hidden_over_half" : "aim.hidden_under_half", { pct: pct(third.hidden_fraction || 0, 0) }));
+      }
+    }
+    S.layers.aim = shapes;
+    $$("#aim-result").forEach((e) => e.remove());  // one answer, the latest
+    const box = document.createElement("p");
+    box.id = "aim-result"; box.className = "big";
+    box.textContent = lines.filter(Boolean).join(" — ");
+    $("#rs-preview").appendChild(box);
   }
   function resolutionRequest() {
     return { action: $("#rs-action").value, request: TT_FORMS.read($("#rs-form")) };
@@ -985,7 +1115,7 @@
       if (r.effect && r.effect !== "none") bits.push(outcomeText(r.effect));
       return bits.join(t("sep"));
     }
-    const c = casualtyChance(res.odds);
+    const c = typeof res.casualty_chance === "number" ? { p: res.casualty_chance, removed: true } : casualtyChance(res.odds);
     if (!c) return t("headline.odds");
     return t(c.removed ? "headline.chance_removed" : "headline.chance_wound", { pct: pct(c.p, 0) });
   }

@@ -1,6 +1,7 @@
 // Action forms built from a description of the action's arguments (no typed JSON).
-// A description: {action, label, described, args: [{name, kind, label, required, values,
-// enemy_of, of, min, max, default}]} where kind is unit | model | figure | weapon | number | choice.
+// A description (server/pages.py, from the rules core's): {action, label, described, args: [{name,
+// kind, label, required, values, values_by, enemy_of, of, min, max, integer, default, help}]} where
+// kind is unit | model | figure | weapon | number | choice | models | units.
 // window.TT_FORMS.render(container, description, ctx) draws the pickers; .read(container)
 // returns the request object. ctx gives the words and the game: {t, game, label(kind, id)}.
 "use strict";
@@ -23,6 +24,10 @@ window.TT_FORMS = (() => {
   function choicesFor(arg, desc, values, ctx) {
     const g = ctx.game;
     const byName = Object.fromEntries(desc.args.map((a) => [a.name, a]));
+    if (arg.kind === "models" || arg.kind === "units") {
+      const one = arg.kind === "models" ? "model" : "unit";
+      return choicesFor({ ...arg, kind: one }, desc, values, ctx);
+    }
     if (arg.kind === "unit" || arg.kind === "model") {
       const present = arg.kind === "unit" ? (g.units || []).map((u) => u.id) : (g.models || []).map((m) => m.id);
       let ids = arg.values ? arg.values.filter((id) => present.includes(id)) : present;  // never a removed model
@@ -34,7 +39,9 @@ window.TT_FORMS = (() => {
     }
     if (arg.kind === "weapon") {
       const of = byName[arg.of];
-      const ws = arg.values || (of && values[of.name] ? weaponsOf(g, of.kind, values[of.name]) : []);
+      const carrier = of ? values[of.name] : undefined;
+      const ws = arg.values || (carrier && arg.values_by ? arg.values_by[carrier] || []
+        : (carrier ? weaponsOf(g, of.kind, carrier) : []));
       return ws.map((w) => [w, w]);
     }
     if (arg.kind === "figure") return (arg.values || Object.keys(g.profiles || {})).map((p) => [p, p]);
@@ -44,23 +51,50 @@ window.TT_FORMS = (() => {
   // Draw (or redraw, keeping what the player chose when still legal) the form of ``desc``.
   function render(container, desc, ctx) {
     const before = container.dataset.action === desc.action ? read(container, true) : {};
+    const opened = container.querySelector("details.more-args");
+    if (opened && opened.open) before.__more_open = true;
     container.replaceChildren();
     container.dataset.action = desc.action;
     const values = { ...before };
+    // the optional details (order of casualties, luck, moved...) folded under one line, so the
+    // shot's preview stays in sight; who acts, the target and the weapon stay open
+    let more = null;
+    const holder = (arg) => {
+      if (arg.required || ["weapon", "unit", "model"].includes(arg.kind)) return container;
+      if (!more) {
+        more = document.createElement("details");
+        more.className = "more-args";
+        const sum = document.createElement("summary");
+        sum.textContent = ctx.t("more_options");
+        more.appendChild(sum);
+        if (before.__more_open) more.open = true;
+      }
+      return more;
+    };
     desc.args.forEach((arg) => {
       const label = document.createElement("label");
       label.className = `arg arg-${arg.kind}`;
       const span = document.createElement("span");
-      span.textContent = ctx.t(arg.label) + (arg.required ? "" : ` (${ctx.t("optional")})`);
+      const word = ctx.t(arg.label);
+      span.textContent = (word === arg.label ? (arg.help || arg.name) : word) + (arg.required ? "" : ` (${ctx.t("optional")})`);
       label.appendChild(span);
       label.append(" ");
       let input;
       if (arg.kind === "number") {
         input = document.createElement("input");
-        input.type = "number"; input.inputMode = "numeric";
+        input.type = "number"; input.inputMode = arg.integer === false ? "decimal" : "numeric";
+        if (arg.integer === false) input.step = "any";
         if (arg.min !== undefined) input.min = arg.min;
         if (arg.max !== undefined) input.max = arg.max;
         if (values[arg.name] !== undefined) input.value = values[arg.name];
+      } else if (arg.kind === "models" || arg.kind === "units") {
+        input = document.createElement("select");
+        input.multiple = true;
+        input.size = 3;
+        const choices = choicesFor(arg, desc, values, ctx);
+        const had = [].concat(values[arg.name] || []);
+        choices.forEach(([v, text]) => option(input, v, text));
+        Array.from(input.options).forEach((o) => { o.selected = had.includes(o.value); });
       } else {
         input = document.createElement("select");
         const choices = choicesFor(arg, desc, values, ctx);
@@ -75,8 +109,9 @@ window.TT_FORMS = (() => {
       input.dataset.kind = arg.kind;
       input.id = `arg-${arg.name}`;
       label.appendChild(input);
-      container.appendChild(label);
+      holder(arg).appendChild(label);
     });
+    if (more) container.appendChild(more);
     if (!desc.described) {
       const p = document.createElement("p");
       p.className = "hint";
@@ -88,6 +123,11 @@ window.TT_FORMS = (() => {
   function read(container, raw) {
     const req = {};
     container.querySelectorAll("[data-arg]").forEach((input) => {
+      if (input.multiple) {
+        const picked = Array.from(input.selectedOptions).map((o) => o.value);
+        if (picked.length) req[input.dataset.arg] = picked;
+        return;
+      }
       const v = input.value;
       if (v === "") return;
       if (raw) { req[input.dataset.arg] = v; return; }

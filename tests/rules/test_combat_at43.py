@@ -154,7 +154,7 @@ def test_bad_requests_are_clear() -> None:
     plan = at43_plan()
     with pytest.raises(InvalidActionError, match="carries no 'plasma'; its weapons are: laser rifle"):
         resolve(plan, "shoot", {**LASER, "weapon": "plasma"}, None)
-    with pytest.raises(InvalidActionError, match="choose the weapon of this salvo with --weapon"):
+    with pytest.raises(InvalidActionError, match=r"choose the weapon of this salvo \(weapon\)"):
         resolve(plan, "shoot", {"firing": "golems-256", "target": "sierra-alpha"}, None)
     with pytest.raises(IllegalActionError, match="on the firer's side"):
         resolve(plan, "shoot", {**LASER, "target": "sierra-bravo"}, None)

@@ -1,8 +1,10 @@
 """A whole turn played from the page only, in headless chromium, on a desk screen and a phone.
 
-For each rule set whose shot the page's form describes (Firefight on the sample table,
-AT-43 on the bundled rosters): switch rule set with the proposed terrain mapping (then
-undo it), measure, check sight, prepare a shot and read its odds, type the dice, apply,
+For each of the five rule sets (Firefight on the sample table, AT-43 on the bundled rosters,
+the bundled Star Wars, Feu à Volonté and High Fire sample games, High Fire with the players'
+tables file): switch rule set with the proposed terrain mapping (then undo it), measure,
+check sight, prepare a shot (the shot shown before it is taken: every enemy unit's verdict
+and odds, then the rule set's geometry of the chosen target) and read its odds, type the dice, apply,
 see the casualties gone from the plan and named in the log, undo the shot; then the same
 in English. No console error. ``TT_SHOTS=folder`` saves a screenshot of each step.
 """
@@ -25,11 +27,13 @@ pytestmark = pytest.mark.browser
 SIZES = {"desk": ({"width": 1440, "height": 900}, False), "phone": ({"width": 390, "height": 844}, True)}
 WORDS = {
     "fr": {"chance": r"[1-9]\d* % de chances d'au moins une perte", "removed": "retirées :", "undone": "annulé",
+           "out": "hors de combat",
            "sight": r"(visible|partiellement caché \d+ %|bloquée par .+)( · à couvert derrière .+)?",
-           "measure": r'\d+,\d\d( cm| pas|") bord à bord · \d+,\d\d( cm| pas|") centre à centre'},
+           "measure": r'\d+,\d\d( cm| pas| UD|") bord à bord · \d+,\d\d( cm| pas| UD|") centre à centre'},
     "en": {"chance": r"[1-9]\d* % chance of at least one casualty", "removed": "removed:", "undone": "undone",
+           "out": "out of action",
            "sight": r"(visible|partly hidden \d+ %|blocked by .+)( · in cover behind .+)?",
-           "measure": r'\d+\.\d\d( cm| pas|") edge to edge · \d+\.\d\d( cm| pas|") centre to centre'},
+           "measure": r'\d+\.\d\d( cm| pas| UD|") edge to edge · \d+\.\d\d( cm| pas| UD|") centre to centre'},
 }
 
 
@@ -73,6 +77,27 @@ def star_wars(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield served
 
 
+@pytest.fixture(scope="module")
+def feu_a_volonte(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    game = json.loads((ROOT / "rules" / "data" / "games" / "feu-a-volonte-sample.json").read_text())
+    with _serve(tmp_path_factory.mktemp("fav"), game) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def high_fire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The High Fire sample with the players' tables file (fictitious test tables: the booklet is not shipped)."""
+    from tests.rules.test_combat_high_fire import fake_tables
+    from tests.rules.test_sample_games_playable import HF_WEAPONS
+
+    folder = tmp_path_factory.mktemp("hf")
+    (folder / "my-high-fire-tables.json").write_text(json.dumps(fake_tables(weapons=HF_WEAPONS)), encoding="utf-8")
+    game = json.loads((ROOT / "rules" / "data" / "games" / "high-fire-sample.json").read_text())
+    game["options"] = {**game.get("options", {}), "high_fire_tables": str(folder / "my-high-fire-tables.json")}
+    with _serve(folder, game) as served:
+        yield served
+
+
 def star_wars_pair(served: Served, game: dict[str, Any]) -> tuple[str, str]:
     """An imperial trooper and a rebel it can shoot at (in range and seen)."""
     side = {u["id"]: u["side"] for u in game["units"]}
@@ -86,12 +111,20 @@ def star_wars_pair(served: Served, game: dict[str, Any]) -> tuple[str, str]:
 
 
 def killing_dice(served: Served, body: dict[str, Any]) -> list[int]:
-    """Dice (typed by the players) that make this shot remove at least one model."""
+    """Dice (typed by the players) that make this shot remove (or put out of action) at least one model."""
+    before = len(served.get("api/state")["game"]["game"]["models"])
+    for face in (1, 10):
+        for n in range(1, 25):
+            status, res = served.post("api/resolve", {**body, "dice": [face] * n})
+            if status == 200 and (len(res["game"]["models"]) < before or "out-of-action" in json.dumps(res["result"])):
+                return [face] * n
+            if status == 200:
+                break
     for hits in range(1, 25):
         for tail in range(0, 25):
             dice = [6] * hits + [1] * tail
             status, res = served.post("api/resolve", {**body, "dice": dice})
-            if status == 200 and len(res["game"]["models"]) < len(served.get("api/state")["game"]["game"]["models"]):
+            if status == 200 and (len(res["game"]["models"]) < before or "out-of-action" in json.dumps(res["result"])):
                 return dice
             if status == 200 or "not needed" in json.dumps(res):
                 break
@@ -150,7 +183,9 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     measured = page.inner_text("#measure-result")
     names = {m["id"]: m.get("name") or m["id"] for m in game["models"]}
     assert measured.startswith(f"{names[pair[0]]} → {names[pair[1]]}"), measured
-    assert re.search(w["measure"], measured), measured
+    # the way the rule set measures comes first (Feu à Volonté: centre to centre)
+    first_how, second_how = w["measure"].split(" · ")
+    assert re.search(f"{first_how} · {second_how}|{second_how} · {first_how}", measured), measured
     # 3. sight, in one vocabulary
     page.click("[data-tool=los]")
     tap_model(page, pair[0], touch)
@@ -160,20 +195,40 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     sight = page.inner_text("#los-result").split(" : ", 1)[-1].split(": ", 1)[-1]
     assert re.fullmatch(w["sight"], sight), sight
     assert "dégagée" not in sight
-    timings = page.evaluate("() => window.TT.timings")
+    timings = dict(page.evaluate("() => window.TT.timings"))
     shot(page, f"{name}-2-sight")
 
     # 4. prepare the shot: the form's pickers, then the odds, headline first
     page.click("[data-tab=resolve]")
     page.select_option("#rs-action", "shoot")
-    for arg, value in request.items():  # in the form's order: each choice narrows the next one
+    first, *rest = request.items()
+    page.select_option(f"#arg-{first[0]}", first[1])
+    # the shot shown before it is taken: every enemy unit's verdict, drawn on the plan and listed
+    acting = first[1] if first[0] in ("firing",) and any(u["id"] == first[1] for u in game["units"]) else \
+        next(m["unit"] for m in game["models"] if m["id"] == first[1])
+    page.wait_for_function(f"() => window.TT.preview && window.TT.preview.ruleset === '{ruleset}' "
+                           f"&& window.TT.preview.unit === '{acting}' && document.querySelector('#shot-preview li')")
+    side = next(u["side"] for u in game["units"] if u["id"] == acting)
+    placed = {m["unit"] for m in game["models"] if m.get("x_mm") is not None}
+    enemies = {u["id"] for u in game["units"] if u["side"] != side and u["id"] in placed}
+    listed = page.eval_on_selector_all("#shot-preview li", "(els) => els.map((e) => [e.dataset.unit, e.dataset.status])")
+    assert {u for u, _ in listed} == enemies, listed
+    assert {st for _, st in listed} <= {"clear", "cover", "refused", "not_visible"}
+    assert {st for _, st in listed} & {"clear", "cover"}, page.inner_text("#shot-preview")
+    page.wait_for_function(f"() => document.querySelectorAll('#plan-svg polyline.preview').length === {len(enemies)}")
+    timings_preview = page.evaluate("() => window.TT.timings.preview")
+    for arg, value in rest:  # in the form's order: each choice narrows the next one
         page.select_option(f"#arg-{arg}", value)
+    page.wait_for_selector("#aim-result")  # the rule set's geometry of this shot, with no further click
+    assert page.inner_text("#aim-result").strip()
+    shot(page, f"{name}-3-aim")
     page.click("#rs-odds")
     page.wait_for_selector("#rs-headline")
     assert re.fullmatch(w["chance"], page.inner_text("#rs-headline")), page.inner_text("#rs-headline")
     assert page.locator("#resolution table.odds").count() >= 1
     assert page.locator("#resolution details.explain[open]").count() == 0  # folded
     assert "RULES-NOTES" not in page.inner_text("#resolution")
+    timings["preview"] = timings_preview
     shot(page, f"{name}-3-odds")
 
     # 5. the players roll and type their dice; apply; the casualties leave the plan and enter the log
@@ -185,12 +240,16 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     page.click("#rs-apply")
     page.wait_for_selector("#applied-list li")
     removed = [r["model"] for r in served.get("api/state")["game"]["removed"]]
-    assert removed
+    # High Fire keeps a figure put out of action on the table, marked so (Hors de combat)
+    out = [m["id"] for m in served.get("api/state")["game"]["game"]["models"] if "out-of-action" in (m.get("status") or [])]
+    assert removed or out
     for m in removed:
         page.wait_for_selector(f'#plan-svg polygon[data-model="{m}"]', state="detached")
     models = {m["id"]: m for m in game["models"]}
     applied = page.inner_text("#applied-list")
-    assert w["removed"] in applied and all((models[m].get("name") or m) in applied for m in removed), applied
+    assert all((models[m].get("name") or m) in applied for m in removed + out), applied
+    assert w["removed"] in applied if removed else w["out"] in applied, applied
+    removed = removed or out
     shot(page, f"{name}-4-applied")
     page.click("[data-tab=log]")
     line = page.inner_text("#log li.log-resolution:not(.undone)")
@@ -207,16 +266,19 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("ruleset", ["firefight", "at-43", "star-wars"])
+@pytest.mark.parametrize("ruleset", ["firefight", "at-43", "star-wars", "feu-a-volonte", "high-fire"])
 def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Served, star_wars: Served,
-                                    ruleset: str, size: str) -> None:
-    served = {"firefight": firefight, "at-43": at43, "star-wars": star_wars}[ruleset]
+                                    feu_a_volonte: Served, high_fire: Served, ruleset: str, size: str) -> None:
+    served = {"firefight": firefight, "at-43": at43, "star-wars": star_wars, "feu-a-volonte": feu_a_volonte,
+              "high-fire": high_fire}[ruleset]
     viewport, touch = SIZES[size]
     ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
     page = ctx.new_page()
     problems: list[str] = []
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
+    refused: list[str] = []  # which request a "failed to load" console error was about
+    page.on("response", lambda r: refused.append(f"{r.url} {r.status} {r.text()[:200]}") if r.status >= 400 else None)
     page.goto(served.url)
     page.wait_for_selector("#plan-svg polygon.model")
     game = served.get("api/state")["game"]["game"]
@@ -226,6 +288,12 @@ def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Serve
         golems = [u["id"] for u in game["units"] if u["side"] != "UNA"]
         args = {"switch_to": "firefight", "request": {"firing": "sierra-alpha", "target": golems[-1], "weapon": "laser rifle"},
                 "pair": ("sa-1", next(m["id"] for m in game["models"] if m["unit"] == golems[-1]))}
+    elif ruleset == "feu-a-volonte":  # a figure shoots at a figure in its front arc, in sight
+        args = {"switch_to": "firefight", "pair": ("para-1", "us-2"), "request": {"firing": "para-1", "target": "us-2"}}
+    elif ruleset == "high-fire":  # unit against unit, with the players' tables
+        args = {"switch_to": "firefight", "pair": ("al-1", "rd2-1" if any(m["id"] == "rd2-1" for m in game["models"])
+                                                   else next(m["id"] for m in game["models"] if m["unit"] == "red-2")),
+                "request": {"firing": "alpha", "target": "red-2", "weapon": "fusil d'assaut"}}
     else:  # Star Wars: a figure shoots at a figure, with a weapon of its own
         shooter, target = star_wars_pair(served, game)
         args = {"switch_to": "firefight", "pair": (shooter, target),
@@ -233,7 +301,7 @@ def test_a_whole_turn_from_the_page(browser: Any, firefight: Served, at43: Serve
                             "weapon": next(m for m in game["models"] if m["id"] == shooter)["weapons"][0]}}
     for lang in ("fr", "en"):
         play_turn(page, served, lang=lang, touch=touch, name=f"{ruleset}-{size}-{lang}", **args)
-    assert problems == []
+    assert problems == [], refused
     ctx.close()
 
 

@@ -172,7 +172,10 @@ def weapon_of(plan: TablePlan, name: str) -> Weapon:
         return Weapon(name, s.get("precision"), int(s["rate"]), int(s["rerolls"]), int(s["penetration"]),
                       int(s["damage"]), s.get("area_cm"), s.get("locked_roll"))
     except KeyError as exc:
-        raise InvalidActionError(f"weapon {name!r} lacks {exc.args[0]!r}; see the AT-43 roster format") from None
+        raise InvalidActionError(f"the weapon {name!r} has no AT-43 {exc.args[0]!r} (its roster was written for "
+                                 "another rule set): give it an AT-43 profile (precision, rate, rerolls, penetration, "
+                                 "damage) in the roster, or play a roster made for AT-43",
+                                 msg_id="at43.weapon_not_at43", params={"weapon": name, "stat": exc.args[0]}) from None
 
 
 def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
@@ -388,8 +391,9 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     name = request.get("weapon")
     if name is None:
         if len(carried) != 1:
-            raise InvalidActionError(f"choose the weapon of this salvo with --weapon; unit {firing.unit_id!r} "
-                                     f"carries: {', '.join(carried) or '(none)'}")
+            raise InvalidActionError(f"choose the weapon of this salvo (weapon); unit {firing.unit_id!r} "
+                                     f"carries: {', '.join(carried) or '(none)'}", msg_id="shoot.choose_weapon",
+                                     params={"who": firing.unit_id, "weapons": ", ".join(carried)})
         name = carried[0]
     if name not in carried:
         raise InvalidActionError(f"unit {firing.unit_id!r} carries no {name!r}; its weapons are: "

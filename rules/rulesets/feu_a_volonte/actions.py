@@ -385,7 +385,9 @@ def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mappi
         off = _angle_between(bearing, main.facing_deg)
         if off > 90.0 + 45.0:
             raise IllegalActionError(f"{target.model_id} is {off:.0f}° off {main.model_id}'s facing: beyond the "
-                                     f"180° front arc and the free 45° turn; turn first (1 PA, {SRC_SHOOT})")
+                                     f"180° front arc and the free 45° turn; turn first (1 PA, {SRC_SHOOT})",
+                                     msg_id="feu_a_volonte.outside_arc",
+                                     params={"who": main.model_id, "target": target.model_id, "deg": round(off)})
     fog = ((plan.state or {}).get("weather") or {}).get("kind") == "brouillard"
     hidden = (target.has_status("hidden") or fog
               or ("commando" in _traits(target) and req_bool(request, "near_terrain")))
@@ -395,14 +397,18 @@ def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mappi
         if not near:
             why = "in the fog every target must be detected first" if fog else f"{target.model_id} is hidden"
             raise IllegalActionError(f"{why}: spot it first (7+ on the quality roll, "
-                                     f"{SRC_WEATHER if fog else SRC_SPOT})")
+                                     f"{SRC_WEATHER if fog else SRC_SPOT})",
+                                     msg_id="feu_a_volonte.fog" if fog else "feu_a_volonte.hidden",
+                                     params={"target": target.model_id})
     from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
     sight = line_of_sight(plan, main.model_id, target.model_id, ruleset=find_ruleset("feu-a-volonte"))
     if not sight.visible:
         what = ", ".join(f"{k} {i}" for k, i, _ in sight.blockers) or "terrain"
-        raise IllegalActionError(f"{main.model_id} has no line of sight to {target.model_id} ({what})")
+        raise IllegalActionError(f"{main.model_id} has no line of sight to {target.model_id} ({what})",
+                                 msg_id="shoot.no_sight", params={"who": main.model_id, "target": target.model_id,
+                                                                  "what": ", ".join(i for _, i, _ in sight.blockers)})
     if req_bool(request, "cover", default=False):
         return "the players judge it so"
     if sight.cover_fraction > 0 or len(sight.blockers) > 0:
@@ -416,8 +422,9 @@ def _weapon_for(plan: TablePlan, m: Model, name: str | None) -> Weapon:
     ranged = [w for w in carried if not w.melee]
     if name is None:
         if len(ranged) != 1:
-            raise InvalidActionError(f"choose the weapon with --weapon; {m.model_id} carries: "
-                                     f"{', '.join(w.name for w in carried) or '(nothing)'}")
+            raise InvalidActionError(f"choose the weapon (weapon); {m.model_id} carries: "
+                                     f"{', '.join(w.name for w in carried) or '(nothing)'}", msg_id="shoot.choose_weapon",
+                                     params={"who": m.model_id, "weapons": ", ".join(w.name for w in carried)})
         return ranged[0]
     wanted = arsenal_weapon(name, plan.weapons)
     for w in ranged:

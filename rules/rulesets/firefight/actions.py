@@ -460,7 +460,8 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
     if not groups:
         raise IllegalActionError(f"no model of {firing} can shoot {target}" + (f" with {wanted}" if wanted else "")
                                  + ": out of range, no sight, or no such ranged weapon (see the explanation)"
-                                 + "; " + "; ".join(s.text for s in steps[-3:]))
+                                 + "; " + "; ".join(s.text for s in steps[-3:]),
+                                 msg_id="firefight.nobody_can_shoot", params={"who": firing, "target": target})
     batches = [_weapon_batch(plan, key[0], fs, specs[key], melee=False, charging=False) for key, fs in groups.items()]
     blast_batches = []
     order = [target]

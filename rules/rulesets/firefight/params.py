@@ -11,10 +11,11 @@ EDGES = ("top", "bottom", "left", "right")
 PARAMS = MappingProxyType({
     "activate": (Param("unit", "unit"), Param("action", "choice", choices=tuple(MOVES_IN)),
                  Param("target", "unit", required=False, help="the unit charged (charge)")),
-    "shoot": (Param("firing", "unit"), Param("target", "unit"), Param("weapon", "weapon", required=False, of="firing"),
+    "shoot": (Param("firing", "unit"), Param("target", "unit", enemy_of="firing"),
+              Param("weapon", "weapon", required=False, of="firing"),
               Param("moved", "bool", required=False, help="the unit moved before shooting"),
               Param("blast_order", "models", required=False), Param("casualty_order", "models", required=False)),
-    "melee": (Param("attacker", "unit"), Param("defender", "unit"),
+    "melee": (Param("attacker", "unit"), Param("defender", "unit", enemy_of="attacker"),
               Param("charging", "bool", required=False, help="the attacker charged (default yes)"),
               Param("strike_back", "bool", required=False, help="the defender strikes back (default yes)"),
               Param("casualty_order", "models", required=False)),

@@ -104,10 +104,13 @@ class Tables:
     data: Mapping[str, Any]
     path: str
 
-    def _missing(self, entry: str, how: str) -> MissingTableError:
+    def _missing(self, entry: str, how: str, msg_id: str = "", **params: Any) -> MissingTableError:
+        # In the player's words: which entry of their booklet's tables is missing; the file and
+        # its JSON key follow, for whoever fills it in (docs/rule-choices.md#high-fire-5).
         return MissingTableError(
-            f"High Fire needs {entry}, which is not filled in: {how} in {self.path} "
-            "(copy it from your High Fire reference booklet; the program never guesses these numbers)")
+            f"High Fire needs {entry} from your reference booklet's tables, which this game's tables do not "
+            f"have yet (the program never guesses these numbers); to add it: {how} in the tables file "
+            f"{Path(self.path).name}", msg_id=f"high_fire.missing.{msg_id}" if msg_id else None, params=params)
 
     def letter(self, value: int, face: int) -> str:
         """Return the UNITABLE letter for an effect value and a D10 face."""
@@ -119,7 +122,8 @@ class Tables:
         row = rows.get(str(value))
         if row is None:
             raise self._missing(f"the UNITABLE row for effect value {value}",
-                                f'add "{value}": [the 10 letters for D10 = 1 to 10] under unitable.rows')
+                                f'add "{value}": [the 10 letters for D10 = 1 to 10] under unitable.rows',
+                                msg_id="row", value=value)
         if not isinstance(row, (list, tuple)) or len(row) != 10 or not all(isinstance(x, str) and x for x in row):
             raise MissingTableError(f"{self.path}: unitable.rows.{value} must list 10 letters (D10 = 1 to 10), got {row!r}")
         return tuple(row)
@@ -129,7 +133,8 @@ class Tables:
         res = self.data.get("results", {}).get(kind, {})
         if letter not in res:
             raise self._missing(f"the effect of result {letter!r} in {kind}",
-                                f'add "{letter}": one of "none", "stunned", "wounded", "out-of-action" under results.{kind}')
+                                f'add "{letter}": one of "none", "stunned", "wounded", "out-of-action" under results.{kind}',
+                                msg_id="effect", letter=letter, kind=kind)
         eff = res[letter]
         if eff not in EFFECTS:
             raise MissingTableError(f"{self.path}: results.{kind}.{letter} must be one of {', '.join(EFFECTS)}, got {eff!r}")
@@ -139,7 +144,8 @@ class Tables:
         """Return the value of a named modifier (``kind`` is ``shooting`` or ``assault``)."""
         mods = self.data.get("modifiers", {}).get(kind, {})
         if name not in mods:
-            raise self._missing(f"the {kind} modifier {name!r}", f'add "{name}": its value under modifiers.{kind}')
+            raise self._missing(f"the {kind} modifier {name!r}", f'add "{name}": its value under modifiers.{kind}',
+                                msg_id="modifier", name=name, kind=kind)
         v = mods[name]
         if isinstance(v, bool) or not isinstance(v, int):
             raise MissingTableError(f"{self.path}: modifiers.{kind}.{name} must be an integer, got {v!r}")
@@ -152,7 +158,7 @@ class Tables:
             w = fallback
         if w is None:
             raise self._missing(f"the weapon {name!r}", f'add "{name}": {{"pf": .., "range_in": .., "extra_d10": 0, '
-                                f'"indirect": false}} under weapons')
+                                f'"indirect": false}} under weapons', msg_id="weapon", name=name)
         for key in ("pf", "range_in"):
             if isinstance(w.get(key), bool) or not isinstance(w.get(key), (int, float)):
                 raise MissingTableError(f"{self.path}: weapons.{name}.{key} must be a number, got {w.get(key)!r}")
@@ -163,7 +169,7 @@ class Tables:
         order = list(self.data.get("letter_order", ()))
         if letter not in order:
             raise self._missing(f"the order of the UNITABLE letters (to compare {letter!r})",
-                                'list the letters from best to worst under "letter_order"')
+                                'list the letters from best to worst under "letter_order"', msg_id="order", letter=letter)
         return order.index(letter)
 
 

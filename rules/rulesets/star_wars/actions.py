@@ -365,8 +365,11 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
     """
     d = model_distance_mm(shooter, target, how=measure_how(plan)) if at_mm is None else at_mm
     if d > pas(2 * rng_pas) or (not allow_long and d > pas(rng_pas)):
+        reach = 2 * rng_pas if allow_long else rng_pas
         raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range "
-                                 f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)")
+                                 f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)",
+                                 msg_id="shoot.out_of_range_pas",
+                                 params={"target": target.model_id, "distance": round(d / 25.0, 1), "reach": reach})
     if _has(plan, target, "Gigantesque"):
         steps.append(Step("Gigantesque", f"{target.model_id} is gigantic: hit on 2+ whatever the circumstances", _src("Règles additionnelles")))
         return 2
@@ -501,7 +504,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         raise IllegalActionError(f"{target.model_id} is on {shooter.model_id}'s side")
     prof = _profile(plan, shooter)
     if prof.get("T") is None:
-        raise IllegalActionError(f"{shooter.model_id} has no ranged weapon (TX)")
+        raise IllegalActionError(f"{shooter.model_id} has no ranged weapon (TX)", msg_id="shoot.no_ranged_weapon",
+                                 params={"who": shooter.model_id})
     wname = req_str(request, "weapon", default=None)
     w = weapon_of(plan, wname) if wname else prof
     rng = shot_range_pas(plan, shooter, wname)
@@ -514,7 +518,9 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     through = _through_figure(plan, shooter, target)
     if through:
         raise IllegalActionError(f"the shot from {shooter.model_id} to {target.model_id} would pass through {through}; "
-                                 f"no figure shoots through another ({_src('Règles de Tir')})")
+                                 f"no figure shoots through another ({_src('Règles de Tir')})",
+                                 msg_id="star_wars.through_figure",
+                                 params={"who": shooter.model_id, "target": target.model_id, "through": through})
     concentrated = req_bool(request, "concentrated")
     steps = [Step("shooting", f"{shooter.model_id}: T{prof['T']}+, range {rng:g} pas, {shots} shot(s)", _src("Règles de Tir"))]
     if wname and "zone" in w:
