@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 from rules.citations import cite_steps
 from rules.errors import InvalidActionError
 from rules.explain import explanation_json
+from rules.frozen import thaw
 from rules.ontable import placed_only
 from rules.plan import TablePlan
 from rules.rulesets import RuleSet, find_ruleset
@@ -79,7 +80,8 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     result: dict[str, Any] = {"question": name, "ruleset": rs.name, "args": list(args)}
     result.update(out)
     data = {s.name for s in rs.option_specs if s.kind == "data"}
-    result["options"] = {k: ("(loaded)" if k in data and v else v) for k, v in opts.items()}
+    result["options"] = {k: ("(loaded)" if (k in data or isinstance(v, Mapping)) and v else thaw(v))
+                         for k, v in opts.items()}  # a table of data (High Fire's tables) is not repeated
     result["explanation"] = cite_steps(rs.name, explanation_json(tuple(steps)))
     return result
 

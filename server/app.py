@@ -70,6 +70,7 @@ DEFAULTS: dict[str, Any] = {
     "DB_PATH": None,
     "GAME": None,
     "GAME_PATH": None,
+    "HIGH_FIRE_TABLES": None,
     "SETUP": None,
     "SETUP_PATH": None,
     "SOURCE": None,
@@ -97,7 +98,7 @@ def finite(value: Any) -> Any:
     """
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):  # dicts and the rules core's frozen mappings
         return {k: finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [finite(v) for v in value]
@@ -106,6 +107,13 @@ def finite(value: Any) -> Any:
 
 class FiniteJSONProvider(DefaultJSONProvider):
     """Flask's JSON, refusing to write ``NaN``/``Infinity``: they become ``null``."""
+
+    @staticmethod
+    def default(o: Any) -> Any:
+        """The rules core's frozen mappings are written as JSON objects."""
+        if isinstance(o, Mapping):
+            return dict(o)
+        return DefaultJSONProvider.default(o)
 
     def dumps(self, obj: Any, **kwargs: Any) -> str:
         kwargs.setdefault("allow_nan", False)
@@ -201,8 +209,11 @@ def _setup(config: Mapping[str, Any], source: Mapping[str, Any] | None) -> Setup
 def _game(config: Mapping[str, Any], source: Mapping[str, Any] | None, setup: Setup | None) -> dict[str, Any]:
     if config["GAME"] is not None:
         return game_to_dict(parse_game(config["GAME"], source="game"))
-    if config["GAME_PATH"]:
-        return game_to_dict(load_game(config["GAME_PATH"]))
+    if config["GAME_PATH"]:  # High Fire tables the game names are read here, at the edge
+        from rules.rulesets.high_fire.actions import with_named_tables
+
+        plan = with_named_tables(load_game(config["GAME_PATH"]), config["GAME_PATH"], config.get("HIGH_FIRE_TABLES"))
+        return game_to_dict(plan)
     sample_game = SAMPLE_SEQUENCE / "game.json"
     if source is not None and source.get("kind") == "sample" and sample_game.exists():
         return game_to_dict(load_game(sample_game))

@@ -196,3 +196,32 @@ def convert_length_args(usage_line: str, args: Sequence[str], game_unit: LengthU
             position += 1
         i += 1
     return out
+
+
+REQUEST_SUFFIXES = (("_mm", "mm"), ("_cm", "cm"), ("_in", "in"), ("_ud", "ud"), ("_pas", "pas"))
+"""An action's request keys that are lengths, by the unit their name ends with (``distance_in``, ``move_pas``)."""
+
+
+def convert_length_request(request: Mapping[str, object], *, ud_mm: float = DEFAULT_UD_MM) -> dict[str, object]:
+    """Return ``request`` with each length value (a key ending in ``_mm``, ``_cm``, ``_in``, ``_ud`` or
+    ``_pas``) written in the key's own unit; a bare number already is, a suffix converts it.
+
+    >>> convert_length_request({"model": "m1", "distance_in": "15.24cm", "move_pas": "4"})
+    {'model': 'm1', 'distance_in': '6', 'move_pas': '4'}
+
+    Raises
+    ------
+    LengthError
+        A value that is not a length, or a negative one.
+    """
+    out = dict(request)
+    for key, value in request.items():
+        unit_key = next((k for suffix, k in REQUEST_SUFFIXES if key.endswith(suffix)), None)
+        if unit_key is None or not isinstance(value, str) or not value.strip():
+            continue
+        unit = unit_named(unit_key, ud_mm=ud_mm)
+        value_mm = parse_length_mm(value.strip(), unit, ud_mm=ud_mm)
+        if value_mm < 0:
+            raise LengthError(f"{key} cannot be negative, got {value!r}")
+        out[key] = f"{round(unit.from_mm(value_mm), 6):g}"
+    return out

@@ -216,3 +216,14 @@ def test_run_sh_reuses_the_install_test_sh_made(tmp_path: Path) -> None:
     os.utime(tmp_path / "pyproject.toml")   # a changed pyproject.toml installs again
     done = _venv_sh('ensure_venv "" && echo reused', tmp_path)
     assert "reused" not in done.stdout
+
+
+def test_resolve_takes_lengths_with_units(capsys: pytest.CaptureFixture[str]) -> None:
+    """An action's length (a key ending in its unit: distance_in, move_pas...) takes a suffix too."""
+    assert main(["resolve", "firefight", "jump", "a1", "distance_in=15.24cm", "--json"]) == 0
+    cm = json.loads(capsys.readouterr().out)
+    assert main(["resolve", "firefight", "jump", "a1", "distance_in=6", "--json"]) == 0
+    inches = json.loads(capsys.readouterr().out)
+    assert cm["odds"] == inches["odds"] and cm["explanation"] == inches["explanation"]
+    assert main(["resolve", "firefight", "jump", "a1", "distance_in=-3cm"]) == 2
+    assert "distance_in cannot be negative" in capsys.readouterr().err

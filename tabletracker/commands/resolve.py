@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
+from calibration.units import DEFAULT_UD_MM
 from tabletracker.errors import TabletrackerError, UsageError
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
@@ -175,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out writes the game after the result: give the dice (--dice) or a --seed")
     names = rs.action_arguments.get(args.action) or DEFAULT_ARGUMENTS.get(args.action, ())
     request = build_request(args.action, args.args, names, args.weapon)
+    from tabletracker.lengths import convert_length_request  # distance_in=15cm, move_pas=1m... (docs/units.md)
+
+    request = convert_length_request(request, ud_mm=float((plan.options or {}).get("ud_mm", DEFAULT_UD_MM)))
     check_tree(request, source="the action's arguments", error=UsageError)  # counts of dice, lengths
     dice = None
     if args.dice is not None:
@@ -205,13 +209,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _high_fire_tables(plan: Any, args: argparse.Namespace, game_path: str | Path) -> Any:
     """Load High Fire's tables file at the edge: the rules core reads no path from the game."""
-    if plan.ruleset != "high-fire":
-        return plan
-    from rules.rulesets.high_fire.actions import with_tables_file
+    from rules.rulesets.high_fire.actions import with_named_tables
 
-    named = (plan.options or {}).get("high_fire_tables")
-    if args.high_fire_tables:
-        return with_tables_file(plan, args.high_fire_tables)
-    if isinstance(named, str) and named:
-        return with_tables_file(plan, named, relative_to=Path(game_path).resolve().parent)
-    return plan
+    return with_named_tables(plan, game_path, args.high_fire_tables)

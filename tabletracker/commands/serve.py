@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     src.add_argument("--no-source", action="store_true", help="no camera: the plan only (set up or review a game)")
     parser.add_argument("--game", metavar="GAME.json", help="the game file to play, or a bundled game's name "
                         "(default: the demo's, or an empty game; see docs/game-file.md)")
+    parser.add_argument("--high-fire-tables", metavar="FILE", help="High Fire: your tables file (UNITABLE, weapons, "
+                        "modifiers; default: the file the game names, see docs/rule-choices.md#high-fire-5)")
     parser.add_argument("--setup", metavar="SETUP.json", help="the setup file (table size, markers, camera)")
     parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
     parser.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1; 0.0.0.0 with --lan)")
@@ -197,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     token = new_token() if args.lan else None
     fps = args.fps if args.fps is not None else default_fps(source)
     config = {
-        "SOURCE": source, "GAME_PATH": args.game, "SETUP_PATH": args.setup, "DB_PATH": args.db,
+        "SOURCE": source, "GAME_PATH": args.game, "HIGH_FIRE_TABLES": args.high_fire_tables, "SETUP_PATH": args.setup, "DB_PATH": args.db,
         "NEW_GAME": args.new_game, "FPS": fps, "LOOP_SOURCE": bool(source and source["kind"] == "sample"),
         "ACCESS_TOKEN": token, "LAN": args.lan, "DEFAULT_LANG": args.lang, "START_LIVE": False,
     }

@@ -226,6 +226,25 @@ def with_tables_file(plan: TablePlan, path: str | Path, *, relative_to: str | Pa
     return dataclasses.replace(plan, options=freeze(options))
 
 
+def with_named_tables(plan: TablePlan, game_path: str | Path | None = None,
+                      given: str | Path | None = None) -> TablePlan:
+    """Return ``plan`` carrying the High Fire tables it names (an edge function: it reads the file).
+
+    ``given`` (a file the player names on the command line) wins; else a path left in the game's
+    ``high_fire_tables`` option is read, relative to the game file's folder. Other rule sets, and a
+    game that carries the tables themselves or names none, come back as they are.
+    """
+    if plan.ruleset != RULESET:
+        return plan
+    if given:
+        return with_tables_file(plan, given)
+    named = (plan.options or {}).get("high_fire_tables")
+    if isinstance(named, str) and named:
+        folder = Path(game_path).resolve().parent if game_path is not None else None
+        return with_tables_file(plan, named, relative_to=folder)
+    return plan
+
+
 # =============================================================================== rosters
 
 def validate_roster(roster: Any) -> None:
