@@ -24,6 +24,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from tabletracker.errors import TabletrackerError
+
 log = logging.getLogger(__name__)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -37,8 +39,8 @@ DEMO_FILES = ("setup.json", "game.json")
 _JPEG_START, _JPEG_END = b"\xff\xd8", b"\xff\xd9"
 
 
-class SampleError(ValueError):
-    """A bundled sample or game that is not there, with what is there instead."""
+class SampleError(TabletrackerError, ValueError):
+    """A bundled sample or game that is not there, with what is there instead (the user's to fix: a project error)."""
 
 
 def is_checkout() -> bool:
