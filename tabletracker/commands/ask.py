@@ -79,7 +79,8 @@ def lengths_for_core(ruleset: str, question: str, rest: list[str], options: dict
     The question's usage line (from the rule set's menu) says which arguments are lengths
     and in which unit the rules core reads them; see :mod:`tabletracker.lengths`.
     """
-    from calibration.units import DEFAULT_UD_MM, unit_for_ruleset
+    from calibration.units import DEFAULT_UD_MM
+    from rules.rulesets import find_ruleset
     from tabletracker.lengths import convert_length_args
 
     usage = next((q["help"] for q in menu if q["question"] == question), None)
@@ -91,7 +92,7 @@ def lengths_for_core(ruleset: str, question: str, rest: list[str], options: dict
         ud_mm = DEFAULT_UD_MM  # the rules core refuses the bad option with its own message
     if not ud_mm > 0:
         ud_mm = DEFAULT_UD_MM
-    return convert_length_args(usage, rest, unit_for_ruleset(ruleset, ud_mm=ud_mm), ud_mm=ud_mm)
+    return convert_length_args(usage, rest, find_ruleset(ruleset).unit({"ud_mm": ud_mm}), ud_mm=ud_mm)
 
 
 def run(args: argparse.Namespace) -> int:
