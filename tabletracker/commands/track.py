@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
     parser.add_argument("--no-bases", action="store_true", help="do not look for bare bases")
     parser.add_argument("--state", action="store_true", help="also print the full state after the last frame")
-    parser.add_argument("--game", help="a game file whose models follow their markers (moves printed as "
+    parser.add_argument("--game", help="a game file (or bundled game name) whose models follow their markers (moves printed as "
                         "'game_move' lines, the game after the last frame as a 'game' line)")
     parser.add_argument("--game-out", help="with --game: write the game after the last frame to this file")
 
@@ -59,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
     plan = None
     if args.game:
         from rules.plan import load_game
+        from tabletracker.samples import game_file
         from tracker.apply import event_from_dict, track_changes
 
-        plan = load_game(args.game)
+        plan = load_game(game_file(args.game))  # a file, or a bundled game by name
     setup_path = args.setup
     if args.source.strip().lower() in ("sample", "demo") and not Path(args.source).exists():
         from tabletracker.samples import demo_sequence

@@ -146,11 +146,8 @@ def test_calibration_inside_a_margin_maps_back_to_the_frame() -> None:
 
 def test_game_follows_the_demo_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``track --game``: the demo's first move (marker 10 lifted at frame 14) moves model m10 in the game."""
-    from tabletracker.samples import demo_sequence
-
-    game = demo_sequence() / "game.json"
     out = tmp_path / "after.json"
-    assert main(["track", "demo", "--game", str(game), "--game-out", str(out), "--max-frames", "16",
+    assert main(["track", "demo", "--game", "demo", "--game-out", str(out), "--max-frames", "16",
                  "--no-bases"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     [moved] = [e for e in lines if e["type"] == "moved"]
