@@ -119,7 +119,7 @@ def test_every_roster_field_is_documented() -> None:
 
 
 def test_every_terrain_kind_and_bundled_name_is_documented() -> None:
-    from rules.rulesets.base import find_ruleset
+    from rules.rulesets import find_ruleset
 
     doc = _doc("game-file.md")
     for name in RULE_SETS:
@@ -146,7 +146,7 @@ def test_rule_choices_have_stable_numbered_anchors_naming_their_section() -> Non
 
 
 def test_every_rule_set_option_is_documented() -> None:
-    from rules.rulesets.base import find_ruleset
+    from rules.rulesets import find_ruleset
 
     text = _doc("rule-choices.md")
     for name in RULE_SETS:
