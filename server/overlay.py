@@ -254,7 +254,7 @@ class Overlay:
         source (re)started: the server only keeps which markers it has placed already.
         """
         # a model's first sighting is placed once per pass of the source, from the sightings below
-        events = [t for t in map(_typed, snap.events) if not isinstance(t, apply.Appeared)]
+        events: list[apply.TrackEvent] = [_typed(e) for e in snap.events]
         for s in snap.sightings:
             if s.seen and s.marker_id not in self._placed_markers:
                 self._placed_markers.add(s.marker_id)
@@ -313,7 +313,7 @@ def _typed(e: TrackEvent) -> apply.TrackEvent:
     """The tracker's own typed event behind the live loop's record of it."""
     if e.kind == "moved" and e.to_mm is not None:
         return apply.Moved(e.to_mm, e.marker_id, e.base_id, e.from_mm, e.distance_mm, e.facing_deg)
-    return apply.event_from_dict(e.data) if e.data else apply.SourceEvent(e.kind)
+    return apply.SourceEvent(e.kind)  # first sightings come from the snapshot's sightings (see _apply_tracks)
 
 
 def _event_json(e: TrackEvent) -> dict[str, Any]:
