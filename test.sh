@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 source scripts/venv.sh
 ensure_venv "[test]"
 if ! browser_tests_skipped "$@"; then ensure_chromium; fi
-# Static checks first (issue 11): lint and strict types of the rules core.
-.venv/bin/ruff check rules
-.venv/bin/mypy --cache-dir .venv/mypy-cache rules
+# Static checks first (issue 11): lint and strict types of the rules core and the calibration.
+.venv/bin/ruff check rules calibration
+.venv/bin/mypy --cache-dir .venv/mypy-cache rules calibration
 exec .venv/bin/python -m pytest -q "$@"

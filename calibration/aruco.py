@@ -34,13 +34,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from calibration.camera import CameraIntrinsics
-from calibration.errors import CalibrationError
+from calibration.errors import CalibrationError, ShapeError
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +137,7 @@ class MarkerDetections:
         if corners.size == 0 and ids.size == 0:
             corners = corners.reshape(0, 4, 2)
         if corners.ndim != 3 or corners.shape[1:] != (4, 2) or corners.shape[0] != ids.shape[0]:
-            raise ValueError(
+            raise ShapeError(
                 f"corners_px must have shape (N, 4, 2) with N = len(ids) = {ids.shape[0]}, got {corners.shape}")
         ids.flags.writeable = False
         corners.flags.writeable = False
@@ -172,7 +173,7 @@ class MarkerDetections:
         if len(self) == 0:
             return np.zeros(0)
         c = self.corners_px
-        return np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+        return np.asarray(np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1), dtype=np.float64)
 
     def select(self, mask: ArrayLike) -> MarkerDetections:
         """Return the detections where the boolean ``mask`` (N,) is true."""
@@ -234,7 +235,8 @@ def refine_corners_by_edges(gray: NDArray[np.uint8], corners_px: NDArray[np.floa
         shift = np.asarray(image_origin, dtype=np.float64)
         straighten = None
         if camera is not None and camera.has_distortion:
-            straighten = lambda pts: camera.undistort_px(pts + origin + shift)  # noqa: E731
+            # used by _fit_edge in this same iteration, so the loop variables are the right ones
+            straighten = lambda pts: camera.undistort_px(pts + origin + shift)  # noqa: E731, B023
         lines = [_fit_edge(patch, local[k], local[(k + 1) % 4], local.mean(axis=0), bits, straighten)
                  for k in range(4)]
         for k in range(4):
@@ -304,7 +306,7 @@ def _intersect(a: tuple[NDArray[np.float64], NDArray[np.float64]],
     if abs(np.linalg.det(matrix)) < 1e-6:
         return None
     t = np.linalg.solve(matrix, p2 - p1)
-    return p1 + t[0] * d1
+    return np.asarray(p1 + t[0] * d1, dtype=np.float64)
 
 
 def detector_parameters(image_size: tuple[int, int], *, min_side_px: float = DEFAULT_MIN_SIDE_PX,
@@ -379,7 +381,7 @@ def detect_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_250",
     MarkerDetections
         Sorted by id; empty when nothing is found.
     """
-    image = np.asarray(gray)
+    image: NDArray[Any] = np.asarray(gray)
     if image.ndim == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if image.ndim != 2 or image.size == 0:
@@ -450,9 +452,9 @@ def read_corner_markers(gray: NDArray[np.uint8], *, dictionary: str = "DICT_4X4_
     MarkerDetections
         Sorted by id, at most one per id.
     """
-    from tracker.candidates import best_per_marker, read_candidates   # tracker builds on calibration
+    from tracker.candidates import best_per_marker, read_candidates  # tracker builds on calibration
 
-    image = np.asarray(gray)
+    image: NDArray[Any] = np.asarray(gray)
     if image.ndim == 3:
         image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     dict_ = get_dictionary(dictionary)

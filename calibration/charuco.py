@@ -124,7 +124,8 @@ def make_board(spec: BoardSpec = KIT_BOARD) -> cv2.aruco.CharucoBoard:
                                   dictionary)
 
 
-def detect_board(image: NDArray[np.uint8], board: cv2.aruco.CharucoBoard) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+def detect_board(image: NDArray[np.uint8],
+                 board: cv2.aruco.CharucoBoard) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Return the board's chessboard corners found in ``image``: (N, 2) px and their (N,) ids."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     params = cv2.aruco.DetectorParameters()
@@ -143,7 +144,8 @@ def _load(item: NDArray[np.uint8] | str | Path, index: int) -> tuple[str, NDArra
         return str(item), load_image(item)
     array = np.asarray(item)
     if array.dtype != np.uint8 or array.ndim not in (2, 3):
-        raise CalibrationError(f"image {index + 1}: expected an 8-bit grey or BGR image, got {array.dtype} {array.shape}")
+        raise CalibrationError(f"image {index + 1}: expected an 8-bit grey or BGR image, "
+                               f"got {array.dtype} {array.shape}")
     return f"image {index + 1}", array
 
 

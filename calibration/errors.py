@@ -13,3 +13,14 @@ class CalibrationError(CalibrationPackageError):
 
 class SetupFileError(CalibrationPackageError):
     """A setup file is malformed; the message names the file and the field."""
+
+
+class UnitError(CalibrationPackageError, ValueError):
+    """A unit of length that does not exist, or a Feu à Volonté UD that is not a positive length.
+
+    Also a ``ValueError``, as it was before the package had its own errors.
+    """
+
+
+class ShapeError(CalibrationPackageError, ValueError):
+    """Points or marker corners handed to the calibration in the wrong shape (also a ``ValueError``)."""

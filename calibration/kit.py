@@ -392,7 +392,8 @@ def _base_pages(canvas: PdfCanvas, options: KitOptions, ids: Sequence[int], size
         page = first_page + sheet
         canvas.page(width, height)
         _header(canvas, width, f"Base markers {size:g} mm, {options.dictionary}: "
-                f"{'id' if len(chunk) == 1 else 'ids'} {format_id_ranges(chunk)} (sheet {sheet + 1} of {len(chunks)})", [
+                f"{'id' if len(chunk) == 1 else 'ids'} {format_id_ranges(chunk)} "
+                f"(sheet {sheet + 1} of {len(chunks)})", [
             "Cut along the grey lines. The arrow marks the marker's top edge: glue it pointing where the "
             "model faces.",
             f"Keep the white margin ({round(quiet, 1):g} mm) round the black square; the id printed under each "

@@ -711,7 +711,7 @@ def synthetic_observation(cam: CameraIntrinsics, table: object, *, rvec: ArrayLi
     from calibration.table import corner_object_points
 
     rng = np.random.default_rng(seed)
-    w, d = float(getattr(table, "width_mm")), float(getattr(table, "depth_mm"))
+    w, d = float(table.width_mm), float(table.depth_mm)  # type: ignore[attr-defined]
     corners = corner_object_points(table, corner_mm)  # type: ignore[arg-type]
     fixed = np.concatenate([corners[i] for i in (0, 1, 2, 3)])
     fixed3 = np.column_stack([fixed, np.zeros(len(fixed))])

@@ -84,7 +84,8 @@ _JSON_WORDS = {
     "Expecting property name enclosed in double quotes": ("a key in double quotes is expected",
                                                           "une clé entre guillemets est attendue"),
     "Unterminated string starting at": ("a text is not closed", "un texte n'est pas fermé"),
-    "Invalid control character at": ("a control character is inside a text", "un caractère de contrôle est dans un texte"),
+    "Invalid control character at": ("a control character is inside a text",
+                                     "un caractère de contrôle est dans un texte"),
     "Invalid \\escape": ("a backslash escape is wrong", "un échappement par barre oblique est faux"),
     "Extra data": ("something follows the end of the document", "quelque chose suit la fin du document"),
 }
@@ -119,7 +120,8 @@ def check_tree(data: Any, *, source: str, error: type[ValueError], path: str = "
                 _fail(error, source, f"{label} must be a finite number, got {value!r}",
                       f"{label} doit être un nombre fini, reçu {value!r}")
             if abs(value) > MAX_ABS_NUMBER:
-                _fail(error, source, f"{label} is too large ({value:g}); numbers are at most {MAX_ABS_NUMBER:g} in size",
+                _fail(error, source,
+                      f"{label} is too large ({value:g}); numbers are at most {MAX_ABS_NUMBER:g} in size",
                       f"{label} est trop grand ({value:g}) ; les nombres valent au plus {MAX_ABS_NUMBER:g}")
             _check_number(value, key, label, source, error)
         elif isinstance(value, str):
@@ -221,7 +223,8 @@ def nesting_depth(text: str) -> int:
 
 
 def parse_json_bounded(text: str, *, source: str, error: type[ValueError]) -> Any:
-    """Parse JSON ``text`` within the limits: depth first (before recursion), no NaN/Infinity, then :func:`check_tree`."""
+    """Parse JSON ``text`` within the limits: depth first (before recursion), no NaN/Infinity,
+    then :func:`check_tree`."""
     if len(text) > MAX_TEXT_BYTES:
         _fail(error, source, f"is {len(text) // 1024} KiB; the limit is {MAX_TEXT_BYTES // 1024} KiB",
               f"fait {len(text) // 1024} Kio ; la limite est {MAX_TEXT_BYTES // 1024} Kio")
@@ -257,7 +260,8 @@ def load_yaml_bounded(text: str, *, source: str, error: type[ValueError]) -> Any
             if isinstance(event, yaml.AliasEvent):
                 line = event.start_mark.line + 1 if event.start_mark else 0
                 raise _Refused(f"line {line}: YAML aliases (*name) are not accepted; write the values out in full",
-                               f"ligne {line} : les alias YAML (*nom) ne sont pas acceptés ; écrivez les valeurs en entier")
+                               f"ligne {line} : les alias YAML (*nom) ne sont pas acceptés ; "
+                               "écrivez les valeurs en entier")
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:

@@ -120,7 +120,8 @@ def load_intrinsics(path: str | Path) -> CameraIntrinsics:
         Naming the file and the field at fault.
     """
     path = Path(path)
-    r = Reader(read_json_file(path, what="camera file", error=CalibrationError), source=str(path), error=CalibrationError)
+    r = Reader(read_json_file(path, what="camera file", error=CalibrationError), source=str(path),
+               error=CalibrationError)
     r.only(("format", "version", "matrix", "distortion", "image_size", "estimated", "rms_px", "views"))
     _check_format(r, CAMERA_FORMAT)
     r.number("rms_px", None)

@@ -44,7 +44,7 @@ from calibration.aruco import (
     refine_corners_by_edges,
 )
 from calibration.camera import CameraIntrinsics
-from calibration.errors import CalibrationError
+from calibration.errors import CalibrationError, ShapeError
 from calibration.lens import MIN_BASE_MARKERS, LensFit, LensObservation, MarkerSighting, fit_lens
 from calibration.setup import CORNER_IDS, Setup, TableSize
 
@@ -100,7 +100,7 @@ def _points(values: ArrayLike, name: str) -> NDArray[np.float64]:
     if pts.ndim == 1 and pts.shape == (2,):
         pts = pts.reshape(1, 2)
     if pts.ndim != 2 or pts.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (N, 2), got {pts.shape}")
+        raise ShapeError(f"{name} must have shape (N, 2), got {pts.shape}")
     return pts
 
 
@@ -282,7 +282,7 @@ class TableCalibration:
         distortion undistort the frame first or use :meth:`warp_to_plan`, which is exact.
         """
         if px_per_mm <= 0:
-            raise ValueError(f"px_per_mm must be positive, got {px_per_mm}")
+            raise ShapeError(f"px_per_mm must be positive, got {px_per_mm}")
         rot = self.rotation
         plane = np.column_stack([rot[:, 0], rot[:, 1], self.tvec - float(height_mm) * rot[:, 2]])
         image_from_mm = self.intrinsics.matrix @ plane
@@ -384,7 +384,8 @@ class TableCalibration:
 
 # -- solving ----------------------------------------------------------------------
 def solve_pose(object_points: NDArray[np.float64], image_points: NDArray[np.float64], intrinsics: CameraIntrinsics,
-               *, guess: tuple[ArrayLike, ArrayLike] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+               *, guess: tuple[ArrayLike, ArrayLike] | None = None,
+               ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """Solve the table pose from planar points (IPPE, then Levenberg-Marquardt refinement).
 
     Returns

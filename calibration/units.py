@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calibration.errors import UnitError
+
 MM_PER_INCH = 25.4  # RULES-NOTES choice 9: High Fire's "about 2.5 cm" is taken as 25.4 mm.
 MM_PER_CM = 10.0
 MM_PER_PAS = 25.0  # Star Wars Grandes escarmouches: "4 pas, soit 10 cm".
@@ -77,7 +79,7 @@ def find_unit(name: str) -> LengthUnit:
     try:
         return UNITS[name]
     except KeyError:
-        raise ValueError(f"unknown unit {name!r}; expected one of {sorted(UNITS)}") from None
+        raise UnitError(f"unknown unit {name!r}; expected one of {sorted(UNITS)}") from None
 
 
 def to_unit(value_mm: float, name: str) -> float:
@@ -93,6 +95,6 @@ def length_unit(key: str, *, ud_mm: float = DEFAULT_UD_MM) -> LengthUnit:
     """
     if key == "ud":
         if not ud_mm > 0:  # also refuses NaN: a UD of zero would divide by zero in from_mm
-            raise ValueError(f"ud_mm must be greater than 0 (10, 20 or 40 by figure scale), got {ud_mm:g}")
+            raise UnitError(f"ud_mm must be greater than 0 (10, 20 or 40 by figure scale), got {ud_mm:g}")
         return LengthUnit("UD", "UD", ud_mm)
     return find_unit(key)

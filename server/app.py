@@ -54,7 +54,7 @@ from flask.json.provider import DefaultJSONProvider
 from calibration.setup import Setup, load_setup, parse_setup
 from rules.plan import game_to_dict, load_game, parse_game
 from server import api, docs, pages, security
-from server.errors import register_error_handlers
+from server.errors import ServerConfigError, register_error_handlers
 from server.overlay import Overlay, open_store_game
 from server.store import GameStore
 
@@ -146,8 +146,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     Raises
     ------
-    ValueError
-        A game or setup file that does not load, an unknown language, a frame source
+    TabletrackerError
+        A game or setup file that does not load, an unknown language (``ServerConfigError``), a frame source
         that cannot be opened (the message says what to fix).
     """
     app = Flask(__name__, static_folder="static", template_folder="templates")
@@ -155,7 +155,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.update(dict(config or {}))
     if app.config["DEFAULT_LANG"] not in LANGS:
-        raise ValueError(f"unknown language {app.config['DEFAULT_LANG']!r}; languages are {', '.join(LANGS)}")
+        raise ServerConfigError(f"unknown language {app.config['DEFAULT_LANG']!r}; languages are {', '.join(LANGS)}")
 
     source = app.config["SOURCE"]
     setup = _setup(app.config, source)

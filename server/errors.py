@@ -38,6 +38,10 @@ class ServerError(TabletrackerError):
     """Root of the server's own errors (a malformed request, nothing to undo), under the project root."""
 
 
+class ServerConfigError(ServerError, ValueError):
+    """A server option that cannot be used (an unknown language or frame source kind); also a ``ValueError``."""
+
+
 class ApiError(Exception):
     """A client error with its HTTP status, a stable ``code`` and a readable message."""
 

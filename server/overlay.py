@@ -9,7 +9,6 @@ pushed to the browsers.
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from typing import Any, Callable, Mapping
@@ -19,10 +18,10 @@ from server import edits, rulesbridge
 from server.broadcast import Broadcaster
 from server.live import FrameImages, FrameTracker, LiveLoop, Snapshot, TrackEvent
 from server.store import Event, GameStore, StorageError, origin_of
+from tracker import apply
 
 log = logging.getLogger(__name__)
 
-PLACE_TOLERANCE_MM = 5.0  # a model first seen this far from its saved place is put where it is seen
 SIDE_PALETTE = ("#c0392b", "#2e6fd8", "#27ae60", "#8e44ad", "#d35400", "#16a085")
 
 
@@ -220,11 +219,8 @@ class Overlay:
     def on_snapshot(self, snap: Snapshot) -> None:
         """Take one processed frame: record moves and first placements, push the live view."""
         self.images.update(snap)
-        changed = False
         with self._lock:  # read-modify-write of the game, atomic with the page's changes
-            for event in snap.events:
-                changed |= self._apply_track_event(event)
-            changed |= self._place_first_seen(snap)
+            changed = self._apply_tracks(snap)
         live = {
             "seq": snap.seq,
             "run": self.run_id,
@@ -251,58 +247,30 @@ class Overlay:
         with self._lock:
             return dict(self._live)
 
-    def _apply_track_event(self, event: TrackEvent) -> bool:
-        if event.kind != "moved" or event.to_mm is None:
-            return False
-        plan = self.plan()
-        model = None
-        if event.marker_id is not None:
-            model = plan.model_by_marker(event.marker_id)
-        elif event.base_id is not None:
-            found = edits.model_for_base(plan, event.base_id)
-            model = plan.model(found) if found else None
-        if model is None:
-            return False
-        start = event.from_mm if event.from_mm is not None else model.position_mm
-        distance = event.distance_mm if event.distance_mm is not None else math.dist(start, event.to_mm)
-        new = edits.move_model(plan, model.model_id, event.to_mm, event.facing_deg)
-        unit = rulesbridge.length_unit(plan)
-        self.change("move", new, {
-            "model": model.model_id, "name": model.name, "marker_id": event.marker_id,
-            "from_mm": [round(start[0], 2), round(start[1], 2)],
-            "to_mm": [round(event.to_mm[0], 2), round(event.to_mm[1], 2)],
-            "distance_mm": round(distance, 2), "distance": round(unit.from_mm(distance), 2),
-            "unit": unit.symbol}, actor="tracker")
-        return True
+    def _apply_tracks(self, snap: Snapshot) -> bool:
+        """Record the game changes this frame causes (:func:`tracker.apply.track_changes`).
 
-    def _place_first_seen(self, snap: Snapshot) -> bool:
-        """Put a model where the tracker first sees it, when that differs from its saved place."""
-        plan = self.plan()
-        moves: list[tuple[str, tuple[float, float], float | None, tuple[float, float]]] = []
+        The tracker's settled moves, then the models seen for the first time since the
+        source (re)started: the server only keeps which markers it has placed already.
+        """
+        # a model's first sighting is placed once per pass of the source, from the sightings below
+        events: list[apply.TrackEvent] = [_typed(e) for e in snap.events]
         for s in snap.sightings:
-            if not s.seen or s.marker_id in self._placed_markers:
-                continue
-            self._placed_markers.add(s.marker_id)
-            model = plan.model_by_marker(s.marker_id)
-            if model is not None and (not model.on_table
-                                      or math.dist(model.position_mm, (s.x_mm, s.y_mm)) > PLACE_TOLERANCE_MM):
-                moves.append((model.model_id, (s.x_mm, s.y_mm), s.facing_deg, model.position_mm))
+            if s.seen and s.marker_id not in self._placed_markers:
+                self._placed_markers.add(s.marker_id)
+                events.append(apply.Appeared((s.x_mm, s.y_mm), marker_id=s.marker_id, facing_deg=s.facing_deg))
         for b in snap.bases:
-            if not b.seen or b.base_id in self._placed_bases:
-                continue
-            self._placed_bases.add(b.base_id)
-            found = edits.model_for_base(plan, b.base_id)
-            if found is not None and (not plan.model(found).on_table
-                                      or math.dist(plan.model(found).position_mm, (b.x_mm, b.y_mm)) > PLACE_TOLERANCE_MM):
-                moves.append((found, (b.x_mm, b.y_mm), None, plan.model(found).position_mm))
-        if not moves:
-            return False
-        for model_id, to_mm, facing, _ in moves:
-            plan = edits.move_model(plan, model_id, to_mm, facing)
-        self.change("placed", plan, {"models": [
-            {"model": m, "from_mm": [round(f[0], 2), round(f[1], 2)], "to_mm": [round(t[0], 2), round(t[1], 2)]}
-            for m, t, _, f in moves]}, actor="tracker")
-        return True
+            if b.seen and b.base_id not in self._placed_bases:
+                self._placed_bases.add(b.base_id)
+                events.append(apply.Appeared((b.x_mm, b.y_mm), base_id=b.base_id))
+        changes = apply.track_changes(self.plan(), events)
+        for change in changes:
+            payload = dict(change.payload)
+            if change.kind == "move":
+                unit = rulesbridge.length_unit(change.plan)
+                payload.update(distance=round(unit.from_mm(float(payload["distance_mm"])), 2), unit=unit.symbol)
+            self.change(change.kind, change.plan, payload, actor="tracker")
+        return bool(changes)
 
     def place_seen(self, plan: TablePlan) -> TablePlan:
         """Return ``plan`` with every model whose marker the camera sees now standing where it is seen.
@@ -339,6 +307,13 @@ class Overlay:
         if self.loop is not None:
             self.loop.stop()
         self.broadcaster.close_all()
+
+
+def _typed(e: TrackEvent) -> apply.TrackEvent:
+    """The tracker's own typed event behind the live loop's record of it."""
+    if e.kind == "moved" and e.to_mm is not None:
+        return apply.Moved(e.to_mm, e.marker_id, e.base_id, e.from_mm, e.distance_mm, e.facing_deg)
+    return apply.SourceEvent(e.kind)  # first sightings come from the snapshot's sightings (see _apply_tracks)
 
 
 def _event_json(e: TrackEvent) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from calibration.setup import Setup
+from server.errors import ServerConfigError
 from server.live import BaseSighting, Sighting, Snapshot, TrackEvent
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ def source_text(spec: Mapping[str, Any]) -> str:
     """Return the tracker's source text (``tracker.sources.parse_source``) for a serve option."""
     kind = spec.get("kind", "sample")
     if kind not in SOURCE_KINDS:
-        raise ValueError(f"unknown source kind {kind!r}; kinds are {', '.join(SOURCE_KINDS)}")
+        raise ServerConfigError(f"unknown source kind {kind!r}; kinds are {', '.join(SOURCE_KINDS)}")
     if kind == "sample":
         return "sample"
     return str(spec["value"])

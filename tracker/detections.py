@@ -13,7 +13,7 @@ Examples
 >>> Detections(np.zeros(3), np.zeros(1, int), np.ones(1), np.zeros((1, 4, 2)))
 Traceback (most recent call last):
 ...
-ValueError: centers_px must have shape (N, 2), got (3,)
+tracker.errors.DetectionsError: centers_px must have shape (N, 2), got (3,)
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from tracker.errors import DetectionsError
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -58,26 +60,26 @@ class Detections:
     def __post_init__(self) -> None:
         c = np.asarray(self.centers_px, dtype=float)
         if c.ndim != 2 or c.shape[1] != 2:
-            raise ValueError(f"centers_px must have shape (N, 2), got {c.shape}")
+            raise DetectionsError(f"centers_px must have shape (N, 2), got {c.shape}")
         n = c.shape[0]
         ids = np.asarray(self.marker_ids)
         if ids.shape != (n,):
-            raise ValueError(f"marker_ids must have shape ({n},), got {ids.shape}")
+            raise DetectionsError(f"marker_ids must have shape ({n},), got {ids.shape}")
         if n and not np.issubdtype(ids.dtype, np.integer):
-            raise ValueError(f"marker_ids must be integers, got dtype {ids.dtype}")
+            raise DetectionsError(f"marker_ids must be integers, got dtype {ids.dtype}")
         conf = np.asarray(self.confidence, dtype=float)
         if conf.shape != (n,):
-            raise ValueError(f"confidence must have shape ({n},), got {conf.shape}")
+            raise DetectionsError(f"confidence must have shape ({n},), got {conf.shape}")
         corners = np.asarray(self.corners_px, dtype=float)
         if corners.shape != (n, 4, 2):
-            raise ValueError(f"corners_px must have shape ({n}, 4, 2), got {corners.shape}")
+            raise DetectionsError(f"corners_px must have shape ({n}, 4, 2), got {corners.shape}")
         object.__setattr__(self, "centers_px", _frozen(c))
         object.__setattr__(self, "marker_ids", _frozen(ids.astype(np.int64)))
         object.__setattr__(self, "confidence", _frozen(conf))
         object.__setattr__(self, "corners_px", _frozen(corners))
         fixed = np.zeros(n, np.int64) if self.corrected is None else np.asarray(self.corrected, dtype=np.int64)
         if fixed.shape != (n,):
-            raise ValueError(f"corrected must have shape ({n},), got {fixed.shape}")
+            raise DetectionsError(f"corrected must have shape ({n},), got {fixed.shape}")
         object.__setattr__(self, "corrected", _frozen(fixed))
 
     def __len__(self) -> int:

@@ -9,6 +9,11 @@ lifted to where it was put down, with the distance), ``base_appeared`` / ``base_
 camera file, ``lens_refined`` (the lens measured again over the frames so far, with its
 uncertainty) and ``lens_settled`` (once, when it no longer changes); ``source_ended`` at the
 end of a video.
+
+With ``--game G`` the models of game file G follow their markers (:func:`tracker.apply.track_changes`,
+the same step the server takes): each change is one more line, ``game_move`` (one model lifted and
+put down) or ``game_placed`` (models first seen away from their saved place); at the end a
+``game`` line holds the whole game, also written to ``--game-out`` when given.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
     parser.add_argument("--no-bases", action="store_true", help="do not look for bare bases")
     parser.add_argument("--state", action="store_true", help="also print the full state after the last frame")
+    parser.add_argument("--game", help="a game file (or bundled game name) whose models follow their markers (moves printed as "
+                        "'game_move' lines, the game after the last frame as a 'game' line)")
+    parser.add_argument("--game-out", help="with --game: write the game after the last frame to this file")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +54,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_frames is not None and args.max_frames < 1:
         raise UsageError(f"--max-frames must be at least 1, got {args.max_frames}")
+    if args.game_out and not args.game:
+        raise UsageError("--game-out needs --game (the game file whose models follow their markers)")
+    plan = None
+    if args.game:
+        from rules.plan import load_game
+        from tabletracker.samples import game_file
+        from tracker.apply import event_from_dict, track_changes
+
+        plan = load_game(game_file(args.game))  # a file, or a bundled game by name
     setup_path = args.setup
     if args.source.strip().lower() in ("sample", "demo") and not Path(args.source).exists():
         from tabletracker.samples import demo_sequence
@@ -74,8 +91,13 @@ def run(args: argparse.Namespace) -> int:
     count = 0
     try:
         for frame in frames:
-            for event in tracker.process(frame):
+            events = tracker.process(frame)
+            for event in events:
                 out.write(json.dumps(event) + "\n")
+            if plan is not None:
+                for change in track_changes(plan, [event_from_dict(e) for e in events]):
+                    out.write(json.dumps({"type": f"game_{change.kind}", **change.payload}) + "\n")
+                    plan = change.plan
             out.flush()
             if frame.image is not None:
                 count += 1
@@ -90,6 +112,13 @@ def run(args: argparse.Namespace) -> int:
             close()
     if args.state:
         out.write(json.dumps({"type": "state", **tracker.state.to_dict()}) + "\n")
+    if plan is not None:
+        from rules.plan import game_to_dict
+
+        doc = game_to_dict(plan)
+        out.write(json.dumps({"type": "game", "game": doc}) + "\n")
+        if args.game_out:
+            Path(args.game_out).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     if parse_source(args.source).kind == "image" and tracker.calibration is None:
         # one image and nothing to track it with: exit non-zero with the reason
         raise CalibrationError(f"{args.source}: " + "; ".join(tracker.state.warnings or ("not calibrated",)))

@@ -142,3 +142,24 @@ def test_calibration_inside_a_margin_maps_back_to_the_frame() -> None:
         assert np.abs(margin.to_image_px(grid, height_mm=3.0) - plain.to_image_px(grid, height_mm=3.0)).max() < 0.05
         px = plain.to_image_px(grid)
         assert np.abs(margin.to_table_mm(px) - grid).max() < 0.05
+
+
+def test_game_follows_the_demo_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``track --game``: the demo's first move (marker 10 lifted at frame 14) moves model m10 in the game."""
+    out = tmp_path / "after.json"
+    assert main(["track", "demo", "--game", "demo", "--game-out", str(out), "--max-frames", "16",
+                 "--no-bases"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    [moved] = [e for e in lines if e["type"] == "moved"]
+    [change] = [e for e in lines if e["type"] == "game_move"]
+    assert change["model"] == "m10" and change["to_mm"] == moved["to_mm"]
+    assert lines[-1]["type"] == "game"
+    saved = json.loads(out.read_text())
+    assert saved == lines[-1]["game"]
+    [m10] = [m for m in saved["models"] if m["id"] == "m10"]
+    assert [m10["x_mm"], m10["y_mm"]] == pytest.approx(moved["to_mm"], abs=0.01)
+
+
+def test_game_out_needs_a_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["track", "demo", "--game-out", "x.json"]) == 2
+    assert "--game-out needs --game" in capsys.readouterr().err
