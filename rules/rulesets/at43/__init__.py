@@ -318,7 +318,7 @@ class AT43(RuleSet):
     ask_casualties = ask_casualties
     ask_indirect = ask_indirect
     # -- actions (rules/rulesets/at43/actions.py) and roster checks -----------------------------------
-    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS})  # more_actions: issue 13
     action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 

@@ -474,7 +474,7 @@ class FeuAVolonte(RuleSet):
     cohesion_rule = cohesion_rule
     cohesion_how = cohesion_how
     # -- actions (rules/rulesets/feu_a_volonte/actions.py) and roster checks -----------------------------------
-    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS})  # more_actions: issue 13
     action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
 

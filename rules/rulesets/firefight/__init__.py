@@ -509,7 +509,7 @@ class Firefight(RuleSet):
     charge_reach = charge_reach
     deployment_zones = deployment_zones
     # -- actions (rules/rulesets/firefight/actions.py) and roster checks -----------------------------------
-    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS})  # more_actions: issue 13
     action_arguments = ARGUMENTS
     action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)

@@ -263,7 +263,7 @@ class HighFire(RuleSet):
     ask_proximity = ask_proximity
     ask_move = ask_move
     # -- actions (rules/rulesets/high_fire/actions.py) and roster checks -----------------------------------
-    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS})  # more_actions: issue 13
     action_arguments = ARGUMENTS
     action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)

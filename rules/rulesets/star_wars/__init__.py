@@ -349,7 +349,7 @@ class StarWars(RuleSet):
     ask_force = ask_force
     ask_move = ask_move
     # -- actions (rules/rulesets/star_wars/actions.py) and roster checks -----------------------------------
-    actions = {**ACTIONS, **MORE_ACTIONS}  # more_actions: issue 13
+    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS})  # more_actions: issue 13
     action_arguments = ARGUMENTS
     action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
     validate_roster = staticmethod(validate_roster)
