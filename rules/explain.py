@@ -1,16 +1,31 @@
 """Explanations: every answer and resolution says which rules it applied, with sources.
 
+A step carries the core's English sentence (``text``) and, for the players' languages, a
+message id with its parameters (``msg``, ``params``): the edges (the web server, the CLI)
+render it in French or English from the catalogues of ``tabletracker/locale``. A parameter
+may itself be a message (:func:`msg`), rendered in the same language.
+
 Examples
 --------
->>> s = Step("range band", "-1: target 9.5 UD away, band 8-12 UD", "Feu à Volonté, Tir", value=-1)
->>> s.to_json()["source"]
-'Feu à Volonté, Tir'
+>>> s = Step("range band", "-1: target 9.5 UD away, band 8-12 UD", "Feu à Volonté, Tir", value=-1,
+...          msg="fav.range_band", params={"distance": 9.5, "band": "8-12"})
+>>> s.to_json()["source"], s.to_json()["msg"], s.to_json()["params"]["distance"]
+('Feu à Volonté, Tir', 'fav.range_band', 9.5)
+>>> msg("cover.why", piece="wall-1")["params"]["piece"]
+'wall-1'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from rules.frozen import EMPTY, freeze, thaw
+
+
+def msg(msg_id: str, **params: Any) -> Mapping[str, Any]:
+    """Return a message as a parameter of another (``{"msg": id, "params": {...}}``, frozen)."""
+    return freeze({"msg": msg_id, "params": params})  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -18,7 +33,8 @@ class Step:
     """One rule applied: what it is, what it gave here, where it comes from.
 
     ``source`` names the rule set and section ("AT-43, Zone de tir"); ``option``
-    names the RULES-NOTES choice that changed the answer, when one did.
+    names the program's choice that changed the answer, when one did; ``msg`` and
+    ``params`` say the same as ``text`` as a message id the edges translate.
     """
 
     rule: str
@@ -26,6 +42,11 @@ class Step:
     source: str
     value: Any = None
     option: str | None = None
+    msg: str | None = None
+    params: Mapping[str, Any] = field(default=EMPTY)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", freeze(self.params))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule": self.rule, "text": self.text, "source": self.source}
@@ -33,6 +54,9 @@ class Step:
             out["value"] = self.value
         if self.option is not None:
             out["option"] = self.option
+        if self.msg is not None:
+            out["msg"] = self.msg
+            out["params"] = thaw(self.params)
         return out
 
 

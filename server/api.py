@@ -33,6 +33,7 @@ from server.overlay import Overlay
 from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points,
                              string_list)
 from tabletracker.errors import TabletrackerError
+from tabletracker.i18n import localize
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,7 @@ def ask() -> Any:
     args = string_list(r, "args")
     options = plain_object(r, "options")
     answer = rulesbridge.ask(overlay().plan(), question, args, options)
-    return jsonify(answer)
+    return jsonify(localize(answer))
 
 
 def _resolution_request() -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
@@ -184,7 +185,7 @@ def shot_preview() -> Any:
     unit = request.args.get("unit", "")
     if not unit:
         raise ApiError(400, "bad_request", "say which unit is about to shoot: /api/shot-preview?unit=ID")
-    return jsonify(shotpreview.shot_preview(overlay().plan(), unit))
+    return jsonify(localize(shotpreview.shot_preview(overlay().plan(), unit)))
 
 
 @bp.post("/resolve")
@@ -194,7 +195,7 @@ def resolve() -> Any:
     resolution = rulesbridge.resolve(overlay().plan(), action, req, dice, budget_s=_budget())
     out = resolution.to_json()
     out["casualty_chance"] = shotpreview.casualty_chance(out["odds"])  # the headline's figure, as the preview's
-    return jsonify(out)
+    return jsonify(localize(out))
 
 
 @bp.post("/resolve/apply")
@@ -230,7 +231,7 @@ def resolve_apply() -> Any:
                 "action": action, "request": req, "summary": summary, "dice": [v for _, v in resolution.dice],
                 "result": out.get("result"), "needed": out.get("needed"), "changes": changes,
                 "names": edits.names_of(plan, req)})
-        return jsonify({"event": event.to_json(), "resolution": out})
+        return jsonify({"event": event.to_json(), "resolution": localize(out)})
     raise ApiError(409, "game_changed", "the game kept changing while this action was resolved; apply it again",
                    fr="la partie a changé pendant la résolution de cette action ; appliquez-la de nouveau")
 

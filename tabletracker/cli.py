@@ -22,8 +22,7 @@ def _in_user_language(exc: BaseException) -> str:
     """The error in the user's language (``LANG``/``LC_ALL``/``LC_MESSAGES`` fr or en) when it has a message id."""
     from tabletracker import i18n
 
-    env = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or "en"
-    words = (i18n.texts(exc) or {}).get("fr" if env.lower().startswith("fr") else "en")
+    words = (i18n.texts(exc) or {}).get(i18n.user_language())
     # the core's own sentence follows: it says how to fix it for whoever edits the files
     return f"{words}\n  ({exc})" if words and words != str(exc) else str(exc)
 

@@ -1,9 +1,11 @@
 """The rules core's messages in French and English, from gettext catalogues read at run time.
 
-The rules core raises errors carrying a message id and parameters (``rules.errors``); the
-edges (the web server, the CLI) render them here from ``tabletracker/locale/<lang>.po``,
-read with Babel's ``read_po`` (no compile step), numbers written with the language's
-decimal mark. A message without an entry falls back to the core's English sentence.
+The rules core raises errors, and writes explanation steps, carrying a message id and
+parameters (``rules.errors``, ``rules.explain``); the edges (the web server, the CLI) render
+them here from ``tabletracker/locale/<lang>.po`` and ``<lang>.<part>.po`` (one file per rule
+set, merged), read with Babel's ``read_po`` (no compile step), numbers written with the
+language's decimal mark. A parameter may be a message itself (``{"msg": id, "params": {...}}``).
+A message without an entry falls back to the core's English sentence.
 
 Examples
 --------
@@ -18,6 +20,7 @@ True
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -28,15 +31,26 @@ LANGS = ("fr", "en")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 
+def catalogue_files(lang: str) -> list[Path]:
+    """Return the catalogue files of ``lang``: ``<lang>.po`` then ``<lang>.<part>.po`` by name."""
+    return [LOCALE_DIR / f"{lang}.po", *sorted(LOCALE_DIR.glob(f"{lang}.*.po"))]
+
+
 @functools.lru_cache(maxsize=None)
 def catalogue(lang: str) -> Mapping[str, str]:
-    """Return the message texts of ``lang`` (``fr`` or ``en``) by message id."""
-    with open(LOCALE_DIR / f"{lang}.po", "rb") as f:
-        cat = read_po(f, locale=lang)
-    return {str(m.id): str(m.string) for m in cat if m.id and m.string}
+    """Return the message texts of ``lang`` (``fr`` or ``en``) by message id, all its files merged."""
+    out: dict[str, str] = {}
+    for path in catalogue_files(lang):
+        with open(path, "rb") as f:
+            cat = read_po(f, locale=lang)
+        out.update({str(m.id): str(m.string) for m in cat if m.id and m.string})
+    return out
 
 
 def _value(v: Any, lang: str) -> str:
+    if isinstance(v, Mapping) and isinstance(v.get("msg"), str):
+        inner = render(v["msg"], v.get("params") or {}, lang)
+        return inner if inner is not None else str(v.get("text", v["msg"]))
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, (int, float)):
@@ -66,3 +80,42 @@ def texts(exc: BaseException) -> dict[str, str] | None:
     params = getattr(exc, "params", {}) or {}
     out = {lang: render(msg_id, params, lang) for lang in LANGS}
     return {lang: text for lang, text in out.items() if text is not None} or None
+
+
+def step_texts(step: Mapping[str, Any]) -> dict[str, str] | None:
+    """Return a JSON step's (or any ``{"msg", "params"}`` object's) text in every language, ``None`` without one."""
+    msg_id = step.get("msg")
+    if not isinstance(msg_id, str):
+        return None
+    params = step.get("params") or {}
+    out = {lang: render(msg_id, params, lang) for lang in LANGS}
+    return {lang: text for lang, text in out.items() if text is not None} or None
+
+
+def localize(value: Any) -> Any:
+    """Return a JSON answer with ``texts`` ({"fr", "en"}) beside every object carrying a message id.
+
+    The web server and the CLI call it on what the rules core answers, so each explanation
+    step reaches the player in their language; objects without a catalogue entry are kept as
+    they are (the page shows the core's English ``text``).
+    """
+    if isinstance(value, Mapping):
+        out = {k: localize(v) for k, v in value.items()}
+        words = step_texts(value) if "msg" in value else None
+        if words:
+            out["texts"] = words
+        return out
+    if isinstance(value, list):
+        return [localize(v) for v in value]
+    return value
+
+
+def user_language() -> str:
+    """Return the command-line user's language: ``fr`` when ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` says French."""
+    env = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or "en"
+    return "fr" if env.lower().startswith("fr") else "en"
+
+
+def step_line(step: Mapping[str, Any], lang: str) -> str:
+    """Return a localized JSON step's text in ``lang`` (the core's English sentence without a translation)."""
+    return str((step.get("texts") or {}).get(lang) or step.get("text", ""))

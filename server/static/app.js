@@ -505,14 +505,16 @@
   function explanationHtml(answer) {
     const seen = new Set();
     const steps = ((answer && answer.explanation) || []).filter((s) => {
-      const key = `${s.rule}|${s.text}`;
+      const key = `${s.rule}|${stepText(s)}`;
       if (seen.has(key)) return false;
       seen.add(key); return true;
     });
     if (!steps.length) return "";
     return `<details class="explain"><summary>${t("explanation")} (${steps.length})</summary><ul class="explanation">${steps.map((s) =>
-      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(s.text))} <cite>${esc(cleanSource(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
+      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(stepText(s)))} <cite>${esc(cleanSource(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
   }
+  // a step in the page's language: the rules core's message rendered from its catalogues, else its English sentence
+  function stepText(s) { return (s.texts && (s.texts[S.lang] || s.texts.en)) || s.text; }
   // a cited rule choice: a link to its entry in the project's docs (served by /docs/<page>)
   function docLink(doc) {
     const m = /^([a-z0-9-]+)\.md#([a-z0-9-]+?)-(\d+)$/.exec(doc || "");

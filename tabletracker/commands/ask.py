@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from tabletracker.errors import UsageError
+from tabletracker.i18n import localize, step_line, user_language
 
 HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
 
@@ -64,11 +65,12 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
     return rest, as_json, options
 
 
-def _summary(answer: dict[str, Any]) -> str:
+def _summary(answer: dict[str, Any], lang: str | None = None) -> str:
+    lang = lang or user_language()
     lines = [f"{answer['question']} ({answer['ruleset']}): {answer.get('answer', '')}"]
     for step in answer.get("explanation", []):
         extra = f" [option {step['option']}]" if "option" in step else ""
-        lines.append(f"  - {step['rule']}: {step['text']} ({step['source']}){extra}")
+        lines.append(f"  - {step['rule']}: {step_line(step, lang)} ({step['source']}){extra}")
     return "\n".join(lines)
 
 
@@ -112,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {q['help']}")
         return 0
     rest = lengths_for_core(plan.ruleset, args.question, rest, options, describe(plan))
-    answer = ask(plan, args.question, rest, options)
+    answer = localize(ask(plan, args.question, rest, options))
     if as_json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from calibration.units import DEFAULT_UD_MM
 from tabletracker.errors import TabletrackerError, UsageError
+from tabletracker.i18n import localize, step_line, user_language
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
@@ -110,12 +111,13 @@ def _fraction(entry: dict[str, Any]) -> str:
     return f"{entry['probability'] * 100:6.2f} %  ({entry['fraction']})"
 
 
-def summary(out: dict[str, Any]) -> str:
-    """Return the readable text of a resolution's JSON."""
+def summary(out: dict[str, Any], lang: str | None = None) -> str:
+    """Return the readable text of a resolution's JSON (its steps in ``lang``, by default the user's)."""
+    lang = lang or user_language()
     lines = [f"{out['action']} ({out['ruleset']})"]
     for step in out.get("explanation", []):
         option = f" [option {step['option']}]" if "option" in step else ""
-        lines.append(f"  - {step['rule']}: {step['text']} ({step['source']}){option}")
+        lines.append(f"  - {step['rule']}: {step_line(step, lang)} ({step['source']}){option}")
     for name, needed in out.get("needed", {}).items():
         lines.append(f"  needed {name}: {needed}")
     for name, dist in out.get("odds", {}).items():
@@ -194,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         if listed == str(exc):
             raise
         raise UsageError(listed) from None
-    out = resolution.to_json()
+    out = localize(resolution.to_json())
     if args.out and resolution.plan_after is not None:
         Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")
     if args.as_json:
