@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._sse import live_messages  # noqa: E402
 from server import create_app  # noqa: E402
 from server.httpd import make_server  # noqa: E402
 
@@ -108,19 +109,8 @@ class LiveCounter(threading.Thread):
         self.port, self.stop, self.times = port, stop, []  # type: ignore[var-annotated]
 
     def run(self) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        conn.request("GET", "/api/stream")
-        resp = conn.getresponse()
-        event = ""
-        while not self.stop.is_set():
-            line = resp.fp.readline().decode()
-            if not line:
-                break
-            if line.startswith("event: "):
-                event = line[7:].strip()
-            elif line.startswith("data: ") and event == "live":
-                self.times.append(time.monotonic())
-        conn.close()
+        for _ in live_messages(self.port, self.stop):
+            self.times.append(time.monotonic())
 
 
 def attack_in_child(port: int, warmup_s: float, quiet_s: float, seconds: float, out: Any) -> None:

@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from werkzeug.serving import make_server  # noqa: E402
 
+from benchmarks._sse import live_messages  # noqa: E402
 from calibration.setup import load_setup  # noqa: E402
 from rules.plan import game_to_dict, load_game  # noqa: E402
 from server import create_app  # noqa: E402
@@ -77,26 +78,15 @@ class Watcher(threading.Thread):
         if self.fetch_images:
             threading.Thread(target=self._images, daemon=True).start()
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-            conn.request("GET", "/api/stream")
-            resp = conn.getresponse()
-            event = ""
-            while not self.stop.is_set():
-                line = resp.fp.readline().decode()
-                if not line:
-                    break
-                if line.startswith("event: "):
-                    event = line[7:].strip()
-                elif line.startswith("data: ") and event == "live":
-                    now = time.time()
-                    data = json.loads(line[6:])
-                    self.messages += 1
-                    self.sse_latency_ms.append((now - data["captured_s"]) * 1000)
-                    self.delivery_ms.append((now - data["processed_s"]) * 1000)
-                    with self._cond:
-                        self._wanted = (data["seq"], data["captured_s"])
-                        self._cond.notify()
-            conn.close()
+            for text in live_messages(self.port, self.stop, timeout_s=10):
+                now = time.time()
+                data = json.loads(text)
+                self.messages += 1
+                self.sse_latency_ms.append((now - data["captured_s"]) * 1000)
+                self.delivery_ms.append((now - data["processed_s"]) * 1000)
+                with self._cond:
+                    self._wanted = (data["seq"], data["captured_s"])
+                    self._cond.notify()
         except (OSError, http.client.HTTPException) as exc:
             if not self.stop.is_set():
                 self.error = str(exc)
