@@ -48,7 +48,8 @@ def find_ruleset(name: str) -> RuleSet:
         return _BY_KEY[_norm(name)]
     except KeyError:
         raise InvalidActionError(
-            f"unknown rule set {name!r}; rule sets are: {', '.join(RULESET_IDS)}") from None
+            f"unknown rule set {name!r}; rule sets are: {', '.join(RULESET_IDS)}",
+            msg_id="ruleset.unknown", params={"name": name, "known": list(RULESET_IDS)}) from None
 
 
 __all__ = ["Option", "RuleSet", "RULESETS", "RULESET_IDS", "find_ruleset"]
