@@ -163,9 +163,10 @@ def _sampling_bypass(cached: Any) -> Callable[..., Any]:
 def _too_large(seconds: float) -> InvalidActionError:
     error = InvalidActionError(
         f"this action rolls too many dice to resolve, even as an estimate, within {seconds:.1f} s; "
-        "split it into smaller actions (fewer firers or attacks)")
-    error.message_fr = (f"cette action lance trop de dés pour être résolue, même par estimation, en {seconds:.1f} s ; "
-                        "découpez-la en actions plus petites (moins de tireurs ou d'attaques)")
+        "split it into smaller actions (fewer firers or attacks)", msg_id="odds.too_large",
+        params={"seconds": round(seconds, 1)})
+    error.message_fr = (f"cette action lance trop de dés pour être résolue, même par estimation, "
+                        f"en {seconds:.1f} s ; découpez-la en actions plus petites (moins de tireurs ou d'attaques)")
     return error
 
 

@@ -105,7 +105,8 @@ class Distribution:
             (o2, p * p2) for o, p in self.probs.items() for o2, p2 in f(o).probs.items()
         )
 
-    def convolve(self, other: "Distribution", combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
+    def convolve(self, other: "Distribution",
+                 combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
         """Return the distribution of ``combine(a, b)`` for independent ``a`` and ``b``."""
         guard = GUARD.get()
         if guard is not None and guard.sampling:  # each operand drawn on its own: independent draws

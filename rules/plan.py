@@ -82,7 +82,8 @@ class Model:
     name: str | None = None
     role: str | None = None
     weapons: tuple[str, ...] | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)  # rule-set data (wounds, ammunition...); free-form JSON
+    # rule-set data (wounds, ammunition...); free-form JSON
+    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     #: Height of the ground the base stands on above the table top, mm (a building's floor, a hill);
     #: ``None`` = on the table (0). See docs/heights.md. ``height_mm`` is the figure's own height.
     elevation_mm: float | None = None

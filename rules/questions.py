@@ -18,10 +18,10 @@ Examples
 ...                {"id": "b", "unit": "v", "x_mm": 354, "y_mm": 100, "base_mm": 25.4}]})
 >>> ask(plan, "distance", ["a", "b"])["answer"]
 'a to b: 9.00" base edge to base edge'
->>> ask(plan, "firezone", ["u", "v"])
+>>> ask(plan, "firezone", ["u", "v"])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'firezone'; its questions are: distance, los, cohesion, template, objectives, terrain, range, cover, aura, charge, melee, blast, deployment, ambush, scout, move, jump, convert, victory
+rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'firezone'; its questions are: distance, ...
 """
 
 from __future__ import annotations

@@ -626,7 +626,8 @@ def _terrain_and_solids(static_key: tuple[tuple[Terrain, ...], SightRules], soli
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
 
 
-def _unit_hulls(units: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[list[BaseGeometry], "_Outlines | None"]:
+def _unit_hulls(units: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+                ) -> tuple[list[BaseGeometry], "_Outlines | None"]:
     """Return :func:`unit_hull` of each unit given as ``(x, y, radius)`` arrays and their padded edges, in one go."""
     if not units:
         return [], None

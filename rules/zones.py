@@ -99,7 +99,10 @@ def template(plan: TablePlan, centre_mm: tuple[float, float], radius_mm: float, 
     dist: dict[str, float] = {}
     for m in pool:
         d = point_distance_mm(m, centre_mm, how=how)
-        inside = d < radius_mm - PARTLY_TOLERANCE_MM if how == "edge" and d > 0 else d <= radius_mm + PARTLY_TOLERANCE_MM
+        if how == "edge" and d > 0:
+            inside = d < radius_mm - PARTLY_TOLERANCE_MM
+        else:
+            inside = d <= radius_mm + PARTLY_TOLERANCE_MM
         if how == "edge" and d == 0.0:
             inside = True
         if inside:
