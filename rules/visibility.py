@@ -453,9 +453,49 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     few pairs left in doubt (and not yet blocked) are tested edge by edge; High Fire
     depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
     separate x and y arrays so every numpy loop runs over long rows.
+
+    The answer is remembered by value (:class:`_SightTable`: the models, units and
+    terrain, the rule set and its depth option): the page asks it again and again of a
+    table that has not changed; any change of a figure or a piece computes it anew.
     """
-    rs = ruleset
-    opts = {**rs.defaults(), **(options or {})}
+    opts = {**ruleset.defaults(), **(options or {})}
+    return _all_pairs_remembered(_SightTable(plan, ruleset, str(opts.get("sight_depth", "proportional"))))
+
+
+@dataclass(frozen=True, eq=False)
+class _SightTable:
+    """What all-pairs sight depends on, as a hashable key (the plan rides along, not compared).
+
+    Equal when the models, units, terrain, rule set and depth option are equal; the
+    hash is taken once.
+    """
+
+    plan: TablePlan
+    ruleset: SightRules
+    sight_depth: str
+    key: tuple[Any, ...] = field(init=False)
+    hashed: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        key = (self.plan.models, self.plan.units, self.plan.terrain, self.ruleset, self.sight_depth)
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "hashed", hash(key))
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SightTable) and self.hashed == other.hashed and self.key == other.key
+
+
+@functools.lru_cache(maxsize=8)
+def _all_pairs_remembered(table: _SightTable) -> SightMatrix:
+    """:func:`all_pairs_sight` of one table, remembered by value (the matrix is read-only)."""
+    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth})
+
+
+def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> SightMatrix:
+    """Compute :func:`all_pairs_sight` (``opts``: the options in force)."""
     models = plan.models
     n = len(models)
     ids = tuple(m.model_id for m in models)
@@ -808,7 +848,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
         n_e = pieces.n_edges[dg]
         width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
-        for count in np.unique(width):  # a few batches, fewest edges first; shorter pieces repeat their last edge
+        # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
+        for count in np.flatnonzero(np.bincount(width)):
             sel = np.flatnonzero(width == count)
             sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
             if not len(sel):
@@ -856,10 +897,16 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     vx, vy = pieces.vx[:n_vert, cols], pieces.vy[:n_vert, cols]  # (V, C)
     relx = vx[:, None, :] - x[None, :, None]  # (V, R, C)
     rely = vy[:, None, :] - y[None, :, None]
-    va = np.arctan2(rely, relx)
+    w = np.arctan2(rely, relx)
     ac = np.arctan2(pieces.cy[None, cols] - y[:, None], pieces.cx[None, cols] - x[:, None])  # (R, C)
-    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
-    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
+    w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
+    w[w >= np.pi] -= TWO_PI
+    w[w < -np.pi] += TWO_PI
+    # the farthest corner of the piece's box: an upper bound of its farthest vertex (a pair is then
+    # blocked for sure a little less often; the exact test decides the others), without a (V, R, C) pass
+    fx = np.maximum(np.abs(pieces.lox[None, cols] - x[:, None]), np.abs(pieces.hix[None, cols] - x[:, None]))
+    fy = np.maximum(np.abs(pieces.loy[None, cols] - y[:, None]), np.abs(pieces.hiy[None, cols] - y[:, None]))
+    dmax = np.sqrt(fx * fx + fy * fy)
     return ac, w.min(axis=0), w.max(axis=0), dmax
 
 
