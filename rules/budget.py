@@ -163,9 +163,10 @@ def _sampling_bypass(cached: Any) -> Callable[..., Any]:
 def _too_large(seconds: float) -> InvalidActionError:
     error = InvalidActionError(
         f"this action rolls too many dice to resolve, even as an estimate, within {seconds:.1f} s; "
-        "split it into smaller actions (fewer firers or attacks)")
-    error.message_fr = (f"cette action lance trop de dés pour être résolue, même par estimation, en {seconds:.1f} s ; "
-                        "découpez-la en actions plus petites (moins de tireurs ou d'attaques)")
+        "split it into smaller actions (fewer firers or attacks)", msg_id="odds.too_large",
+        params={"seconds": round(seconds, 1)})
+    error.message_fr = (f"cette action lance trop de dés pour être résolue, même par estimation, "
+                        f"en {seconds:.1f} s ; découpez-la en actions plus petites (moins de tireurs ou d'attaques)")
     return error
 
 
@@ -245,6 +246,7 @@ def resolve_within(run: Callable[[Dice | None], Resolution], make_dice: Callable
     error_95 = 1.96 * math.sqrt(0.25 / n)  # the widest 95 % interval (at a probability of 1/2)
     step = Step("odds", f"Monte-Carlo estimate from {n} simulated rolls: the exact odds would take more than "
                         f"{budget_s:g} s; each probability is within ±{error_95 * 100:.1f} points (95 %)", SOURCE,
-                value=n)
+                value=n, msg="odds.monte_carlo",
+                params={"samples": n, "budget": budget_s, "error": round(error_95 * 100, 1)})
     method = {"kind": "monte-carlo", "samples": n, "error_95": round(error_95, 4), "exact_budget_s": budget_s}
     return _with_method(final, method, odds=odds, steps=tuple(final.steps) + (step,))

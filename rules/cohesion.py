@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from rules.errors import InvalidActionError
-from rules.explain import Step, explanation_json
+from rules.explain import Step, explanation_json, msg
 from rules.measure import HOWS
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
@@ -57,7 +57,8 @@ class Cohesion:
 def pair_distances(models: Sequence[Model], *, how: str = "edge") -> np.ndarray:
     """Return the ``(n, n)`` distances between ``models`` (edge to edge or centre to centre)."""
     if how not in HOWS:
-        raise InvalidActionError(f"how must be one of {', '.join(HOWS)}, got {how!r}")
+        raise InvalidActionError(f"how must be one of {', '.join(HOWS)}, got {how!r}", msg_id="measure.bad_how",
+                                 params={"got": str(how)})
     p = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2)
     d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
     if how == "edge":
@@ -110,12 +111,14 @@ def chain_cohesion(plan: TablePlan, unit_id: str, *, link_mm: float, all_within_
     model farther from the main group's centre breaks it.
     """
     if mode not in ("chain", "nearest"):
-        raise InvalidActionError(f"cohesion mode must be chain or nearest, got {mode!r}")
+        raise InvalidActionError(f"cohesion mode must be chain or nearest, got {mode!r}",
+                                 msg_id="cohesion.bad_mode", params={"got": str(mode)})
     members = plan.models_of(unit_id)
     free = tuple(m.model_id for m in members if exempt is not None and exempt(m.model_id))
     ms = [m for m in members if m.model_id not in free]
     if len(ms) <= 1:
-        step = Step("cohesion", f"{unit_id} has {len(ms)} model(s) bound by the rule: in cohesion", source)
+        step = Step("cohesion", f"{unit_id} has {len(ms)} model(s) bound by the rule: in cohesion", source,
+                    msg="cohesion.trivial", params={"unit": unit_id, "count": len(ms)})
         return Cohesion(unit_id, True, (tuple(m.model_id for m in ms),) if ms else (), (), (), free, (step,))
     d = pair_distances(ms, how=how)
     adj = (d <= link_mm + TOLERANCE_MM) & ~np.eye(len(ms), dtype=bool)
@@ -144,13 +147,18 @@ def chain_cohesion(plan: TablePlan, unit_id: str, *, link_mm: float, all_within_
     steps = [Step("cohesion link", f"linked models are at most {link_mm:.1f} mm apart "
                   f"({'base edge to base edge' if how == 'edge' else 'centre to centre'}); "
                   f"{'one connected chain' if mode == 'chain' else 'each model near one other'}",
-                  source, value=round(link_mm, 3), option=f"cohesion={mode}")]
+                  source, value=round(link_mm, 3), option=f"cohesion={mode}",
+                  msg=f"cohesion.link.{mode}", params={"mm": round(link_mm, 1), "how": msg(f"measure.ref.{how}")})]
     if all_within_mm is not None:
         steps.append(Step("all within", f"every model within {all_within_mm:.1f} mm of every other; "
-                          f"{len(too_far)} pair(s) farther", source, value=len(too_far)))
+                          f"{len(too_far)} pair(s) farther", source, value=len(too_far),
+                          msg="cohesion.all_within", params={"mm": round(all_within_mm, 1), "pairs": len(too_far)}))
     if free:
-        steps.append(Step("exempt", f"not bound by cohesion: {', '.join(free)}", source))
+        steps.append(Step("exempt", f"not bound by cohesion: {', '.join(free)}", source, msg="cohesion.exempt",
+                          params={"models": list(free)}))
     verdict = not breaking_t
     steps.append(Step("cohesion", f"{unit_id} is {'in' if verdict else 'out of'} cohesion"
-                      + ("" if verdict else f"; breaking it: {', '.join(breaking_t)}"), source, value=verdict))
+                      + ("" if verdict else f"; breaking it: {', '.join(breaking_t)}"), source, value=verdict,
+                      msg="cohesion.in" if verdict else "cohesion.out",
+                      params={"unit": unit_id, "breaking": list(breaking_t)}))
     return Cohesion(unit_id, verdict, groups, breaking_t, tuple(too_far), free, tuple(steps))

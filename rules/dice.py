@@ -44,7 +44,9 @@ class NotEnoughDiceError(InvalidActionError):
     """The players typed in fewer dice than the resolution needs; ``sides`` of the next die."""
 
     def __init__(self, message: str, *, sides: int, index: int) -> None:
-        super().__init__(message)
+        super().__init__(message, msg_id="dice.not_enough",
+                         params={"given": index, "nth": index + 1, "sides": sides,
+                                 "ordinal": _ORDINALS[index] if index < len(_ORDINALS) else f"{index + 1}th"})
         self.sides = sides
         self.index = index
 
@@ -103,7 +105,8 @@ class Distribution:
             (o2, p * p2) for o, p in self.probs.items() for o2, p2 in f(o).probs.items()
         )
 
-    def convolve(self, other: "Distribution", combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
+    def convolve(self, other: "Distribution",
+                 combine: Callable[[Any, Any], Hashable] = lambda a, b: a + b) -> "Distribution":
         """Return the distribution of ``combine(a, b)`` for independent ``a`` and ``b``."""
         guard = GUARD.get()
         if guard is not None and guard.sampling:  # each operand drawn on its own: independent draws
@@ -214,12 +217,12 @@ class Dice:
             value = self.typed[index]
             if not 1 <= value <= sides:
                 raise InvalidActionError(
-                    f"die number {index + 1} was typed as {value}, but a d{sides} shows 1 to {sides}"
-                )
+                    f"die number {index + 1} was typed as {value}, but a d{sides} shows 1 to {sides}",
+                    msg_id="dice.bad_face", params={"index": index + 1, "value": value, "sides": sides})
         elif self.rng is not None:
             value = self.rng.randint(1, sides)
         else:
-            raise InvalidActionError("no dice: give the players' dice or a seed to roll them")
+            raise InvalidActionError("no dice: give the players' dice or a seed to roll them", msg_id="dice.none")
         self.rolled.append((sides, value))
         return value
 

@@ -33,9 +33,11 @@ False
 from __future__ import annotations
 
 import math
+from typing import Any, Mapping
 
 import numpy as np
 
+from rules.explain import msg
 from rules.plan import Model, Terrain
 
 HEIGHT_SOURCE = "heights: a piece lower than the eyes of both figures is seen over"
@@ -71,6 +73,12 @@ def over_text(piece: Terrain, a: Model, b: Model) -> str:
     ea, eb = eye_mm(a), eye_mm(b)
     return (f"{piece.terrain_id} is {piece.height_mm:g} mm high, lower than the eyes of {a.model_id} "
             f"({ea:g} mm) and {b.model_id} ({eb:g} mm): seen over, it hides only part of the target (cover)")
+
+
+def over_msg(piece: Terrain, a: Model, b: Model) -> Mapping[str, Any]:
+    """:func:`over_text` as a message (``sight.seen_over``) the edges say in French or English."""
+    return msg("sight.seen_over", piece=piece.terrain_id, height=float(piece.height_mm or 0.0), a=a.model_id,
+               eye_a=eye_mm(a), b=b.model_id, eye_b=eye_mm(b))
 
 
 def eyes(models: "list[Model] | tuple[Model, ...]") -> np.ndarray:

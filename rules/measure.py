@@ -46,7 +46,8 @@ TABLE_EDGES = ("top", "bottom", "left", "right")  # y = 0, y = depth, x = 0, x =
 
 def _check_how(how: str) -> None:
     if how not in HOWS:
-        raise InvalidActionError(f"how must be one of {', '.join(HOWS)}, got {how!r}")
+        raise InvalidActionError(f"how must be one of {', '.join(HOWS)}, got {how!r}", msg_id="measure.bad_how",
+                                 params={"got": str(how)})
 
 
 def footprint(model: Model) -> Polygon:
@@ -96,7 +97,7 @@ def closest_models(a_models: Sequence[Model], b_models: Sequence[Model], *, how:
     """Return the closest pair between two non-empty groups of models (ties: game-file order)."""
     _check_how(how)
     if not a_models or not b_models:
-        raise InvalidActionError("cannot measure from an empty group of models")
+        raise InvalidActionError("cannot measure from an empty group of models", msg_id="measure.empty_group")
     pa = np.array([m.position_mm for m in a_models], dtype=float)
     pb = np.array([m.position_mm for m in b_models], dtype=float)
     d = np.hypot(pa[:, None, 0] - pb[None, :, 0], pa[:, None, 1] - pb[None, :, 1])
@@ -117,7 +118,8 @@ def unit_distance_mm(plan: TablePlan, unit_a: str, unit_b: str, *, how: str = "e
     a, b = plan.models_of(unit_a), plan.models_of(unit_b)
     for uid, ms in ((unit_a, a), (unit_b, b)):
         if not ms:
-            raise InvalidActionError(f"unit {uid!r} has no model on the table")
+            raise InvalidActionError(f"unit {uid!r} has no model on the table", msg_id="ids.unit_empty",
+                                     params={"unit": uid})
     return closest_models(a, b, how=how)
 
 
@@ -173,7 +175,8 @@ def distance_to_table_edge_mm(plan: TablePlan, model_id: str, edge: str | None =
     if edge is None:
         edge = min(TABLE_EDGES, key=lambda e: dists[e])
     elif edge not in TABLE_EDGES:
-        raise InvalidActionError(f"table edge must be one of {', '.join(TABLE_EDGES)}, got {edge!r}")
+        raise InvalidActionError(f"table edge must be one of {', '.join(TABLE_EDGES)}, got {edge!r}",
+                                 msg_id="measure.bad_edge", params={"got": str(edge)})
     return EdgeDistance(edge, dists[edge])
 
 
@@ -181,7 +184,7 @@ def centroid_mm(models: Iterable[Model]) -> tuple[float, float]:
     """Return the mean position of ``models`` (a unit's approximate centre)."""
     pts = np.array([m.position_mm for m in models], dtype=float)
     if len(pts) == 0:
-        raise InvalidActionError("cannot take the centre of an empty group of models")
+        raise InvalidActionError("cannot take the centre of an empty group of models", msg_id="measure.empty_group")
     c = pts.mean(axis=0)
     return (float(c[0]), float(c[1]))
 

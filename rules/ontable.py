@@ -24,10 +24,10 @@ Examples
 >>> view = on_table(plan)
 >>> [m.model_id for m in view.models], [m.model_id for m in view.left_out]
 (['a'], ['b'])
->>> view.model("b")
+>>> view.model("b")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rules.errors.IllegalActionError: model 'b' is not on the table yet (status "off-table": the tracker has not placed it); assign its marker or base, or move it onto the table, first
+rules.errors.IllegalActionError: model 'b' is not on the table yet (status "off-table": ...); assign its marker ...
 >>> [m.model_id for m in restore(view, plan).models]
 ['a', 'b']
 """
@@ -57,7 +57,8 @@ class OnTablePlan(TablePlan):
         """Return the on-table model ``model_id``; an off-table one raises :class:`IllegalActionError`."""
         for m in self.left_out:
             if m.model_id == model_id:
-                raise IllegalActionError(not_placed_message(model_id))
+                raise IllegalActionError(not_placed_message(model_id), msg_id="ontable.not_placed",
+                                     params={"model": model_id})
         return super().model(model_id)
 
     def left_out_of(self, unit_id: str) -> tuple[Model, ...]:
@@ -101,7 +102,8 @@ def left_out_step(plan: TablePlan) -> Step | None:
     return Step("figures off the table",
                 f"left out {ids}: not on the table yet (status \"{OFF_TABLE}\"), so they neither "
                 f"count in distances, outlines, sight nor zones until the tracker places them",
-                SOURCE, value=[m.model_id for m in gone])
+                SOURCE, value=[m.model_id for m in gone], msg="ontable.left_out",
+                params={"models": [m.model_id for m in gone]})
 
 
 def require_placed(plan: TablePlan, idents: Iterable[Any]) -> None:
@@ -117,12 +119,13 @@ def require_placed(plan: TablePlan, idents: Iterable[Any]) -> None:
         if not isinstance(ident, str):
             continue
         if ident in gone and ident not in on:
-            raise IllegalActionError(not_placed_message(ident))
+            raise IllegalActionError(not_placed_message(ident), msg_id="ontable.not_placed", params={"model": ident})
         waiting = plan.left_out_of(ident)
         if waiting and not any(m.unit_id == ident for m in plan.models):
             raise IllegalActionError(
                 f"unit {ident!r} has no figure on the table yet ({', '.join(m.model_id for m in waiting)} "
-                f"are \"{OFF_TABLE}\": the tracker has not placed them); assign their markers or bases first")
+                f"are \"{OFF_TABLE}\": the tracker has not placed them); assign their markers or bases first",
+                msg_id="ontable.unit_not_placed", params={"unit": ident, "models": [m.model_id for m in waiting]})
 
 
 def _named(values: Iterable[Any]) -> list[Any]:

@@ -82,7 +82,8 @@ class Model:
     name: str | None = None
     role: str | None = None
     weapons: tuple[str, ...] | None = None
-    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)  # rule-set data (wounds, ammunition...); free-form JSON
+    # rule-set data (wounds, ammunition...); free-form JSON
+    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
     #: Height of the ground the base stands on above the table top, mm (a building's floor, a hill);
     #: ``None`` = on the table (0). See docs/heights.md. ``height_mm`` is the figure's own height.
     elevation_mm: float | None = None
@@ -189,8 +190,8 @@ class TablePlan:
             if m.model_id == model_id:
                 return m
         raise InvalidActionError(
-            f"no model {model_id!r} in this game; models are: {_listing(m.model_id for m in self.models)}"
-        )
+            f"no model {model_id!r} in this game; models are: {_listing(m.model_id for m in self.models)}",
+            msg_id="ids.no_model", params={"ident": model_id, "known": [m.model_id for m in self.models] or "-"})
 
     def unit(self, unit_id: str) -> Unit:
         """Return the unit ``unit_id``; :class:`InvalidActionError` names the known ones."""
@@ -198,8 +199,8 @@ class TablePlan:
             if u.unit_id == unit_id:
                 return u
         raise InvalidActionError(
-            f"no unit {unit_id!r} in this game; units are: {_listing(u.unit_id for u in self.units)}"
-        )
+            f"no unit {unit_id!r} in this game; units are: {_listing(u.unit_id for u in self.units)}",
+            msg_id="ids.no_unit", params={"ident": unit_id, "known": [u.unit_id for u in self.units] or "-"})
 
     def terrain_piece(self, terrain_id: str) -> Terrain:
         """Return the terrain piece ``terrain_id``."""
@@ -207,8 +208,8 @@ class TablePlan:
             if t.terrain_id == terrain_id:
                 return t
         raise InvalidActionError(
-            f"no terrain {terrain_id!r} in this game; terrain is: {_listing(t.terrain_id for t in self.terrain)}"
-        )
+            f"no terrain {terrain_id!r} in this game; terrain is: {_listing(t.terrain_id for t in self.terrain)}",
+            msg_id="ids.no_terrain", params={"ident": terrain_id, "known": [t.terrain_id for t in self.terrain] or "-"})
 
     def objective(self, objective_id: str) -> Objective:
         """Return the objective ``objective_id``."""
@@ -216,8 +217,9 @@ class TablePlan:
             if o.objective_id == objective_id:
                 return o
         raise InvalidActionError(
-            f"no objective {objective_id!r}; objectives are: {_listing(o.objective_id for o in self.objectives)}"
-        )
+            f"no objective {objective_id!r}; objectives are: {_listing(o.objective_id for o in self.objectives)}",
+            msg_id="ids.no_objective",
+            params={"ident": objective_id, "known": [o.objective_id for o in self.objectives] or "-"})
 
     def models_of(self, unit_id: str) -> tuple[Model, ...]:
         """Return the models of unit ``unit_id`` in game-file order."""

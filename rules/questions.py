@@ -18,10 +18,10 @@ Examples
 ...                {"id": "b", "unit": "v", "x_mm": 354, "y_mm": 100, "base_mm": 25.4}]})
 >>> ask(plan, "distance", ["a", "b"])["answer"]
 'a to b: 9.00" base edge to base edge'
->>> ask(plan, "firezone", ["u", "v"])
+>>> ask(plan, "firezone", ["u", "v"])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'firezone'; its questions are: distance, los, cohesion, template, objectives, terrain, range, cover, aura, charge, melee, blast, deployment, ambush, scout, move, jump, convert, victory
+rules.errors.InvalidActionError: Grimdark Future Firefight has no question 'firezone'; its questions are: distance, ...
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from rules.frozen import thaw
 from rules.ontable import placed_only
 from rules.plan import TablePlan
 from rules.rulesets import RuleSet, find_ruleset
+from rules.rulesets.answers import answer_parts
 from rules.rulesets.common import COMMON_QUESTIONS, Args
 
 
@@ -74,9 +75,9 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     name = question.strip().lower()
     if name not in handlers:
         raise InvalidActionError(f"{rs.title} has no question {question!r}; its questions are: "
-                                 f"{', '.join(handlers)}")
-    out = handlers[name](plan, Args(name, list(args)), opts)
-    steps = out.pop("steps", ())
+                                 f"{', '.join(handlers)}", msg_id="ask.unknown_question",
+                                 params={"ruleset": rs.title, "question": question, "known": list(handlers)})
+    out, steps = answer_parts(handlers[name](plan, Args(name, list(args)), opts))
     result: dict[str, Any] = {"question": name, "ruleset": rs.name, "args": list(args)}
     result.update(out)
     data = {s.name for s in rs.option_specs if s.kind == "data"}

@@ -8,10 +8,10 @@ Examples
 --------
 >>> sorted(actions_of("at-43"))[:3]
 ['activate', 'artillery', 'end-turn']
->>> actions_of("chess")
+>>> actions_of("chess")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, feu-a-volonte, at-43, star-wars
+rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, ..., star-wars
 """
 
 from __future__ import annotations
@@ -64,8 +64,9 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
     actions = find_ruleset(plan.ruleset).actions
     if action not in actions:
         raise InvalidActionError(
-            f"{plan.ruleset} has no action {action!r}; actions are: {', '.join(sorted(actions))}"
-        )
+            f"{plan.ruleset} has no action {action!r}; actions are: {', '.join(sorted(actions))}",
+            msg_id="resolve.unknown_action",
+            params={"ruleset": plan.ruleset, "action": action, "known": sorted(actions)})
     view = on_table(plan)
     try:
         resolution = actions[action](view, request, dice)
@@ -80,8 +81,10 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
     if dice is not None and dice.typed is not None and dice.unused():
         raise InvalidActionError(
             f"{len(dice.unused())} die/dice typed in were not needed ({', '.join(map(str, dice.unused()))}); "
-            f"this {action} took {len(dice.rolled)}: check the dice and type exactly those rolled"
-        )
+            f"this {action} took {len(dice.rolled)}: check the dice and type exactly those rolled",
+            msg_id="dice.too_many",
+            params={"extra": len(dice.unused()), "dice": list(dice.unused()), "action": action,
+                    "used": len(dice.rolled)})
     return resolution
 
 

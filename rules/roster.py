@@ -336,9 +336,9 @@ def merge_rosters(plan: TablePlan, rosters: Sequence[Roster]) -> TablePlan:
 
     A roster model takes the position, facing and status of the plan's model with
     the same marker id (what the tracker saw) or the same model id, which it
-    replaces (one still off the table stays so); otherwise it is marked ``"off-table"`` (its position, (0, 0), means nothing) until
-    the tracker or the set-up page places it, and no question counts it. Units the
-    plan already has with the same id are replaced by the roster's.
+    replaces (one still off the table stays so); otherwise it is marked ``"off-table"``
+    (its position, (0, 0), means nothing) until the tracker or the set-up page places it, and no
+    question counts it. Units the plan already has with the same id are replaced by the roster's.
 
     Raises
     ------

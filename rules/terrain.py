@@ -27,13 +27,29 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import shapely
 from shapely.geometry import LineString, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from rules.explain import msg
 from rules.plan import Terrain
+
+
+def kind_msg_id(ruleset: str, kind: str) -> str:
+    """Return the message id of a terrain kind's description: ``terrain_kind.<ruleset>.<kind>`` (``_`` for ``-``).
+
+    >>> kind_msg_id("at-43", "low-wall")
+    'terrain_kind.at_43.low_wall'
+    """
+    return f"terrain_kind.{ruleset.replace('-', '_')}.{kind.replace('-', '_')}"
+
+
+def kind_msg(ruleset: str, kind: str) -> Mapping[str, Any]:
+    """Return a terrain kind's description as a message parameter (its texts in ``<lang>.shared.po``)."""
+    return msg(kind_msg_id(ruleset, kind))
+
 
 SIGHT_EFFECTS = ("clear", "cover", "blocks", "sparse", "dense")
 MOVEMENT_EFFECTS = ("open", "road", "difficult", "impassable", "linear", "dangerous")
@@ -74,6 +90,10 @@ class TerrainKind:
             raise ValueError(f"sight must be one of {SIGHT_EFFECTS}, got {self.sight!r}")
         if self.movement not in MOVEMENT_EFFECTS:
             raise ValueError(f"movement must be one of {MOVEMENT_EFFECTS}, got {self.movement!r}")
+
+    def message(self, ruleset: str) -> Mapping[str, Any]:
+        """Return :attr:`text` as a message of ``ruleset`` (see :func:`kind_msg`)."""
+        return kind_msg(ruleset, self.kind)
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "sight": self.sight, "movement": self.movement,

@@ -49,12 +49,13 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from rules.errors import InvalidActionError
-from rules.explain import Step, explanation_json
-from rules.heights import HEIGHT_SOURCE, eyes, over_text, sees_over
+from rules.explain import Step, explanation_json, msg
+from rules.frozen import EMPTY
+from rules.heights import HEIGHT_SOURCE, eyes, over_msg, over_text, sees_over
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan, Terrain
-from rules.terrain import TerrainKind, terrain_geometry
+from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
 
@@ -93,6 +94,7 @@ class Blocker:
     reason: str
     source: str
     limit_mm: float = 0.0  # for "depth": the depth that blocks on its own
+    what: Mapping[str, Any] = field(default=EMPTY)  # ``reason`` as a message (:func:`rules.explain.msg`)
 
 
 @dataclass(frozen=True)
@@ -147,13 +149,15 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
             continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
         if kind.sight in rs.sight_depth_mm:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
-                               f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight]))
+                               f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight],
+                               what=kind_msg(rs.name, piece.kind)))
         elif kind.sight == "blocks" and sees_over(piece, observer, target):
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
             out.append(Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
-                               f"{kind.source}; {HEIGHT_SOURCE}"))
+                               f"{kind.source}; {HEIGHT_SOURCE}", what=over_msg(piece, observer, target)))
         else:
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source))
+            out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
+                               what=kind_msg(rs.name, piece.kind)))
     out.extend(_figure_blockers(plan, rs, observer, target))
     return out
 
@@ -166,7 +170,7 @@ def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: M
                 continue
             out.append(Blocker("figure", m.model_id, _disc(m), "blocks",
                                "a figure is in the way: no shot through another figure",
-                               rs.source("Règles de Tir (note importante)")))
+                               rs.source("Règles de Tir (note importante)"), what=msg("sight.figure_in_way")))
     elif rs.models_block_sight == "infantry-units":
         skip = {observer.unit_id, target.unit_id}
         for u in plan.units:
@@ -176,13 +180,15 @@ def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: M
             for group in obstacle_groups(ms):
                 hull = unit_hull(group)
                 if len(group) >= 2:
-                    ident = u.unit_id if len(group) == len(ms) else f"{u.unit_id} ({', '.join(m.model_id for m in group)})"
+                    ident = (u.unit_id if len(group) == len(ms)
+                             else f"{u.unit_id} ({', '.join(m.model_id for m in group)})")
                     out.append(Blocker("unit", ident, hull, "blocks",
                                        "an infantry unit is a solid obstacle (its figures within 1\" of one another)",
-                                       rs.source("Ligne de vue")))
+                                       rs.source("Ligne de vue"), what=msg("sight.unit_obstacle")))
                 else:
                     out.append(Blocker("figure", group[0].model_id, hull, "cover",
-                                       "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue")))
+                                       "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue"),
+                                       what=msg("sight.isolated_figure")))
     return out
 
 
@@ -294,14 +300,16 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     """
     if a_id == b_id:
         plan.model(a_id)
-        raise InvalidActionError("a model always sees itself; ask about two different models")
+        raise InvalidActionError("a model always sees itself; ask about two different models",
+                                 msg_id="los.itself", params={"model": a_id})
     rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     observer, target = plan.model(a_id), plan.model(b_id)
     segs = sight_rays(observer, target)
     if segs is None:
         step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
-                    rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry")
+                    rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
+                    msg="los.contact", params={"a": a_id, "b": b_id})
         return Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,))
     blockers = blockers_for(plan, observer, target, ruleset=rs, options=opts)
     lines = shapely.linestrings(segs)
@@ -342,24 +350,28 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
     cover: list[tuple[str, str, str]] = []
     for bl, hits in hit_by:
         share = f"{int(hits.sum())}/{n} sight rays"
+        params = {"piece": bl.ident, "what": bl.what, "hit": int(hits.sum()), "rays": n}
         if bl.effect == "depth":
             reason = f"{bl.reason}; sight passes through it ({share})"
             cover.append((bl.kind, bl.ident, reason))
-            steps.append(Step("area depth", f"{bl.ident}: {reason}", bl.source))
+            steps.append(Step("area depth", f"{bl.ident}: {reason}", bl.source, msg="los.depth_through", params=params))
         elif bl.effect == "blocks" and (hits & blocked).any():
             reason = f"{bl.reason} ({share} blocked)"
             blockers.append((bl.kind, bl.ident, reason))
-            steps.append(Step("blocked", f"{bl.ident}: {reason}", bl.source))
+            steps.append(Step("blocked", f"{bl.ident}: {reason}", bl.source, msg="los.blocked_by", params=params))
         elif bl.effect == "cover":
             reason = f"{bl.reason} (hides {share})"
             cover.append((bl.kind, bl.ident, reason))
-            steps.append(Step("cover", f"{bl.ident}: {reason}", bl.source))
+            steps.append(Step("cover", f"{bl.ident}: {reason}", bl.source, msg="los.cover_by", params=params))
     if depth_sum.max(initial=0.0) > 0:
         worst = float(depth_sum[mid])
+        separate = opts.get("sight_depth") == "separate"
         text = (f"area depth on the centre line: {worst:.2f} of what blocks (sparse 4\", dense 2\"; "
-                f"{'each piece on its own' if opts.get('sight_depth') == 'separate' else 'depths add up in proportion'})")
+                f"{'each piece on its own' if separate else 'depths add up in proportion'})")
         steps.append(Step("area depth", text, rs.source("Ligne de vue"), value=round(worst, 4),
-                          option=rs.changed(opts, "sight_depth")))
+                          option=rs.changed(opts, "sight_depth"),
+                          msg="los.depth_separate" if separate else "los.depth_added",
+                          params={"depth": round(worst, 2)}))
         if blocked.any():
             blockers.extend((bl.kind, bl.ident, f"{bl.reason}: too deep to see through")
                             for bl, hits in hit_by if bl.effect == "depth" and (hits & blocked).any())
@@ -372,7 +384,10 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
                       f"{fraction:.0%} of its base width seen from {observer.model_id}'s base centre"
                       + (f", {cover_fraction:.0%} behind cover" if cover_fraction else ""),
                       "geometry: sight rays from the observer's base centre across the target's base",
-                      value=round(fraction, 4)))
+                      value=round(fraction, 4),
+                      msg=("los.sees_cover" if cover_fraction else "los.sees") if visible else "los.not_seen",
+                      params={"observer": observer.model_id, "target": target.model_id,
+                              "percent": round(fraction * 100), "cover": round(cover_fraction * 100)}))
     return Sight(observer.model_id, target.model_id, visible, fraction, cover_fraction,
                  bool(clear[mid]), tuple(blockers), tuple(cover), tuple(steps))
 
@@ -438,9 +453,49 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     few pairs left in doubt (and not yet blocked) are tested edge by edge; High Fire
     depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
     separate x and y arrays so every numpy loop runs over long rows.
+
+    The answer is remembered by value (:class:`_SightTable`: the models, units and
+    terrain, the rule set and its depth option): the page asks it again and again of a
+    table that has not changed; any change of a figure or a piece computes it anew.
     """
-    rs = ruleset
-    opts = {**rs.defaults(), **(options or {})}
+    opts = {**ruleset.defaults(), **(options or {})}
+    return _all_pairs_remembered(_SightTable(plan, ruleset, str(opts.get("sight_depth", "proportional"))))
+
+
+@dataclass(frozen=True, eq=False)
+class _SightTable:
+    """What all-pairs sight depends on, as a hashable key (the plan rides along, not compared).
+
+    Equal when the models, units, terrain, rule set and depth option are equal; the
+    hash is taken once.
+    """
+
+    plan: TablePlan
+    ruleset: SightRules
+    sight_depth: str
+    key: tuple[Any, ...] = field(init=False)
+    hashed: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        key = (self.plan.models, self.plan.units, self.plan.terrain, self.ruleset, self.sight_depth)
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "hashed", hash(key))
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SightTable) and self.hashed == other.hashed and self.key == other.key
+
+
+@functools.lru_cache(maxsize=8)
+def _all_pairs_remembered(table: _SightTable) -> SightMatrix:
+    """:func:`all_pairs_sight` of one table, remembered by value (the matrix is read-only)."""
+    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth})
+
+
+def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> SightMatrix:
+    """Compute :func:`all_pairs_sight` (``opts``: the options in force)."""
     models = plan.models
     n = len(models)
     ids = tuple(m.model_id for m in models)
@@ -611,7 +666,8 @@ def _terrain_and_solids(static_key: tuple[tuple[Terrain, ...], SightRules], soli
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
 
 
-def _unit_hulls(units: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> tuple[list[BaseGeometry], "_Outlines | None"]:
+def _unit_hulls(units: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+                ) -> tuple[list[BaseGeometry], "_Outlines | None"]:
     """Return :func:`unit_hull` of each unit given as ``(x, y, radius)`` arrays and their padded edges, in one go."""
     if not units:
         return [], None
@@ -792,7 +848,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
         n_e = pieces.n_edges[dg]
         width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
-        for count in np.unique(width):  # a few batches, fewest edges first; shorter pieces repeat their last edge
+        # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
+        for count in np.flatnonzero(np.bincount(width)):
             sel = np.flatnonzero(width == count)
             sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
             if not len(sel):
@@ -840,10 +897,16 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     vx, vy = pieces.vx[:n_vert, cols], pieces.vy[:n_vert, cols]  # (V, C)
     relx = vx[:, None, :] - x[None, :, None]  # (V, R, C)
     rely = vy[:, None, :] - y[None, :, None]
-    va = np.arctan2(rely, relx)
+    w = np.arctan2(rely, relx)
     ac = np.arctan2(pieces.cy[None, cols] - y[:, None], pieces.cx[None, cols] - x[:, None])  # (R, C)
-    w = _wrap(va - ac[None, :, :] + np.pi) - np.pi
-    dmax = np.sqrt((relx * relx + rely * rely).max(axis=0))
+    w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
+    w[w >= np.pi] -= TWO_PI
+    w[w < -np.pi] += TWO_PI
+    # the farthest corner of the piece's box: an upper bound of its farthest vertex (a pair is then
+    # blocked for sure a little less often; the exact test decides the others), without a (V, R, C) pass
+    fx = np.maximum(np.abs(pieces.lox[None, cols] - x[:, None]), np.abs(pieces.hix[None, cols] - x[:, None]))
+    fy = np.maximum(np.abs(pieces.loy[None, cols] - y[:, None]), np.abs(pieces.hiy[None, cols] - y[:, None]))
+    dmax = np.sqrt(fx * fx + fy * fy)
     return ac, w.min(axis=0), w.max(axis=0), dmax
 
 
@@ -1186,7 +1249,9 @@ def unit_sight(plan: TablePlan, unit_a: str, unit_b: str, *, options: Mapping[st
     seen = tuple(t.model_id for t in targets if any(t.model_id in v for v in pairs.values()))
     step = Step("unit sight", f"{len(seeing)} of {len(firers)} models of {unit_a} see at least one of "
                 f"{len(targets)} models of {unit_b}; {len(seen)} of them are seen", "geometry: model-to-model sight",
-                value=len(seeing))
+                value=len(seeing), msg="los.unit",
+                params={"seeing": len(seeing), "firers": len(firers), "unit_a": unit_a, "targets": len(targets),
+                        "unit_b": unit_b, "seen": len(seen)})
     return UnitSight(unit_a, unit_b, bool(seeing), seeing, seen, pairs, (step,))
 
 

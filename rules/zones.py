@@ -33,7 +33,7 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from rules.errors import InvalidActionError
-from rules.explain import Step, explanation_json
+from rules.explain import Step, explanation_json, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
@@ -92,13 +92,17 @@ def template(plan: TablePlan, centre_mm: tuple[float, float], radius_mm: float, 
     centre must be within the radius (inclusive). Order: nearest the centre first.
     """
     if not (math.isfinite(radius_mm) and radius_mm >= 0):
-        raise InvalidActionError(f"the radius must be a number of mm of 0 or more, got {radius_mm!r}")
+        raise InvalidActionError(f"the radius must be a number of mm of 0 or more, got {radius_mm!r}",
+                                 msg_id="template.bad_radius", params={"got": str(radius_mm)})
     pool = list(plan.models if models is None else models)
     found: list[tuple[float, str]] = []
     dist: dict[str, float] = {}
     for m in pool:
         d = point_distance_mm(m, centre_mm, how=how)
-        inside = d < radius_mm - PARTLY_TOLERANCE_MM if how == "edge" and d > 0 else d <= radius_mm + PARTLY_TOLERANCE_MM
+        if how == "edge" and d > 0:
+            inside = d < radius_mm - PARTLY_TOLERANCE_MM
+        else:
+            inside = d <= radius_mm + PARTLY_TOLERANCE_MM
         if how == "edge" and d == 0.0:
             inside = True
         if inside:
@@ -107,7 +111,10 @@ def template(plan: TablePlan, centre_mm: tuple[float, float], radius_mm: float, 
     found.sort()
     under = tuple(mid for _, mid in found)
     step = Step("template", f"circle of radius {radius_mm:.1f} mm at ({centre_mm[0]:.1f}, {centre_mm[1]:.1f}): "
-                f"{len(under)} model(s) {'even partly ' if how == 'edge' else ''}under it", source, value=len(under))
+                f"{len(under)} model(s) {'even partly ' if how == 'edge' else ''}under it", source, value=len(under),
+                msg=f"template.under.{how}", params={"radius": round(radius_mm, 1), "x": round(centre_mm[0], 1),
+                                                    "y": round(centre_mm[1], 1), "count": len(under),
+                                                    "models": list(under) or "-"})
     return Template(centre_mm, radius_mm, under, dist, (step,))
 
 
@@ -136,7 +143,8 @@ def aura(plan: TablePlan, model_id: str, radius_mm: float, *, who: str = "friend
     less than the radius ("à moins de"), else up to and including it.
     """
     if who not in ("friends", "enemies", "all"):
-        raise InvalidActionError(f"who must be friends, enemies or all, got {who!r}")
+        raise InvalidActionError(f"who must be friends, enemies or all, got {who!r}", msg_id="aura.bad_who",
+                                 params={"got": str(who)})
     centre = plan.model(model_id)
     side = plan.side_of(model_id)
     found: list[tuple[float, str]] = []
@@ -155,7 +163,10 @@ def aura(plan: TablePlan, model_id: str, radius_mm: float, *, who: str = "friend
     inside = tuple(mid for _, mid in found)
     step = Step(rule, f"{len(inside)} {who if who != 'all' else 'model'}(s) {'strictly ' if strict else ''}within "
                 f"{radius_mm:.1f} mm of {model_id} ({'base edge' if how == 'edge' else 'centre'}): "
-                f"{', '.join(inside) if inside else 'none'}", source, value=len(inside))
+                f"{', '.join(inside) if inside else 'none'}", source, value=len(inside),
+                msg=f"aura.{who}.{'strict' if strict else 'within'}",
+                params={"count": len(inside), "mm": round(radius_mm, 1), "model": model_id,
+                        "how": msg(f"measure.ref.{how}"), "models": list(inside) or "-"})
     return Aura(model_id, radius_mm, inside, dist, (step,))
 
 
@@ -217,7 +228,8 @@ def deviate(point_mm: tuple[float, float], toward_mm: tuple[float, float], direc
     (90.0, 0.0)
     """
     if direction not in range(1, 7):
-        raise InvalidActionError(f"the scatter direction must be a die roll 1-6, got {direction!r}")
+        raise InvalidActionError(f"the scatter direction must be a die roll 1-6, got {direction!r}",
+                                 msg_id="scatter.bad_direction", params={"got": str(direction)})
     away = math.atan2(point_mm[1] - toward_mm[1], point_mm[0] - toward_mm[0])
     if point_mm == toward_mm:
         away = 0.0
@@ -231,7 +243,8 @@ def deployment_zone(plan: TablePlan, edge: str, depth_mm: float) -> Polygon:
     boxes = {"top": (0, 0, w, depth_mm), "bottom": (0, d - depth_mm, w, d),
              "left": (0, 0, depth_mm, d), "right": (w - depth_mm, 0, w, d)}
     if edge not in boxes:
-        raise InvalidActionError(f"a table edge is one of top, bottom, left, right; got {edge!r}")
+        raise InvalidActionError(f"a table edge is one of top, bottom, left, right; got {edge!r}",
+                                 msg_id="measure.bad_edge", params={"got": str(edge)})
     return shapely.box(*boxes[edge])
 
 

@@ -11,10 +11,10 @@ Examples
 ['high-fire', 'firefight', 'feu-a-volonte', 'at-43', 'star-wars']
 >>> find_ruleset("Feu a Volonte").unit_key
 'ud'
->>> find_ruleset("chess")
+>>> find_ruleset("chess")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, feu-a-volonte, at-43, star-wars
+rules.errors.InvalidActionError: unknown rule set 'chess'; rule sets are: high-fire, firefight, ..., star-wars
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ def _norm(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
-_BY_KEY: Mapping[str, RuleSet] = MappingProxyType({key: rs for rs in RULESETS
-                                              for key in (_norm(rs.name), _norm(rs.title), *(_norm(a) for a in rs.aliases))})
+_BY_KEY: Mapping[str, RuleSet] = MappingProxyType({
+    key: rs for rs in RULESETS for key in (_norm(rs.name), _norm(rs.title), *(_norm(a) for a in rs.aliases))})
 
 
 def find_ruleset(name: str) -> RuleSet:
@@ -48,7 +48,8 @@ def find_ruleset(name: str) -> RuleSet:
         return _BY_KEY[_norm(name)]
     except KeyError:
         raise InvalidActionError(
-            f"unknown rule set {name!r}; rule sets are: {', '.join(RULESET_IDS)}") from None
+            f"unknown rule set {name!r}; rule sets are: {', '.join(RULESET_IDS)}",
+            msg_id="ruleset.unknown", params={"name": name, "known": list(RULESET_IDS)}) from None
 
 
 __all__ = ["Option", "RuleSet", "RULESETS", "RULESET_IDS", "find_ruleset"]

@@ -27,11 +27,12 @@ from shapely.geometry import Polygon
 
 from calibration.units import DEFAULT_UD_MM, LengthUnit, length_unit
 from rules.errors import GameFileError, InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.frozen import parse_bool
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan, Terrain
 from rules.resolution import Action
+from rules.rulesets.answers import answer_json
 from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, handler
 from rules.rulesets.kit import has_rule, unit_rules
 from rules.rulesets.params import Param, describe
@@ -65,9 +66,12 @@ class Option:
             try:
                 number = float(value)
             except (TypeError, ValueError):
-                raise InvalidActionError(f"option {self.name} must be a number, got {value!r}") from None
+                raise InvalidActionError(f"option {self.name} must be a number, got {value!r}",
+                                         msg_id="option.not_number",
+                                         params={"option": self.name, "got": str(value)}) from None
             if not math.isfinite(number) or number <= 0:
-                raise InvalidActionError(f"option {self.name} must be a positive number, got {value!r}")
+                raise InvalidActionError(f"option {self.name} must be a positive number, got {value!r}",
+                                         msg_id="option.not_positive", params={"option": self.name, "got": str(value)})
             return number
         if self.kind == "data":
             return value
@@ -75,13 +79,15 @@ class Option:
             parsed = parse_bool(value)  # the rules core's one reading of yes/no
             if parsed is not None:
                 return parsed
-            raise InvalidActionError(f"option {self.name} must be true or false, got {value!r}")
+            raise InvalidActionError(f"option {self.name} must be true or false, got {value!r}",
+                                     msg_id="option.not_bool", params={"option": self.name, "got": str(value)})
         text = str(value)
         if self.kind == "text":
             return text
         if text not in self.choices:
             raise InvalidActionError(
-                f"option {self.name} must be one of {', '.join(self.choices)}, got {value!r}")
+                f"option {self.name} must be one of {', '.join(self.choices)}, got {value!r}",
+                msg_id="option.not_choice", params={"option": self.name, "choices": list(self.choices), "got": text})
         return text
 
 
@@ -149,7 +155,10 @@ class RuleSet:
             if spec.name == name:
                 return spec
         known = ", ".join(s.name for s in self.option_specs) or "(none)"
-        raise InvalidActionError(f"{self.title} has no option {name!r}; its options are: {known}")
+        raise InvalidActionError(f"{self.title} has no option {name!r}; its options are: {known}",
+                                 msg_id="option.unknown",
+                                 params={"ruleset": self.title, "option": name,
+                                         "known": [s.name for s in self.option_specs] or "-"})
 
     def defaults(self) -> dict[str, Any]:
         """Return every option's default."""
@@ -208,12 +217,17 @@ class RuleSet:
         except KeyError:
             raise InvalidActionError(
                 f"terrain {piece.terrain_id!r} has kind {piece.kind!r}, which {self.title} does not know; "
-                f"its kinds are: {', '.join(self.terrain_kinds)}") from None
+                f"its kinds are: {', '.join(self.terrain_kinds)}", msg_id="terrain.unknown_kind",
+                params={"piece": piece.terrain_id, "kind": piece.kind, "ruleset": self.title,
+                        "kinds": list(self.terrain_kinds)}) from None
         if piece.shape not in kind.shapes:
             raise InvalidActionError(
                 f"terrain {piece.terrain_id!r}: a {piece.kind} must be "
                 f"{' or '.join('an area' if s == 'area' else 'a line' for s in kind.shapes)}, "
-                f"got a{'n' if piece.shape == 'area' else ''} {piece.shape}")
+                f"got a{'n' if piece.shape == 'area' else ''} {piece.shape}", msg_id="terrain.bad_shape",
+                params={"piece": piece.terrain_id, "kind": piece.kind,
+                        "shapes": [msg(f"terrain.shape.{s}") for s in kind.shapes],
+                        "got": msg(f"terrain.shape.{piece.shape}")})
         return kind
 
     def check_plan(self, plan: TablePlan) -> None:
@@ -222,12 +236,13 @@ class RuleSet:
         Raises :class:`GameFileError` with the first problem found.
         """
         if plan.ruleset != self.name:
-            raise GameFileError(f"the game is for {plan.ruleset!r}, not {self.name!r}")
+            raise GameFileError(f"the game is for {plan.ruleset!r}, not {self.name!r}", msg_id="game.other_ruleset",
+                                params={"game": plan.ruleset, "ruleset": self.name})
         for piece in plan.terrain:
             try:
                 self.kind_of(piece)
             except InvalidActionError as exc:
-                raise GameFileError(str(exc)) from None
+                raise GameFileError(str(exc), msg_id=exc.msg_id, params=exc.params) from None
 
     # -- hooks (overridden where the rule set differs) -------------------------------
     def measure_how(self, options: Mapping[str, Any]) -> str:
@@ -236,9 +251,11 @@ class RuleSet:
 
     def measure_step(self, options: Mapping[str, Any]) -> Step:
         how = self.measure_how(options)
-        return Step("measuring", f"distances are taken {'base edge to base edge' if how == 'edge' else 'centre to centre of the bases'}",
+        words = "base edge to base edge" if how == "edge" else "centre to centre of the bases"
+        return Step("measuring", f"distances are taken {words}",
                     "RULES-NOTES choice 1", value=how, option=self.changed(options, "measure")
-                    if any(s.name == "measure" for s in self.option_specs) else None)
+                    if any(s.name == "measure" for s in self.option_specs) else None,
+                    msg="measure.edge" if how == "edge" else "measure.centre")
 
     def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
         """Return ``(link_mm, all_within_mm, source)`` of the cohesion rule, or ``None`` without one."""
@@ -255,14 +272,14 @@ class RuleSet:
     # -- typed hooks the server draws from ---------------------------------------------
     def range_band(self, plan: TablePlan, observer: str, target: str, options: Mapping[str, Any], *,
                    weapon_range: float | None = None) -> str:
-        """Return the range band ``target`` stands in seen from ``observer`` (models or units, see ``range_between``).
+        """Return the range band ``target`` stands in seen from ``observer`` (models or units, ``range_between``).
 
         The default reads the rule set's own ``range`` answer, so the band drawn is
         exactly the band the question gives; a rule set with a closed form overrides it.
         ``weapon_range`` is in the rule set's unit.
         """
         raw = [observer, target] + ([] if weapon_range is None else ["--weapon-range", f"{weapon_range:g}"])
-        return band_of(handler(self, "range")(plan, Args("range", raw), options))
+        return band_of(answer_json(handler(self, "range")(plan, Args("range", raw), options)))
 
     def special_rules(self, plan: TablePlan, model: Model) -> tuple[str, ...]:
         """Return a model's special rules: its unit's, its profile's and its own (roster traits).
@@ -301,7 +318,8 @@ class RuleSet:
         _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
         if s.cover and s.cover_fraction >= 0.5:
             by = tuple(i for _, i, _ in s.cover)
-            return CoverVerdict(True, by, f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(by)}")
+            return CoverVerdict(True, by,
+                                f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(by)}")
         return CoverVerdict(False)
 
     def deployment_zones(self, plan: TablePlan, options: Mapping[str, Any]) -> tuple[DeploymentZone, ...]:

@@ -16,17 +16,30 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from rules.cohesion import chain_cohesion
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import TABLE_EDGES, closest_models, distance_to_table_edge_mm, model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
-from rules.terrain import pieces_at, terrain_geometry
+from rules.rulesets.answers import (
+    AnswerLike,
+    CohesionAnswer,
+    DistanceAnswer,
+    Length,
+    ObjectivesAnswer,
+    SightAnswer,
+    TemplateAnswer,
+    TerrainAtAnswer,
+    TerrainContact,
+    TerrainKindsAnswer,
+    UnitSightAnswer,
+)
+from rules.terrain import kind_msg, pieces_at, terrain_geometry
 from rules.visibility import line_of_sight, unit_sight
 from rules.zones import objective_states, template
 
 if TYPE_CHECKING:
     from rules.rulesets.base import RuleSet
 
-Handler = Callable[[TablePlan, "Args", Mapping[str, Any]], dict[str, Any]]
+Handler = Callable[[TablePlan, "Args", Mapping[str, Any]], AnswerLike]
 
 
 def handler(rs: "RuleSet", name: str) -> Handler:
@@ -36,9 +49,10 @@ def handler(rs: "RuleSet", name: str) -> Handler:
         return method  # type: ignore[no-any-return]
     common = COMMON_QUESTIONS.get(name)
 
-    def answer(plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+    def answer(plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AnswerLike:
         if common is None:
-            raise InvalidActionError(f"{rs.title} lists question {name!r} but has no answer for it")
+            raise InvalidActionError(f"{rs.title} lists question {name!r} but has no answer for it",
+                                     msg_id="ask.no_answer", params={"ruleset": rs.title, "question": name})
         return common(rs, plan, args, opts)
     return answer
 
@@ -71,14 +85,18 @@ class Args:
             if tok.startswith("--") and len(tok) > 2:
                 key, eq, val = tok[2:].partition("=")
                 if key not in flags:
-                    raise InvalidActionError(f"{self.question}: unknown flag --{key}; usage: {usage}")
+                    raise InvalidActionError(f"{self.question}: unknown flag --{key}; usage: {usage}",
+                                             msg_id="args.unknown_flag",
+                                             params={"question": self.question, "flag": key, "usage": usage})
                 if flags[key] == "bool":
                     values[key] = True
                 else:
                     if not eq:
                         i += 1
                         if i >= len(self.raw):
-                            raise InvalidActionError(f"{self.question}: --{key} needs a value; usage: {usage}")
+                            raise InvalidActionError(f"{self.question}: --{key} needs a value; usage: {usage}",
+                                                     msg_id="args.flag_needs_value",
+                                                     params={"question": self.question, "flag": key, "usage": usage})
                         val = self.raw[i]
                     values[key] = self._convert(key, val, flags[key], usage)
             else:
@@ -86,9 +104,12 @@ class Args:
             i += 1
         if len(pos) < len(positional):
             missing = ", ".join(positional[len(pos):])
-            raise InvalidActionError(f"{self.question}: missing {missing}; usage: {usage}")
+            raise InvalidActionError(f"{self.question}: missing {missing}; usage: {usage}", msg_id="args.missing",
+                                     params={"question": self.question, "missing": missing, "usage": usage})
         if len(pos) > len(positional) + len(optional) and rest is None:
-            raise InvalidActionError(f"{self.question}: too many arguments ({' '.join(pos)}); usage: {usage}")
+            raise InvalidActionError(f"{self.question}: too many arguments ({' '.join(pos)}); usage: {usage}",
+                                     msg_id="args.too_many",
+                                     params={"question": self.question, "given": " ".join(pos), "usage": usage})
         names = list(positional) + list(optional)
         for k, v in zip(names, pos):
             values[k] = v
@@ -103,23 +124,40 @@ class Args:
         try:
             number = float(val) if kind == "number" else int(val)
         except ValueError:
-            raise InvalidActionError(f"{self.question}: --{key} must be {'a number' if kind == 'number' else 'a whole number'}, "
-                                     f"got {val!r}; usage: {usage}") from None
+            whole = kind != "number"
+            raise InvalidActionError(f"{self.question}: --{key} must be {'a whole number' if whole else 'a number'}, "
+                                     f"got {val!r}; usage: {usage}",
+                                     msg_id="args.flag_not_whole" if whole else "args.flag_not_number",
+                                     params={"question": self.question, "flag": key, "got": val,
+                                             "usage": usage}) from None
         if kind == "number" and not math.isfinite(number):
-            raise InvalidActionError(f"{self.question}: --{key} must be a finite number, got {val!r}")
+            raise InvalidActionError(f"{self.question}: --{key} must be a finite number, got {val!r}",
+                                     msg_id="args.flag_not_finite",
+                                     params={"question": self.question, "flag": key, "got": val})
         return number
 
-    def number(self, values: Mapping[str, Any], key: str, *, positive: bool = False, minimum: float | None = None) -> float:
+    def number(self, values: Mapping[str, Any], key: str, *, positive: bool = False,
+               minimum: float | None = None) -> float:
         """Return positional ``key`` as a finite number."""
         raw = values[key]
         try:
             v = float(raw)
         except (TypeError, ValueError):
             raise InvalidActionError(f"{self.question}: {key} must be a number, got {raw!r}; "
-                                     f"usage: {values['_usage']}") from None
+                                     f"usage: {values['_usage']}", msg_id="args.not_number",
+                                     params={"question": self.question, "name": key, "got": str(raw),
+                                             "usage": values["_usage"]}) from None
         if not math.isfinite(v) or (positive and v <= 0) or (minimum is not None and v < minimum):
-            need = "a positive number" if positive else f"a number of at least {minimum}" if minimum is not None else "a finite number"
-            raise InvalidActionError(f"{self.question}: {key} must be {need}, got {raw!r}")
+            params: dict[str, Any] = {"question": self.question, "name": key, "got": str(raw)}
+            if positive:
+                need, msg_id = "a positive number", "args.not_positive"
+            elif minimum is not None:
+                need, msg_id = f"a number of at least {minimum}", "args.below_minimum"
+                params["minimum"] = minimum
+            else:
+                need, msg_id = "a finite number", "args.not_finite"
+            raise InvalidActionError(f"{self.question}: {key} must be {need}, got {raw!r}", msg_id=msg_id,
+                                     params=params)
         return v
 
 
@@ -140,10 +178,13 @@ def kind_of_id(plan: TablePlan, ident: str) -> str:
         return "objective"
     if ident in TABLE_EDGES or ident == "edge":
         return "edge"
+    models = [m.model_id for m in plan.models]
+    units = [u.unit_id for u in plan.units]
     raise InvalidActionError(
         f"{ident!r} is not a model, unit, terrain piece, objective or table edge of this game; "
-        f"models: {', '.join(m.model_id for m in plan.models) or '(none)'}; "
-        f"units: {', '.join(u.unit_id for u in plan.units) or '(none)'}")
+        f"models: {', '.join(models) or '(none)'}; "
+        f"units: {', '.join(units) or '(none)'}",
+        msg_id="ids.unknown", params={"ident": ident, "models": models or "-", "units": units or "-"})
 
 
 def models_named(plan: TablePlan, ident: str) -> tuple[Model, ...]:
@@ -154,43 +195,56 @@ def models_named(plan: TablePlan, ident: str) -> tuple[Model, ...]:
     if kind == "unit":
         ms = plan.models_of(ident)
         if not ms:
-            raise InvalidActionError(f"unit {ident!r} has no model on the table")
+            raise InvalidActionError(f"unit {ident!r} has no model on the table", msg_id="ids.unit_empty",
+                                     params={"unit": ident})
         return ms
-    raise InvalidActionError(f"{ident!r} is a {kind}, not a model or a unit")
+    raise InvalidActionError(f"{ident!r} is a {kind}, not a model or a unit", msg_id="ids.not_model_or_unit",
+                             params={"ident": ident, "kind": msg(f"ids.kind.{kind}")})
+
+
+def length_of(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> Length:
+    """Return a length in mm with its value in the rule set's unit."""
+    unit = rs.unit(opts)
+    return Length(value_mm, unit.from_mm(value_mm), unit.symbol)
 
 
 def length_json(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``{"mm": ..., "value": ..., "unit": ...}`` for a length."""
-    unit = rs.unit(opts)
-    return {"mm": round(value_mm, 2), "value": round(unit.from_mm(value_mm), 3), "unit": unit.symbol}
+    return length_of(rs, value_mm, opts).to_json()
 
 
 # -- common questions ------------------------------------------------------------------------------
 
-def q_distance(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_distance(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> DistanceAnswer:
     """distance A B [--how edge|centre]: models, units (closest models), or to a terrain piece, objective or edge."""
     v = args.parse(("A", "B"), flags={"how": "text"})
     how = v.get("how") or rs.measure_how(opts)
     if how not in ("edge", "centre"):
-        raise InvalidActionError(f"distance: --how must be edge or centre, got {how!r}")
+        raise InvalidActionError(f"distance: --how must be edge or centre, got {how!r}", msg_id="distance.bad_how",
+                                 params={"got": str(how)})
     a, b = v["A"], v["B"]
     ka, kb = kind_of_id(plan, a), kind_of_id(plan, b)
     if ka in ("terrain", "objective", "edge"):
         a, b, ka, kb = b, a, kb, ka
     if ka not in ("model", "unit"):
-        raise InvalidActionError(f"distance: measure from a model or a unit; {a!r} is a {ka} and {b!r} is a {kb}")
+        raise InvalidActionError(f"distance: measure from a model or a unit; {a!r} is a {ka} and {b!r} is a {kb}",
+                                 msg_id="distance.from_what",
+                                 params={"a": a, "b": b, "kind_a": msg(f"ids.kind.{ka}"),
+                                         "kind_b": msg(f"ids.kind.{kb}")})
     src_a = models_named(plan, a)
     steps = [rs.measure_step(opts)]
-    out: dict[str, Any] = {"from": a, "to": b}
+    from_model: str | None = None
+    to_model: str | None = None
+    edge: str | None = None
     if kb in ("model", "unit"):
         dst = models_named(plan, b)
         both = {h: closest_models(src_a, dst, how=h) for h in ("edge", "centre")}
         pick = both[how]
-        out.update(from_model=pick.a_id, to_model=pick.b_id)
+        from_model, to_model = pick.a_id, pick.b_id
         values = {h: c.distance_mm for h, c in both.items()}
         if ka == "unit" or kb == "unit":
             steps.append(Step("unit distance", f"between units, the closest models: {pick.a_id} and {pick.b_id}",
-                              "geometry"))
+                              "geometry", msg="distance.units_closest", params={"a": pick.a_id, "b": pick.b_id}))
     else:
         values = {}
         for h in ("edge", "centre"):
@@ -204,21 +258,18 @@ def q_distance(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, An
                 else:
                     ed = distance_to_table_edge_mm(plan, m.model_id, None if b == "edge" else b, how=h)
                     d = ed.distance_mm
-                    out["edge"] = ed.edge
+                    edge = ed.edge
                 if best is None or d < best[0]:
                     best = (d, m.model_id)
             assert best is not None
             values[h] = best[0]
             if h == how:
-                out["from_model"] = best[1]
-    out["distance"] = length_json(rs, values[how], opts)
-    out["edge_to_edge"] = length_json(rs, values["edge"], opts)
-    out["centre_to_centre"] = length_json(rs, values["centre"], opts)
-    out["how"] = how
+                from_model = best[1]
     label = "base edge to base edge" if how == "edge" else "centre to centre"
-    out["answer"] = f"{a} to {b}: {rs.fmt(values[how], opts)} {label}"
-    out["steps"] = steps
-    return out
+    return DistanceAnswer(a, b, length_of(rs, values[how], opts), length_of(rs, values["edge"], opts),
+                          length_of(rs, values["centre"], opts), how,
+                          f"{a} to {b}: {rs.fmt(values[how], opts)} {label}",
+                          from_model=from_model, to_model=to_model, edge=edge, steps=tuple(steps))
 
 
 def _pt(m: Model) -> Any:
@@ -226,113 +277,101 @@ def _pt(m: Model) -> Any:
     return shapely.Point(m.position_mm)
 
 
-def q_los(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_los(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AnswerLike:
     """los A B: sight between two models, or between two units."""
     v = args.parse(("A", "B"))
     a, b = v["A"], v["B"]
     ka, kb = kind_of_id(plan, a), kind_of_id(plan, b)
     if ka == "model" and kb == "model":
         sight = line_of_sight(plan, a, b, options=opts, ruleset=rs)
-        out = sight.to_json()
-        out.pop("explanation")
-        out["answer"] = (f"{a} {'sees' if sight.visible else 'does not see'} {b}"
-                         + (f" ({sight.visible_fraction:.0%} of its base)" if sight.visible else "")
-                         + (f"; blocked by {', '.join(i for _, i, _ in sight.blockers)}" if sight.blockers else "")
-                         + (f"; behind {', '.join(i for _, i, _ in sight.cover)}" if sight.cover else ""))
-        out["steps"] = sight.steps
-        return out
+        return SightAnswer(sight, f"{a} {'sees' if sight.visible else 'does not see'} {b}"
+                           + (f" ({sight.visible_fraction:.0%} of its base)" if sight.visible else "")
+                           + (f"; blocked by {', '.join(i for _, i, _ in sight.blockers)}" if sight.blockers else "")
+                           + (f"; behind {', '.join(i for _, i, _ in sight.cover)}" if sight.cover else ""))
     if ka == "unit" and kb == "unit":
         return rs_unit_los(rs, plan, a, b, opts)
-    raise InvalidActionError(f"los: name two models or two units; {a!r} is a {ka}, {b!r} is a {kb}")
+    raise InvalidActionError(f"los: name two models or two units; {a!r} is a {ka}, {b!r} is a {kb}",
+                             msg_id="los.two_of_a_kind",
+                             params={"a": a, "b": b, "kind_a": msg(f"ids.kind.{ka}"), "kind_b": msg(f"ids.kind.{kb}")})
 
 
-def rs_unit_los(rs: "RuleSet", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> dict[str, Any]:
+def rs_unit_los(rs: "RuleSet", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> AnswerLike:
     """Unit-to-unit sight: the rule set's ``unit_line_of_sight`` hook, else any model seeing any model."""
     hook = getattr(rs, "unit_line_of_sight", None)
     if hook is not None:
         return hook(plan, a, b, opts)  # type: ignore[no-any-return]
     us = unit_sight(plan, a, b, options=opts, ruleset=rs)
-    out = us.to_json()
-    out.pop("explanation")
-    out["answer"] = (f"{a} {'sees' if us.visible else 'does not see'} {b}: {len(us.seeing)} model(s) see "
-                     f"{len(us.seen)} target model(s)")
-    out["steps"] = us.steps
-    return out
+    return UnitSightAnswer(us, f"{a} {'sees' if us.visible else 'does not see'} {b}: {len(us.seeing)} model(s) "
+                           f"see {len(us.seen)} target model(s)")
 
 
-def q_cohesion(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_cohesion(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CohesionAnswer:
     """cohesion UNIT: in or out, and which models break it."""
     v = args.parse(("UNIT",))
     rule = rs.cohesion_rule(opts)
     if rule is None:
-        raise InvalidActionError(f"{rs.title} has no cohesion rule")
+        raise InvalidActionError(f"{rs.title} has no cohesion rule", msg_id="cohesion.no_rule",
+                                 params={"ruleset": rs.title})
     link, all_within, source = rule
     how = rs.cohesion_how(opts) if hasattr(rs, "cohesion_how") else rs.measure_how(opts)
     c = chain_cohesion(plan, v["UNIT"], link_mm=link, all_within_mm=all_within, how=how,
                        mode=str(opts.get("cohesion", "chain")),
                        exempt=lambda mid: rs.cohesion_exempt(plan, mid), source=source)
-    out = c.to_json()
-    out.pop("explanation")
-    out["answer"] = (f"{c.unit_id} is in cohesion" if c.in_cohesion
-                     else f"{c.unit_id} is out of cohesion; breaking it: {', '.join(c.breaking)}")
-    out["steps"] = c.steps
-    return out
+    return CohesionAnswer(c, f"{c.unit_id} is in cohesion" if c.in_cohesion
+                          else f"{c.unit_id} is out of cohesion; breaking it: {', '.join(c.breaking)}")
 
 
-def q_template(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_template(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> TemplateAnswer:
     """template X_MM Y_MM RADIUS_MM: the models even partly under a circle."""
     v = args.parse(("X_MM", "Y_MM", "RADIUS_MM"))
     x, y = args.number(v, "X_MM"), args.number(v, "Y_MM")
     r = args.number(v, "RADIUS_MM", minimum=0.0)
     t = template(plan, (x, y), r, source="geometry: a circular template, bases even partly under it")
-    out = t.to_json()
-    out.pop("explanation")
-    out["radius"] = length_json(rs, r, opts)
-    out["answer"] = f"{len(t.under)} model(s) under the template: {', '.join(t.under) or 'none'}"
-    out["steps"] = t.steps
-    return out
+    return TemplateAnswer(t, length_of(rs, r, opts),
+                          f"{len(t.under)} model(s) under the template: {', '.join(t.under) or 'none'}")
 
 
-def q_objectives(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_objectives(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ObjectivesAnswer:
     """objectives: the nearest model of each side to each objective (rule sets without a control rule)."""
     args.parse(())
     states = objective_states(plan, None, how=rs.measure_how(opts))
     step = Step("objectives", f"{rs.title} gives no rule for holding objectives: the nearest model of each side "
-                "is given", rs.source("(no objective rule)"))
+                "is given", rs.source("(no objective rule)"), msg="objectives.no_rule", params={"ruleset": rs.title})
     parts = []
     for s in states:
         near = ", ".join(f"{side} {mid} at {rs.fmt(d, opts)}" for side, (mid, d) in s.nearest.items())
         parts.append(f"{s.objective_id}: {near or 'no model'}")
-    return {"objectives": [s.to_json() for s in states], "answer": "; ".join(parts) or "no objectives in this game",
-            "steps": [step]}
+    return ObjectivesAnswer(states, "; ".join(parts) or "no objectives in this game", (step,))
 
 
-def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AnswerLike:
     """terrain [MODEL]: the rule set's terrain kinds, or the pieces a model stands in or touches."""
     v = args.parse((), optional=("MODEL",))
-    kinds = [k.to_json() for k in rs.terrain_kinds.values()]
+    kinds = tuple(rs.terrain_kinds.values())
     if "MODEL" not in v:
-        pieces = [{"id": t.terrain_id, **rs.kind_of(t).to_json()} for t in plan.terrain]
-        return {"kinds": kinds, "pieces": pieces,
-                "answer": f"{rs.title} terrain kinds: {', '.join(rs.terrain_kinds)}",
-                "steps": [Step("terrain kinds", f"{len(kinds)} kinds, {len(pieces)} piece(s) on the table",
-                               rs.source("terrain"))]}
+        pieces = tuple((t.terrain_id, rs.kind_of(t)) for t in plan.terrain)
+        return TerrainKindsAnswer(kinds, pieces, f"{rs.title} terrain kinds: {', '.join(rs.terrain_kinds)}",
+                                  (Step("terrain kinds", f"{len(kinds)} kinds, {len(pieces)} piece(s) on the table",
+                                        rs.source("terrain"), msg="terrain.kinds_count",
+                                        params={"kinds": len(kinds), "pieces": len(pieces)}),))
     m = plan.model(v["MODEL"])
     at = [t for t in plan.terrain if terrain_geometry(t).distance(_pt(m)) <= m.base_mm / 2.0]
     inside = {t.terrain_id for t in pieces_at(m.position_mm, plan.terrain)}
-    found = [{"id": t.terrain_id, "kind": t.kind, "centre_inside": t.terrain_id in inside,
-              "effect": rs.kind_of(t).text} for t in at]
-    steps = [Step("terrain", f"{m.model_id} touches {t.terrain_id}: {rs.kind_of(t).text}", rs.kind_of(t).source)
-             for t in at] or [Step("terrain", f"{m.model_id}'s base touches no terrain piece: open ground", "geometry")]
-    return {"model": m.model_id, "terrain": found,
-            "answer": f"{m.model_id} is on {', '.join(t.terrain_id for t in at)}" if at
-            else f"{m.model_id} is in the open", "steps": steps}
+    found = tuple(TerrainContact(t.terrain_id, t.kind, t.terrain_id in inside, rs.kind_of(t).text) for t in at)
+    steps = [Step("terrain", f"{m.model_id} touches {t.terrain_id}: {rs.kind_of(t).text}", rs.kind_of(t).source,
+                  msg="terrain.touches", params={"model": m.model_id, "piece": t.terrain_id,
+                                                 "what": kind_msg(rs.name, t.kind)})
+             for t in at] or [Step("terrain", f"{m.model_id}'s base touches no terrain piece: open ground", "geometry",
+                                   msg="terrain.open", params={"model": m.model_id})]
+    return TerrainAtAnswer(m.model_id, found, f"{m.model_id} is on {', '.join(t.terrain_id for t in at)}" if at
+                           else f"{m.model_id} is in the open", tuple(steps))
 
 
 from rules.rulesets.convert import q_convert  # noqa: E402  (below the helpers it does not need)
 from rules.rulesets.victory import q_victory  # noqa: E402
 
-COMMON_QUESTIONS: Mapping[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], dict[str, Any]]] = MappingProxyType({
+COMMON_QUESTIONS: Mapping[str, Callable[["RuleSet", TablePlan, Args, Mapping[str, Any]], AnswerLike]]
+COMMON_QUESTIONS = MappingProxyType({
     "distance": q_distance, "los": q_los, "cohesion": q_cohesion, "template": q_template,
     "objectives": q_objectives, "terrain": q_terrain, "convert": q_convert, "victory": q_victory,
 })
@@ -350,9 +389,10 @@ def leader_model(plan: TablePlan, unit_id: str) -> tuple[Model, list[Step]]:
         return leader, []
     ms = plan.models_of(unit_id)
     if not ms:
-        raise InvalidActionError(f"unit {unit_id!r} has no model on the table")
+        raise InvalidActionError(f"unit {unit_id!r} has no model on the table", msg_id="ids.unit_empty",
+                                 params={"unit": unit_id})
     return ms[0], [Step("leader", f"{unit_id} has no leader on the table; {ms[0].model_id} stands in for it",
-                        "geometry")]
+                        "geometry", msg="leader.stand_in", params={"unit": unit_id, "model": ms[0].model_id})]
 
 
 def table_point(args: Args, values: Mapping[str, Any], plan: TablePlan, x_key: str, y_key: str
@@ -361,15 +401,20 @@ def table_point(args: Args, values: Mapping[str, Any], plan: TablePlan, x_key: s
     x, y = args.number(values, x_key), args.number(values, y_key)
     if not (0.0 <= x <= plan.table.width_mm and 0.0 <= y <= plan.table.depth_mm):
         raise InvalidActionError(f"{args.question}: ({x:g}, {y:g}) mm is off the table "
-                                 f"({plan.table.width_mm:g} x {plan.table.depth_mm:g} mm)")
+                                 f"({plan.table.width_mm:g} x {plan.table.depth_mm:g} mm)", msg_id="args.off_table",
+                                 params={"question": args.question, "x": x, "y": y,
+                                         "width": plan.table.width_mm, "depth": plan.table.depth_mm})
     return (x, y)
 
 
 def band_of(answer: Mapping[str, Any]) -> str:
     """Return the band a ``range`` answer gives: its ``band``, else in or out of range.
 
-    >>> band_of({"band": 2}), band_of({"in_range": False}), band_of({"models": {"a": {"in_range": True}}, "beyond_9": True})
-    ('2', 'out of range', 'in range, beyond 9"')
+    >>> band_of({"band": 2}), band_of({"in_range": False})
+    ('2', 'out of range')
+    >>> band_of({"models": {"a": {"in_range": True}}, "beyond_9": True})
+    'in range, beyond 9"'
+
     """
     if "band" in answer:
         return str(answer["band"])

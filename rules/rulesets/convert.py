@@ -22,6 +22,7 @@ from calibration.units import DEFAULT_UD_MM, LengthUnit, length_unit
 from rules.errors import InvalidActionError
 from rules.explain import Step
 from rules.plan import TablePlan
+from rules.rulesets.answers import ConvertAnswer
 
 if TYPE_CHECKING:
     from rules.rulesets.base import RuleSet
@@ -42,7 +43,7 @@ def _unit_key(word: str) -> str:
     key = UNIT_WORDS.get(word.strip().lower())
     if key is None:
         raise InvalidActionError(f"convert: unknown unit {word!r}; units are mm, cm, in (or \"), UD and pas; "
-                                 f"usage: {USAGE}")
+                                 f"usage: {USAGE}", msg_id="convert.unknown_unit", params={"unit": word})
     return key
 
 
@@ -58,16 +59,19 @@ def parse_convert(raw: list[str]) -> tuple[float, str | None, str | None]:
     """
     words = [w for w in " ".join(raw).replace("->", " ").split() if w.lower() not in ("to", "en")]
     if not words:
-        raise InvalidActionError(f"convert: give a length; usage: {USAGE}")
+        raise InvalidActionError(f"convert: give a length; usage: {USAGE}", msg_id="convert.no_length")
     found = _NUMBER.match(words[0])
     if found is None:
-        raise InvalidActionError(f"convert: {words[0]!r} is not a number; usage: {USAGE}")
+        raise InvalidActionError(f"convert: {words[0]!r} is not a number; usage: {USAGE}",
+                                 msg_id="convert.not_number", params={"got": words[0]})
     value = float(found.group(1).replace(",", "."))
     if not math.isfinite(value):
-        raise InvalidActionError(f"convert: the length must be a finite number, got {words[0]!r}")
+        raise InvalidActionError(f"convert: the length must be a finite number, got {words[0]!r}",
+                                 msg_id="convert.not_number", params={"got": words[0]})
     units = ([found.group(2)] if found.group(2) else []) + words[1:]
     if len(units) > 2:
-        raise InvalidActionError(f"convert: too many words ({' '.join(raw)}); usage: {USAGE}")
+        raise InvalidActionError(f"convert: too many words ({' '.join(raw)}); usage: {USAGE}",
+                                 msg_id="convert.too_many", params={"given": " ".join(raw)})
     keys = [_unit_key(u) for u in units]
     return value, (keys[0] if keys else None), (keys[1] if len(keys) > 1 else None)
 
@@ -86,7 +90,7 @@ def _len(v: float, unit: LengthUnit) -> str:
     return f"{_fmt(v)}{unit.symbol}" if unit.symbol == '"' else f"{_fmt(v)} {unit.symbol}"
 
 
-def q_convert(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_convert(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> ConvertAnswer:
     """convert LENGTH [FROM] [TO]: a length in another unit (mm, cm, in, UD, pas), by default the rule set's."""
     value, src_key, dst_key = parse_convert(args.raw)
     own = rs.unit_key
@@ -97,20 +101,22 @@ def q_convert(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, A
     mm = src.to_mm(value)
     out = dst.from_mm(mm)
     steps = [Step("convert", f"{_len(value, src)} = {_fmt(mm)} mm = {_len(out, dst)}",
-                  f"{rs.title}: lengths in {rs.unit(opts).name}")]
+                  f"{rs.title}: lengths in {rs.unit(opts).name}", msg="convert.result",
+                  params={"value": value, "from": src.symbol, "mm": round(mm, 3), "result": round(out, 3),
+                          "to": dst.symbol})]
     if "ud" in (src_key, dst_key):
         ud = _unit(rs, "ud", opts).mm
         note = ("by figure scale (option ud_mm)" if rs.unit_key == "ud"
                 else "Feu à Volonté's UD for 25-28 mm figures (this game does not measure in UD)")
         steps.append(Step("UD", f"1 UD = {_fmt(ud)} mm, {note}", "Feu à Volonté, Échelle",
-                          option=rs.changed(opts, "ud_mm") if rs.unit_key == "ud" else None))
+                          option=rs.changed(opts, "ud_mm") if rs.unit_key == "ud" else None,
+                          msg="convert.ud_scale" if rs.unit_key == "ud" else "convert.ud_default",
+                          params={"mm": round(ud, 3)}))
     every = {k: round(_unit(rs, k, opts).from_mm(mm), 3) for k in ("mm", "cm", "in", "ud", "pas")}
-    result: dict[str, Any] = {"value": value, "from": src.symbol, "to": dst.symbol, "mm": round(mm, 3),
-                              "result": round(out, 3), "in_units": every,
-                              "answer": f"{_len(value, src)} = {_len(out, dst)}"}
+    band: int | None = None
     if rs.name == "at-43":
         band = int(math.floor(mm / 100.0 + 1e-9)) if mm >= 0 else 0
-        result["range_band"] = band
-        steps.append(Step("range band", f"{_fmt(mm / 10.0)} cm is portée {band} (bands of 10 cm)", "AT-43, Portée"))
-    result["steps"] = steps
-    return result
+        steps.append(Step("range band", f"{_fmt(mm / 10.0)} cm is portée {band} (bands of 10 cm)", "AT-43, Portée",
+                          msg="convert.at43_band", params={"cm": round(mm / 10.0, 3), "band": band}))
+    return ConvertAnswer(value, src.symbol, dst.symbol, mm, out, every, f"{_len(value, src)} = {_len(out, dst)}",
+                         range_band=band, steps=tuple(steps))

@@ -54,10 +54,12 @@ def req_str(request: Mapping[str, Any], key: str, default: Any = _MISSING) -> An
     if value is None:
         if default is _MISSING:
             raise InvalidActionError(f"this action needs the argument {key!r}; "
-                                     f"given: {', '.join(sorted(request)) or 'nothing'}")
+                                     f"given: {', '.join(sorted(request)) or 'nothing'}", msg_id="request.missing",
+                                     params={"name": key, "given": sorted(request) or "-"})
         return default
     if not isinstance(value, str) or not value:
-        raise InvalidActionError(f"argument {key!r} must be a non-empty string, got {value!r}")
+        raise InvalidActionError(f"argument {key!r} must be a non-empty string, got {value!r}",
+                                 msg_id="request.not_text", params={"name": key, "got": repr(value)})
     return value
 
 
@@ -77,7 +79,8 @@ def req_bool(request: Mapping[str, Any], key: str, default: bool = False) -> boo
     parsed = parse_bool(value)
     if parsed is not None:
         return parsed
-    raise InvalidActionError(f"argument {key!r} must be true or false (yes/no, oui/non, 1/0), got {value!r}")
+    raise InvalidActionError(f"argument {key!r} must be true or false (yes/no, oui/non, 1/0), got {value!r}",
+                             msg_id="request.not_bool", params={"name": key, "got": repr(value)})
 
 
 def req_int(request: Mapping[str, Any], key: str, default: Any = _MISSING, *, minimum: int | None = None) -> Any:
@@ -93,14 +96,17 @@ def req_int(request: Mapping[str, Any], key: str, default: Any = _MISSING, *, mi
     value = request.get(key)
     if value is None:
         if default is _MISSING:
-            raise InvalidActionError(f"this action needs the whole-number argument {key!r}")
+            raise InvalidActionError(f"this action needs the whole-number argument {key!r}",
+                                     msg_id="request.missing_whole", params={"name": key})
         return default
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidActionError(f"argument {key!r} must be a whole number, got {value!r}")
+        raise InvalidActionError(f"argument {key!r} must be a whole number, got {value!r}",
+                                 msg_id="request.not_whole", params={"name": key, "got": repr(value)})
     if minimum is not None and value < minimum:
-        raise InvalidActionError(f"argument {key!r} must be at least {minimum}, got {value}")
+        raise InvalidActionError(f"argument {key!r} must be at least {minimum}, got {value}",
+                                 msg_id="request.below_minimum", params={"name": key, "minimum": minimum, "got": value})
     return value
 
 
@@ -113,7 +119,8 @@ def req_list(request: Mapping[str, Any], key: str) -> list[str]:
         return [v.strip() for v in value.split(",") if v.strip()]
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return list(value)
-    raise InvalidActionError(f"argument {key!r} must be a list of names, got {value!r}")
+    raise InvalidActionError(f"argument {key!r} must be a list of names, got {value!r}", msg_id="request.not_list",
+                             params={"name": key, "got": repr(value)})
 
 
 def req_choice(request: Mapping[str, Any], key: str, choices: Sequence[str], default: str) -> str:
@@ -124,7 +131,9 @@ def req_choice(request: Mapping[str, Any], key: str, choices: Sequence[str], def
     if isinstance(value, bool):
         value = "yes" if value else "no"
     if value not in choices:
-        raise InvalidActionError(f"argument {key!r} must be one of {', '.join(choices)}; got {value!r}")
+        raise InvalidActionError(f"argument {key!r} must be one of {', '.join(choices)}; got {value!r}",
+                                 msg_id="request.not_choice",
+                                 params={"name": key, "choices": list(choices), "got": repr(value)})
     return str(value)
 
 
@@ -134,7 +143,8 @@ def parse_rule(text: str) -> tuple[str, int | None]:
     """Split ``"Name(X)"`` into ``("Name", X)``; ``X`` is ``None`` when absent."""
     m = _RULE_RE.match(text)
     if not m:
-        raise InvalidActionError(f"cannot read the special rule {text!r}; write Name or Name(X)")
+        raise InvalidActionError(f"cannot read the special rule {text!r}; write Name or Name(X)",
+                                 msg_id="roster.bad_rule", params={"rule": text})
     return m.group(1), (int(m.group(2)) if m.group(2) is not None else None)
 
 
@@ -232,7 +242,8 @@ def other_side(plan: TablePlan, side: str) -> str:
     sides = sides_of(plan)
     others = [s for s in sides if s != side]
     if len(others) != 1:
-        raise InvalidActionError(f"this action needs exactly two sides; the game has {', '.join(sides) or 'none'}")
+        raise InvalidActionError(f"this action needs exactly two sides; the game has {', '.join(sides) or 'none'}",
+                                 msg_id="request.two_sides", params={"sides": sides or "-"})
     return others[0]
 
 
@@ -244,8 +255,8 @@ def profile_of(plan: TablePlan, name: str | None) -> Mapping[str, Any]:
     if name not in profiles:
         raise InvalidActionError(
             f"profile {name!r} is not in the game's profiles; known: {', '.join(sorted(profiles)) or '(none)'}"
-            " - load the side's roster into the game file"
-        )
+            " - load the side's roster into the game file",
+            msg_id="roster.unknown_profile", params={"name": name, "known": sorted(profiles) or "-"})
     return cast(Mapping[str, Any], profiles[name])
 
 
@@ -254,8 +265,8 @@ def weapon_of(plan: TablePlan, name: str) -> Mapping[str, Any]:
     weapons = plan.weapons or EMPTY
     if name not in weapons:
         raise InvalidActionError(
-            f"weapon {name!r} is not in the game's weapons; known: {', '.join(sorted(weapons)) or '(none)'}"
-        )
+            f"weapon {name!r} is not in the game's weapons; known: {', '.join(sorted(weapons)) or '(none)'}",
+            msg_id="roster.unknown_weapon", params={"name": name, "known": sorted(weapons) or "-"})
     return cast(Mapping[str, Any], weapons[name])
 
 

@@ -13,10 +13,10 @@ Examples
 ('unit', True)
 >>> Param("cover", "choice", choices=("yes", "no")).to_json()["choices"]
 ['yes', 'no']
->>> Param("x", "colour")
+>>> Param("x", "colour")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: Param x: kind must be one of model, figure, unit, side, weapon, integer, number, choice, bool, models, units, point, table; got 'colour'
+ValueError: Param x: kind must be one of model, figure, unit, ..., point, table; got 'colour'
 """
 
 from __future__ import annotations

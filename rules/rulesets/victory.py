@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.plan import TablePlan
+from rules.rulesets.answers import VictoryAnswer
 
 if TYPE_CHECKING:
     from rules.rulesets.base import RuleSet
@@ -37,7 +38,7 @@ def _sides(plan: TablePlan) -> list[str]:
     return sorted({u.side for u in plan.units})
 
 
-def _firefight(plan: TablePlan) -> dict[str, Any]:
+def _firefight(plan: TablePlan) -> VictoryAnswer:
     st = dict(plan.state or {})
     rnd = int(st.get("round", 1))
     held = dict(st.get("objectives") or {})
@@ -50,12 +51,15 @@ def _firefight(plan: TablePlan) -> dict[str, Any]:
     verdict = (f"{lead} {'wins' if over else 'leads'}" if lead else ("a draw" if over else "nobody leads"))
     steps = [Step("victory", f"the game ends after {FIREFIGHT_ROUNDS} rounds; the most objectives controlled wins. "
                   f"Round {min(rnd, FIREFIGHT_ROUNDS)}{' (over)' if over else ''}; objectives held: {text or 'none'}",
-                  "Grimdark Future Firefight, Mission", value=lead)]
-    return {"defined": True, "over": over, "objectives_held": count, "leader": lead,
-            "answer": f"objectives {text or 'none'}: {verdict}", "steps": steps}
+                  "Grimdark Future Firefight, Mission", value=lead,
+                  msg="victory.firefight_over" if over else "victory.firefight",
+                  params={"rounds": FIREFIGHT_ROUNDS, "round": min(rnd, FIREFIGHT_ROUNDS),
+                          "held": [msg("victory.held", side=s, count=n) for s, n in count.items()] or "-"})]
+    return VictoryAnswer(True, over, f"objectives {text or 'none'}: {verdict}",
+                         {"objectives_held": count, "leader": lead}, tuple(steps))
 
 
-def _fav(plan: TablePlan) -> dict[str, Any]:
+def _fav(plan: TablePlan) -> VictoryAnswer:
     st = dict(plan.state or {})
     losses = {s: int(v) for s, v in dict(st.get("losses") or {}).items()}
     per: dict[str, dict[str, int]] = {}
@@ -70,14 +74,16 @@ def _fav(plan: TablePlan) -> dict[str, Any]:
     text = "; ".join(f"{s}: {v['lost']} of {v['company']} lost" for s, v in per.items())
     steps = [Step("victory", "the game ends when the scenario's objectives are reached or its turns played, or when a "
                   f"player's losses reach 3/4 of his company. {text}", "Feu à Volonté, Fin de partie",
-                  value=broken or None)]
-    return {"defined": True, "over": bool(broken), "losses": per, "broken": broken,
-            "answer": (f"over: {', '.join(broken)} lost 3/4 of the company" if broken
-                       else f"not over by losses ({text}); the scenario's objectives and turns decide the rest"),
-            "steps": steps}
+                  value=broken or None, msg="victory.fav",
+                  params={"losses": [msg("victory.lost", side=s, lost=v["lost"], company=v["company"])
+                                     for s, v in per.items()] or "-"})]
+    return VictoryAnswer(True, bool(broken),
+                         (f"over: {', '.join(broken)} lost 3/4 of the company" if broken
+                          else f"not over by losses ({text}); the scenario's objectives and turns decide the rest"),
+                         {"losses": per, "broken": broken}, tuple(steps))
 
 
-def q_victory(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> dict[str, Any]:
+def q_victory(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> VictoryAnswer:
     """victory: who is winning, as the rule set defines it (or that it does not)."""
     args.parse(())
     if rs.name == "firefight":
@@ -85,5 +91,5 @@ def q_victory(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, A
     if rs.name == "feu-a-volonte":
         return _fav(plan)
     source, text = NOT_DEFINED[rs.name]
-    return {"defined": False, "over": None, "answer": text,
-            "steps": [Step("victory", text, source)]}
+    return VictoryAnswer(False, None, text,
+                         steps=(Step("victory", text, source, msg=f"victory.none.{rs.name.replace('-', '_')}"),))
