@@ -21,7 +21,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from rules.dice import expand_ranges
 from rules.errors import InvalidActionError
+from rules.explain import msg
 from rules.roster import Roster, require_known_weapons
+from rules.rulesets.feu_a_volonte.words import Phrase, grade, id_list
 
 RULESET = "feu-a-volonte"
 
@@ -208,6 +210,14 @@ class Recruit:
         parts += [f"{t} +{TRAIT_COST}" for t in self.traits]
         return f"{self.model_id}: {' + '.join(parts)} = {self.cost} PdR"
 
+    def params(self) -> dict[str, Any]:
+        """Return the parameters of :meth:`text` as a message's (``fav.recruit.cost``)."""
+        parts: list[Mapping[str, Any]] = [msg("fav.cost.item", name=self.quality.name, cost=self.quality.cost),
+                                          msg("fav.cost.grade", grade=grade(self.grade), cost=GRADE_COST[self.grade])]
+        parts += [msg("fav.cost.item", name=w.name, cost=w.cost) for w in self.weapons if w.cost]
+        parts += [msg("fav.cost.item", name=t, cost=TRAIT_COST) for t in self.traits]
+        return {"who": self.model_id, "parts": parts, "cost": self.cost}
+
 
 def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | None, weapons: Iterable[str],
                traits: Iterable[str], custom: Mapping[str, Any] | None) -> Recruit:
@@ -224,25 +234,30 @@ def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | Non
 
 def check_platoon(recruits: Sequence[Recruit], budget: int) -> list[str]:
     """Return the recruitment limits ``recruits`` break (empty when the platoon is legal)."""
-    problems = []
+    problems: list[str] = []
     n = len(recruits)
     if not MIN_MEMBERS <= n <= MAX_MEMBERS:
-        problems.append(f"a platoon has {MIN_MEMBERS} to {MAX_MEMBERS} members, this one {n}")
+        problems.append(Phrase(f"a platoon has {MIN_MEMBERS} to {MAX_MEMBERS} members, this one {n}",
+                               "fav.platoon.size", min=MIN_MEMBERS, max=MAX_MEMBERS, n=n))
     leaders = [r.model_id for r in recruits if r.grade == "leader"]
     seconds = [r.model_id for r in recruits if r.grade == "second"]
     if len(leaders) != 1:
-        problems.append(f"a platoon needs exactly one leader, this one has {len(leaders)}"
-                        f"{' (' + ', '.join(leaders) + ')' if leaders else ''}")
+        problems.append(Phrase(f"a platoon needs exactly one leader, this one has {len(leaders)}"
+                               f"{' (' + ', '.join(leaders) + ')' if leaders else ''}", "fav.platoon.leaders",
+                               n=len(leaders), who=id_list(leaders)))
     if not 1 <= len(seconds) <= MAX_SECONDS:
-        problems.append(f"a platoon needs one or two seconds, this one has {len(seconds)}"
-                        f"{' (' + ', '.join(seconds) + ')' if seconds else ''}")
+        problems.append(Phrase(f"a platoon needs one or two seconds, this one has {len(seconds)}"
+                               f"{' (' + ', '.join(seconds) + ')' if seconds else ''}", "fav.platoon.seconds",
+                               n=len(seconds), who=id_list(seconds)))
     for r in recruits:
         if len(r.traits) > MAX_TRAITS[r.grade]:
-            problems.append(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
-                            f"got {len(r.traits)}")
+            problems.append(Phrase(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
+                                   f"got {len(r.traits)}", "fav.platoon.traits", who=r.model_id,
+                                   grade=grade(r.grade), max=MAX_TRAITS[r.grade], n=len(r.traits)))
     total = sum(r.cost for r in recruits)
     if total > budget:
-        problems.append(f"the platoon costs {total} PdR, over the budget of {budget} PdR")
+        problems.append(Phrase(f"the platoon costs {total} PdR, over the budget of {budget} PdR",
+                               "fav.platoon.budget", total=total, budget=budget))
     return problems
 
 
