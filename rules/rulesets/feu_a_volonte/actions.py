@@ -102,6 +102,7 @@ from rules.rulesets.feu_a_volonte.words import (
     location,
     mod_list,
     modifier_step,
+    quality_word,
     said,
     signed,
     weather_word,
@@ -502,14 +503,14 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
     steps = [Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two"
                             f"{' (Lunette de visée: +1d6)' if scope else ''}", SRC_DICE, value=attack_dice,
                   msg="fav.attack.roll_scope" if scope else "fav.attack.roll",
-                  params={"who": main.model_id, "quality": q.name, "dice": attack_dice})]
+                  params={"who": main.model_id, "quality": quality_word(q.name), "dice": attack_dice})]
     steps += [modifier_step(v, why, src) for v, why, src in mods]
     attack_mod = sum(v for v, _, _ in mods)
     d_dice, d_mods, tq = _defence(plan, target)
     steps.append(Step("defence", f"{target.model_id} ({tq.name}) rolls {d_dice}d6, keeps two, adds "
                                  + ", ".join(f"{v:+d} ({why})" for v, why, _ in d_mods)
                                  + "; and a d4 for where it is hit", SRC_SHOOT, value=d_dice,
-                      msg="fav.defence.roll", params={"who": target.model_id, "quality": tq.name, "dice": d_dice,
+                      msg="fav.defence.roll", params={"who": target.model_id, "quality": quality_word(tq.name), "dice": d_dice,
                                                       "mods": mod_list(d_mods)}))
     d_mod = sum(v for v, _, _ in d_mods)
     loc_die = 8 if option(plan, "hit_location_die", "d4") == "d8" else 4
@@ -743,7 +744,7 @@ def spot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     count = q.dice + more
     steps.insert(0, Step("spotting", f"{spotter.model_id} ({q.name}) rolls {count}d6 and keeps two: 7 or more "
                                      f"spots {target.model_id}", SRC_SPOT, value=count, msg="fav.spot.roll",
-                         params={"who": spotter.model_id, "quality": q.name, "dice": count,
+                         params={"who": spotter.model_id, "quality": quality_word(q.name), "dice": count,
                                  "target": target.model_id}))
     helper = cohesion_reroll(plan, spotter)
     if helper is not None:
@@ -795,7 +796,7 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     steps.insert(0, Step("nerve", f"{m.model_id} ({q.name}) rolls {count}d6, keeps two, adds its cran {q.cran:+d}: "
                                   f"7 or more holds, less falls back to the nearest cover", SRC_SHOOT, value=q.cran,
                          msg="fav.nerve.roll",
-                         params={"who": m.model_id, "quality": q.name, "dice": count, "cran": signed(q.cran)}))
+                         params={"who": m.model_id, "quality": quality_word(q.name), "dice": count, "cran": signed(q.cran)}))
     helper = cohesion_reroll(plan, m)
     if helper is not None:
         steps.append(Step("re-roll", f"Cohésion of {helper.model_id} (within 3 UD): a failed roll is rolled again",
@@ -829,7 +830,7 @@ def disengage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     q = _quality(plan, m)
     steps: list[Step] = [Step("disengage", f"{m.model_id} ({q.name}) rolls {q.dice}d6 and keeps two: 7 or more "
                                            f"leaves the duel and steps back 2 UD facing its enemy", SRC_MELEE,
-                                 msg="fav.disengage.roll", params={"who": m.model_id, "quality": q.name,
+                                 msg="fav.disengage.roll", params={"who": m.model_id, "quality": quality_word(q.name),
                                                                    "dice": q.dice})]
     p = nerve_odds(q.dice, 0)
     odds = {"disengaged": Distribution.from_pairs(((True, p), (False, 1 - p)))}
@@ -901,7 +902,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         steps.append(Step(who, f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, "
                                + ", ".join(f"{v:+d} ({why})" for v, why, _ in mods) + ", and a d4",
                           SRC_MELEE, value=q.dice, msg="fav.melee.roll",
-                          params={"who": m.model_id, "quality": q.name, "dice": q.dice, "mods": mod_list(mods)}))
+                          params={"who": m.model_id, "quality": quality_word(q.name), "dice": q.dice, "mods": mod_list(mods)}))
         sides.append((m, q.dice, sum(v for v, _, _ in mods)))
     steps.append(Step("outcome rules", "the higher total wounds the other where the winner's d4 says; a tie "
                                        "leaves both in melee", SRC_MELEE, msg="fav.melee.rules"))
@@ -953,7 +954,7 @@ def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Reso
                                         f"{d.model_id} ({q.name}) can only dodge, {q.dice}d6 keep two, 7 or more; "
                                         f"otherwise it is wounded where {a.model_id}'s d4 says", SRC_MELEE,
                   msg="fav.melee.rear_charge",
-                  params={"a": a.model_id, "d": d.model_id, "quality": q.name, "dice": q.dice})]
+                  params={"a": a.model_id, "d": d.model_id, "quality": quality_word(q.name), "dice": q.dice})]
     p = nerve_odds(q.dice, 0)
     odds = {"melee": Distribution.from_pairs((("dodged", p), ("wounded or killed", 1 - p)))}
     if dice is None:
@@ -1187,7 +1188,7 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     steps = [Step("throw", f"{thrower.model_id} ({q.name}) throws at {fmt_len(reach, 'UD')} (range "
                            f"{fmt_len(weapon.range_ud or 0, 'UD')}): {q.dice}d6 keep two, 7 or more lands on the "
                            f"point, else a d6 gives direction and distance in UD", SRC_AREA, value=q.dice,
-                  msg="fav.throw.roll", params={"who": thrower.model_id, "quality": q.name,
+                  msg="fav.throw.roll", params={"who": thrower.model_id, "quality": quality_word(q.name),
                                                "distance": round(reach, 1), "range": weapon.range_ud or 0,
                                                "dice": q.dice}),
              Step("attack", f"kept result {weapon.bonus:+d} ({weapon.name}) against each figure within "

@@ -23,7 +23,7 @@ from rules.dice import expand_ranges
 from rules.errors import InvalidActionError
 from rules.explain import msg
 from rules.roster import Roster, require_known_weapons
-from rules.rulesets.feu_a_volonte.words import Phrase, grade, id_list
+from rules.rulesets.feu_a_volonte.words import Phrase, grade, id_list, quality_word
 
 RULESET = "feu-a-volonte"
 
@@ -212,7 +212,8 @@ class Recruit:
 
     def params(self) -> dict[str, Any]:
         """Return the parameters of :meth:`text` as a message's (``fav.recruit.cost``)."""
-        parts: list[Mapping[str, Any]] = [msg("fav.cost.item", name=self.quality.name, cost=self.quality.cost),
+        parts: list[Mapping[str, Any]] = [msg("fav.cost.quality", quality=quality_word(self.quality.name),
+                                              cost=self.quality.cost),
                                           msg("fav.cost.grade", grade=grade(self.grade), cost=GRADE_COST[self.grade])]
         parts += [msg("fav.cost.item", name=w.name, cost=w.cost) for w in self.weapons if w.cost]
         parts += [msg("fav.cost.item", name=t, cost=TRAIT_COST) for t in self.traits]

@@ -80,7 +80,7 @@ EFFECT_MSG: Mapping[str, str] = {"jambe": "fav.effect.leg", "bras": "fav.effect.
 
 def cran_phrase(cran: int, quality: str) -> Phrase:
     """Return the defence's cran as a modifier reason (``cran +1 (elite)``)."""
-    return Phrase(f"cran {cran:+d} ({quality})", "fav.mod.cran", cran=signed(cran), quality=quality)
+    return Phrase(f"cran {cran:+d} ({quality})", "fav.mod.cran", cran=signed(cran), quality=quality_word(quality))
 
 
 def modifier_step(value: int, reason: str, source: str) -> Step:
@@ -97,6 +97,15 @@ def mod_list(mods: Sequence[tuple[int, str, str]]) -> list[Mapping[str, Any]]:
 def effect(loc: str) -> Mapping[str, Any] | str:
     """Return what a wound at ``loc`` does (``-1 in attack``...) as a message parameter."""
     return msg(EFFECT_MSG[loc]) if loc in EFFECT_MSG else loc
+
+
+QUALITY_MSG: Mapping[str, str] = {"recrue": "fav.quality.recrue", "aguerri": "fav.quality.aguerri",
+                                  "veteran": "fav.quality.veteran", "elite": "fav.quality.elite"}
+
+
+def quality_word(name: str) -> Mapping[str, Any] | str:
+    """Return a quality (``recrue``, ``aguerri``, ``veteran``, ``elite``) as a message parameter."""
+    return msg(QUALITY_MSG[name]) if name in QUALITY_MSG else name
 
 
 def location(loc: str) -> Mapping[str, Any] | str:
