@@ -143,7 +143,7 @@ def figure(plan: TablePlan, ident: str) -> Model:
 
 def _quality(plan: TablePlan, m: Model) -> Quality:
     name = m.profile or plan.unit(m.unit_id).profile
-    return quality_of((plan.profiles or {}).get(name or ""), f"figure {m.model_id}")
+    return quality_of((plan.profiles or {}).get(name or ""), m.model_id)
 
 
 def _traits(m: Model) -> set[str]:
