@@ -16,9 +16,9 @@ of a platoon unit: every action takes a model id or a one-model unit id. Game
 state this module reads and writes: model ``role`` (``leader``, ``second``,
 ``trooper``), ``status`` (``hidden``, ``prone``, ``moved``, ``out-of-ammo``,
 ``activated``, ``fell-back``), ``extra["wounds"]`` (hit locations, in order),
-``extra["rules"]`` (traits), ``extra["spotted"]``; plan ``state["activation"]``
-(side, figures, action points left), ``state["losses"]`` (figures lost per side),
-``state["turn"]``.
+``extra["rules"]`` (traits), ``extra["spotted"]``; the plan's ``state`` through the
+typed record :class:`rules.rulesets.feu_a_volonte.state.FavState` only (activation,
+losses per side, turn, weather, reserve dice, Chance de cocu, initiative).
 
 Examples
 --------
@@ -43,6 +43,7 @@ from calibration.units import DEFAULT_UD_MM
 from rules.dice import Dice, Distribution, die, expand_ranges, multisets, sum_of, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step, msg
+from rules.frozen import freeze
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
@@ -92,6 +93,7 @@ from rules.rulesets.feu_a_volonte.recruitment import (  # the book's tables and 
     trait_id,
     validate_roster,
 )
+from rules.rulesets.feu_a_volonte.state import Activation, FavState, Weather, state_json
 from rules.rulesets.feu_a_volonte.words import (
     WEATHER_MSG,
     Phrase,
@@ -116,7 +118,6 @@ from rules.rulesets.kit import (
     req_int,
     req_list,
     req_str,
-    state_of,
     with_extra,
     with_status,
 )
@@ -207,31 +208,30 @@ def _leaders_near(plan: TablePlan, m: Model, trait: str | None = None, *, includ
 
 
 def _spend(plan: TablePlan, m: Model, action: str, steps: list[Step]) -> dict[str, Any]:
-    """Return the state after ``m`` pays for ``action`` out of the current activation, if one is recorded."""
-    state = state_of(plan)
-    act = state.get("activation")
+    """Return the state (its JSON) after ``m`` pays for ``action`` out of the current activation, if one is recorded."""
+    state = FavState.of(plan)
+    act = state.activation
     cost = ACTION_COSTS[action]
-    if not act or m.model_id not in act.get("figures", []):
+    if not act or m.model_id not in act.figures:
         steps.append(Step("action points", f"{action} costs {cost} PA (no activation of {m.model_id} is "
                                            f"recorded, so none are deducted)", SRC_ACTIONS, value=cost,
                           msg="fav.pa.not_recorded",
                           params={"action": action_word(action), "cost": cost, "who": m.model_id}))
-        return state
-    surcharge = act.get("surcharge", {}).get(m.model_id, 0)
+        return state.to_json()
+    surcharge = act.surcharge.get(m.model_id, 0)
     if surcharge:
         cost += surcharge
-        act["surcharge"][m.model_id] = 0
-    if act["ap_left"] < cost:
-        raise IllegalActionError(f"{action} costs {cost} PA but the activation has {act['ap_left']} left "
+        act = dataclasses.replace(act, surcharge=freeze({**act.surcharge, m.model_id: 0}))
+    if act.ap_left < cost:
+        raise IllegalActionError(f"{action} costs {cost} PA but the activation has {act.ap_left} left "
                                  f"({SRC_ACTIONS})", msg_id="fav.pa.too_few",
-                                 params={"action": action_word(action), "cost": cost, "left": act["ap_left"]})
-    act["ap_left"] -= cost
+                                 params={"action": action_word(action), "cost": cost, "left": act.ap_left})
+    act = dataclasses.replace(act, ap_left=act.ap_left - cost)
     steps.append(Step("action points", f"{action}: {cost} PA{' (radio or command: +1 on the first action)' if surcharge else ''}"
-                                       f", {act['ap_left']} left", SRC_ACTIONS, value=cost,
+                                       f", {act.ap_left} left", SRC_ACTIONS, value=cost,
                       msg="fav.pa.spent_radio" if surcharge else "fav.pa.spent",
-                      params={"action": action_word(action), "cost": cost, "left": act["ap_left"]}))
-    state["activation"] = act
-    return state
+                      params={"action": action_word(action), "cost": cost, "left": act.ap_left}))
+    return state.replace(activation=act).to_json()
 
 
 # -- the opposed shot ----------------------------------------------------------------------------------------
@@ -427,7 +427,8 @@ def _check_can_shoot(plan: TablePlan, main: Model, target: Model, request: Mappi
                                      f"180° front arc and the free 45° turn; turn first (1 PA, {SRC_SHOOT})",
                                      msg_id="feu_a_volonte.outside_arc",
                                      params={"who": main.model_id, "target": target.model_id, "deg": round(off)})
-    fog = ((plan.state or {}).get("weather") or {}).get("kind") == "brouillard"
+    weather_now = FavState.of(plan).weather
+    fog = weather_now is not None and weather_now.kind == "brouillard"
     hidden = (target.has_status("hidden") or fog
               or ("commando" in _traits(target) and req_bool(request, "near_terrain")))
     if hidden and not target.extra.get("spotted"):
@@ -584,9 +585,9 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         odds["aiming"] = Distribution.from_pairs((("aimed", p_aim), ("not aimed", 1 - p_aim)))
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    base = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
+    base = plan.with_state(extra_state) if extra_state != state_json(plan) else plan
     state = _spend(base, main, "combat / grenade", steps)
-    after = base.with_state(state) if state != state_of(base) else base
+    after = base.with_state(state) if state != state_json(base) else base
     result: dict[str, Any] = {"main_shooter": main.model_id, "shots": []}
     if weapon.needs_aiming:
         aim = dice.roll_keep(q.dice)
@@ -660,11 +661,10 @@ def _roll_shot(plan: TablePlan, dice: Dice, main: Model, target: Model, shot: Sh
 
 
 def _remove(plan: TablePlan, m: Model) -> TablePlan:
-    state = state_of(plan)
-    losses = state.setdefault("losses", {})
+    state = FavState.of(plan)
     side = _side(plan, m)
-    losses[side] = int(losses.get(side, 0)) + 1
-    return remove_model(plan, m.model_id).with_state(state)
+    state = state.replace(losses=freeze({**state.losses, side: state.losses.get(side, 0) + 1}))
+    return remove_model(plan, m.model_id).with_state(state.to_json())
 
 
 # -- extra dice: Chance de cocu, the leader's and second's reserve; Cohésion re-rolls -----------------------
@@ -680,17 +680,16 @@ def extra_dice(plan: TablePlan, m: Model, request: Mapping[str, Any], steps: lis
     for a figure within 3 UD of the leader or a second; each die serves once a game
     and a fallen commander's unused dice are lost (Rôle du leader et du second).
     """
-    state = state_of(plan)
+    state = FavState.of(plan)
     extra = 0
     if req_bool(request, "chance"):
         if "chance-de-cocu" not in _traits(m):
             raise IllegalActionError(f"{m.model_id} does not have the trait Chance de cocu", msg_id="fav.no_chance",
                                      params={"who": m.model_id})
-        used = state.setdefault("chance_used", [])
-        if m.model_id in used:
+        if m.model_id in (state.chance_used or ()):
             raise IllegalActionError(f"{m.model_id} has already used Chance de cocu this turn ({SRC_TRAITS})",
                                      msg_id="fav.chance_used", params={"who": m.model_id})
-        used.append(m.model_id)
+        state = state.replace(chance_used=(*(state.chance_used or ()), m.model_id))
         extra += 1
         steps.append(Step("extra die", "+1d6: Chance de cocu (once per turn)", SRC_TRAITS, value=1,
                           msg="fav.extra.chance"))
@@ -701,7 +700,7 @@ def extra_dice(plan: TablePlan, m: Model, request: Mapping[str, Any], steps: lis
         if not near:
             raise IllegalActionError(f"{m.model_id} is not within 3 UD of its leader or a second: no reserve dice "
                                      f"({SRC_LEADER})", msg_id="fav.reserve.far", params={"who": m.model_id})
-        used = state.setdefault("reserve_used", {}).setdefault(side, {"leader": 0, "second": 0})
+        used = {"leader": 0, "second": 0, **state.reserve_used.get(side, {})}
         alive = {role_of(c.role) for c in plan.models if _side(plan, c) == side}
         left = {g: (RESERVE_DICE[g] - used[g]) if g in alive else 0 for g in RESERVE_DICE}
         if wanted > sum(left.values()):
@@ -715,13 +714,14 @@ def extra_dice(plan: TablePlan, m: Model, request: Mapping[str, Any], steps: lis
             take = min(remaining, left[g])
             used[g] += take
             remaining -= take
+        state = state.replace(reserve_used=freeze({**state.reserve_used, side: used}))
         n = req_int(request, "reserve", 0)
         extra += n
         steps.append(Step("extra dice", f"+{n}d6 from the reserve of {side} ({', '.join(c.model_id for c in near)} "
                                         f"within 3 UD); each reserve die serves once", SRC_LEADER, value=n,
                           msg="fav.extra.reserve",
                           params={"n": n, "side": side, "near": [c.model_id for c in near]}))
-    return extra, state
+    return extra, state.to_json()
 
 
 def cohesion_reroll(plan: TablePlan, m: Model) -> Model | None:
@@ -763,9 +763,9 @@ def spot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     needed = {"spot": "automatic" if auto else "7+"}
     if dice is None:
         return Resolution(RULESET, "spot", tuple(steps), needed, odds)
-    after = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
+    after = plan.with_state(extra_state) if extra_state != state_json(plan) else plan
     state = _spend(after, spotter, "repérage / fouiller", steps)
-    after = after.with_state(state) if state != state_of(after) else after
+    after = after.with_state(state) if state != state_json(after) else after
     if auto:
         ok, total, rolled = True, None, []
     else:
@@ -814,7 +814,7 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         rolled = rolled + again
         total = sum(kept) + q.cran
         holds = total >= SUCCESS
-    base = plan.with_state(extra_state) if extra_state != state_of(plan) else plan
+    base = plan.with_state(extra_state) if extra_state != state_json(plan) else plan
     after = base if holds else base.with_model(with_status(m, add=("fell-back",)))
     steps.append(Step("result", f"dice {list(rolled)}, keeps {list(kept)}, {q.cran:+d} = {total}: "
                                 f"{'holds' if holds else 'falls back'}", SRC_SHOOT, value=total,
@@ -916,7 +916,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds)
     state = _spend(plan, a, "combat / grenade", steps)
-    after = plan.with_state(state) if state != state_of(plan) else plan
+    after = plan.with_state(state) if state != state_json(plan) else plan
     a_dice = dice.roll_many(na, 6)
     a_loc = dice.roll(4)
     d_dice = dice.roll_many(nd, 6)
@@ -960,7 +960,7 @@ def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Reso
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds)
     state = _spend(plan, a, "combat / grenade", steps)
-    after = plan.with_state(state) if state != state_of(plan) else plan
+    after = plan.with_state(state) if state != state_json(plan) else plan
     rolled, kept = dice.roll_keep(q.dice)
     result: dict[str, Any] = {"dodge_dice": list(rolled), "dodge": sum(kept)}
     if sum(kept) >= SUCCESS:
@@ -1055,10 +1055,9 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         ap = cast(int, AP_BY_D6[f6])
         steps.append(Step("result", f"d6 {f6}: {ap} PA", SRC_ACTIVATION, value=ap, msg="fav.activate.result",
                           params={"d6": f6, "ap": ap}))
-    state = state_of(plan)
-    state["activation"] = {"side": side, "figures": [m.model_id for m in figs], "ap_left": ap,
-                           "surcharge": surcharge}
-    after = plan.with_state(state)
+    state = FavState.of(plan).replace(activation=Activation(side, tuple(m.model_id for m in figs), ap,
+                                                            freeze(surcharge)))
+    after = plan.with_state(state.to_json())
     for m in figs:
         after = after.with_model(with_status(after.model(m.model_id), add=("activated",), remove=("moved",)))
     return Resolution(RULESET, "activate", tuple(steps), {}, odds, tuple(dice.rolled),
@@ -1088,18 +1087,16 @@ def _radio(plan: TablePlan, figs: Sequence[Model], side: str, steps: list[Step])
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """End the turn: every figure may be activated again; report whether the game is over (3/4 losses)."""
-    state = state_of(plan)
-    state.pop("activation", None)
-    state.pop("chance_used", None)
-    state["turn"] = int(state.get("turn", 1)) + 1
-    after = plan.with_state(state)
+    state = FavState.of(plan)
+    state = state.replace(activation=None, chance_used=None, turn=(state.turn or 1) + 1)
+    after = plan.with_state(state.to_json())
     for m in plan.models:
         if m.has_status("activated") or m.has_status("moved"):
             after = after.with_model(with_status(after.model(m.model_id), remove=("activated", "moved")))
-    steps = [Step("turn", f"turn {state['turn']} begins: every figure may be activated again", SRC_ACTIVATION,
-                  msg="fav.turn.begins", params={"turn": state["turn"]})]
+    steps = [Step("turn", f"turn {state.turn} begins: every figure may be activated again", SRC_ACTIVATION,
+                  msg="fav.turn.begins", params={"turn": state.turn})]
     over = []
-    losses = state.get("losses", {})
+    losses = state.losses
     for side in sorted({u.side for u in plan.units} | set(losses)):
         lost = int(losses.get(side, 0))
         company = lost + sum(1 for m in plan.models if _side(plan, m) == side)
@@ -1109,7 +1106,7 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                          f"({'at least' if side in over else 'under'} three quarters)", SRC_END,
                           value=lost, msg="fav.turn.losses_over" if side in over else "fav.turn.losses_under",
                           params={"side": side, "lost": lost, "company": company}))
-    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"], "game_over": bool(over),
+    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state.turn, "game_over": bool(over),
                                                                  "defeated": over}, plan_after=after)
 
 
@@ -1126,7 +1123,7 @@ def recruit(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     steps = [Step("cost", r.text(), SRC_RECRUIT, value=r.cost, msg="fav.recruit.cost", params=r.params())
              for r in recruits]
     total = sum(r.cost for r in recruits)
-    budget = _budget({"budget": (plan.state or {}).get("budget", BUDGET_PDR)})
+    budget = _budget({"budget": FavState.of(plan).budget or BUDGET_PDR})
     problems = check_platoon(recruits, budget)
     steps.append(Step("total", f"{total} PdR of {budget}" + (": " + "; ".join(problems) if problems else ""),
                       SRC_RECRUIT, value=total, msg="fav.recruit.total_problems" if problems else "fav.recruit.total",
@@ -1203,7 +1200,7 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if dice is None:
         return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds)
     state = _spend(plan, thrower, "combat / grenade", steps)
-    after = plan.with_state(state) if state != state_of(plan) else plan
+    after = plan.with_state(state) if state != state_json(plan) else plan
     rolled, kept = dice.roll_keep(q.dice)
     total = sum(kept)
     impact = point
@@ -1377,32 +1374,31 @@ def weather(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         return Resolution(RULESET, "weather", tuple(steps), {}, odds)
     face = dice.roll(8)
     kind = WEATHER_BY_D8[face]
-    state = state_of(plan)
-    state["weather"] = {"kind": kind}
+    state = FavState.of(plan).replace(weather=Weather(str(kind)))
     text = f"d8 {face}: {kind} ({WEATHER_EFFECT[cast(str, kind)]})"
     if kind == "vent":
         wind = dice.roll(8)
-        state["weather"]["wind_d8"] = wind
+        state = state.replace(weather=Weather(str(kind), wind))
         text += f"; wind d8 {wind}: it blows from {wind_from_deg(wind):.0f}° (1 = top edge, clockwise)"
     said_weather = {"face": face, "weather": weather_word(str(kind)),
                     "effect": msg(WEATHER_MSG[str(kind)].replace("weather.", "weather_effect."))}
     if kind == "vent":
-        said_weather.update(wind=state["weather"]["wind_d8"], deg=round(wind_from_deg(state["weather"]["wind_d8"])))
+        said_weather.update(wind=wind, deg=round(wind_from_deg(wind)))
     steps.append(Step("result", text, SRC_WEATHER, value=kind, option="wind_rose=1-north-clockwise",
                       msg="fav.weather.result_wind" if kind == "vent" else "fav.weather.result", params=said_weather))
-    return Resolution(RULESET, "weather", tuple(steps), {}, odds, tuple(dice.rolled), dict(state["weather"]),
-                      plan.with_state(state))
+    return Resolution(RULESET, "weather", tuple(steps), {}, odds, tuple(dice.rolled), Weather(str(kind), wind if kind == "vent" else None).to_json(),
+                      plan.with_state(state.to_json()))
 
 
 def _weather_modifiers(plan: TablePlan, main: Model, target: Model) -> list[tuple[int, str, str]]:
-    w = (plan.state or {}).get("weather") or {}
-    if w.get("kind") != "vent" or "wind_d8" not in w:
+    w = FavState.of(plan).weather
+    if w is None or w.kind != "vent" or w.wind_d8 is None:
         return []
     dist = distance_ud(plan, main, target)
     if dist <= WIND_RANGE_UD:
         return []
     bearing = math.degrees(math.atan2(target.y_mm - main.y_mm, target.x_mm - main.x_mm))
-    if _angle_between(bearing, wind_from_deg(int(w["wind_d8"]))) < 90.0:
+    if _angle_between(bearing, wind_from_deg(w.wind_d8)) < 90.0:
         return [(-1, Phrase(f"shooting into the wind at {fmt_len(dist, 'UD')} (beyond 10 UD)", "fav.mod.wind",
                             distance=round(dist, 1)), SRC_WEATHER)]
     return []
@@ -1431,10 +1427,9 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                                 + f": {winner} starts", SRC_INITIATIVE, msg="fav.initiative.result",
                       params={"rolls": [msg("fav.initiative.pair", a=sides[0], x=x, b=sides[1], y=y) for x, y in rolls],
                               "winner": winner}))
-    state = state_of(plan)
-    state["initiative"] = winner
+    state = FavState.of(plan).replace(initiative=winner)
     return Resolution(RULESET, "initiative", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"starts": winner, "rolls": rolls}, plan.with_state(state))
+                      {"starts": winner, "rolls": rolls}, plan.with_state(state.to_json()))
 
 
 __all__ = ["ACTIONS", "QUALITIES", "TRAITS", "Recruit", "roster_cost", "validate_roster", "shoot", "melee", "spot",

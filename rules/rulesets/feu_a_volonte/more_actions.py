@@ -37,6 +37,7 @@ from rules.rulesets.feu_a_volonte.actions import (
     figure,
 )
 from rules.rulesets.feu_a_volonte.solo import SOLO_ACTIONS, SOLO_PARAMS
+from rules.rulesets.feu_a_volonte.state import state_json
 from rules.rulesets.feu_a_volonte.words import id_list, modifier_step, quality_word, signed
 from rules.rulesets.kit import req_choice, req_int, req_str, with_extra
 from rules.rulesets.params import Param
@@ -104,7 +105,7 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
     if dice is None:
         return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds)
     state = _spend(plan, main, "combat / grenade", steps)
-    after = plan.with_state(state) if state != (plan.state or {}) else plan
+    after = plan.with_state(state) if state != state_json(plan) else plan
     rolled, kept = dice.roll_keep(attack_dice)
     d = dice.roll_many(BUILDING_DICE, 6)
     outcome = _building_outcome(rolled, sum(d) + d_mod, attack_mod)
