@@ -35,8 +35,10 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
     TerrainKind("road", "clear", "road", False, ("area", "line"), "road: open, 4 UD + 1d6 UD for 1 PA", SRC),
     TerrainKind("plain", "clear", "open", False, ("area",), "plain: open, sight clear", SRC),
     TerrainKind("path", "clear", "difficult", False, ("area", "line"), "path or field: difficult, sight clear", SRC),
-    TerrainKind("rough", "blocks", "difficult", True, ("area",), "rough ground or ditches: difficult, sight blocked", SRC),
-    TerrainKind("tree-line", "blocks", "difficult", True, ("area", "line"), "single line of trees: difficult, sight blocked", SRC),
+    TerrainKind("rough", "blocks", "difficult", True, ("area",), "rough ground or ditches: difficult, sight blocked",
+                SRC),
+    TerrainKind("tree-line", "blocks", "difficult", True, ("area", "line"),
+                "single line of trees: difficult, sight blocked", SRC),
     TerrainKind("forest", "blocks", "impassable", True, ("area",), "forest: impassable, sight blocked", SRC),
     TerrainKind("river", "clear", "impassable", False, ("area", "line"), "river: impassable, sight clear", SRC),
     TerrainKind("water", "clear", "impassable", False, ("area",), "stretch of water: impassable, sight clear", SRC),
@@ -69,8 +71,8 @@ SRC_ROF = "Feu à Volonté, Cadence de tir"
 SRC_MOVES = "Feu à Volonté, Les Mouvements"
 SRC_SUPPORT = "Feu à Volonté, Groupe d'appui"
 WEAPON_RANGE_UD = MappingProxyType({"pistol": 4.0, "grenade": 4.0, "mortar": 6.0})
-WEAPON_NAMES = MappingProxyType({"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
-                "mortier": "mortar", "mortar": "mortar"})
+WEAPON_NAMES = MappingProxyType({"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade",
+                                 "grenade à main": "grenade", "mortier": "mortar", "mortar": "mortar"})
 COMMANDERS = ("leader", "second")
 
 
@@ -298,7 +300,8 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
     steps.append(Step("radio", f"more than 4 UD from the leader and every second: +1 PA on the first action: "
                       f"{', '.join(far) or 'none'}", SRC_RADIO, value=len(far), msg="fav.radio.far_list",
                       params={"figures": id_list(far)}))
-    return {"models": per, "extra_pa": far, "answer": f"+1 PA for {', '.join(far)}" if far else "everyone in radio range",
+    return {"models": per, "extra_pa": far,
+            "answer": f"+1 PA for {', '.join(far)}" if far else "everyone in radio range",
             "steps": steps}
 
 
@@ -384,7 +387,8 @@ def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[
                       SRC_AREA, value=len(names), msg="fav.grenade.blast", params={"hit": id_list(names)}))
     return {"weapon": weapon, "in_range": in_range, "impact_mm": [round(impact[0], 2), round(impact[1], 2)],
             "radius": length_json(self, radius, opts), "hit": names,
-            "answer": ("" if in_range else "out of range; ") + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
+            "answer": ("" if in_range else "out of range; ")
+                      + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
             "steps": steps}
 
 
@@ -451,7 +455,8 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
                   + ("; on the road 4 UD + 1d6 UD" if on_road else ""), SRC_MOVES, value=4,
                   msg="fav.move.walk" + ("_run" if run else "") + ("_road" if on_road else "")),
              Step("path", f"{prof.length_mm / ud:.2f} UD straight, {difficult / ud:.2f} UD of it in difficult terrain "
-                  f"(counted double), {sum(1 for line in prof.lines if line[2] == 'linear')} linear obstacle(s) at 1 UD each: "
+                  f"(counted double), {sum(1 for line in prof.lines if line[2] == 'linear')} linear obstacle(s) "
+                  f"at 1 UD each: "
                   f"costs {need_ud:.2f} UD", SRC_MOVES, value=round(need_ud, 3), msg="fav.move.path",
                   params={"length": round(prof.length_mm / ud, 2), "difficult": round(difficult / ud, 2),
                           "lines": sum(1 for line in prof.lines if line[2] == "linear"), "cost": round(need_ud, 2)})]

@@ -227,7 +227,8 @@ def _spend(plan: TablePlan, m: Model, action: str, steps: list[Step]) -> dict[st
                                  f"({SRC_ACTIONS})", msg_id="fav.pa.too_few",
                                  params={"action": action_word(action), "cost": cost, "left": act.ap_left})
     act = dataclasses.replace(act, ap_left=act.ap_left - cost)
-    steps.append(Step("action points", f"{action}: {cost} PA{' (radio or command: +1 on the first action)' if surcharge else ''}"
+    steps.append(Step("action points", f"{action}: {cost} PA"
+                                       f"{' (radio or command: +1 on the first action)' if surcharge else ''}"
                                        f", {act.ap_left} left", SRC_ACTIONS, value=cost,
                       msg="fav.pa.spent_radio" if surcharge else "fav.pa.spent",
                       params={"action": action_word(action), "cost": cost, "left": act.ap_left}))
@@ -465,7 +466,8 @@ def _weapon_for(plan: TablePlan, m: Model, name: str | None) -> Weapon:
     if name is None:
         if len(ranged) != 1:
             raise InvalidActionError(f"choose the weapon (weapon); {m.model_id} carries: "
-                                     f"{', '.join(w.name for w in carried) or '(nothing)'}", msg_id="shoot.choose_weapon",
+                                     f"{', '.join(w.name for w in carried) or '(nothing)'}",
+                                     msg_id="shoot.choose_weapon",
                                      params={"who": m.model_id, "weapons": ", ".join(w.name for w in carried)})
         return ranged[0]
     wanted = arsenal_weapon(name, plan.weapons)
@@ -511,7 +513,8 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
     steps.append(Step("defence", f"{target.model_id} ({tq.name}) rolls {d_dice}d6, keeps two, adds "
                                  + ", ".join(f"{v:+d} ({why})" for v, why, _ in d_mods)
                                  + "; and a d4 for where it is hit", SRC_SHOOT, value=d_dice,
-                      msg="fav.defence.roll", params={"who": target.model_id, "quality": quality_word(tq.name), "dice": d_dice,
+                      msg="fav.defence.roll", params={"who": target.model_id, "quality": quality_word(tq.name),
+                                                      "dice": d_dice,
                                                       "mods": mod_list(d_mods)}))
     d_mod = sum(v for v, _, _ in d_mods)
     loc_die = 8 if option(plan, "hit_location_die", "d4") == "d8" else 4
@@ -547,7 +550,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     for i, ta in enumerate(distinct):
         for tb in distinct[i + 1:]:
             if distance_ud(plan, ta, tb) > SPLIT_UD + 1e-9:
-                raise IllegalActionError(f"{ta.model_id} and {tb.model_id} are {fmt_len(distance_ud(plan, ta, tb), 'UD')} "
+                raise IllegalActionError(f"{ta.model_id} and {tb.model_id} are "
+                                         f"{fmt_len(distance_ud(plan, ta, tb), 'UD')} "
                                          f"apart: a cadence may only be split between targets 2 UD apart at most "
                                          f"(Feu à Volonté, Cadence de tir)", msg_id="fav.split_too_far",
                                          params={"a": ta.model_id, "b": tb.model_id,
@@ -566,7 +570,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     steps += extra_steps
     steps.append(Step("outcome rules", "higher attack wounds (d4: 1 leg, 2 arm, 3 chest, 4 head = death; third "
                                        "wound = death); attack at least double the defence or a natural double "
-                                       "six kills; two natural 1s among the dice rolled, before keeping two = out of ammunition, no shot; higher defence: "
+                                       "six kills; two natural 1s among the dice rolled, before keeping two = out "
+                                       "of ammunition, no shot; higher defence: "
                                        "the target may move away by the difference in UD; tie: nerve test 7+ or "
                                        "fall back to the nearest cover", SRC_SHOOT, option="double=at-least",
                       msg="fav.shot.rules"))
@@ -652,7 +657,8 @@ def _roll_shot(plan: TablePlan, dice: Dice, main: Model, target: Model, shot: Sh
         total = sum(sorted(nd, reverse=True)[:2]) + nerve[1]
         holds = total >= SUCCESS
         one.update(nerve_dice=list(nd), nerve=total, kind="tie: holds" if holds else "tie: falls back")
-        steps.append(Step("result", f"{text}: a tie; nerve test {total} ({'holds' if holds else 'falls back to the nearest cover'})",
+        steps.append(Step("result", f"{text}: a tie; nerve test {total} "
+                                    f"({'holds' if holds else 'falls back to the nearest cover'})",
                           SRC_SHOOT, msg="fav.shot.tie_holds" if holds else "fav.shot.tie_falls",
                           params={**said_dice, "total": total}))
         if not holds:
@@ -796,7 +802,8 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     steps.insert(0, Step("nerve", f"{m.model_id} ({q.name}) rolls {count}d6, keeps two, adds its cran {q.cran:+d}: "
                                   f"7 or more holds, less falls back to the nearest cover", SRC_SHOOT, value=q.cran,
                          msg="fav.nerve.roll",
-                         params={"who": m.model_id, "quality": quality_word(q.name), "dice": count, "cran": signed(q.cran)}))
+                         params={"who": m.model_id, "quality": quality_word(q.name), "dice": count,
+                                 "cran": signed(q.cran)}))
     helper = cohesion_reroll(plan, m)
     if helper is not None:
         steps.append(Step("re-roll", f"Cohésion of {helper.model_id} (within 3 UD): a failed roll is rolled again",
@@ -902,7 +909,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         steps.append(Step(who, f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, "
                                + ", ".join(f"{v:+d} ({why})" for v, why, _ in mods) + ", and a d4",
                           SRC_MELEE, value=q.dice, msg="fav.melee.roll",
-                          params={"who": m.model_id, "quality": quality_word(q.name), "dice": q.dice, "mods": mod_list(mods)}))
+                          params={"who": m.model_id, "quality": quality_word(q.name), "dice": q.dice,
+                                  "mods": mod_list(mods)}))
         sides.append((m, q.dice, sum(v for v, _, _ in mods)))
     steps.append(Step("outcome rules", "the higher total wounds the other where the winner's d4 says; a tie "
                                        "leaves both in melee", SRC_MELEE, msg="fav.melee.rules"))
@@ -1008,7 +1016,8 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if rest:
         others = [m for m in plan.models if _side(plan, m) != side and not m.has_status("activated")]
         if others:
-            raise IllegalActionError(f"the other side still has figures to activate ({', '.join(m.model_id for m in others)}): "
+            raise IllegalActionError(f"the other side still has figures to activate "
+                                     f"({', '.join(m.model_id for m in others)}): "
                                      f"the end-of-turn activation is for the last figures of one side "
                                      f"({SRC_ACTIVATION})", msg_id="fav.activate.rest_others",
                                      params={"figures": [m.model_id for m in others]})
@@ -1287,7 +1296,8 @@ def _blast_odds(plan: TablePlan, dice_count: int, bonus: int, m: Model) -> Distr
 def _apply_blast(plan: TablePlan, m: Model, o: Mapping[str, Any], steps: list[Step]) -> TablePlan:
     current = plan.model(m.model_id)
     if o["kind"] == "killed":
-        steps.append(Step("result", f"{m.model_id}: {o['attack']} against {o['defence']}, killed ({o['why']})", SRC_AREA,
+        steps.append(Step("result", f"{m.model_id}: {o['attack']} against {o['defence']}, killed ({o['why']})",
+                          SRC_AREA,
                           msg="fav.blast.killed", params={"who": m.model_id, "attack": o["attack"],
                                                           "defence": o["defence"], "why": why(o["why"])}))
         return _remove(plan, current)
@@ -1386,8 +1396,8 @@ def weather(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         said_weather.update(wind=wind, deg=round(wind_from_deg(wind)))
     steps.append(Step("result", text, SRC_WEATHER, value=kind, option="wind_rose=1-north-clockwise",
                       msg="fav.weather.result_wind" if kind == "vent" else "fav.weather.result", params=said_weather))
-    return Resolution(RULESET, "weather", tuple(steps), {}, odds, tuple(dice.rolled), Weather(str(kind), wind if kind == "vent" else None).to_json(),
-                      plan.with_state(state.to_json()))
+    return Resolution(RULESET, "weather", tuple(steps), {}, odds, tuple(dice.rolled),
+                      state.weather.to_json() if state.weather else {}, plan.with_state(state.to_json()))
 
 
 def _weather_modifiers(plan: TablePlan, main: Model, target: Model) -> list[tuple[int, str, str]]:

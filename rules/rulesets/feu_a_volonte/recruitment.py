@@ -141,8 +141,8 @@ def _norm(text: str) -> str:
 _BY_NORM = MappingProxyType({_norm(name): name for name in ARSENAL} | {_norm(k): v for k, v in ALIASES.items()})
 _TRAIT_BY_NORM = MappingProxyType({_norm(t): t for t in TRAITS})
 _QUALITY_BY_NORM = MappingProxyType({_norm(q): q for q in QUALITIES})
-_ROLE_BY_NORM = MappingProxyType({"leader": "leader", "second": "second", "trooper": "trooper", "homme de troupe": "trooper",
-                 "troupe": "trooper"})
+_ROLE_BY_NORM = MappingProxyType({"leader": "leader", "second": "second", "trooper": "trooper",
+                                  "homme de troupe": "trooper", "troupe": "trooper"})
 
 
 def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon:
