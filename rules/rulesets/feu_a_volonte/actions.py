@@ -93,6 +93,23 @@ from rules.rulesets.feu_a_volonte.recruitment import (  # the book's tables and 
     trait_id,
     validate_roster,
 )
+from rules.rulesets.feu_a_volonte.results import (
+    ActivateResult,
+    Aiming,
+    DisengageResult,
+    DodgeResult,
+    EndTurnResult,
+    InitiativeResult,
+    MeleeResult,
+    NerveResult,
+    PayResult,
+    RecruitResult,
+    ReloadResult,
+    Roll,
+    ShootResult,
+    SpotResult,
+    ThrowResult,
+)
 from rules.rulesets.feu_a_volonte.state import Activation, FavState, Weather, state_json
 from rules.rulesets.feu_a_volonte.words import (
     WEATHER_MSG,
@@ -593,14 +610,15 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     base = plan.with_state(extra_state) if extra_state != state_json(plan) else plan
     state = _spend(base, main, "combat / grenade", steps)
     after = base.with_state(state) if state != state_json(base) else base
-    result: dict[str, Any] = {"main_shooter": main.model_id, "shots": []}
+    result = ShootResult(main.model_id)
     if weapon.needs_aiming:
         aim = dice.roll_keep(q.dice)
-        result["aiming"] = {"dice": list(aim[0]), "total": sum(aim[1])}
+        result = dataclasses.replace(result, aiming=Aiming(tuple(aim[0]), sum(aim[1])))
         if sum(aim[1]) < SUCCESS:
             steps.append(Step("aiming", f"aiming roll {sum(aim[1])}: failed, no shot", SRC_AT,
                               msg="fav.aiming.failed", params={"total": sum(aim[1])}))
-            return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
+            return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result.to_json(),
+                              after)
     order = sequence if split else sequence * shots
     for target in order:
         if after.model(main.model_id).has_status("out-of-ammo"):
@@ -613,13 +631,13 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             aim_t.shot, target_wounds=len(_wounds(current)),
             defence_mod=aim_t.shot.defence_mod - (_wounds(current).count("buste") - _wounds(target).count("buste")))
         after, one = _roll_shot(after, dice, main, current, shot_n, aim_t.nerve, steps)
-        result["shots"].append({"target": target.model_id, **one})
-    result["outcome"] = result["shots"][-1]["kind"] if result["shots"] else "no shot"
+        result = dataclasses.replace(result, shots=(*result.shots, Roll.from_outcome(one, target=target.model_id)))
+    result = dataclasses.replace(result, outcome=result.shots[-1].kind if result.shots else "no shot")
     if any(x.model_id == main.model_id for x in after.models) and after.model(main.model_id).has_status("ambush"):
         after = after.with_model(with_status(after.model(main.model_id), remove=("ambush",)))
         steps.append(Step("opportunity fire", f"{main.model_id} has fired from ambush: no longer ready to fire",
                           SRC_ACTIONS, msg="fav.opportunity_done", params={"who": main.model_id}))
-    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result.to_json(), after)
 
 
 def _roll_shot(plan: TablePlan, dice: Dice, main: Model, target: Model, shot: Shot, nerve: tuple[int, int],
@@ -789,7 +807,7 @@ def spot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     if ok:
         after = after.with_model(with_extra(after.model(target.model_id), spotted=True))
     return Resolution(RULESET, "spot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"spotted": ok, "total": total, "dice": rolled}, after)
+                      SpotResult(ok, total, tuple(rolled)).to_json(), after)
 
 
 def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -828,7 +846,7 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
                       msg="fav.nerve.holds" if holds else "fav.nerve.falls",
                       params={"dice": list(rolled), "kept": list(kept), "cran": signed(q.cran), "total": total}))
     return Resolution(RULESET, "morale", tuple(steps), {"nerve": "7+"}, odds, tuple(dice.rolled),
-                      {"holds": holds, "total": total}, after)
+                      NerveResult(holds, total).to_json(), after)
 
 
 def disengage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -851,7 +869,7 @@ def disengage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                       msg="fav.disengage.ok" if ok else "fav.disengage.stays",
                       params={"dice": list(rolled), "kept": list(kept), "total": sum(kept)}))
     return Resolution(RULESET, "disengage", tuple(steps), {"disengage": "7+"}, odds, tuple(dice.rolled),
-                      {"disengaged": ok, "total": sum(kept)}, plan.with_state(state))
+                      DisengageResult(ok, sum(kept)).to_json(), plan.with_state(state))
 
 
 def reload(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -864,7 +882,7 @@ def reload(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     state = _spend(plan, m, "recharger", steps)
     after = plan.with_state(state).with_model(with_status(m, remove=("out-of-ammo",)))
     steps.append(Step("reload", f"{m.model_id} reloads", SRC_ACTIONS, msg="fav.reload", params={"who": m.model_id}))
-    return Resolution(RULESET, "reload", tuple(steps), result={"reloaded": m.model_id}, plan_after=after)
+    return Resolution(RULESET, "reload", tuple(steps), result=ReloadResult(m.model_id).to_json(), plan_after=after)
 
 
 # -- melee ----------------------------------------------------------------------------------------------------
@@ -931,10 +949,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     d_loc = dice.roll(4)
     ta = sum(sorted(a_dice, reverse=True)[:2]) + ka
     td = sum(sorted(d_dice, reverse=True)[:2]) + kd
-    result: dict[str, Any] = {"attacker_total": ta, "defender_total": td, "attacker_dice": list(a_dice),
-                              "defender_dice": list(d_dice), "attacker_d4": a_loc, "defender_d4": d_loc}
+    result = MeleeResult(ta, td, tuple(a_dice), tuple(d_dice), a_loc, d_loc, "tie")
     if ta == td:
-        result["outcome"] = "tie"
         steps.append(Step("result", f"{ta} against {td}: a tie, both stay in melee", SRC_MELEE, msg="fav.melee.tie",
                           params={"a": ta, "b": td}))
     else:
@@ -943,8 +959,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         current = after.model(loser.model_id)
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
-        result.update(outcome="attacker wins" if ta > td else "defender wins", wounded=loser.model_id,
-                      location=loc, killed=dead)
+        result = dataclasses.replace(result, outcome="attacker wins" if ta > td else "defender wins",
+                                     wounded=loser.model_id, location=loc, killed=dead)
         steps.append(Step("result", f"{ta} against {td}: {loser.model_id} wounded in the {loc}"
                                     f"{' and killed' if dead else ' (' + LOCATION_EFFECT[loc] + ')'}", SRC_WOUNDS,
                           msg="fav.melee.killed" if dead else "fav.melee.wounded",
@@ -952,7 +968,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                   "effect": effect(loc)}))
         after = _remove(after, current) if dead else after.with_model(with_extra(current, wounds=wounds))
     return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
-                      result, after)
+                      result.to_json(), after)
 
 
 def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Resolution:
@@ -970,9 +986,8 @@ def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Reso
     state = _spend(plan, a, "combat / grenade", steps)
     after = plan.with_state(state) if state != state_json(plan) else plan
     rolled, kept = dice.roll_keep(q.dice)
-    result: dict[str, Any] = {"dodge_dice": list(rolled), "dodge": sum(kept)}
+    result = DodgeResult(tuple(rolled), sum(kept), "dodged")
     if sum(kept) >= SUCCESS:
-        result["outcome"] = "dodged"
         steps.append(Step("result", f"dodge {sum(kept)}: {d.model_id} dodges", SRC_MELEE, msg="fav.melee.dodged",
                           params={"total": sum(kept), "who": d.model_id}))
     else:
@@ -980,13 +995,14 @@ def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Reso
         current = after.model(d.model_id)
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
-        result.update(outcome="attacker wins", wounded=d.model_id, location=loc, killed=dead)
+        result = dataclasses.replace(result, outcome="attacker wins", wounded=d.model_id, location=loc, killed=dead)
         steps.append(Step("result", f"dodge {sum(kept)}: {d.model_id} wounded in the {loc}"
                                     f"{' and killed' if dead else ''}", SRC_WOUNDS,
                           msg="fav.melee.dodge_killed" if dead else "fav.melee.dodge_wounded",
                           params={"total": sum(kept), "who": d.model_id, "location": location(loc)}))
         after = _remove(after, current) if dead else after.with_model(with_extra(current, wounds=wounds))
-    return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds, tuple(dice.rolled), result, after)
+    return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds, tuple(dice.rolled), result.to_json(),
+                      after)
 
 
 # -- activation -------------------------------------------------------------------------------------------------
@@ -1070,7 +1086,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     for m in figs:
         after = after.with_model(with_status(after.model(m.model_id), add=("activated",), remove=("moved",)))
     return Resolution(RULESET, "activate", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"action_points": ap, "figures": [m.model_id for m in figs]}, after)
+                      ActivateResult(ap, tuple(m.model_id for m in figs)).to_json(), after)
 
 
 def _radio(plan: TablePlan, figs: Sequence[Model], side: str, steps: list[Step]) -> dict[str, int]:
@@ -1115,8 +1131,8 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                          f"({'at least' if side in over else 'under'} three quarters)", SRC_END,
                           value=lost, msg="fav.turn.losses_over" if side in over else "fav.turn.losses_under",
                           params={"side": side, "lost": lost, "company": company}))
-    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state.turn, "game_over": bool(over),
-                                                                 "defeated": over}, plan_after=after)
+    return Resolution(RULESET, "end-turn", tuple(steps),
+                      result=EndTurnResult(state.turn or 2, bool(over), tuple(over)).to_json(), plan_after=after)
 
 
 def recruit(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1137,7 +1153,7 @@ def recruit(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     steps.append(Step("total", f"{total} PdR of {budget}" + (": " + "; ".join(problems) if problems else ""),
                       SRC_RECRUIT, value=total, msg="fav.recruit.total_problems" if problems else "fav.recruit.total",
                       params={"total": total, "budget": budget, "problems": [said(p) for p in problems]}))
-    return Resolution(RULESET, "recruit", tuple(steps), result={"total_pdr": total, "problems": problems})
+    return Resolution(RULESET, "recruit", tuple(steps), result=RecruitResult(total, tuple(problems)).to_json())
 
 
 # -- area weapons ------------------------------------------------------------------------------------------
@@ -1213,24 +1229,22 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     rolled, kept = dice.roll_keep(q.dice)
     total = sum(kept)
     impact = point
-    result: dict[str, Any] = {"throw_dice": list(rolled), "kept": list(kept), "on_point": total >= SUCCESS}
+    deviation: int | None = None
     if total < SUCCESS:
         from rules.zones import deviate
 
         d6 = dice.roll(6)
         impact = deviate(point, thrower.position_mm, d6, d6 * ud)
-        result["deviation"] = d6
+        deviation = d6
         steps.append(Step("deviation", f"{total} < 7: the d6 shows {d6}, {d6} UD in direction {d6} (4 straight "
                                        f"away from the thrower)", SRC_AREA, value=d6, msg="fav.throw.deviation",
                           params={"total": total, "d6": d6}))
     attack = total + weapon.bonus
-    result["impact_mm"] = [round(impact[0], 3), round(impact[1], 3)]
-    result["attack"] = attack
     victims = _blast(after, impact, weapon)
     steps.append(Step("blast", f"attack {attack}; within 3 UD: {', '.join(m.model_id for m in victims) or 'nobody'}",
                       SRC_AREA, value=len(victims), msg="fav.throw.blast",
                       params={"attack": attack, "hit": id_list(m.model_id for m in victims)}))
-    outcomes = []
+    outcomes: list[Roll] = []
     for m in victims:
         d_dice, d_mods, tq = _defence(after, m)
         shot = Shot(0, 0, d_dice, sum(v for v, _, _ in d_mods), len(_wounds(m)))
@@ -1241,13 +1255,16 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             nd = dice.roll_many(tq.dice, 6)
             holds = sum(sorted(nd, reverse=True)[:2]) + tq.cran >= SUCCESS
             o = {**o, "kind": "tie: holds" if holds else "tie: falls back", "nerve_dice": list(nd)}
-        outcomes.append({"figure": m.model_id, **o, "location_die": face, "defence_dice": list(defence)})
+        outcomes.append(Roll.from_outcome({**o, "location_die": face, "defence_dice": list(defence)},
+                                          figure=m.model_id))
         after = _apply_blast(after, m, o, steps)
     if weapon.name == "Grenade à main" and any(x.model_id == thrower.model_id for x in after.models):
         t = after.model(thrower.model_id)
         after = after.with_model(with_extra(t, grenades_thrown=int(t.extra.get("grenades_thrown", 0)) + 1))
-    result["figures"] = outcomes
-    return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds, tuple(dice.rolled), result,
+    result = ThrowResult(tuple(rolled), tuple(kept), total >= SUCCESS, deviation,
+                         (round(impact[0], 3), round(impact[1], 3)), attack, tuple(outcomes))
+    return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds, tuple(dice.rolled),
+                      result.to_json(),
                       after)
 
 
@@ -1345,7 +1362,7 @@ def pay(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
         after = after.with_model(with_status(after.model(m.model_id), add=marks[action]))
     if action == "se dissimuler":
         after = after.with_model(with_extra(after.model(m.model_id), spotted=None))
-    return Resolution(RULESET, "pay", tuple(steps), result={"action": action, "cost": ACTION_COSTS[action]},
+    return Resolution(RULESET, "pay", tuple(steps), result=PayResult(action, ACTION_COSTS[action]).to_json(),
                       plan_after=after)
 
 
@@ -1439,7 +1456,8 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                               "winner": winner}))
     state = FavState.of(plan).replace(initiative=winner)
     return Resolution(RULESET, "initiative", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"starts": winner, "rolls": rolls}, plan.with_state(state.to_json()))
+                      InitiativeResult(winner, tuple((x, y) for x, y in rolls)).to_json(),
+                      plan.with_state(state.to_json()))
 
 
 __all__ = ["ACTIONS", "QUALITIES", "TRAITS", "Recruit", "roster_cost", "validate_roster", "shoot", "melee", "spot",

@@ -36,6 +36,7 @@ from rules.rulesets.feu_a_volonte.actions import (
     _weapon_for,
     figure,
 )
+from rules.rulesets.feu_a_volonte.results import BuildingResult, SupportWoundResult
 from rules.rulesets.feu_a_volonte.solo import SOLO_ACTIONS, SOLO_PARAMS
 from rules.rulesets.feu_a_volonte.state import state_json
 from rules.rulesets.feu_a_volonte.words import id_list, modifier_step, quality_word, signed
@@ -115,9 +116,9 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
                       params={"dice": list(rolled), "kept": list(kept), "mod": signed(attack_mod),
                               "attack": sum(kept) + attack_mod, "defence_dice": list(d), "building_mod": signed(d_mod),
                               "defence": sum(d) + d_mod, "outcome": msg(OUTCOME_MSG[outcome])}))
-    result = {"building": piece.terrain_id, "type": kind, "attack": sum(kept) + attack_mod, "defence": sum(d) + d_mod,
-              "outcome": outcome}
-    return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
+    result = BuildingResult(piece.terrain_id, kind, sum(kept) + attack_mod, sum(d) + d_mod, outcome)
+    return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds, tuple(dice.rolled), result.to_json(),
+                      after)
 
 
 def support_wound(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -144,8 +145,9 @@ def support_wound(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None
     if out:
         for m in after.models_of(uid):
             after = _remove(after, m)  # counted among the side's losses
-    result = {"unit": uid, "wounds": total, "limit": limit, "removed": out}
-    return Resolution(RULESET, "support_wound", (step,), {}, {"removed": Distribution.certain(out)}, (), result, after)
+    result = SupportWoundResult(uid, total, limit, out)
+    return Resolution(RULESET, "support_wound", (step,), {}, {"removed": Distribution.certain(out)}, (),
+                      result.to_json(), after)
 
 
 MORE_ACTIONS: dict[str, Action] = {"shoot_building": shoot_building, "support_wound": support_wound, **SOLO_ACTIONS}

@@ -23,6 +23,7 @@ from rules.measure import model_distance_mm
 from rules.plan import TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.feu_a_volonte.actions import RULESET, _ud_mm
+from rules.rulesets.feu_a_volonte.results import NpcResult, ReinforcementsResult
 from rules.rulesets.feu_a_volonte.words import id_list
 from rules.rulesets.kit import req_int, req_str
 from rules.rulesets.params import Param
@@ -58,7 +59,7 @@ def npc_activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
     if d <= CHARGE_UD * ud + 1e-9:
         steps.append(Step("charge", f"within {CHARGE_UD:g} UD: the group charges {target} (resolve the melee)",
                           SRC_SOLO, msg="fav.npc.charge", params={"reach": CHARGE_UD, "target": target}))
-        result = {"group": gid, "action": "charge", "target": target}
+        result = NpcResult(gid, "charge", target=target).to_json()
         return Resolution(RULESET, "npc_activate", tuple(steps), {}, {"action": Distribution.certain("charge")}, (),
                           result, plan)
     rs = find_ruleset(RULESET)
@@ -76,7 +77,7 @@ def npc_activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
     face = dice.roll(6)
     steps.append(Step("direction", f"d6 = {face}: read direction {face} on the template", SRC_SOLO, value=face,
                       msg="fav.npc.direction", params={"face": face}))
-    result = {"group": gid, "action": "move", "direction": face, "move_ud": NPC_MOVE_UD, "sees_now": seen}
+    result = NpcResult(gid, "move", direction=face, move_ud=NPC_MOVE_UD, sees_now=tuple(seen)).to_json()
     return Resolution(RULESET, "npc_activate", tuple(steps), {}, odds, tuple(dice.rolled), result, plan)
 
 
@@ -95,7 +96,7 @@ def npc_reinforcements(plan: TablePlan, request: Mapping[str, Any], dice: Dice |
     steps.append(Step("d4", ", ".join(f"entry {i + 1}: {f}" for i, f in enumerate(faces)), SRC_SOLO,
                       msg="fav.npc.arrivals",
                       params={"entries": [msg("fav.npc.entry", n=i + 1, d4=f) for i, f in enumerate(faces)]}))
-    result = {"per_entry_point": faces, "total": sum(faces)}
+    result = ReinforcementsResult(tuple(faces), sum(faces)).to_json()
     return Resolution(RULESET, "npc_reinforcements", tuple(steps), {}, odds, tuple(dice.rolled), result, plan)
 
 
