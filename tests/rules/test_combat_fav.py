@@ -459,7 +459,8 @@ def test_weather_d8_table_wind_and_fog() -> None:
     # wind from the bottom edge (d8 5: from 90°, +y): the US at y = 100 shoot toward +y, into the wind
     windy = resolve(plan, "weather", {}, Dice.given([1, 5])).plan_after
     far = place(windy, {"para-2": (340.0, 560.0)})  # 11.5 UD
-    assert "-1: shooting into the wind at 11.5 UD" in texts(resolve(far, "shoot", {"firing": "us-2", "target": "para-2"}, None))
+    into_wind = resolve(far, "shoot", {"firing": "us-2", "target": "para-2"}, None)
+    assert "-1: shooting into the wind at 11.5 UD" in texts(into_wind)
     near = resolve(windy, "shoot", {"firing": "us-2", "target": "para-2"}, None)  # 10 UD: no malus
     assert "into the wind" not in texts(near)
     back = resolve(far, "shoot", {"firing": "para-2", "target": "us-2"}, None)  # wind in the back

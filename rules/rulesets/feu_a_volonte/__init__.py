@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from calibration.units import DEFAULT_UD_MM
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
@@ -23,6 +23,7 @@ from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
 from rules.rulesets.feu_a_volonte.climb import ask_climb
 from rules.rulesets.feu_a_volonte.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.feu_a_volonte.params import PARAMS
+from rules.rulesets.feu_a_volonte.words import Phrase, id_list, said, signed
 from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight
 from rules.zones import aura, deviate
@@ -34,8 +35,10 @@ TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
     TerrainKind("road", "clear", "road", False, ("area", "line"), "road: open, 4 UD + 1d6 UD for 1 PA", SRC),
     TerrainKind("plain", "clear", "open", False, ("area",), "plain: open, sight clear", SRC),
     TerrainKind("path", "clear", "difficult", False, ("area", "line"), "path or field: difficult, sight clear", SRC),
-    TerrainKind("rough", "blocks", "difficult", True, ("area",), "rough ground or ditches: difficult, sight blocked", SRC),
-    TerrainKind("tree-line", "blocks", "difficult", True, ("area", "line"), "single line of trees: difficult, sight blocked", SRC),
+    TerrainKind("rough", "blocks", "difficult", True, ("area",), "rough ground or ditches: difficult, sight blocked",
+                SRC),
+    TerrainKind("tree-line", "blocks", "difficult", True, ("area", "line"),
+                "single line of trees: difficult, sight blocked", SRC),
     TerrainKind("forest", "blocks", "impassable", True, ("area",), "forest: impassable, sight blocked", SRC),
     TerrainKind("river", "clear", "impassable", False, ("area", "line"), "river: impassable, sight clear", SRC),
     TerrainKind("water", "clear", "impassable", False, ("area",), "stretch of water: impassable, sight clear", SRC),
@@ -68,8 +71,8 @@ SRC_ROF = "Feu à Volonté, Cadence de tir"
 SRC_MOVES = "Feu à Volonté, Les Mouvements"
 SRC_SUPPORT = "Feu à Volonté, Groupe d'appui"
 WEAPON_RANGE_UD = MappingProxyType({"pistol": 4.0, "grenade": 4.0, "mortar": 6.0})
-WEAPON_NAMES = MappingProxyType({"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade", "grenade à main": "grenade",
-                "mortier": "mortar", "mortar": "mortar"})
+WEAPON_NAMES = MappingProxyType({"pistolet": "pistol", "pistol": "pistol", "grenade": "grenade",
+                                 "grenade à main": "grenade", "mortier": "mortar", "mortar": "mortar"})
 COMMANDERS = ("leader", "second")
 
 
@@ -107,7 +110,7 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
     v = args.parse(("SHOOTER", "TARGET"), flags={"weapon": "text", "weapon-range": "number"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
     if s.model_id == t.model_id:
-        raise InvalidActionError("range: name two different models")
+        raise InvalidActionError("range: name two different models", msg_id="fav.range.same")
     how = self.measure_how(opts)
     d = model_distance_mm(s, t, how=how)
     d_ud = self.to_unit(d, opts)
@@ -115,29 +118,36 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
     max_ud = float(v["weapon-range"]) if "weapon-range" in v else WEAPON_RANGE_UD.get(weapon or "")
     steps = [self.measure_step(opts),
              Step("distance", f"{s.model_id} to {t.model_id}: {d_ud:.2f} UD (1 UD = {self.unit(opts).mm:g} mm)",
-                  SRC_MEASURE, value=round(d_ud, 3), option=self.changed(opts, "ud_mm"))]
+                  SRC_MEASURE, value=round(d_ud, 3), option=self.changed(opts, "ud_mm"), msg="fav.range.distance",
+                  params={"a": s.model_id, "b": t.model_id, "distance": round(d_ud, 2),
+                          "ud_mm": self.unit(opts).mm})]
     mods: list[dict[str, Any]] = []
     in_range = max_ud is None or d_ud <= max_ud + 1e-9
     if weapon == "pistol":
-        steps.append(Step("pistol", "a pistol reaches 4 UD, with no range bonus or malus", SRC_SHOOT, value=4))
+        steps.append(Step("pistol", "a pistol reaches 4 UD, with no range bonus or malus", SRC_SHOOT, value=4,
+                          msg="fav.range.pistol"))
         band = "pistol"
     else:
         band, mod = band_modifier(d_ud, str(opts.get("band_boundary", "nearer")))
         mods.append({"rule": f"range {band}", "modifier": mod})
         steps.append(Step("range band", f"{band}: {mod:+d}", SRC_BANDS, value=mod,
-                          option=self.changed(opts, "band_boundary")))
+                          option=self.changed(opts, "band_boundary"), msg="fav.range.band",
+                          params={"band": band, "mod": signed(mod)}))
     if max_ud is not None:
         steps.append(Step("in range", f"range {max_ud:g} UD: {'in' if in_range else 'out of'} range", SRC_SHOOT,
-                          value=in_range))
+                          value=in_range, msg="fav.range.in" if in_range else "fav.range.out",
+                          params={"range": max_ud}))
     rel = relative_bearing_deg(t, s.position_mm)
     if rel is not None and abs(rel) > 90.0 + 1e-9:
         mods.append({"rule": "shot in the back", "modifier": 1})
         steps.append(Step("rear shot", f"{s.model_id} is behind {t.model_id} ({abs(rel):.0f}° from its facing): +1",
-                          SRC_BANDS, value=1))
+                          SRC_BANDS, value=1, msg="fav.range.rear",
+                          params={"shooter": s.model_id, "target": t.model_id, "deg": round(abs(rel))}))
     covered, why = _cover(self, plan, s, t, opts)
     if covered:
         mods.append({"rule": "target in cover or prone", "modifier": -1})
-        steps.append(Step("cover or prone", f"{t.model_id}: {why}: -1", SRC_BANDS + " / " + SRC_SHOOT, value=-1))
+        steps.append(Step("cover or prone", f"{t.model_id}: {why}: -1", SRC_BANDS + " / " + SRC_SHOOT, value=-1,
+                          msg="fav.range.cover", params={"target": t.model_id, "why": said(why)}))
     total = sum(m["modifier"] for m in mods)
     return {"distance": length_json(self, d, opts), "weapon": weapon, "band": band, "in_range": in_range,
             "modifiers": mods, "modifier": total,
@@ -149,12 +159,13 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
 
 def _cover(self: "FeuAVolonte", plan: TablePlan, s: Model, t: Model, opts: Mapping[str, Any]) -> tuple[bool, str]:
     if t.has_status("prone"):
-        return True, "prone"
+        return True, Phrase("prone", "fav.cover.prone")
     sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
     if sight.visible and (sight.visible_fraction < 1.0 or sight.cover_fraction > 0):
         names = [i for _, i, _ in sight.blockers] + [i for _, i, _ in sight.cover]
-        return True, f"partly hidden or behind a linear obstacle ({', '.join(names)})"
-    return False, "in the open"
+        return True, Phrase(f"partly hidden or behind a linear obstacle ({', '.join(names)})", "fav.cover.partly",
+                            pieces=id_list(names))
+    return False, Phrase("in the open", "fav.cover.open")
 
 
 def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -164,7 +175,9 @@ def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
     sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
     covered, why = _cover(self, plan, s, t, opts)
     steps = list(sight.steps) + [Step("cover", f"{t.model_id}: {why}" + (": -1 to the attack" if covered else ""),
-                                      SRC_SHOOT, value=-1 if covered else 0)]
+                                      SRC_SHOOT, value=-1 if covered else 0,
+                                      msg="fav.cover.step_covered" if covered else "fav.cover.step",
+                                      params={"target": t.model_id, "why": said(why)})]
     return {"visible": sight.visible, "visible_fraction": round(sight.visible_fraction, 4), "in_cover": covered,
             "modifier": -1 if covered else 0, "reason": why,
             "answer": ("not visible" if not sight.visible else f"{'in cover' if covered else 'in the open'}: {why}"),
@@ -174,15 +187,16 @@ def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
 def _arc_state(shooter: Model, point: tuple[float, float], window: bool) -> tuple[float | None, str]:
     rel = relative_bearing_deg(shooter, point)
     if rel is None:
-        return None, "unknown (the model has no facing)"
+        return None, Phrase("unknown (the model has no facing)", "fav.arc.no_facing")
     a = abs(rel)
     if window:
-        return rel, "in the arc" if a <= 45.0 + 1e-9 else "outside the 45° each side of the opening"
+        return rel, (Phrase("in the arc", "fav.arc.window_in") if a <= 45.0 + 1e-9
+                     else Phrase("outside the 45° each side of the opening", "fav.arc.window_out"))
     if a <= 90.0 + 1e-9:
-        return rel, "in the front arc"
+        return rel, Phrase("in the front arc", "fav.arc.front")
     if a <= 135.0 + 1e-9:
-        return rel, "in reach of the free 45° turn"
-    return rel, "behind: the model must turn first (1 PA)"
+        return rel, Phrase("in reach of the free 45° turn", "fav.arc.turn")
+    return rel, Phrase("behind: the model must turn first (1 PA)", "fav.arc.behind")
 
 
 def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,10 +207,13 @@ def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str,
     can = state in ("in the front arc", "in reach of the free 45° turn", "in the arc")
     src = "Feu à Volonté, Tirer au travers d'une fenêtre ou d'une porte" if v.get("window") else SRC_ARC
     steps = [Step("arc", f"{t.model_id} is {abs(rel):.0f}° from {s.model_id}'s facing: {state}" if rel is not None
-                  else state, src, value=round(rel, 2) if rel is not None else None)]
+                  else state, src, value=round(rel, 2) if rel is not None else None,
+                  msg="fav.arc.step" if rel is not None else "fav.arc.only",
+                  params={"target": t.model_id, "deg": round(abs(rel)) if rel is not None else 0,
+                          "who": s.model_id, "state": said(state)})]
     if not v.get("window"):
         steps.append(Step("free turn", "declaring a target turns the shooter up to 45° toward it for free",
-                          SRC_SHOOT))
+                          SRC_SHOOT, msg="fav.arc.free_turn"))
     return {"relative_deg": round(rel, 2) if rel is not None else None, "state": state, "can_shoot": can,
             "answer": state, "steps": steps}
 
@@ -206,13 +223,14 @@ def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping
     v = args.parse(("TARGET", "SHOOTER"), rest="MORE")
     t = plan.model(v["TARGET"])
     names = [v["SHOOTER"], *v["MORE"]]
-    able, unable = [], {}
+    able: list[Model] = []
+    unable: dict[str, str] = {}
     for name in names:
         s = plan.model(name)
         sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
         _, state = _arc_state(s, t.position_mm, False)
         if not sight.visible:
-            unable[name] = "no line of sight"
+            unable[name] = Phrase("no line of sight", "fav.shooters.no_sight")
         elif state.startswith("behind"):
             unable[name] = state
         else:
@@ -222,10 +240,13 @@ def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping
     bonus = max(len(able) - 1, 0)
     main = able[0].model_id if able else None
     steps = [Step("several shooters", f"{len(able)} can fire on {t.model_id}: +{bonus} to the attack "
-                  "(+1 per extra shooter)", SRC_SHOOT, value=bonus)]
+                  "(+1 per extra shooter)", SRC_SHOOT, value=bonus, msg="fav.shooters.count",
+                  params={"n": len(able), "target": t.model_id, "bonus": bonus})]
     if main:
-        steps.append(Step("main shooter", f"the nearest to the target rolls: {main}", SRC_SHOOT))
-    steps += [Step("cannot fire", f"{k}: {r}", SRC_SHOOT) for k, r in unable.items()]
+        steps.append(Step("main shooter", f"the nearest to the target rolls: {main}", SRC_SHOOT,
+                          msg="fav.shooters.main", params={"main": main}))
+    steps += [Step("cannot fire", f"{k}: {r}", SRC_SHOOT, msg="fav.shooters.cannot", params={"who": k, "why": said(r)})
+              for k, r in unable.items()]
     return {"can_fire": [s.model_id for s in able], "cannot_fire": unable, "main_shooter": main, "bonus": bonus,
             "answer": f"main shooter {main}, +{bonus}" if main else "nobody can fire", "steps": steps}
 
@@ -235,11 +256,12 @@ def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     v = args.parse(("MODEL",))
     m = plan.model(v["MODEL"])
     if (m.role or "") not in COMMANDERS:
-        raise InvalidActionError(f"aura: {m.model_id} is not a leader or a second (role {m.role!r})")
+        raise InvalidActionError(f"aura: {m.model_id} is not a leader or a second (role {m.role!r})",
+                                 msg_id="fav.aura.not_commander", params={"who": m.model_id})
     a = aura(plan, m.model_id, self.from_unit(3.0, opts), who="friends", how=self.measure_how(opts),
              rule="3 UD", source=SRC_TRAITS)
     steps = list(a.steps) + [Step("reserve dice", "the reserve dice may be added to the quality rolls of figures "
-                                  "within 3 UD of the leader or a second", SRC_ROLE)]
+                                  "within 3 UD of the leader or a second", SRC_ROLE, msg="fav.aura.reserve")]
     return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts),
             "inside": list(a.inside), "distances_mm": {k: round(d, 2) for k, d in a.distances_mm.items()},
             "answer": f"{len(a.inside)} friend(s) within 3 UD of {m.model_id}: {', '.join(a.inside) or 'none'}",
@@ -251,7 +273,8 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
     v = args.parse((), optional=("SIDE",))
     sides = sorted({u.side for u in plan.units})
     if "SIDE" in v and v["SIDE"] not in sides:
-        raise InvalidActionError(f"radio: no side {v['SIDE']!r}; sides are: {', '.join(sides)}")
+        raise InvalidActionError(f"radio: no side {v['SIDE']!r}; sides are: {', '.join(sides)}",
+                                 msg_id="fav.radio.no_side", params={"side": v["SIDE"], "sides": id_list(sides)})
     how = self.measure_how(opts)
     limit = self.from_unit(4.0, opts)
     per: dict[str, Any] = {}
@@ -261,7 +284,7 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
         chiefs = [m for m in ms if (m.role or "") in COMMANDERS]
         if not chiefs:
             steps.append(Step("disorganised", f"{side} has no leader or second left: every figure pays +1 PA on its "
-                              "first action", SRC_RADIO))
+                              "first action", SRC_RADIO, msg="fav.radio.side_disorganised", params={"side": side}))
         for m in ms:
             if m in chiefs:
                 per[m.model_id] = {"side": side, "extra_pa": 0, "nearest": m.model_id, "distance_mm": 0.0}
@@ -275,8 +298,10 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                                "distance_mm": round(d, 2)}
     far = [k for k, p in per.items() if p["extra_pa"]]
     steps.append(Step("radio", f"more than 4 UD from the leader and every second: +1 PA on the first action: "
-                      f"{', '.join(far) or 'none'}", SRC_RADIO, value=len(far)))
-    return {"models": per, "extra_pa": far, "answer": f"+1 PA for {', '.join(far)}" if far else "everyone in radio range",
+                      f"{', '.join(far) or 'none'}", SRC_RADIO, value=len(far), msg="fav.radio.far_list",
+                      params={"figures": id_list(far)}))
+    return {"models": per, "extra_pa": far,
+            "answer": f"+1 PA for {', '.join(far)}" if far else "everyone in radio range",
             "steps": steps}
 
 
@@ -289,7 +314,10 @@ def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     hidden = m.has_status("hidden")
     steps = list(a.steps) + [Step("spotting", f"{m.model_id} is {'hidden' if hidden else 'not hidden'}; "
                                   + ("an enemy closer than 2 UD detects it automatically" if a.inside
-                                     else "others must roll Quality 7+ to spot it"), SRC_HIDE)]
+                                     else "others must roll Quality 7+ to spot it"), SRC_HIDE, msg="fav.spot.state",
+                                  params={"who": m.model_id,
+                                          "state": msg("fav.spot.is_hidden" if hidden else "fav.spot.not_hidden"),
+                                          "how": msg("fav.spot.near" if a.inside else "fav.spot.needs_roll")})]
     return {"model": m.model_id, "hidden": hidden, "spotted_by": list(a.inside), "spotted": bool(a.inside),
             "answer": (f"spotted automatically by {', '.join(a.inside)}" if a.inside
                        else "not spotted automatically (Quality 7+ to spot)"), "steps": steps}
@@ -315,7 +343,9 @@ def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     steps = [Step("hide", ("no scenery to hide behind" if best is None else
                            f"nearest scenery {best[1]} at {self.fmt(best[0], opts)}: "
                            + ("closer than 1 UD, the figure may hide" if ok else "not closer than 1 UD")),
-                  SRC_HIDE, value=ok)]
+                  SRC_HIDE, value=ok,
+                  msg="fav.hide.none" if best is None else "fav.hide.may" if ok else "fav.hide.may_not",
+                  params={} if best is None else {"piece": best[1], "distance": round(self.to_unit(best[0], opts), 2)})]
     return {"model": m.model_id, "can_hide": ok, "nearest": best[1] if best else None,
             "distance": length_json(self, best[0], opts) if best else None,
             "answer": ("may hide" if ok else "may not hide") + (f" ({best[1]})" if best else ""), "steps": steps}
@@ -328,19 +358,23 @@ def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[
     point = table_point(args, v, plan, "X_MM", "Y_MM")
     weapon = WEAPON_NAMES.get(str(v.get("weapon", "grenade")).lower())
     if weapon not in ("grenade", "mortar"):
-        raise InvalidActionError("grenade: --weapon must be grenade or mortar")
+        raise InvalidActionError("grenade: --weapon must be grenade or mortar", msg_id="fav.grenade.weapon")
     how = self.measure_how(opts)
     reach_ud = WEAPON_RANGE_UD[weapon]
     d = point_distance_mm(thrower, point, how="centre" if how == "centre" else "edge")
     in_range = d <= self.from_unit(reach_ud, opts) + 1e-6
     steps = [Step("range", f"{weapon} range {reach_ud:g} UD; the point is {self.fmt(d, opts)} away: "
-                  f"{'in' if in_range else 'out of'} range", SRC_AREA, value=in_range)]
+                  f"{'in' if in_range else 'out of'} range", SRC_AREA, value=in_range,
+                  msg="fav.grenade.in_range" if in_range else "fav.grenade.out_of_range",
+                  params={"weapon": msg(f"fav.weapon.{weapon}"), "reach": reach_ud,
+                          "distance": round(self.to_unit(d, opts), 2)})]
     impact = point
     if "deviation" in v:
         roll = int(v["deviation"])
         impact = deviate(point, thrower.position_mm, roll, self.from_unit(float(roll), opts))
         steps.append(Step("deviation", f"missed (under 7): the d6 gives {roll}: {roll} UD in direction {roll} "
-                          "(4 straight away from the thrower, numbered clockwise)", SRC_AREA, value=roll))
+                          "(4 straight away from the thrower, numbered clockwise)", SRC_AREA, value=roll,
+                          msg="fav.grenade.deviation", params={"roll": roll}))
     radius = self.from_unit(3.0, opts)
     hit = []
     for m in plan.models:
@@ -350,10 +384,11 @@ def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[
     hit.sort()
     names = [k for _, k in hit]
     steps.append(Step("blast", f"every figure within 3 UD of the impact is hit: {', '.join(names) or 'none'}",
-                      SRC_AREA, value=len(names)))
+                      SRC_AREA, value=len(names), msg="fav.grenade.blast", params={"hit": id_list(names)}))
     return {"weapon": weapon, "in_range": in_range, "impact_mm": [round(impact[0], 2), round(impact[1], 2)],
             "radius": length_json(self, radius, opts), "hit": names,
-            "answer": ("" if in_range else "out of range; ") + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
+            "answer": ("" if in_range else "out of range; ")
+                      + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
             "steps": steps}
 
 
@@ -367,7 +402,8 @@ def ask_split(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
            for i, a in enumerate(ms) for b in ms[i + 1:] if model_distance_mm(a, b, how=how) > limit + 1e-9]
     steps = [Step("rate of fire", "shots of a rate of fire above 1 may be split between targets 2 UD apart at most"
                   + (f"; too far apart: {', '.join(f'{a}-{b}' for a, b, _ in far)}" if far else ""), SRC_ROF,
-                  value=not far)]
+                  value=not far, msg="fav.split.too_far" if far else "fav.split.ok",
+                  params={"pairs": [f"{a}-{b}" for a, b, _ in far]})]
     return {"allowed": not far, "too_far": [{"a": a, "b": b, "distance_mm": d} for a, b, d in far],
             "answer": "the shots may be split" if not far else "the targets are too far apart", "steps": steps}
 
@@ -386,14 +422,16 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     for tid, _kind, effect, height in prof.lines:
         if effect == "linear":
             if shoulder is not None and height is not None and height > shoulder:
-                problems.append(f"{tid} is higher than the figure's shoulder: impassable")
+                problems.append(Phrase(f"{tid} is higher than the figure's shoulder: impassable", "fav.move.shoulder",
+                                       piece=tid))
             cost_mm += ud
     if prof.blocked:
-        problems.append(f"impassable: {', '.join(prof.blocked)}")
+        problems.append(Phrase(f"impassable: {', '.join(prof.blocked)}", "fav.move.impassable",
+                               pieces=list(prof.blocked)))
     run = bool(v.get("run"))
     on_road = prof.length_mm > 0 and prof.inside_mm("road") >= prof.length_mm - 1e-6
     if run and difficult > 0:
-        problems.append("a running figure cannot cross difficult terrain")
+        problems.append(Phrase("a running figure cannot cross difficult terrain", "fav.move.no_run_difficult"))
     base = 4.0 * ud
     need_ud = cost_mm / ud
     roll = v.get("roll")
@@ -404,20 +442,28 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
         needed_roll = math.ceil(need_ud - 4.0 - 1e-9)
         ok_len = needed_roll <= 6 and (roll is None or roll >= needed_roll)
         if needed_roll > 6:
-            problems.append(f"it costs {need_ud:.2f} UD, more than 4 + 6 UD")
+            problems.append(Phrase(f"it costs {need_ud:.2f} UD, more than 4 + 6 UD", "fav.move.over_max",
+                                   cost=round(need_ud, 2)))
         elif roll is not None and roll < needed_roll:
-            problems.append(f"it costs {need_ud:.2f} UD; a roll of {roll} gives {4 + roll} UD")
+            problems.append(Phrase(f"it costs {need_ud:.2f} UD; a roll of {roll} gives {4 + roll} UD",
+                                   "fav.move.roll_short", cost=round(need_ud, 2), roll=roll, reach=4 + roll))
     else:
         ok_len = False
-        problems.append(f"it costs {need_ud:.2f} UD, more than the 4 UD of a walk")
+        problems.append(Phrase(f"it costs {need_ud:.2f} UD, more than the 4 UD of a walk", "fav.move.over_walk",
+                               cost=round(need_ud, 2)))
     steps = [Step("movement", "walk 4 UD for 1 PA" + ("; running adds 1d6 UD (2 PA)" if run else "")
-                  + ("; on the road 4 UD + 1d6 UD" if on_road else ""), SRC_MOVES, value=4),
+                  + ("; on the road 4 UD + 1d6 UD" if on_road else ""), SRC_MOVES, value=4,
+                  msg="fav.move.walk" + ("_run" if run else "") + ("_road" if on_road else "")),
              Step("path", f"{prof.length_mm / ud:.2f} UD straight, {difficult / ud:.2f} UD of it in difficult terrain "
-                  f"(counted double), {sum(1 for line in prof.lines if line[2] == 'linear')} linear obstacle(s) at 1 UD each: "
-                  f"costs {need_ud:.2f} UD", SRC_MOVES, value=round(need_ud, 3))]
+                  f"(counted double), {sum(1 for line in prof.lines if line[2] == 'linear')} linear obstacle(s) "
+                  f"at 1 UD each: "
+                  f"costs {need_ud:.2f} UD", SRC_MOVES, value=round(need_ud, 3), msg="fav.move.path",
+                  params={"length": round(prof.length_mm / ud, 2), "difficult": round(difficult / ud, 2),
+                          "lines": sum(1 for line in prof.lines if line[2] == "linear"), "cost": round(need_ud, 2)})]
     if extra_allowed and need_ud > 4.0 + 1e-9 and need_ud <= 10.0 + 1e-9:
-        steps.append(Step("roll needed", f"needs a d6 of {math.ceil(need_ud - 4.0 - 1e-9)} or more", SRC_MOVES))
-    steps += [Step("not allowed", p, SRC_MOVES) for p in problems]
+        steps.append(Step("roll needed", f"needs a d6 of {math.ceil(need_ud - 4.0 - 1e-9)} or more", SRC_MOVES,
+                          msg="fav.move.roll", params={"need": math.ceil(need_ud - 4.0 - 1e-9)}))
+    steps += [Step("not allowed", p, SRC_MOVES, msg="fav.move.problem", params={"problem": said(p)}) for p in problems]
     allowed = ok_len and not problems
     return {"model": m.model_id, "cost": length_json(self, cost_mm, opts), "cost_ud": round(need_ud, 3),
             "base_allowance": length_json(self, base, opts), "allowed": allowed, "problems": problems,

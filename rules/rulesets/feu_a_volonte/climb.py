@@ -14,7 +14,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping
 
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.heights import ground_mm
 from rules.plan import TablePlan
 
@@ -38,20 +38,24 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
     steps: list[Step] = []
     if ("to-elevation" in v) == ("over" in v):
         raise InvalidActionError(f"climb: give --to-elevation MM (the level it goes to) or --over TERRAIN (an obstacle "
-                                 f"with a height); usage: {v['_usage']}")
+                                 f"with a height); usage: {v['_usage']}", msg_id="fav.climb.how")
     if "over" in v:
         piece = next((t for t in plan.terrain if t.terrain_id == v["over"]), None)
         if piece is None:
-            raise InvalidActionError(f"climb: no terrain piece {v['over']!r} in this game")
+            raise InvalidActionError(f"climb: no terrain piece {v['over']!r} in this game", msg_id="fav.climb.no_piece",
+                                     params={"piece": v["over"]})
         if piece.height_mm is None:
             raise InvalidActionError(f"climb: {piece.terrain_id} has no height_mm in the game file; give its height "
-                                     "(see docs/heights.md) or use --to-elevation")
+                                     "(see docs/heights.md) or use --to-elevation", msg_id="fav.climb.no_height",
+                                     params={"piece": piece.terrain_id})
         rise = float(piece.height_mm) - ground_mm(m)  # onto its top from where the figure stands
         what = f"{piece.terrain_id} ({piece.height_mm:g} mm high)"
+        what_said = msg("fav.climb.piece", piece=piece.terrain_id, height=float(piece.height_mm))
         linear = piece.shape == "line"
     else:
         rise = float(v["to-elevation"]) - ground_mm(m)
         what = f"from {ground_mm(m):g} mm to {float(v['to-elevation']):g} mm"
+        what_said = msg("fav.climb.levels", low=ground_mm(m), high=float(v["to-elevation"]))
         linear = False
     height_ud = abs(rise) / ud
     ladder = bool(v.get("ladder"))
@@ -61,11 +65,14 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
         cross_ok = abs(rise) <= shoulder + 1e-9
         verdict = "crossed for 1 UD of movement" if cross_ok else "it cannot be crossed"
         steps.append(Step("linear obstacle", f"{what}: {'at most' if cross_ok else 'higher than'} "
-                          f"{m.model_id}'s shoulder ({shoulder:g} mm): {verdict}", SRC, value=cross_ok))
+                          f"{m.model_id}'s shoulder ({shoulder:g} mm): {verdict}", SRC, value=cross_ok,
+                          msg="fav.climb.linear_ok" if cross_ok else "fav.climb.linear_no",
+                          params={"what": what_said, "who": m.model_id, "shoulder": round(shoulder, 1)}))
     if ladder:
         pa = max(1, math.ceil(height_ud / 4.0 - 1e-9))
         allowed, how = True, f"by a ladder or stair the {height_ud:.2f} UD between the levels count as distance"
-        steps.append(Step("ladder", how + f" ({pa} PA of 4 UD)", SRC, value=round(height_ud, 3)))
+        steps.append(Step("ladder", how + f" ({pa} PA of 4 UD)", SRC, value=round(height_ud, 3), msg="fav.climb.ladder",
+                          params={"height": round(height_ud, 2), "pa": pa}))
         cost_pa: int | None = pa
     else:
         allowed = height_ud <= CLIMB_MAX_UD + 1e-9
@@ -73,7 +80,9 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
         how = ("climb" if rise >= 0 else "jump down") + f" {height_ud:.2f} UD ({abs(rise):g} mm)"
         steps.append(Step("climb or jump", how + (": allowed for 2 PA" if allowed else
                                                   f": more than {CLIMB_MAX_UD:g} UD, not allowed (a ladder or stair "
-                                                  "would count the height as distance)"), SRC, value=allowed))
+                                                  "would count the height as distance)"), SRC, value=allowed,
+                          msg=("fav.climb.up" if rise >= 0 else "fav.climb.down") + ("_ok" if allowed else "_no"),
+                          params={"height": round(height_ud, 2), "mm": round(abs(rise), 1), "max": CLIMB_MAX_UD}))
     answer = (f"{how}: " + (f"{cost_pa} PA" if allowed else "not allowed")
               + ("" if cross_ok is None or cross_ok else "; the obstacle cannot be crossed, only climbed"))
     return {"model": m.model_id, "height_ud": round(height_ud, 3), "allowed": allowed, "cost_pa": cost_pa,

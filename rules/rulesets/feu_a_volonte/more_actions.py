@@ -21,7 +21,7 @@ from shapely.ops import nearest_points
 
 from rules.dice import Dice, Distribution, multisets
 from rules.errors import IllegalActionError, InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.feu_a_volonte.actions import (
@@ -36,7 +36,10 @@ from rules.rulesets.feu_a_volonte.actions import (
     _weapon_for,
     figure,
 )
+from rules.rulesets.feu_a_volonte.results import BuildingResult, SupportWoundResult
 from rules.rulesets.feu_a_volonte.solo import SOLO_ACTIONS, SOLO_PARAMS
+from rules.rulesets.feu_a_volonte.state import state_json
+from rules.rulesets.feu_a_volonte.words import id_list, modifier_step, quality_word, signed
 from rules.rulesets.kit import req_choice, req_int, req_str, with_extra
 from rules.rulesets.params import Param
 from rules.terrain import terrain_geometry
@@ -46,6 +49,7 @@ SRC_SUPPORT = "Feu à Volonté, Groupe d'appui; Blessure et mort d'une figurine 
 BUILDING_MOD = {"shed": -1, "house": 0, "bunker": 1}  # appentis/hangar/cabane, maison, bunker
 BUILDING_DICE = 2
 SUPPORT_WOUNDS = {2: 4, 3: 5}  # figures in the group -> wounds that take it out
+OUTCOME_MSG = {"hit": "fav.building.hit", "no effect": "fav.building.no_effect", "out-of-ammo": "fav.building.no_ammo"}
 
 
 def _building_outcome(attack: tuple[int, ...], defence: int, attack_mod: int) -> str:
@@ -68,7 +72,10 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
     piece = next((t for t in plan.terrain if t.terrain_id == bid), None)
     if piece is None:
         raise InvalidActionError(f"no terrain piece {bid!r} in this game; buildings: "
-                                 f"{', '.join(t.terrain_id for t in plan.terrain if t.kind == 'building') or 'none'}")
+                                 f"{', '.join(t.terrain_id for t in plan.terrain if t.kind == 'building') or 'none'}",
+                                 msg_id="fav.building.unknown",
+                                 params={"building": bid, "buildings": id_list(t.terrain_id for t in plan.terrain
+                                                                               if t.kind == "building")})
     default_type = str((piece.extra or {}).get("construction", "house"))
     kind = req_choice(request, "type", tuple(BUILDING_MOD), default_type if default_type in BUILDING_MOD else "house")
     geom = terrain_geometry(piece)
@@ -82,10 +89,12 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
     attack_mod = sum(v for v, _, _ in mods)
     d_mod = BUILDING_MOD[kind]
     steps = [Step("attack", f"{main.model_id} ({q.name}) rolls {attack_dice}d6 and keeps two", SRC_SHOOT,
-                  value=attack_dice),
-             *(Step("modifier", f"{v:+d}: {why}", src, value=v) for v, why, src in mods),
+                  value=attack_dice, msg="fav.attack.roll",
+                  params={"who": main.model_id, "quality": quality_word(q.name), "dice": attack_dice}),
+             *(modifier_step(v, why, src) for v, why, src in mods),
              Step("building", f"{piece.terrain_id} ({kind}) defends with 2d6 {d_mod:+d}; a higher attack hits "
-                  "it, what that does is the scenario's", SRC_BUILDING, value=d_mod)]
+                  "it, what that does is the scenario's", SRC_BUILDING, value=d_mod, msg="fav.building.defends",
+                  params={"building": piece.terrain_id, "type": msg(f"fav.building.{kind}"), "mod": signed(d_mod)})]
     defence = Distribution.from_pairs((sum(c) + d_mod, p) for c, p in multisets(BUILDING_DICE, 6))
     acc: dict[Hashable, Fraction] = {}
     for rep, pa in _attack_classes(attack_dice).items():
@@ -97,15 +106,19 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
     if dice is None:
         return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds)
     state = _spend(plan, main, "combat / grenade", steps)
-    after = plan.with_state(state) if state != (plan.state or {}) else plan
+    after = plan.with_state(state) if state != state_json(plan) else plan
     rolled, kept = dice.roll_keep(attack_dice)
     d = dice.roll_many(BUILDING_DICE, 6)
     outcome = _building_outcome(rolled, sum(d) + d_mod, attack_mod)
     steps.append(Step("dice", f"attack {list(rolled)} keeps {list(kept)} {attack_mod:+d} = {sum(kept) + attack_mod}; "
-                      f"building {list(d)} {d_mod:+d} = {sum(d) + d_mod}: {outcome}", SRC_BUILDING))
-    result = {"building": piece.terrain_id, "type": kind, "attack": sum(kept) + attack_mod, "defence": sum(d) + d_mod,
-              "outcome": outcome}
-    return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
+                      f"building {list(d)} {d_mod:+d} = {sum(d) + d_mod}: {outcome}", SRC_BUILDING,
+                      msg="fav.building.dice",
+                      params={"dice": list(rolled), "kept": list(kept), "mod": signed(attack_mod),
+                              "attack": sum(kept) + attack_mod, "defence_dice": list(d), "building_mod": signed(d_mod),
+                              "defence": sum(d) + d_mod, "outcome": msg(OUTCOME_MSG[outcome])}))
+    result = BuildingResult(piece.terrain_id, kind, sum(kept) + attack_mod, sum(d) + d_mod, outcome)
+    return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds, tuple(dice.rolled), result.to_json(),
+                      after)
 
 
 def support_wound(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -118,20 +131,23 @@ def support_wound(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None
     figs = plan.models_of(uid)
     size = int((unit.extra or {}).get("support_size", len(figs)))
     if size not in SUPPORT_WOUNDS:
-        raise IllegalActionError(f"{uid} has {size} figure(s): a support group has two or three ({SRC_SUPPORT})")
+        raise IllegalActionError(f"{uid} has {size} figure(s): a support group has two or three ({SRC_SUPPORT})",
+                                 msg_id="fav.support.size", params={"unit": uid, "n": size})
     more = req_int(request, "wounds", 1, minimum=1)
     total = int((unit.extra or {}).get("support_wounds", 0)) + more
     limit = SUPPORT_WOUNDS[size]
     out = total >= limit
     step = Step("support group", f"{uid}: a group of {size} figures leaves the game after {limit} wounds; "
                 f"{total} now" + (": out of the game" if out else f", {limit - total} more to go"), SRC_SUPPORT,
-                value=total)
+                value=total, msg="fav.support.out" if out else "fav.support.wounds",
+                params={"unit": uid, "size": size, "limit": limit, "total": total, "left": limit - total})
     after = plan.with_unit(with_extra(unit, support_wounds=total, support_size=size))
     if out:
         for m in after.models_of(uid):
             after = _remove(after, m)  # counted among the side's losses
-    result = {"unit": uid, "wounds": total, "limit": limit, "removed": out}
-    return Resolution(RULESET, "support_wound", (step,), {}, {"removed": Distribution.certain(out)}, (), result, after)
+    result = SupportWoundResult(uid, total, limit, out)
+    return Resolution(RULESET, "support_wound", (step,), {}, {"removed": Distribution.certain(out)}, (),
+                      result.to_json(), after)
 
 
 MORE_ACTIONS: dict[str, Action] = {"shoot_building": shoot_building, "support_wound": support_wound, **SOLO_ACTIONS}

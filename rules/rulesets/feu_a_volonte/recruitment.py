@@ -17,11 +17,13 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NoReturn, Sequence
 
 from rules.dice import expand_ranges
-from rules.errors import InvalidActionError
+from rules.errors import InvalidActionError, RosterError
+from rules.explain import msg
 from rules.roster import Roster, require_known_weapons
+from rules.rulesets.feu_a_volonte.words import Phrase, grade, id_list, quality_word, said
 
 RULESET = "feu-a-volonte"
 
@@ -139,8 +141,8 @@ def _norm(text: str) -> str:
 _BY_NORM = MappingProxyType({_norm(name): name for name in ARSENAL} | {_norm(k): v for k, v in ALIASES.items()})
 _TRAIT_BY_NORM = MappingProxyType({_norm(t): t for t in TRAITS})
 _QUALITY_BY_NORM = MappingProxyType({_norm(q): q for q in QUALITIES})
-_ROLE_BY_NORM = MappingProxyType({"leader": "leader", "second": "second", "trooper": "trooper", "homme de troupe": "trooper",
-                 "troupe": "trooper"})
+_ROLE_BY_NORM = MappingProxyType({"leader": "leader", "second": "second", "trooper": "trooper",
+                                  "homme de troupe": "trooper", "troupe": "trooper"})
 
 
 def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon:
@@ -155,7 +157,8 @@ def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon
                           stats.get("range_ud"), stats.get("area_ud"), bool(stats.get("needs_aiming", False)))
     canonical = _BY_NORM.get(_norm(name))
     if canonical is None:
-        raise InvalidActionError(f"unknown Feu à Volonté weapon {name!r}; the arsenal has: {', '.join(ARSENAL)}")
+        raise InvalidActionError(f"unknown Feu à Volonté weapon {name!r}; the arsenal has: {', '.join(ARSENAL)}",
+                                 msg_id="fav.unknown_weapon", params={"weapon": name, "arsenal": list(ARSENAL)})
     return ARSENAL[canonical]
 
 
@@ -170,7 +173,8 @@ def quality_of(profile: Mapping[str, Any] | None, who: str) -> Quality:
     q = _QUALITY_BY_NORM.get(_norm(str(name))) if name is not None else None
     if q is None:
         raise InvalidActionError(f"{who} has no Feu à Volonté quality (profile quality {name!r}); "
-                                 f"qualities are: {', '.join(QUALITIES)}")
+                                 f"qualities are: {', '.join(QUALITIES)}", msg_id="fav.no_quality",
+                                 params={"who": who, "quality": str(name), "qualities": list(QUALITIES)})
     return QUALITIES[q]
 
 
@@ -180,7 +184,8 @@ def role_of(role: str | None) -> str:
         return "trooper"
     r = _ROLE_BY_NORM.get(_norm(role))
     if r is None:
-        raise InvalidActionError(f"unknown Feu à Volonté grade {role!r}; grades are: leader, second, trooper")
+        raise InvalidActionError(f"unknown Feu à Volonté grade {role!r}; grades are: leader, second, trooper",
+                                 msg_id="fav.unknown_grade", params={"grade": role})
     return r
 
 
@@ -208,6 +213,15 @@ class Recruit:
         parts += [f"{t} +{TRAIT_COST}" for t in self.traits]
         return f"{self.model_id}: {' + '.join(parts)} = {self.cost} PdR"
 
+    def params(self) -> dict[str, Any]:
+        """Return the parameters of :meth:`text` as a message's (``fav.recruit.cost``)."""
+        parts: list[Mapping[str, Any]] = [msg("fav.cost.quality", quality=quality_word(self.quality.name),
+                                              cost=self.quality.cost),
+                                          msg("fav.cost.grade", grade=grade(self.grade), cost=GRADE_COST[self.grade])]
+        parts += [msg("fav.cost.item", name=w.name, cost=w.cost) for w in self.weapons if w.cost]
+        parts += [msg("fav.cost.item", name=t, cost=TRAIT_COST) for t in self.traits]
+        return {"who": self.model_id, "parts": parts, "cost": self.cost}
+
 
 def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | None, weapons: Iterable[str],
                traits: Iterable[str], custom: Mapping[str, Any] | None) -> Recruit:
@@ -216,7 +230,9 @@ def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | Non
     for t in traits:
         tid = trait_id(t)
         if tid is None:
-            raise InvalidActionError(f"{model_id}: unknown trait {t!r}; traits are: {', '.join(TRAITS)}")
+            raise InvalidActionError(f"{model_id}: unknown trait {t!r}; traits are: {', '.join(TRAITS)}",
+                                     msg_id="fav.unknown_trait", params={"who": model_id, "trait": t,
+                                                                         "traits": list(TRAITS)})
         tids.append(tid)
     return Recruit(model_id, quality_of(profile, model_id), role_of(role),
                    tuple(arsenal_weapon(w, custom) for w in weapons), tuple(tids))
@@ -224,25 +240,30 @@ def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | Non
 
 def check_platoon(recruits: Sequence[Recruit], budget: int) -> list[str]:
     """Return the recruitment limits ``recruits`` break (empty when the platoon is legal)."""
-    problems = []
+    problems: list[str] = []
     n = len(recruits)
     if not MIN_MEMBERS <= n <= MAX_MEMBERS:
-        problems.append(f"a platoon has {MIN_MEMBERS} to {MAX_MEMBERS} members, this one {n}")
+        problems.append(Phrase(f"a platoon has {MIN_MEMBERS} to {MAX_MEMBERS} members, this one {n}",
+                               "fav.platoon.size", min=MIN_MEMBERS, max=MAX_MEMBERS, n=n))
     leaders = [r.model_id for r in recruits if r.grade == "leader"]
     seconds = [r.model_id for r in recruits if r.grade == "second"]
     if len(leaders) != 1:
-        problems.append(f"a platoon needs exactly one leader, this one has {len(leaders)}"
-                        f"{' (' + ', '.join(leaders) + ')' if leaders else ''}")
+        problems.append(Phrase(f"a platoon needs exactly one leader, this one has {len(leaders)}"
+                               f"{' (' + ', '.join(leaders) + ')' if leaders else ''}", "fav.platoon.leaders",
+                               n=len(leaders), who=id_list(leaders)))
     if not 1 <= len(seconds) <= MAX_SECONDS:
-        problems.append(f"a platoon needs one or two seconds, this one has {len(seconds)}"
-                        f"{' (' + ', '.join(seconds) + ')' if seconds else ''}")
+        problems.append(Phrase(f"a platoon needs one or two seconds, this one has {len(seconds)}"
+                               f"{' (' + ', '.join(seconds) + ')' if seconds else ''}", "fav.platoon.seconds",
+                               n=len(seconds), who=id_list(seconds)))
     for r in recruits:
         if len(r.traits) > MAX_TRAITS[r.grade]:
-            problems.append(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
-                            f"got {len(r.traits)}")
+            problems.append(Phrase(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
+                                   f"got {len(r.traits)}", "fav.platoon.traits", who=r.model_id,
+                                   grade=grade(r.grade), max=MAX_TRAITS[r.grade], n=len(r.traits)))
     total = sum(r.cost for r in recruits)
     if total > budget:
-        problems.append(f"the platoon costs {total} PdR, over the budget of {budget} PdR")
+        problems.append(Phrase(f"the platoon costs {total} PdR, over the budget of {budget} PdR",
+                               "fav.platoon.budget", total=total, budget=budget))
     return problems
 
 
@@ -250,7 +271,9 @@ def _budget(extra: Mapping[str, Any]) -> int:
     budget = extra.get("budget", BUDGET_PDR)
     if budget not in (BUDGET_PDR, BUDGET_WITH_SUPPORT_PDR):
         raise InvalidActionError(f"budget must be {BUDGET_PDR} PdR (or {BUDGET_WITH_SUPPORT_PDR} with "
-                                 f"support groups, 1914 à nos jours), got {budget!r}")
+                                 f"support groups, 1914 à nos jours), got {budget!r}", msg_id="fav.budget",
+                                 params={"budget": str(budget), "normal": BUDGET_PDR,
+                                         "support": BUDGET_WITH_SUPPORT_PDR})
     return int(budget)
 
 
@@ -270,26 +293,34 @@ def validate_roster(roster: Roster) -> None:
                                                                         for m in unit.models]:
             for rule in rules:
                 if trait_id(rule) is None:
-                    roster.fail(f"{where} has unknown trait {rule!r}; Feu à Volonté traits are: "
-                                f"{', '.join(TRAITS)} ({SRC_TRAITS})")
+                    _refuse(roster, f"{where} has unknown trait {rule!r}; Feu à Volonté traits are: "
+                                f"{', '.join(TRAITS)} ({SRC_TRAITS})", "fav.roster.unknown_trait",
+                            where=where, trait=rule, traits=list(TRAITS))
     for name, stats in custom.items():
         for key in ("rate", "bonus"):
             if not isinstance(stats.get(key), int) or isinstance(stats.get(key), bool):
-                roster.fail(f"weapons.{name}.{key} must be a whole number")
+                _refuse(roster, f"weapons.{name}.{key} must be a whole number", "fav.roster.weapon_number",
+                        weapon=name, field=key)
     recruits = []
     for unit, m in roster.all_models():
         profile = roster.profiles.get(roster.profile_of(unit, m) or "")
         try:
             recruits.append(recruit_of(m.model_id, profile, m.role, m.weapons, (*unit.rules, *m.rules), custom))
         except InvalidActionError as exc:
-            roster.fail(str(exc))
+            _refuse(roster, str(exc), exc.msg_id or "fav.roster.refused", **dict(exc.params))
     try:
         budget = _budget(roster.extra)
     except InvalidActionError as exc:
-        roster.fail(f"extra.{exc}")
+        _refuse(roster, f"extra.{exc}", exc.msg_id or "fav.roster.refused", **dict(exc.params))
     problems = check_platoon(recruits, budget)
     if problems:
-        roster.fail("recruitment refused: " + "; ".join(problems) + f" ({SRC_RECRUIT})")
+        _refuse(roster, "recruitment refused: " + "; ".join(problems) + f" ({SRC_RECRUIT})", "fav.roster.platoon",
+                problems=[said(p) for p in problems])
+
+
+def _refuse(roster: Roster, text: str, msg_id: str, **params: Any) -> NoReturn:
+    """Raise the roster's refusal (as :meth:`Roster.fail` words it) with its message id and parameters."""
+    raise RosterError(f"{roster.source}: {text}", msg_id=msg_id, params={"roster": roster.source, **params})
 
 
 def _all_weapon_spellings(roster: Roster) -> list[str]:

@@ -18,11 +18,13 @@ from typing import Any, Mapping
 
 from rules.dice import Dice, Distribution, die, sum_of
 from rules.errors import IllegalActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import model_distance_mm
 from rules.plan import TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.feu_a_volonte.actions import RULESET, _ud_mm
+from rules.rulesets.feu_a_volonte.results import NpcResult, ReinforcementsResult
+from rules.rulesets.feu_a_volonte.words import id_list
 from rules.rulesets.kit import req_int, req_str
 from rules.rulesets.params import Param
 
@@ -42,35 +44,40 @@ def npc_activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
     gid = req_str(request, "group")
     group = plan.models_of(gid)
     if not group:
-        raise IllegalActionError(f"NPC group {gid!r} has no figure on the table")
+        raise IllegalActionError(f"NPC group {gid!r} has no figure on the table", msg_id="fav.npc.no_figure",
+                                 params={"group": gid})
     side = plan.unit(gid).side
     players = [m for m in plan.models if plan.unit(m.unit_id).side != side]
     if not players:
-        raise IllegalActionError("no figure of the player on the table")
+        raise IllegalActionError("no figure of the player on the table", msg_id="fav.npc.no_player")
     ud = _ud_mm(plan)
     pairs = sorted((model_distance_mm(n, p, how="centre"), n.model_id, p.model_id) for n in group for p in players)
     d, npc, target = pairs[0]
     steps = [Step("NPC", f"nearest: {npc} is {d / ud:.2f} UD from {target} (centre to centre)", SRC_SOLO,
-                  value=round(d / ud, 3))]
+                  value=round(d / ud, 3), msg="fav.npc.nearest",
+                  params={"npc": npc, "distance": round(d / ud, 2), "target": target})]
     if d <= CHARGE_UD * ud + 1e-9:
         steps.append(Step("charge", f"within {CHARGE_UD:g} UD: the group charges {target} (resolve the melee)",
-                          SRC_SOLO))
-        result = {"group": gid, "action": "charge", "target": target}
+                          SRC_SOLO, msg="fav.npc.charge", params={"reach": CHARGE_UD, "target": target}))
+        result = NpcResult(gid, "charge", target=target).to_json()
         return Resolution(RULESET, "npc_activate", tuple(steps), {}, {"action": Distribution.certain("charge")}, (),
                           result, plan)
     rs = find_ruleset(RULESET)
     seen = sorted({p.model_id for n in group for p in players
                    if line_of_sight(plan, n.model_id, p.model_id, ruleset=rs).visible})
     steps.append(Step("move", f"no figure within {CHARGE_UD:g} UD: the group moves {NPC_MOVE_UD:g} UD in the direction "
-                      "the d6 gives on the book's direction template", SRC_SOLO, value=NPC_MOVE_UD))
+                      "the d6 gives on the book's direction template", SRC_SOLO, value=NPC_MOVE_UD,
+                      msg="fav.npc.move", params={"reach": CHARGE_UD, "move": NPC_MOVE_UD}))
     steps.append(Step("fire", "after the move it fires at a figure it sees (shoot action); from where it stands now it "
-                      f"sees: {', '.join(seen) or 'none'}", SRC_SOLO))
+                      f"sees: {', '.join(seen) or 'none'}", SRC_SOLO, msg="fav.npc.fire",
+                      params={"seen": id_list(seen)}))
     odds = {"direction (d6 face)": die(6)}
     if dice is None:
         return Resolution(RULESET, "npc_activate", tuple(steps), {}, odds)
     face = dice.roll(6)
-    steps.append(Step("direction", f"d6 = {face}: read direction {face} on the template", SRC_SOLO, value=face))
-    result = {"group": gid, "action": "move", "direction": face, "move_ud": NPC_MOVE_UD, "sees_now": seen}
+    steps.append(Step("direction", f"d6 = {face}: read direction {face} on the template", SRC_SOLO, value=face,
+                      msg="fav.npc.direction", params={"face": face}))
+    result = NpcResult(gid, "move", direction=face, move_ud=NPC_MOVE_UD, sees_now=tuple(seen)).to_json()
     return Resolution(RULESET, "npc_activate", tuple(steps), {}, odds, tuple(dice.rolled), result, plan)
 
 
@@ -80,13 +87,16 @@ def npc_reinforcements(plan: TablePlan, request: Mapping[str, Any], dice: Dice |
     Request: ``entry_points`` (default 3).
     """
     n = req_int(request, "entry_points", 3, minimum=1)
-    steps = [Step("reinforcements", f"{n} entry point(s): 1d4 NPC figures at each (1 to 4)", SRC_SOLO, value=n)]
+    steps = [Step("reinforcements", f"{n} entry point(s): 1d4 NPC figures at each (1 to 4)", SRC_SOLO, value=n,
+                  msg="fav.npc.reinforcements", params={"n": n})]
     odds = {"new NPCs": sum_of(n, 4)}
     if dice is None:
         return Resolution(RULESET, "npc_reinforcements", tuple(steps), {}, odds)
     faces = [dice.roll(4) for _ in range(n)]
-    steps.append(Step("d4", ", ".join(f"entry {i + 1}: {f}" for i, f in enumerate(faces)), SRC_SOLO))
-    result = {"per_entry_point": faces, "total": sum(faces)}
+    steps.append(Step("d4", ", ".join(f"entry {i + 1}: {f}" for i, f in enumerate(faces)), SRC_SOLO,
+                      msg="fav.npc.arrivals",
+                      params={"entries": [msg("fav.npc.entry", n=i + 1, d4=f) for i, f in enumerate(faces)]}))
+    result = ReinforcementsResult(tuple(faces), sum(faces)).to_json()
     return Resolution(RULESET, "npc_reinforcements", tuple(steps), {}, odds, tuple(dice.rolled), result, plan)
 
 
