@@ -224,6 +224,8 @@ class Shot:
     defence_mod: int
     target_wounds: int
     location_die: int = 4
+    group_limit: int = 0  # a support group's crew is hit: the group's wounds and limit (support.py)
+    group_wounds: int = 0
 
 
 def _location(face: int, sides: int) -> str:
@@ -238,6 +240,10 @@ def shot_outcome(attack: Sequence[int], location_face: int, defence: Sequence[in
     a = sum(kept) + shot.attack_mod
     d = sum(sorted(defence, reverse=True)[:2]) + shot.defence_mod
     out = {"attack": a, "defence": d, "attack_kept": kept}
+    if shot.group_limit and (kept == [6, 6] or a >= 2 * d or a > d):  # Groupe d'appui: one wound of the group
+        out_of_game = shot.group_wounds + 1 >= shot.group_limit
+        return {**out, "kind": "group out" if out_of_game else "wounded",
+                "location": _location(location_face, shot.location_die)}
     if kept == [6, 6] or a >= 2 * d:
         return {**out, "kind": "killed", "why": "double six" if kept == [6, 6] else "at least double the defence"}
     if a > d:
@@ -468,6 +474,9 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
     d_mod = sum(v for v, _, _ in d_mods)
     loc_die = 8 if option(plan, "hit_location_die", "d4") == "d8" else 4
     shot = Shot(attack_dice, attack_mod, d_dice, d_mod, len(_wounds(target)), loc_die)
+    from rules.rulesets.feu_a_volonte.support import crew_shot  # Groupe d'appui
+
+    shot = crew_shot(plan, target, shot, steps)
     needed = (f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
               f"{d_dice}d6 keep 2 {d_mod:+d})")
     return Aim(target, shot, (tq.dice, tq.cran), tuple(steps), needed), main
@@ -573,6 +582,10 @@ def _roll_shot(plan: TablePlan, dice: Dice, main: Model, target: Model, shot: Sh
     defence = dice.roll_many(shot.defence_dice, 6)
     o = shot_outcome(attack, face, defence, shot)
     one = {**o, "attack_dice": list(attack), "location_die": face, "defence_dice": list(defence)}
+    if shot.group_limit and o["kind"] in ("wounded", "group out"):  # Groupe d'appui: support.py
+        from rules.rulesets.feu_a_volonte.support import hit_crew
+
+        return hit_crew(plan, target, one, steps)
     text = f"attack {o['attack']} (kept {o['attack_kept']}) against defence {o['defence']}"
     after = plan
     if o["kind"] == "killed":
