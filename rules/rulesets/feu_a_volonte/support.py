@@ -99,7 +99,7 @@ def support_type(name: Any) -> SupportType:
     (3, 'LMG')
     """
     key = _norm(str(name))
-    key = _TYPE_ALIASES.get(key, key)
+    key = _norm(_TYPE_ALIASES.get(key, key))
     for t in SUPPORT_TYPES.values():
         if _norm(t.name) == key:
             return t
