@@ -197,6 +197,33 @@ def test_the_last_wound_of_a_group_takes_it_out_whatever_the_hit() -> None:
         k: v for k, v in single.items() if k != "killed" and not str(k).startswith("wounded")}
 
 
+def test_a_grenade_on_the_crew_wounds_the_group_and_can_take_it_out() -> None:
+    # t1 (aguerri, a hand grenade) 3 UD from c3 throws at c2; c1, c2, c3 are within 3 UD of the point,
+    # t1 (122.6 mm) is not. The HMG team has 3 wounds of 5. 4,3 = 7: on the point, attack 7 + 1 = 8.
+    plan = _game(wounds=(["jambe", "bras"], ["buste"]), target_xy=(150, 220))
+    plan = plan.with_model(dataclasses.replace(plan.model("t1"), weapons=("Fusil", "Grenade à main")))
+    odds = resolve(plan, "throw", {"thrower": "t1", "target": "c2"}, None)
+    assert set(_odds(odds, "if on the point: c2")) == {"group wound", "missed", "tie"}
+    # c2: d4 1, defence 1,1,2 keep 3 (vétéran, cran 0): 8 is at least double, one wound (4 of 5);
+    # c1: d4 2, defence 2,2,1 keep 4: 8 again at least double, the 5th wound: the three leave; c3 rolls nothing
+    done = resolve(plan, "throw", {"thrower": "t1", "target": "c2"}, Dice.given([4, 3, 1, 1, 1, 2, 2, 2, 2, 1]))
+    assert done.result is not None and done.plan_after is not None
+    assert [(f["figure"], f["kind"], f["group_wounds"]) for f in done.result["figures"]] == [
+        ("c2", "wounded", 4), ("c1", "group out", 5)]
+    assert not done.plan_after.models_of("team") and done.plan_after.state["losses"] == {"A": 3}
+
+
+def test_a_crew_figure_losing_a_melee_on_the_head_is_one_wound_of_its_group() -> None:
+    # t1 (aguerri, fists -1, cran -1) attacks c3 (vétéran, fists -1): 6,6 - 2 = 10 against 1,1,1 - 1 = 1;
+    # the attacker's d4 shows 4 (head): a lone figure would die, c3 takes the group's first wound.
+    plan = _game(target_xy=(175, 100))
+    done = resolve(plan, "melee", {"attacker": "t1", "defender": "c3"}, Dice.given([6, 6, 4, 1, 1, 1, 1]))
+    assert done.result is not None and done.plan_after is not None
+    assert (done.result["wounded"], done.result["location"], done.result["killed"], done.result["kind"],
+            done.result["group_wounds"]) == ("c3", "tête", False, "wounded", 1)
+    assert done.plan_after.model("c3").extra["wounds"] == ("tête",)
+
+
 def _as_dict(plan: TablePlan) -> dict[str, Any]:
     from rules.plan import game_to_dict
 

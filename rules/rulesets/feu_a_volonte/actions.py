@@ -858,6 +858,14 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         loser, face = (md, a_loc) if ta > td else (ma, d_loc)
         loc = LOCATIONS[face]
         current = after.model(loser.model_id)
+        from rules.rulesets.feu_a_volonte.support import crew_wound  # Groupe d'appui: one wound of the group
+
+        crew = crew_wound(after, current, loc, ta, td, steps)
+        if crew is not None:
+            result.update(outcome="attacker wins" if ta > td else "defender wins", wounded=loser.model_id,
+                          location=loc, killed=False, **crew[1])
+            return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
+                              result, crew[0])
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
         result.update(outcome="attacker wins" if ta > td else "defender wins", wounded=loser.model_id,
@@ -1089,7 +1097,9 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     odds = {"lands on the point": Distribution.from_pairs(((True, p_on), (False, 1 - p_on)))}
     victims = _blast(plan, point, weapon)
     for m in victims:
-        odds[f"if on the point: {m.model_id}"] = _blast_odds(plan, q.dice, weapon.bonus, m)
+        from rules.rulesets.feu_a_volonte.support import crew_odds  # Groupe d'appui
+
+        odds[f"if on the point: {m.model_id}"] = crew_odds(plan, m, _blast_odds(plan, q.dice, weapon.bonus, m))
     if dice is None:
         return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds)
     state = _spend(plan, thrower, "combat / grenade", steps)
@@ -1114,11 +1124,22 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                       SRC_AREA, value=len(victims)))
     outcomes = []
     for m in victims:
+        if not any(x.model_id == m.model_id for x in after.models):
+            continue  # crew of a support group that left the game earlier in this blast
         d_dice, d_mods, tq = _defence(after, m)
         shot = Shot(0, 0, d_dice, sum(v for v, _, _ in d_mods), len(_wounds(m)))
         face = dice.roll(4)
         defence = dice.roll_many(d_dice, 6)
         o = _blast_outcome(attack, kept, face, defence, shot)
+        if o["kind"] in ("killed", "wounded"):  # Groupe d'appui: a hit on crew is one wound of the group
+            from rules.rulesets.feu_a_volonte.support import crew_wound
+
+            crew = crew_wound(after, after.model(m.model_id), LOCATIONS[face], attack, o["defence"], steps)
+            if crew is not None:
+                after = crew[0]
+                outcomes.append({"figure": m.model_id, "attack": attack, "defence": o["defence"], **crew[1],
+                                 "location": LOCATIONS[face], "location_die": face, "defence_dice": list(defence)})
+                continue
         if o["kind"] == "tie":  # resolved as for a shot: the nerve test
             nd = dice.roll_many(tq.dice, 6)
             holds = sum(sorted(nd, reverse=True)[:2]) + tq.cran >= SUCCESS

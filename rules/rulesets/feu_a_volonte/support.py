@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from rules.dice import Dice
+from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step
 from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm
@@ -343,6 +343,27 @@ def hit_crew(plan: TablePlan, target: Model, one: Mapping[str, Any], steps: list
             if any(m.model_id == c for m in after.models):
                 after = _remove(after, after.model(c))  # each figure counted among the side's losses
     return after, {**one, "kind": "group out" if out else "wounded", "group": group.group_id, "group_wounds": total}
+
+
+def crew_wound(plan: TablePlan, m: Model, location: str, attack: int, defence: int, steps: list[Step]
+               ) -> tuple[TablePlan, dict[str, Any]] | None:
+    """Return the game after a blast or a melee hits crew figure ``m`` (one wound of its group), or ``None``.
+
+    ``None`` when ``m`` serves in no support group: the usual wound rule applies.
+    """
+    if group_of(plan, m) is None:
+        return None
+    after, one = hit_crew(plan, m, {"attack": attack, "defence": defence, "location": location}, steps)
+    return after, {k: one[k] for k in ("kind", "group", "group_wounds")}
+
+
+def crew_odds(plan: TablePlan, m: Model, odds: Distribution) -> Distribution:
+    """Return a blast's odds on ``m`` read for its support group (a hit is one wound), or unchanged."""
+    group = group_of(plan, m)
+    if group is None:
+        return odds
+    hit = "group out" if group.wounds + 1 >= group.limit else "group wound"
+    return odds.map(lambda label: hit if label == "killed" or str(label).startswith("wounded") else label)
 
 
 SUPPORT_ACTIONS: Mapping[str, Action] = MappingProxyType({"support_group": support_group,
