@@ -152,6 +152,21 @@ def test_a_support_group_the_rules_do_not_allow_is_refused(request_: dict[str, A
     assert err.value.msg_id == msg_id  # type: ignore[union-attr]
 
 
+def test_a_malformed_support_group_in_the_game_file_is_named() -> None:
+    plan = _game()
+    team = plan.unit("team")
+    for extra, msg_id in (({"support": "hmg", "support_wounds": "two"}, "feu_a_volonte.support.not_whole"),
+                          ({"support": "flak"}, "feu_a_volonte.support.unknown_type")):
+        bad = plan.with_unit(dataclasses.replace(team, extra=extra))
+        with pytest.raises((IllegalActionError, InvalidActionError)) as err:
+            resolve(bad, "shoot", {"firing": "t2", "target": "c2"}, None)
+        assert err.value.msg_id == msg_id  # type: ignore[union-attr]
+    lone = _game("lmg", crew_x=(100,))
+    with pytest.raises(IllegalActionError) as one:
+        resolve(lone, "support_fire", {"support": "c1", "target": "t1"}, None)
+    assert one.value.msg_id == "feu_a_volonte.support.size"
+
+
 def test_a_figure_outside_any_group_cannot_fire_as_one() -> None:
     with pytest.raises(IllegalActionError) as err:
         resolve(_singles(), "support_fire", {"support": "a1", "target": "b1"}, None)

@@ -139,27 +139,36 @@ def _marked(m: Model) -> Mapping[str, Any] | None:
     return mark if isinstance(mark, Mapping) else None
 
 
+def _whole(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or not str(value).strip().isdigit():
+        raise InvalidActionError(f"{where} must be a whole number, got {value!r}",
+                                 msg_id="feu_a_volonte.support.not_whole", params={"where": where, "value": str(value)})
+    return int(str(value).strip())
+
+
 def group_of(plan: TablePlan, m: Model) -> SupportGroup | None:
     """Return the support group figure ``m`` serves in, or ``None``."""
     unit = plan.unit(m.unit_id)
     if unit.extra and unit.extra.get("support") is not None:
         crew = plan.models_of(unit.unit_id)
-        size = int(unit.extra.get("support_size", len(crew)))
-        counted = int(unit.extra.get("support_wounds", 0))
+        size = _whole(unit.extra.get("support_size", len(crew)), f"unit {unit.unit_id} extra.support_size")
+        counted = _whole(unit.extra.get("support_wounds", 0), f"unit {unit.unit_id} extra.support_wounds")
         return _group(unit.unit_id, support_type(unit.extra["support"]), crew, size, counted, unit.unit_id)
     mark = _marked(m)
     if mark is None:
         return None
     gid = str(mark.get("group", m.model_id))
     crew = tuple(x for x in plan.models if (_marked(x) or {}).get("group") == gid)
-    return _group(gid, support_type(mark.get("type")), crew, int(mark.get("size", len(crew))), 0, None)
+    size = _whole(mark.get("size", len(crew)), f"model {m.model_id} extra.support.size")
+    return _group(gid, support_type(mark.get("type")), crew, size, 0, None)
 
 
 def _group(gid: str, kind: SupportType, crew: tuple[Model, ...], size: int, counted: int,
            unit_id: str | None) -> SupportGroup:
     if size not in SUPPORT_WOUNDS:
         raise IllegalActionError(f"support group {gid} has {size} figure(s): a support group has two or three "
-                                 f"({SRC_SUPPORT})", msg_id="feu_a_volonte.support.size",
+                                 f"({SRC_SUPPORT}); if figures were taken off by hand, give the unit "
+                                 "extra.support_size", msg_id="feu_a_volonte.support.size",
                                  params={"group": gid, "size": size})
     wounds = counted + sum(len(_wounds(x)) for x in crew)
     return SupportGroup(gid, kind, tuple(x.model_id for x in crew), size, wounds, unit_id)
