@@ -131,7 +131,7 @@ def _singles() -> TablePlan:
 def test_two_figures_base_to_base_form_an_lmg_team() -> None:
     plan = _singles()
     res = resolve(plan, "support_group", {"crew": "a1,a2", "team": "LMG"}, None)
-    assert res.result == {"group": "a1", "type": "lmg", "crew": ["a1", "a2"], "weapon": "LMG", "wounds_to_leave": 4}
+    assert res.result == {"group": "a1+a2", "type": "lmg", "crew": ["a1", "a2"], "weapon": "LMG", "wounds_to_leave": 4}
     assert res.plan_after is not None
     group = group_of(res.plan_after, res.plan_after.model("a2"))
     assert group is not None and (group.crew, group.limit, group.kind) == (("a1", "a2"), 4, SUPPORT_TYPES["lmg"])

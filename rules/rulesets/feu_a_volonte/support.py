@@ -221,7 +221,7 @@ def support_group(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None
         if group_of(plan, m) is not None:
             raise IllegalActionError(f"{m.model_id} already serves in a support group",
                                      msg_id="feu_a_volonte.support.already", params={"who": m.model_id})
-    gid = crew[0].model_id
+    gid = "+".join(m.model_id for m in crew)
     ids = tuple(m.model_id for m in crew)
     weapon = arsenal_weapon(kind.weapon, plan.weapons)
     steps = [Step("support team", f"{kind.name}: {kind.figures} figures, {kind.cost} PdR, serving a {weapon.name}",
