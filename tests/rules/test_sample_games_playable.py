@@ -69,6 +69,9 @@ CASES: dict[str, list[tuple[str, dict[str, Any], Before]]] = {
     ],
     "feu-a-volonte": [
         ("shoot_building", {"firing": "para-2", "building": "house-1", "type": "bunker"}, []),
+        ("support_group", {"crew": ["para-2", "para-1"], "team": "lmg"}, [("move", "para-1", 275, 260)]),
+        ("support_fire", {"support": "para-1", "target": "us-3"},
+         [("move", "para-1", 275, 260), ("support_group", {"crew": ["para-2", "para-1"], "team": "lmg"}, None)]),
         ("npc_activate", {"group": "us-1"}, []),
         ("npc_reinforcements", {"entry_points": 3}, []),
         ("weather", {}, []),

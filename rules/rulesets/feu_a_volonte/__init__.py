@@ -23,6 +23,7 @@ from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
 from rules.rulesets.feu_a_volonte.climb import ask_climb
 from rules.rulesets.feu_a_volonte.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.feu_a_volonte.params import PARAMS
+from rules.rulesets.feu_a_volonte.support import SUPPORT_ACTIONS, SUPPORT_PARAMS
 from rules.rulesets.feu_a_volonte.words import Phrase, id_list, said, signed
 from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight
@@ -520,8 +521,8 @@ class FeuAVolonte(RuleSet):
     cohesion_rule = cohesion_rule
     cohesion_how = cohesion_how
     # -- actions (rules/rulesets/feu_a_volonte/actions.py) and roster checks -----------------------------------
-    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS})  # more_actions: issue 13
-    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS})
+    actions = MappingProxyType({**ACTIONS, **MORE_ACTIONS, **SUPPORT_ACTIONS})  # more_actions, support: issue 13
+    action_params = MappingProxyType({**PARAMS, **MORE_PARAMS, **SUPPORT_PARAMS})
     validate_roster = staticmethod(validate_roster)
 
 

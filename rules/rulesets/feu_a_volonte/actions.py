@@ -265,6 +265,8 @@ class Shot:
     defence_mod: int
     target_wounds: int
     location_die: int = 4
+    group_limit: int = 0  # a support group's crew is hit: the group's wounds and limit (support.py)
+    group_wounds: int = 0
 
 
 def _location(face: int, sides: int) -> str:
@@ -279,6 +281,10 @@ def shot_outcome(attack: Sequence[int], location_face: int, defence: Sequence[in
     a = sum(kept) + shot.attack_mod
     d = sum(sorted(defence, reverse=True)[:2]) + shot.defence_mod
     out = {"attack": a, "defence": d, "attack_kept": kept}
+    if shot.group_limit and (kept == [6, 6] or a >= 2 * d or a > d):  # Groupe d'appui: one wound of the group
+        out_of_game = shot.group_wounds + 1 >= shot.group_limit
+        return {**out, "kind": "group out" if out_of_game else "wounded",
+                "location": _location(location_face, shot.location_die)}
     if kept == [6, 6] or a >= 2 * d:
         return {**out, "kind": "killed", "why": "double six" if kept == [6, 6] else "at least double the defence"}
     if a > d:
@@ -536,6 +542,9 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
     d_mod = sum(v for v, _, _ in d_mods)
     loc_die = 8 if option(plan, "hit_location_die", "d4") == "d8" else 4
     shot = Shot(attack_dice, attack_mod, d_dice, d_mod, len(_wounds(target)), loc_die)
+    from rules.rulesets.feu_a_volonte.support import crew_shot  # Groupe d'appui
+
+    shot = crew_shot(plan, target, shot, steps)
     needed = (f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
               f"{d_dice}d6 keep 2 {d_mod:+d})")
     return Aim(target, shot, (tq.dice, tq.cran), tuple(steps), needed), main
@@ -653,6 +662,10 @@ def _roll_shot(plan: TablePlan, dice: Dice, main: Model, target: Model, shot: Sh
     defence = dice.roll_many(shot.defence_dice, 6)
     o = shot_outcome(attack, face, defence, shot)
     one = {**o, "attack_dice": list(attack), "location_die": face, "defence_dice": list(defence)}
+    if shot.group_limit and o["kind"] in ("wounded", "group out"):  # Groupe d'appui: support.py
+        from rules.rulesets.feu_a_volonte.support import hit_crew
+
+        return hit_crew(plan, target, one, steps)
     text = f"attack {o['attack']} (kept {o['attack_kept']}) against defence {o['defence']}"
     after = plan
     said_dice = {"attack": o["attack"], "kept": list(o["attack_kept"]), "defence": o["defence"],
@@ -957,6 +970,14 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         loser, face = (md, a_loc) if ta > td else (ma, d_loc)
         loc = LOCATIONS[face]
         current = after.model(loser.model_id)
+        from rules.rulesets.feu_a_volonte.support import crew_wound  # Groupe d'appui: one wound of the group
+
+        crew = crew_wound(after, current, loc, ta, td, steps)
+        if crew is not None:
+            result.update(outcome="attacker wins" if ta > td else "defender wins", wounded=loser.model_id,
+                          location=loc, killed=False, **crew[1])
+            return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
+                              result, crew[0])
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
         result = dataclasses.replace(result, outcome="attacker wins" if ta > td else "defender wins",
@@ -1221,7 +1242,9 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     odds = {"lands on the point": Distribution.from_pairs(((True, p_on), (False, 1 - p_on)))}
     victims = _blast(plan, point, weapon)
     for m in victims:
-        odds[f"if on the point: {m.model_id}"] = _blast_odds(plan, q.dice, weapon.bonus, m)
+        from rules.rulesets.feu_a_volonte.support import crew_odds  # Groupe d'appui
+
+        odds[f"if on the point: {m.model_id}"] = crew_odds(plan, m, _blast_odds(plan, q.dice, weapon.bonus, m))
     if dice is None:
         return Resolution(RULESET, "throw", tuple(steps), {"on the point": "7+"}, odds)
     state = _spend(plan, thrower, "combat / grenade", steps)
@@ -1246,11 +1269,22 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                       params={"attack": attack, "hit": id_list(m.model_id for m in victims)}))
     outcomes: list[Roll] = []
     for m in victims:
+        if not any(x.model_id == m.model_id for x in after.models):
+            continue  # crew of a support group that left the game earlier in this blast
         d_dice, d_mods, tq = _defence(after, m)
         shot = Shot(0, 0, d_dice, sum(v for v, _, _ in d_mods), len(_wounds(m)))
         face = dice.roll(4)
         defence = dice.roll_many(d_dice, 6)
         o = _blast_outcome(attack, kept, face, defence, shot)
+        if o["kind"] in ("killed", "wounded"):  # Groupe d'appui: a hit on crew is one wound of the group
+            from rules.rulesets.feu_a_volonte.support import crew_wound
+
+            crew = crew_wound(after, after.model(m.model_id), LOCATIONS[face], attack, o["defence"], steps)
+            if crew is not None:
+                after = crew[0]
+                outcomes.append({"figure": m.model_id, "attack": attack, "defence": o["defence"], **crew[1],
+                                 "location": LOCATIONS[face], "location_die": face, "defence_dice": list(defence)})
+                continue
         if o["kind"] == "tie":  # resolved as for a shot: the nerve test
             nd = dice.roll_many(tq.dice, 6)
             holds = sum(sorted(nd, reverse=True)[:2]) + tq.cran >= SUCCESS

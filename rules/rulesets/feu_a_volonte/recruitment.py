@@ -171,6 +171,12 @@ def quality_of(profile: Mapping[str, Any] | None, who: str) -> Quality:
     """Return the quality a profile names (``recrue``, ``aguerri``, ``vétéran``, ``élite``)."""
     name = (profile or {}).get("quality")
     q = _QUALITY_BY_NORM.get(_norm(str(name))) if name is not None else None
+    if q is None and name is not None:  # Jouer en solitaire: the non-player characters' row (support.py)
+        from rules.rulesets.feu_a_volonte.support import npc_quality
+
+        npc = npc_quality(name)
+        if npc is not None:
+            return npc
     if q is None:
         raise InvalidActionError(f"{who} has no Feu à Volonté quality (profile quality {name!r}); "
                                  f"qualities are: {', '.join(QUALITIES)}", msg_id="fav.no_quality",
