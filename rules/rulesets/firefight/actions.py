@@ -435,7 +435,7 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[tuple[str, str, tuple
                           _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1,
                           msg="firefight.shoot.cover",
                           params={"count": len(cover), "total": len(models), "target": target_id,
-                                  "models": [msg("firefight.cover.model", model=m, by=list(by)) for m, _, by in cover]}))
+                                  "models": [msg("firefight.cover.by", model=m, by=list(by)) for m, _, by in cover]}))
     regen = _all_have(plan, target_id, "Regeneration")
     if regen:
         steps.append(Step("Regeneration", "every model has Regeneration: each wound is ignored on 5+ (not against Bane, Rending, Unstoppable)",
