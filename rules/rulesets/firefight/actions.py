@@ -8,7 +8,8 @@ Stats (roster ``profiles``): ``{"quality": 2-6, "defense": 2-6, "rules": [...],
 "points": n}``; ``weapons``: ``{"range_in": inches (0 = melee), "attacks": n,
 "rules": [...], "points": n}``. Special rules are written ``Name`` or ``Name(X)``.
 
-Game state (``plan.state``): ``round``, ``turn`` (side to activate), ``activated``
+Game state (``plan.state``, read and written only through
+:class:`rules.rulesets.firefight.state.FirefightState`): ``round``, ``turn`` (side to activate), ``activated``
 (unit ids this round), ``actions`` (unit -> action), ``fatigued`` (unit ids),
 ``first`` (side that starts the round), ``finished_first``, ``objectives``
 (objective id -> side or ``null``), ``starting_units`` (side -> count),
@@ -70,6 +71,7 @@ from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported
     wound_roll_needed,
 )
 from rules.rulesets.firefight.reach import in_melee_reach, out_of_reach_above
+from rules.rulesets.firefight.state import FirefightState
 from rules.rulesets.kit import (
     check_model_kit,
     check_whole_stats,
@@ -85,7 +87,6 @@ from rules.rulesets.kit import (
     roster_fail,
     rule_value,
     sides_of,
-    state_of,
     threshold,
     unit_rules,
     weapon_of,
@@ -281,16 +282,9 @@ def _is_shaken(plan: TablePlan, unit_id: str) -> bool:
     return any(m.has_status(SHAKEN) for m in plan.models_of(unit_id))
 
 
-def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_of(plan)
-    sides = sides_of(plan)
-    st.setdefault("round", 1)
-    st.setdefault("first", sides[0] if sides else None)
-    st.setdefault("turn", st["first"])
-    for key in ("activated", "fatigued"):
-        st.setdefault(key, [])
-    st.setdefault("actions", {})
-    return st
+def _state(plan: TablePlan) -> FirefightState:
+    """The game state of ``plan``, typed (:mod:`rules.rulesets.firefight.state`)."""
+    return FirefightState.of(plan)
 
 
 def _enemy_check(plan: TablePlan, a: str, b: str) -> None:
@@ -444,7 +438,7 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[tuple[str, str, tuple
 
 
 def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, target: str,
-                      st: Mapping[str, Any], steps: list[Step]
+                      st: FirefightState, steps: list[Step]
                       ) -> tuple[list[Batch], tuple[tuple[str, str, tuple[str, ...]], ...], list[str]]:
     tmodels = plan.models_of(target)
     how = measure_how(plan)
@@ -452,7 +446,7 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
         steps.append(Step("measuring", "distances taken centre to centre of the bases", "RULES-NOTES choice 1",
                           value=how, option=f"measure={how}", msg="firefight.measure.centre"))
     wanted = req_str(request, "weapon", default=None)
-    moved = req_bool(request, "moved", st["actions"].get(firing) == "advance")
+    moved = req_bool(request, "moved", st.actions.get(firing) == "advance")
     stealth = _all_have(plan, target, "Stealth")
     groups: dict[tuple[Any, ...], list[Model]] = {}
     specs: dict[tuple[Any, ...], HitSpec] = {}
@@ -623,7 +617,7 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
     st = _state(plan)
     firing, target = req_str(request, "firing"), req_str(request, "target")
     _enemy_check(plan, firing, target)
-    action = st["actions"].get(firing)
+    action = st.actions.get(firing)
     if action in ("rush", "charge"):
         raise IllegalActionError(f"{firing} took the {action} action this round and cannot shoot ({_src('Activation')})",
                                  msg_id="firefight.shoot.after_move",
@@ -777,7 +771,7 @@ def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, in
     if counter and charging:
         steps.append(Step("Counter", f"{defender} has Counter weapons: the charger loses {len(counter)} Impact dice",
                           _src("Counter"), msg="firefight.melee.counter", params={"unit": defender, "count": len(counter)}))
-    a_batches = _melee_side(plan, attacker, defender, charging=charging, fatigued=attacker in st["fatigued"],
+    a_batches = _melee_side(plan, attacker, defender, charging=charging, fatigued=attacker in st.fatigued,
                             impact_loss=len(counter) if charging else 0, steps=steps, label="attack")
     if not a_batches:
         raise IllegalActionError(f"no model of {attacker} is within 2\" of {defender} with a melee weapon: "
@@ -832,7 +826,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     attacker, defender = request["attacker"], request["defender"]
     charging = req_bool(request, "charging", True)
     strike_back = req_bool(request, "strike_back", True)
-    d_fat = defender in st["fatigued"] or _is_shaken(plan, defender)
+    d_fat = defender in st.fatigued or _is_shaken(plan, defender)
     steps: list[Step] = []
     counter = _counter_setup(plan, defender, attacker, tired=d_fat, steps=steps) if charging else None
     steps += list(setup.steps)
@@ -889,7 +883,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         steps.append(Step("Counter", f"no model of {attacker} is left within 2\" to strike", _src("Counter"),
                           msg="firefight.melee.nobody_left", params={"unit": attacker}))
     st2 = _state(after)
-    fat = set(st2["fatigued"])
+    fat = set(st2.fatigued)
     if charging:
         fat.add(attacker)
     if strike_back and after.models_of(defender) and after.models_of(attacker):
@@ -906,8 +900,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             steps.extend(rolled.steps)
             after, res["strike_back"] = _apply(after, rolled)
             fat.add(defender)
-    st2["fatigued"] = sorted(fat)
-    after = after.with_state(st2)
+    after = st2.with_(fatigued=sorted(fat)).on(after)
     a_left, d_left = bool(after.models_of(attacker)), bool(after.models_of(defender))
     if a_left and d_left:
         steps.append(Step("after melee", f"both units stand: {attacker} falls back to 1\" from {defender}", _src("Mêlée"),
@@ -1005,16 +998,15 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         for m in models:
             after = after.without_model(m.model_id)
     st = _state(after)
-    if unit_id in st.get("morale_due", []):
-        st["morale_due"] = [u for u in st["morale_due"] if u != unit_id]
-        after = after.with_state(st)
+    if unit_id in st.morale_due:
+        after = st.with_(morale_due=[u for u in st.morale_due if u != unit_id]).on(after)
     return Resolution(RULESET, "morale", tuple(steps), needed, odds, tuple(dice.rolled), {"morale": result}, after)
 
 
 # =============================================================================== activation and round
 
-def _can_activate(plan: TablePlan, st: Mapping[str, Any], u: Unit) -> bool:
-    return bool(plan.models_of(u.unit_id)) and u.unit_id not in st["activated"] and not u.extra.get("reserve")
+def _can_activate(plan: TablePlan, st: FirefightState, u: Unit) -> bool:
+    return bool(plan.models_of(u.unit_id)) and u.unit_id not in st.activated and not u.extra.get("reserve")
 
 
 def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1026,7 +1018,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     ``target``.
     """
     st = _state(plan)
-    if st.get("game_over"):
+    if st.game_over:
         raise IllegalActionError("the game is over (four rounds played)",
                                  msg_id="firefight.game_over")
     unit_id, action = req_str(request, "unit"), req_str(request, "action").lower()
@@ -1034,13 +1026,13 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         raise InvalidActionError(f"unknown action {action!r}; actions are: {', '.join(MOVES_IN)}",
                                  msg_id="firefight.move.bad_action", params={"action": action, "actions": list(MOVES_IN)})
     u = plan.unit(unit_id)
-    turn_has_units = any(_can_activate(plan, st, x) for x in plan.units if x.side == st["turn"])
-    if u.side != st["turn"] and turn_has_units:
-        raise IllegalActionError(f"it is side {st['turn']}'s turn to activate a unit, not {u.side}'s ({_src('Jouer la partie')})",
-                                 msg_id="firefight.activate.not_your_turn", params={"side": st["turn"], "unit": unit_id})
-    if unit_id in st["activated"]:
-        raise IllegalActionError(f"{unit_id} was already activated in round {st['round']}",
-                                 msg_id="firefight.activate.already", params={"unit": unit_id, "round": st["round"]})
+    turn_has_units = any(_can_activate(plan, st, x) for x in plan.units if x.side == st.turn)
+    if u.side != st.turn and turn_has_units:
+        raise IllegalActionError(f"it is side {st.turn}'s turn to activate a unit, not {u.side}'s ({_src('Jouer la partie')})",
+                                 msg_id="firefight.activate.not_your_turn", params={"side": st.turn, "unit": unit_id})
+    if unit_id in st.activated:
+        raise IllegalActionError(f"{unit_id} was already activated in round {st.round}",
+                                 msg_id="firefight.activate.already", params={"unit": unit_id, "round": st.round})
     if u.extra.get("reserve"):
         raise IllegalActionError(f"{unit_id} is still off the table ({u.extra['reserve']}); deploy it first",
                                  msg_id="firefight.activate.reserve", params={"unit": unit_id})
@@ -1104,26 +1096,24 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
             after = after.with_model(with_status(m, remove=[SHAKEN]))
         steps.append(Step("recover", f"{unit_id} spends its activation idle and is no longer shaken", _src("Effets des blessures"),
                           msg="firefight.activate.recover", params={"unit": unit_id}))
-    st["activated"] = st["activated"] + [unit_id]
-    st["actions"] = {**st["actions"], unit_id: "recover" if shaken else action}
+    st = st.with_(activated=[*st.activated, unit_id], actions={**st.actions, unit_id: "recover" if shaken else action})
     other = other_side(plan, u.side)
     mine_left = any(_can_activate(after, st, x) for x in after.units if x.side == u.side)
     theirs_left = any(_can_activate(after, st, x) for x in after.units if x.side == other)
-    if not mine_left and st.get("finished_first") is None:
-        st["finished_first"] = u.side
-    st["turn"] = other if theirs_left else u.side
-    st["round_complete"] = not mine_left and not theirs_left
-    after = after.with_state(st)
-    res = {"unit": unit_id, "action": st["actions"][unit_id], "move_in": move, "next_turn": st["turn"],
-           "round_complete": st["round_complete"]}
+    if not mine_left and st.finished_first is None:
+        st = st.with_(finished_first=u.side)
+    st = st.with_(turn=other if theirs_left else u.side, round_complete=not mine_left and not theirs_left)
+    after = st.on(after)
+    res = {"unit": unit_id, "action": st.actions[unit_id], "move_in": move, "next_turn": st.turn,
+           "round_complete": st.round_complete}
     return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, after)
 
 
-def _controllers(plan: TablePlan, st: Mapping[str, Any], obj: Any) -> set[str]:
+def _controllers(plan: TablePlan, st: FirefightState, obj: Any) -> set[str]:
     how = measure_how(plan)
     sides = set()
     for u in plan.units:
-        if _is_shaken(plan, u.unit_id) or u.extra.get("ambushed_round") == st["round"]:
+        if _is_shaken(plan, u.unit_id) or u.extra.get("ambushed_round") == st.round:
             continue
         if any(point_distance_mm(m, obj.position_mm, how=how) <= inches(3) for m in plan.models_of(u.unit_id)):
             sides.add(u.side)
@@ -1133,7 +1123,7 @@ def _controllers(plan: TablePlan, st: Mapping[str, Any], obj: Any) -> set[str]:
 def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """End the round: objectives, morale due, fatigue cleared, Caster tokens, next round or the end (Mission; Moral)."""
     st = _state(plan)
-    if st.get("game_over"):
+    if st.game_over:
         raise IllegalActionError("the game is over",
                                  msg_id="firefight.game_over")
     steps: list[Step] = []
@@ -1141,7 +1131,7 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     if waiting:
         raise IllegalActionError(f"units still to activate this round: {', '.join(waiting)}",
                                  msg_id="firefight.end_round.waiting", params={"units": waiting})
-    objectives = dict(st.get("objectives", {}))
+    objectives = dict(st.objectives)
     for o in plan.objectives:
         sides = _controllers(plan, st, o)
         if len(sides) == 1:
@@ -1154,8 +1144,7 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                               msg="firefight.end_round.contested", params={"objective": o.objective_id, "sides": sorted(sides)}))
         else:
             objectives.setdefault(o.objective_id, None)
-    st["objectives"] = objectives
-    starting = dict(st.get("starting_units") or {})
+    starting = dict(st.starting_units)
     due: list[str] = []
     for side in sides_of(plan):
         start = starting.setdefault(side, sum(1 for u in plan.units if u.side == side))
@@ -1165,8 +1154,7 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
             steps.append(Step("morale due", f"side {side} has {len(left)} of {start} starting units (half or fewer): "
                               f"{', '.join(left)} must test morale", _src("Moral"),
                               msg="firefight.end_round.morale_due", params={"side": side, "left": len(left), "start": start, "units": left}))
-    st["starting_units"] = starting
-    st["morale_due"] = due
+    st = st.with_(objectives=objectives, starting_units=starting, morale_due=due)
     after = plan
     for u in plan.units:
         x = rule_value(unit_rules(plan, u, (plan.models_of(u.unit_id) or (None,))[0]), "Caster")
@@ -1175,27 +1163,26 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
             after = after.with_unit(with_extra(after.unit(u.unit_id), spell_tokens=tokens))
             steps.append(Step("Caster", f"{u.unit_id} gains {x} spell token(s): {tokens} (6 at most)", _src("Caster(X)"),
                               msg="firefight.end_round.tokens", params={"unit": u.unit_id, "x": x, "tokens": tokens}))
-    finished = st.get("finished_first") or st["first"]
-    result: dict[str, Any] = {"round": st["round"], "objectives": objectives, "morale_due": due}
-    if st["round"] >= ROUNDS:
+    finished = st.finished_first or st.first
+    result: dict[str, Any] = {"round": st.round, "objectives": objectives, "morale_due": due}
+    if st.round >= ROUNDS:
         counts = {s: sum(1 for v in objectives.values() if v == s) for s in sides_of(plan)}
         best = max(counts.values(), default=0)
         winners = [s for s, c in counts.items() if c == best]
-        st["game_over"] = True
-        st["winner"] = winners[0] if len(winners) == 1 else None
+        st = st.with_(game_over=True, winner=winners[0] if len(winners) == 1 else None)
         steps.append(Step("end of game", f"after round {ROUNDS}: objectives held {counts} -> "
-                          + (f"{st['winner']} wins" if st["winner"] else "a draw"), _src("Mission"),
-                          msg="firefight.end_round.winner" if st["winner"] else "firefight.end_round.draw",
-                          params={"rounds": ROUNDS, "winner": st["winner"], "held": [msg("firefight.side_held", side=k, count=n) for k, n in counts.items()]}))
-        result.update(game_over=True, winner=st["winner"], objectives_held=counts)
+                          + (f"{st.winner} wins" if st.winner else "a draw"), _src("Mission"),
+                          msg="firefight.end_round.winner" if st.winner else "firefight.end_round.draw",
+                          params={"rounds": ROUNDS, "winner": st.winner, "held": [msg("firefight.side_held", side=k, count=n) for k, n in counts.items()]}))
+        result.update(game_over=True, winner=st.winner, objectives_held=counts)
     else:
-        st.update(round=st["round"] + 1, first=finished, turn=finished, finished_first=None,
-                  activated=[], actions={}, fatigued=[], round_complete=False)
-        steps.append(Step("next round", f"round {st['round']}: {finished} activates first (it finished activating first)",
+        st = st.with_(round=st.round + 1, first=finished, turn=finished, finished_first=None,
+                      activated=[], actions={}, fatigued=[], round_complete=False)
+        steps.append(Step("next round", f"round {st.round}: {finished} activates first (it finished activating first)",
                           _src("Jouer la partie"),
-                          msg="firefight.end_round.next", params={"round": st["round"], "side": finished}))
+                          msg="firefight.end_round.next", params={"round": st.round, "side": finished}))
         result["next_first"] = finished
-    return Resolution(RULESET, "end_round", tuple(steps), {}, {}, (), result, after.with_state(st))
+    return Resolution(RULESET, "end_round", tuple(steps), {}, {}, (), result, st.on(after))
 
 
 # =============================================================================== deployment, casting, jumps
@@ -1223,8 +1210,8 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         if not has_rule(rules, "Ambush"):
             raise IllegalActionError(f"{unit_id} has no Ambush rule",
                                      msg_id="firefight.deploy.no_ambush", params={"unit": unit_id})
-        if st["round"] < 2:
-            raise IllegalActionError(f"Ambush units arrive at the start of a round after the first; this is round {st['round']} ({_src('Ambush')})",
+        if st.round < 2:
+            raise IllegalActionError(f"Ambush units arrive at the start of a round after the first; this is round {st.round} ({_src('Ambush')})",
                                      msg_id="firefight.deploy.ambush_round_one")
         enemies = [m for m in plan.models if plan.unit(m.unit_id).side != u.side]
         d = min((model_distance_mm(a, b, how=measure_how(plan)) for a in models for b in enemies), default=math.inf)
@@ -1233,9 +1220,9 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
                                      msg_id="firefight.deploy.ambush_too_close", params={"unit": unit_id, "distance": _inches(d)})
         steps.append(Step("Ambush", f"nearest enemy {_in(d)} away (> 9\"); cannot seize or contest objectives this round", _src("Ambush"),
                           msg="firefight.deploy.ambush", params={"distance": _inches(d)}))
-        u2 = with_extra(u, reserve=None, ambushed_round=st["round"])
+        u2 = with_extra(u, reserve=None, ambushed_round=st.round)
     elif mode in ("normal", "scout"):
-        edge = (st.get("deployment_edges") or {}).get(u.side) or req_str(request, "edge", default=None)
+        edge = st.deployment_edges.get(u.side) or req_str(request, "edge", default=None)
         if edge is None:  # the geometry's option (rules/rulesets/firefight/__init__.py): first=top,second=bottom by default
             from rules.rulesets import find_ruleset
             from rules.rulesets.firefight import deployment_edges
