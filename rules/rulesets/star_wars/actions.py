@@ -12,7 +12,8 @@ against shots), ``For`` (Force threshold), ``PV`` (default 1), ``Por`` (range in
 Force powers, as the seed spells them). ``weapons`` may add a Zone X weapon:
 ``{"Por": 6, "Cad": 1, "zone": 2}``.
 
-State (``plan.state``): ``turn``, ``initiative`` (side of player 1 this turn),
+State (``plan.state``, read and written only through
+:class:`rules.rulesets.star_wars.state.StarWarsState`): ``turn``, ``initiative`` (side of player 1 this turn),
 ``activated`` (figures activated this turn), ``phases`` (hero phases played, in
 order), ``active_powers`` (``{"Protection": [...], "Dun Möch": [...], "Méditation de
 combat": [...]}``, until the end of the turn), ``dead`` (figures killed, kept for
@@ -38,7 +39,6 @@ from calibration.units import pas
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step, msg
-from rules.frozen import thaw
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
@@ -52,12 +52,12 @@ from rules.rulesets.kit import (
     req_str,
     roster_fail,
     sides_of,
-    state_of,
     threshold,
     weapon_of,
     with_extra,
     with_status,
 )
+from rules.rulesets.star_wars.state import Acted, Dead, Phase, StarWarsState
 
 RULESET = "star-wars"
 SRC = "Star Wars Grandes escarmouches"
@@ -192,19 +192,14 @@ def _heavy(plan: TablePlan, m: Model) -> bool:
     return _has(plan, m, "Armure lourde") or _has(plan, m, "Robuste")
 
 
-def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_of(plan)
-    st.setdefault("turn", 1)
-    st.setdefault("activated", [])
-    st.setdefault("phases", [])
-    st.setdefault("active_powers", {})
-    st.setdefault("dead", [])
-    return st
+def _state(plan: TablePlan) -> StarWarsState:
+    """The game state of ``plan``, typed (:mod:`rules.rulesets.star_wars.state`)."""
+    return StarWarsState.of(plan)
 
 
-def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
+def _dun_moch(plan: TablePlan, m: Model, st: StarWarsState) -> Model | None:
     """An enemy Force user with Dun Möch active within 15 pas raises this figure's thresholds by 1."""
-    for uid in st["active_powers"].get("Dun Möch", ()):
+    for uid in st.active_powers.get("Dun Möch", ()):
         try:
             u = plan.model(uid)
         except InvalidActionError:
@@ -214,25 +209,26 @@ def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
     return None
 
 
-def _take_action(st: dict[str, Any], model_id: str, action: str, used: int = 1, limit: int = 1) -> None:
-    """Record a figure's second action of the turn; refuse a second one, or more shots/attacks than it has.
+def _take_action(st: StarWarsState, model_id: str, action: str, used: int = 1, limit: int = 1) -> StarWarsState:
+    """Return ``st`` with a figure's second action of the turn; refuse a second one, or more shots/attacks than it has.
 
     A figure has two actions per activation and one activation per turn (Activation
     d'une figurine); its shots (Cad) or attacks (A) may go to several targets.
     """
-    acted = dict(st.get("acted") or {})
+    acted = dict(st.acted)
     prev = acted.get(model_id)
-    if prev is not None and prev["action"] != action:
-        raise IllegalActionError(f"{model_id} already took its second action this turn ({prev['action']})",
-                                 msg_id="star_wars.action.second_taken", params={"figure": model_id, "action": msg(f"star_wars.action.{prev['action']}")})
-    total = (prev["used"] if prev else 0) + used
+    if prev is not None and prev.action != action:
+        raise IllegalActionError(f"{model_id} already took its second action this turn ({prev.action})",
+                                 msg_id="star_wars.action.second_taken",
+                                 params={"figure": model_id, "action": msg(f"star_wars.action.{prev.action}")})
+    total = (prev.used if prev else 0) + used
     if total > limit:
         raise IllegalActionError(f"{model_id} has {limit} {'shot(s)' if action == 'shoot' else 'attack(s)' if action == 'melee' else 'use'} "
-                                 f"this turn and already used {prev['used'] if prev else 0}",
+                                 f"this turn and already used {prev.used if prev else 0}",
                                  msg_id=f"star_wars.action.limit_{action}" if action in ("shoot", "melee") else "star_wars.action.limit",
-                                 params={"figure": model_id, "limit": limit, "used": prev["used"] if prev else 0})
-    acted[model_id] = {"action": action, "used": total}
-    st["acted"] = acted
+                                 params={"figure": model_id, "limit": limit, "used": prev.used if prev else 0})
+    acted[model_id] = Acted(action, total)
+    return st.with_(acted=acted)
 
 
 # =============================================================================== turn and hero phases
@@ -253,15 +249,14 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu"),
                       msg="star_wars.turn.initiative", params={"face": f, "side": side}))
     st = _state(plan)
-    turn = st["turn"] + (1 if st.get("initiative") else 0)
-    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
-    after = plan
+    turn = st.turn + (1 if st.initiative else 0)
+    st = st.with_(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
     return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
-                      {"initiative": side, "turn": turn}, after.with_state(st))
+                      {"initiative": side, "turn": turn}, st.on(plan))
 
 
-def _heroes_left(plan: TablePlan, st: Mapping[str, Any], side: str) -> list[str]:
-    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m) and m.model_id not in st["activated"]]
+def _heroes_left(plan: TablePlan, st: StarWarsState, side: str) -> list[str]:
+    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m) and m.model_id not in st.activated]
 
 
 def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
@@ -277,11 +272,11 @@ def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
     return r, inside
 
 
-def _expected_side(plan: TablePlan, st: Mapping[str, Any]) -> str:
+def _expected_side(plan: TablePlan, st: StarWarsState) -> str:
     sides = sides_of(plan)
-    first = st.get("initiative") or sides[0]
+    first = st.initiative or sides[0]
     second = next(s for s in sides if s != first)
-    played = [p["side"] for p in st["phases"]]
+    played = [p.side for p in st.phases]
     nxt = first if not played else (second if played[-1] == first else first)
     if not _heroes_left(plan, st, nxt):
         nxt = second if nxt == first else first
@@ -298,7 +293,7 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     hero_id = req_str(request, "hero")
     hero = plan.model(hero_id)
     side = _side(plan, hero)
-    if hero_id in st["activated"]:
+    if hero_id in st.activated:
         raise IllegalActionError(f"{hero_id} was already activated this turn; a figure is activated once per turn",
                                  msg_id="star_wars.hero.already", params={"figure": hero_id})
     expected = _expected_side(plan, st)
@@ -323,14 +318,14 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                         bubble=BUBBLE_PAS[cast(str, _rank(plan, hero))]))
             raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}",
                                      msg_id="star_wars.hero.cannot_join", params={"figure": mid, "hero": hero_id, "why": said})
-        if mid in st["activated"]:
+        if mid in st.activated:
             raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase",
                                      msg_id="star_wars.hero.joined_elsewhere", params={"figure": mid})
-    st["activated"] = list(st["activated"]) + [hero_id] + chosen
-    st["phases"] = list(st["phases"]) + [{"side": side, "hero": hero_id, "figures": chosen}]
-    eligible = [m for m in inside if m not in st["activated"]]
+    st = st.with_(activated=[*st.activated, hero_id, *chosen],
+                  phases=[*st.phases, Phase(side, tuple(chosen), hero=hero_id)])
+    eligible = [m for m in inside if m not in st.activated]
     res = {"hero": hero_id, "activated": [hero_id] + chosen, "bubble": inside, "still_free_in_bubble": eligible}
-    return Resolution(RULESET, "hero_phase", tuple(steps), {}, {}, (), res, plan.with_state(st))
+    return Resolution(RULESET, "hero_phase", tuple(steps), {}, {}, (), res, st.on(plan))
 
 
 def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -342,37 +337,36 @@ def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
         raise IllegalActionError(f"heroes still have their phase to play: {', '.join(waiting)}",
                                  msg_id="star_wars.troops.heroes_left", params={"heroes": waiting})
     sides = sides_of(plan)
-    first = st.get("initiative") or sides[0]
-    done = [p["side"] for p in st["phases"] if p.get("troops")]
+    first = st.initiative or sides[0]
+    done = [p.side for p in st.phases if p.troops]
     if side != first and first not in done:
         raise IllegalActionError(f"{first} (initiative) activates its remaining figures first",
                                  msg_id="star_wars.troops.initiative_first", params={"side": first})
     figures = [m.model_id for m in plan.models if _side(plan, m) == side and not _rank(plan, m)
-               and m.model_id not in st["activated"]]
-    st["activated"] = list(st["activated"]) + figures
-    st["phases"] = list(st["phases"]) + [{"side": side, "troops": True, "figures": figures}]
+               and m.model_id not in st.activated]
+    st = st.with_(activated=[*st.activated, *figures], phases=[*st.phases, Phase(side, tuple(figures), troops=True)])
     step = Step("troops", f"{side} activates its figures not activated with a hero: {', '.join(figures) or 'none'}",
                 _src("Phases d'activation"),
                 msg="star_wars.troops.phase", params={"side": side, "figures": ids_or_none(figures)})
-    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), {"activated": figures}, plan.with_state(st))
+    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), {"activated": figures}, st.on(plan))
 
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """End the turn: activations and the powers lasting the turn are cleared; the points left on each side are counted."""
     st = _state(plan)
-    waiting = [m.model_id for m in plan.models if m.model_id not in st["activated"]]
+    waiting = [m.model_id for m in plan.models if m.model_id not in st.activated]
     if waiting:
         raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}",
                                  msg_id="star_wars.turn.waiting", params={"figures": waiting})
     points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
     left = [msg("star_wars.side_points", side=k, points=v) for k, v in points.items()]
-    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={},
-              first_actions={})
+    st = st.with_(activated=[], phases=[], active_powers={}, initiative=None, turn=st.turn + 1, acted={},
+                  first_actions={})
     step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
                 "the scenario decides)", _src("Déroulement d'un tour de jeu"),
                 msg="star_wars.turn.end", params={"points": left})
-    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st["turn"]},
-                      plan.with_state(st))
+    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st.turn},
+                      st.on(plan))
 
 
 # =============================================================================== shooting
@@ -390,7 +384,7 @@ def _through_figure(plan: TablePlan, a: Model, b: Model) -> str | None:
     return None
 
 
-def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[str, Any], *, rng_pas: float,
+def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWarsState, *, rng_pas: float,
                     base: int, concentrated: bool, steps: list[Step], allow_long: bool = True,
                     hidden_check: bool = True, at_mm: float | None = None) -> int:
     """Return the roll needed to hit, with every modifier in ``steps`` (Règles de Tir).
@@ -459,14 +453,14 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
     return final
 
 
-def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[Step], *, shooting: bool) -> tuple[int, ...]:
+def _saves(plan: TablePlan, target: Model, st: StarWarsState, steps: list[Step], *, shooting: bool) -> tuple[int, ...]:
     """Return the saves a figure rolls against one shooting hit, in order (Sauvegarde; Protection; Méditation)."""
     if not shooting:
         return ()
     out: list[int] = []
     own = _profile(plan, target).get("Svg")
     med = None
-    for uid in st["active_powers"].get("Méditation de combat", ()):
+    for uid in st.active_powers.get("Méditation de combat", ()):
         try:
             u = plan.model(uid)
         except InvalidActionError:
@@ -481,7 +475,7 @@ def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[St
         out.append(best)
         steps.append(Step("save", f"{target.model_id} saves on {best}+", _src("Sauvegarde"),
                           msg="star_wars.save.own", params={"target": target.model_id, "need": best}))
-    if target.model_id in st["active_powers"].get("Protection", ()):
+    if target.model_id in st.active_powers.get("Protection", ()):
         out.append(3)
         steps.append(Step("Protection", f"{target.model_id}: a further 3+ save if the first fails", _src("Utilisation de la Force, Protection"),
                           msg="star_wars.save.protection", params={"target": target.model_id}))
@@ -528,23 +522,25 @@ def _roll_attack(dice: Dice, need: int | None, saves: tuple[int, ...], steps: li
     return True
 
 
-def _wound(plan: TablePlan, target_id: str, lost: int, st: dict[str, Any], steps: list[Step]) -> tuple[TablePlan, bool]:
-    """Take PV off a figure; at 0 it dies and leaves the table (kept in ``state.dead`` for Médico / Guérison)."""
+def _wound(plan: TablePlan, target_id: str, lost: int, st: StarWarsState,
+           steps: list[Step]) -> tuple[TablePlan, bool, StarWarsState]:
+    """Take PV off a figure; at 0 it dies and leaves the table (kept in ``state.dead`` for Médico / Guérison).
+
+    Returns the plan, whether the figure died, and the state (its ``dead`` updated).
+    """
     if lost <= 0:
-        return plan, False
+        return plan, False, st
     t = plan.model(target_id)
     total = int(t.extra.get("pv_lost", 0)) + lost
     pv = int(_profile(plan, t).get("PV", 1))
     if total >= pv:
-        record = {"id": t.model_id, "unit": t.unit_id, "x_mm": t.position_mm[0], "y_mm": t.position_mm[1],
-                  "base_mm": t.base_mm, "profile": t.profile, "marker_id": t.marker_id}
-        st["dead"] = list(st["dead"]) + [record]
+        st = st.with_(dead=[*st.dead, Dead.of(t)])
         steps.append(Step("killed", f"{target_id} loses its last PV and is removed", _src("Points de vie"),
                           msg="star_wars.pv.killed", params={"figure": target_id}))
-        return plan.without_model(target_id), True
+        return plan.without_model(target_id), True, st
     steps.append(Step("PV", f"{target_id} loses {lost} PV: {pv - total} left", _src("Points de vie"),
                       msg="star_wars.pv.lost", params={"figure": target_id, "lost": lost, "left": pv - total}))
-    return plan.with_model(with_extra(t, pv_lost=total)), False
+    return plan.with_model(with_extra(t, pv_lost=total)), False, st
 
 
 def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -594,16 +590,16 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {"to hit": threshold(need), **{f"save {i + 1}": threshold(s) for i, s in enumerate(saves)}}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    _take_action(st, shooter.model_id, "shoot", shots, cad)
+    st = _take_action(st, shooter.model_id, "shoot", shots, cad)
     lost = sum(1 for k in range(shots) if _roll_attack(dice, need, saves, steps, f"shot {k + 1}",
                                                            msg("star_wars.label.shot", n=k + 1)))
-    after, killed = _wound(plan, target.model_id, min(lost, pv), st, steps)
+    after, killed, st = _wound(plan, target.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"hits": lost, "killed": killed}, after.with_state(st))
+                      {"hits": lost, "killed": killed}, st.on(after))
 
 
 def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, shooter: Model, target: Model,
-               w: Mapping[str, Any], rng: float, base: int, concentrated: bool, st: dict[str, Any],
+               w: Mapping[str, Any], rng: float, base: int, concentrated: bool, st: StarWarsState,
                steps: list[Step]) -> Resolution:
     """Zone X: every figure, friend or foe, within X pas of the point of impact takes a shooting attack (Règles de Tir)."""
     _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=base, concentrated=concentrated, steps=[],
@@ -631,16 +627,16 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
     needed = {f"to hit {m.model_id}": threshold(need) for m, need, _ in plans}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    _take_action(st, shooter.model_id, "shoot", 1, int(w.get("Cad", 1)))
+    st = _take_action(st, shooter.model_id, "shoot", 1, int(w.get("Cad", 1)))
     after = plan
     killed = []
     for m, need, saves in plans:
         if _roll_attack(dice, need, saves, steps, m.model_id):
-            after, dead = _wound(after, m.model_id, 1, st, steps)
+            after, dead, st = _wound(after, m.model_id, 1, st, steps)
             if dead:
                 killed.append(m.model_id)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"zone": [m.model_id for m in hit], "killed": killed}, after.with_state(st))
+                      {"zone": [m.model_id for m in hit], "killed": killed}, st.on(after))
 
 
 def _kill_p(plan: TablePlan, m: Model, need: int, saves: tuple[int, ...]) -> Fraction:
@@ -720,7 +716,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {"attack": threshold(need_a), **({"parry": threshold(need_d)} if need_d else {})}
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), needed, odds)
-    _take_action(st, a.model_id, "melee", n_att, most)
+    st = _take_action(st, a.model_id, "melee", n_att, most)
     lost, pushed = 0, 0
     for k in range(n_att):
         f = dice.roll(6)
@@ -739,14 +735,14 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         lost += per_hit
         steps.append(Step("hit", f"attack {k + 1}: D6 {f}: hit, {per_hit} PV", _src("Règles de Combat au corps à corps"),
                           msg="star_wars.melee.hit", params={"n": k + 1, "face": f, "pv": per_hit}))
-    after, killed = _wound(plan, d.model_id, min(lost, pv), st, steps)
+    after, killed, st = _wound(plan, d.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"pv_lost": min(lost, pv), "killed": killed, "parried": pushed}, after.with_state(st))
+                      {"pv_lost": min(lost, pv), "killed": killed, "parried": pushed}, st.on(after))
 
 
 # =============================================================================== the Force
 
-def _power_roll_needed(plan: TablePlan, user: Model, concentrated: bool, st: Mapping[str, Any], steps: list[Step]) -> int:
+def _power_roll_needed(plan: TablePlan, user: Model, concentrated: bool, st: StarWarsState, steps: list[Step]) -> int:
     f = _profile(plan, user).get("For")
     if f is None:
         raise IllegalActionError(f"{user.model_id} is not a Force user (no For)",
@@ -795,7 +791,7 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                           msg="star_wars.force.resists", params={"figure": t.model_id, "need": r}))
     if dice is None:
         return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds)
-    _take_action(st, user.model_id, "force")
+    st = _take_action(st, user.model_id, "force")
     f = dice.roll(6)
     steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}", _src("Utilisation de la Force"),
                       msg="star_wars.force.works" if f >= need else "star_wars.force.failed", params={"face": f}))
@@ -812,12 +808,13 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                 steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance", _src("Résistance à un pouvoir"),
                                   msg="star_wars.force.not_cancelled", params={"figure": t.model_id, "face": g}))
             kept.append(t)
-        after, result["affected"] = _power_effect(plan, user, power, kept, dice, st, steps)
+        after, result["affected"], st = _power_effect(plan, user, power, kept, dice, st, steps)
     return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds, tuple(dice.rolled), result,
-                      after.with_state(st))
+                      st.on(after))
 
 
-def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
+def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any],
+                   st: StarWarsState) -> list[Any]:
     if power == "Répulsion":
         return [m for m in plan.models
                 if _side(plan, m) != _side(plan, user) and model_distance_mm(user, m, how=measure_how(plan)) < pas(3)]
@@ -834,16 +831,16 @@ def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[st
         return [t]
     if power == "Guérison":
         tid = req_str(request, "target")
-        rec = next((d for d in st["dead"] if d["id"] == tid), None)
+        rec = next((d for d in st.dead if d.id == tid), None)
         if rec is None:
             raise IllegalActionError(f"{tid} is not a dead figure of this game", msg_id="star_wars.not_dead",
-                                 params={"figure": tid})
+                                     params={"figure": tid})
         return [rec]
     return []
 
 
-def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], dice: Dice, st: dict[str, Any],
-                  steps: list[Step]) -> tuple[TablePlan, list[str]]:
+def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], dice: Dice, st: StarWarsState,
+                  steps: list[Step]) -> tuple[TablePlan, list[str], StarWarsState]:
     after = plan
     affected: list[str] = []
     src = _src(f"Utilisation de la Force, {power}")
@@ -862,7 +859,7 @@ def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], 
         need = {"Télékinésie": 3, "Éclairs": None, "Étranglement": 2}[power]
         saves = _saves(plan, t, st, steps, shooting=power != "Étranglement")
         if _roll_attack(dice, need, saves, steps, power):
-            after, dead = _wound(after, t.model_id, 1, st, steps)
+            after, dead, st = _wound(after, t.model_id, 1, st, steps)
             affected.append(t.model_id)
             if not dead and power == "Étranglement" and not (_has(plan, t, "Grande cible") or _has(plan, t, "Gigantesque")):
                 after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
@@ -873,9 +870,8 @@ def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], 
                               "resolve the collision with the action thrown", src,
                               msg="star_wars.power.thrown", params={"figure": t.model_id}))
     elif power in ("Protection", "Dun Möch", "Méditation de combat"):
-        active = thaw(st["active_powers"])
-        active[power] = sorted(set(active.get(power, [])) | {user.model_id})
-        st["active_powers"] = active
+        st = st.with_(active_powers={**st.active_powers,
+                                     power: tuple(sorted(set(st.active_powers.get(power, ())) | {user.model_id}))})
         affected.append(user.model_id)
         steps.append(Step(power, f"active for {user.model_id} until the end of the turn (the seed gives no duration)", src,
                           msg="star_wars.power.active", params={"power": power, "figure": user.model_id}))
@@ -884,27 +880,26 @@ def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], 
         steps.append(Step("Sur-vitesse", f"{user.model_id} moves 6 more pas", src, value=6,
                           msg="star_wars.power.speed_done", params={"figure": user.model_id}))
     elif power == "Guérison":
-        after, ok = _revive(plan, user, targets[0], st, steps, src)
+        after, ok, st = _revive(plan, user, targets[0], st, steps, src)
         if ok:
-            affected.append(targets[0]["id"])
-    return after, affected
+            affected.append(targets[0].id)
+    return after, affected, st
 
 
-def _revive(plan: TablePlan, healer: Model, rec: Mapping[str, Any], st: dict[str, Any], steps: list[Step],
-            src: str) -> tuple[TablePlan, bool]:
-    ghost = Model(rec["id"], rec["unit"], (rec["x_mm"], rec["y_mm"]), rec["base_mm"], profile=rec.get("profile"),
-                  marker_id=rec.get("marker_id"))
+def _revive(plan: TablePlan, healer: Model, rec: Dead, st: StarWarsState, steps: list[Step],
+            src: str) -> tuple[TablePlan, bool, StarWarsState]:
+    ghost = Model(rec.id, rec.unit, (rec.x_mm, rec.y_mm), rec.base_mm, profile=rec.profile, marker_id=rec.marker_id)
     if model_distance_mm(healer, ghost) > CONTACT_MM:
-        raise IllegalActionError(f"{rec['id']} is {_pas(model_distance_mm(healer, ghost))} from {healer.model_id}: "
+        raise IllegalActionError(f"{rec.id} is {_pas(model_distance_mm(healer, ghost))} from {healer.model_id}: "
                                  "base contact needed",
-                                 msg_id="star_wars.revive.contact", params={"figure": rec["id"], "distance": _in_pas(model_distance_mm(healer, ghost)), "healer": healer.model_id})
-    if int(profile_of(plan, rec.get("profile")).get("PV", 1)) != 1:
-        raise IllegalActionError(f"{rec['id']} had more than one PV: it cannot be brought back",
-                                 msg_id="star_wars.revive.pv", params={"figure": rec["id"]})
-    st["dead"] = [d for d in st["dead"] if d["id"] != rec["id"]]
-    steps.append(Step("restored", f"{rec['id']} gets 1 PV back and returns to the table", src,
-                      msg="star_wars.revive.done", params={"figure": rec["id"]}))
-    return dataclasses.replace(plan, models=plan.models + (ghost,)), True
+                                 msg_id="star_wars.revive.contact", params={"figure": rec.id, "distance": _in_pas(model_distance_mm(healer, ghost)), "healer": healer.model_id})
+    if int(profile_of(plan, rec.profile).get("PV", 1)) != 1:
+        raise IllegalActionError(f"{rec.id} had more than one PV: it cannot be brought back",
+                                 msg_id="star_wars.revive.pv", params={"figure": rec.id})
+    st = st.with_(dead=[d for d in st.dead if d.id != rec.id])
+    steps.append(Step("restored", f"{rec.id} gets 1 PV back and returns to the table", src,
+                      msg="star_wars.revive.done", params={"figure": rec.id}))
+    return dataclasses.replace(plan, models=plan.models + (ghost,)), True, st
 
 
 def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -915,11 +910,11 @@ def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         raise IllegalActionError(f"{healer.model_id} has no Médico rule",
                                  msg_id="star_wars.medic.none", params={"figure": healer.model_id})
     tid = req_str(request, "target")
-    rec = next((d for d in st["dead"] if d["id"] == tid), None)
+    rec = next((d for d in st.dead if d.id == tid), None)
     if rec is None:
         raise IllegalActionError(f"{tid} is not a dead figure of this game", msg_id="star_wars.not_dead",
                                  params={"figure": tid})
-    if "Droïde" in profile_of(plan, rec.get("profile")).get("rules", ()):
+    if "Droïde" in profile_of(plan, rec.profile).get("rules", ()):
         raise IllegalActionError(f"{tid} is a droid: Médico cannot restore it",
                                  msg_id="star_wars.medic.droid", params={"figure": tid})
     need = 2 if req_bool(request, "concentrated") else 3
@@ -928,16 +923,16 @@ def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     odds = {"restored": Distribution.from_pairs(((True, threshold_chance(need)), (False, 1 - threshold_chance(need))))}
     if dice is None:
         return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds)
-    _take_action(st, healer.model_id, "medic")
+    st = _take_action(st, healer.model_id, "medic")
     f = dice.roll(6)
     after = plan
     if f >= need:
-        after, _ = _revive(plan, healer, rec, st, steps, _src("Règles additionnelles, Médico"))
+        after, _, st = _revive(plan, healer, rec, st, steps, _src("Règles additionnelles, Médico"))
     else:
         steps.append(Step("Médico", f"D6 {f}: failed", _src("Règles additionnelles, Médico"),
                           msg="star_wars.medic.failed", params={"face": f}))
     return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds, tuple(dice.rolled),
-                      {"restored": f >= need}, after.with_state(st))
+                      {"restored": f >= need}, st.on(after))
 
 
 def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -999,11 +994,11 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         steps.append(Step("collision", f"{v.model_id}: D6 {f}: {'hit' if f >= 4 else 'unhurt'}", src,
                           msg="star_wars.thrown.hit" if f >= 4 else "star_wars.thrown.missed", params={"figure": v.model_id, "face": f}))
         if f >= 4:
-            after, dead = _wound(after, v.model_id, 1, st, steps)
+            after, dead, st = _wound(after, v.model_id, 1, st, steps)
             if dead:
                 killed.append(v.model_id)
     return Resolution(RULESET, "thrown", tuple(steps), {"attack": "4+"}, odds, tuple(dice.rolled),
-                      {"collision": True, "killed": killed}, after.with_state(st))
+                      {"collision": True, "killed": killed}, st.on(after))
 
 
 ACTIONS: Mapping[str, Action] = MappingProxyType({

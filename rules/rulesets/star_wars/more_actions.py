@@ -20,6 +20,7 @@ from rules.resolution import Action, Resolution
 from rules.rulesets.kit import req_str
 from rules.rulesets.params import Param
 from rules.rulesets.star_wars.actions import DOWN, RULESET, _src, _state, _take_action
+from rules.rulesets.star_wars.state import StarWarsState
 
 SRC_ACT = "Activation d'une figurine"
 
@@ -41,8 +42,8 @@ def _problems(ans: Mapping[str, Any]) -> list[Any]:
     return [msg(s.msg, **s.params) for s in ans["steps"] if s.rule == "not allowed" and s.msg]
 
 
-def _first(st: dict[str, Any]) -> dict[str, str]:
-    return dict(st.get("first_actions") or {})
+def _first(st: StarWarsState) -> dict[str, str]:
+    return dict(st.first_actions)
 
 
 def _costed(plan: TablePlan, model_id: str, to: tuple[float, float], move_pas: float | None) -> dict[str, Any]:
@@ -89,9 +90,7 @@ def move(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     if not ans["allowed"]:
         raise IllegalActionError(f"{m.model_id} cannot move there: {'; '.join(ans['problems'])}",
                                  msg_id="star_wars.move.refused", params={"figure": m.model_id, "why": _problems(ans)})
-    first[m.model_id] = "move"
-    st["first_actions"] = first
-    after = plan.with_model(m.placed_at(to)).with_state(st)
+    after = st.with_(first_actions={**first, m.model_id: "move"}).on(plan.with_model(m.placed_at(to)))
     result = {"model": m.model_id, "to_mm": [round(to[0], 2), round(to[1], 2)], "cost": ans["cost"]}
     return Resolution(RULESET, "move", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
@@ -115,8 +114,7 @@ def run(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
     if not ans["allowed"]:
         raise IllegalActionError(f"{m.model_id} cannot run there: {'; '.join(ans['problems'])}",
                                  msg_id="star_wars.run.refused", params={"figure": m.model_id, "why": _problems(ans)})
-    _take_action(st, m.model_id, "run")
-    after = plan.with_model(m.placed_at(to)).with_state(st)
+    after = _take_action(st, m.model_id, "run").on(plan.with_model(m.placed_at(to)))
     result = {"model": m.model_id, "to_mm": [round(to[0], 2), round(to[1], 2)], "cost": ans["cost"]}
     return Resolution(RULESET, "run", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
@@ -130,12 +128,11 @@ def concentrate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) 
         raise IllegalActionError(f"{m.model_id} already took its first action this turn ({first[m.model_id]})",
                                  msg_id="star_wars.first_action.taken",
                                  params={"figure": m.model_id, "action": msg(f"star_wars.action.{first[m.model_id]}")})
-    first[m.model_id] = "concentrate"
-    st["first_actions"] = first
+    st = st.with_(first_actions={**first, m.model_id: "concentrate"})
     step = Step("first action", f"{m.model_id} concentrates: its shot, care (Médico) or Force power this turn is 1 "
                 "easier (give concentrated=yes to that action)", _src(SRC_ACT),
                 msg="star_wars.concentrate.done", params={"figure": m.model_id})
-    return Resolution(RULESET, "concentrate", (step,), {}, {}, (), {"model": m.model_id}, plan.with_state(st))
+    return Resolution(RULESET, "concentrate", (step,), {}, {}, (), {"model": m.model_id}, st.on(plan))
 
 
 MORE_ACTIONS: dict[str, Action] = {"move": move, "run": run, "concentrate": concentrate}
