@@ -370,7 +370,9 @@ def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
         per[u.unit_id] = {"side": u.side, "edge": edges[u.side], "inside": bool(inside.all()),
                           "outside": [m.model_id for m, i in zip(ms, inside) if not i]}
     bad = [k for k, p in per.items() if not p["inside"]]
-    steps = [Step("deployment", f"each side deploys within 12\" of its table edge ({', '.join(f'{s}: {e}' for s, e in edges.items())}); "
+    steps = [Step("deployment",
+                  "each side deploys within 12\" of its table edge "
+                  f"({', '.join(f'{s}: {e}' for s, e in edges.items())}); "
                   f"{len(bad)} unit(s) outside: {', '.join(bad) or 'none'}", SRC_DEPLOY,
                   option=f"deployment_edges={opts.get('deployment_edges')}", msg="firefight.deployment.check",
                   params={"edges": [msg("firefight.side_edge", side=s, edge=msg(f"firefight.edge.{e}"))
@@ -429,7 +431,8 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     action = v.get("action", "advance")
     if action not in ACTION_IN:
         raise InvalidActionError(f"move: --action must be one of {', '.join(ACTION_IN)}, got {action!r}",
-                                 msg_id="firefight.move.bad_action", params={"action": action, "actions": list(ACTION_IN)})
+                                 msg_id="firefight.move.bad_action",
+                                 params={"action": action, "actions": list(ACTION_IN)})
     m = plan.model(v["MODEL"])
     end = table_point(args, v, plan, "X_MM", "Y_MM")
     allowance_in, notes = _move_allowance_in(self, plan, m.unit_id, action)
@@ -461,11 +464,14 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
                   params={"action": msg(f"firefight.action.{action}"), "move": allowance_in,
                           "rules": f" ({', '.join(notes)})" if notes else ""})]
     if cap_in < allowance_in:
-        steps.append(Step("difficult terrain", "the path crosses difficult terrain: 6\" at most", SRC_TERRAIN, value=6.0,
+        steps.append(Step("difficult terrain", "the path crosses difficult terrain: 6\" at most", SRC_TERRAIN,
+                          value=6.0,
                           msg="firefight.move.difficult"))
     if prof.dangerous:
-        steps.append(Step("dangerous terrain", f"crossing {', '.join(prof.dangerous)}: roll a die per model, a wound on "
-                          "each 1", SRC_TERRAIN, msg="firefight.move.dangerous", params={"pieces": list(prof.dangerous)}))
+        steps.append(Step("dangerous terrain",
+                          f"crossing {', '.join(prof.dangerous)}: roll a die per model, a wound on "
+                          "each 1", SRC_TERRAIN, msg="firefight.move.dangerous",
+                          params={"pieces": list(prof.dangerous)}))
     steps += why
     return {"model": m.model_id, "action": action, "allowance": length_json(self, self.from_unit(cap_in), opts),
             "path": length_json(self, prof.length_mm, opts), "dangerous": list(prof.dangerous),
@@ -474,7 +480,9 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
 
 
 def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """jump GAP_INCHES [--drop INCHES | --model MODEL --to-elevation MM]: free, (X+1) dice on 3+, or impossible; falls from 2".
+    """jump GAP_INCHES [--drop INCHES | --model MODEL --to-elevation MM]: free, (X+1) dice on 3+, or impossible.
+
+    Falls from 2" up.
 
     With ``--model`` the drop is the model's elevation (the ground it stands on, mm) minus
     ``--to-elevation`` (default 0, the table), in inches (Règles spéciales, Sauter / Chuter).
@@ -499,7 +507,8 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         raise InvalidActionError("jump: --drop must be 0 or more inches", msg_id="firefight.jump.negative_drop")
     if gap > 6 or drop > 6:
         verdict, dice = "impossible", 0
-        steps.append(Step("jump", "a gap or a drop over 6\" cannot be jumped", SRC_SPECIAL, msg="firefight.jump.impossible"))
+        steps.append(Step("jump", "a gap or a drop over 6\" cannot be jumped", SRC_SPECIAL,
+                          msg="firefight.jump.impossible"))
     elif gap <= 1 and drop <= 3:
         verdict, dice = "normal move", 0
         steps.append(Step("jump", "gaps up to 1\" and drops up to 3\" are part of a normal move", SRC_SPECIAL,

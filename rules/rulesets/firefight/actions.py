@@ -134,7 +134,10 @@ def _told(s: Step) -> Any:
 
 
 def _prefixed(s: Step, text: str, msg_id: str, **params: Any) -> Step:
-    """Return ``s`` told after a prefix (a weapon, a side of a melee, a unit): ``text`` in English, its message nested."""
+    """Return ``s`` told after a prefix (a weapon, a side of a melee, a unit).
+
+    ``text`` is the English sentence; the message nests ``s``'s as the parameter ``what``.
+    """
     return Step(s.rule, text, s.source, s.value, s.option, msg=msg_id, params={**params, "what": _told(s)})
 
 
@@ -265,7 +268,8 @@ def _removal_order(plan: TablePlan, unit_id: str, request: Mapping[str, Any]) ->
         ids = [m.model_id for m in models]
         unknown = [o for o in order if o not in ids]
         if unknown:
-            raise InvalidActionError(f"casualty_order names {', '.join(unknown)}, not models of {unit_id}: {', '.join(ids)}",
+            raise InvalidActionError(f"casualty_order names {', '.join(unknown)}, not models of {unit_id}: "
+                                     f"{', '.join(ids)}",
                                      msg_id="firefight.casualty_order.unknown",
                                      params={"unknown": unknown, "unit": unit_id, "models": ids})
         return [m for o in order for m in models if m.model_id == o] + [m for m in models if m.model_id not in order]
@@ -312,7 +316,7 @@ def _blocks_sight(t: Any) -> bool:
 
 
 def _sees(plan: TablePlan, a: Model, b: Model) -> tuple[bool, str, list[str]]:
-    """Line of sight from the geometry module (rules.visibility): any part of the base seen; why not, and what blocks."""
+    """Line of sight from the geometry module (rules.visibility): any part of the base seen; why not; what blocks."""
     from rules.rulesets import find_ruleset
     from rules.visibility import line_of_sight
 
@@ -362,7 +366,8 @@ def _hit_spec(plan: TablePlan, firer: Model, wstats: Mapping[str, Any], mods: li
     quality = int(_profile(plan, firer)["quality"])
     steps: list[Step] = []
     if has_rule(wrules, "Reliable"):
-        steps.append(Step("Reliable", f"the weapon attacks with Quality 2+ instead of {quality}+", _src("Reliable"), value=2,
+        steps.append(Step("Reliable", f"the weapon attacks with Quality 2+ instead of {quality}+", _src("Reliable"),
+                          value=2,
                           msg="firefight.hit.reliable", params={"quality": quality}))
         quality = 2
     unstoppable = has_rule(wrules, "Unstoppable")
@@ -378,11 +383,13 @@ def _hit_spec(plan: TablePlan, firer: Model, wstats: Mapping[str, Any], mods: li
     extra = 0
     if not melee and far and has_rule(rules, "Relentless"):
         extra += 1
-        steps.append(Step("Relentless", "an unmodified 6 to hit on a target more than 9\" away adds one hit", _src("Relentless"), value=1,
+        steps.append(Step("Relentless", "an unmodified 6 to hit on a target more than 9\" away adds one hit",
+                          _src("Relentless"), value=1,
                           msg="firefight.hit.relentless"))
     if has_rule(wrules, "Surge"):
         extra += 1
-        steps.append(Step("Surge", "an unmodified 6 to hit adds one hit", _src("Surge"), value=1, msg="firefight.hit.surge"))
+        steps.append(Step("Surge", "an unmodified 6 to hit adds one hit", _src("Surge"), value=1,
+                          msg="firefight.hit.surge"))
     if melee and charging and has_rule(rules, "Furious"):
         extra += 1
         steps.append(Step("Furious", "charging: an unmodified 6 to hit in melee adds one hit", _src("Furious"), value=1,
@@ -424,7 +431,8 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[tuple[str, str, tuple
     bonus = 0
     if not melee and len(cover) * 2 > len(models):
         bonus = 1
-        steps.append(Step("cover", f"+1 Defense: {len(cover)} of {len(models)} models of {target_id} in cover (most of them): "
+        steps.append(Step("cover",
+                          f"+1 Defense: {len(cover)} of {len(models)} models of {target_id} in cover (most of them): "
                           + "; ".join(r for _, r, _ in cover),
                           _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1,
                           msg="firefight.shoot.cover",
@@ -432,7 +440,9 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[tuple[str, str, tuple
                                   "models": [msg("firefight.cover.by", model=m, by=list(by)) for m, _, by in cover]}))
     regen = _all_have(plan, target_id, "Regeneration")
     if regen:
-        steps.append(Step("Regeneration", "every model has Regeneration: each wound is ignored on 5+ (not against Bane, Rending, Unstoppable)",
+        steps.append(Step("Regeneration",
+                          "every model has Regeneration: each wound is ignored on 5+ (not against Bane, Rending, "
+                          "Unstoppable)",
                           _src("Regeneration"), msg="firefight.defence.regeneration"))
     return Defence(defense, bonus, regen)
 
@@ -517,7 +527,8 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
         if x:
             near_count = _models_near_unit(plan, target, inches(3))
             mult = min(x, near_count)
-            steps.append(Step("Blast", f"{b.weapon}: each hit x{mult} (Blast({x}), {near_count} enemy models within 3\" "
+            steps.append(Step("Blast",
+                              f"{b.weapon}: each hit x{mult} (Blast({x}), {near_count} enemy models within 3\" "
                               f"of {target}); ignores cover", _src("Blast"), value=mult, msg="firefight.shoot.blast",
                               params={"weapon": b.weapon, "mult": mult, "x": x, "count": near_count, "target": target}))
             b = dataclasses.replace(b, blast=mult, share=(len(order), order.index(target)))
@@ -537,7 +548,8 @@ def _blast_order(request: Mapping[str, Any], target: str, others: list[str]) -> 
     if not given:
         return everyone
     if sorted(given) != sorted(everyone):
-        raise InvalidActionError(f"blast_order must list exactly the units sharing the Blast hits: {', '.join(everyone)}",
+        raise InvalidActionError("blast_order must list exactly the units sharing the Blast hits: "
+                                 f"{', '.join(everyone)}",
                                  msg_id="firefight.blast_order", params={"units": everyone})
     return given
 
@@ -619,7 +631,8 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
     _enemy_check(plan, firing, target)
     action = st.actions.get(firing)
     if action in ("rush", "charge"):
-        raise IllegalActionError(f"{firing} took the {action} action this round and cannot shoot ({_src('Activation')})",
+        raise IllegalActionError(f"{firing} took the {action} action this round and cannot shoot "
+                                 f"({_src('Activation')})",
                                  msg_id="firefight.shoot.after_move",
                                  params={"unit": firing, "action": msg(f"firefight.action.{action}")})
     if _is_shaken(plan, firing):
@@ -642,7 +655,8 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
             steps.append(Step("AP", f"{b.weapon}: -{b.ap} to defence rolls (AP({b.ap}))", _src("AP(X)"), value=-b.ap,
                               msg="firefight.shoot.ap", params={"weapon": b.weapon, "ap": b.ap}))
         if b.deadly > 1:
-            steps.append(Step("Deadly", f"{b.weapon}: each wound x{b.deadly} on one model, no carry-over", _src("Deadly(X)"),
+            steps.append(Step("Deadly", f"{b.weapon}: each wound x{b.deadly} on one model, no carry-over",
+                              _src("Deadly(X)"),
                               msg="firefight.shoot.deadly", params={"weapon": b.weapon, "x": b.deadly}))
         if b.bane:
             steps.append(Step("Bane", f"{b.weapon}: unmodified defence 6s must be re-rolled", _src("Bane"),
@@ -656,8 +670,11 @@ def shot_setup(plan: TablePlan, request: Mapping[str, Any]) -> Setup:
     for u in order:
         if u == target:
             continue
-        ub = tuple(dataclasses.replace(b, share=(len(order), order.index(u)) if b.ignores_cover else (0, 0)) for b in batches)
-        others.append((u, Setup(ub, _defence(plan, u, (), melee=False, steps=[]), _bodies(plan, _removal_order(plan, u, {})), ())))
+        ub = tuple(dataclasses.replace(b, share=(len(order), order.index(u)) if b.ignores_cover else (0, 0))
+                   for b in batches)
+        others.append((u,
+                       Setup(ub, _defence(plan, u, (), melee=False, steps=[]),
+                             _bodies(plan, _removal_order(plan, u, {})), ())))
     return Setup(tuple(batches), defence, bodies, tuple(steps), tuple(others))
 
 
@@ -694,7 +711,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
     if limited:
         fu = after.unit(firing)
-        after = after.with_unit(with_extra(fu, limited_used=sorted(set(fu.extra.get("limited_used", ())) | set(limited))))
+        after = after.with_unit(with_extra(fu,
+                                           limited_used=sorted(set(fu.extra.get("limited_used", ())) | set(limited))))
     res["target"] = target
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
 
@@ -712,7 +730,8 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
     high = [m.model_id for m in plan.models_of(attacker) if m not in fighters
             and any(out_of_reach_above(m, e, how=how) for e in enemies)]
     if high:
-        steps.append(Step("height", f"{label}: {', '.join(high)} within 2\" of {defender} on the plan but more than 4\" "
+        steps.append(Step("height",
+                          f"{label}: {', '.join(high)} within 2\" of {defender} on the plan but more than 4\" "
                           "above or below: out of reach", _src("Mêlée"), msg="firefight.melee.too_high",
                           params={"label": msg(LABELS[label]), "models": high, "defender": defender}))
     if not fighters:
@@ -739,7 +758,8 @@ def _melee_side(plan: TablePlan, attacker: str, defender: str, *, charging: bool
         dice_n = sum(rule_value(_rules(plan, m), "Impact") or 0 for m in fighters) - impact_loss
         if dice_n > 0:
             steps.append(Step("Impact", f"{label}: {dice_n} Impact dice, each 2+ is a hit"
-                              + (f" ({impact_loss} lost to Counter)" if impact_loss else ""), _src("Impact(X)"), value=dice_n,
+                              + (f" ({impact_loss} lost to Counter)" if impact_loss else ""), _src("Impact(X)"),
+                              value=dice_n,
                               msg="firefight.melee.impact_lost" if impact_loss else "firefight.melee.impact",
                               params={"label": msg(LABELS[label]), "dice": dice_n, "lost": impact_loss}))
             batches.append(Batch("Impact", tuple(m.model_id for m in fighters), dice_n, HitSpec(2), 0, impact=True))
@@ -767,10 +787,12 @@ def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, in
     charging = req_bool(request, "charging", True)
     steps: list[Step] = []
     counter = [m for m in plan.models_of(defender)
-               if any(has_rule(weapon_of(plan, w).get("rules", ()), "Counter") for w in _weapons_of(plan, m, melee=True))]
+               if any(has_rule(weapon_of(plan, w).get("rules", ()), "Counter")
+                      for w in _weapons_of(plan, m, melee=True))]
     if counter and charging:
         steps.append(Step("Counter", f"{defender} has Counter weapons: the charger loses {len(counter)} Impact dice",
-                          _src("Counter"), msg="firefight.melee.counter", params={"unit": defender, "count": len(counter)}))
+                          _src("Counter"), msg="firefight.melee.counter",
+                          params={"unit": defender, "count": len(counter)}))
     a_batches = _melee_side(plan, attacker, defender, charging=charging, fatigued=attacker in st.fatigued,
                             impact_loss=len(counter) if charging else 0, steps=steps, label="attack")
     if not a_batches:
@@ -781,7 +803,8 @@ def charge_setup(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Setup, in
     a_def = _defence(plan, defender, (), melee=True, steps=steps)
     a_fear = _fear(plan, attacker)
     if a_fear:
-        steps.append(Step("Fear", f"{attacker} counts +{a_fear} wound(s) on the wound effects in melee", _src("Fear(X)"),
+        steps.append(Step("Fear", f"{attacker} counts +{a_fear} wound(s) on the wound effects in melee",
+                          _src("Fear(X)"),
                           value=a_fear, msg="firefight.melee.fear", params={"unit": attacker, "fear": a_fear}))
     bodies = _bodies(plan, _removal_order(plan, defender, request))
     return Setup(tuple(a_batches), a_def, bodies, tuple(steps)), a_fear
@@ -857,7 +880,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     odds: dict[str, Distribution] = {}
     if counter:
         cs, cf = counter
-        odds["Counter outcome on the charger (models removed, last model)"] = outcome_odds(cs.batches, cs.defence, cs.bodies, cf)[1]
+        odds["Counter outcome on the charger (models removed, last model)"] = outcome_odds(cs.batches, cs.defence,
+                                                                                           cs.bodies, cf)[1]
         start = survivors_odds(cs.batches, cs.defence, cs.bodies, cf)
     odds["attack wounds"] = outcome_odds(setup.batches, setup.defence, setup.bodies, a_fear)[0] if not counter else \
         start.bind(lambda al: _attack_wounds(plan, attacker, al, request))
@@ -903,7 +927,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     after = st2.with_(fatigued=sorted(fat)).on(after)
     a_left, d_left = bool(after.models_of(attacker)), bool(after.models_of(defender))
     if a_left and d_left:
-        steps.append(Step("after melee", f"both units stand: {attacker} falls back to 1\" from {defender}", _src("Mêlée"),
+        steps.append(Step("after melee", f"both units stand: {attacker} falls back to 1\" from {defender}",
+                          _src("Mêlée"),
                           msg="firefight.melee.fall_back", params={"attacker": attacker, "defender": defender}))
     else:
         steps.append(Step("after melee", "a unit was destroyed: the other may move up to 3\"", _src("Mêlée"),
@@ -982,7 +1007,8 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         f = dice.roll(6)
         ok = f == 6 or (f != 1 and f >= q)
         steps.append(Step("morale die", f"rolled {f}: {'passed' if ok else 'failed'}", _src("Moral"),
-                          msg="firefight.morale.die_passed" if ok else "firefight.morale.die_failed", params={"face": f}))
+                          msg="firefight.morale.die_passed" if ok else "firefight.morale.die_failed",
+                          params={"face": f}))
         if not ok and fearless:
             g = dice.roll(6)
             ok = g >= 4
@@ -1024,11 +1050,13 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     unit_id, action = req_str(request, "unit"), req_str(request, "action").lower()
     if action not in MOVES_IN:
         raise InvalidActionError(f"unknown action {action!r}; actions are: {', '.join(MOVES_IN)}",
-                                 msg_id="firefight.move.bad_action", params={"action": action, "actions": list(MOVES_IN)})
+                                 msg_id="firefight.move.bad_action",
+                                 params={"action": action, "actions": list(MOVES_IN)})
     u = plan.unit(unit_id)
     turn_has_units = any(_can_activate(plan, st, x) for x in plan.units if x.side == st.turn)
     if u.side != st.turn and turn_has_units:
-        raise IllegalActionError(f"it is side {st.turn}'s turn to activate a unit, not {u.side}'s ({_src('Jouer la partie')})",
+        raise IllegalActionError(f"it is side {st.turn}'s turn to activate a unit, not {u.side}'s "
+                                 f"({_src('Jouer la partie')})",
                                  msg_id="firefight.activate.not_your_turn", params={"side": st.turn, "unit": unit_id})
     if unit_id in st.activated:
         raise IllegalActionError(f"{unit_id} was already activated in round {st.round}",
@@ -1047,11 +1075,14 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         raise IllegalActionError(f"{unit_id} is Immobile: it can only Hold ({_src('Immobile')})",
                                  msg_id="firefight.activate.immobile", params={"unit": unit_id})
     if shaken and action != "hold":
-        raise IllegalActionError(f"{unit_id} is shaken: it must stay idle (hold, no shooting) to recover ({_src('Effets des blessures')})",
+        raise IllegalActionError(f"{unit_id} is shaken: it must stay idle (hold, no shooting) to recover "
+                                 f"({_src('Effets des blessures')})",
                                  msg_id="firefight.activate.shaken", params={"unit": unit_id})
     move = MOVES_IN[action]
-    steps.append(Step("action", f"{action}: {move}\" move" + {"hold": ", may shoot", "advance": ", may shoot after moving",
-                                                                "rush": ", no shooting", "charge": ", into melee"}[action],
+    steps.append(Step("action", f"{action}: {move}\" move"
+                      + {"hold": ", may shoot", "advance": ", may shoot after moving",
+                                                                "rush": ", no shooting",
+                         "charge": ", into melee"}[action],
                       _src("Activation"),
                       msg=f"firefight.activate.{action}", params={"move": move}))
     if has_rule(rules, "Fast") and move:
@@ -1086,15 +1117,18 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
             why = " (difficult terrain in the way)" if cap < move else ""
             raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {cap:g}\" charge{why} "
                                      f"({_src('Mouvement')})",
-                                     msg_id="firefight.activate.charge_blocked" if why else "firefight.activate.charge_too_far",
+                                     msg_id="firefight.activate.charge_blocked" if why
+                                     else "firefight.activate.charge_too_far",
                                      params={"target": target, "distance": _inches(d), "unit": unit_id, "reach": cap})
         steps.append(Step("charge reach", f"{target} is {_in(d)} away, within {move}\"", _src("Mouvement"),
-                          msg="firefight.activate.charge_reach", params={"target": target, "distance": _inches(d), "move": move}))
+                          msg="firefight.activate.charge_reach",
+                          params={"target": target, "distance": _inches(d), "move": move}))
     after = plan
     if shaken:
         for m in models:
             after = after.with_model(with_status(m, remove=[SHAKEN]))
-        steps.append(Step("recover", f"{unit_id} spends its activation idle and is no longer shaken", _src("Effets des blessures"),
+        steps.append(Step("recover", f"{unit_id} spends its activation idle and is no longer shaken",
+                          _src("Effets des blessures"),
                           msg="firefight.activate.recover", params={"unit": unit_id}))
     st = st.with_(activated=[*st.activated, unit_id], actions={**st.actions, unit_id: "recover" if shaken else action})
     other = other_side(plan, u.side)
@@ -1136,12 +1170,17 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
         sides = _controllers(plan, st, o)
         if len(sides) == 1:
             objectives[o.objective_id] = next(iter(sides))
-            steps.append(Step("objective", f"{o.objective_id}: seized by {objectives[o.objective_id]} (a unit within 3\", no enemy)", _src("Mission"),
-                              msg="firefight.end_round.seized", params={"objective": o.objective_id, "side": objectives[o.objective_id]}))
+            steps.append(Step("objective",
+                              f"{o.objective_id}: seized by {objectives[o.objective_id]} (a unit within 3\", no enemy)",
+                              _src("Mission"),
+                              msg="firefight.end_round.seized",
+                              params={"objective": o.objective_id, "side": objectives[o.objective_id]}))
         elif len(sides) > 1:
             objectives[o.objective_id] = None
-            steps.append(Step("objective", f"{o.objective_id}: contested by {', '.join(sorted(sides))}, neutral", _src("Mission"),
-                              msg="firefight.end_round.contested", params={"objective": o.objective_id, "sides": sorted(sides)}))
+            steps.append(Step("objective", f"{o.objective_id}: contested by {', '.join(sorted(sides))}, neutral",
+                              _src("Mission"),
+                              msg="firefight.end_round.contested",
+                              params={"objective": o.objective_id, "sides": sorted(sides)}))
         else:
             objectives.setdefault(o.objective_id, None)
     starting = dict(st.starting_units)
@@ -1153,7 +1192,8 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
             due.extend(left)
             steps.append(Step("morale due", f"side {side} has {len(left)} of {start} starting units (half or fewer): "
                               f"{', '.join(left)} must test morale", _src("Moral"),
-                              msg="firefight.end_round.morale_due", params={"side": side, "left": len(left), "start": start, "units": left}))
+                              msg="firefight.end_round.morale_due",
+                              params={"side": side, "left": len(left), "start": start, "units": left}))
     st = st.with_(objectives=objectives, starting_units=starting, morale_due=due)
     after = plan
     for u in plan.units:
@@ -1161,7 +1201,8 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
         if x and plan.models_of(u.unit_id):
             tokens = min(6, int(u.extra.get("spell_tokens", 0)) + x)
             after = after.with_unit(with_extra(after.unit(u.unit_id), spell_tokens=tokens))
-            steps.append(Step("Caster", f"{u.unit_id} gains {x} spell token(s): {tokens} (6 at most)", _src("Caster(X)"),
+            steps.append(Step("Caster", f"{u.unit_id} gains {x} spell token(s): {tokens} (6 at most)",
+                              _src("Caster(X)"),
                               msg="firefight.end_round.tokens", params={"unit": u.unit_id, "x": x, "tokens": tokens}))
     finished = st.finished_first or st.first
     result: dict[str, Any] = {"round": st.round, "objectives": objectives, "morale_due": due}
@@ -1173,7 +1214,8 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
         steps.append(Step("end of game", f"after round {ROUNDS}: objectives held {counts} -> "
                           + (f"{st.winner} wins" if st.winner else "a draw"), _src("Mission"),
                           msg="firefight.end_round.winner" if st.winner else "firefight.end_round.draw",
-                          params={"rounds": ROUNDS, "winner": st.winner, "held": [msg("firefight.side_held", side=k, count=n) for k, n in counts.items()]}))
+                          params={"rounds": ROUNDS, "winner": st.winner,
+                                  "held": [msg("firefight.side_held", side=k, count=n) for k, n in counts.items()]}))
         result.update(game_over=True, winner=st.winner, objectives_held=counts)
     else:
         st = st.with_(round=st.round + 1, first=finished, turn=finished, finished_first=None,
@@ -1198,7 +1240,10 @@ def _edge_distance(plan: TablePlan, m: Model, edge: str) -> float:
 
 
 def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Check and record a unit's deployment: ``normal`` (12" of its edge), ``scout``, ``ambush`` (Déploiement; Scout; Ambush)."""
+    """Check and record a unit's deployment: ``normal`` (12" of its edge), ``scout``, ``ambush``.
+
+    Sources: Déploiement; Scout; Ambush.
+    """
     st = _state(plan)
     unit_id = req_str(request, "unit")
     mode = req_str(request, "mode", default="normal")
@@ -1211,25 +1256,31 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
             raise IllegalActionError(f"{unit_id} has no Ambush rule",
                                      msg_id="firefight.deploy.no_ambush", params={"unit": unit_id})
         if st.round < 2:
-            raise IllegalActionError(f"Ambush units arrive at the start of a round after the first; this is round {st.round} ({_src('Ambush')})",
+            raise IllegalActionError("Ambush units arrive at the start of a round after the first; this is round "
+                                     f"{st.round} ({_src('Ambush')})",
                                      msg_id="firefight.deploy.ambush_round_one")
         enemies = [m for m in plan.models if plan.unit(m.unit_id).side != u.side]
         d = min((model_distance_mm(a, b, how=measure_how(plan)) for a in models for b in enemies), default=math.inf)
         if d <= inches(9):
-            raise IllegalActionError(f"{unit_id} is {_in(d)} from the enemy; Ambush needs more than 9\" ({_src('Ambush')})",
-                                     msg_id="firefight.deploy.ambush_too_close", params={"unit": unit_id, "distance": _inches(d)})
-        steps.append(Step("Ambush", f"nearest enemy {_in(d)} away (> 9\"); cannot seize or contest objectives this round", _src("Ambush"),
+            raise IllegalActionError(f"{unit_id} is {_in(d)} from the enemy; Ambush needs more than 9\" "
+                                     f"({_src('Ambush')})",
+                                     msg_id="firefight.deploy.ambush_too_close",
+                                     params={"unit": unit_id, "distance": _inches(d)})
+        steps.append(Step("Ambush",
+                          f"nearest enemy {_in(d)} away (> 9\"); cannot seize or contest objectives this round",
+                          _src("Ambush"),
                           msg="firefight.deploy.ambush", params={"distance": _inches(d)}))
         u2 = with_extra(u, reserve=None, ambushed_round=st.round)
     elif mode in ("normal", "scout"):
         edge = st.deployment_edges.get(u.side) or req_str(request, "edge", default=None)
-        if edge is None:  # the geometry's option (rules/rulesets/firefight/__init__.py): first=top,second=bottom by default
+        if edge is None:  # the geometry's option (firefight/__init__.py): first=top,second=bottom by default
             from rules.rulesets import find_ruleset
             from rules.rulesets.firefight import deployment_edges
 
             edge = deployment_edges(plan, find_ruleset(RULESET).resolve_options(plan)).get(u.side)
         if edge not in _EDGES:
-            raise InvalidActionError(f"side {u.side} needs a deployment edge (state.deployment_edges or 'edge'): one of {', '.join(_EDGES)}",
+            raise InvalidActionError(f"side {u.side} needs a deployment edge (state.deployment_edges or 'edge'): one "
+                                     f"of {', '.join(_EDGES)}",
                                      msg_id="firefight.scout.no_edge", params={"side": u.side})
         limit = 24 if mode == "scout" else 12
         if mode == "scout" and not has_rule(rules, "Scout"):
@@ -1238,19 +1289,25 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         far = max(models, key=lambda m: _edge_distance(plan, m, edge))
         d = _edge_distance(plan, far, edge)
         if d > inches(limit):
-            why = "Scout: entirely within 12\" of the deployment zone" if mode == "scout" else "deployment is within 12\""
-            raise IllegalActionError(f"{far.model_id} reaches {_in(d)} from the {edge} edge; {why} ({_src('Déploiement')})",
-                                     msg_id="firefight.deploy.too_far_scout" if mode == "scout" else "firefight.deploy.too_far",
-                                     params={"model": far.model_id, "distance": _inches(d), "edge": msg(f"firefight.edge.{edge}")})
+            why = ("Scout: entirely within 12\" of the deployment zone" if mode == "scout"
+                   else "deployment is within 12\"")
+            raise IllegalActionError(f"{far.model_id} reaches {_in(d)} from the {edge} edge; {why} "
+                                     f"({_src('Déploiement')})",
+                                     msg_id="firefight.deploy.too_far_scout" if mode == "scout"
+                                     else "firefight.deploy.too_far",
+                                     params={"model": far.model_id, "distance": _inches(d),
+                                             "edge": msg(f"firefight.edge.{edge}")})
         steps.append(Step("deployment", f"every model within {limit}\" of the {edge} edge (farthest {_in(d)})",
                           _src("Scout" if mode == "scout" else "Déploiement"),
-                          msg="firefight.deploy.done", params={"limit": limit, "edge": msg(f"firefight.edge.{edge}"), "distance": _inches(d)}))
+                          msg="firefight.deploy.done",
+                          params={"limit": limit, "edge": msg(f"firefight.edge.{edge}"), "distance": _inches(d)}))
         u2 = with_extra(u, reserve=None)
     else:
         raise InvalidActionError(f"unknown deployment mode {mode!r}; modes: normal, scout, ambush",
                                  msg_id="firefight.deploy.bad_mode", params={"mode": mode})
     after = plan.with_unit(u2)
-    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), {"unit": unit_id, "mode": mode, "deployed": True}, after)
+    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), {"unit": unit_id, "mode": mode, "deployed": True},
+                      after)
 
 
 def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1270,7 +1327,8 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     tokens = int(u.extra.get("spell_tokens", rule_value(_rules(plan, models[0]), "Caster") or 0))
     if cost < 1 or cost > tokens:
         raise IllegalActionError(f"{unit_id} has {tokens} spell token(s); a spell of value {cost} cannot be cast",
-                                 msg_id="firefight.cast.tokens", params={"unit": unit_id, "tokens": tokens, "cost": cost})
+                                 msg_id="firefight.cast.tokens",
+                                 params={"unit": unit_id, "tokens": tokens, "cost": cost})
     steps = [Step("Caster", f"spends {cost} of {tokens} token(s); 4+ casts", _src("Caster(X)"),
                   msg="firefight.cast.spend", params={"cost": cost, "tokens": tokens})]
     helpers = _helpers(request.get("helpers"))
@@ -1281,17 +1339,21 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         ht = int(h.extra.get("spell_tokens", 0))
         if not isinstance(n, int) or n < 1 or n > ht:
             raise IllegalActionError(f"helper {hid} has {ht} token(s), cannot spend {n!r}",
-                                     msg_id="firefight.cast.helper_tokens", params={"unit": hid, "tokens": ht, "spend": str(n)})
+                                     msg_id="firefight.cast.helper_tokens",
+                                     params={"unit": hid, "tokens": ht, "spend": str(n)})
         d = min((model_distance_mm(a, b, how=measure_how(plan)) for a in after.models_of(hid) for b in models),
                 default=math.inf)
         if d > inches(18):
             raise IllegalActionError(f"helper {hid} is {_in(d)} from {unit_id}, beyond 18\" ({_src('Caster(X)')})",
-                                     msg_id="firefight.cast.helper_far", params={"unit": hid, "distance": _inches(d), "caster": unit_id})
+                                     msg_id="firefight.cast.helper_far",
+                                     params={"unit": hid, "distance": _inches(d), "caster": unit_id})
         sign = 1 if h.side == u.side else -1
         mod += sign * n
         after = after.with_unit(with_extra(h, spell_tokens=ht - n))
-        steps.append(Step("spell helper", f"{sign * n:+d}: {hid} spends {n} token(s) from {_in(d)}", _src("Caster(X)"), value=sign * n,
-                          msg="firefight.cast.helper", params={"value": f"{sign * n:+d}", "unit": hid, "tokens": n, "distance": _inches(d)}))
+        steps.append(Step("spell helper", f"{sign * n:+d}: {hid} spends {n} token(s) from {_in(d)}", _src("Caster(X)"),
+                          value=sign * n,
+                          msg="firefight.cast.helper",
+                          params={"value": f"{sign * n:+d}", "unit": hid, "tokens": n, "distance": _inches(d)}))
     p = Fraction(sum(1 for f in range(1, 7) if f == 6 or (f != 1 and f + mod >= 4)), 6)
     odds = {"spell": Distribution.from_pairs((("cast", p), ("failed", 1 - p)))}
     needed = {"spell": threshold(4 - mod)}
@@ -1300,8 +1362,10 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     f = dice.roll(6)
     ok = f == 6 or (f != 1 and f + mod >= 4)
     steps.append(Step("spell die", f"rolled {f}{mod:+d}: {'cast' if ok else 'failed'}", _src("Caster(X)"),
-                      msg="firefight.cast.cast" if ok else "firefight.cast.failed", params={"face": f, "mod": f"{mod:+d}"}))
-    return Resolution(RULESET, "cast", tuple(steps), needed, odds, tuple(dice.rolled), {"spell": "cast" if ok else "failed"}, after)
+                      msg="firefight.cast.cast" if ok else "firefight.cast.failed",
+                      params={"face": f, "mod": f"{mod:+d}"}))
+    return Resolution(RULESET, "cast", tuple(steps), needed, odds, tuple(dice.rolled),
+                      {"spell": "cast" if ok else "failed"}, after)
 
 
 def _helpers(value: Any) -> dict[str, Any]:
@@ -1330,7 +1394,8 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     m = plan.model(mid)
     rules = _rules(plan, m)
     if dist_in <= 1:
-        return Resolution(RULESET, "jump", (Step("jump", "a gap of 1\" or less is crossed in a normal move", _src("Sauter"),
+        return Resolution(RULESET, "jump",
+                          (Step("jump", "a gap of 1\" or less is crossed in a normal move", _src("Sauter"),
                                                  msg="firefight.jump.short"),),
                           {}, {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
     if dist_in > 6:
@@ -1344,7 +1409,8 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     need = 2 if has_rule(rules, "Strider") else 3
     p = Fraction(7 - need, 6) ** n
     steps = [Step("jump", f"{n} dice at {need}+ for {dist_in}\"" + (" (Strider)" if need == 2 else ""), _src("Sauter"),
-                  msg="firefight.jump.strider" if need == 2 else "firefight.jump.roll", params={"dice": n, "need": need, "distance": dist_in})]
+                  msg="firefight.jump.strider" if need == 2 else "firefight.jump.roll",
+                  params={"dice": n, "need": need, "distance": dist_in})]
     odds = {"jump": Distribution.from_pairs((("made", p), ("fell", 1 - p)))}
     if dice is None:
         return Resolution(RULESET, "jump", tuple(steps), {"jump": f"{n} x {need}+"}, odds)
@@ -1375,7 +1441,9 @@ def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps
             effect = effect_of(f, need)
             steps.append(Step("wound effects", f"d6 {f} + {alive[0].wounds} wound marker(s): Hors de combat on "
                               f"{5 + alive[0].tough}+ -> {effect}", _src("Effets des blessures"), value=f,
-                              msg="firefight.wounds.effect", params={"face": f, "wounds": alive[0].wounds, "need": 5 + alive[0].tough, "effect": msg(f"firefight.effect.{effect}")}))
+                              msg="firefight.wounds.effect",
+                              params={"face": f, "wounds": alive[0].wounds, "need": 5 + alive[0].tough,
+                                      "effect": msg(f"firefight.effect.{effect}")}))
             if effect == "out":
                 removed, alive = removed + (alive[0].model_id,), ()
             else:
@@ -1400,9 +1468,11 @@ def dangerous(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                                      msg_id="firefight.dangerous.not_models", params={"models": bad, "unit": unit_id})
         chosen = [m for m in models if m.model_id in named]
     else:
-        chosen = [m for m in models if any(_kind(t).movement == "dangerous" and _inside(t, m.position_mm) for t in plan.terrain)]
+        chosen = [m for m in models
+                  if any(_kind(t).movement == "dangerous" and _inside(t, m.position_mm) for t in plan.terrain)]
     if not chosen:
-        raise IllegalActionError(f"no model of {unit_id} is in dangerous terrain; name the models that crossed it (models=...)",
+        raise IllegalActionError(f"no model of {unit_id} is in dangerous terrain; name the models that crossed it "
+                                 "(models=...)",
                                  msg_id="firefight.dangerous.nobody", params={"unit": unit_id})
     n = sum(_tough(plan, m) for m in chosen)
     steps = [Step("dangerous terrain", f"{len(chosen)} model(s) of {unit_id}: {n} D6 (one each, or its Tough value); "
@@ -1410,7 +1480,8 @@ def dangerous(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                   msg="firefight.dangerous.dice", params={"count": len(chosen), "unit": unit_id, "dice": n})]
     bodies = _bodies(plan, _removal_order(plan, unit_id, request))
     wounds = _binomial_tuple(n, Fraction(1, 6))
-    odds = {"wounds": wounds, "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
+    odds = {"wounds": wounds,
+            "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
     if dice is None:
         return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds)
     faces = dice.roll_many(n)
@@ -1418,7 +1489,8 @@ def dangerous(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     steps.append(Step("dangerous dice", f"{list(faces)}: {k} wound(s)", _src("Terrain, Terrain dangereux"),
                       msg="firefight.dangerous.rolled", params={"faces": list(faces), "wounds": k}))
     after, res = _wounds_rolled(plan, unit_id, k, dice, steps, request)
-    return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds, tuple(dice.rolled), res, after)
+    return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds, tuple(dice.rolled), res,
+                      after)
 
 
 def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1432,34 +1504,41 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         h = float(request.get("height_in", 0))
     except (TypeError, ValueError):
         raise InvalidActionError(f"height_in must be a number of inches, got {request.get('height_in')!r}",
-                                 msg_id="firefight.fall.bad_height", params={"value": str(request.get("height_in"))}) from None
+                                 msg_id="firefight.fall.bad_height",
+                                 params={"value": str(request.get("height_in"))}) from None
     if h < 2:
         step = Step("fall", f"a drop of {h:g}\" (under 2\") does no harm", _src("Mouvements spéciaux, Chuter"),
                     msg="firefight.fall.harmless", params={"height": h})
-        return Resolution(RULESET, "fall", (step,), {}, {"outcome": Distribution.certain("unhurt")}, (), {"outcome": "unhurt"}, plan)
+        return Resolution(RULESET, "fall", (step,), {}, {"outcome": Distribution.certain("unhurt")}, (),
+                          {"outcome": "unhurt"}, plan)
     ap = int(h // 3)
     steps = [Step("fall", f"fell {h:g}\": one hit with AP({ap}); placed within 2\" of the foot, activation over",
                   _src("Mouvements spéciaux, Chuter"), value=ap,
                   msg="firefight.fall.hit", params={"height": h, "ap": ap})]
     unit_models = plan.models_of(m.unit_id)
     if len(unit_models) > 1:
-        steps.append(Step("fall", f"{m.model_id} belongs to a group: the fall kills it", _src("Mouvements spéciaux, Chuter"),
+        steps.append(Step("fall", f"{m.model_id} belongs to a group: the fall kills it",
+                          _src("Mouvements spéciaux, Chuter"),
                           msg="firefight.fall.group", params={"model": m.model_id}))
         res = {"removed": [m.model_id], "effect": "none", "wounds": 1, "hits": 1}
-        return Resolution(RULESET, "fall", tuple(steps), {}, {"outcome (models removed, last model)": Distribution.certain((1, "none"))},
+        return Resolution(RULESET, "fall", tuple(steps), {},
+                          {"outcome (models removed, last model)": Distribution.certain((1, "none"))},
                           (), res, plan.without_model(m.model_id))
     defense = int(_profile(plan, m)["defense"])
     p = defence_fail_chance(defense, ap)
     bodies = _bodies(plan, [m])
     wounds = Distribution.from_pairs(((1, p), (0, 1 - p)))
-    odds = {"wounds": wounds, "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
+    odds = {"wounds": wounds,
+            "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
     needed = {"defence": threshold(min(6, max(2, defense + ap)))}
     if dice is None:
         return Resolution(RULESET, "fall", tuple(steps), needed, odds)
     f = dice.roll(6)
     k = 0 if defence_blocks(f, defense, -ap) else 1
-    steps.append(Step("defence", f"D6 {f} against {defense}+ with AP({ap}): {'blocked' if not k else 'a wound'}", _src("Tir"),
-                      msg="firefight.fall.wound" if k else "firefight.fall.blocked", params={"face": f, "defense": defense, "ap": ap}))
+    steps.append(Step("defence", f"D6 {f} against {defense}+ with AP({ap}): {'blocked' if not k else 'a wound'}",
+                      _src("Tir"),
+                      msg="firefight.fall.wound" if k else "firefight.fall.blocked",
+                      params={"face": f, "defense": defense, "ap": ap}))
     after, res = _wounds_rolled(plan, m.unit_id, k, dice, steps, {})
     return Resolution(RULESET, "fall", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
 

@@ -63,7 +63,8 @@ MOVE_PAS = 4.0
 #: Force powers: (range or radius in pas, who, kind, text) - Utilisation de la Force.
 POWERS: Mapping[str, tuple[float, str, str, str]] = MappingProxyType({
     "repulsion": (3.0, "enemies", "around", "every enemy closer than 3 pas is knocked down"),
-    "telekinesis": (10.0, "enemies", "shot", "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
+    "telekinesis": (10.0, "enemies", "shot",
+                    "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
     "lightning": (6.0, "enemies", "shot", "a shot of 6 pas that always hits (dark side)"),
     "strangle": (4.0, "enemies", "attack", "an attack of 4 pas, not a shot, hitting on 2+ (dark side)"),
     "dun-moch": (15.0, "enemies", "around", "enemies closer than 15 pas get +1 to their Tir and Combat thresholds"),
@@ -100,7 +101,9 @@ def _hidden_share(self: "StarWars", plan: TablePlan, s: Model, t: Model, opts: M
 
 
 def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """range SHOOTER TARGET [--weapon-range PAS] [--weapon NAME] [--no-long]: normal, long (+1) or out of range; hidden > 50 % (+1).
+    """range SHOOTER TARGET [--weapon-range PAS] [--weapon NAME] [--no-long]: normal, long (+1) or out of range.
+
+    A target hidden more than 50 % by an obstacle is +1 too.
 
     The weapon range is ``--weapon-range``, else a "Por N" weapon label of the
     shooter, else the Por of ``--weapon`` (a roster weapon) or of the shooter's
@@ -138,7 +141,8 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
                   + f": {band}" + (" (+1 to the Tir threshold)" if mod == 1 else ""), SRC_SHOOT,
                   value=mod if mod is not None else "out of range",
                   msg="star_wars.range.band_long" if long_ok else "star_wars.range.band_no_long",
-                  params={"distance": round(d_pas, 2), "range": por, "long": 2 * por, "band": msg("star_wars.band." + {"normal": "normal", "long": "long"}.get(band, "out"))})]
+                  params={"distance": round(d_pas, 2), "range": por, "long": 2 * por,
+                          "band": msg("star_wars.band." + {"normal": "normal", "long": "long"}.get(band, "out"))})]
     mods: list[dict[str, Any]] = []
     if mod:
         mods.append({"rule": "long range", "threshold": 1})
@@ -174,11 +178,13 @@ def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     limit = float(opts.get("hidden_threshold", 0.5))
     more = hidden > limit + 1e-9
     steps = [Step("hidden", f"{hidden:.0%} of {t.model_id}'s base AREA is hidden from {s.model_id}'s base centre"
-                  + (f" by {', '.join(by)}" if by else "") + (": more than 50 %, +1" if more else ": not more than 50 %")
+                  + (f" by {', '.join(by)}" if by else "")
+                  + (": more than 50 %, +1" if more else ": not more than 50 %")
                   + f" (across its width: {share.width:.0%}; the area decides)",
                   SRC_SHOOT, value=round(hidden, 4), option=self.changed(opts, "hidden_threshold"),
                   msg="star_wars.cover.more" if more else "star_wars.cover.not_more",
-                  params={"share": round(100 * hidden), "target": t.model_id, "shooter": s.model_id, "by": ids_or_none(by), "width": round(100 * share.width)})]
+                  params={"share": round(100 * hidden), "target": t.model_id, "shooter": s.model_id,
+                          "by": ids_or_none(by), "width": round(100 * share.width)})]
     return {"hidden_fraction": round(hidden, 4), "hidden_width_fraction": round(share.width, 4), "by": by,
             "hidden": more, "threshold_change": 1 if more else 0,
             "answer": f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), "steps": steps}
@@ -189,7 +195,8 @@ def _bubble(self: "StarWars", plan: TablePlan, m: Model, opts: Mapping[str, Any]
     if role not in BUBBLE_PAS:
         raise InvalidActionError(f"{m.model_id} is not a hero: its role must be officer (2 pas) or senior-officer "
                                  f"(3 pas), got {m.role!r}",
-                                 msg_id="star_wars.aura.not_hero", params={"figure": m.model_id, "role": m.role or msg("star_wars.no_role")})
+                                 msg_id="star_wars.aura.not_hero",
+                                 params={"figure": m.model_id, "role": m.role or msg("star_wars.no_role")})
     return aura(plan, m.model_id, self.from_unit(BUBBLE_PAS[role]), who="friends", how=self.measure_how(opts),
                 strict=True, rule="command bubble", source=SRC_BUBBLE)
 
@@ -204,11 +211,16 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     m = plan.model(v["HERO"])
     a = _bubble(self, plan, m, opts)
     inside = [k for k in a.inside if not _is_hero(plan.model(k))]
-    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[(m.role or '').lower()]:g} pas; "
+    steps = list(a.steps) + [Step("bubble",
+                                  f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[(m.role or '').lower()]:g} pas; "
                                   f"non-hero figures inside: {', '.join(inside) or 'none'}", SRC_BUBBLE,
-                                  msg="star_wars.aura.bubble", params={"role": str(m.role), "hero": m.model_id, "bubble": BUBBLE_PAS[(m.role or "").lower()], "figures": ids_or_none(inside)})]
+                                  msg="star_wars.aura.bubble",
+                                  params={"role": str(m.role), "hero": m.model_id,
+                                          "bubble": BUBBLE_PAS[(m.role or "").lower()],
+                                          "figures": ids_or_none(inside)})]
     return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts), "inside": inside,
-            "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", "steps": steps}
+            "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}",
+            "steps": steps}
 
 
 def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -259,10 +271,13 @@ def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     names = [k for _, k in hit]
     steps = [Step("Zone X", f"every figure, friend or foe, closer than {v['radius']:g} pas to "
                   f"{'the firer' if exclude else 'the point of impact'} (to its base "
-                  f"{'edge' if opts.get('zone_measure') == 'edge' else 'centre'}) takes a shot: {', '.join(names) or 'none'}",
+                  f"{'edge' if opts.get('zone_measure') == 'edge' else 'centre'}) takes a shot: "
+                  f"{', '.join(names) or 'none'}",
                   SRC_ZONE, value=len(names), option=self.changed(opts, "zone_measure"),
                   msg="star_wars.zone.firer" if exclude else "star_wars.zone.point",
-                  params={"radius": v["radius"], "base": msg("star_wars.base." + ("edge" if opts.get("zone_measure") == "edge" else "centre")), "figures": ids_or_none(names)})]
+                  params={"radius": v["radius"],
+                          "base": msg("star_wars.base." + ("edge" if opts.get("zone_measure") == "edge" else "centre")),
+                          "figures": ids_or_none(names)})]
     return {"centre_mm": [round(centre[0], 2), round(centre[1], 2)], "radius_pas": v["radius"], "hit": names,
             "answer": f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", "steps": steps}
 
@@ -307,7 +322,8 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
         steps.append(Step("reach", f"{t.model_id} at {self.fmt(d)}: {'in' if ok else 'out of'} reach "
                           f"({reach:g} pas{', no long range' if key == 'telekinesis' else ''})", SRC_FORCE, value=ok,
                           msg="star_wars.force.in_reach" if ok else "star_wars.force.not_in_reach",
-                          params={"target": t.model_id, "distance": round(self.to_unit(d), 2), "reach": reach, "note": msg("star_wars.force.no_long") if key == "telekinesis" else ""}))
+                          params={"target": t.model_id, "distance": round(self.to_unit(d), 2), "reach": reach,
+                                  "note": msg("star_wars.force.no_long") if key == "telekinesis" else ""}))
         out["answer"] = f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)" \
                         + ("" if seen else "; not in sight")
     out["steps"] = steps
@@ -335,17 +351,25 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     if cost > self.from_unit(allowance) + 1e-6:
         problems.append(f"it costs {self.fmt(cost)}, more than {allowance:g} pas")
         said.append(("star_wars.move.too_far", {"cost": round(self.to_unit(cost), 2), "allowance": allowance}))
-    steps = [Step("movement", f"{base:g} pas" + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
+    steps = [Step("movement", f"{base:g} pas"
+                  + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
                   SRC_MOVE, value=allowance,
-                  msg="star_wars.move.run" if v.get("run") else "star_wars.move.walk", params={"move": base, "allowance": allowance}),
+                  msg="star_wars.move.run" if v.get("run") else "star_wars.move.walk",
+                  params={"move": base, "allowance": allowance}),
              Step("difficult", f"path {self.fmt(prof.length_mm)}, of which {self.fmt(prof.inside_mm('difficult'))} in "
-                  f"difficult terrain (double); obstacles crossed: {', '.join(line[0] for line in prof.lines) or 'none'}: "
+                  "difficult terrain (double); obstacles crossed: "
+                  f"{', '.join(line[0] for line in prof.lines) or 'none'}: "
                   f"costs {self.fmt(cost)}", SRC_DIFFICULT, value=round(self.to_unit(cost), 3),
-                  msg="star_wars.move.cost", params={"path": round(self.to_unit(prof.length_mm), 2), "difficult": round(self.to_unit(prof.inside_mm("difficult")), 2), "obstacles": [line[0] for line in prof.lines] or msg("star_wars.none"), "cost": round(self.to_unit(cost), 2)})]
+                  msg="star_wars.move.cost",
+                  params={"path": round(self.to_unit(prof.length_mm), 2),
+                          "difficult": round(self.to_unit(prof.inside_mm("difficult")), 2),
+                          "obstacles": [line[0] for line in prof.lines] or msg("star_wars.none"),
+                          "cost": round(self.to_unit(cost), 2)})]
     steps += [Step("not allowed", p, SRC_MOVE, msg=m, params=ps) for p, (m, ps) in zip(problems, said)]
     return {"model": m.model_id, "cost": length_json(self, cost, opts), "allowance_pas": allowance,
             "allowed": not problems, "problems": problems,
-            "answer": f"costs {self.fmt(cost)}: " + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
+            "answer": f"costs {self.fmt(cost)}: "
+            + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
             "steps": steps}
 
 

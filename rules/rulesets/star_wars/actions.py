@@ -117,7 +117,8 @@ def validate_roster(roster: Any) -> None:
             fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas")
         for r in p.get("rules", ()):
             if r not in RULES and r not in POWERS:
-                fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: {', '.join(POWERS)}")
+                fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: "
+                     f"{', '.join(POWERS)}")
             if r in POWERS and p.get("For") is None:
                 fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'")
         if "Sabre laser" in p.get("rules", ()) and p.get("For") is None:
@@ -129,7 +130,8 @@ def validate_roster(roster: Any) -> None:
     for unit, m in roster.all_models():
         for w in m.weapons:
             if w not in roster.weapons:
-                fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
+                fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: "
+                     f"{', '.join(sorted(roster.weapons)) or '(none)'}")
         for r in list(m.rules) + list(unit.rules):
             if r not in RULES and r not in POWERS:
                 fail(f"{m.model_id!r} has unknown rule {r!r}")
@@ -156,7 +158,8 @@ def shot_range_pas(plan: TablePlan, shooter: Model, weapon: str | None = None) -
 
 
 def _rules(plan: TablePlan, m: Model) -> list[str]:
-    return list(_profile(plan, m).get("rules", ())) + list(plan.unit(m.unit_id).rules or ()) + list(m.extra.get("rules", ()))
+    return list(_profile(plan,
+                         m).get("rules", ())) + list(plan.unit(m.unit_id).rules or ()) + list(m.extra.get("rules", ()))
 
 
 def _has(plan: TablePlan, m: Model, rule: str) -> bool:
@@ -223,9 +226,11 @@ def _take_action(st: StarWarsState, model_id: str, action: str, used: int = 1, l
                                  params={"figure": model_id, "action": msg(f"star_wars.action.{prev.action}")})
     total = (prev.used if prev else 0) + used
     if total > limit:
-        raise IllegalActionError(f"{model_id} has {limit} {'shot(s)' if action == 'shoot' else 'attack(s)' if action == 'melee' else 'use'} "
+        raise IllegalActionError(f"{model_id} has {limit} "
+                                 f"{'shot(s)' if action == 'shoot' else 'attack(s)' if action == 'melee' else 'use'} "
                                  f"this turn and already used {prev.used if prev else 0}",
-                                 msg_id=f"star_wars.action.limit_{action}" if action in ("shoot", "melee") else "star_wars.action.limit",
+                                 msg_id=f"star_wars.action.limit_{action}" if action in ("shoot", "melee")
+                                 else "star_wars.action.limit",
                                  params={"figure": model_id, "limit": limit, "used": prev.used if prev else 0})
     acted[model_id] = Acted(action, total)
     return st.with_(acted=acted)
@@ -239,7 +244,8 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     if len(sides) != 2:
         raise IllegalActionError(f"this helper rolls initiative for two sides; the game has {', '.join(sides)}",
                                  msg_id="star_wars.turn.two_sides", params={"sides": sides})
-    steps = [Step("initiative", f"D6: 4+ gives the initiative to {sides[0]}, else {sides[1]}", _src("Déroulement d'un tour de jeu"),
+    steps = [Step("initiative", f"D6: 4+ gives the initiative to {sides[0]}, else {sides[1]}",
+                  _src("Déroulement d'un tour de jeu"),
                   msg="star_wars.turn.initiative_rule", params={"first": sides[0], "second": sides[1]})]
     odds = {"initiative": Distribution({sides[0]: Fraction(1, 2), sides[1]: Fraction(1, 2)})}
     if dice is None:
@@ -256,7 +262,8 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
 
 
 def _heroes_left(plan: TablePlan, st: StarWarsState, side: str) -> list[str]:
-    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m) and m.model_id not in st.activated]
+    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m)
+            and m.model_id not in st.activated]
 
 
 def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
@@ -284,7 +291,9 @@ def _expected_side(plan: TablePlan, st: StarWarsState) -> str:
 
 
 def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Play a hero's activation phase: the hero and any friendly figures in its bubble not yet activated (Phases d'activation).
+    """Play a hero's activation phase: the hero and any friendly figures in its bubble not yet activated.
+
+    Source: Phases d'activation.
 
     Hero phases alternate between the sides, the side with the initiative first; a side
     with more heroes plays its remaining ones after. Request: ``hero``, ``with`` (ids).
@@ -301,9 +310,13 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
         raise IllegalActionError(f"the next hero phase belongs to {expected} ({_src('Phases d activation')})",
                                  msg_id="star_wars.hero.not_your_phase", params={"side": expected})
     r, inside = bubble(plan, hero_id)
-    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas; "
-                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[cast(str, _rank(plan, hero))],
-                  msg="star_wars.hero.bubble", params={"hero": hero_id, "rank": _rank(plan, hero), "bubble": BUBBLE_PAS[cast(str, _rank(plan, hero))], "figures": ids_or_none(inside)})]
+    steps = [Step("command bubble",
+                  f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas; "
+                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"),
+                  value=BUBBLE_PAS[cast(str, _rank(plan, hero))],
+                  msg="star_wars.hero.bubble",
+                  params={"hero": hero_id, "rank": _rank(plan, hero),
+                          "bubble": BUBBLE_PAS[cast(str, _rank(plan, hero))], "figures": ids_or_none(inside)})]
     chosen = req_list(request, "with")
     for mid in chosen:
         if mid not in inside:
@@ -317,7 +330,8 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                     msg("star_wars.why.outside_bubble", distance=_in_pas(d_mm),
                         bubble=BUBBLE_PAS[cast(str, _rank(plan, hero))]))
             raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}",
-                                     msg_id="star_wars.hero.cannot_join", params={"figure": mid, "hero": hero_id, "why": said})
+                                     msg_id="star_wars.hero.cannot_join",
+                                     params={"figure": mid, "hero": hero_id, "why": said})
         if mid in st.activated:
             raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase",
                                      msg_id="star_wars.hero.joined_elsewhere", params={"figure": mid})
@@ -352,13 +366,14 @@ def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
 
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """End the turn: activations and the powers lasting the turn are cleared; the points left on each side are counted."""
+    """End the turn: activations and the powers lasting the turn cleared; the points left on each side counted."""
     st = _state(plan)
     waiting = [m.model_id for m in plan.models if m.model_id not in st.activated]
     if waiting:
         raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}",
                                  msg_id="star_wars.turn.waiting", params={"figures": waiting})
-    points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
+    points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s)
+              for s in sides_of(plan)}
     left = [msg("star_wars.side_points", side=k, points=v) for k, v in points.items()]
     st = st.with_(activated=[], phases=[], active_powers={}, initiative=None, turn=st.turn + 1, acted={},
                   first_actions={})
@@ -394,12 +409,13 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWars
     d = model_distance_mm(shooter, target, how=measure_how(plan)) if at_mm is None else at_mm
     if d > pas(2 * rng_pas) or (not allow_long and d > pas(rng_pas)):
         reach = 2 * rng_pas if allow_long else rng_pas
-        raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range "
-                                 f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)",
+        bound = f"long range up to {2 * rng_pas:g}" if allow_long else f"range {rng_pas:g}"
+        raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range ({bound} pas)",
                                  msg_id="shoot.out_of_range_pas",
                                  params={"target": target.model_id, "distance": round(d / 25.0, 1), "reach": reach})
     if _has(plan, target, "Gigantesque"):
-        steps.append(Step("Gigantesque", f"{target.model_id} is gigantic: hit on 2+ whatever the circumstances", _src("Règles additionnelles"),
+        steps.append(Step("Gigantesque", f"{target.model_id} is gigantic: hit on 2+ whatever the circumstances",
+                          _src("Règles additionnelles"),
                           msg="star_wars.shoot.gigantic", params={"target": target.model_id}))
         return 2
     n = base
@@ -421,7 +437,9 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWars
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
                                      + "; ".join(f"{k} {i}" for k, i, _ in s.blockers),
-                                     msg_id="shoot.no_sight", params={"who": shooter.model_id, "target": target.model_id, "what": [i for _, i, _ in s.blockers]})
+                                     msg_id="shoot.no_sight",
+                                     params={"who": shooter.model_id, "target": target.model_id,
+                                             "what": [i for _, i, _ in s.blockers]})
         from rules.rulesets.star_wars.hidden import hidden_share
 
         hidden = hidden_share(find_ruleset(RULESET), plan, shooter, target).area  # area, choice 8
@@ -468,7 +486,8 @@ def _saves(plan: TablePlan, target: Model, st: StarWarsState, steps: list[Step],
         if (_side(plan, u) == _side(plan, target) and uid != target.model_id
                 and model_distance_mm(u, target, how=measure_how(plan)) < pas(4)):
             med = 5
-            steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save", _src("Utilisation de la Force"),
+            steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save",
+                              _src("Utilisation de la Force"),
                               msg="star_wars.save.meditation", params={"user": uid}))
     best = min([x for x in (own, med) if x is not None], default=None)
     if best is not None:
@@ -477,7 +496,8 @@ def _saves(plan: TablePlan, target: Model, st: StarWarsState, steps: list[Step],
                           msg="star_wars.save.own", params={"target": target.model_id, "need": best}))
     if target.model_id in st.active_powers.get("Protection", ()):
         out.append(3)
-        steps.append(Step("Protection", f"{target.model_id}: a further 3+ save if the first fails", _src("Utilisation de la Force, Protection"),
+        steps.append(Step("Protection", f"{target.model_id}: a further 3+ save if the first fails",
+                          _src("Utilisation de la Force, Protection"),
                           msg="star_wars.save.protection", params={"target": target.model_id}))
     return tuple(out)
 
@@ -501,22 +521,26 @@ def _loss_dist(n: int, p: Fraction, per_hit: int, pv: int) -> Distribution:
 
 def _roll_attack(dice: Dice, need: int | None, saves: tuple[int, ...], steps: list[Step], label: str,
                  said: Any = None) -> bool:
-    """Roll one attack and its saves; ``label`` names it in English, ``said`` as a message parameter (default ``label``)."""
+    """Roll one attack and its saves; ``label`` names it in English, ``said`` as a message parameter (or ``label``)."""
     said = label if said is None else said
     if need is None:
         steps.append(Step("hit", f"{label}: automatic hit", _src("Règles de Tir"),
                           msg="star_wars.roll.auto_hit", params={"label": said}))
     else:
         f = dice.roll(6)
-        steps.append(Step("hit", f"{label}: D6 {f} against {need}+: {'hit' if f >= need else 'miss'}", _src("Règles de Tir"),
-                          msg="star_wars.roll.hit" if f >= need else "star_wars.roll.miss", params={"label": said, "face": f, "need": need}))
+        steps.append(Step("hit", f"{label}: D6 {f} against {need}+: {'hit' if f >= need else 'miss'}",
+                          _src("Règles de Tir"),
+                          msg="star_wars.roll.hit" if f >= need else "star_wars.roll.miss",
+                          params={"label": said, "face": f, "need": need}))
         if f < need:
             return False
     for s in saves:
         f = dice.roll(6)
         ok = f >= s
-        steps.append(Step("save", f"{label}: save D6 {f} against {s}+: {'hit cancelled' if ok else 'failed'}", _src("Sauvegarde"),
-                          msg="star_wars.roll.saved" if ok else "star_wars.roll.not_saved", params={"label": said, "face": f, "need": s}))
+        steps.append(Step("save", f"{label}: save D6 {f} against {s}+: {'hit cancelled' if ok else 'failed'}",
+                          _src("Sauvegarde"),
+                          msg="star_wars.roll.saved" if ok else "star_wars.roll.not_saved",
+                          params={"label": said, "face": f, "need": s}))
         if ok:
             return False
     return True
@@ -569,7 +593,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     shots = req_int(request, "shots", cad)
     if not 1 <= shots <= cad:
         raise IllegalActionError(f"{shooter.model_id} fires 1 to {cad} shot(s) per action (Cad), {shots} asked",
-                                 msg_id="star_wars.shoot.shots", params={"figure": shooter.model_id, "cad": cad, "asked": shots})
+                                 msg_id="star_wars.shoot.shots",
+                                 params={"figure": shooter.model_id, "cad": cad, "asked": shots})
     through = _through_figure(plan, shooter, target)
     if through:
         raise IllegalActionError(f"the shot from {shooter.model_id} to {target.model_id} would pass through {through}; "
@@ -577,11 +602,14 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                  msg_id="star_wars.through_figure",
                                  params={"who": shooter.model_id, "target": target.model_id, "through": through})
     concentrated = req_bool(request, "concentrated")
-    steps = [Step("shooting", f"{shooter.model_id}: T{prof['T']}+, range {rng:g} pas, {shots} shot(s)", _src("Règles de Tir"),
-                  msg="star_wars.shoot.start", params={"figure": shooter.model_id, "t": prof["T"], "range": rng, "shots": shots})]
+    steps = [Step("shooting", f"{shooter.model_id}: T{prof['T']}+, range {rng:g} pas, {shots} shot(s)",
+                  _src("Règles de Tir"),
+                  msg="star_wars.shoot.start",
+                  params={"figure": shooter.model_id, "t": prof["T"], "range": rng, "shots": shots})]
     if wname and "zone" in w:
         return _zone_shot(plan, request, dice, shooter, target, w, rng, int(prof["T"]), concentrated, st, steps)
-    need = _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=int(prof["T"]), concentrated=concentrated, steps=steps)
+    need = _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=int(prof["T"]), concentrated=concentrated,
+                           steps=steps)
     saves = _saves(plan, target, st, steps, shooting=True)
     pv = _pv_left(plan, target)
     p = _hit_dist(need, saves)
@@ -601,17 +629,20 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, shooter: Model, target: Model,
                w: Mapping[str, Any], rng: float, base: int, concentrated: bool, st: StarWarsState,
                steps: list[Step]) -> Resolution:
-    """Zone X: every figure, friend or foe, within X pas of the point of impact takes a shooting attack (Règles de Tir)."""
+    """Zone X: every figure, friend or foe, within X pas of the point of impact takes a shot (Règles de Tir)."""
     _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=base, concentrated=concentrated, steps=[],
                     hidden_check=False)  # the point of impact must be in range
     point = target.position_mm
     x = float(w["zone"])
     from rules.rulesets import find_ruleset
     zone_how = str(find_ruleset(RULESET).resolve_options(plan)["zone_measure"])
-    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_distance_mm(m, point, how=zone_how) < pas(x)]
+    hit = [m for m in plan.models if m.model_id != shooter.model_id
+           and point_distance_mm(m, point, how=zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
-                      f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X") + " (RULES-NOTES choice 8)",
-                      msg="star_wars.shoot.zone", params={"x": x, "target": target.model_id, "figures": ids_or_none([m.model_id for m in hit])}))
+                      f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X")
+                      + " (RULES-NOTES choice 8)",
+                      msg="star_wars.shoot.zone",
+                      params={"x": x, "target": target.model_id, "figures": ids_or_none([m.model_id for m in hit])}))
     plans: list[tuple[Model, int, tuple[int, ...]]] = []
     for m in hit:
         s: list[Step] = []
@@ -619,7 +650,8 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
                                hidden_check=False, at_mm=model_distance_mm(shooter, target, how=measure_how(plan)))
         saves = _saves(plan, m, st, s, shooting=True)
         steps.extend(Step(z.rule, f"{m.model_id}: {z.text}", z.source, z.value, msg="star_wars.figure_says",
-                          params={"figure": m.model_id, "what": msg(z.msg, **z.params) if z.msg else z.text}) for z in s)
+                          params={"figure": m.model_id, "what": msg(z.msg, **z.params) if z.msg else z.text})
+                     for z in s)
         plans.append((m, need, saves))
     odds = {f"{m.model_id} killed": Distribution.from_pairs(((True, _kill_p(plan, m, need, saves)),
                                                             (False, 1 - _kill_p(plan, m, need, saves))))
@@ -646,7 +678,9 @@ def _kill_p(plan: TablePlan, m: Model, need: int, saves: tuple[int, ...]) -> Fra
 # =============================================================================== melee
 
 def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Fight in base contact: each attack hits on C, the defender parries on its own C (Règles de Combat au corps à corps).
+    """Fight in base contact: each attack hits on C, the defender parries on its own C.
+
+    Source: Règles de Combat au corps à corps.
 
     Heavy armour lowers the defender's threshold by 1 (not against a lightsabre); a
     figure knocked down cannot defend; against a lightsabre only a lightsabre or a
@@ -660,8 +694,11 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         raise IllegalActionError(f"{d.model_id} is on {a.model_id}'s side",
                                  msg_id="star_wars.same_side", params={"a": a.model_id, "b": d.model_id})
     if model_distance_mm(a, d) > CONTACT_MM:
-        raise IllegalActionError(f"{a.model_id} is {_pas(model_distance_mm(a, d))} from {d.model_id}: melee needs base contact",
-                                 msg_id="star_wars.melee.contact", params={"attacker": a.model_id, "distance": _in_pas(model_distance_mm(a, d)), "defender": d.model_id})
+        raise IllegalActionError(f"{a.model_id} is {_pas(model_distance_mm(a, d))} from {d.model_id}: melee needs "
+                                 "base contact",
+                                 msg_id="star_wars.melee.contact",
+                                 params={"attacker": a.model_id, "distance": _in_pas(model_distance_mm(a, d)),
+                                         "defender": d.model_id})
     pa, pd = _profile(plan, a), _profile(plan, d)
     if pa.get("C") is None:
         raise IllegalActionError(f"{a.model_id} cannot fight in melee (CX)",
@@ -670,28 +707,37 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     n_att = int(pa.get("A", 1))
     if any(_has(plan, a, r) for r in ("Deux armes de corps à corps", "Double sabre laser", "Deux sabres laser")):
         n_att += 1
-        steps.append(Step("attacks", "+1 attack: two weapons or two lightsabres", _src("Règles de Combat au corps à corps"),
+        steps.append(Step("attacks", "+1 attack: two weapons or two lightsabres",
+                          _src("Règles de Combat au corps à corps"),
                           msg="star_wars.melee.two_weapons"))
     most = n_att
     n_att = req_int(request, "attacks", n_att)
     if not 1 <= n_att <= most:
         raise IllegalActionError(f"{a.model_id} makes 1 to {most} attack(s) per combat action, {n_att} asked",
-                                 msg_id="star_wars.melee.attacks", params={"figure": a.model_id, "most": most, "asked": n_att})
+                                 msg_id="star_wars.melee.attacks",
+                                 params={"figure": a.model_id, "most": most, "asked": n_att})
     need_a = int(pa["C"])
     dm = _dun_moch(plan, a, st)
     if dm is not None:
         need_a += 1
-        steps.append(Step("modifier", f"+1: Dun Möch of {dm.model_id}", _src("Utilisation de la Force, Dun Möch"), value=1,
+        steps.append(Step("modifier", f"+1: Dun Möch of {dm.model_id}", _src("Utilisation de la Force, Dun Möch"),
+                          value=1,
                           msg="star_wars.melee.dun_moch", params={"user": dm.model_id}))
     need_a = clamp_threshold(need_a)
     sabre = _sabre(plan, a)
-    can_defend = pd.get("C") is not None and not d.has_status(DOWN) and not (sabre and not (_sabre(plan, d) or _cortosis(plan, d)))
+    can_defend = pd.get("C") is not None and not d.has_status(DOWN) and not (sabre
+                                                                             and not (_sabre(plan, d)
+                                                                                      or _cortosis(plan, d)))
     need_d: int | None = None
     if not can_defend:
         why = ("cannot fight (CX)" if pd.get("C") is None else "is knocked down" if d.has_status(DOWN)
                else "has neither lightsabre nor cortosis weapon against a lightsabre")
-        steps.append(Step("no defence", f"{d.model_id} {why}: a successful attack is a hit", _src("Règles de Combat au corps à corps"),
-                          msg="star_wars.melee.no_defence", params={"figure": d.model_id, "why": msg("star_wars.why.cx") if pd.get("C") is None else msg("star_wars.why.down") if d.has_status(DOWN) else msg("star_wars.why.no_sabre")}))
+        steps.append(Step("no defence", f"{d.model_id} {why}: a successful attack is a hit",
+                          _src("Règles de Combat au corps à corps"),
+                          msg="star_wars.melee.no_defence",
+                          params={"figure": d.model_id, "why": msg("star_wars.why.cx") if pd.get("C") is None
+                                  else msg("star_wars.why.down") if d.has_status(DOWN)
+                                  else msg("star_wars.why.no_sabre")}))
     else:
         need_d = int(pd["C"])
         if _heavy(plan, d) and not sabre:
@@ -701,14 +747,17 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         dd = _dun_moch(plan, d, st)
         if dd is not None:
             need_d += 1
-            steps.append(Step("modifier", f"+1: Dun Möch of {dd.model_id} on the defender", _src("Utilisation de la Force, Dun Möch"), value=1,
+            steps.append(Step("modifier", f"+1: Dun Möch of {dd.model_id} on the defender",
+                              _src("Utilisation de la Force, Dun Möch"), value=1,
                               msg="star_wars.melee.dun_moch_defender", params={"user": dd.model_id}))
         need_d = clamp_threshold(need_d)
     per_hit = 2 if sabre else 1
     steps.append(Step("melee", f"{n_att} attack(s) hitting on {need_a}+" + (f", parried on {need_d}+" if need_d else "")
-                      + f"; a hit takes {per_hit} PV" + (" (lightsabre)" if sabre else ""), _src("Règles de Combat au corps à corps"),
+                      + f"; a hit takes {per_hit} PV" + (" (lightsabre)" if sabre else ""),
+                      _src("Règles de Combat au corps à corps"),
                       msg="star_wars.melee.parried_on" if need_d else "star_wars.melee.unparried",
-                      params={"attacks": n_att, "need": need_a, "parry": need_d, "pv": per_hit, "sabre": msg("star_wars.melee.sabre") if sabre else ""}))
+                      params={"attacks": n_att, "need": need_a, "parry": need_d, "pv": per_hit,
+                              "sabre": msg("star_wars.melee.sabre") if sabre else ""}))
     p = threshold_chance(need_a) * (1 - threshold_chance(need_d) if need_d else 1)
     pv = _pv_left(plan, d)
     odds = {"PV lost": _loss_dist(n_att, p, per_hit, pv)}
@@ -728,12 +777,15 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             g = dice.roll(6)
             if g >= need_d:
                 pushed += 1
-                steps.append(Step("parry", f"attack {k + 1}: D6 {f} hits, parried with {g}: {d.model_id} steps back 1 pas",
+                steps.append(Step("parry",
+                                  f"attack {k + 1}: D6 {f} hits, parried with {g}: {d.model_id} steps back 1 pas",
                                   _src("Règles de Combat au corps à corps"),
-                                  msg="star_wars.melee.parried", params={"n": k + 1, "face": f, "parry": g, "defender": d.model_id}))
+                                  msg="star_wars.melee.parried",
+                                  params={"n": k + 1, "face": f, "parry": g, "defender": d.model_id}))
                 continue
         lost += per_hit
-        steps.append(Step("hit", f"attack {k + 1}: D6 {f}: hit, {per_hit} PV", _src("Règles de Combat au corps à corps"),
+        steps.append(Step("hit", f"attack {k + 1}: D6 {f}: hit, {per_hit} PV",
+                          _src("Règles de Combat au corps à corps"),
                           msg="star_wars.melee.hit", params={"n": k + 1, "face": f, "pv": per_hit}))
     after, killed, st = _wound(plan, d.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
@@ -784,16 +836,19 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     targets = _power_targets(plan, user, power, request, st)
     outcome = Distribution.from_pairs((("used", p_ok), ("failed", 1 - p_ok)))
     odds = {"power": outcome}
-    resist_targets = [t for t in targets if isinstance(t, Model) and _side(plan, t) != _side(plan, user) and _resist(plan, t)]
+    resist_targets = [t for t in targets if isinstance(t, Model) and _side(plan, t) != _side(plan, user)
+                      and _resist(plan, t)]
     for t in resist_targets:
         r = _resist(plan, t)
-        steps.append(Step("resistance", f"{t.model_id} is a Force user: cancels on {r}+ (more than its For)", _src("Résistance à un pouvoir"),
+        steps.append(Step("resistance", f"{t.model_id} is a Force user: cancels on {r}+ (more than its For)",
+                          _src("Résistance à un pouvoir"),
                           msg="star_wars.force.resists", params={"figure": t.model_id, "need": r}))
     if dice is None:
         return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds)
     st = _take_action(st, user.model_id, "force")
     f = dice.roll(6)
-    steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}", _src("Utilisation de la Force"),
+    steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}",
+                      _src("Utilisation de la Force"),
                       msg="star_wars.force.works" if f >= need else "star_wars.force.failed", params={"face": f}))
     after, result = plan, {"power": power, "used": f >= need, "affected": []}
     if f >= need:
@@ -802,10 +857,12 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             if isinstance(t, Model) and t in resist_targets:
                 g = dice.roll(6)
                 if g >= cast(int, _resist(plan, t)):  # resist_targets all have For
-                    steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it", _src("Résistance à un pouvoir"),
+                    steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it",
+                                      _src("Résistance à un pouvoir"),
                                       msg="star_wars.force.cancelled", params={"figure": t.model_id, "face": g}))
                     continue
-                steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance", _src("Résistance à un pouvoir"),
+                steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance",
+                                  _src("Résistance à un pouvoir"),
                                   msg="star_wars.force.not_cancelled", params={"figure": t.model_id, "face": g}))
             kept.append(t)
         after, result["affected"], st = _power_effect(plan, user, power, kept, dice, st, steps)
@@ -827,7 +884,9 @@ def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[st
         d = model_distance_mm(user, t, how=measure_how(plan))
         if d > pas(rng):
             raise IllegalActionError(f"{t.model_id} is {_pas(d)} away; {power} reaches {rng} pas",
-                                     msg_id="star_wars.force.out_of_reach", params={"target": t.model_id, "distance": _in_pas(d), "power": power, "reach": rng})
+                                     msg_id="star_wars.force.out_of_reach",
+                                     params={"target": t.model_id, "distance": _in_pas(d), "power": power,
+                                             "reach": rng})
         return [t]
     if power == "Guérison":
         tid = req_str(request, "target")
@@ -861,19 +920,22 @@ def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], 
         if _roll_attack(dice, need, saves, steps, power):
             after, dead, st = _wound(after, t.model_id, 1, st, steps)
             affected.append(t.model_id)
-            if not dead and power == "Étranglement" and not (_has(plan, t, "Grande cible") or _has(plan, t, "Gigantesque")):
+            if not dead and power == "Étranglement" and not (_has(plan, t, "Grande cible")
+                                                             or _has(plan, t, "Gigantesque")):
                 after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
                 steps.append(Step("Étranglement", f"{t.model_id} survives and is knocked down", src,
                                   msg="star_wars.power.strangled", params={"figure": t.model_id}))
         if power == "Télékinésie" and _pv_left(plan, t) == 1 and t.model_id in [m.model_id for m in after.models]:
-            steps.append(Step("Télékinésie", f"{t.model_id} (1 PV) may be moved 6 pas; if it hits an obstacle or a figure, "
+            steps.append(Step("Télékinésie",
+                              f"{t.model_id} (1 PV) may be moved 6 pas; if it hits an obstacle or a figure, "
                               "resolve the collision with the action thrown", src,
                               msg="star_wars.power.thrown", params={"figure": t.model_id}))
     elif power in ("Protection", "Dun Möch", "Méditation de combat"):
         st = st.with_(active_powers={**st.active_powers,
                                      power: tuple(sorted(set(st.active_powers.get(power, ())) | {user.model_id}))})
         affected.append(user.model_id)
-        steps.append(Step(power, f"active for {user.model_id} until the end of the turn (the seed gives no duration)", src,
+        steps.append(Step(power, f"active for {user.model_id} until the end of the turn (the seed gives no duration)",
+                          src,
                           msg="star_wars.power.active", params={"power": power, "figure": user.model_id}))
     elif power == "Sur-vitesse":
         affected.append(user.model_id)
@@ -892,7 +954,9 @@ def _revive(plan: TablePlan, healer: Model, rec: Dead, st: StarWarsState, steps:
     if model_distance_mm(healer, ghost) > CONTACT_MM:
         raise IllegalActionError(f"{rec.id} is {_pas(model_distance_mm(healer, ghost))} from {healer.model_id}: "
                                  "base contact needed",
-                                 msg_id="star_wars.revive.contact", params={"figure": rec.id, "distance": _in_pas(model_distance_mm(healer, ghost)), "healer": healer.model_id})
+                                 msg_id="star_wars.revive.contact",
+                                 params={"figure": rec.id, "distance": _in_pas(model_distance_mm(healer, ghost)),
+                                         "healer": healer.model_id})
     if int(profile_of(plan, rec.profile).get("PV", 1)) != 1:
         raise IllegalActionError(f"{rec.id} had more than one PV: it cannot be brought back",
                                  msg_id="star_wars.revive.pv", params={"figure": rec.id})
@@ -903,7 +967,10 @@ def _revive(plan: TablePlan, healer: Model, rec: Dead, st: StarWarsState, steps:
 
 
 def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Médico: bring back a dead one-PV figure in base contact on 3+ (2+ after concentrating); not a droid (Règles additionnelles)."""
+    """Médico: bring back a dead one-PV figure in base contact on 3+ (2+ after concentrating); not a droid.
+
+    Source: Règles additionnelles.
+    """
     st = _state(plan)
     healer = plan.model(req_str(request, "medic"))
     if not _has(plan, healer, "Médico"):
@@ -918,7 +985,8 @@ def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         raise IllegalActionError(f"{tid} is a droid: Médico cannot restore it",
                                  msg_id="star_wars.medic.droid", params={"figure": tid})
     need = 2 if req_bool(request, "concentrated") else 3
-    steps = [Step("Médico", f"{need}+ on a D6 to restore 1 PV to {tid}", _src("Règles additionnelles, Médico"), value=need,
+    steps = [Step("Médico", f"{need}+ on a D6 to restore 1 PV to {tid}", _src("Règles additionnelles, Médico"),
+                  value=need,
                   msg="star_wars.medic.roll", params={"need": need, "figure": tid})]
     odds = {"restored": Distribution.from_pairs(((True, threshold_chance(need)), (False, 1 - threshold_chance(need))))}
     if dice is None:
@@ -955,7 +1023,9 @@ ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 
 def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry (Utilisation de la Force, Télékinésie).
+    """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry.
+
+    Source: Utilisation de la Force, Télékinésie.
 
     Request: ``model`` (the figure thrown), optional ``into`` (the figure it hits). A
     figure hit without For and with one PV takes the same attack; one with more PV is
@@ -980,7 +1050,8 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         else:
             steps.append(Step("Télékinésie", f"{into_id} has more than 1 PV: only {m.model_id} is hurt", src,
                               msg="star_wars.thrown.unhurt", params={"figure": into_id, "thrown": m.model_id}))
-    steps.append(Step("collision", f"{', '.join(v.model_id for v in victims)}: a C4+ attack each, no parry", src, value=4,
+    steps.append(Step("collision", f"{', '.join(v.model_id for v in victims)}: a C4+ attack each, no parry", src,
+                      value=4,
                       msg="star_wars.thrown.collision", params={"figures": [v.model_id for v in victims]}))
     p = threshold_chance(4)
     odds = {f"{v.model_id} killed": Distribution.from_pairs(((True, p if _pv_left(plan, v) <= 1 else Fraction(0)),
@@ -992,7 +1063,8 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     for v in victims:
         f = dice.roll(6)
         steps.append(Step("collision", f"{v.model_id}: D6 {f}: {'hit' if f >= 4 else 'unhurt'}", src,
-                          msg="star_wars.thrown.hit" if f >= 4 else "star_wars.thrown.missed", params={"figure": v.model_id, "face": f}))
+                          msg="star_wars.thrown.hit" if f >= 4 else "star_wars.thrown.missed",
+                          params={"figure": v.model_id, "face": f}))
         if f >= 4:
             after, dead, st = _wound(after, v.model_id, 1, st, steps)
             if dead:
