@@ -731,3 +731,21 @@ def test_measure_option_centre_to_centre():
         ff.shoot(centre, {"firing": "shooters", "target": "targets"}, None)
     with pytest.raises(InvalidActionError, match="measure"):
         ff.shoot(dataclasses.replace(plan, options=freeze({"measure": "corner"})), {"firing": "shooters", "target": "targets"}, None)
+
+
+def test_the_game_state_is_one_typed_record_and_a_damaged_one_is_refused_in_both_languages() -> None:
+    """Firefight, Jouer la partie: the state read from a game file, written back as the same JSON."""
+    from rules.errors import GameFileError
+    from rules.rulesets.firefight.state import FirefightState
+    from tabletracker.i18n import texts
+
+    saved = {"round": 3, "first": "B", "turn": "A", "activated": ["u1"], "fatigued": [], "actions": {"u1": "hold"},
+             "objectives": {"o1": "A", "o2": None}, "winner": None, "notes": {"kept": True}}
+    st = FirefightState.from_json(saved, sides=("A", "B"))
+    assert (st.round, st.turn, st.activated, st.objectives["o2"]) == (3, "A", ("u1",), None)
+    assert st.to_json() == saved  # the optional keys written, the unknown one kept, nothing added
+    assert st.with_(fatigued=["u1"]).to_json()["fatigued"] == ["u1"]
+    with pytest.raises(GameFileError) as err:
+        FirefightState.from_json({"activated": "u1"})
+    words = texts(err.value)
+    assert words is not None and "activated" in words["en"] and "liste de noms" in words["fr"]

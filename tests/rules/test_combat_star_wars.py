@@ -386,3 +386,23 @@ def test_zone_measure_option():
     assert "to hit st2" in sw.shoot(plan, req, None).needed  # 2.3 pas to the centre, 1.8 to the edge: inside Zone 2
     centre = dataclasses.replace(plan, options=freeze({"zone_measure": "centre"}))
     assert "to hit st2" not in sw.shoot(centre, req, None).needed
+
+
+def test_the_game_state_is_one_typed_record_and_a_damaged_one_is_refused_in_both_languages() -> None:
+    """Star Wars, Phases d'activation and Médico: the state read from a game file, written back as the same JSON."""
+    from rules.errors import GameFileError
+    from rules.rulesets.star_wars.state import StarWarsState
+    from tabletracker.i18n import texts
+
+    saved = {"turn": 2, "activated": ["o1", "s1"], "phases": [{"side": "empire", "hero": "o1", "figures": ["s1"]},
+                                                              {"side": "rebels", "troops": True, "figures": []}],
+             "active_powers": {"Protection": ["j1"]}, "initiative": "empire",
+             "dead": [{"id": "rb", "unit": "rb", "x_mm": 330.0, "y_mm": 740.0, "base_mm": 25.0, "profile": "Soldat",
+                       "marker_id": 12}], "acted": {"s1": {"action": "shoot", "used": 1}}, "score": 3}
+    st = StarWarsState.from_json(saved)
+    assert (st.phases[0].hero, st.phases[1].troops, st.dead[0].x_mm, st.acted["s1"].used) == ("o1", True, 330.0, 1)
+    assert st.to_json() == saved  # the optional keys written, the unknown one kept, nothing added
+    with pytest.raises(GameFileError) as err:
+        StarWarsState.from_json({"acted": {"s1": {"action": "shoot"}}})
+    words = texts(err.value)
+    assert words is not None and "acted.s1" in words["fr"] and "count used" in words["en"]

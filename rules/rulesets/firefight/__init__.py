@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Mapping
 
 from calibration.units import inches
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import closest_models, model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
@@ -29,6 +29,12 @@ from rules.visibility import line_of_sight
 from rules.zones import aura, deployment_zone, objective_states, wholly_inside
 
 SRC = "Grimdark Future Firefight, Terrain"
+
+
+def ids_or_none(ids: Any) -> Any:
+    """Return a list of ids as a message parameter, or the message "none" when it is empty."""
+    out = list(ids)
+    return out if out else msg("firefight.none")
 
 TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
     TerrainKind("forest", "cover", "difficult", True, ("area",), "forest: cover and difficult", SRC),
@@ -82,7 +88,8 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     """range FIRING TARGET --weapon-range INCHES: which firing models are in range with sight; 9" rules."""
     v = args.parse(("FIRING", "TARGET"), flags={"weapon-range": "number"})
     if "weapon-range" not in v:
-        raise InvalidActionError(f"range: give the weapon's range with --weapon-range INCHES; usage: {v['_usage']}")
+        raise InvalidActionError(f"range: give the weapon's range with --weapon-range INCHES; usage: {v['_usage']}",
+                                 msg_id="firefight.range.need_weapon_range")
     f_unit, firers = _units_of(plan, v["FIRING"])
     t_unit, targets = _units_of(plan, v["TARGET"])
     wr = self.from_unit(float(v["weapon-range"]))
@@ -105,12 +112,15 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     relentless = beyond9 and any(has_rule(self.special_rules(plan, f), "Relentless") for f in firers)
     steps = [self.measure_step(opts),
              Step("in range and in sight", f"{len(shooting)} of {len(firers)} model(s) are within "
-                  f"{v['weapon-range']:g}\" of the target and see it", SRC_SHOOT, value=len(shooting))]
+                  f"{v['weapon-range']:g}\" of the target and see it", SRC_SHOOT, value=len(shooting),
+                  msg="firefight.range.in_range",
+                  params={"count": len(shooting), "total": len(firers), "range": v["weapon-range"]})]
     if stealth:
-        steps.append(Step("Stealth", "the target is more than 9\" away: -1 to hit", SRC_RULES + " (Stealth)", value=-1))
+        steps.append(Step("Stealth", "the target is more than 9\" away: -1 to hit", SRC_RULES + " (Stealth)", value=-1,
+                          msg="firefight.range.stealth"))
     if relentless:
         steps.append(Step("Relentless", "more than 9\" away: unmodified 6s to hit score an extra hit",
-                          SRC_RULES + " (Relentless)"))
+                          SRC_RULES + " (Relentless)", msg="firefight.range.relentless"))
     return {"models": per, "can_shoot": shooting, "closest": length_json(self, closest, opts),
             "beyond_9": beyond9, "stealth": stealth, "relentless": relentless, "modifier": -1 if stealth else 0,
             "answer": f"{len(shooting)} of {len(firers)} can shoot ({self.fmt(closest)} to the closest target)"
@@ -129,15 +139,18 @@ def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
     firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
     if not firers or not targets:
-        raise InvalidActionError("cover: both units need models on the table")
+        raise InvalidActionError("cover: both units need models on the table", msg_id="firefight.units_need_models")
     per = {t.model_id: _model_in_cover(self, plan, firers, t, opts) for t in targets}
     covered = [k for k, (c, _) in per.items() if c]
     most = 2 * len(covered) > len(targets)
-    steps = [Step("in cover", f"{k}: in or behind {', '.join(r)}", SRC_TERRAIN) for k, (c, r) in per.items() if c]
+    steps = [Step("in cover", f"{k}: in or behind {', '.join(r)}", SRC_TERRAIN, msg="firefight.cover.model",
+                  params={"model": k, "by": list(r)}) for k, (c, r) in per.items() if c]
     steps.append(Step("cover", f"{len(covered)} of {len(targets)} models in cover (inside a cover piece, or at least "
                       "half of the base hidden by cover from the nearest firer that sees it): "
                       + ("most are, the target gets +1 Defense against shooting" if most else "not most, no bonus"),
-                      SRC_TERRAIN + " (the defender gets the +1: RULES-NOTES)", value=most))
+                      SRC_TERRAIN + " (the defender gets the +1: RULES-NOTES)", value=most,
+                      msg="firefight.cover.most" if most else "firefight.cover.not_most",
+                      params={"count": len(covered), "total": len(targets)}))
     return {"models": {k: {"in_cover": c, "by": r} for k, (c, r) in per.items()}, "count": len(covered),
             "unit_size": len(targets), "cover": most, "defense_modifier": 1 if most else 0,
             "answer": f"{len(covered)} of {len(targets)} in cover: " + ("+1 Defense" if most else "no cover bonus"),
@@ -159,7 +172,8 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         units = sorted({plan.model(x).unit_id for x in a.inside} - {m.unit_id})
         out["hero"] = {"radius": length_json(self, a.radius_mm, opts), "units": units, "models": list(a.inside)}
         steps.append(Step("Hero", f"friendly units within 12\" may take morale tests on the Hero's Quality: "
-                          f"{', '.join(units) or 'none'}", SRC_RULES + " (Hero)", value=len(units)))
+                          f"{', '.join(units) or 'none'}", SRC_RULES + " (Hero)", value=len(units),
+                          msg="firefight.aura.hero", params={"units": ids_or_none(units)}))
         parts.append(f"Hero: {len(units)} unit(s) within 12\"")
     if "caster" in rules:
         a = aura(plan, m.model_id, self.from_unit(18.0), who="all", how=how, rule="Caster",
@@ -170,10 +184,12 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         out["caster"] = {"radius": length_json(self, a.radius_mm, opts), "helpers": helpers,
                          "tokens": rule_value(plan, m.unit_id, "caster")}
         steps.append(Step("Caster", f"casters within 18\" in sight may spend tokens to help or hinder: "
-                          f"{', '.join(helpers) or 'none'}", SRC_RULES + " (Caster)", value=len(helpers)))
+                          f"{', '.join(helpers) or 'none'}", SRC_RULES + " (Caster)", value=len(helpers),
+                          msg="firefight.aura.caster", params={"helpers": ids_or_none(helpers)}))
         parts.append(f"Caster: {len(helpers)} helper(s) within 18\" in sight")
     if not parts:
-        raise InvalidActionError(f"aura: {m.model_id}'s unit has no Hero or Caster rule")
+        raise InvalidActionError(f"aura: {m.model_id}'s unit has no Hero or Caster rule", msg_id="firefight.aura.none",
+                                 params={"model": m.model_id})
     out.update(answer="; ".join(parts), steps=steps)
     return out
 
@@ -225,7 +241,7 @@ def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
     v = args.parse(("UNIT", "TARGET_UNIT"))
     mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["TARGET_UNIT"])
     if not mine or not theirs:
-        raise InvalidActionError("charge: both units need models on the table")
+        raise InvalidActionError("charge: both units need models on the table", msg_id="firefight.units_need_models")
     reach_in, notes = _move_allowance_in(self, plan, v["UNIT"], "charge")
     ignores = all(has_rule(self.special_rules(plan, m), "Strider") or has_rule(self.special_rules(plan, m), "Flying")
                   for m in mine)
@@ -233,9 +249,13 @@ def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
     can = [k for k, p in per.items() if p["in_reach"]]
     steps = [Step("charge reach", f"charge {reach_in:g}\"" + (f" ({', '.join(notes)})" if notes else "")
                   + "; a straight path through difficult terrain caps the move at 6\""
-                  + (" (ignored: Strider/Flying)" if ignores else ""), SRC_MOVE + " / " + SRC_TERRAIN, value=reach_in),
+                  + (" (ignored: Strider/Flying)" if ignores else ""), SRC_MOVE + " / " + SRC_TERRAIN, value=reach_in,
+                  msg="firefight.charge.reach_ignored" if ignores else "firefight.charge.reach",
+                  params={"reach": reach_in, "rules": f" ({', '.join(notes)})" if notes else ""}),
              Step("charge", f"{len(can)} model(s) within reach of {v['TARGET_UNIT']}: "
-                  + ("the unit may charge" if can else "the unit may not charge"), SRC_MOVE, value=bool(can))]
+                  + ("the unit may charge" if can else "the unit may not charge"), SRC_MOVE, value=bool(can),
+                  msg="firefight.charge.may" if can else "firefight.charge.may_not",
+                  params={"count": len(can), "target": v["TARGET_UNIT"]})]
     return {"models": per, "in_reach": can, "can_charge": bool(can),
             "answer": f"{'may' if can else 'may not'} charge ({len(can)} model(s) in reach)", "steps": steps}
 
@@ -250,10 +270,12 @@ def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     fighters = [k for k, e in fighting.items() if e]
     high = sorted({f"{m.model_id}-{t.model_id}" for m in mine for t in theirs if out_of_reach_above(m, t)})
     steps = [Step("melee", f"models within 2\" horizontally and 4\" vertically of an enemy fight with all their melee "
-                  f"weapons: {', '.join(fighters) or 'none'}", SRC_MELEE, value=len(fighters))]
+                  f"weapons: {', '.join(fighters) or 'none'}", SRC_MELEE, value=len(fighters),
+                  msg="firefight.melee.fighters", params={"models": ids_or_none(fighters)})]
     if high:
         steps.append(Step("height", f"within 2\" on the plan but more than 4\" apart in height (elevation): "
-                          f"{', '.join(high)}; they do not fight", SRC_MELEE))
+                          f"{', '.join(high)}; they do not fight", SRC_MELEE,
+                          msg="firefight.melee.height", params={"pairs": high}))
     return {"fighting": fighting, "fighters": fighters, "out_of_reach_in_height": high,
             "answer": f"{len(fighters)} of {len(mine)} model(s) fight",
             "steps": steps}
@@ -263,11 +285,13 @@ def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     """blast FIRING_UNIT TARGET_UNIT --x X: Blast(X), enemy models within 3" of the target unit."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags={"x": "int"})
     if "x" not in v or v["x"] < 1:
-        raise InvalidActionError(f"blast: give the weapon's Blast(X) with --x X (1 or more); usage: {v['_usage']}")
+        raise InvalidActionError(f"blast: give the weapon's Blast(X) with --x X (1 or more); usage: {v['_usage']}",
+                                 msg_id="firefight.blast.need_x")
     side = plan.unit(v["FIRING_UNIT"]).side
     targets = plan.models_of(v["TARGET_UNIT"])
     if not targets:
-        raise InvalidActionError(f"blast: unit {v['TARGET_UNIT']!r} has no model on the table")
+        raise InvalidActionError(f"blast: unit {v['TARGET_UNIT']!r} has no model on the table",
+                                 msg_id="firefight.unit_no_models", params={"unit": v["TARGET_UNIT"]})
     reach = self.from_unit(3.0)
     near = [m for m in plan.models if plan.unit(m.unit_id).side != side
             and any(model_distance_mm(m, t) <= reach + 1e-6 for t in targets)]
@@ -275,7 +299,9 @@ def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     mult = min(int(v["x"]), len(near))
     steps = [Step("Blast", f"{len(near)} enemy model(s) within 3\" of {v['TARGET_UNIT']}: each hit becomes "
                   f"{mult} hit(s) (at most X={v['x']}), shared evenly between {', '.join(units)}; cover is ignored",
-                  SRC_RULES + " (Blast)", value=mult)]
+                  SRC_RULES + " (Blast)", value=mult, msg="firefight.blast.ask",
+                  params={"count": len(near), "target": v["TARGET_UNIT"], "mult": mult, "x": v["x"],
+                          "units": ids_or_none(units)})]
     return {"models": [m.model_id for m in near], "count": len(near), "multiplier": mult, "units": units,
             "answer": f"each hit x{mult} ({len(near)} model(s) within 3\"), shared by {len(units)} unit(s)",
             "steps": steps}
@@ -289,7 +315,8 @@ def ask_objectives(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
     parts = [f"{s.objective_id}: " + (s.controller if s.controller else "contested" if s.contested else "nobody near")
              for s in states]
     steps = [Step("objectives", "a unit within 3\" of an objective with no enemy within 3\" seizes it; if both sides "
-                  "are, it is contested (neutral); Shaken models cannot seize or contest", SRC_MISSION)]
+                  "are, it is contested (neutral); Shaken models cannot seize or contest", SRC_MISSION,
+                  msg="firefight.objectives.rule")]
     return {"objectives": [s.to_json() for s in states], "answer": "; ".join(parts) or "no objectives",
             "steps": steps}
 
@@ -306,7 +333,9 @@ def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]
         key, edge = key.strip(), edge.strip()
         if not eq or edge not in ("top", "bottom", "left", "right"):
             raise InvalidActionError(f"option deployment_edges: expected side=edge pairs (edges top, bottom, left, "
-                                     f"right), got {opts.get('deployment_edges')!r}")
+                                     f"right), got {opts.get('deployment_edges')!r}",
+                                     msg_id="firefight.deployment.bad_edges",
+                                     params={"value": str(opts.get("deployment_edges"))})
         if key in ("first", "second"):
             idx = 0 if key == "first" else 1
             if idx < len(sides):
@@ -341,9 +370,14 @@ def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
         per[u.unit_id] = {"side": u.side, "edge": edges[u.side], "inside": bool(inside.all()),
                           "outside": [m.model_id for m, i in zip(ms, inside) if not i]}
     bad = [k for k, p in per.items() if not p["inside"]]
-    steps = [Step("deployment", f"each side deploys within 12\" of its table edge ({', '.join(f'{s}: {e}' for s, e in edges.items())}); "
+    steps = [Step("deployment",
+                  "each side deploys within 12\" of its table edge "
+                  f"({', '.join(f'{s}: {e}' for s, e in edges.items())}); "
                   f"{len(bad)} unit(s) outside: {', '.join(bad) or 'none'}", SRC_DEPLOY,
-                  option=f"deployment_edges={opts.get('deployment_edges')}")]
+                  option=f"deployment_edges={opts.get('deployment_edges')}", msg="firefight.deployment.check",
+                  params={"edges": [msg("firefight.side_edge", side=s, edge=msg(f"firefight.edge.{e}"))
+                                    for s, e in edges.items()],
+                          "count": len(bad), "units": ids_or_none(bad)})]
     return {"edges": edges, "units": per, "outside": bad,
             "answer": "every unit is in its deployment zone" if not bad else f"outside their zone: {', '.join(bad)}",
             "steps": steps}
@@ -356,12 +390,16 @@ def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
     mine = plan.models_of(unit.unit_id)
     enemies = [m for m in plan.models if plan.unit(m.unit_id).side != unit.side]
     if not mine:
-        raise InvalidActionError(f"ambush: unit {unit.unit_id!r} has no model on the table")
+        raise InvalidActionError(f"ambush: unit {unit.unit_id!r} has no model on the table",
+                                 msg_id="firefight.unit_no_models", params={"unit": unit.unit_id})
     c = closest_models(mine, enemies, how=self.measure_how(opts)) if enemies else None
     ok = c is None or c.distance_mm > self.from_unit(9.0) + 1e-6
     steps = [Step("Ambush", "units in ambush deploy more than 9\" from enemy units"
                   + (f"; closest enemy {c.b_id} at {self.fmt(c.distance_mm)} from {c.a_id}" if c else ""),
-                  SRC_RULES + " (Ambush)", value=ok)]
+                  SRC_RULES + " (Ambush)", value=ok,
+                  msg="firefight.ambush.closest" if c else "firefight.ambush.rule",
+                  params={"enemy": c.b_id, "distance": round(self.to_unit(c.distance_mm), 2), "model": c.a_id}
+                  if c else {})]
     return {"allowed": ok, "closest": length_json(self, c.distance_mm, opts) if c else None,
             "answer": ("allowed" if ok else "too close") + (f": {self.fmt(c.distance_mm)} from {c.b_id}" if c else ""),
             "steps": steps}
@@ -373,13 +411,16 @@ def ask_scout(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     unit = plan.unit(v["UNIT"])
     edges = deployment_edges(plan, opts)
     if unit.side not in edges:
-        raise InvalidActionError(f"scout: side {unit.side!r} has no deployment edge; set option deployment_edges")
+        raise InvalidActionError(f"scout: side {unit.side!r} has no deployment edge; set option deployment_edges",
+                                 msg_id="firefight.scout.no_edge", params={"side": unit.side})
     zone = deployment_zone(plan, edges[unit.side], self.from_unit(24.0))
     ms = plan.models_of(unit.unit_id)
     inside = wholly_inside(zone, list(ms))
     out = [m.model_id for m, i in zip(ms, inside) if not i]
     steps = [Step("Scout", f"placed wholly within 12\" of the deployment zone (24\" of the {edges[unit.side]} edge); "
-                  f"outside: {', '.join(out) or 'none'}", SRC_RULES + " (Scout)", value=not out)]
+                  f"outside: {', '.join(out) or 'none'}", SRC_RULES + " (Scout)", value=not out,
+                  msg="firefight.scout.check",
+                  params={"edge": msg(f"firefight.edge.{edges[unit.side]}"), "models": ids_or_none(out)})]
     return {"allowed": not out, "outside": out, "edge": edges[unit.side],
             "answer": "allowed" if not out else f"not allowed: {', '.join(out)} too far", "steps": steps}
 
@@ -389,34 +430,49 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"action": "text"})
     action = v.get("action", "advance")
     if action not in ACTION_IN:
-        raise InvalidActionError(f"move: --action must be one of {', '.join(ACTION_IN)}, got {action!r}")
+        raise InvalidActionError(f"move: --action must be one of {', '.join(ACTION_IN)}, got {action!r}",
+                                 msg_id="firefight.move.bad_action",
+                                 params={"action": action, "actions": list(ACTION_IN)})
     m = plan.model(v["MODEL"])
     end = table_point(args, v, plan, "X_MM", "Y_MM")
     allowance_in, notes = _move_allowance_in(self, plan, m.unit_id, action)
     rules = unit_rules(plan, m.unit_id)
     prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
     problems: list[str] = []
+    why: list[Step] = []
     cap_in = allowance_in
     if prof.inside_mm("difficult") > 0 and not ("strider" in rules or "flying" in rules):
         cap_in = min(cap_in, 6.0)
     if prof.length_mm > self.from_unit(cap_in) + 1e-6:
         problems.append(f"{self.fmt(prof.length_mm)} is more than {cap_in:g}\"")
+        why.append(Step("not allowed", problems[-1], SRC_MOVE, msg="firefight.move.too_far",
+                        params={"length": round(self.to_unit(prof.length_mm), 2), "cap": cap_in}))
     if prof.blocked and "flying" not in rules:
         problems.append(f"the path meets impassable terrain: {', '.join(prof.blocked)}")
+        why.append(Step("not allowed", problems[-1], SRC_MOVE, msg="firefight.move.impassable",
+                        params={"pieces": list(prof.blocked)}))
     moved = Model(m.model_id, m.unit_id, end, m.base_mm)
     side = plan.unit(m.unit_id).side
     close = [e.model_id for e in plan.models if plan.unit(e.unit_id).side != side
              and model_distance_mm(moved, e) < self.from_unit(1.0) - 1e-6]
     if close and action != "charge":
         problems.append(f"it would end within 1\" of enemies ({', '.join(close)}); only a charge may")
+        why.append(Step("not allowed", problems[-1], SRC_MOVE, msg="firefight.move.near_enemies",
+                        params={"enemies": close}))
     steps = [Step("action", f"{action}: {allowance_in:g}\"" + (f" ({', '.join(notes)})" if notes else ""),
-                  "Grimdark Future Firefight, Activation", value=allowance_in)]
+                  "Grimdark Future Firefight, Activation", value=allowance_in, msg="firefight.move.allowance",
+                  params={"action": msg(f"firefight.action.{action}"), "move": allowance_in,
+                          "rules": f" ({', '.join(notes)})" if notes else ""})]
     if cap_in < allowance_in:
-        steps.append(Step("difficult terrain", "the path crosses difficult terrain: 6\" at most", SRC_TERRAIN, value=6.0))
+        steps.append(Step("difficult terrain", "the path crosses difficult terrain: 6\" at most", SRC_TERRAIN,
+                          value=6.0,
+                          msg="firefight.move.difficult"))
     if prof.dangerous:
-        steps.append(Step("dangerous terrain", f"crossing {', '.join(prof.dangerous)}: roll a die per model, a wound on "
-                          "each 1", SRC_TERRAIN))
-    steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
+        steps.append(Step("dangerous terrain",
+                          f"crossing {', '.join(prof.dangerous)}: roll a die per model, a wound on "
+                          "each 1", SRC_TERRAIN, msg="firefight.move.dangerous",
+                          params={"pieces": list(prof.dangerous)}))
+    steps += why
     return {"model": m.model_id, "action": action, "allowance": length_json(self, self.from_unit(cap_in), opts),
             "path": length_json(self, prof.length_mm, opts), "dangerous": list(prof.dangerous),
             "allowed": not problems, "problems": problems,
@@ -424,7 +480,9 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
 
 
 def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """jump GAP_INCHES [--drop INCHES | --model MODEL --to-elevation MM]: free, (X+1) dice on 3+, or impossible; falls from 2".
+    """jump GAP_INCHES [--drop INCHES | --model MODEL --to-elevation MM]: free, (X+1) dice on 3+, or impossible.
+
+    Falls from 2" up.
 
     With ``--model`` the drop is the model's elevation (the ground it stands on, mm) minus
     ``--to-elevation`` (default 0, the table), in inches (Règles spéciales, Sauter / Chuter).
@@ -437,29 +495,35 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         from rules.heights import ground_mm
 
         if "drop" in v:
-            raise InvalidActionError("jump: give --drop or --model (its elevation gives the drop), not both")
+            raise InvalidActionError("jump: give --drop or --model (its elevation gives the drop), not both",
+                                     msg_id="firefight.jump.drop_or_model")
         m = plan.model(v["model"])
         to = float(v.get("to-elevation", 0.0))
         drop = max(0.0, ground_mm(m) - to) / 25.4
         steps.append(Step("height", f"{m.model_id} stands {ground_mm(m):g} mm up, lands at {to:g} mm: a drop of "
-                          f"{drop:.2f}\"", SRC_SPECIAL, value=round(drop, 3)))
+                          f"{drop:.2f}\"", SRC_SPECIAL, value=round(drop, 3), msg="firefight.jump.height",
+                          params={"model": m.model_id, "ground": ground_mm(m), "to": to, "drop": round(drop, 2)}))
     if drop < 0:
-        raise InvalidActionError("jump: --drop must be 0 or more inches")
+        raise InvalidActionError("jump: --drop must be 0 or more inches", msg_id="firefight.jump.negative_drop")
     if gap > 6 or drop > 6:
         verdict, dice = "impossible", 0
-        steps.append(Step("jump", "a gap or a drop over 6\" cannot be jumped", SRC_SPECIAL))
+        steps.append(Step("jump", "a gap or a drop over 6\" cannot be jumped", SRC_SPECIAL,
+                          msg="firefight.jump.impossible"))
     elif gap <= 1 and drop <= 3:
         verdict, dice = "normal move", 0
-        steps.append(Step("jump", "gaps up to 1\" and drops up to 3\" are part of a normal move", SRC_SPECIAL))
+        steps.append(Step("jump", "gaps up to 1\" and drops up to 3\" are part of a normal move", SRC_SPECIAL,
+                          msg="firefight.jump.normal"))
     else:
         x = int(math.floor(max(gap, drop) / 3.0 + 1e-9))
         verdict, dice = "jump", x + 1
         steps.append(Step("jump", f"roll {x}+1 = {dice} dice needing 3+ (one per full 3\"); all must pass, "
-                          "else the model falls the whole distance", SRC_SPECIAL, value=dice))
+                          "else the model falls the whole distance", SRC_SPECIAL, value=dice, msg="firefight.jump.dice",
+                          params={"x": x, "dice": dice}))
     fall_ap = int(math.floor(drop / 3.0 + 1e-9)) if drop >= 2 else None
     if fall_ap is not None:
         steps.append(Step("fall", f"a fall of {drop:g}\" (2\" or more) deals a hit with AP({fall_ap}) "
-                          "(one per full 3\") and ends the activation", SRC_SPECIAL, value=fall_ap))
+                          "(one per full 3\") and ends the activation", SRC_SPECIAL, value=fall_ap,
+                          msg="firefight.jump.fall", params={"drop": round(drop, 2), "ap": fall_ap}))
     return {"gap_in": gap, "drop_in": round(drop, 4), "verdict": verdict, "dice": dice, "fall_ap": fall_ap,
             "answer": verdict + (f": {dice} dice on 3+" if dice else "")
                       + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""),

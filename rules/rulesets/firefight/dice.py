@@ -1,4 +1,6 @@
-"""Grimdark Future Firefight: the dice of an attack, exact odds and rolls (used by :mod:`rules.rulesets.firefight.actions`).
+"""Grimdark Future Firefight: the dice of an attack, exact odds and rolls.
+
+Used by :mod:`rules.rulesets.firefight.actions`.
 
 Pure functions of frozen inputs: how one die hits (Test de Qualité; natural 1 and 6;
 Fatigue; Relentless, Surge, Furious, Rending), how a defence die blocks (AP, cover,
@@ -29,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules.dice import Dice, Distribution, die
-from rules.explain import Step
+from rules.explain import Step, msg
 
 SRC = "Grimdark Future Firefight"
 
@@ -121,11 +123,14 @@ def _hits_dist(batch: Batch) -> Distribution:
     dist = Distribution.certain((0, 0))
     for _ in range(batch.dice):
         dist = dist.convolve(one, _add)
-    return dist.map(lambda h: (split_share(h[0] * batch.blast, batch.share), split_share(h[1] * batch.blast, batch.share)))
+    return dist.map(lambda h: (split_share(h[0] * batch.blast, batch.share),
+                               split_share(h[1] * batch.blast, batch.share)))
 
 
 def split_share(hits: int, share: tuple[int, int]) -> int:
-    """Return one unit's share of ``hits`` spread evenly over ``share[0]`` units (Blast); the first places take the rest.
+    """Return one unit's share of ``hits`` spread evenly over ``share[0]`` units (Blast).
+
+    The first places take the rest.
 
     >>> [split_share(7, (3, i)) for i in range(3)]
     [3, 2, 2]
@@ -178,7 +183,8 @@ class Body:
     shaken: bool
 
 
-def allocate(bodies: tuple[Body, ...], packets: tuple[int, ...], plain: int) -> tuple[tuple[Body, ...], tuple[str, ...], int]:
+def allocate(bodies: tuple[Body, ...], packets: tuple[int, ...],
+             plain: int) -> tuple[tuple[Body, ...], tuple[str, ...], int]:
     """Spread wounds over a unit (Effets des blessures, Groupes et blessures; Deadly; Tough).
 
     ``bodies`` are in the defender's removal order. Returns the bodies left, the ids
@@ -247,6 +253,12 @@ def _final_outcome(bodies: tuple[Body, ...], w: tuple[Any, ...], fear: int) -> D
     return die(6).map(lambda f: (len(removed) + (1 if effect_of(f, need) == "out" else 0), effect_of(f, need)))
 
 
+def _hit_details(rending: int, blast: int) -> Any:
+    """What follows a to-hit roll's count, as a message parameter: the Rending hits and the Blast multiplier."""
+    which = ("_rending" if rending else "") + ("_blast" if blast > 1 else "")
+    return msg(f"firefight.roll.details{which}", count=rending, mult=blast) if which else ""
+
+
 def roll_hits(dice: Dice, batches: tuple[Batch, ...]) -> tuple[list[tuple[int, int]], list[Step]]:
     """Roll every to-hit die; return ``(hits, rending hits)`` per batch after Blast, before any share."""
     steps: list[Step] = []
@@ -258,8 +270,12 @@ def roll_hits(dice: Dice, batches: tuple[Batch, ...]) -> tuple[list[tuple[int, i
         hits.append(n)
         if faces:
             steps.append(Step("to hit", f"{b.weapon}: dice {list(faces)} -> {n[0] + n[1]} hit(s)"
-                              + (f" ({n[1]} with AP(4))" if n[1] else "") + (f" after Blast x{b.blast}" if b.blast > 1 else ""),
-                              _src("Tir")))
+                              + (f" ({n[1]} with AP(4))" if n[1] else "")
+                              + (f" after Blast x{b.blast}" if b.blast > 1 else ""),
+                              _src("Tir"),
+                              msg="firefight.roll.hits",
+                              params={"weapon": b.weapon, "faces": list(faces), "hits": n[0] + n[1],
+                                      "details": _hit_details(n[1], b.blast)}))
     return hits, steps
 
 
@@ -284,12 +300,16 @@ def _roll_batches(dice: Dice, batches: list[Batch], defence: Defence,
                 if not defence_blocks(f, defence.defense, cover - ap):
                     wounds += 1
         if faces_all:
-            steps.append(Step("defence", f"{b.weapon}: {h + r} hit(s), defence dice {faces_all} -> {wounds} wound(s)", _src("Tir")))
+            steps.append(Step("defence", f"{b.weapon}: {h + r} hit(s), defence dice {faces_all} -> {wounds} wound(s)",
+                              _src("Tir"),
+                              msg="firefight.roll.defence",
+                              params={"weapon": b.weapon, "hits": h + r, "faces": faces_all, "wounds": wounds}))
         if wounds and defence.regeneration and not b.ignores_regeneration:
             rf = dice.roll_many(wounds)
             saved = sum(1 for f in rf if f >= 5)
             wounds -= saved
-            steps.append(Step("Regeneration", f"dice {list(rf)}: {saved} wound(s) ignored", _src("Regeneration")))
+            steps.append(Step("Regeneration", f"dice {list(rf)}: {saved} wound(s) ignored", _src("Regeneration"),
+                              msg="firefight.roll.regeneration", params={"faces": list(rf), "saved": saved}))
         if b.deadly > 1:
             packets += (b.deadly,) * wounds
         else:
@@ -325,26 +345,39 @@ def roll_outcome(dice: Dice, batches: tuple[Batch, ...], defence: Defence, bodie
     alive, removed, last_hit = allocate(bodies, wounds[0], wounds[1])
     effect = "none"
     if removed:
-        steps.append(Step("casualties", f"removed {', '.join(removed)} (one model per wound while more than one remains)",
-                          _src("Effets des blessures, Groupes et blessures")))
+        steps.append(Step("casualties",
+                          f"removed {', '.join(removed)} (one model per wound while more than one remains)",
+                          _src("Effets des blessures, Groupes et blessures"),
+                          msg="firefight.roll.removed", params={"models": list(removed)}))
     if alive and last_hit:
         last = alive[0]
         need = wound_roll_needed(last, fear)
         if need is None:
-            steps.append(Step("Tough", f"{last.model_id} has {last.wounds} wound(s), fewer than Tough({last.tough}): no roll yet", _src("Tough")))
+            steps.append(Step("Tough",
+                              f"{last.model_id} has {last.wounds} wound(s), fewer than Tough({last.tough}): "
+                              "no roll yet", _src("Tough"),
+                              msg="firefight.roll.tough",
+                              params={"model": last.model_id, "wounds": last.wounds, "tough": last.tough}))
         else:
             f = dice.roll(6)
             effect = effect_of(f, need)
-            steps.append(Step("wound effects", f"d6 {f} + {last.wounds} wound marker(s)" + (" +1 shaken" if last.shaken else "")
-                              + (f" +{fear} Fear" if fear else "") + f": Hors de combat on {5 + last.tough}+ -> {effect}",
-                              _src("Effets des blessures") + (", Tough" if last.tough > 1 else ""), value=f))
+            steps.append(Step("wound effects", f"d6 {f} + {last.wounds} wound marker(s)"
+                              + (" +1 shaken" if last.shaken else "")
+                              + (f" +{fear} Fear" if fear else "")
+                              + f": Hors de combat on {5 + last.tough}+ -> {effect}",
+                              _src("Effets des blessures") + (", Tough" if last.tough > 1 else ""), value=f,
+                              msg="firefight.wounds.effect_bonus" if last.shaken or fear else "firefight.wounds.effect",
+                              params={"face": f, "wounds": last.wounds, "bonus": int(last.shaken) + fear, "need": 5
+                                      + last.tough, "effect": msg(f"firefight.effect.{effect}")}))
             if effect == "out":
                 removed = removed + (last.model_id,)
                 alive = ()
             else:
                 alive = (dataclasses.replace(last, shaken=True),)
-                steps.append(Step("push", "the attacker may try to push the shaken model: 4+ on a D6 moves it up to 2\"",
-                                  _src("Mouvements spéciaux, Pousser")))
+                steps.append(Step("push",
+                                  "the attacker may try to push the shaken model: 4+ on a D6 moves it up to 2\"",
+                                  _src("Mouvements spéciaux, Pousser"),
+                                  msg="firefight.roll.push"))
     return Rolled(sum(a + b for a, b in hit_counts), wounds, alive, removed, effect, tuple(steps))
 
 
@@ -362,6 +395,7 @@ def survivors_odds(batches: tuple[Batch, ...], defence: Defence, bodies: tuple[B
         need = wound_roll_needed(alive[0], fear) if alive and last_hit else None
         if need is None:
             return Distribution.certain(alive)
-        return die(6).map(lambda f: () if effect_of(f, need) == "out" else (dataclasses.replace(alive[0], shaken=True),))
+        return die(6).map(lambda f: () if effect_of(f, need) == "out"
+                          else (dataclasses.replace(alive[0], shaken=True),))
 
     return wdist.bind(final)

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
@@ -26,6 +26,12 @@ from rules.visibility import line_of_sight
 from rules.zones import aura
 
 SRC = "Star Wars Grandes escarmouches, Règles de Tir"
+
+
+def ids_or_none(ids: Any) -> Any:
+    """Return a list of ids as a message parameter, or the message "nobody" when it is empty."""
+    out = list(ids)
+    return out if out else msg("star_wars.nobody")
 SRC_MOVE = "Star Wars Grandes escarmouches, Règles additionnelles (terrain difficile)"
 
 TERRAIN_KINDS = MappingProxyType({k.kind: k for k in (
@@ -57,7 +63,8 @@ MOVE_PAS = 4.0
 #: Force powers: (range or radius in pas, who, kind, text) - Utilisation de la Force.
 POWERS: Mapping[str, tuple[float, str, str, str]] = MappingProxyType({
     "repulsion": (3.0, "enemies", "around", "every enemy closer than 3 pas is knocked down"),
-    "telekinesis": (10.0, "enemies", "shot", "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
+    "telekinesis": (10.0, "enemies", "shot",
+                    "a shot of 10 pas (no long range) hitting on 3+; moves a 1-PV enemy 6 pas"),
     "lightning": (6.0, "enemies", "shot", "a shot of 6 pas that always hits (dark side)"),
     "strangle": (4.0, "enemies", "attack", "an attack of 4 pas, not a shot, hitting on 2+ (dark side)"),
     "dun-moch": (15.0, "enemies", "around", "enemies closer than 15 pas get +1 to their Tir and Combat thresholds"),
@@ -94,7 +101,9 @@ def _hidden_share(self: "StarWars", plan: TablePlan, s: Model, t: Model, opts: M
 
 
 def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """range SHOOTER TARGET [--weapon-range PAS] [--weapon NAME] [--no-long]: normal, long (+1) or out of range; hidden > 50 % (+1).
+    """range SHOOTER TARGET [--weapon-range PAS] [--weapon NAME] [--no-long]: normal, long (+1) or out of range.
+
+    A target hidden more than 50 % by an obstacle is +1 too.
 
     The weapon range is ``--weapon-range``, else a "Por N" weapon label of the
     shooter, else the Por of ``--weapon`` (a roster weapon) or of the shooter's
@@ -105,7 +114,8 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     v = args.parse(("SHOOTER", "TARGET"), flags={"weapon-range": "number", "weapon": "text", "no-long": "bool"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
     if s.model_id == t.model_id:
-        raise InvalidActionError("range: name two different figures")
+        raise InvalidActionError("range: name two different figures",
+                                 msg_id="star_wars.range.same_figure")
     por = float(v["weapon-range"]) if "weapon-range" in v else None
     if por is None and "weapon" not in v:
         por = weapon_range_pas(s)
@@ -113,7 +123,8 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
         por = shot_range_pas(plan, s, v.get("weapon"))
     if por is None or por <= 0:
         raise InvalidActionError(f"range: {s.model_id} has no weapon range (no 'Por N' weapon and no Por in "
-                                 "its profile or weapon); give it with --weapon-range PAS")
+                                 "its profile or weapon); give it with --weapon-range PAS",
+                                 msg_id="star_wars.range.no_range", params={"figure": s.model_id})
     how = self.measure_how(opts)
     d = model_distance_mm(s, t, how=how)
     d_pas = self.to_unit(d)
@@ -128,7 +139,10 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
              Step("range", f"{d_pas:.2f} pas; weapon range {por:g} pas"
                   + (f", long range up to {2 * por:g} pas" if long_ok else ", no long range")
                   + f": {band}" + (" (+1 to the Tir threshold)" if mod == 1 else ""), SRC_SHOOT,
-                  value=mod if mod is not None else "out of range")]
+                  value=mod if mod is not None else "out of range",
+                  msg="star_wars.range.band_long" if long_ok else "star_wars.range.band_no_long",
+                  params={"distance": round(d_pas, 2), "range": por, "long": 2 * por,
+                          "band": msg("star_wars.band." + {"normal": "normal", "long": "long"}.get(band, "out"))})]
     mods: list[dict[str, Any]] = []
     if mod:
         mods.append({"rule": "long range", "threshold": 1})
@@ -136,13 +150,15 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     figures = [i for k, i, _ in sight.blockers if k == "figure"]
     if figures:
         steps.append(Step("through a figure", f"no shot through another figure: {', '.join(figures)} "
-                          "stand in some of the sight lines", SRC_SHOOT + " (note importante)"))
+                          "stand in some of the sight lines", SRC_SHOOT + " (note importante)",
+                          msg="star_wars.range.through_figure", params={"figures": figures}))
     hidden, by = _hidden_share(self, plan, s, t, opts)
     limit = float(opts.get("hidden_threshold", 0.5))
     if hidden > limit + 1e-9:
         mods.append({"rule": "hidden more than 50 % by an obstacle", "threshold": 1})
         steps.append(Step("hidden", f"{hidden:.0%} of the target's base is hidden by {', '.join(by)}: +1",
-                          SRC_SHOOT, value=1, option=self.changed(opts, "hidden_threshold")))
+                          SRC_SHOOT, value=1, option=self.changed(opts, "hidden_threshold"),
+                          msg="star_wars.range.hidden", params={"share": round(100 * hidden), "by": by}))
     total = sum(m["threshold"] for m in mods)
     return {"distance": length_json(self, d, opts), "weapon_range_pas": por, "band": band,
             "in_range": mod is not None, "visible": sight.visible, "hidden_fraction": round(hidden, 4),
@@ -162,9 +178,13 @@ def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     limit = float(opts.get("hidden_threshold", 0.5))
     more = hidden > limit + 1e-9
     steps = [Step("hidden", f"{hidden:.0%} of {t.model_id}'s base AREA is hidden from {s.model_id}'s base centre"
-                  + (f" by {', '.join(by)}" if by else "") + (": more than 50 %, +1" if more else ": not more than 50 %")
+                  + (f" by {', '.join(by)}" if by else "")
+                  + (": more than 50 %, +1" if more else ": not more than 50 %")
                   + f" (across its width: {share.width:.0%}; the area decides)",
-                  SRC_SHOOT, value=round(hidden, 4), option=self.changed(opts, "hidden_threshold"))]
+                  SRC_SHOOT, value=round(hidden, 4), option=self.changed(opts, "hidden_threshold"),
+                  msg="star_wars.cover.more" if more else "star_wars.cover.not_more",
+                  params={"share": round(100 * hidden), "target": t.model_id, "shooter": s.model_id,
+                          "by": ids_or_none(by), "width": round(100 * share.width)})]
     return {"hidden_fraction": round(hidden, 4), "hidden_width_fraction": round(share.width, 4), "by": by,
             "hidden": more, "threshold_change": 1 if more else 0,
             "answer": f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), "steps": steps}
@@ -174,7 +194,9 @@ def _bubble(self: "StarWars", plan: TablePlan, m: Model, opts: Mapping[str, Any]
     role = (m.role or "").lower()
     if role not in BUBBLE_PAS:
         raise InvalidActionError(f"{m.model_id} is not a hero: its role must be officer (2 pas) or senior-officer "
-                                 f"(3 pas), got {m.role!r}")
+                                 f"(3 pas), got {m.role!r}",
+                                 msg_id="star_wars.aura.not_hero",
+                                 params={"figure": m.model_id, "role": m.role or msg("star_wars.no_role")})
     return aura(plan, m.model_id, self.from_unit(BUBBLE_PAS[role]), who="friends", how=self.measure_how(opts),
                 strict=True, rule="command bubble", source=SRC_BUBBLE)
 
@@ -189,10 +211,16 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
     m = plan.model(v["HERO"])
     a = _bubble(self, plan, m, opts)
     inside = [k for k in a.inside if not _is_hero(plan.model(k))]
-    steps = list(a.steps) + [Step("bubble", f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[(m.role or '').lower()]:g} pas; "
-                                  f"non-hero figures inside: {', '.join(inside) or 'none'}", SRC_BUBBLE)]
+    steps = list(a.steps) + [Step("bubble",
+                                  f"{m.role} {m.model_id}: bubble of {BUBBLE_PAS[(m.role or '').lower()]:g} pas; "
+                                  f"non-hero figures inside: {', '.join(inside) or 'none'}", SRC_BUBBLE,
+                                  msg="star_wars.aura.bubble",
+                                  params={"role": str(m.role), "hero": m.model_id,
+                                          "bubble": BUBBLE_PAS[(m.role or "").lower()],
+                                          "figures": ids_or_none(inside)})]
     return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts), "inside": inside,
-            "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", "steps": steps}
+            "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}",
+            "steps": steps}
 
 
 def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -205,7 +233,9 @@ def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[
     done = [c.model_id for c in cand if c.has_status("activated")]
     steps = list(a.steps) + [Step("activation", f"with {m.model_id}: {', '.join(can) or 'nobody'}"
                                   + (f"; already activated this turn: {', '.join(done)}" if done else ""), SRC_BUBBLE,
-                                  value=len(can))]
+                                  value=len(can),
+                                  msg="star_wars.activation.done" if done else "star_wars.activation.free",
+                                  params={"hero": m.model_id, "figures": ids_or_none(can), "done": done})]
     return {"hero": m.model_id, "hero_activated": m.has_status("activated"), "can_activate": can,
             "already_activated": done, "answer": f"{len(can)} figure(s) may be activated with {m.model_id}: "
                                                 f"{', '.join(can) or 'none'}", "steps": steps}
@@ -235,13 +265,19 @@ def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
         v = args.parse(("X_MM", "Y_MM"), flags={"radius": "number"})
         centre, exclude = table_point(args, v, plan, "X_MM", "Y_MM"), None
     if "radius" not in v or v["radius"] <= 0:
-        raise InvalidActionError(f"zone: give the weapon's Zone X with --radius PAS (above 0); usage: {v['_usage']}")
+        raise InvalidActionError(f"zone: give the weapon's Zone X with --radius PAS (above 0); usage: {v['_usage']}",
+                                 msg_id="star_wars.zone.need_radius")
     hit = _zone(self, plan, centre, float(v["radius"]), opts, exclude)
     names = [k for _, k in hit]
     steps = [Step("Zone X", f"every figure, friend or foe, closer than {v['radius']:g} pas to "
                   f"{'the firer' if exclude else 'the point of impact'} (to its base "
-                  f"{'edge' if opts.get('zone_measure') == 'edge' else 'centre'}) takes a shot: {', '.join(names) or 'none'}",
-                  SRC_ZONE, value=len(names), option=self.changed(opts, "zone_measure"))]
+                  f"{'edge' if opts.get('zone_measure') == 'edge' else 'centre'}) takes a shot: "
+                  f"{', '.join(names) or 'none'}",
+                  SRC_ZONE, value=len(names), option=self.changed(opts, "zone_measure"),
+                  msg="star_wars.zone.firer" if exclude else "star_wars.zone.point",
+                  params={"radius": v["radius"],
+                          "base": msg("star_wars.base." + ("edge" if opts.get("zone_measure") == "edge" else "centre")),
+                          "figures": ids_or_none(names)})]
     return {"centre_mm": [round(centre[0], 2), round(centre[1], 2)], "radius_pas": v["radius"], "hit": names,
             "answer": f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", "steps": steps}
 
@@ -258,11 +294,13 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     v = args.parse(("POWER", "USER"), optional=("TARGET",))
     key = POWER_NAMES.get(v["POWER"].strip().lower())
     if key is None:
-        raise InvalidActionError(f"force: unknown power {v['POWER']!r}; powers are: {', '.join(POWERS)}")
+        raise InvalidActionError(f"force: unknown power {v['POWER']!r}; powers are: {', '.join(POWERS)}",
+                                 msg_id="star_wars.force.unknown", params={"power": v["POWER"], "powers": list(POWERS)})
     reach, who, kind, text = POWERS[key]
     user = plan.model(v["USER"])
     how = self.measure_how(opts)
-    steps = [Step(key, text, SRC_FORCE, value=reach)]
+    steps = [Step(key, text, SRC_FORCE, value=reach,
+                  msg=f"star_wars.power.{key}")]
     out: dict[str, Any] = {"power": key, "reach_pas": reach, "user": user.model_id}
     if kind == "around":
         a = aura(plan, user.model_id, self.from_unit(reach), who=who, how=how, strict=True, rule=key, source=SRC_FORCE)
@@ -274,14 +312,18 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
         out["answer"] = f"{user.model_id} moves {reach:g} pas more"
     else:
         if "TARGET" not in v:
-            raise InvalidActionError(f"force: {key} needs a TARGET figure; usage: {v['_usage']}")
+            raise InvalidActionError(f"force: {key} needs a TARGET figure; usage: {v['_usage']}",
+                                     msg_id="star_wars.force.needs_target", params={"power": key})
         t = plan.model(v["TARGET"])
         d = model_distance_mm(user, t, how=how)
         ok = d <= self.from_unit(reach) + 1e-9
         seen = line_of_sight(plan, user.model_id, t.model_id, options=opts, ruleset=self).visible
         out.update(target=t.model_id, distance=length_json(self, d, opts), in_range=ok, visible=seen)
         steps.append(Step("reach", f"{t.model_id} at {self.fmt(d)}: {'in' if ok else 'out of'} reach "
-                          f"({reach:g} pas{', no long range' if key == 'telekinesis' else ''})", SRC_FORCE, value=ok))
+                          f"({reach:g} pas{', no long range' if key == 'telekinesis' else ''})", SRC_FORCE, value=ok,
+                          msg="star_wars.force.in_reach" if ok else "star_wars.force.not_in_reach",
+                          params={"target": t.model_id, "distance": round(self.to_unit(d), 2), "reach": reach,
+                                  "note": msg("star_wars.force.no_long") if key == "telekinesis" else ""}))
         out["answer"] = f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)" \
                         + ("" if seen else "; not in sight")
     out["steps"] = steps
@@ -302,19 +344,32 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
             # A linear obstacle (under 1 pas high) or a ladder is difficult ground: climbing it counts double.
             cost += 2 * min(height if height is not None else self.from_unit(1.0), self.from_unit(1.0))
     problems = []
+    said: list[tuple[str, Mapping[str, Any]]] = []  # each problem as a message
     if prof.blocked:
         problems.append(f"impassable: {', '.join(prof.blocked)}")
+        said.append(("star_wars.move.impassable", {"pieces": list(prof.blocked)}))
     if cost > self.from_unit(allowance) + 1e-6:
         problems.append(f"it costs {self.fmt(cost)}, more than {allowance:g} pas")
-    steps = [Step("movement", f"{base:g} pas" + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
-                  SRC_MOVE, value=allowance),
+        said.append(("star_wars.move.too_far", {"cost": round(self.to_unit(cost), 2), "allowance": allowance}))
+    steps = [Step("movement", f"{base:g} pas"
+                  + (f", {allowance:g} with the run (half a move more)" if v.get("run") else ""),
+                  SRC_MOVE, value=allowance,
+                  msg="star_wars.move.run" if v.get("run") else "star_wars.move.walk",
+                  params={"move": base, "allowance": allowance}),
              Step("difficult", f"path {self.fmt(prof.length_mm)}, of which {self.fmt(prof.inside_mm('difficult'))} in "
-                  f"difficult terrain (double); obstacles crossed: {', '.join(line[0] for line in prof.lines) or 'none'}: "
-                  f"costs {self.fmt(cost)}", SRC_DIFFICULT, value=round(self.to_unit(cost), 3))]
-    steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
+                  "difficult terrain (double); obstacles crossed: "
+                  f"{', '.join(line[0] for line in prof.lines) or 'none'}: "
+                  f"costs {self.fmt(cost)}", SRC_DIFFICULT, value=round(self.to_unit(cost), 3),
+                  msg="star_wars.move.cost",
+                  params={"path": round(self.to_unit(prof.length_mm), 2),
+                          "difficult": round(self.to_unit(prof.inside_mm("difficult")), 2),
+                          "obstacles": [line[0] for line in prof.lines] or msg("star_wars.none"),
+                          "cost": round(self.to_unit(cost), 2)})]
+    steps += [Step("not allowed", p, SRC_MOVE, msg=m, params=ps) for p, (m, ps) in zip(problems, said)]
     return {"model": m.model_id, "cost": length_json(self, cost, opts), "allowance_pas": allowance,
             "allowed": not problems, "problems": problems,
-            "answer": f"costs {self.fmt(cost)}: " + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
+            "answer": f"costs {self.fmt(cost)}: "
+            + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
             "steps": steps}
 
 

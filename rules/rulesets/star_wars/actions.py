@@ -12,7 +12,8 @@ against shots), ``For`` (Force threshold), ``PV`` (default 1), ``Por`` (range in
 Force powers, as the seed spells them). ``weapons`` may add a Zone X weapon:
 ``{"Por": 6, "Cad": 1, "zone": 2}``.
 
-State (``plan.state``): ``turn``, ``initiative`` (side of player 1 this turn),
+State (``plan.state``, read and written only through
+:class:`rules.rulesets.star_wars.state.StarWarsState`): ``turn``, ``initiative`` (side of player 1 this turn),
 ``activated`` (figures activated this turn), ``phases`` (hero phases played, in
 order), ``active_powers`` (``{"Protection": [...], "Dun Möch": [...], "Méditation de
 combat": [...]}``, until the end of the turn), ``dead`` (figures killed, kept for
@@ -37,8 +38,7 @@ from typing import Any, Mapping, cast
 from calibration.units import pas
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
-from rules.explain import Step
-from rules.frozen import thaw
+from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
@@ -52,12 +52,12 @@ from rules.rulesets.kit import (
     req_str,
     roster_fail,
     sides_of,
-    state_of,
     threshold,
     weapon_of,
     with_extra,
     with_status,
 )
+from rules.rulesets.star_wars.state import Acted, Dead, Phase, StarWarsState
 
 RULESET = "star-wars"
 SRC = "Star Wars Grandes escarmouches"
@@ -74,6 +74,17 @@ BUBBLE_PAS = MappingProxyType({"Officier": 2, "Officier supérieur": 3})
 
 def _src(section: str) -> str:
     return f"{SRC}, {section}"
+
+
+def _in_pas(mm: float) -> float:
+    """A distance in pas to one decimal, as a message parameter (the edges write the decimal mark)."""
+    return round(mm / 25.0, 1)
+
+
+def ids_or_none(ids: Any) -> Any:
+    """Return a list of figure ids as a message parameter, or the message "nobody" when it is empty."""
+    out = list(ids)
+    return out if out else msg("star_wars.nobody")
 
 
 def clamp_threshold(n: int) -> int:
@@ -106,7 +117,8 @@ def validate_roster(roster: Any) -> None:
             fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas")
         for r in p.get("rules", ()):
             if r not in RULES and r not in POWERS:
-                fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: {', '.join(POWERS)}")
+                fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: "
+                     f"{', '.join(POWERS)}")
             if r in POWERS and p.get("For") is None:
                 fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'")
         if "Sabre laser" in p.get("rules", ()) and p.get("For") is None:
@@ -118,7 +130,8 @@ def validate_roster(roster: Any) -> None:
     for unit, m in roster.all_models():
         for w in m.weapons:
             if w not in roster.weapons:
-                fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
+                fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: "
+                     f"{', '.join(sorted(roster.weapons)) or '(none)'}")
         for r in list(m.rules) + list(unit.rules):
             if r not in RULES and r not in POWERS:
                 fail(f"{m.model_id!r} has unknown rule {r!r}")
@@ -145,7 +158,8 @@ def shot_range_pas(plan: TablePlan, shooter: Model, weapon: str | None = None) -
 
 
 def _rules(plan: TablePlan, m: Model) -> list[str]:
-    return list(_profile(plan, m).get("rules", ())) + list(plan.unit(m.unit_id).rules or ()) + list(m.extra.get("rules", ()))
+    return list(_profile(plan,
+                         m).get("rules", ())) + list(plan.unit(m.unit_id).rules or ()) + list(m.extra.get("rules", ()))
 
 
 def _has(plan: TablePlan, m: Model, rule: str) -> bool:
@@ -181,19 +195,14 @@ def _heavy(plan: TablePlan, m: Model) -> bool:
     return _has(plan, m, "Armure lourde") or _has(plan, m, "Robuste")
 
 
-def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_of(plan)
-    st.setdefault("turn", 1)
-    st.setdefault("activated", [])
-    st.setdefault("phases", [])
-    st.setdefault("active_powers", {})
-    st.setdefault("dead", [])
-    return st
+def _state(plan: TablePlan) -> StarWarsState:
+    """The game state of ``plan``, typed (:mod:`rules.rulesets.star_wars.state`)."""
+    return StarWarsState.of(plan)
 
 
-def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
+def _dun_moch(plan: TablePlan, m: Model, st: StarWarsState) -> Model | None:
     """An enemy Force user with Dun Möch active within 15 pas raises this figure's thresholds by 1."""
-    for uid in st["active_powers"].get("Dun Möch", ()):
+    for uid in st.active_powers.get("Dun Möch", ()):
         try:
             u = plan.model(uid)
         except InvalidActionError:
@@ -203,22 +212,28 @@ def _dun_moch(plan: TablePlan, m: Model, st: Mapping[str, Any]) -> Model | None:
     return None
 
 
-def _take_action(st: dict[str, Any], model_id: str, action: str, used: int = 1, limit: int = 1) -> None:
-    """Record a figure's second action of the turn; refuse a second one, or more shots/attacks than it has.
+def _take_action(st: StarWarsState, model_id: str, action: str, used: int = 1, limit: int = 1) -> StarWarsState:
+    """Return ``st`` with a figure's second action of the turn; refuse a second one, or more shots/attacks than it has.
 
     A figure has two actions per activation and one activation per turn (Activation
     d'une figurine); its shots (Cad) or attacks (A) may go to several targets.
     """
-    acted = dict(st.get("acted") or {})
+    acted = dict(st.acted)
     prev = acted.get(model_id)
-    if prev is not None and prev["action"] != action:
-        raise IllegalActionError(f"{model_id} already took its second action this turn ({prev['action']})")
-    total = (prev["used"] if prev else 0) + used
+    if prev is not None and prev.action != action:
+        raise IllegalActionError(f"{model_id} already took its second action this turn ({prev.action})",
+                                 msg_id="star_wars.action.second_taken",
+                                 params={"figure": model_id, "action": msg(f"star_wars.action.{prev.action}")})
+    total = (prev.used if prev else 0) + used
     if total > limit:
-        raise IllegalActionError(f"{model_id} has {limit} {'shot(s)' if action == 'shoot' else 'attack(s)' if action == 'melee' else 'use'} "
-                                 f"this turn and already used {prev['used'] if prev else 0}")
-    acted[model_id] = {"action": action, "used": total}
-    st["acted"] = acted
+        raise IllegalActionError(f"{model_id} has {limit} "
+                                 f"{'shot(s)' if action == 'shoot' else 'attack(s)' if action == 'melee' else 'use'} "
+                                 f"this turn and already used {prev.used if prev else 0}",
+                                 msg_id=f"star_wars.action.limit_{action}" if action in ("shoot", "melee")
+                                 else "star_wars.action.limit",
+                                 params={"figure": model_id, "limit": limit, "used": prev.used if prev else 0})
+    acted[model_id] = Acted(action, total)
+    return st.with_(acted=acted)
 
 
 # =============================================================================== turn and hero phases
@@ -227,24 +242,28 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     """Roll the initiative: a D6, 4+ for the first side (player 1 in unit order) (Déroulement d'un tour)."""
     sides = sides_of(plan)
     if len(sides) != 2:
-        raise IllegalActionError(f"this helper rolls initiative for two sides; the game has {', '.join(sides)}")
-    steps = [Step("initiative", f"D6: 4+ gives the initiative to {sides[0]}, else {sides[1]}", _src("Déroulement d'un tour de jeu"))]
+        raise IllegalActionError(f"this helper rolls initiative for two sides; the game has {', '.join(sides)}",
+                                 msg_id="star_wars.turn.two_sides", params={"sides": sides})
+    steps = [Step("initiative", f"D6: 4+ gives the initiative to {sides[0]}, else {sides[1]}",
+                  _src("Déroulement d'un tour de jeu"),
+                  msg="star_wars.turn.initiative_rule", params={"first": sides[0], "second": sides[1]})]
     odds = {"initiative": Distribution({sides[0]: Fraction(1, 2), sides[1]: Fraction(1, 2)})}
     if dice is None:
         return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds)
     f = dice.roll(6)
     side = sides[0] if f >= 4 else sides[1]
-    steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu")))
+    steps.append(Step("initiative die", f"rolled {f}: {side} has the initiative", _src("Déroulement d'un tour de jeu"),
+                      msg="star_wars.turn.initiative", params={"face": f, "side": side}))
     st = _state(plan)
-    turn = st["turn"] + (1 if st.get("initiative") else 0)
-    st.update(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
-    after = plan
+    turn = st.turn + (1 if st.initiative else 0)
+    st = st.with_(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
     return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
-                      {"initiative": side, "turn": turn}, after.with_state(st))
+                      {"initiative": side, "turn": turn}, st.on(plan))
 
 
-def _heroes_left(plan: TablePlan, st: Mapping[str, Any], side: str) -> list[str]:
-    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m) and m.model_id not in st["activated"]]
+def _heroes_left(plan: TablePlan, st: StarWarsState, side: str) -> list[str]:
+    return [m.model_id for m in plan.models if _side(plan, m) == side and _rank(plan, m)
+            and m.model_id not in st.activated]
 
 
 def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
@@ -252,18 +271,19 @@ def bubble(plan: TablePlan, hero_id: str) -> tuple[float, list[str]]:
     hero = plan.model(hero_id)
     rank = _rank(plan, hero)
     if rank is None:
-        raise IllegalActionError(f"{hero_id} is not a hero (Officier or Officier supérieur)")
+        raise IllegalActionError(f"{hero_id} is not a hero (Officier or Officier supérieur)",
+                                 msg_id="star_wars.hero.not_hero", params={"figure": hero_id})
     r = pas(BUBBLE_PAS[rank])
     inside = [m.model_id for m in plan.models if m.model_id != hero_id and _side(plan, m) == _side(plan, hero)
               and not _rank(plan, m) and model_distance_mm(hero, m, how=measure_how(plan)) < r]
     return r, inside
 
 
-def _expected_side(plan: TablePlan, st: Mapping[str, Any]) -> str:
+def _expected_side(plan: TablePlan, st: StarWarsState) -> str:
     sides = sides_of(plan)
-    first = st.get("initiative") or sides[0]
+    first = st.initiative or sides[0]
     second = next(s for s in sides if s != first)
-    played = [p["side"] for p in st["phases"]]
+    played = [p.side for p in st.phases]
     nxt = first if not played else (second if played[-1] == first else first)
     if not _heroes_left(plan, st, nxt):
         nxt = second if nxt == first else first
@@ -271,7 +291,9 @@ def _expected_side(plan: TablePlan, st: Mapping[str, Any]) -> str:
 
 
 def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Play a hero's activation phase: the hero and any friendly figures in its bubble not yet activated (Phases d'activation).
+    """Play a hero's activation phase: the hero and any friendly figures in its bubble not yet activated.
+
+    Source: Phases d'activation.
 
     Hero phases alternate between the sides, the side with the initiative first; a side
     with more heroes plays its remaining ones after. Request: ``hero``, ``with`` (ids).
@@ -280,29 +302,44 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     hero_id = req_str(request, "hero")
     hero = plan.model(hero_id)
     side = _side(plan, hero)
-    if hero_id in st["activated"]:
-        raise IllegalActionError(f"{hero_id} was already activated this turn; a figure is activated once per turn")
+    if hero_id in st.activated:
+        raise IllegalActionError(f"{hero_id} was already activated this turn; a figure is activated once per turn",
+                                 msg_id="star_wars.hero.already", params={"figure": hero_id})
     expected = _expected_side(plan, st)
     if _rank(plan, hero) and side != expected:
-        raise IllegalActionError(f"the next hero phase belongs to {expected} ({_src('Phases d activation')})")
+        raise IllegalActionError(f"the next hero phase belongs to {expected} ({_src('Phases d activation')})",
+                                 msg_id="star_wars.hero.not_your_phase", params={"side": expected})
     r, inside = bubble(plan, hero_id)
-    steps = [Step("command bubble", f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas; "
-                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"), value=BUBBLE_PAS[cast(str, _rank(plan, hero))])]
+    steps = [Step("command bubble",
+                  f"{hero_id} ({_rank(plan, hero)}): bubble of {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas; "
+                  f"inside: {', '.join(inside) or 'nobody'}", _src("Phases d'activation"),
+                  value=BUBBLE_PAS[cast(str, _rank(plan, hero))],
+                  msg="star_wars.hero.bubble",
+                  params={"hero": hero_id, "rank": _rank(plan, hero),
+                          "bubble": BUBBLE_PAS[cast(str, _rank(plan, hero))], "figures": ids_or_none(inside)})]
     chosen = req_list(request, "with")
     for mid in chosen:
         if mid not in inside:
             m = plan.model(mid)
+            d_mm = model_distance_mm(hero, m, how=measure_how(plan))
             why = ("a hero has its own phase" if _rank(plan, m) else "an enemy" if _side(plan, m) != side
-                   else f"{_pas(model_distance_mm(hero, m, how=measure_how(plan)))} away, "
+                   else f"{_pas(d_mm)} away, "
                         f"not less than {BUBBLE_PAS[cast(str, _rank(plan, hero))]} pas")
-            raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}")
-        if mid in st["activated"]:
-            raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase")
-    st["activated"] = list(st["activated"]) + [hero_id] + chosen
-    st["phases"] = list(st["phases"]) + [{"side": side, "hero": hero_id, "figures": chosen}]
-    eligible = [m for m in inside if m not in st["activated"]]
+            said = (msg("star_wars.why.own_phase") if _rank(plan, m) else msg("star_wars.why.enemy")
+                    if _side(plan, m) != side else
+                    msg("star_wars.why.outside_bubble", distance=_in_pas(d_mm),
+                        bubble=BUBBLE_PAS[cast(str, _rank(plan, hero))]))
+            raise IllegalActionError(f"{mid} cannot be activated with {hero_id}: {why}",
+                                     msg_id="star_wars.hero.cannot_join",
+                                     params={"figure": mid, "hero": hero_id, "why": said})
+        if mid in st.activated:
+            raise IllegalActionError(f"{mid} was already activated this turn in another hero's phase",
+                                     msg_id="star_wars.hero.joined_elsewhere", params={"figure": mid})
+    st = st.with_(activated=[*st.activated, hero_id, *chosen],
+                  phases=[*st.phases, Phase(side, tuple(chosen), hero=hero_id)])
+    eligible = [m for m in inside if m not in st.activated]
     res = {"hero": hero_id, "activated": [hero_id] + chosen, "bubble": inside, "still_free_in_bubble": eligible}
-    return Resolution(RULESET, "hero_phase", tuple(steps), {}, {}, (), res, plan.with_state(st))
+    return Resolution(RULESET, "hero_phase", tuple(steps), {}, {}, (), res, st.on(plan))
 
 
 def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -311,34 +348,40 @@ def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
     side = req_str(request, "side")
     waiting = [h for s in sides_of(plan) for h in _heroes_left(plan, st, s)]
     if waiting:
-        raise IllegalActionError(f"heroes still have their phase to play: {', '.join(waiting)}")
+        raise IllegalActionError(f"heroes still have their phase to play: {', '.join(waiting)}",
+                                 msg_id="star_wars.troops.heroes_left", params={"heroes": waiting})
     sides = sides_of(plan)
-    first = st.get("initiative") or sides[0]
-    done = [p["side"] for p in st["phases"] if p.get("troops")]
+    first = st.initiative or sides[0]
+    done = [p.side for p in st.phases if p.troops]
     if side != first and first not in done:
-        raise IllegalActionError(f"{first} (initiative) activates its remaining figures first")
+        raise IllegalActionError(f"{first} (initiative) activates its remaining figures first",
+                                 msg_id="star_wars.troops.initiative_first", params={"side": first})
     figures = [m.model_id for m in plan.models if _side(plan, m) == side and not _rank(plan, m)
-               and m.model_id not in st["activated"]]
-    st["activated"] = list(st["activated"]) + figures
-    st["phases"] = list(st["phases"]) + [{"side": side, "troops": True, "figures": figures}]
+               and m.model_id not in st.activated]
+    st = st.with_(activated=[*st.activated, *figures], phases=[*st.phases, Phase(side, tuple(figures), troops=True)])
     step = Step("troops", f"{side} activates its figures not activated with a hero: {', '.join(figures) or 'none'}",
-                _src("Phases d'activation"))
-    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), {"activated": figures}, plan.with_state(st))
+                _src("Phases d'activation"),
+                msg="star_wars.troops.phase", params={"side": side, "figures": ids_or_none(figures)})
+    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), {"activated": figures}, st.on(plan))
 
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """End the turn: activations and the powers lasting the turn are cleared; the points left on each side are counted."""
+    """End the turn: activations and the powers lasting the turn cleared; the points left on each side counted."""
     st = _state(plan)
-    waiting = [m.model_id for m in plan.models if m.model_id not in st["activated"]]
+    waiting = [m.model_id for m in plan.models if m.model_id not in st.activated]
     if waiting:
-        raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}")
-    points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s) for s in sides_of(plan)}
-    st.update(activated=[], phases=[], active_powers={}, initiative=None, turn=st["turn"] + 1, acted={},
-              first_actions={})
+        raise IllegalActionError(f"figures still to activate: {', '.join(waiting)}",
+                                 msg_id="star_wars.turn.waiting", params={"figures": waiting})
+    points = {s: sum(int(_profile(plan, m).get("points", 0)) for m in plan.models if _side(plan, m) == s)
+              for s in sides_of(plan)}
+    left = [msg("star_wars.side_points", side=k, points=v) for k, v in points.items()]
+    st = st.with_(activated=[], phases=[], active_powers={}, initiative=None, turn=st.turn + 1, acted={},
+                  first_actions={})
     step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
-                "the scenario decides)", _src("Déroulement d'un tour de jeu"))
-    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st["turn"]},
-                      plan.with_state(st))
+                "the scenario decides)", _src("Déroulement d'un tour de jeu"),
+                msg="star_wars.turn.end", params={"points": left})
+    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st.turn},
+                      st.on(plan))
 
 
 # =============================================================================== shooting
@@ -356,7 +399,7 @@ def _through_figure(plan: TablePlan, a: Model, b: Model) -> str | None:
     return None
 
 
-def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[str, Any], *, rng_pas: float,
+def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWarsState, *, rng_pas: float,
                     base: int, concentrated: bool, steps: list[Step], allow_long: bool = True,
                     hidden_check: bool = True, at_mm: float | None = None) -> int:
     """Return the roll needed to hit, with every modifier in ``steps`` (Règles de Tir).
@@ -366,21 +409,25 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
     d = model_distance_mm(shooter, target, how=measure_how(plan)) if at_mm is None else at_mm
     if d > pas(2 * rng_pas) or (not allow_long and d > pas(rng_pas)):
         reach = 2 * rng_pas if allow_long else rng_pas
-        raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range "
-                                 f"({'long range up to ' + format(2 * rng_pas, 'g') if allow_long else 'range ' + format(rng_pas, 'g')} pas)",
+        bound = f"long range up to {2 * rng_pas:g}" if allow_long else f"range {rng_pas:g}"
+        raise IllegalActionError(f"{target.model_id} is {_pas(d)} away, out of range ({bound} pas)",
                                  msg_id="shoot.out_of_range_pas",
                                  params={"target": target.model_id, "distance": round(d / 25.0, 1), "reach": reach})
     if _has(plan, target, "Gigantesque"):
-        steps.append(Step("Gigantesque", f"{target.model_id} is gigantic: hit on 2+ whatever the circumstances", _src("Règles additionnelles")))
+        steps.append(Step("Gigantesque", f"{target.model_id} is gigantic: hit on 2+ whatever the circumstances",
+                          _src("Règles additionnelles"),
+                          msg="star_wars.shoot.gigantic", params={"target": target.model_id}))
         return 2
     n = base
-    mods: list[tuple[int, str, str]] = []
+    mods: list[tuple[int, str, str, Any]] = []  # value, English reason, source, the reason as a message
     if _has(plan, shooter, "Blaster lourd"):
-        mods.append((-1, "heavy blaster", _src("Règles de Tir")))
+        mods.append((-1, "heavy blaster", _src("Règles de Tir"), msg("star_wars.why.heavy_blaster")))
     if concentrated:
-        mods.append((-1, "the shooter concentrated (first action)", _src("Activation d'une figurine")))
+        mods.append((-1, "the shooter concentrated (first action)", _src("Activation d'une figurine"),
+                     msg("star_wars.why.concentrated")))
     if d > pas(rng_pas):
-        mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir")))
+        mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir"),
+                     msg("star_wars.why.long_range", distance=_in_pas(d), range=rng_pas, long=2 * rng_pas)))
     if hidden_check:
         from rules.rulesets import find_ruleset
         from rules.visibility import line_of_sight
@@ -389,39 +436,49 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: Mapping[
         s = line_of_sight(plan, shooter.model_id, target.model_id, ruleset=find_ruleset(RULESET))
         if not s.visible:
             raise IllegalActionError(f"{shooter.model_id} cannot see {target.model_id}: "
-                                     + "; ".join(f"{k} {i}" for k, i, _ in s.blockers))
+                                     + "; ".join(f"{k} {i}" for k, i, _ in s.blockers),
+                                     msg_id="shoot.no_sight",
+                                     params={"who": shooter.model_id, "target": target.model_id,
+                                             "what": [i for _, i, _ in s.blockers]})
         from rules.rulesets.star_wars.hidden import hidden_share
 
         hidden = hidden_share(find_ruleset(RULESET), plan, shooter, target).area  # area, choice 8
         if hidden > limit + 1e-9:
             mods.append((1, f"{hidden:.0%} of {target.model_id}'s base area hidden by an obstacle "
                          f"(more than {limit:.0%})",
-                         _src("Règles de Tir") + " (RULES-NOTES choice 8)"))
+                         _src("Règles de Tir") + " (RULES-NOTES choice 8)",
+                         msg("star_wars.why.hidden", share=round(100 * hidden), target=target.model_id,
+                             limit=round(100 * limit))))
     if _heavy(plan, target):
-        mods.append((1, f"{target.model_id} wears heavy armour", _src("Règles de Tir")))
+        mods.append((1, f"{target.model_id} wears heavy armour", _src("Règles de Tir"),
+                     msg("star_wars.why.heavy_armour", target=target.model_id)))
     if _has(plan, target, "Grande cible"):
-        mods.append((-1, f"{target.model_id} is a large target", _src("Règles additionnelles")))
+        mods.append((-1, f"{target.model_id} is a large target", _src("Règles additionnelles"),
+                     msg("star_wars.why.large_target", target=target.model_id)))
     dm = _dun_moch(plan, shooter, st)
     if dm is not None:
-        mods.append((1, f"Dun Möch of {dm.model_id} within 15 pas", _src("Utilisation de la Force, Dun Möch")))
-    for v, text, source in mods:
+        mods.append((1, f"Dun Möch of {dm.model_id} within 15 pas", _src("Utilisation de la Force, Dun Möch"),
+                     msg("star_wars.why.dun_moch", user=dm.model_id)))
+    for v, text, source, why in mods:
         n += v
-        steps.append(Step("modifier", f"{v:+d}: {text}", source, value=v))
+        steps.append(Step("modifier", f"{v:+d}: {text}", source, value=v, msg="star_wars.shoot.modifier",
+                          params={"value": f"{v:+d}", "why": why}))
     final = clamp_threshold(n)
     if final != n:
         steps.append(Step("threshold bounds", f"{n}+ brought to {final}+ (thresholds stay between 2+ and 6+)",
-                          _src("Caractéristiques")))
+                          _src("Caractéristiques"),
+                          msg="star_wars.threshold_bounds", params={"need": n, "final": final}))
     return final
 
 
-def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[Step], *, shooting: bool) -> tuple[int, ...]:
+def _saves(plan: TablePlan, target: Model, st: StarWarsState, steps: list[Step], *, shooting: bool) -> tuple[int, ...]:
     """Return the saves a figure rolls against one shooting hit, in order (Sauvegarde; Protection; Méditation)."""
     if not shooting:
         return ()
     out: list[int] = []
     own = _profile(plan, target).get("Svg")
     med = None
-    for uid in st["active_powers"].get("Méditation de combat", ()):
+    for uid in st.active_powers.get("Méditation de combat", ()):
         try:
             u = plan.model(uid)
         except InvalidActionError:
@@ -429,14 +486,19 @@ def _saves(plan: TablePlan, target: Model, st: Mapping[str, Any], steps: list[St
         if (_side(plan, u) == _side(plan, target) and uid != target.model_id
                 and model_distance_mm(u, target, how=measure_how(plan)) < pas(4)):
             med = 5
-            steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save", _src("Utilisation de la Force")))
+            steps.append(Step("Méditation de combat", f"{uid} within 4 pas gives a 5+ save",
+                              _src("Utilisation de la Force"),
+                              msg="star_wars.save.meditation", params={"user": uid}))
     best = min([x for x in (own, med) if x is not None], default=None)
     if best is not None:
         out.append(best)
-        steps.append(Step("save", f"{target.model_id} saves on {best}+", _src("Sauvegarde")))
-    if target.model_id in st["active_powers"].get("Protection", ()):
+        steps.append(Step("save", f"{target.model_id} saves on {best}+", _src("Sauvegarde"),
+                          msg="star_wars.save.own", params={"target": target.model_id, "need": best}))
+    if target.model_id in st.active_powers.get("Protection", ()):
         out.append(3)
-        steps.append(Step("Protection", f"{target.model_id}: a further 3+ save if the first fails", _src("Utilisation de la Force, Protection")))
+        steps.append(Step("Protection", f"{target.model_id}: a further 3+ save if the first fails",
+                          _src("Utilisation de la Force, Protection"),
+                          msg="star_wars.save.protection", params={"target": target.model_id}))
     return tuple(out)
 
 
@@ -457,38 +519,52 @@ def _loss_dist(n: int, p: Fraction, per_hit: int, pv: int) -> Distribution:
     return dist
 
 
-def _roll_attack(dice: Dice, need: int | None, saves: tuple[int, ...], steps: list[Step], label: str) -> bool:
+def _roll_attack(dice: Dice, need: int | None, saves: tuple[int, ...], steps: list[Step], label: str,
+                 said: Any = None) -> bool:
+    """Roll one attack and its saves; ``label`` names it in English, ``said`` as a message parameter (or ``label``)."""
+    said = label if said is None else said
     if need is None:
-        steps.append(Step("hit", f"{label}: automatic hit", _src("Règles de Tir")))
+        steps.append(Step("hit", f"{label}: automatic hit", _src("Règles de Tir"),
+                          msg="star_wars.roll.auto_hit", params={"label": said}))
     else:
         f = dice.roll(6)
-        steps.append(Step("hit", f"{label}: D6 {f} against {need}+: {'hit' if f >= need else 'miss'}", _src("Règles de Tir")))
+        steps.append(Step("hit", f"{label}: D6 {f} against {need}+: {'hit' if f >= need else 'miss'}",
+                          _src("Règles de Tir"),
+                          msg="star_wars.roll.hit" if f >= need else "star_wars.roll.miss",
+                          params={"label": said, "face": f, "need": need}))
         if f < need:
             return False
     for s in saves:
         f = dice.roll(6)
         ok = f >= s
-        steps.append(Step("save", f"{label}: save D6 {f} against {s}+: {'hit cancelled' if ok else 'failed'}", _src("Sauvegarde")))
+        steps.append(Step("save", f"{label}: save D6 {f} against {s}+: {'hit cancelled' if ok else 'failed'}",
+                          _src("Sauvegarde"),
+                          msg="star_wars.roll.saved" if ok else "star_wars.roll.not_saved",
+                          params={"label": said, "face": f, "need": s}))
         if ok:
             return False
     return True
 
 
-def _wound(plan: TablePlan, target_id: str, lost: int, st: dict[str, Any], steps: list[Step]) -> tuple[TablePlan, bool]:
-    """Take PV off a figure; at 0 it dies and leaves the table (kept in ``state.dead`` for Médico / Guérison)."""
+def _wound(plan: TablePlan, target_id: str, lost: int, st: StarWarsState,
+           steps: list[Step]) -> tuple[TablePlan, bool, StarWarsState]:
+    """Take PV off a figure; at 0 it dies and leaves the table (kept in ``state.dead`` for Médico / Guérison).
+
+    Returns the plan, whether the figure died, and the state (its ``dead`` updated).
+    """
     if lost <= 0:
-        return plan, False
+        return plan, False, st
     t = plan.model(target_id)
     total = int(t.extra.get("pv_lost", 0)) + lost
     pv = int(_profile(plan, t).get("PV", 1))
     if total >= pv:
-        record = {"id": t.model_id, "unit": t.unit_id, "x_mm": t.position_mm[0], "y_mm": t.position_mm[1],
-                  "base_mm": t.base_mm, "profile": t.profile, "marker_id": t.marker_id}
-        st["dead"] = list(st["dead"]) + [record]
-        steps.append(Step("killed", f"{target_id} loses its last PV and is removed", _src("Points de vie")))
-        return plan.without_model(target_id), True
-    steps.append(Step("PV", f"{target_id} loses {lost} PV: {pv - total} left", _src("Points de vie")))
-    return plan.with_model(with_extra(t, pv_lost=total)), False
+        st = st.with_(dead=[*st.dead, Dead.of(t)])
+        steps.append(Step("killed", f"{target_id} loses its last PV and is removed", _src("Points de vie"),
+                          msg="star_wars.pv.killed", params={"figure": target_id}))
+        return plan.without_model(target_id), True, st
+    steps.append(Step("PV", f"{target_id} loses {lost} PV: {pv - total} left", _src("Points de vie"),
+                      msg="star_wars.pv.lost", params={"figure": target_id, "lost": lost, "left": pv - total}))
+    return plan.with_model(with_extra(t, pv_lost=total)), False, st
 
 
 def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -501,7 +577,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     st = _state(plan)
     shooter, target = plan.model(req_str(request, "shooter")), plan.model(req_str(request, "target"))
     if _side(plan, shooter) == _side(plan, target):
-        raise IllegalActionError(f"{target.model_id} is on {shooter.model_id}'s side")
+        raise IllegalActionError(f"{target.model_id} is on {shooter.model_id}'s side",
+                                 msg_id="star_wars.same_side", params={"a": shooter.model_id, "b": target.model_id})
     prof = _profile(plan, shooter)
     if prof.get("T") is None:
         raise IllegalActionError(f"{shooter.model_id} has no ranged weapon (TX)", msg_id="shoot.no_ranged_weapon",
@@ -510,11 +587,14 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     w = weapon_of(plan, wname) if wname else prof
     rng = shot_range_pas(plan, shooter, wname)
     if rng is None:
-        raise IllegalActionError(f"{shooter.model_id} has no range (Por) in its profile or weapon")
+        raise IllegalActionError(f"{shooter.model_id} has no range (Por) in its profile or weapon",
+                                 msg_id="star_wars.shoot.no_range", params={"figure": shooter.model_id})
     cad = int(w.get("Cad", prof.get("Cad", 1)))
     shots = req_int(request, "shots", cad)
     if not 1 <= shots <= cad:
-        raise IllegalActionError(f"{shooter.model_id} fires 1 to {cad} shot(s) per action (Cad), {shots} asked")
+        raise IllegalActionError(f"{shooter.model_id} fires 1 to {cad} shot(s) per action (Cad), {shots} asked",
+                                 msg_id="star_wars.shoot.shots",
+                                 params={"figure": shooter.model_id, "cad": cad, "asked": shots})
     through = _through_figure(plan, shooter, target)
     if through:
         raise IllegalActionError(f"the shot from {shooter.model_id} to {target.model_id} would pass through {through}; "
@@ -522,10 +602,14 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                  msg_id="star_wars.through_figure",
                                  params={"who": shooter.model_id, "target": target.model_id, "through": through})
     concentrated = req_bool(request, "concentrated")
-    steps = [Step("shooting", f"{shooter.model_id}: T{prof['T']}+, range {rng:g} pas, {shots} shot(s)", _src("Règles de Tir"))]
+    steps = [Step("shooting", f"{shooter.model_id}: T{prof['T']}+, range {rng:g} pas, {shots} shot(s)",
+                  _src("Règles de Tir"),
+                  msg="star_wars.shoot.start",
+                  params={"figure": shooter.model_id, "t": prof["T"], "range": rng, "shots": shots})]
     if wname and "zone" in w:
         return _zone_shot(plan, request, dice, shooter, target, w, rng, int(prof["T"]), concentrated, st, steps)
-    need = _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=int(prof["T"]), concentrated=concentrated, steps=steps)
+    need = _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=int(prof["T"]), concentrated=concentrated,
+                           steps=steps)
     saves = _saves(plan, target, st, steps, shooting=True)
     pv = _pv_left(plan, target)
     p = _hit_dist(need, saves)
@@ -534,33 +618,40 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {"to hit": threshold(need), **{f"save {i + 1}": threshold(s) for i, s in enumerate(saves)}}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    _take_action(st, shooter.model_id, "shoot", shots, cad)
-    lost = sum(1 for k in range(shots) if _roll_attack(dice, need, saves, steps, f"shot {k + 1}"))
-    after, killed = _wound(plan, target.model_id, min(lost, pv), st, steps)
+    st = _take_action(st, shooter.model_id, "shoot", shots, cad)
+    lost = sum(1 for k in range(shots) if _roll_attack(dice, need, saves, steps, f"shot {k + 1}",
+                                                           msg("star_wars.label.shot", n=k + 1)))
+    after, killed, st = _wound(plan, target.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"hits": lost, "killed": killed}, after.with_state(st))
+                      {"hits": lost, "killed": killed}, st.on(after))
 
 
 def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, shooter: Model, target: Model,
-               w: Mapping[str, Any], rng: float, base: int, concentrated: bool, st: dict[str, Any],
+               w: Mapping[str, Any], rng: float, base: int, concentrated: bool, st: StarWarsState,
                steps: list[Step]) -> Resolution:
-    """Zone X: every figure, friend or foe, within X pas of the point of impact takes a shooting attack (Règles de Tir)."""
+    """Zone X: every figure, friend or foe, within X pas of the point of impact takes a shot (Règles de Tir)."""
     _shot_threshold(plan, shooter, target, st, rng_pas=rng, base=base, concentrated=concentrated, steps=[],
                     hidden_check=False)  # the point of impact must be in range
     point = target.position_mm
     x = float(w["zone"])
     from rules.rulesets import find_ruleset
     zone_how = str(find_ruleset(RULESET).resolve_options(plan)["zone_measure"])
-    hit = [m for m in plan.models if m.model_id != shooter.model_id and point_distance_mm(m, point, how=zone_how) < pas(x)]
+    hit = [m for m in plan.models if m.model_id != shooter.model_id
+           and point_distance_mm(m, point, how=zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
-                      f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X") + " (RULES-NOTES choice 8)"))
+                      f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X")
+                      + " (RULES-NOTES choice 8)",
+                      msg="star_wars.shoot.zone",
+                      params={"x": x, "target": target.model_id, "figures": ids_or_none([m.model_id for m in hit])}))
     plans: list[tuple[Model, int, tuple[int, ...]]] = []
     for m in hit:
         s: list[Step] = []
         need = _shot_threshold(plan, shooter, m, st, rng_pas=rng, base=base, concentrated=concentrated, steps=s,
                                hidden_check=False, at_mm=model_distance_mm(shooter, target, how=measure_how(plan)))
         saves = _saves(plan, m, st, s, shooting=True)
-        steps.extend(Step(z.rule, f"{m.model_id}: {z.text}", z.source, z.value) for z in s)
+        steps.extend(Step(z.rule, f"{m.model_id}: {z.text}", z.source, z.value, msg="star_wars.figure_says",
+                          params={"figure": m.model_id, "what": msg(z.msg, **z.params) if z.msg else z.text})
+                     for z in s)
         plans.append((m, need, saves))
     odds = {f"{m.model_id} killed": Distribution.from_pairs(((True, _kill_p(plan, m, need, saves)),
                                                             (False, 1 - _kill_p(plan, m, need, saves))))
@@ -568,16 +659,16 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
     needed = {f"to hit {m.model_id}": threshold(need) for m, need, _ in plans}
     if dice is None:
         return Resolution(RULESET, "shoot", tuple(steps), needed, odds)
-    _take_action(st, shooter.model_id, "shoot", 1, int(w.get("Cad", 1)))
+    st = _take_action(st, shooter.model_id, "shoot", 1, int(w.get("Cad", 1)))
     after = plan
     killed = []
     for m, need, saves in plans:
         if _roll_attack(dice, need, saves, steps, m.model_id):
-            after, dead = _wound(after, m.model_id, 1, st, steps)
+            after, dead, st = _wound(after, m.model_id, 1, st, steps)
             if dead:
                 killed.append(m.model_id)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"zone": [m.model_id for m in hit], "killed": killed}, after.with_state(st))
+                      {"zone": [m.model_id for m in hit], "killed": killed}, st.on(after))
 
 
 def _kill_p(plan: TablePlan, m: Model, need: int, saves: tuple[int, ...]) -> Fraction:
@@ -587,7 +678,9 @@ def _kill_p(plan: TablePlan, m: Model, need: int, saves: tuple[int, ...]) -> Fra
 # =============================================================================== melee
 
 def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Fight in base contact: each attack hits on C, the defender parries on its own C (Règles de Combat au corps à corps).
+    """Fight in base contact: each attack hits on C, the defender parries on its own C.
+
+    Source: Règles de Combat au corps à corps.
 
     Heavy armour lowers the defender's threshold by 1 (not against a lightsabre); a
     figure knocked down cannot defend; against a lightsabre only a lightsabre or a
@@ -598,47 +691,73 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     st = _state(plan)
     a, d = plan.model(req_str(request, "attacker")), plan.model(req_str(request, "defender"))
     if _side(plan, a) == _side(plan, d):
-        raise IllegalActionError(f"{d.model_id} is on {a.model_id}'s side")
+        raise IllegalActionError(f"{d.model_id} is on {a.model_id}'s side",
+                                 msg_id="star_wars.same_side", params={"a": a.model_id, "b": d.model_id})
     if model_distance_mm(a, d) > CONTACT_MM:
-        raise IllegalActionError(f"{a.model_id} is {_pas(model_distance_mm(a, d))} from {d.model_id}: melee needs base contact")
+        raise IllegalActionError(f"{a.model_id} is {_pas(model_distance_mm(a, d))} from {d.model_id}: melee needs "
+                                 "base contact",
+                                 msg_id="star_wars.melee.contact",
+                                 params={"attacker": a.model_id, "distance": _in_pas(model_distance_mm(a, d)),
+                                         "defender": d.model_id})
     pa, pd = _profile(plan, a), _profile(plan, d)
     if pa.get("C") is None:
-        raise IllegalActionError(f"{a.model_id} cannot fight in melee (CX)")
+        raise IllegalActionError(f"{a.model_id} cannot fight in melee (CX)",
+                                 msg_id="star_wars.melee.cx", params={"figure": a.model_id})
     steps: list[Step] = []
     n_att = int(pa.get("A", 1))
     if any(_has(plan, a, r) for r in ("Deux armes de corps à corps", "Double sabre laser", "Deux sabres laser")):
         n_att += 1
-        steps.append(Step("attacks", "+1 attack: two weapons or two lightsabres", _src("Règles de Combat au corps à corps")))
+        steps.append(Step("attacks", "+1 attack: two weapons or two lightsabres",
+                          _src("Règles de Combat au corps à corps"),
+                          msg="star_wars.melee.two_weapons"))
     most = n_att
     n_att = req_int(request, "attacks", n_att)
     if not 1 <= n_att <= most:
-        raise IllegalActionError(f"{a.model_id} makes 1 to {most} attack(s) per combat action, {n_att} asked")
+        raise IllegalActionError(f"{a.model_id} makes 1 to {most} attack(s) per combat action, {n_att} asked",
+                                 msg_id="star_wars.melee.attacks",
+                                 params={"figure": a.model_id, "most": most, "asked": n_att})
     need_a = int(pa["C"])
     dm = _dun_moch(plan, a, st)
     if dm is not None:
         need_a += 1
-        steps.append(Step("modifier", f"+1: Dun Möch of {dm.model_id}", _src("Utilisation de la Force, Dun Möch"), value=1))
+        steps.append(Step("modifier", f"+1: Dun Möch of {dm.model_id}", _src("Utilisation de la Force, Dun Möch"),
+                          value=1,
+                          msg="star_wars.melee.dun_moch", params={"user": dm.model_id}))
     need_a = clamp_threshold(need_a)
     sabre = _sabre(plan, a)
-    can_defend = pd.get("C") is not None and not d.has_status(DOWN) and not (sabre and not (_sabre(plan, d) or _cortosis(plan, d)))
+    can_defend = pd.get("C") is not None and not d.has_status(DOWN) and not (sabre
+                                                                             and not (_sabre(plan, d)
+                                                                                      or _cortosis(plan, d)))
     need_d: int | None = None
     if not can_defend:
         why = ("cannot fight (CX)" if pd.get("C") is None else "is knocked down" if d.has_status(DOWN)
                else "has neither lightsabre nor cortosis weapon against a lightsabre")
-        steps.append(Step("no defence", f"{d.model_id} {why}: a successful attack is a hit", _src("Règles de Combat au corps à corps")))
+        steps.append(Step("no defence", f"{d.model_id} {why}: a successful attack is a hit",
+                          _src("Règles de Combat au corps à corps"),
+                          msg="star_wars.melee.no_defence",
+                          params={"figure": d.model_id, "why": msg("star_wars.why.cx") if pd.get("C") is None
+                                  else msg("star_wars.why.down") if d.has_status(DOWN)
+                                  else msg("star_wars.why.no_sabre")}))
     else:
         need_d = int(pd["C"])
         if _heavy(plan, d) and not sabre:
             need_d -= 1
-            steps.append(Step("modifier", f"-1: {d.model_id} defends in heavy armour", _src("Armure lourde"), value=-1))
+            steps.append(Step("modifier", f"-1: {d.model_id} defends in heavy armour", _src("Armure lourde"), value=-1,
+                              msg="star_wars.melee.heavy_armour", params={"figure": d.model_id}))
         dd = _dun_moch(plan, d, st)
         if dd is not None:
             need_d += 1
-            steps.append(Step("modifier", f"+1: Dun Möch of {dd.model_id} on the defender", _src("Utilisation de la Force, Dun Möch"), value=1))
+            steps.append(Step("modifier", f"+1: Dun Möch of {dd.model_id} on the defender",
+                              _src("Utilisation de la Force, Dun Möch"), value=1,
+                              msg="star_wars.melee.dun_moch_defender", params={"user": dd.model_id}))
         need_d = clamp_threshold(need_d)
     per_hit = 2 if sabre else 1
     steps.append(Step("melee", f"{n_att} attack(s) hitting on {need_a}+" + (f", parried on {need_d}+" if need_d else "")
-                      + f"; a hit takes {per_hit} PV" + (" (lightsabre)" if sabre else ""), _src("Règles de Combat au corps à corps")))
+                      + f"; a hit takes {per_hit} PV" + (" (lightsabre)" if sabre else ""),
+                      _src("Règles de Combat au corps à corps"),
+                      msg="star_wars.melee.parried_on" if need_d else "star_wars.melee.unparried",
+                      params={"attacks": n_att, "need": need_a, "parry": need_d, "pv": per_hit,
+                              "sabre": msg("star_wars.melee.sabre") if sabre else ""}))
     p = threshold_chance(need_a) * (1 - threshold_chance(need_d) if need_d else 1)
     pv = _pv_left(plan, d)
     odds = {"PV lost": _loss_dist(n_att, p, per_hit, pv)}
@@ -646,37 +765,45 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     needed = {"attack": threshold(need_a), **({"parry": threshold(need_d)} if need_d else {})}
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), needed, odds)
-    _take_action(st, a.model_id, "melee", n_att, most)
+    st = _take_action(st, a.model_id, "melee", n_att, most)
     lost, pushed = 0, 0
     for k in range(n_att):
         f = dice.roll(6)
         if f < need_a:
-            steps.append(Step("attack", f"attack {k + 1}: D6 {f}: miss", _src("Règles de Combat au corps à corps")))
+            steps.append(Step("attack", f"attack {k + 1}: D6 {f}: miss", _src("Règles de Combat au corps à corps"),
+                              msg="star_wars.melee.miss", params={"n": k + 1, "face": f}))
             continue
         if need_d is not None:
             g = dice.roll(6)
             if g >= need_d:
                 pushed += 1
-                steps.append(Step("parry", f"attack {k + 1}: D6 {f} hits, parried with {g}: {d.model_id} steps back 1 pas",
-                                  _src("Règles de Combat au corps à corps")))
+                steps.append(Step("parry",
+                                  f"attack {k + 1}: D6 {f} hits, parried with {g}: {d.model_id} steps back 1 pas",
+                                  _src("Règles de Combat au corps à corps"),
+                                  msg="star_wars.melee.parried",
+                                  params={"n": k + 1, "face": f, "parry": g, "defender": d.model_id}))
                 continue
         lost += per_hit
-        steps.append(Step("hit", f"attack {k + 1}: D6 {f}: hit, {per_hit} PV", _src("Règles de Combat au corps à corps")))
-    after, killed = _wound(plan, d.model_id, min(lost, pv), st, steps)
+        steps.append(Step("hit", f"attack {k + 1}: D6 {f}: hit, {per_hit} PV",
+                          _src("Règles de Combat au corps à corps"),
+                          msg="star_wars.melee.hit", params={"n": k + 1, "face": f, "pv": per_hit}))
+    after, killed, st = _wound(plan, d.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"pv_lost": min(lost, pv), "killed": killed, "parried": pushed}, after.with_state(st))
+                      {"pv_lost": min(lost, pv), "killed": killed, "parried": pushed}, st.on(after))
 
 
 # =============================================================================== the Force
 
-def _power_roll_needed(plan: TablePlan, user: Model, concentrated: bool, st: Mapping[str, Any], steps: list[Step]) -> int:
+def _power_roll_needed(plan: TablePlan, user: Model, concentrated: bool, st: StarWarsState, steps: list[Step]) -> int:
     f = _profile(plan, user).get("For")
     if f is None:
-        raise IllegalActionError(f"{user.model_id} is not a Force user (no For)")
+        raise IllegalActionError(f"{user.model_id} is not a Force user (no For)",
+                                 msg_id="star_wars.force.not_user", params={"figure": user.model_id})
     n = int(f)
     if concentrated:
         n -= 1
-        steps.append(Step("modifier", "-1: concentrated (first action)", _src("Activation d'une figurine"), value=-1))
+        steps.append(Step("modifier", "-1: concentrated (first action)", _src("Activation d'une figurine"), value=-1,
+                          msg="star_wars.force.concentrated"))
     return clamp_threshold(n)
 
 
@@ -696,25 +823,33 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     user = plan.model(req_str(request, "user"))
     power = req_str(request, "power")
     if power not in POWERS:
-        raise InvalidActionError(f"unknown power {power!r}; powers: {', '.join(POWERS)}")
+        raise InvalidActionError(f"unknown power {power!r}; powers: {', '.join(POWERS)}",
+                                 msg_id="star_wars.force.unknown", params={"power": power, "powers": list(POWERS)})
     if not _has(plan, user, power):
-        raise IllegalActionError(f"{user.model_id} does not have the power {power} on its profile")
+        raise IllegalActionError(f"{user.model_id} does not have the power {power} on its profile",
+                                 msg_id="star_wars.force.not_known", params={"figure": user.model_id, "power": power})
     steps: list[Step] = []
     need = _power_roll_needed(plan, user, req_bool(request, "concentrated"), st, steps)
-    steps.append(Step("power", f"{power}: {need}+ on a D6", _src("Utilisation de la Force"), value=need))
+    steps.append(Step("power", f"{power}: {need}+ on a D6", _src("Utilisation de la Force"), value=need,
+                      msg="star_wars.force.roll", params={"power": power, "need": need}))
     p_ok = threshold_chance(need)
     targets = _power_targets(plan, user, power, request, st)
     outcome = Distribution.from_pairs((("used", p_ok), ("failed", 1 - p_ok)))
     odds = {"power": outcome}
-    resist_targets = [t for t in targets if isinstance(t, Model) and _side(plan, t) != _side(plan, user) and _resist(plan, t)]
+    resist_targets = [t for t in targets if isinstance(t, Model) and _side(plan, t) != _side(plan, user)
+                      and _resist(plan, t)]
     for t in resist_targets:
         r = _resist(plan, t)
-        steps.append(Step("resistance", f"{t.model_id} is a Force user: cancels on {r}+ (more than its For)", _src("Résistance à un pouvoir")))
+        steps.append(Step("resistance", f"{t.model_id} is a Force user: cancels on {r}+ (more than its For)",
+                          _src("Résistance à un pouvoir"),
+                          msg="star_wars.force.resists", params={"figure": t.model_id, "need": r}))
     if dice is None:
         return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds)
-    _take_action(st, user.model_id, "force")
+    st = _take_action(st, user.model_id, "force")
     f = dice.roll(6)
-    steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}", _src("Utilisation de la Force")))
+    steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}",
+                      _src("Utilisation de la Force"),
+                      msg="star_wars.force.works" if f >= need else "star_wars.force.failed", params={"face": f}))
     after, result = plan, {"power": power, "used": f >= need, "affected": []}
     if f >= need:
         kept = []
@@ -722,16 +857,21 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             if isinstance(t, Model) and t in resist_targets:
                 g = dice.roll(6)
                 if g >= cast(int, _resist(plan, t)):  # resist_targets all have For
-                    steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it", _src("Résistance à un pouvoir")))
+                    steps.append(Step("resistance", f"{t.model_id} rolls {g}: the power is cancelled on it",
+                                      _src("Résistance à un pouvoir"),
+                                      msg="star_wars.force.cancelled", params={"figure": t.model_id, "face": g}))
                     continue
-                steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance", _src("Résistance à un pouvoir")))
+                steps.append(Step("resistance", f"{t.model_id} rolls {g}: no resistance",
+                                  _src("Résistance à un pouvoir"),
+                                  msg="star_wars.force.not_cancelled", params={"figure": t.model_id, "face": g}))
             kept.append(t)
-        after, result["affected"] = _power_effect(plan, user, power, kept, dice, st, steps)
+        after, result["affected"], st = _power_effect(plan, user, power, kept, dice, st, steps)
     return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds, tuple(dice.rolled), result,
-                      after.with_state(st))
+                      st.on(after))
 
 
-def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any], st: Mapping[str, Any]) -> list[Any]:
+def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[str, Any],
+                   st: StarWarsState) -> list[Any]:
     if power == "Répulsion":
         return [m for m in plan.models
                 if _side(plan, m) != _side(plan, user) and model_distance_mm(user, m, how=measure_how(plan)) < pas(3)]
@@ -739,110 +879,138 @@ def _power_targets(plan: TablePlan, user: Model, power: str, request: Mapping[st
         t = plan.model(req_str(request, "target"))
         rng = {"Télékinésie": 10, "Éclairs": 6, "Étranglement": 4}[power]
         if _side(plan, t) == _side(plan, user):
-            raise IllegalActionError(f"{power} targets an enemy figure")
+            raise IllegalActionError(f"{power} targets an enemy figure",
+                                     msg_id="star_wars.force.enemy_only", params={"power": power})
         d = model_distance_mm(user, t, how=measure_how(plan))
         if d > pas(rng):
-            raise IllegalActionError(f"{t.model_id} is {_pas(d)} away; {power} reaches {rng} pas")
+            raise IllegalActionError(f"{t.model_id} is {_pas(d)} away; {power} reaches {rng} pas",
+                                     msg_id="star_wars.force.out_of_reach",
+                                     params={"target": t.model_id, "distance": _in_pas(d), "power": power,
+                                             "reach": rng})
         return [t]
     if power == "Guérison":
         tid = req_str(request, "target")
-        rec = next((d for d in st["dead"] if d["id"] == tid), None)
+        rec = next((d for d in st.dead if d.id == tid), None)
         if rec is None:
-            raise IllegalActionError(f"{tid} is not a dead figure of this game")
+            raise IllegalActionError(f"{tid} is not a dead figure of this game", msg_id="star_wars.not_dead",
+                                     params={"figure": tid})
         return [rec]
     return []
 
 
-def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], dice: Dice, st: dict[str, Any],
-                  steps: list[Step]) -> tuple[TablePlan, list[str]]:
+def _power_effect(plan: TablePlan, user: Model, power: str, targets: list[Any], dice: Dice, st: StarWarsState,
+                  steps: list[Step]) -> tuple[TablePlan, list[str], StarWarsState]:
     after = plan
     affected: list[str] = []
     src = _src(f"Utilisation de la Force, {power}")
     if power == "Répulsion":
         for t in targets:
             if _has(plan, t, "Grande cible") or _has(plan, t, "Gigantesque"):
-                steps.append(Step("Répulsion", f"{t.model_id} is too big to be knocked down", src))
+                steps.append(Step("Répulsion", f"{t.model_id} is too big to be knocked down", src,
+                                  msg="star_wars.power.too_big", params={"figure": t.model_id}))
                 continue
             after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
             affected.append(t.model_id)
-        steps.append(Step("Répulsion", f"knocked down: {', '.join(affected) or 'nobody'}", src))
+        steps.append(Step("Répulsion", f"knocked down: {', '.join(affected) or 'nobody'}", src,
+                          msg="star_wars.power.knocked_down", params={"figures": ids_or_none(affected)}))
     elif power in ("Télékinésie", "Éclairs", "Étranglement") and targets:
         t = targets[0]
         need = {"Télékinésie": 3, "Éclairs": None, "Étranglement": 2}[power]
         saves = _saves(plan, t, st, steps, shooting=power != "Étranglement")
         if _roll_attack(dice, need, saves, steps, power):
-            after, dead = _wound(after, t.model_id, 1, st, steps)
+            after, dead, st = _wound(after, t.model_id, 1, st, steps)
             affected.append(t.model_id)
-            if not dead and power == "Étranglement" and not (_has(plan, t, "Grande cible") or _has(plan, t, "Gigantesque")):
+            if not dead and power == "Étranglement" and not (_has(plan, t, "Grande cible")
+                                                             or _has(plan, t, "Gigantesque")):
                 after = after.with_model(with_status(after.model(t.model_id), add=[DOWN]))
-                steps.append(Step("Étranglement", f"{t.model_id} survives and is knocked down", src))
+                steps.append(Step("Étranglement", f"{t.model_id} survives and is knocked down", src,
+                                  msg="star_wars.power.strangled", params={"figure": t.model_id}))
         if power == "Télékinésie" and _pv_left(plan, t) == 1 and t.model_id in [m.model_id for m in after.models]:
-            steps.append(Step("Télékinésie", f"{t.model_id} (1 PV) may be moved 6 pas; if it hits an obstacle or a figure, "
-                              "resolve the collision with the action thrown", src))
+            steps.append(Step("Télékinésie",
+                              f"{t.model_id} (1 PV) may be moved 6 pas; if it hits an obstacle or a figure, "
+                              "resolve the collision with the action thrown", src,
+                              msg="star_wars.power.thrown", params={"figure": t.model_id}))
     elif power in ("Protection", "Dun Möch", "Méditation de combat"):
-        active = thaw(st["active_powers"])
-        active[power] = sorted(set(active.get(power, [])) | {user.model_id})
-        st["active_powers"] = active
+        st = st.with_(active_powers={**st.active_powers,
+                                     power: tuple(sorted(set(st.active_powers.get(power, ())) | {user.model_id}))})
         affected.append(user.model_id)
-        steps.append(Step(power, f"active for {user.model_id} until the end of the turn (the seed gives no duration)", src))
+        steps.append(Step(power, f"active for {user.model_id} until the end of the turn (the seed gives no duration)",
+                          src,
+                          msg="star_wars.power.active", params={"power": power, "figure": user.model_id}))
     elif power == "Sur-vitesse":
         affected.append(user.model_id)
-        steps.append(Step("Sur-vitesse", f"{user.model_id} moves 6 more pas", src, value=6))
+        steps.append(Step("Sur-vitesse", f"{user.model_id} moves 6 more pas", src, value=6,
+                          msg="star_wars.power.speed_done", params={"figure": user.model_id}))
     elif power == "Guérison":
-        after, ok = _revive(plan, user, targets[0], st, steps, src)
+        after, ok, st = _revive(plan, user, targets[0], st, steps, src)
         if ok:
-            affected.append(targets[0]["id"])
-    return after, affected
+            affected.append(targets[0].id)
+    return after, affected, st
 
 
-def _revive(plan: TablePlan, healer: Model, rec: Mapping[str, Any], st: dict[str, Any], steps: list[Step],
-            src: str) -> tuple[TablePlan, bool]:
-    ghost = Model(rec["id"], rec["unit"], (rec["x_mm"], rec["y_mm"]), rec["base_mm"], profile=rec.get("profile"),
-                  marker_id=rec.get("marker_id"))
+def _revive(plan: TablePlan, healer: Model, rec: Dead, st: StarWarsState, steps: list[Step],
+            src: str) -> tuple[TablePlan, bool, StarWarsState]:
+    ghost = Model(rec.id, rec.unit, (rec.x_mm, rec.y_mm), rec.base_mm, profile=rec.profile, marker_id=rec.marker_id)
     if model_distance_mm(healer, ghost) > CONTACT_MM:
-        raise IllegalActionError(f"{rec['id']} is {_pas(model_distance_mm(healer, ghost))} from {healer.model_id}: "
-                                 "base contact needed")
-    if int(profile_of(plan, rec.get("profile")).get("PV", 1)) != 1:
-        raise IllegalActionError(f"{rec['id']} had more than one PV: it cannot be brought back")
-    st["dead"] = [d for d in st["dead"] if d["id"] != rec["id"]]
-    steps.append(Step("restored", f"{rec['id']} gets 1 PV back and returns to the table", src))
-    return dataclasses.replace(plan, models=plan.models + (ghost,)), True
+        raise IllegalActionError(f"{rec.id} is {_pas(model_distance_mm(healer, ghost))} from {healer.model_id}: "
+                                 "base contact needed",
+                                 msg_id="star_wars.revive.contact",
+                                 params={"figure": rec.id, "distance": _in_pas(model_distance_mm(healer, ghost)),
+                                         "healer": healer.model_id})
+    if int(profile_of(plan, rec.profile).get("PV", 1)) != 1:
+        raise IllegalActionError(f"{rec.id} had more than one PV: it cannot be brought back",
+                                 msg_id="star_wars.revive.pv", params={"figure": rec.id})
+    st = st.with_(dead=[d for d in st.dead if d.id != rec.id])
+    steps.append(Step("restored", f"{rec.id} gets 1 PV back and returns to the table", src,
+                      msg="star_wars.revive.done", params={"figure": rec.id}))
+    return dataclasses.replace(plan, models=plan.models + (ghost,)), True, st
 
 
 def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Médico: bring back a dead one-PV figure in base contact on 3+ (2+ after concentrating); not a droid (Règles additionnelles)."""
+    """Médico: bring back a dead one-PV figure in base contact on 3+ (2+ after concentrating); not a droid.
+
+    Source: Règles additionnelles.
+    """
     st = _state(plan)
     healer = plan.model(req_str(request, "medic"))
     if not _has(plan, healer, "Médico"):
-        raise IllegalActionError(f"{healer.model_id} has no Médico rule")
+        raise IllegalActionError(f"{healer.model_id} has no Médico rule",
+                                 msg_id="star_wars.medic.none", params={"figure": healer.model_id})
     tid = req_str(request, "target")
-    rec = next((d for d in st["dead"] if d["id"] == tid), None)
+    rec = next((d for d in st.dead if d.id == tid), None)
     if rec is None:
-        raise IllegalActionError(f"{tid} is not a dead figure of this game")
-    if "Droïde" in profile_of(plan, rec.get("profile")).get("rules", ()):
-        raise IllegalActionError(f"{tid} is a droid: Médico cannot restore it")
+        raise IllegalActionError(f"{tid} is not a dead figure of this game", msg_id="star_wars.not_dead",
+                                 params={"figure": tid})
+    if "Droïde" in profile_of(plan, rec.profile).get("rules", ()):
+        raise IllegalActionError(f"{tid} is a droid: Médico cannot restore it",
+                                 msg_id="star_wars.medic.droid", params={"figure": tid})
     need = 2 if req_bool(request, "concentrated") else 3
-    steps = [Step("Médico", f"{need}+ on a D6 to restore 1 PV to {tid}", _src("Règles additionnelles, Médico"), value=need)]
+    steps = [Step("Médico", f"{need}+ on a D6 to restore 1 PV to {tid}", _src("Règles additionnelles, Médico"),
+                  value=need,
+                  msg="star_wars.medic.roll", params={"need": need, "figure": tid})]
     odds = {"restored": Distribution.from_pairs(((True, threshold_chance(need)), (False, 1 - threshold_chance(need))))}
     if dice is None:
         return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds)
-    _take_action(st, healer.model_id, "medic")
+    st = _take_action(st, healer.model_id, "medic")
     f = dice.roll(6)
     after = plan
     if f >= need:
-        after, _ = _revive(plan, healer, rec, st, steps, _src("Règles additionnelles, Médico"))
+        after, _, st = _revive(plan, healer, rec, st, steps, _src("Règles additionnelles, Médico"))
     else:
-        steps.append(Step("Médico", f"D6 {f}: failed", _src("Règles additionnelles, Médico")))
+        steps.append(Step("Médico", f"D6 {f}: failed", _src("Règles additionnelles, Médico"),
+                          msg="star_wars.medic.failed", params={"face": f}))
     return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds, tuple(dice.rolled),
-                      {"restored": f >= need}, after.with_state(st))
+                      {"restored": f >= need}, st.on(after))
 
 
 def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """A knocked-down figure gets up as its second action (Activation d'une figurine)."""
     m = plan.model(req_str(request, "model"))
     if not m.has_status(DOWN):
-        raise IllegalActionError(f"{m.model_id} is not knocked down")
-    step = Step("stand up", f"{m.model_id} gets up and can defend again", _src("Activation d'une figurine"))
+        raise IllegalActionError(f"{m.model_id} is not knocked down",
+                                 msg_id="star_wars.stand_up.not_down", params={"figure": m.model_id})
+    step = Step("stand up", f"{m.model_id} gets up and can defend again", _src("Activation d'une figurine"),
+                msg="star_wars.stand_up.done", params={"figure": m.model_id})
     return Resolution(RULESET, "stand_up", (step,), {}, {}, (), {"model": m.model_id},
                       plan.with_model(with_status(m, remove=[DOWN])))
 
@@ -855,7 +1023,9 @@ ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 
 def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry (Utilisation de la Force, Télékinésie).
+    """A figure moved by Télékinésie hits an obstacle: a C4+ attack it cannot parry.
+
+    Source: Utilisation de la Force, Télékinésie.
 
     Request: ``model`` (the figure thrown), optional ``into`` (the figure it hits). A
     figure hit without For and with one PV takes the same attack; one with more PV is
@@ -870,14 +1040,19 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     if into_id is not None:
         o = plan.model(into_id)
         if _profile(plan, o).get("For") is not None:
-            steps.append(Step("Télékinésie", f"{into_id} is a Force user: it steps aside, {m.model_id} flies on", src))
+            steps.append(Step("Télékinésie", f"{into_id} is a Force user: it steps aside, {m.model_id} flies on", src,
+                              msg="star_wars.thrown.aside", params={"figure": into_id, "thrown": m.model_id}))
             return Resolution(RULESET, "thrown", tuple(steps), {}, {}, (), {"collision": False}, plan)
         if _pv_left(plan, o) == 1:
             victims.append(o)
-            steps.append(Step("Télékinésie", f"{into_id} (1 PV) is struck too", src))
+            steps.append(Step("Télékinésie", f"{into_id} (1 PV) is struck too", src,
+                              msg="star_wars.thrown.struck", params={"figure": into_id}))
         else:
-            steps.append(Step("Télékinésie", f"{into_id} has more than 1 PV: only {m.model_id} is hurt", src))
-    steps.append(Step("collision", f"{', '.join(v.model_id for v in victims)}: a C4+ attack each, no parry", src, value=4))
+            steps.append(Step("Télékinésie", f"{into_id} has more than 1 PV: only {m.model_id} is hurt", src,
+                              msg="star_wars.thrown.unhurt", params={"figure": into_id, "thrown": m.model_id}))
+    steps.append(Step("collision", f"{', '.join(v.model_id for v in victims)}: a C4+ attack each, no parry", src,
+                      value=4,
+                      msg="star_wars.thrown.collision", params={"figures": [v.model_id for v in victims]}))
     p = threshold_chance(4)
     odds = {f"{v.model_id} killed": Distribution.from_pairs(((True, p if _pv_left(plan, v) <= 1 else Fraction(0)),
                                                             (False, 1 - p if _pv_left(plan, v) <= 1 else Fraction(1))))
@@ -887,13 +1062,15 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     after, killed = plan, []
     for v in victims:
         f = dice.roll(6)
-        steps.append(Step("collision", f"{v.model_id}: D6 {f}: {'hit' if f >= 4 else 'unhurt'}", src))
+        steps.append(Step("collision", f"{v.model_id}: D6 {f}: {'hit' if f >= 4 else 'unhurt'}", src,
+                          msg="star_wars.thrown.hit" if f >= 4 else "star_wars.thrown.missed",
+                          params={"figure": v.model_id, "face": f}))
         if f >= 4:
-            after, dead = _wound(after, v.model_id, 1, st, steps)
+            after, dead, st = _wound(after, v.model_id, 1, st, steps)
             if dead:
                 killed.append(v.model_id)
     return Resolution(RULESET, "thrown", tuple(steps), {"attack": "4+"}, odds, tuple(dice.rolled),
-                      {"collision": True, "killed": killed}, after.with_state(st))
+                      {"collision": True, "killed": killed}, st.on(after))
 
 
 ACTIONS: Mapping[str, Action] = MappingProxyType({

@@ -14,12 +14,13 @@ from typing import Any, Mapping
 
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.plan import TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.kit import req_str
 from rules.rulesets.params import Param
 from rules.rulesets.star_wars.actions import DOWN, RULESET, _src, _state, _take_action
+from rules.rulesets.star_wars.state import StarWarsState
 
 SRC_ACT = "Activation d'une figurine"
 
@@ -28,14 +29,21 @@ def _point(request: Mapping[str, Any]) -> tuple[float, float]:
     try:
         x, y = float(request["x_mm"]), float(request["y_mm"])
     except (KeyError, TypeError, ValueError):
-        raise InvalidActionError("give where the figure goes: x_mm and y_mm (table mm)") from None
+        raise InvalidActionError("give where the figure goes: x_mm and y_mm (table mm)",
+                                 msg_id="star_wars.move.need_point") from None
     if not (math.isfinite(x) and math.isfinite(y)):
-        raise InvalidActionError("x_mm and y_mm must be finite numbers")
+        raise InvalidActionError("x_mm and y_mm must be finite numbers",
+                                 msg_id="star_wars.move.need_point")
     return x, y
 
 
-def _first(st: dict[str, Any]) -> dict[str, str]:
-    return dict(st.get("first_actions") or {})
+def _problems(ans: Mapping[str, Any]) -> list[Any]:
+    """The problems of a ``move`` answer as messages (the parameter of a refusal)."""
+    return [msg(s.msg, **s.params) for s in ans["steps"] if s.rule == "not allowed" and s.msg]
+
+
+def _first(st: StarWarsState) -> dict[str, str]:
+    return dict(st.first_actions)
 
 
 def _costed(plan: TablePlan, model_id: str, to: tuple[float, float], move_pas: float | None) -> dict[str, Any]:
@@ -52,9 +60,11 @@ def _move_pas(request: Mapping[str, Any]) -> float | None:
     try:
         v = float(raw)
     except (TypeError, ValueError):
-        raise InvalidActionError(f"move_pas must be a number of pas, got {raw!r}") from None
+        raise InvalidActionError(f"move_pas must be a number of pas, got {raw!r}",
+                                 msg_id="star_wars.move.bad_move", params={"value": str(raw)}) from None
     if not v > 0:
-        raise InvalidActionError(f"move_pas must be more than 0, got {raw!r}")
+        raise InvalidActionError(f"move_pas must be more than 0, got {raw!r}",
+                                 msg_id="star_wars.move.bad_move", params={"value": str(raw)})
     return v
 
 
@@ -66,18 +76,21 @@ def move(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     st = _state(plan)
     m = plan.model(req_str(request, "model"))
     if m.has_status(DOWN):
-        raise IllegalActionError(f"{m.model_id} is knocked down: it must stand up (second action) before moving")
+        raise IllegalActionError(f"{m.model_id} is knocked down: it must stand up (second action) before moving",
+                                 msg_id="star_wars.move.down", params={"figure": m.model_id})
     first = _first(st)
     if m.model_id in first:
-        raise IllegalActionError(f"{m.model_id} already took its first action this turn ({first[m.model_id]})")
+        raise IllegalActionError(f"{m.model_id} already took its first action this turn ({first[m.model_id]})",
+                                 msg_id="star_wars.first_action.taken",
+                                 params={"figure": m.model_id, "action": msg(f"star_wars.action.{first[m.model_id]}")})
     to = _point(request)
     ans = _costed(plan, m.model_id, to, _move_pas(request))
-    steps = [Step("first action", f"{m.model_id} moves (its first action)", _src(SRC_ACT)), *ans["steps"]]
+    steps = [Step("first action", f"{m.model_id} moves (its first action)", _src(SRC_ACT),
+                  msg="star_wars.move.first", params={"figure": m.model_id}), *ans["steps"]]
     if not ans["allowed"]:
-        raise IllegalActionError(f"{m.model_id} cannot move there: {'; '.join(ans['problems'])}")
-    first[m.model_id] = "move"
-    st["first_actions"] = first
-    after = plan.with_model(m.placed_at(to)).with_state(st)
+        raise IllegalActionError(f"{m.model_id} cannot move there: {'; '.join(ans['problems'])}",
+                                 msg_id="star_wars.move.refused", params={"figure": m.model_id, "why": _problems(ans)})
+    after = st.with_(first_actions={**first, m.model_id: "move"}).on(plan.with_model(m.placed_at(to)))
     result = {"model": m.model_id, "to_mm": [round(to[0], 2), round(to[1], 2)], "cost": ans["cost"]}
     return Resolution(RULESET, "move", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
@@ -90,16 +103,18 @@ def run(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
     st = _state(plan)
     m = plan.model(req_str(request, "model"))
     if _first(st).get(m.model_id) != "move":
-        raise IllegalActionError(f"{m.model_id} did not move as its first action this turn: it cannot run")
+        raise IllegalActionError(f"{m.model_id} did not move as its first action this turn: it cannot run",
+                                 msg_id="star_wars.run.no_move", params={"figure": m.model_id})
     to = _point(request)
     base = _move_pas(request) or 4.0
     ans = _costed(plan, m.model_id, to, base / 2.0)
-    steps = [Step("run", f"{m.model_id} moved first: it runs half its move, {base / 2:g} pas", _src(SRC_ACT)),
+    steps = [Step("run", f"{m.model_id} moved first: it runs half its move, {base / 2:g} pas", _src(SRC_ACT),
+                  msg="star_wars.run.half", params={"figure": m.model_id, "pas": base / 2}),
              *ans["steps"]]
     if not ans["allowed"]:
-        raise IllegalActionError(f"{m.model_id} cannot run there: {'; '.join(ans['problems'])}")
-    _take_action(st, m.model_id, "run")
-    after = plan.with_model(m.placed_at(to)).with_state(st)
+        raise IllegalActionError(f"{m.model_id} cannot run there: {'; '.join(ans['problems'])}",
+                                 msg_id="star_wars.run.refused", params={"figure": m.model_id, "why": _problems(ans)})
+    after = _take_action(st, m.model_id, "run").on(plan.with_model(m.placed_at(to)))
     result = {"model": m.model_id, "to_mm": [round(to[0], 2), round(to[1], 2)], "cost": ans["cost"]}
     return Resolution(RULESET, "run", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
@@ -110,12 +125,14 @@ def concentrate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) 
     m = plan.model(req_str(request, "model"))
     first = _first(st)
     if m.model_id in first:
-        raise IllegalActionError(f"{m.model_id} already took its first action this turn ({first[m.model_id]})")
-    first[m.model_id] = "concentrate"
-    st["first_actions"] = first
+        raise IllegalActionError(f"{m.model_id} already took its first action this turn ({first[m.model_id]})",
+                                 msg_id="star_wars.first_action.taken",
+                                 params={"figure": m.model_id, "action": msg(f"star_wars.action.{first[m.model_id]}")})
+    st = st.with_(first_actions={**first, m.model_id: "concentrate"})
     step = Step("first action", f"{m.model_id} concentrates: its shot, care (Médico) or Force power this turn is 1 "
-                "easier (give concentrated=yes to that action)", _src(SRC_ACT))
-    return Resolution(RULESET, "concentrate", (step,), {}, {}, (), {"model": m.model_id}, plan.with_state(st))
+                "easier (give concentrated=yes to that action)", _src(SRC_ACT),
+                msg="star_wars.concentrate.done", params={"figure": m.model_id})
+    return Resolution(RULESET, "concentrate", (step,), {}, {}, (), {"model": m.model_id}, st.on(plan))
 
 
 MORE_ACTIONS: dict[str, Action] = {"move": move, "run": run, "concentrate": concentrate}
