@@ -51,6 +51,7 @@ from rules.resolution import Action, Resolution
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import skip_msg
+from rules.rulesets.at43.state import AT43State
 from rules.rulesets.at43.words import how_msg, ids_or_nobody, need_msg
 from rules.rulesets.kit import (
     fmt_len,
@@ -471,7 +472,7 @@ def _alert(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     if firing.extra.get("attitude") != "alerte":
         raise IllegalActionError(f"unit {firing.unit_id!r} is not in the État d'alerte attitude ({SRC_ALERT})",
                                  msg_id="at43.alert_not_on_alert", params={"unit": firing.unit_id})
-    active = (plan.state or {}).get("active_unit")
+    active = AT43State.of(plan).active_unit
     if target != active:
         raise IllegalActionError(f"alert fire may only target the unit being activated ({active or 'none'}), "
                                  f"not {target!r} ({SRC_ALERT})",
@@ -924,10 +925,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                 f"{', '.join(carried) or '(no weapon)'}, one weapon after the other, each at a "
                                 f"target of its choice", SRC_NEW_SALVO, msg="at43.activated",
                   params={"unit": unit.unit_id, "weapons": carried or msg("at43.no_weapon")})]
-    after = plan.with_unit(with_extra(unit, salvoes=None))
-    state = dict(thaw(plan.state or {}))
-    state["active_unit"] = unit.unit_id
-    after = after.with_state(state)
+    after = AT43State.of(plan).with_(active_unit=unit.unit_id).on(plan.with_unit(with_extra(unit, salvoes=None)))
     return Resolution(RULESET, "activate", tuple(steps), result={"active_unit": unit.unit_id}, plan_after=after)
 
 
@@ -967,9 +965,9 @@ def artillery(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
         raise IllegalActionError(f"{observer.model_id} is neither an officer nor a leader: it cannot call "
                                  f"an artillery strike ({SRC_ARTILLERY})", msg_id="at43.art_not_officer",
                                  params={"model": observer.model_id})
-    state = dict(thaw(plan.state or {}))
-    turn = int(state.get("turn", 1))
-    if turn in state.get("artillery_turns", []):
+    state = AT43State.of(plan)
+    turn = state.turn
+    if turn in state.artillery_turns:
         raise IllegalActionError(f"an artillery strike has already been called this turn ({SRC_ARTILLERY})",
                                  msg_id="at43.art_once")
     roll = req_int(request, "roll")
@@ -993,27 +991,23 @@ def artillery(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
              ) + res.steps
     after = res.plan_after
     if after is not None:
-        state = dict(thaw(after.state or {}))
-        state["artillery_turns"] = [*state.get("artillery_turns", []), turn]
-        spent = dict(state.get("command_points_spent", {}))
-        spent[unit.side] = int(spent.get(unit.side, 0)) + ARTILLERY_PC
-        state["command_points_spent"] = spent
-        after = after.with_state(state)
+        now = AT43State.of(after)
+        spent = {**now.command_points_spent, unit.side: now.command_points_spent.get(unit.side, 0) + ARTILLERY_PC}
+        after = now.with_(artillery_turns=(*now.artillery_turns, turn), command_points_spent=spent).on(after)
     return replace(res, steps=steps, plan_after=after)
 
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """End the game turn: every unit may fire all its weapons again at its next activation."""
-    state = dict(thaw(plan.state or {}))
-    state["turn"] = int(state.get("turn", 1)) + 1
-    state.pop("active_unit", None)
-    after = plan.with_state(state)
+    state = AT43State.of(plan)
+    state = state.with_(turn=state.turn + 1, active_unit=None)
+    after = state.on(plan)
     for unit in plan.units:
         if "salvoes" in unit.extra:
             after = after.with_unit(with_extra(after.unit(unit.unit_id), salvoes=None))
-    steps = [Step("turn", f"turn {state['turn']} begins", SRC_NEW_SALVO, value=state["turn"], msg="at43.turn",
-                  params={"turn": state["turn"]})]
-    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"]}, plan_after=after)
+    steps = [Step("turn", f"turn {state.turn} begins", SRC_NEW_SALVO, value=state.turn, msg="at43.turn",
+                  params={"turn": state.turn})]
+    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state.turn}, plan_after=after)
 
 
 ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
