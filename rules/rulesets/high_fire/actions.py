@@ -15,11 +15,9 @@ tables file (or a roster weapon entry that gives ``pf`` and ``range_in``).
 
 States are model statuses: ``stunned`` (Sonné), ``wounded`` (Blessé),
 ``out-of-action`` (Hors de combat; the figure stays on the table until healed).
-Game state (``plan.state``): ``turn``, ``first`` (side acting first), ``phase``
-(0-5 for the three phases of each player, then ``assault``, ``motivation``),
-``pa`` (side -> points per phase), ``operational`` (side -> PA of the turn),
-``activated`` (units activated in this phase), ``actions``, ``engaged`` (pairs in
-assault), ``observed`` (target unit -> the unit observing it, from an Observation).
+Game state (``plan.state``): read and written only through
+:class:`~rules.rulesets.high_fire.state.HighFireState` (turn, phase, side acting first,
+PA per phase, units activated, actions taken, units engaged, units observed).
 
 Examples
 --------
@@ -49,6 +47,7 @@ from rules.frozen import freeze, thaw
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
+from rules.rulesets.high_fire.state import HighFireState
 from rules.rulesets.kit import (
     check_model_kit,
     check_whole_stats,
@@ -58,7 +57,6 @@ from rules.rulesets.kit import (
     req_str,
     roster_fail,
     sides_of,
-    state_of,
     with_status,
 )
 
@@ -348,24 +346,17 @@ def _without_out(plan: TablePlan, unit_id: str) -> TablePlan:
 
 # =============================================================================== turn structure
 
-def _state(plan: TablePlan) -> dict[str, Any]:
-    st = state_of(plan)
-    st.setdefault("turn", 1)
-    st.setdefault("phase", "start")
-    st.setdefault("activated", [])
-    st.setdefault("actions", {})
-    st.setdefault("engaged", [])
-    st.setdefault("observed", {})
-    return st
+def _state(plan: TablePlan) -> HighFireState:
+    return HighFireState.of(plan)
 
 
-def _phase_side(plan: TablePlan, st: Mapping[str, Any]) -> tuple[str, str]:
-    if not isinstance(st["phase"], int):
-        raise IllegalActionError(f"no action phase is running (phase: {st['phase']}); "
+def _phase_side(plan: TablePlan, st: HighFireState) -> tuple[str, str]:
+    if not isinstance(st.phase, int) or st.first is None:
+        raise IllegalActionError(f"no action phase is running (phase: {st.phase}); "
                                  "start the turn and roll the initiative first", msg_id="high_fire.no_action_phase",
-                                 params={"phase": phase_msg(st["phase"])})
-    who, name = PHASES[st["phase"]]
-    first = st["first"]
+                                 params={"phase": phase_msg(st.phase)})
+    who, name = PHASES[st.phase]
+    first = st.first
     side = first if who == "first" else _other(plan, first)
     return side, name
 
@@ -436,8 +427,8 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                                      msg_id="high_fire.alloc_over",
                                      params={"side": str(side), "allocated": sum(parts), "available": pa[side]})
         split[side] = {"action1": a1, "reaction": r, "action2": a2}
-    st.update(pa=split, operational=pa, phase="initiative", activated=[], actions={}, first=None)
-    return Resolution(RULESET, "start_turn", tuple(steps), {}, {}, (), {"pa": pa, "allocation": split}, plan.with_state(st))
+    st = st.with_(pa=split, operational=pa, phase="initiative", activated=(), actions={}, first=None)
+    return Resolution(RULESET, "start_turn", tuple(steps), {}, {}, (), {"pa": pa, "allocation": split}, st.on(plan))
 
 
 def _allocation(value: Any) -> Any:
@@ -482,9 +473,9 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     Request: optional ``winner_goes`` (``first`` default, or ``second``).
     """
     st = _state(plan)
-    if st["phase"] != "initiative":
-        raise IllegalActionError(f"initiative is rolled after start_turn; phase now: {st['phase']}",
-                                 msg_id="high_fire.initiative_when", params={"phase": phase_msg(st["phase"])})
+    if st.phase != "initiative":
+        raise IllegalActionError(f"initiative is rolled after start_turn; phase now: {st.phase}",
+                                 msg_id="high_fire.initiative_when", params={"phase": phase_msg(st.phase)})
     tables = tables_for(plan)
     a, b = sides_of(plan)[:2]
     ca, cb = _commander(plan, a), _commander(plan, b)
@@ -516,9 +507,9 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
         raise InvalidActionError(f"winner_goes must be first or second, got {goes!r}", msg_id="high_fire.winner_goes",
                                  params={"got": str(goes)})
     first = winner if goes == "first" else _other(plan, winner)
-    st.update(first=first, phase=0, activated=[])
+    st = st.with_(first=first, phase=0, activated=())
     return Resolution(RULESET, "initiative", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"winner": winner, "first": first}, plan.with_state(st))
+                      {"winner": winner, "first": first}, st.on(plan))
 
 
 def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -540,7 +531,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                  msg_id="high_fire.not_your_phase",
                                  params={"side": side, "phase": msg(f"high_fire.phase_name.{phase}"), "unit": unit_id,
                                          "owner": u.side})
-    if any(unit_id in pair for pair in st["engaged"]):
+    if any(unit_id in pair for pair in st.engaged):
         raise IllegalActionError(f"{unit_id} is engaged in an assault and cannot receive PA this turn ({_src('Assauts')})",
                                  msg_id="high_fire.engaged_no_pa", params={"unit": unit_id})
     if not _alive(plan, unit_id):
@@ -554,18 +545,21 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         if cu.side != side or "command" not in (cu.rules or ()):
             raise IllegalActionError(f"{via} is not a command unit of {side}", msg_id="high_fire.not_command_unit",
                                      params={"unit": via, "side": side})
-        if via in st["activated"]:
+        if via in st.activated:
             raise IllegalActionError(f"command unit {via} was already activated in this phase",
                                      msg_id="high_fire.command_already", params={"unit": via})
         payer = via
         steps.append(Step("command transfer", f"{via} passes its activation to {unit_id}", _src("Actions"),
                           msg="high_fire.command_transfer", params={"via": via, "unit": unit_id}))
-    elif unit_id in st["activated"]:
+    elif unit_id in st.activated:
         raise IllegalActionError(f"{unit_id} was already activated in this phase (once per phase, {_src('Actions')})",
                                  msg_id="high_fire.already_activated", params={"unit": unit_id})
     cost, csteps = activation_cost(plan, unit_id)
     steps += csteps
-    left = int(st["pa"][side][phase])
+    if side not in st.pa:
+        raise IllegalActionError(f"{side} has no PA allocated this turn; start the turn first",
+                                 msg_id="high_fire.no_action_phase", params={"phase": phase_msg(st.phase)})
+    left = st.pa[side][phase]
     if cost > left:
         raise IllegalActionError(f"{unit_id} needs {cost} PA but {side} has {left} left in this phase",
                                  msg_id="high_fire.pa_short", params={"unit": unit_id, "cost": cost, "side": side,
@@ -583,20 +577,19 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     steps.append(Step("action", f"{ACTION_FR[action]}: {ACTIONS_IN[action]}\" move", _src("Actions de l'infanterie"),
                       value=ACTIONS_IN[action], msg="high_fire.action_move",
                       params={"action": ACTION_FR[action], "inches": ACTIONS_IN[action]}))
-    pa = thaw(st["pa"])
-    pa[side][phase] = left - cost
-    st.update(pa=pa, activated=list(st["activated"]) + [payer] + ([unit_id] if payer != unit_id else []),
-              actions={**st["actions"], unit_id: action})
+    pa = {**st.pa, side: {**st.pa[side], phase: left - cost}}
+    st = st.with_(pa=pa, activated=(*st.activated, payer, *([unit_id] if payer != unit_id else [])),
+                  actions={**st.actions, unit_id: action})
     res = {"unit": unit_id, "action": action, "cost": cost, "pa_left": left - cost, "move_in": ACTIONS_IN[action]}
-    return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, plan.with_state(st))
+    return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, st.on(plan))
 
 
 def end_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Close the current phase (unspent PA are lost) and open the next; after six, the assaults (Séquence de jeu, 3-4)."""
     st = _state(plan)
     side, phase = _phase_side(plan, st)
-    nxt = st["phase"] + 1
-    st.update(phase=nxt if nxt < len(PHASES) else "assault", activated=[])
+    nxt = cast(int, st.phase) + 1
+    st = st.with_(phase=nxt if nxt < len(PHASES) else "assault", activated=())
     text = f"{side}'s {phase} phase ends"
     params: dict[str, Any] = {"side": side, "phase": msg(f"high_fire.phase_name.{phase}")}
     if nxt < len(PHASES):
@@ -608,7 +601,7 @@ def end_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     step = Step("phase", text, _src("Séquence de jeu"), params=params,
                 msg="high_fire.phase_ends_next" if nxt < len(PHASES) else "high_fire.phase_ends_assaults")
     return Resolution(RULESET, "end_phase", (step,), {}, {}, (),
-                      {"phase": st["phase"]}, plan.with_state(st))
+                      {"phase": st.phase}, st.on(plan))
 
 
 # =============================================================================== effects
@@ -748,7 +741,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     # (its own PF and its own extra D10); the unit's shot is the sum of its figures' dice.
     armed = [(f, wanted or (f.weapons or ('',))[0]) for f in firers]
     weapons = {w: tables.weapon(w, (plan.weapons or {}).get(w)) for w in dict.fromkeys(w for _, w in armed)}
-    observer = dict(st["observed"]).get(target)
+    observer = st.observed.get(target)
     indirect = False
     if not los["visible"]:
         lobbers = [w for w in weapons if bool(weapons[w].get("indirect"))]
@@ -794,7 +787,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                       "range": float(weapons[w]["range_in"]), "weapon": w}))
     armed = in_range
     mod = 0
-    aimed = req_bool(request, "aimed", st["actions"].get(firing) == "aimed")
+    aimed = req_bool(request, "aimed", st.actions.get(firing) == "aimed")
     if aimed:
         mod += AIMED_BONUS
         steps.append(Step("modifier", f"+{AIMED_BONUS}: Tir appuyé", _src("Actions de l'infanterie"), value=AIMED_BONUS,
@@ -902,12 +895,12 @@ def assault(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
             steps.append(Step("unit removed", f"every figure of {unit_id} is stunned, wounded or out of action: it leaves the table",
                               _src("Assauts"), msg="high_fire.unit_removed", params={"unit": unit_id}))
     st = _state(after)
-    st["engaged"] = [p for p in st["engaged"] if not (a in p and b in p)]
+    st = st.with_(engaged=tuple(p for p in st.engaged if not (a in p and b in p)))
     steps.append(Step("separation", "the units separate by 2\"", _src("Assauts"), msg="high_fire.separation"))
     return Resolution(RULESET, "assault", tuple(steps), {}, odds, tuple(dice.rolled),
                       {"removed_units": removed, "effects": rolled,
                        "after": {a: list(_assault_summary(states_a)), b: list(_assault_summary(states_b))}},
-                      after.with_state(st))
+                      st.on(after))
 
 
 def _assault_summary(states: tuple[Any, ...]) -> tuple[int, int, int, bool]:
@@ -950,27 +943,27 @@ def motivation(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
             after = after.with_model(with_status(after.model(m.model_id), remove=[STUNNED]))
             recovered.append(m.model_id)
     st = _state(after)
-    st.update(turn=st["turn"] + 1, phase="start", activated=[], actions={}, engaged=[], first=None)
+    st = st.with_(turn=st.turn + 1, phase="start", activated=(), actions={}, engaged=(), first=None)
     return Resolution(RULESET, "motivation", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"recovered": recovered, "next_turn": st["turn"]}, after.with_state(st))
+                      {"recovered": recovered, "next_turn": st.turn}, st.on(after))
 
 
 def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Record that an assaulting unit ended within 1" of an enemy: both are engaged until the assault phase (Assauts)."""
     a, b = req_str(request, "attacker"), req_str(request, "defender")
     st = _state(plan)
-    if st["actions"].get(a) != "assault":
+    if st.actions.get(a) != "assault":
         raise IllegalActionError(f"{a} did not take the Assaut action this phase", msg_id="high_fire.not_assaulting",
                                  params={"unit": a})
     d = min((model_distance_mm(x, y) for x in _alive(plan, a) for y in _alive(plan, b)), default=math.inf)
     if d > inches(1) + 1e-6:
         raise IllegalActionError(f"{a} is {d / 25.4:.2f}\" from {b}; an assault engages within 1\"",
                                  msg_id="high_fire.too_far_to_engage", params={"a": a, "b": b, "inches": _inches(d, 2)})
-    st["engaged"] = list(st["engaged"]) + [[a, b]]
+    st = st.with_(engaged=(*st.engaged, (a, b)))
     return Resolution(RULESET, "engage", (Step("engaged", f"{a} and {b} are engaged ({d / 25.4:.2f}\" apart); neither "
                                                "receives PA until the assault is resolved", _src("Assauts"),
                                  msg="high_fire.engaged", params={"a": a, "b": b, "inches": _inches(d, 2)}),),
-                      {}, {}, (), {"engaged": [a, b]}, plan.with_state(st))
+                      {}, {}, (), {"engaged": [a, b]}, st.on(plan))
 
 
 def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -979,17 +972,17 @@ def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
 
     a, b = req_str(request, "observer"), req_str(request, "target")
     st = _state(plan)
-    if st["actions"].get(a) != "observe":
+    if st.actions.get(a) != "observe":
         raise IllegalActionError(f"{a} did not take the Observation action", msg_id="high_fire.not_observing",
                                  params={"unit": a})
     rs = _hf()
     if not unit_line_of_sight(rs, plan, a, b, rs.defaults())["visible"]:
         raise IllegalActionError(f"{a} has no line of fire on {b}: it cannot lock it ({_src('Actions de l infanterie')}, Observation)",
                                  msg_id="high_fire.observe_no_line", params={"a": a, "b": b})
-    st["observed"] = {**dict(st["observed"]), b: a}
+    st = st.with_(observed={**st.observed, b: a})
     return Resolution(RULESET, "observe", (Step("observation", f"{a} locks {b} for indirect fire", _src("Tir indirect"),
                                                 msg="high_fire.observation", params={"a": a, "b": b}),),
-                      {}, {}, (), {"observed": b}, plan.with_state(st))
+                      {}, {}, (), {"observed": b}, st.on(plan))
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
