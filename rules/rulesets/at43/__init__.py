@@ -175,7 +175,8 @@ def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
                   SRC_TEST, value=len(can), msg="at43.who_may_shoot_not" if cannot else "at43.who_may_shoot",
                   params={"can": len(can), "cannot": len(cannot), "models": cannot})]
     return {"can_shoot": can, "cannot_shoot": cannot, "sees": seen, "fire_zone": list(fz.caught),
-            "answer": f"{len(can)} of {len(can) + len(cannot)} may shoot" + (f"; not {', '.join(cannot)}" if cannot else ""),
+            "answer": f"{len(can)} of {len(can) + len(cannot)} may shoot"
+                      + (f"; not {', '.join(cannot)}" if cannot else ""),
             "steps": steps}
 
 
@@ -203,12 +204,14 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
         part = geom.intersection(strip)
         if part.is_empty or not geom.intersects(zone):
             continue
-        edge = shapely.ops.nearest_points(geom.boundary if piece.shape == "area" else geom, shapely.Point(lt.position_mm))[0]
+        edge = shapely.ops.nearest_points(geom.boundary if piece.shape == "area" else geom,
+                                          shapely.Point(lt.position_mm))[0]
         gap = max(0.0, math.dist(lf.position_mm, (edge.x, edge.y)) - lf.base_mm / 2.0)
         if gap <= COVER_IGNORED_WITHIN_MM:
             ignored.append(piece.terrain_id)
-            steps.append(Step("cover ignored", f"{piece.terrain_id}: the firing leader {lf.model_id} is {gap / 10:.1f} cm "
-                              "from its edge nearest the target (10 cm or less)", SRC_COVER, value=round(gap, 2),
+            steps.append(Step("cover ignored", f"{piece.terrain_id}: the firing leader {lf.model_id} is "
+                              f"{gap / 10:.1f} cm from its edge nearest the target (10 cm or less)", SRC_COVER,
+                              value=round(gap, 2),
                               msg="at43.cover_ignored",
                               params={"piece": piece.terrain_id, "leader": lf.model_id, "cm": round(gap / 10, 1)}))
             continue
@@ -312,7 +315,8 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
             "radius": length_json(self, radius_cm * 10.0, opts), "impacts_per_model": impacts,
             "under": list(t.under),
             "answer": f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
-                      f"under it ({impacts} impact(s) each)" + ("" if seers else "; not allowed: no firer sees the target"),
+                      f"under it ({impacts} impact(s) each)"
+                      + ("" if seers else "; not allowed: no firer sees the target"),
             "steps": steps}
 
 

@@ -482,7 +482,8 @@ def _alert(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         raise IllegalActionError(f"{target!r} did not move: alert fire cannot target it ({SRC_ALERT})",
                                  msg_id="at43.alert_not_moved", params={"target": target})
     plain = {k: v for k, v in request.items() if k != "alert"}
-    firing_now = firing if "salvoes" not in firing.extra else replace(firing, extra=with_extra(firing, salvoes=None).extra)
+    firing_now = (firing if "salvoes" not in firing.extra
+                  else replace(firing, extra=with_extra(firing, salvoes=None).extra))
     res = shoot(plan.with_unit(firing_now), {**plain, "alert_fire": True}, dice)
     steps = (Step("alert fire", f"{firing.unit_id} fires on alert at {target}, at the end of its move; "
                                 f"casualties are removed at once and the unit leaves the État d'alerte",
@@ -1010,5 +1011,5 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state.turn}, plan_after=after)
 
 
-ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
-                              "end-turn": end_turn})
+ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead,
+                                                  "artillery": artillery, "end-turn": end_turn})

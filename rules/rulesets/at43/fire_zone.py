@@ -200,7 +200,8 @@ class FireZone:
         return {"firing_unit": self.firing_unit, "target_unit": self.target_unit,
                 "zone_mm": [list(map(lambda v: round(v, 2), c)) for c in self.zone.exterior.coords],
                 "caught": list(self.caught),
-                "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)} for mid in self.caught],
+                "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)}
+                                 for mid in self.caught],
                 "skipped": [{"model": mid, "reason": r} for mid, r in self.skipped],
                 "explanation": explanation_json(self.steps)}
 

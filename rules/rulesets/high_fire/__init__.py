@@ -181,7 +181,8 @@ def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[s
             continue
         c = closest_models(mine, plan.models_of(other.unit_id), how="edge")
         if c.distance_mm < self.ENEMY_GAP_MM - 1e-6:
-            close.append({"unit": other.unit_id, "model": c.a_id, "enemy": c.b_id, "distance_mm": round(c.distance_mm, 2)})
+            close.append({"unit": other.unit_id, "model": c.a_id, "enemy": c.b_id,
+                          "distance_mm": round(c.distance_mm, 2)})
     ok = not close or bool(v.get("assault"))
     steps = [Step("1\" from the enemy", f"{len(close)} enemy unit(s) closer than 1\" to {unit.unit_id}"
                   + ("; allowed: the unit is assaulting" if close and v.get("assault") else "")

@@ -4,8 +4,8 @@ Implemented from seeds/high-fire-v0.5.1.md. The UNITABLE (effect value x D10 ->
 letter), what each letter does, the modifiers and the weapons are in the game's
 reference booklet, which is not available: they are read from a tables file the
 players fill in (``rules/rulesets/high_fire/tables.json``, shipped empty, or the tables the
-edges load into ``plan.options["high_fire_tables"]``: see :func:`with_tables_file`). When a resolution needs a missing row or
-entry it raises :class:`~rules.errors.MissingTableError` naming the entry and the
+edges load into ``plan.options["high_fire_tables"]``: see :func:`with_tables_file`). When a
+resolution needs a missing row or entry it raises :class:`~rules.errors.MissingTableError` naming the entry and the
 file; no number is ever invented here.
 
 Stats (roster ``profiles``): ``{"QL", "CD", "CR", "AR"}`` integers, ``"rank"`` for
@@ -79,10 +79,11 @@ EFFECT_FR = MappingProxyType({"none": "sans effet", STUNNED: "Sonné", WOUNDED: 
 #: Model and unit rules the seed names: jump harnesses, specialists, command units.
 KNOWN_RULES = ("jump harness", "specialist", "command")
 #: Infantry actions and their moves in inches (Actions de l'infanterie).
-ACTIONS_IN = MappingProxyType({"careful": 3, "tactical": 4, "fast": 8, "jump": 8, "aimed": 1, "assault": 4, "observe": 1,
-              "quick-op": 4, "long-op": 1})
-ACTION_FR = MappingProxyType({"careful": "Progression prudente", "tactical": "Progression tactique", "fast": "Progression rapide",
-             "jump": "Progression par saut", "aimed": "Tir appuyé", "assault": "Assaut", "observe": "Observation",
+ACTIONS_IN = MappingProxyType({"careful": 3, "tactical": 4, "fast": 8, "jump": 8, "aimed": 1, "assault": 4,
+                               "observe": 1, "quick-op": 4, "long-op": 1})
+ACTION_FR = MappingProxyType({"careful": "Progression prudente", "tactical": "Progression tactique",
+             "fast": "Progression rapide", "jump": "Progression par saut", "aimed": "Tir appuyé",
+             "assault": "Assaut", "observe": "Observation",
              "quick-op": "Opération rapide", "long-op": "Opération longue"})
 PHASES = (("first", "action1"), ("second", "reaction"), ("first", "action2"),
           ("second", "action1"), ("first", "reaction"), ("second", "action2"))
@@ -139,7 +140,8 @@ class Tables:
                                 f'add "{value}": [the 10 letters for D10 = 1 to 10] under unitable.rows',
                                 msg_id="row", value=value)
         if not isinstance(row, (list, tuple)) or len(row) != 10 or not all(isinstance(x, str) and x for x in row):
-            raise MissingTableError(f"{self.path}: unitable.rows.{value} must list 10 letters (D10 = 1 to 10), got {row!r}",
+            raise MissingTableError(f"{self.path}: unitable.rows.{value} must list 10 letters (D10 = 1 to 10), "
+                                    f"got {row!r}",
                                     msg_id="high_fire.tables.bad_row", params={"value": value})
         return tuple(row)
 
@@ -148,11 +150,13 @@ class Tables:
         res = self.data.get("results", {}).get(kind, {})
         if letter not in res:
             raise self._missing(f"the effect of result {letter!r} in {kind}",
-                                f'add "{letter}": one of "none", "stunned", "wounded", "out-of-action" under results.{kind}',
+                                f'add "{letter}": one of "none", "stunned", "wounded", "out-of-action" '
+                                f'under results.{kind}',
                                 msg_id="effect", letter=letter, kind=kind)
         eff = res[letter]
         if eff not in EFFECTS:
-            raise MissingTableError(f"{self.path}: results.{kind}.{letter} must be one of {', '.join(EFFECTS)}, got {eff!r}",
+            raise MissingTableError(f"{self.path}: results.{kind}.{letter} must be one of {', '.join(EFFECTS)}, "
+                                    f"got {eff!r}",
                                     msg_id="high_fire.tables.bad_effect",
                                     params={"kind": kind, "letter": letter, "effects": list(EFFECTS)})
         return str(eff)
@@ -188,7 +192,8 @@ class Tables:
         order = list(self.data.get("letter_order", ()))
         if letter not in order:
             raise self._missing(f"the order of the UNITABLE letters (to compare {letter!r})",
-                                'list the letters from best to worst under "letter_order"', msg_id="order", letter=letter)
+                                'list the letters from best to worst under "letter_order"', msg_id="order",
+                                letter=letter)
         return order.index(letter)
 
 
@@ -288,7 +293,8 @@ def validate_roster(roster: Any) -> None:
                 if r not in KNOWN_RULES:
                     fail(f"model {m.model_id!r} has unknown rule {r!r}; known: {', '.join(KNOWN_RULES)}")
             check_model_kit(roster, unit, m, fail)
-        if "command" in unit.rules and not any("rank" in roster.profiles[roster.profile_of(unit, m)] for m in unit.models):
+        if "command" in unit.rules and not any("rank" in roster.profiles[roster.profile_of(unit, m)]
+                                               for m in unit.models):
             fail(f"command unit {unit.unit_id!r} has no officer (a profile with a 'rank'); "
                  "the Commandement roll uses the highest-ranked officer's QL")
 
@@ -341,7 +347,8 @@ def _cohesion(plan: TablePlan, unit_id: str) -> tuple[list[str], list[str]]:
 def _without_out(plan: TablePlan, unit_id: str) -> TablePlan:
     import dataclasses
 
-    return dataclasses.replace(plan, models=tuple(m for m in plan.models if m.unit_id != unit_id or not m.has_status(OUT)))
+    return dataclasses.replace(plan, models=tuple(m for m in plan.models
+                                                  if m.unit_id != unit_id or not m.has_status(OUT)))
 
 
 # =============================================================================== turn structure
@@ -366,7 +373,10 @@ def _other(plan: TablePlan, side: str) -> str:
 
 
 def activation_cost(plan: TablePlan, unit_id: str) -> tuple[int, list[Step]]:
-    """Return the PA an activation costs: 1, or 2 out of cohesion, with a stunned figure or without its leader (Actions)."""
+    """Return the PA an activation costs: 1, or 2 out of cohesion, with a stunned figure or without its leader.
+
+    Source: High Fire, Actions.
+    """
     reasons = []
     why: list[Mapping[str, Any]] = []
     _, out = _cohesion(plan, unit_id)
@@ -412,15 +422,18 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                                  params={"available": [msg("high_fire.side_pa", side=k, pa=v) for k, v in pa.items()]})
     split: dict[str, dict[str, int]] = {}
     for side, parts in alloc.items():
-        if not isinstance(parts, (list, tuple)) or len(parts) != 3 or not all(isinstance(x, int) and not isinstance(x, bool) for x in parts):
-            raise InvalidActionError(f"allocation of {side} must be three integers [action 1, reaction, action 2], got {parts!r}",
+        if (not isinstance(parts, (list, tuple)) or len(parts) != 3
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in parts)):
+            raise InvalidActionError(f"allocation of {side} must be three integers [action 1, reaction, action 2], "
+                                     f"got {parts!r}",
                                      msg_id="high_fire.alloc_three", params={"side": str(side)})
         a1, r, a2 = parts
         if a1 < 1 or a2 < 1:
             raise IllegalActionError(f"{side}: each action phase needs at least 1 PA, got {list(parts)}",
                                      msg_id="high_fire.alloc_min_one", params={"side": str(side), "got": list(parts)})
         if max(parts) > 6 or min(parts) < 0:
-            raise IllegalActionError(f"{side}: a phase gets 0 to 6 PA (at least 1 for an action phase), got {list(parts)}",
+            raise IllegalActionError(f"{side}: a phase gets 0 to 6 PA (at least 1 for an action phase), "
+                                     f"got {list(parts)}",
                                      msg_id="high_fire.alloc_range", params={"side": str(side), "got": list(parts)})
         if sum(parts) > pa[side]:
             raise IllegalActionError(f"{side}: {sum(parts)} PA allocated but only {pa[side]} available",
@@ -484,7 +497,8 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                   _src("Unitable, Jet de Commandement"), msg="high_fire.commandement",
                   params={"a": a, "qa": qa, "ca": ca.model_id, "b": b, "qb": qb, "cb": cb.model_id})]
     da, db = _letter_dist(tables, qa), _letter_dist(tables, qb)
-    joint = da.convolve(db, lambda x, y: "tie" if tables.rank(x) == tables.rank(y) else (a if tables.rank(x) < tables.rank(y) else b))
+    joint = da.convolve(db, lambda x, y: "tie" if tables.rank(x) == tables.rank(y)
+                        else (a if tables.rank(x) < tables.rank(y) else b))
     tie = joint.probs.get("tie", Fraction(0))
     if tie == 1:
         raise IllegalActionError("every Commandement roll would tie: check the UNITABLE rows",
@@ -524,7 +538,8 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if action not in ACTIONS_IN:
         raise InvalidActionError(f"unknown action {action!r}; actions: "
                                  + ", ".join(f"{k} ({v})" for k, v in ACTION_FR.items()),
-                                 msg_id="high_fire.unknown_action", params={"action": action, "actions": list(ACTIONS_IN)})
+                                 msg_id="high_fire.unknown_action",
+                                 params={"action": action, "actions": list(ACTIONS_IN)})
     u = plan.unit(unit_id)
     if u.side != side:
         raise IllegalActionError(f"this is {side}'s {phase} phase; {unit_id} belongs to {u.side}",
@@ -532,7 +547,8 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                  params={"side": side, "phase": msg(f"high_fire.phase_name.{phase}"), "unit": unit_id,
                                          "owner": u.side})
     if any(unit_id in pair for pair in st.engaged):
-        raise IllegalActionError(f"{unit_id} is engaged in an assault and cannot receive PA this turn ({_src('Assauts')})",
+        raise IllegalActionError(f"{unit_id} is engaged in an assault and cannot receive PA this turn "
+                                 f"({_src('Assauts')})",
                                  msg_id="high_fire.engaged_no_pa", params={"unit": unit_id})
     if not _alive(plan, unit_id):
         raise IllegalActionError(f"{unit_id} has no figure able to act", msg_id="high_fire.nobody_to_act",
@@ -567,9 +583,11 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     if action == "fast":
         from rules.terrain import pieces_at
 
-        inside = [m.model_id for m in _alive(plan, unit_id) if pieces_at(m.position_mm, [t for t in plan.terrain if t.shape == "area"])]
+        areas = [t for t in plan.terrain if t.shape == "area"]
+        inside = [m.model_id for m in _alive(plan, unit_id) if pieces_at(m.position_mm, areas)]
         if inside:
-            raise IllegalActionError(f"Progression rapide is impossible in difficult terrain ({', '.join(inside)} in it; {_src('Déplacement')})",
+            raise IllegalActionError(f"Progression rapide is impossible in difficult terrain ({', '.join(inside)} "
+                                     f"in it; {_src('Déplacement')})",
                                      msg_id="high_fire.fast_in_terrain", params={"models": inside})
     if action == "jump" and not any("jump harness" in _rules(plan, unit_id, m) for m in _alive(plan, unit_id)):
         raise IllegalActionError(f"{unit_id} has no jump harness for a Progression par saut ({_src('Déplacement')})",
@@ -585,7 +603,10 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
 
 
 def end_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Close the current phase (unspent PA are lost) and open the next; after six, the assaults (Séquence de jeu, 3-4)."""
+    """Close the current phase (unspent PA are lost) and open the next; after six, the assaults.
+
+    Source: High Fire, Séquence de jeu, 3-4.
+    """
     st = _state(plan)
     side, phase = _phase_side(plan, st)
     nxt = cast(int, st.phase) + 1
@@ -606,7 +627,8 @@ def end_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
 
 # =============================================================================== effects
 
-def allocate(order: tuple[tuple[str, tuple[str, ...]], ...], effects: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def allocate(order: tuple[tuple[str, tuple[str, ...]], ...], effects: tuple[str, ...]
+             ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Give effects to figures: one each before any gets a second; Blessé twice is Hors de combat (Résolution).
 
     ``order`` is ``((model id, statuses), ...)`` in the defender's choice; ``effects`` are
@@ -651,7 +673,8 @@ def _order(plan: TablePlan, unit_id: str, members: list[str], request: Mapping[s
     given = req_list(request, "allocation")
     unknown = [g for g in given if g not in members]
     if unknown:
-        raise InvalidActionError(f"allocation names {', '.join(unknown)}, not figures of {unit_id} in cohesion: {', '.join(members)}",
+        raise InvalidActionError(f"allocation names {', '.join(unknown)}, not figures of {unit_id} in cohesion: "
+                                 f"{', '.join(members)}",
                                  msg_id="high_fire.allocation_unknown",
                                  params={"models": unknown, "unit": unit_id, "members": members})
     leader = plan.unit(unit_id).leader
@@ -695,14 +718,16 @@ def _cover_modifiers(plan: TablePlan, firing: str, target: str, tables: Tables, 
         if 2 * len(who) < len(targets):
             steps.append(Step("terrain", f"{kind}: only {len(who)} of {len(targets)} figures affected, no modifier "
                               "(at least half needed)", _src("Combat à distance, Modificateurs"),
-                              msg="high_fire.terrain_too_few", params={"kind": kind, "n": len(who), "size": len(targets)}))
+                              msg="high_fire.terrain_too_few",
+                              params={"kind": kind, "n": len(who), "size": len(targets)}))
             continue
         v = tables.modifier("shooting", kind)
         total += v
         steps.append(Step("modifier", f"{v:+d}: {len(who)} of {len(targets)} figures of {target} in or behind {kind}",
                           _src("Combat à distance, Modificateurs") + f" (value from {tables.path})", value=v,
                           msg="high_fire.modifier_terrain",
-                          params={"value": f"{v:+d}", "n": len(who), "size": len(targets), "target": target, "kind": kind}))
+                          params={"value": f"{v:+d}", "n": len(who), "size": len(targets), "target": target,
+                                  "kind": kind}))
     return total
 
 
@@ -746,14 +771,16 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if not los["visible"]:
         lobbers = [w for w in weapons if bool(weapons[w].get("indirect"))]
         if not lobbers or observer is None:
-            raise IllegalActionError(f"{firing} has no line of fire on {target}: {los['answer']} ({_src('Ligne de mire')})",
+            raise IllegalActionError(f"{firing} has no line of fire on {target}: {los['answer']} "
+                                     f"({_src('Ligne de mire')})",
                                      msg_id="high_fire.shot_no_line_of_fire",
                                      params={"a": firing, "b": target, "n": len(los["counting"]),
                                              "firers": len(los["firers_in_cohesion"])})
         watch = unit_line_of_sight(rs, plan, observer, target, rs.defaults())
         if not watch["visible"]:
-            raise IllegalActionError(f"{observer} observed {target} but has lost its line of fire on it: no indirect fire "
-                                     f"({_src('Tir indirect')}; Observation)", msg_id="high_fire.observer_lost",
+            raise IllegalActionError(f"{observer} observed {target} but has lost its line of fire on it: "
+                                     f"no indirect fire ({_src('Tir indirect')}; Observation)",
+                                     msg_id="high_fire.observer_lost",
                                      params={"observer": observer, "target": target})
         indirect = True
         kept = [(f, w) for f, w in armed if w in lobbers]
@@ -765,8 +792,9 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     steps += list(los["steps"])
     if indirect:
         names = ", ".join(dict.fromkeys(w for _, w in armed))
-        steps.append(Step("indirect fire", f"{names} (TI) fires over the terrain at {target}, which {observer} observes "
-                          "and still has in its line of fire", _src("Tir indirect"), msg="high_fire.indirect_fire",
+        steps.append(Step("indirect fire", f"{names} (TI) fires over the terrain at {target}, which {observer} "
+                          "observes and still has in its line of fire", _src("Tir indirect"),
+                          msg="high_fire.indirect_fire",
                           params={"weapons": list(dict.fromkeys(w for _, w in armed)), "target": target,
                                   "observer": observer}))
     d = unit_centre_distance_mm(plan, firing, target)
@@ -781,7 +809,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     for f, w in armed:
         if (f, w) not in in_range:
             steps.append(Step("out of range", f"{f.model_id}: {target} is {d / 25.4:.1f}\" away, beyond the "
-                              f"{weapons[w]['range_in']}\" of {w}; this figure does not fire", _src("Combat à distance"),
+                              f"{weapons[w]['range_in']}\" of {w}; this figure does not fire",
+                              _src("Combat à distance"),
                               msg="high_fire.figure_out_of_range",
                               params={"model": f.model_id, "target": target, "inches": _inches(d),
                                       "range": float(weapons[w]["range_in"]), "weapon": w}))
@@ -796,7 +825,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     for name in req_list(request, "modifiers"):
         v = tables.modifier("shooting", name)
         mod += v
-        steps.append(Step("modifier", f"{v:+d}: {name}", _src("Combat à distance, Modificateurs") + f" ({tables.path})", value=v,
+        steps.append(Step("modifier", f"{v:+d}: {name}", _src("Combat à distance, Modificateurs")
+                          + f" ({tables.path})", value=v,
                           msg="high_fire.modifier_named", params={"value": f"{v:+d}", "name": name}))
     tprof = _profile(plan, plan.model(targets_ok[0]))
     dfn = defence_value(tprof)
@@ -807,7 +837,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         n = 1 + int(weapon.get("extra_d10", 0))
         values += [att - dfn + mod] * n
         steps.append(Step("effect value", f"{f.model_id} ({w}): ATT {att} (CD + PF {weapon['pf']}) - DEF {dfn} "
-                          f"(AR + QL/2 up) {mod:+d} = {att - dfn + mod}, {n} D10", _src("Combat à distance, Résolution"),
+                          f"(AR + QL/2 up) {mod:+d} = {att - dfn + mod}, {n} D10",
+                          _src("Combat à distance, Résolution"),
                           value=att - dfn + mod, msg="high_fire.effect_value",
                           params={"model": f.model_id, "weapon": w, "att": att, "pf": weapon["pf"], "def": dfn,
                                   "mod": f"{mod:+d}", "value": att - dfn + mod, "dice": n}))
@@ -858,19 +889,23 @@ def assault(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         mod = sum(tables.modifier("assault", n) for n in req_list(request, key))
         total = sum(int(_profile(plan, m)["CR"]) + mod for m in ms)
         sums[unit_id], fighters[unit_id] = total, ms
-        steps.append(Step("CR sum", f"{unit_id}: {len(ms)} combatant(s), CR sum {total}" + (f" (modifier {mod:+d} each)" if mod else ""),
+        steps.append(Step("CR sum", f"{unit_id}: {len(ms)} combatant(s), CR sum {total}"
+                          + (f" (modifier {mod:+d} each)" if mod else ""),
                           _src("Assauts"), value=total, msg="high_fire.cr_sum_mod" if mod else "high_fire.cr_sum",
                           params={"unit": unit_id, "n": len(ms), "total": total, "mod": f"{mod:+d}"}))
     va, vb = sums[a] - sums[b], sums[b] - sums[a]
-    steps.append(Step("effect values", f"{a}: {sums[a]} - {sums[b]} = {va}; {b}: {sums[b]} - {sums[a]} = {vb}", _src("Assauts"),
+    steps.append(Step("effect values", f"{a}: {sums[a]} - {sums[b]} = {va}; {b}: {sums[b]} - {sums[a]} = {vb}",
+                      _src("Assauts"),
                       msg="high_fire.assault_values",
                       params={"a": a, "sa": sums[a], "sb": sums[b], "va": va, "b": b, "vb": vb}))
     order_b = _order(plan, b, [m.model_id for m in fighters[b]], request)
     order_a = _order(plan, a, [m.model_id for m in fighters[a]], {})
     ea = _effects_dist(tables, "assault", (va,) * len(fighters[a]))
     eb = _effects_dist(tables, "assault", (vb,) * len(fighters[b]))
-    odds = {f"{b} after (out of action, wounded, stunned, removed)": ea.map(lambda e: _assault_summary(allocate(order_b, e))),
-            f"{a} after (out of action, wounded, stunned, removed)": eb.map(lambda e: _assault_summary(allocate(order_a, e)))}
+    odds = {f"{b} after (out of action, wounded, stunned, removed)":
+            ea.map(lambda e: _assault_summary(allocate(order_b, e))),
+            f"{a} after (out of action, wounded, stunned, removed)":
+            eb.map(lambda e: _assault_summary(allocate(order_a, e)))}
     if dice is None:
         return Resolution(RULESET, "assault", tuple(steps), {}, odds)
     rolled: dict[str, list[str]] = {a: [], b: []}
@@ -880,7 +915,8 @@ def assault(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
             letter = tables.letter(v, f)
             e = tables.effect("assault", letter)
             rolled[unit_id].append(e)
-            steps.append(Step("D10", f"{m.model_id}: effect value {v}, D10 {f} -> {letter}: {EFFECT_FR[e]}", _src("Assauts"),
+            steps.append(Step("D10", f"{m.model_id}: effect value {v}, D10 {f} -> {letter}: {EFFECT_FR[e]}",
+                              _src("Assauts"),
                               msg="high_fire.d10_model", params={"model": m.model_id, "value": v, "face": f,
                                                                  "letter": letter, "effect": effect_msg(e)}))
     states_b, states_a = allocate(order_b, tuple(rolled[a])), allocate(order_a, tuple(rolled[b]))
@@ -892,7 +928,8 @@ def assault(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
             for m in after.models_of(unit_id):
                 after = after.without_model(m.model_id)
             removed.append(unit_id)
-            steps.append(Step("unit removed", f"every figure of {unit_id} is stunned, wounded or out of action: it leaves the table",
+            steps.append(Step("unit removed", f"every figure of {unit_id} is stunned, wounded or out of action: "
+                              "it leaves the table",
                               _src("Assauts"), msg="high_fire.unit_removed", params={"unit": unit_id}))
     st = _state(after)
     st = st.with_(engaged=tuple(p for p in st.engaged if not (a in p and b in p)))
@@ -922,7 +959,8 @@ def motivation(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     odds: dict[str, Distribution] = {}
     for m in stunned:
         ql = int(_profile(plan, m)["QL"])
-        odds[m.model_id] = _letter_dist(tables, ql).map(lambda x: "recovers" if x in RECOVERY_LETTERS else "stays stunned")
+        odds[m.model_id] = _letter_dist(tables, ql).map(
+            lambda x: "recovers" if x in RECOVERY_LETTERS else "stays stunned")
         steps.append(Step("Jet de Qualité", f"{m.model_id}: effect value QL {ql}; A or B recovers", _src("Motivation"),
                           msg="high_fire.motivation_roll", params={"model": m.model_id, "ql": ql}))
     if not stunned:
@@ -936,7 +974,8 @@ def motivation(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
         f = dice.roll(10)
         letter = tables.letter(ql, f)
         ok = letter in RECOVERY_LETTERS
-        steps.append(Step("D10", f"{m.model_id}: D10 {f} -> {letter}: {'no longer stunned' if ok else 'stays stunned'}", _src("Motivation"),
+        steps.append(Step("D10", f"{m.model_id}: D10 {f} -> {letter}: "
+                          f"{'no longer stunned' if ok else 'stays stunned'}", _src("Motivation"),
                           msg="high_fire.recovers" if ok else "high_fire.stays_stunned",
                           params={"model": m.model_id, "face": f, "letter": letter}))
         if ok:
@@ -949,7 +988,10 @@ def motivation(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
 
 
 def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
-    """Record that an assaulting unit ended within 1" of an enemy: both are engaged until the assault phase (Assauts)."""
+    """Record that an assaulting unit ended within 1" of an enemy: both are engaged until the assault phase.
+
+    Source: High Fire, Assauts.
+    """
     a, b = req_str(request, "attacker"), req_str(request, "defender")
     st = _state(plan)
     if st.actions.get(a) != "assault":
@@ -977,7 +1019,8 @@ def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
                                  params={"unit": a})
     rs = _hf()
     if not unit_line_of_sight(rs, plan, a, b, rs.defaults())["visible"]:
-        raise IllegalActionError(f"{a} has no line of fire on {b}: it cannot lock it ({_src('Actions de l infanterie')}, Observation)",
+        raise IllegalActionError(f"{a} has no line of fire on {b}: it cannot lock it "
+                                 f"({_src('Actions de l infanterie')}, Observation)",
                                  msg_id="high_fire.observe_no_line", params={"a": a, "b": b})
     st = st.with_(observed={**st.observed, b: a})
     return Resolution(RULESET, "observe", (Step("observation", f"{a} locks {b} for indirect fire", _src("Tir indirect"),
