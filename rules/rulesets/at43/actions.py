@@ -51,6 +51,7 @@ from rules.resolution import Action, Resolution
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import skip_msg
+from rules.rulesets.at43.results import Activated, GroupOutcome, NewLeader, SalvoResult, TemplateOutcome, TurnBegun
 from rules.rulesets.at43.state import AT43State
 from rules.rulesets.at43.words import how_msg, ids_or_nobody, need_msg
 from rules.rulesets.kit import (
@@ -328,7 +329,7 @@ class Group:
         saved = binomial(self.impacts, p_save)
         return saved.bind(lambda s: binomial(self.impacts - s, p_dmg)).map(lambda k: len(self.casualties(k)))
 
-    def roll(self, dice: Dice) -> dict[str, Any]:
+    def roll(self, dice: Dice) -> GroupOutcome:
         """Roll the saves and damage tests of this group; return what they gave."""
         save_dice: tuple[int, ...] = ()
         if self.save is not None and self.impacts:
@@ -343,9 +344,8 @@ class Group:
         else:
             dmg_dice = dice.roll_many(left, 6)
             successes = sum(1 for v in dmg_dice if v >= int(self.damage_needed))
-        return {"unit": self.unit_id, "impacts": self.impacts, "save_dice": list(save_dice), "saved": saved,
-                "damage_dice": list(dmg_dice), "damage_successes": successes,
-                "removed": list(self.casualties(successes)), "points_left": self.points_left(successes)}
+        return GroupOutcome(self.unit_id, self.impacts, save_dice, saved, dmg_dice, successes,
+                            self.casualties(successes), self.points_left(successes))
 
 
 def _p(needed: int | None | str) -> Fraction:
@@ -740,20 +740,17 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
     if dice is None:
         return Resolution(RULESET, action, tuple(steps), needed_map, odds)
     rolled = roll_hits(dice, count, needed, weapon.rerolls)
-    result: dict[str, Any] = {"hits": rolled["successes"], "misses": rolled["failures"],
-                              "shooting_dice": rolled["rounds"]}
+    template: TemplateOutcome | None = None
     if deviation is not None:
         groups, template = deviation["roll"](dice, rolled)
-        result["template"] = template
     else:
         groups = groups_for(rolled["successes"])
-    outcomes = [g.roll(dice) for g in groups]
-    result["groups"] = outcomes
-    removed = [mid for o in outcomes for mid in o["removed"]]
-    result["removed"] = removed
+    outcomes = tuple(g.roll(dice) for g in groups)
+    removed = [mid for o in outcomes for mid in o.removed]
+    thrown: list[str] | None = None
     after = plan
     for o in outcomes:
-        for mid, left in o["points_left"].items():
+        for mid, left in o.points_left.items():
             m = after.model(mid)
             lost = int(_stat(after, m, "structure", 1)) - left
             if lost != int(m.extra.get("damage_taken", 0)):
@@ -769,7 +766,6 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
             steps.append(Step("thrown prone", f"infantry hit by indirect fire and still standing lie down: "
                                               f"{', '.join(thrown)}", SRC_INDIRECT, msg="at43.thrown_prone",
                               params={"models": thrown}))
-        result["prone"] = thrown
     for mid in removed:
         after = remove_model(after, mid)
     if record:
@@ -779,7 +775,9 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
     steps.append(Step("result", f"{rolled['successes']} success(es); removed: {', '.join(removed) or 'nobody'}",
                       SRC_DAMAGE, value=len(removed), msg="at43.result",
                       params={"successes": rolled["successes"], "removed": ids_or_nobody(removed)}))
-    return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result, after)
+    result = SalvoResult(rolled["successes"], rolled["failures"], tuple(tuple(r) for r in rolled["rounds"]),
+                         outcomes, tuple(removed), template, None if thrown is None else tuple(thrown))
+    return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result.to_json(), after)
 
 
 # -- indirect fire ------------------------------------------------------------------------------------
@@ -874,7 +872,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
             return die(6).bind(lambda d: _sum(groups_at(centre_after(s, d), s)))
         return hits.bind(after_hits)
 
-    def roll(d: Dice, rolled: Mapping[str, Any]) -> tuple[list[Group], dict[str, Any]]:
+    def roll(d: Dice, rolled: Mapping[str, Any]) -> tuple[list[Group], TemplateOutcome]:
         s = rolled["successes"]
         direction = None
         if needed is not None and needed != AUTO_SUCCESS and rolled["failures"] > 0:
@@ -882,22 +880,21 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         centre = centre_after(s, direction)
         radius = template_radius_cm(area_cm, s)
         groups = groups_at(centre, s)
-        info = {"centre_mm": [round(centre[0], 3), round(centre[1], 3)], "radius_cm": radius,
-                "deviation_direction": direction, "deviation_cm": (rolled["failures"] if direction else 0),
-                "impacts_each": 2 if (area_cm * s if s else area_cm) > TEMPLATE_CAP_CM else 1,
-                "under": [g.models[0].model_id for g in groups]}
+        info = TemplateOutcome((round(centre[0], 3), round(centre[1], 3)), radius, direction,
+                               rolled["failures"] if direction else 0,
+                               2 if (area_cm * s if s else area_cm) > TEMPLATE_CAP_CM else 1,
+                               tuple(g.models[0].model_id for g in groups))
         if needed is not None:
             steps.append(Step("template", f"{s} success(es): radius {fmt_len(radius, 'cm')}"
-                                          f"{', two impacts each' if info['impacts_each'] == 2 else ''}; "
+                                          f"{', two impacts each' if info.impacts_each == 2 else ''}; "
                                           + (f"deviates {rolled['failures']} cm in direction {direction}"
                                              if direction else "stays on the target")
-                                          + f"; under it: {', '.join(cast(list[str], info['under'])) or 'nobody'}",
+                                          + f"; under it: {', '.join(info.under) or 'nobody'}",
                               SRC_INDIRECT, value=radius, option="deviation=toward-firer",
-                              msg=("at43.template_two" if info["impacts_each"] == 2 else "at43.template_one")
+                              msg=("at43.template_two" if info.impacts_each == 2 else "at43.template_one")
                               + ("_moved" if direction else ""),
                               params={"successes": s, "radius": radius, "cm": rolled["failures"],
-                                      "direction": direction or 0,
-                                      "under": ids_or_nobody(cast(list[str], info["under"]))}))
+                                      "direction": direction or 0, "under": ids_or_nobody(info.under)}))
         return groups, info
 
     return _finish(plan, action, steps, dice, count, needed, weapon, hits, lambda h: [], firing, aim.model_id,
@@ -927,7 +924,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                 f"target of its choice", SRC_NEW_SALVO, msg="at43.activated",
                   params={"unit": unit.unit_id, "weapons": carried or msg("at43.no_weapon")})]
     after = AT43State.of(plan).with_(active_unit=unit.unit_id).on(plan.with_unit(with_extra(unit, salvoes=None)))
-    return Resolution(RULESET, "activate", tuple(steps), result={"active_unit": unit.unit_id}, plan_after=after)
+    return Resolution(RULESET, "activate", tuple(steps), result=Activated(unit.unit_id).to_json(), plan_after=after)
 
 
 def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -946,7 +943,7 @@ def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
                             f"(the players' choice)", SRC_TEST, msg="at43.new_leader",
                   params={"model": m.model_id, "unit": unit.unit_id})]
     after = plan.with_unit(replace(unit, leader=m.model_id))
-    return Resolution(RULESET, "lead", tuple(steps), result={"leader": m.model_id}, plan_after=after)
+    return Resolution(RULESET, "lead", tuple(steps), result=NewLeader(m.model_id).to_json(), plan_after=after)
 
 
 SRC_ARTILLERY = "AT-43, Tirs: Frappes d'artillerie"
@@ -1008,7 +1005,7 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
             after = after.with_unit(with_extra(after.unit(unit.unit_id), salvoes=None))
     steps = [Step("turn", f"turn {state.turn} begins", SRC_NEW_SALVO, value=state.turn, msg="at43.turn",
                   params={"turn": state.turn})]
-    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state.turn}, plan_after=after)
+    return Resolution(RULESET, "end-turn", tuple(steps), result=TurnBegun(state.turn).to_json(), plan_after=after)
 
 
 ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead,
