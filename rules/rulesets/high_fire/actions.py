@@ -47,6 +47,17 @@ from rules.frozen import freeze, thaw
 from rules.measure import model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
+from rules.rulesets.high_fire.results import (
+    Activation,
+    AssaultResult,
+    Engaged,
+    InitiativeWon,
+    MotivationResult,
+    Observed,
+    PhaseChanged,
+    ShotResult,
+    TurnStarted,
+)
 from rules.rulesets.high_fire.state import HighFireState
 from rules.rulesets.kit import (
     check_model_kit,
@@ -441,7 +452,8 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
                                      params={"side": str(side), "allocated": sum(parts), "available": pa[side]})
         split[side] = {"action1": a1, "reaction": r, "action2": a2}
     st = st.with_(pa=split, operational=pa, phase="initiative", activated=(), actions={}, first=None)
-    return Resolution(RULESET, "start_turn", tuple(steps), {}, {}, (), {"pa": pa, "allocation": split}, st.on(plan))
+    return Resolution(RULESET, "start_turn", tuple(steps), {}, {}, (),
+                      TurnStarted(pa, split).to_json(), st.on(plan))
 
 
 def _allocation(value: Any) -> Any:
@@ -523,7 +535,7 @@ def initiative(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     first = winner if goes == "first" else _other(plan, winner)
     st = st.with_(first=first, phase=0, activated=())
     return Resolution(RULESET, "initiative", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"winner": winner, "first": first}, st.on(plan))
+                      InitiativeWon(winner, first).to_json(), st.on(plan))
 
 
 def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -598,8 +610,8 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     pa = {**st.pa, side: {**st.pa[side], phase: left - cost}}
     st = st.with_(pa=pa, activated=(*st.activated, payer, *([unit_id] if payer != unit_id else [])),
                   actions={**st.actions, unit_id: action})
-    res = {"unit": unit_id, "action": action, "cost": cost, "pa_left": left - cost, "move_in": ACTIONS_IN[action]}
-    return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, st.on(plan))
+    res = Activation(unit_id, action, cost, left - cost, ACTIONS_IN[action])
+    return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res.to_json(), st.on(plan))
 
 
 def end_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -622,7 +634,7 @@ def end_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     step = Step("phase", text, _src("Séquence de jeu"), params=params,
                 msg="high_fire.phase_ends_next" if nxt < len(PHASES) else "high_fire.phase_ends_assaults")
     return Resolution(RULESET, "end_phase", (step,), {}, {}, (),
-                      {"phase": st.phase}, st.on(plan))
+                      PhaseChanged(st.phase).to_json(), st.on(plan))
 
 
 # =============================================================================== effects
@@ -859,8 +871,8 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                                        "effect": effect_msg(e)}))
     states = allocate(order, tuple(effects))
     after = _apply_states(plan, states)
-    res = {"effects": sorted(effects), "states": {mid: list(s) for mid, s in states}, "summary": list(_summary(states))}
-    return Resolution(RULESET, "shoot", tuple(steps), {}, odds, tuple(dice.rolled), res, after)
+    res = ShotResult(tuple(sorted(effects)), {mid: tuple(s) for mid, s in states}, _summary(states))
+    return Resolution(RULESET, "shoot", tuple(steps), {}, odds, tuple(dice.rolled), res.to_json(), after)
 
 
 # =============================================================================== assaults, motivation
@@ -935,8 +947,8 @@ def assault(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     st = st.with_(engaged=tuple(p for p in st.engaged if not (a in p and b in p)))
     steps.append(Step("separation", "the units separate by 2\"", _src("Assauts"), msg="high_fire.separation"))
     return Resolution(RULESET, "assault", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"removed_units": removed, "effects": rolled,
-                       "after": {a: list(_assault_summary(states_a)), b: list(_assault_summary(states_b))}},
+                      AssaultResult(tuple(removed), {u: tuple(e) for u, e in rolled.items()},
+                                    {a: _assault_summary(states_a), b: _assault_summary(states_b)}).to_json(),
                       st.on(after))
 
 
@@ -984,7 +996,7 @@ def motivation(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     st = _state(after)
     st = st.with_(turn=st.turn + 1, phase="start", activated=(), actions={}, engaged=(), first=None)
     return Resolution(RULESET, "motivation", tuple(steps), {}, odds, tuple(dice.rolled),
-                      {"recovered": recovered, "next_turn": st.turn}, st.on(after))
+                      MotivationResult(tuple(recovered), st.turn).to_json(), st.on(after))
 
 
 def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1005,7 +1017,7 @@ def engage(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     return Resolution(RULESET, "engage", (Step("engaged", f"{a} and {b} are engaged ({d / 25.4:.2f}\" apart); neither "
                                                "receives PA until the assault is resolved", _src("Assauts"),
                                  msg="high_fire.engaged", params={"a": a, "b": b, "inches": _inches(d, 2)}),),
-                      {}, {}, (), {"engaged": [a, b]}, st.on(plan))
+                      {}, {}, (), Engaged(a, b).to_json(), st.on(plan))
 
 
 def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1025,7 +1037,7 @@ def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     st = st.with_(observed={**st.observed, b: a})
     return Resolution(RULESET, "observe", (Step("observation", f"{a} locks {b} for indirect fire", _src("Tir indirect"),
                                                 msg="high_fire.observation", params={"a": a, "b": b}),),
-                      {}, {}, (), {"observed": b}, st.on(plan))
+                      {}, {}, (), Observed(b).to_json(), st.on(plan))
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).

@@ -15,6 +15,7 @@ from rules.explain import Step
 from rules.plan import TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.high_fire.actions import OUT, RULESET, _alive, _letter_dist, _profile, _src, tables_for
+from rules.rulesets.high_fire.results import QualityRoll
 from rules.rulesets.kit import req_int, req_list, req_str
 from rules.rulesets.params import Param
 
@@ -70,15 +71,15 @@ def quality(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         return Resolution(RULESET, "quality", tuple(steps), {}, odds)
     f = dice.roll(10)
     letter = tables.letter(value, f)
-    result: dict[str, Any] = {"model": roller.model_id, "effect_value": value, "letter": letter}
+    passed = letter in success if success else None
+    result = QualityRoll(roller.model_id, value, letter, passed)
     text = f"D10 {f} -> {letter}"
     msg_id = "high_fire.quality_d10"
-    if success:
-        result["passed"] = letter in success
-        text += ": " + ("passed" if result["passed"] else "failed")
-        msg_id = "high_fire.quality_passed" if result["passed"] else "high_fire.quality_failed"
+    if passed is not None:
+        text += ": " + ("passed" if passed else "failed")
+        msg_id = "high_fire.quality_passed" if passed else "high_fire.quality_failed"
     steps.append(Step("D10", text, _src("Unitable"), msg=msg_id, params={"face": f, "letter": letter}))
-    return Resolution(RULESET, "quality", tuple(steps), {}, odds, tuple(dice.rolled), result, plan)
+    return Resolution(RULESET, "quality", tuple(steps), {}, odds, tuple(dice.rolled), result.to_json(), plan)
 
 
 MORE_ACTIONS: dict[str, Action] = {"quality": quality}
