@@ -254,7 +254,7 @@ def test_group_odds_match_brute_force() -> None:
              Group("u", tuple(m[:1]), 2, 3, 6, 2, (3,)),
              Group("u", tuple(m[:2]), 2, None, "auto", 1, (1, 1))]
     for g in cases:
-        assert brute_force(g.roll, lambda r: len(r["removed"])) == g.odds()
+        assert brute_force(g.roll, lambda r: len(r.removed)) == g.odds()
 
 
 def test_whole_direct_salvo_matches_brute_force() -> None:

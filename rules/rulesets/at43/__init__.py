@@ -26,6 +26,7 @@ from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
 from rules.rulesets.at43.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.at43.params import PARAMS
+from rules.rulesets.at43.words import how_msg, need_msg
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, leader_model, length_json
 from rules.terrain import TerrainKind, terrain_geometry
@@ -76,7 +77,8 @@ def _two_units(plan: TablePlan, args: Args, extra: Mapping[str, str] | None = No
     for key in ("FIRING_UNIT", "TARGET_UNIT"):
         plan.unit(v[key])
     if v["FIRING_UNIT"] == v["TARGET_UNIT"]:
-        raise InvalidActionError(f"{args.question}: name two different units")
+        raise InvalidActionError(f"{args.question}: name two different units", msg_id="at43.two_units",
+                                 params={"question": args.question})
     return v
 
 
@@ -90,9 +92,10 @@ def _range(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mappin
     steps = s1 + s2 + [
         Step("range", f"measured between the leaders {lf.model_id} and {lt.model_id}: {d / 10:.1f} cm "
              f"({'base edge to base edge' if how == 'edge' else 'centre to centre'})", SRC_TEST,
-             value=round(d, 2), option=self.changed(opts, "measure")),
+             value=round(d, 2), option=self.changed(opts, "measure"), msg="at43.range_leaders",
+             params={"firer": lf.model_id, "target": lt.model_id, "cm": round(d / 10, 1), "how": how_msg(how)}),
         Step("range band", f"portée {band}: bands of 10 cm (under 10 cm is 0); the difficulty of the shot is {band}",
-             SRC_RANGE, value=band)]
+             SRC_RANGE, value=band, msg="at43.band", params={"band": band})]
     return d, band, steps
 
 
@@ -101,7 +104,7 @@ def range_band_of(self: "AT43", plan: TablePlan, observer: str, target: str, opt
     """The portée between the two units' leaders (Organes de visée); AT-43 weapons have no range."""
     if weapon_range is not None:
         raise InvalidActionError("range: AT-43 weapons have no range; the range band between the leaders is the "
-                                 "shot's difficulty")
+                                 "shot's difficulty", msg_id="at43.no_weapon_range")
     return str(_range(self, plan, observer, target, options)[1])
 
 
@@ -110,7 +113,8 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
     v = _two_units(plan, args, {"accuracy": "int", "weapon-range": "number"})
     if "weapon-range" in v:
         raise InvalidActionError("range: AT-43 weapons have no range; the range band between the leaders is the "
-                                 "shot's difficulty. Give the weapon's précision with --accuracy P instead")
+                                 "shot's difficulty. Give the weapon's précision with --accuracy P instead",
+                                 msg_id="at43.no_weapon_range")
     d, band, steps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
     out: dict[str, Any] = {"distance": length_json(self, d, opts), "band": band, "difficulty": band}
     answer = f"portée {band} ({d / 10:.1f} cm between the leaders): difficulty {band}"
@@ -122,7 +126,10 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
         steps.append(Step("roll needed", f"précision {v['accuracy']} - portée {band} = {diff:+d}: "
                           f"{needed_text(needed)} on the universal table"
                           + ("; the shot is lost" if needed is None else ""),
-                          "AT-43 universal resolution table (RULES-NOTES)", value=needed_text(needed)))
+                          "AT-43 universal resolution table (RULES-NOTES)", value=needed_text(needed),
+                          msg="at43.roll_needed_lost" if needed is None else "at43.roll_needed",
+                          params={"precision": v["accuracy"], "band": band, "diff": f"{diff:+d}",
+                                  "needed": need_msg(needed)}))
         answer += f"; précision {v['accuracy']} needs {needed_text(needed)}"
     out.update(answer=answer, steps=steps)
     return out
@@ -135,7 +142,8 @@ def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     if "target-model" in v:
         m = plan.model(v["target-model"])
         if m.unit_id != v["TARGET_UNIT"]:
-            raise InvalidActionError(f"firezone: {m.model_id} is not a model of {v['TARGET_UNIT']}")
+            raise InvalidActionError(f"firezone: {m.model_id} is not a model of {v['TARGET_UNIT']}",
+                                     msg_id="at43.not_of_unit", params={"model": m.model_id, "unit": v["TARGET_UNIT"]})
         chosen = [m.model_id]
     fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), target_models=chosen,
                    source=SRC_ZONE)
@@ -164,9 +172,11 @@ def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
         (can if sees else cannot).append(f.model_id)
     steps = [Step("who may shoot", "a firer needs sight of a model in the fire zone or of the target unit; "
                   f"{len(can)} may shoot, {len(cannot)} may not" + (f" ({', '.join(cannot)})" if cannot else ""),
-                  SRC_TEST, value=len(can))]
+                  SRC_TEST, value=len(can), msg="at43.who_may_shoot_not" if cannot else "at43.who_may_shoot",
+                  params={"can": len(can), "cannot": len(cannot), "models": cannot})]
     return {"can_shoot": can, "cannot_shoot": cannot, "sees": seen, "fire_zone": list(fz.caught),
-            "answer": f"{len(can)} of {len(can) + len(cannot)} may shoot" + (f"; not {', '.join(cannot)}" if cannot else ""),
+            "answer": f"{len(can)} of {len(can) + len(cannot)} may shoot"
+                      + (f"; not {', '.join(cannot)}" if cannot else ""),
             "steps": steps}
 
 
@@ -194,12 +204,16 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
         part = geom.intersection(strip)
         if part.is_empty or not geom.intersects(zone):
             continue
-        edge = shapely.ops.nearest_points(geom.boundary if piece.shape == "area" else geom, shapely.Point(lt.position_mm))[0]
+        edge = shapely.ops.nearest_points(geom.boundary if piece.shape == "area" else geom,
+                                          shapely.Point(lt.position_mm))[0]
         gap = max(0.0, math.dist(lf.position_mm, (edge.x, edge.y)) - lf.base_mm / 2.0)
         if gap <= COVER_IGNORED_WITHIN_MM:
             ignored.append(piece.terrain_id)
-            steps.append(Step("cover ignored", f"{piece.terrain_id}: the firing leader {lf.model_id} is {gap / 10:.1f} cm "
-                              "from its edge nearest the target (10 cm or less)", SRC_COVER, value=round(gap, 2)))
+            steps.append(Step("cover ignored", f"{piece.terrain_id}: the firing leader {lf.model_id} is "
+                              f"{gap / 10:.1f} cm from its edge nearest the target (10 cm or less)", SRC_COVER,
+                              value=round(gap, 2),
+                              msg="at43.cover_ignored",
+                              params={"piece": piece.terrain_id, "leader": lf.model_id, "cm": round(gap / 10, 1)}))
             continue
         lee = sweep_beyond(part, direction, reach).intersection(strip)
         inside = partly_inside(lee, list(targets))
@@ -217,6 +231,10 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
     return {"state": state, "covering": covering, "ignored": ignored, "steps": steps}
 
 
+MODEL_STATE_MSG = MappingProxyType({"hidden": "at43.model_hidden", "in cover": "at43.model_in_cover",
+                                   "exposed": "at43.model_exposed"})
+
+
 def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
     """cover FIRING_UNIT TARGET_UNIT: the cover zone beyond each obstacle, and whether the unit gets saves."""
     v = _two_units(plan, args)
@@ -226,13 +244,16 @@ def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
     safe = [k for k, s in state.items() if s != "exposed"]
     saves = 2 * len(safe) >= n
     steps = [Step("cover zone", "the lines joining the edges of both units, prolonged: a target model even partly "
-                  "in the zone beyond an obstacle and between these lines is in cover", SRC_COVER),
+                  "in the zone beyond an obstacle and between these lines is in cover", SRC_COVER,
+                  msg="at43.cover_zone"),
              *cs["steps"],
              *(Step("model", f"{k}: {s}" + (f" (behind {', '.join(cs['covering'][k])})" if s == "in cover" else ""),
-                    SRC_COVER) for k, s in state.items()),
+                    SRC_COVER, msg=MODEL_STATE_MSG[s], params={"model": k, "pieces": cs["covering"][k]})
+               for k, s in state.items()),
              Step("cover saves", f"{len(safe)} of {n} in cover or hidden: "
                   + ("at least half, the unit makes cover saves (5+, 3+ with 'À couvert !')" if saves
-                     else "fewer than half, nobody makes cover saves"), SRC_COVER, value=saves)]
+                     else "fewer than half, nobody makes cover saves"), SRC_COVER, value=saves,
+                  msg="at43.cover_saves" if saves else "at43.cover_no_saves", params={"safe": len(safe), "size": n})]
     return {"models": state, "covering": cs["covering"], "ignored_cover": cs["ignored"],
             "in_cover_or_hidden": len(safe), "unit_size": n, "saves": saves,
             "answer": f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves"),
@@ -249,7 +270,8 @@ def ask_casualties(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str,
     order = [mid for _, mid in dists]
     steps.append(Step("removal order", f"losses are removed nearest the firing leader {lf.model_id} first: "
                       f"{', '.join(order)}" + ("; at equal distance the firing player chooses" if ties else ""),
-                      SRC_LOSSES, value=order))
+                      SRC_LOSSES, value=order, msg="at43.removal_order_ties" if ties else "at43.removal_order",
+                      params={"leader": lf.model_id, "models": order}))
     return {"order": order, "distances_mm": {mid: round(d, 2) for d, mid in dists}, "ties": ties,
             "answer": "remove " + ", ".join(order), "steps": steps}
 
@@ -260,7 +282,8 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
                    flags={"area": "number", "successes": "int", "failures": "int", "direction": "int"})
     for key in ("area", "successes", "failures"):
         if key not in v:
-            raise InvalidActionError(f"indirect: --{key} is required; usage: {v['_usage']}")
+            raise InvalidActionError(f"indirect: --{key} is required; usage: {v['_usage']}",
+                                     msg_id="at43.indirect_needs", params={"key": key})
     firers = plan.models_of(v["FIRING_UNIT"])
     target = plan.model(v["TARGET_MODEL"])
     radius_cm, impacts, reasons = at43_template_radius_cm(float(v["area"]), int(v["successes"]), int(v["failures"]))
@@ -268,26 +291,32 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
              and line_of_sight(plan, f.model_id, target.model_id, options=opts, ruleset=self).visible]
     steps = [Step("target", f"{len(seers)} firer(s) see {target.model_id}"
                   + ("" if seers else ": at least one must, the shot is not allowed"), "AT-43, 1/ Choix de la cible",
-                  value=len(seers))]
+                  value=len(seers), msg="at43.seers" if seers else "at43.seers_none",
+                  params={"n": len(seers), "target": target.model_id})]
     centre = target.position_mm
     failures = int(v["failures"])
     if failures:
         if "direction" not in v:
-            raise InvalidActionError("indirect: a shot with failures deviates; give the die with --direction 1-6")
+            raise InvalidActionError("indirect: a shot with failures deviates; give the die with --direction 1-6",
+                                     msg_id="at43.direction_needed")
         lf, _ = leader_model(plan, v["FIRING_UNIT"])
         centre = deviate(centre, lf.position_mm, int(v["direction"]), 10.0 * failures)
         steps.append(Step("deviation", f"{failures} failure(s): the template moves {failures} cm in direction "
-                          f"{v['direction']} (4 is straight away from the firer)", SRC_INDIRECT, value=failures))
-    steps.extend(Step("template radius", r, SRC_INDIRECT, value=radius_cm) for r in reasons)
+                          f"{v['direction']} (4 is straight away from the firer)", SRC_INDIRECT, value=failures,
+                          msg="at43.deviation", params={"failures": failures, "direction": int(v["direction"])}))
+    steps.extend(Step("template radius", r, SRC_INDIRECT, value=radius_cm, msg=r_msg, params=r_params)
+                 for r, r_msg, r_params in reasons)
     t = template(plan, centre, radius_cm * 10.0, source=SRC_INDIRECT)
     steps.extend(t.steps)
     steps.append(Step("impacts", f"{impacts} impact(s) per model even partly under the template; infantry that "
-                      "survives is thrown prone; cover does not protect", SRC_INDIRECT, value=impacts))
+                      "survives is thrown prone; cover does not protect", SRC_INDIRECT, value=impacts,
+                      msg="at43.template_impacts", params={"impacts": impacts}))
     return {"allowed": bool(seers), "seen_by": seers, "centre_mm": [round(c, 2) for c in centre],
             "radius": length_json(self, radius_cm * 10.0, opts), "impacts_per_model": impacts,
             "under": list(t.under),
             "answer": f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
-                      f"under it ({impacts} impact(s) each)" + ("" if seers else "; not allowed: no firer sees the target"),
+                      f"under it ({impacts} impact(s) each)"
+                      + ("" if seers else "; not allowed: no firer sees the target"),
             "steps": steps}
 
 

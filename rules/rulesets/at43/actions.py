@@ -44,12 +44,16 @@ from typing import Any, Mapping, Sequence, cast
 
 from rules.dice import AUTO_SUCCESS, Dice, Distribution, binomial, die, needed_text, success_chance, with_rerolls
 from rules.errors import IllegalActionError, InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
 from rules.resolution import Action, Resolution
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
 from rules.rulesets.at43.dice import at43_roll_needed
+from rules.rulesets.at43.fire_zone import skip_msg
+from rules.rulesets.at43.results import Activated, GroupOutcome, NewLeader, SalvoResult, TemplateOutcome, TurnBegun
+from rules.rulesets.at43.state import AT43State
+from rules.rulesets.at43.words import how_msg, ids_or_nobody, need_msg
 from rules.rulesets.kit import (
     fmt_len,
     remove_model,
@@ -166,7 +170,9 @@ def weapon_of(plan: TablePlan, name: str) -> Weapon:
     table = plan.weapons or {}
     if name not in table:
         raise InvalidActionError(f"no weapon {name!r} in this game's weapons; weapons are: "
-                                 f"{', '.join(sorted(table)) or '(none: merge the rosters first)'}")
+                                 f"{', '.join(sorted(table)) or '(none: merge the rosters first)'}",
+                                 msg_id="at43.no_such_weapon" if table else "at43.no_weapons",
+                                 params={"weapon": name, "weapons": sorted(table)})
     s = table[name]
     try:
         return Weapon(name, s.get("precision"), int(s["rate"]), int(s["rerolls"]), int(s["penetration"]),
@@ -183,14 +189,16 @@ def _profile(plan: TablePlan, m: Model) -> Mapping[str, Any]:
     profiles = plan.profiles or {}
     if name is None or name not in profiles:
         raise InvalidActionError(f"model {m.model_id!r} has no AT-43 profile in this game "
-                                 f"(profile {name!r}); merge the rosters first")
+                                 f"(profile {name!r}); merge the rosters first", msg_id="at43.no_profile",
+                                 params={"model": m.model_id, "profile": str(name)})
     return cast(Mapping[str, Any], profiles[name])
 
 
 def _stat(plan: TablePlan, m: Model, key: str, default: Any = None) -> Any:
     value = _profile(plan, m).get(key, default)
     if value is None:
-        raise InvalidActionError(f"profile of model {m.model_id!r} lacks {key!r}")
+        raise InvalidActionError(f"profile of model {m.model_id!r} lacks {key!r}", msg_id="at43.profile_lacks",
+                                 params={"model": m.model_id, "stat": key})
     return value
 
 
@@ -321,7 +329,7 @@ class Group:
         saved = binomial(self.impacts, p_save)
         return saved.bind(lambda s: binomial(self.impacts - s, p_dmg)).map(lambda k: len(self.casualties(k)))
 
-    def roll(self, dice: Dice) -> dict[str, Any]:
+    def roll(self, dice: Dice) -> GroupOutcome:
         """Roll the saves and damage tests of this group; return what they gave."""
         save_dice: tuple[int, ...] = ()
         if self.save is not None and self.impacts:
@@ -336,9 +344,8 @@ class Group:
         else:
             dmg_dice = dice.roll_many(left, 6)
             successes = sum(1 for v in dmg_dice if v >= int(self.damage_needed))
-        return {"unit": self.unit_id, "impacts": self.impacts, "save_dice": list(save_dice), "saved": saved,
-                "damage_dice": list(dmg_dice), "damage_successes": successes,
-                "removed": list(self.casualties(successes)), "points_left": self.points_left(successes)}
+        return GroupOutcome(self.unit_id, self.impacts, save_dice, saved, dmg_dice, successes,
+                            self.casualties(successes), self.points_left(successes))
 
 
 def _p(needed: int | None | str) -> Fraction:
@@ -386,7 +393,8 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     leader = plan.leader_of(firing.unit_id)
     if leader is None:
         raise IllegalActionError(f"unit {firing.unit_id!r} has no leader on the table; AT-43 measures the range "
-                                 f"from the leader ({SRC_TEST}): name one with 'lead {firing.unit_id} MODEL'")
+                                 f"from the leader ({SRC_TEST}): name one with 'lead {firing.unit_id} MODEL'",
+                                 msg_id="at43.no_leader", params={"unit": firing.unit_id})
     carried = sorted({w for m in plan.models_of(firing.unit_id) for w in (m.weapons or ())})
     name = request.get("weapon")
     if name is None:
@@ -397,7 +405,8 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
         name = carried[0]
     if name not in carried:
         raise InvalidActionError(f"unit {firing.unit_id!r} carries no {name!r}; its weapons are: "
-                                 f"{', '.join(carried) or '(none)'}")
+                                 f"{', '.join(carried) or '(none)'}", msg_id="at43.not_carried",
+                                 params={"unit": firing.unit_id, "weapon": str(name), "weapons": carried})
     fired = list(firing.extra.get("salvoes", ()))
     already = sum(1 for s in fired if s.get("weapon") == name)
     copies = max((m.weapons or ()).count(name) for m in plan.models_of(firing.unit_id))
@@ -405,26 +414,35 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
         raise IllegalActionError(
             f"unit {firing.unit_id!r} has already fired its {name} this activation ({already} salvo"
             f"{'es' if already > 1 else ''}; each copy of a weapon fires once, {SRC_NEW_SALVO}); "
-            f"activate the unit again next turn")
+            f"activate the unit again next turn", msg_id="at43.already_fired",
+            params={"unit": firing.unit_id, "weapon": str(name), "salvoes": already})
     return firing, leader, weapon_of(plan, name), already
 
 
-def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge"
-            ) -> tuple[int | None | str, int | None, list[Step]]:
+def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge", *, pair: tuple[str, str] = ("", ""),
+            leaders: bool = False) -> tuple[int | None | str, int | None, list[Step]]:
     band = portee(distance_mm)
     where = "base edge to base edge" if how == "edge" else "centre to centre"
     steps = [Step("range", f"{what}: {fmt_len(distance_mm / MM_PER_CM, 'cm')} ({where}), portée {band} "
-                           f"(bands of 10 cm)", SRC_RANGE, value=band, option=f"measure={how}")]
+                           f"(bands of 10 cm)", SRC_RANGE, value=band, option=f"measure={how}",
+                  msg="at43.range_band_leaders" if leaders else "at43.range_band",
+                  params={"a": pair[0], "b": pair[1], "cm": round(distance_mm / MM_PER_CM, 1), "how": how_msg(how),
+                          "band": band})]
     if weapon.locked_roll is not None:
         steps.append(Step("locked weapon", f"{weapon.name} is a locked weapon: {needed_text(weapon.locked_roll)} "
-                                           f"whatever the range", SRC_TEST, value=weapon.locked_roll))
+                                           f"whatever the range", SRC_TEST, value=weapon.locked_roll,
+                          msg="at43.locked_roll", params={"weapon": weapon.name,
+                                                          "needed": need_msg(weapon.locked_roll)}))
         return weapon.locked_roll, None, steps
     if weapon.precision is None:
-        raise InvalidActionError(f"{weapon.name} has neither a précision nor a locked roll; fix the roster")
+        raise InvalidActionError(f"{weapon.name} has neither a précision nor a locked roll; fix the roster",
+                                 msg_id="at43.no_precision", params={"weapon": weapon.name})
     diff = int(weapon.precision) - band
     needed = at43_roll_needed(diff)
     steps.append(Step("shooting test", f"précision {weapon.precision} - portée {band} = {diff:+d}: "
-                                       f"{needed_text(needed)} on the universal table", SRC_TABLE, value=diff))
+                                       f"{needed_text(needed)} on the universal table", SRC_TABLE, value=diff,
+                      msg="at43.shooting_test", params={"precision": int(weapon.precision), "band": band,
+                                                        "diff": f"{diff:+d}", "needed": need_msg(needed)}))
     return needed, diff, steps
 
 
@@ -452,19 +470,24 @@ def _alert(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     firing = plan.unit(req_str(request, "firing"))
     target = req_str(request, "target")
     if firing.extra.get("attitude") != "alerte":
-        raise IllegalActionError(f"unit {firing.unit_id!r} is not in the État d'alerte attitude ({SRC_ALERT})")
-    active = (plan.state or {}).get("active_unit")
+        raise IllegalActionError(f"unit {firing.unit_id!r} is not in the État d'alerte attitude ({SRC_ALERT})",
+                                 msg_id="at43.alert_not_on_alert", params={"unit": firing.unit_id})
+    active = AT43State.of(plan).active_unit
     if target != active:
         raise IllegalActionError(f"alert fire may only target the unit being activated ({active or 'none'}), "
-                                 f"not {target!r} ({SRC_ALERT})")
+                                 f"not {target!r} ({SRC_ALERT})",
+                                 msg_id="at43.alert_not_active" if active else "at43.alert_none_active",
+                                 params={"active": str(active or ""), "target": target})
     if not req_bool(request, "target_moved", True):
-        raise IllegalActionError(f"{target!r} did not move: alert fire cannot target it ({SRC_ALERT})")
+        raise IllegalActionError(f"{target!r} did not move: alert fire cannot target it ({SRC_ALERT})",
+                                 msg_id="at43.alert_not_moved", params={"target": target})
     plain = {k: v for k, v in request.items() if k != "alert"}
-    firing_now = firing if "salvoes" not in firing.extra else replace(firing, extra=with_extra(firing, salvoes=None).extra)
+    firing_now = (firing if "salvoes" not in firing.extra
+                  else replace(firing, extra=with_extra(firing, salvoes=None).extra))
     res = shoot(plan.with_unit(firing_now), {**plain, "alert_fire": True}, dice)
     steps = (Step("alert fire", f"{firing.unit_id} fires on alert at {target}, at the end of its move; "
                                 f"casualties are removed at once and the unit leaves the État d'alerte",
-                  SRC_ALERT),) + res.steps
+                  SRC_ALERT, msg="at43.alert_fire", params={"unit": firing.unit_id, "target": target}),) + res.steps
     after = res.plan_after
     if after is not None:
         unit = after.unit(firing.unit_id)
@@ -484,7 +507,8 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
     target = plan.unit(req_str(request, "target"))
     if target.side == firing.side:
         raise IllegalActionError(f"{target.unit_id!r} is on the firer's side ({target.side}); "
-                                 f"direct fire targets an enemy unit ({SRC_TARGET})")
+                                 f"direct fire targets an enemy unit ({SRC_TARGET})", msg_id="at43.own_side",
+                                 params={"target": target.unit_id, "side": target.side})
     t_models = plan.models_of(target.unit_id)
     t_leader = plan.leader_of(target.unit_id) or (t_models[0] if t_models else None)
     vehicle = request.get("vehicle")
@@ -492,67 +516,87 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
         chosen = plan.model(str(vehicle))
         if chosen.unit_id != target.unit_id or _stat(plan, chosen, "category") != "vehicle":
             raise InvalidActionError(f"{chosen.model_id!r} is not a vehicle of unit {target.unit_id!r}: only one "
-                                     f"vehicle of a vehicle unit may be targeted alone ({SRC_TARGET})")
+                                     f"vehicle of a vehicle unit may be targeted alone ({SRC_TARGET})",
+                                     msg_id="at43.not_vehicle", params={"model": chosen.model_id,
+                                                                         "unit": target.unit_id})
         t_models, t_leader = (chosen,), chosen
     if t_leader is None:
-        raise IllegalActionError(f"unit {target.unit_id!r} has no model left on the table")
+        raise IllegalActionError(f"unit {target.unit_id!r} has no model left on the table", msg_id="at43.unit_empty",
+                                 params={"unit": target.unit_id})
     geo = Geometry(plan)
     steps = [Step("salvo", f"{firing.unit_id} fires its {weapon.name}"
                            f"{' (second copy)' if copy_index else ''} at unit {target.unit_id}: every model "
-                           f"carrying it fires at once", SRC_SALVO)]
+                           f"carrying it fires at once", SRC_SALVO,
+                  msg="at43.salvo_second" if copy_index else "at43.salvo",
+                  params={"unit": firing.unit_id, "weapon": weapon.name, "target": target.unit_id})]
     fz = geo.fire_zone(firing.unit_id, target.unit_id, [m.model_id for m in t_models] if vehicle else None)
     if vehicle is not None:
         steps.append(Step("target", f"one vehicle targeted alone: {t_leader.model_id}; the fire zone and the range "
-                                    f"are taken from it", SRC_TARGET))
+                                    f"are taken from it", SRC_TARGET, msg="at43.vehicle_alone",
+                          params={"model": t_leader.model_id}))
     armed = _armed(plan, firing, weapon, copy_index)
     in_zone, skipped = [], [f"{mid} ({why})" for mid, why in fz.skipped]
+    skipped_msgs = [msg("at43.skipped", model=mid, why=skip_msg(why)) for mid, why in fz.skipped]
     for mid in fz.caught:
         m = plan.model(mid)
         if plan.unit(m.unit_id).extra.get("attitude") == "genou-en-terre":
             skipped.append(f"{mid} (its unit kneels: Genou en terre)")
+            skipped_msgs.append(msg("at43.skipped", model=mid, why=msg("at43.skip.kneels")))
         else:
             in_zone.append(m)
     no_sight = set(req_list(request, "no_sight"))
     seen_targets = [*in_zone, *t_models]
     firers, blind = [], []
+    blind_msgs = []
     for m in armed:
         if m.model_id in no_sight:
             blind.append(f"{m.model_id} (the players say so)")
+            blind_msgs.append(msg("at43.blind_players", model=m.model_id))
         elif not any(geo.sees(m, t) for t in seen_targets):
-            blind.append(f"{m.model_id} (hidden by {', '.join(geo.blockers(m, seen_targets)) or 'terrain'})")
+            hiding = geo.blockers(m, seen_targets)
+            blind.append(f"{m.model_id} (hidden by {', '.join(hiding) or 'terrain'})")
+            blind_msgs.append(msg("at43.blind_hidden", model=m.model_id, by=hiding or msg("at43.terrain")))
         else:
             firers.append(m)
     if blind:
         steps.append(Step("who can shoot", f"no line of sight to the fire zone or the target: "
-                                           f"{'; '.join(blind)} cannot fire", SRC_TEST, value=len(blind)))
+                                           f"{'; '.join(blind)} cannot fire", SRC_TEST, value=len(blind),
+                          msg="at43.blind", params={"models": blind_msgs}))
     steps.append(Step("firers", f"{len(firers)} model(s) fire: {', '.join(m.model_id for m in firers) or 'none'}",
-                      SRC_TEST, value=len(firers)))
+                      SRC_TEST, value=len(firers), msg="at43.firers",
+                      params={"n": len(firers), "models": ids_or_nobody([m.model_id for m in firers])}))
     distance = geo.distance_mm(leader, t_leader)
     needed, diff, more = _needed(weapon, distance, f"leader {leader.model_id} to leader {t_leader.model_id}",
-                                 geo.how)
+                                 geo.how, pair=(leader.model_id, t_leader.model_id), leaders=True)
     steps += more
     count = weapon.rate * len(firers)
     steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
-                              f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
+                              f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count, msg="at43.dice",
+                      params={"rate": weapon.rate, "firers": len(firers), "count": count,
+                              "rerolls": weapon.rerolls}))
     if needed is None:
-        steps.append(Step("out of range", "automatic failure: the salvo is lost and hits nothing", SRC_TEST))
+        steps.append(Step("out of range", "automatic failure: the salvo is lost and hits nothing", SRC_TEST,
+                          msg="at43.salvo_lost"))
     if weapon.locked_roll is not None and in_zone:
         steps.append(Step("locked weapon", "a locked weapon hits only its target: the fire zone is ignored",
-                          SRC_DIRECT))
+                          SRC_DIRECT, msg="at43.locked_no_zone"))
         in_zone = []
     unseen = [m for m in in_zone if not any(geo.sees(f, m) for f in firers)]
     if unseen:
         skipped += [f"{m.model_id} (no firer sees it)" for m in unseen]
+        skipped_msgs += [msg("at43.skipped", model=m.model_id, why=msg("at43.skip.unseen")) for m in unseen]
         in_zone = [m for m in in_zone if m not in unseen]
     if in_zone:
         steps.append(Step("fire zone", f"caught in the fire zone (convex hull of both units), one impact each "
                                        f"in this order: {', '.join(m.model_id for m in in_zone)}", SRC_ZONE,
-                          value=len(in_zone), option="fire_zone=hull"))
+                          value=len(in_zone), option="fire_zone=hull", msg="at43.zone_caught",
+                          params={"models": [m.model_id for m in in_zone]}))
     else:
         steps.append(Step("fire zone", "nobody else in the fire zone: every impact goes to the target unit",
-                          SRC_ZONE, value=0, option="fire_zone=hull"))
+                          SRC_ZONE, value=0, option="fire_zone=hull", msg="at43.zone_empty"))
     if skipped:
-        steps.append(Step("fire zone", f"ignored in the fire zone: {'; '.join(skipped)}", SRC_DIRECT))
+        steps.append(Step("fire zone", f"ignored in the fire zone: {'; '.join(skipped)}", SRC_DIRECT,
+                          msg="at43.zone_ignored", params={"models": skipped_msgs}))
     cover_for = _cover_decider(plan, request, geo, firing, target, steps)
     groups_for = _allocator(plan, geo, leader, weapon, target, in_zone, cover_for, steps, t_models)
     hits = hit_odds(count, needed, weapon.rerolls)
@@ -574,11 +618,13 @@ def _cover_decider(plan: TablePlan, request: Mapping[str, Any], geo: Geometry, f
         save = COVER_SAVE_ATTITUDE if braced else COVER_SAVE
         if unit.extra.get("attitude") == "a-couvert" and not braced:
             steps.append(Step("cover save", "the \u00ab À couvert ! \u00bb 3+ save never applies against alert fire",
-                              SRC_COVER))
+                              SRC_COVER, msg="at43.braced_not_alert"))
         if unit_id == target.unit_id and override != "auto":
             cache[unit_id] = save if override == "yes" else None
             steps.append(Step("cover", f"the players judge unit {unit_id} {'in' if override == 'yes' else 'not in'} "
-                                       f"cover", SRC_COVER, value=override))
+                                       f"cover", SRC_COVER, value=override,
+                              msg="at43.cover_judged_in" if override == "yes" else "at43.cover_judged_out",
+                              params={"unit": unit_id}))
         else:
             cs = geo.cover(firing.unit_id, unit_id)
             steps.extend(cs["steps"])
@@ -589,11 +635,17 @@ def _cover_decider(plan: TablePlan, request: Mapping[str, Any], geo: Geometry, f
             steps.append(Step("cover", f"unit {unit_id}: {len(sheltered)} of {len(state)} in cover or hidden"
                                        f"{' (' + ', '.join(sheltered) + ')' if sheltered else ''}: "
                                        f"{'saves' if ok else 'no saves (fewer than half)'}", SRC_COVER,
-                              value=len(sheltered)))
+                              value=len(sheltered),
+                              msg="at43.unit_cover_saves" if ok else (
+                                  "at43.unit_cover_no_saves_some" if sheltered else "at43.unit_cover_no_saves"),
+                              params={"unit": unit_id, "n": len(sheltered), "size": len(state),
+                                      "models": sheltered}))
         if cache[unit_id] is not None:
             attitude = " (\u00ab À couvert ! \u00bb attitude)" if cache[unit_id] == COVER_SAVE_ATTITUDE else ""
             steps.append(Step("cover save", f"unit {unit_id} cancels each impact on {cache[unit_id]}+{attitude}",
-                              SRC_COVER, value=cache[unit_id]))
+                              SRC_COVER, value=cache[unit_id],
+                              msg="at43.cover_save_braced" if attitude else "at43.cover_save",
+                              params={"unit": unit_id, "needed": need_msg(cache[unit_id])}))
         return cache[unit_id]
 
     return cover
@@ -617,7 +669,8 @@ def _allocator(plan: TablePlan, geo: Geometry, leader: Model, weapon: Weapon, ta
     hidden = [m for m in t_models if not any(geo.sees(f, m) for f in firers)]
     if hidden:
         steps.append(Step("hidden", f"hidden from every model of {leader.unit_id}, cannot be hit: "
-                                    f"{', '.join(m.model_id for m in hidden)}", SRC_COVER))
+                                    f"{', '.join(m.model_id for m in hidden)}", SRC_COVER, msg="at43.hidden_targets",
+                          params={"unit": leader.unit_id, "models": [m.model_id for m in hidden]}))
     removable = [m for m in t_models if m not in hidden]
     explained: set[str] = set()
 
@@ -629,7 +682,10 @@ def _allocator(plan: TablePlan, geo: Geometry, leader: Model, weapon: Weapon, ta
         steps.append(Step("damage test", f"pénétration {weapon.penetration} - protection "
                                          f"{_stat(plan, m, 'protection')} ({m.profile}) = {diff:+d}: "
                                          f"{needed_text(needed)}; each success deals {weapon.damage} point(s)",
-                          SRC_DAMAGE, value=diff))
+                          SRC_DAMAGE, value=diff, msg="at43.damage_test",
+                          params={"penetration": weapon.penetration, "protection": int(_stat(plan, m, "protection")),
+                                  "profile": str(m.profile), "diff": f"{diff:+d}", "needed": need_msg(needed),
+                                  "damage": weapon.damage}))
 
     def groups(hits: int) -> list[Group]:
         out: list[Group] = []
@@ -684,20 +740,17 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
     if dice is None:
         return Resolution(RULESET, action, tuple(steps), needed_map, odds)
     rolled = roll_hits(dice, count, needed, weapon.rerolls)
-    result: dict[str, Any] = {"hits": rolled["successes"], "misses": rolled["failures"],
-                              "shooting_dice": rolled["rounds"]}
+    template: TemplateOutcome | None = None
     if deviation is not None:
         groups, template = deviation["roll"](dice, rolled)
-        result["template"] = template
     else:
         groups = groups_for(rolled["successes"])
-    outcomes = [g.roll(dice) for g in groups]
-    result["groups"] = outcomes
-    removed = [mid for o in outcomes for mid in o["removed"]]
-    result["removed"] = removed
+    outcomes = tuple(g.roll(dice) for g in groups)
+    removed = [mid for o in outcomes for mid in o.removed]
+    thrown: list[str] | None = None
     after = plan
     for o in outcomes:
-        for mid, left in o["points_left"].items():
+        for mid, left in o.points_left.items():
             m = after.model(mid)
             lost = int(_stat(after, m, "structure", 1)) - left
             if lost != int(m.extra.get("damage_taken", 0)):
@@ -711,8 +764,8 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
                     thrown.append(m.model_id)
         if thrown:
             steps.append(Step("thrown prone", f"infantry hit by indirect fire and still standing lie down: "
-                                              f"{', '.join(thrown)}", SRC_INDIRECT))
-        result["prone"] = thrown
+                                              f"{', '.join(thrown)}", SRC_INDIRECT, msg="at43.thrown_prone",
+                              params={"models": thrown}))
     for mid in removed:
         after = remove_model(after, mid)
     if record:
@@ -720,8 +773,11 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
         salvoes.append({"weapon": weapon.name, "target": target_id})
         after = after.with_unit(with_extra(after.unit(firing.unit_id), salvoes=salvoes))
     steps.append(Step("result", f"{rolled['successes']} success(es); removed: {', '.join(removed) or 'nobody'}",
-                      SRC_DAMAGE, value=len(removed)))
-    return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result, after)
+                      SRC_DAMAGE, value=len(removed), msg="at43.result",
+                      params={"successes": rolled["successes"], "removed": ids_or_nobody(removed)}))
+    result = SalvoResult(rolled["successes"], rolled["failures"], tuple(tuple(r) for r in rolled["rounds"]),
+                         outcomes, tuple(removed), template, None if thrown is None else tuple(thrown))
+    return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result.to_json(), after)
 
 
 # -- indirect fire ------------------------------------------------------------------------------------
@@ -732,7 +788,8 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
               record: bool = True) -> Resolution:
     target_id = req_str(request, "target")
     if weapon.area_cm is None:
-        raise InvalidActionError(f"{weapon.name} has no aire d'effet: it cannot fire indirect; fix the roster")
+        raise InvalidActionError(f"{weapon.name} has no aire d'effet: it cannot fire indirect; fix the roster",
+                                 msg_id="at43.no_area", params={"weapon": weapon.name})
     area_cm: float = weapon.area_cm
     steps: list[Step] = []
     try:
@@ -741,31 +798,39 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         unit = plan.unit(target_id)
         aim = plan.leader_of(unit.unit_id) or plan.models_of(unit.unit_id)[0]
         steps.append(Step("target", f"indirect fire targets one model: {aim.model_id}, leader of {target_id}",
-                          SRC_TARGET))
+                          SRC_TARGET, msg="at43.indirect_target", params={"model": aim.model_id, "unit": target_id}))
     geo = Geometry(plan)
     firers = _armed(plan, firing, weapon, copy_index)
     steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
                                   f"{fmt_len(area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
-                                  f"no sight needed for each firer", SRC_INDIRECT))
+                                  f"no sight needed for each firer", SRC_INDIRECT, msg="at43.indirect_salvo",
+                         params={"unit": firing.unit_id, "weapon": weapon.name, "area": area_cm,
+                                 "model": aim.model_id}))
     seers = [m for m in (plan.models_of(firing.unit_id) if dice_count is None else [leader]) if geo.sees(m, aim)]
     if not seers:
         raise IllegalActionError(f"no model of {firing.unit_id!r} sees {aim.model_id!r}; indirect fire needs "
-                                 f"at least one ({SRC_TARGET})")
+                                 f"at least one ({SRC_TARGET})", msg_id="at43.indirect_unseen",
+                                 params={"unit": firing.unit_id, "model": aim.model_id})
     needed, diff, more = _needed(weapon, geo.distance_mm(leader, aim), f"{leader.model_id} to {aim.model_id}",
-                                 geo.how)
+                                 geo.how, pair=(leader.model_id, aim.model_id))
     steps += more
     if dice_count is None:
         count = weapon.rate * len(firers)
         steps.append(Step("dice", f"cadence {weapon.rate} x {len(firers)} firer(s) = {count} dice, failures "
-                                  f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count))
+                                  f"re-rolled {weapon.rerolls} time(s)", SRC_TEST, value=count, msg="at43.dice",
+                          params={"rate": weapon.rate, "firers": len(firers), "count": count,
+                                  "rerolls": weapon.rerolls}))
     else:
         count = dice_count
-        steps.append(Step("dice", f"{count} dice", SRC_ARTILLERY, value=count))
+        steps.append(Step("dice", f"{count} dice", SRC_ARTILLERY, value=count, msg="at43.dice_count",
+                          params={"count": count}))
     steps.append(Step("template", f"radius = aire {fmt_len(area_cm, 'cm')} x successes (the aire when "
                                   f"none), at most 10 cm and then two impacts; 1 cm of deviation per failure; "
-                                  f"no cover against it", SRC_INDIRECT))
+                                  f"no cover against it", SRC_INDIRECT, msg="at43.template_rule",
+                          params={"area": area_cm}))
     if needed is None:
-        steps.append(Step("out of range", "automatic failure: the shot is lost and hits nothing", SRC_INDIRECT))
+        steps.append(Step("out of range", "automatic failure: the shot is lost and hits nothing", SRC_INDIRECT,
+                          msg="at43.shot_lost"))
     explained: set[str] = set()
 
     def groups_at(centre: tuple[float, float], successes: int) -> list[Group]:
@@ -782,7 +847,11 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
                 explained.add(m.profile or "")
                 steps.append(Step("damage test", f"pénétration {weapon.penetration} - protection "
                                                  f"{_stat(plan, m, 'protection')} ({m.profile}) = {d:+d}: "
-                                                 f"{needed_text(nd)}", SRC_DAMAGE, value=d))
+                                                 f"{needed_text(nd)}", SRC_DAMAGE, value=d,
+                                  msg="at43.damage_test_indirect",
+                                  params={"penetration": weapon.penetration,
+                                          "protection": int(_stat(plan, m, "protection")), "profile": str(m.profile),
+                                          "diff": f"{d:+d}", "needed": need_msg(nd)}))
             out.append(Group(m.unit_id, (m,), impacts, None, nd, weapon.damage, (_structure_left(plan, m),)))
         return out
 
@@ -803,7 +872,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
             return die(6).bind(lambda d: _sum(groups_at(centre_after(s, d), s)))
         return hits.bind(after_hits)
 
-    def roll(d: Dice, rolled: Mapping[str, Any]) -> tuple[list[Group], dict[str, Any]]:
+    def roll(d: Dice, rolled: Mapping[str, Any]) -> tuple[list[Group], TemplateOutcome]:
         s = rolled["successes"]
         direction = None
         if needed is not None and needed != AUTO_SUCCESS and rolled["failures"] > 0:
@@ -811,17 +880,21 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
         centre = centre_after(s, direction)
         radius = template_radius_cm(area_cm, s)
         groups = groups_at(centre, s)
-        info = {"centre_mm": [round(centre[0], 3), round(centre[1], 3)], "radius_cm": radius,
-                "deviation_direction": direction, "deviation_cm": (rolled["failures"] if direction else 0),
-                "impacts_each": 2 if (area_cm * s if s else area_cm) > TEMPLATE_CAP_CM else 1,
-                "under": [g.models[0].model_id for g in groups]}
+        info = TemplateOutcome((round(centre[0], 3), round(centre[1], 3)), radius, direction,
+                               rolled["failures"] if direction else 0,
+                               2 if (area_cm * s if s else area_cm) > TEMPLATE_CAP_CM else 1,
+                               tuple(g.models[0].model_id for g in groups))
         if needed is not None:
             steps.append(Step("template", f"{s} success(es): radius {fmt_len(radius, 'cm')}"
-                                          f"{', two impacts each' if info['impacts_each'] == 2 else ''}; "
+                                          f"{', two impacts each' if info.impacts_each == 2 else ''}; "
                                           + (f"deviates {rolled['failures']} cm in direction {direction}"
                                              if direction else "stays on the target")
-                                          + f"; under it: {', '.join(cast(list[str], info['under'])) or 'nobody'}",
-                              SRC_INDIRECT, value=radius, option="deviation=toward-firer"))
+                                          + f"; under it: {', '.join(info.under) or 'nobody'}",
+                              SRC_INDIRECT, value=radius, option="deviation=toward-firer",
+                              msg=("at43.template_two" if info.impacts_each == 2 else "at43.template_one")
+                              + ("_moved" if direction else ""),
+                              params={"successes": s, "radius": radius, "cm": rolled["failures"],
+                                      "direction": direction or 0, "under": ids_or_nobody(info.under)}))
         return groups, info
 
     return _finish(plan, action, steps, dice, count, needed, weapon, hits, lambda h: [], firing, aim.model_id,
@@ -848,12 +921,10 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     carried = sorted({w for m in plan.models_of(unit.unit_id) for w in (m.weapons or ())})
     steps = [Step("activation", f"unit {unit.unit_id} is activated: it may fire a salvo with each of "
                                 f"{', '.join(carried) or '(no weapon)'}, one weapon after the other, each at a "
-                                f"target of its choice", SRC_NEW_SALVO)]
-    after = plan.with_unit(with_extra(unit, salvoes=None))
-    state = dict(thaw(plan.state or {}))
-    state["active_unit"] = unit.unit_id
-    after = after.with_state(state)
-    return Resolution(RULESET, "activate", tuple(steps), result={"active_unit": unit.unit_id}, plan_after=after)
+                                f"target of its choice", SRC_NEW_SALVO, msg="at43.activated",
+                  params={"unit": unit.unit_id, "weapons": carried or msg("at43.no_weapon")})]
+    after = AT43State.of(plan).with_(active_unit=unit.unit_id).on(plan.with_unit(with_extra(unit, salvoes=None)))
+    return Resolution(RULESET, "activate", tuple(steps), result=Activated(unit.unit_id).to_json(), plan_after=after)
 
 
 def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -866,11 +937,13 @@ def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     m = plan.model(req_str(request, "model"))
     if m.unit_id != unit.unit_id:
         raise InvalidActionError(f"{m.model_id!r} is not a model of unit {unit.unit_id!r}; its models are: "
-                                 f"{', '.join(x.model_id for x in plan.models_of(unit.unit_id))}")
+                                 f"{', '.join(x.model_id for x in plan.models_of(unit.unit_id))}",
+                                 msg_id="at43.not_of_unit", params={"model": m.model_id, "unit": unit.unit_id})
     steps = [Step("leader", f"{m.model_id} now leads {unit.unit_id}: its ranges are measured from it "
-                            f"(the players' choice)", SRC_TEST)]
+                            f"(the players' choice)", SRC_TEST, msg="at43.new_leader",
+                  params={"model": m.model_id, "unit": unit.unit_id})]
     after = plan.with_unit(replace(unit, leader=m.model_id))
-    return Resolution(RULESET, "lead", tuple(steps), result={"leader": m.model_id}, plan_after=after)
+    return Resolution(RULESET, "lead", tuple(steps), result=NewLeader(m.model_id).to_json(), plan_after=after)
 
 
 SRC_ARTILLERY = "AT-43, Tirs: Frappes d'artillerie"
@@ -888,49 +961,52 @@ def artillery(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     unit = plan.unit(observer.unit_id)
     if unit.leader != observer.model_id and (observer.role or "") not in ("officer", "leader"):
         raise IllegalActionError(f"{observer.model_id} is neither an officer nor a leader: it cannot call "
-                                 f"an artillery strike ({SRC_ARTILLERY})")
-    state = dict(thaw(plan.state or {}))
-    turn = int(state.get("turn", 1))
-    if turn in state.get("artillery_turns", []):
-        raise IllegalActionError(f"an artillery strike has already been called this turn ({SRC_ARTILLERY})")
+                                 f"an artillery strike ({SRC_ARTILLERY})", msg_id="at43.art_not_officer",
+                                 params={"model": observer.model_id})
+    state = AT43State.of(plan)
+    turn = state.turn
+    if turn in state.artillery_turns:
+        raise IllegalActionError(f"an artillery strike has already been called this turn ({SRC_ARTILLERY})",
+                                 msg_id="at43.art_once")
     roll = req_int(request, "roll")
     if not 2 <= roll <= 6:
-        raise InvalidActionError(f"roll must be the fixed result needed, 2 to 6; got {roll}")
+        raise InvalidActionError(f"roll must be the fixed result needed, 2 to 6; got {roll}", msg_id="at43.art_roll",
+                                 params={"roll": roll})
     try:
         area = float(request["area_cm"])
     except (KeyError, TypeError, ValueError):
-        raise InvalidActionError("an artillery strike needs area_cm, the aire d'effet the mission gives") from None
+        raise InvalidActionError("an artillery strike needs area_cm, the aire d'effet the mission gives",
+                                 msg_id="at43.art_area") from None
     weapon = Weapon("artillery strike", None, 1, 0, req_int(request, "penetration"), req_int(request, "damage", 1),
                     area, roll)
     count = req_int(request, "dice", 1, minimum=1)
     res = _indirect(plan, request, dice, unit, observer, weapon, 0, dice_count=count, action="artillery",
                     record=False)
     steps = (Step("artillery", f"{observer.model_id} calls a strike on a model it sees: {ARTILLERY_PC} PC, once "
-                               f"per turn; fixed roll {needed_text(roll)} whatever the range", SRC_ARTILLERY),
+                               f"per turn; fixed roll {needed_text(roll)} whatever the range", SRC_ARTILLERY,
+                 msg="at43.art_call", params={"model": observer.model_id, "pc": ARTILLERY_PC,
+                                              "needed": need_msg(roll)}),
              ) + res.steps
     after = res.plan_after
     if after is not None:
-        state = dict(thaw(after.state or {}))
-        state["artillery_turns"] = [*state.get("artillery_turns", []), turn]
-        spent = dict(state.get("command_points_spent", {}))
-        spent[unit.side] = int(spent.get(unit.side, 0)) + ARTILLERY_PC
-        state["command_points_spent"] = spent
-        after = after.with_state(state)
+        now = AT43State.of(after)
+        spent = {**now.command_points_spent, unit.side: now.command_points_spent.get(unit.side, 0) + ARTILLERY_PC}
+        after = now.with_(artillery_turns=(*now.artillery_turns, turn), command_points_spent=spent).on(after)
     return replace(res, steps=steps, plan_after=after)
 
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """End the game turn: every unit may fire all its weapons again at its next activation."""
-    state = dict(thaw(plan.state or {}))
-    state["turn"] = int(state.get("turn", 1)) + 1
-    state.pop("active_unit", None)
-    after = plan.with_state(state)
+    state = AT43State.of(plan)
+    state = state.with_(turn=state.turn + 1, active_unit=None)
+    after = state.on(plan)
     for unit in plan.units:
         if "salvoes" in unit.extra:
             after = after.with_unit(with_extra(after.unit(unit.unit_id), salvoes=None))
-    steps = [Step("turn", f"turn {state['turn']} begins", SRC_NEW_SALVO, value=state["turn"])]
-    return Resolution(RULESET, "end-turn", tuple(steps), result={"turn": state["turn"]}, plan_after=after)
+    steps = [Step("turn", f"turn {state.turn} begins", SRC_NEW_SALVO, value=state.turn, msg="at43.turn",
+                  params={"turn": state.turn})]
+    return Resolution(RULESET, "end-turn", tuple(steps), result=TurnBegun(state.turn).to_json(), plan_after=after)
 
 
-ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead, "artillery": artillery,
-                              "end-turn": end_turn})
+ACTIONS: Mapping[str, Action] = MappingProxyType({"shoot": shoot, "activate": activate, "lead": lead,
+                                                  "artillery": artillery, "end-turn": end_turn})

@@ -33,10 +33,11 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from rules.errors import InvalidActionError
-from rules.explain import Step, explanation_json
+from rules.explain import Step, explanation_json, msg
 from rules.measure import model_distance_mm
 from rules.ontable import placed_only
 from rules.plan import Model, TablePlan
+from rules.rulesets.at43.words import ids_or_nobody
 
 
 def _size(plan: TablePlan, m: Model) -> float | None:
@@ -199,7 +200,8 @@ class FireZone:
         return {"firing_unit": self.firing_unit, "target_unit": self.target_unit,
                 "zone_mm": [list(map(lambda v: round(v, 2), c)) for c in self.zone.exterior.coords],
                 "caught": list(self.caught),
-                "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)} for mid in self.caught],
+                "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)}
+                                 for mid in self.caught],
                 "skipped": [{"model": mid, "reason": r} for mid, r in self.skipped],
                 "explanation": explanation_json(self.steps)}
 
@@ -219,7 +221,8 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
     ``target_models`` narrows the target to some models (a single vehicle targeted).
     """
     if firing_unit == target_unit:
-        raise InvalidActionError("a unit cannot fire at itself; name two different units")
+        raise InvalidActionError("a unit cannot fire at itself; name two different units", msg_id="at43.two_units",
+                                 params={"question": "firezone"})
     firers = plan.models_of(firing_unit)
     targets = plan.models_of(target_unit)
     if target_models is not None:
@@ -227,7 +230,8 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
         targets = tuple(m for m in targets if m.model_id in chosen)
     for uid, ms in ((firing_unit, firers), (target_unit, targets)):
         if not ms:
-            raise InvalidActionError(f"unit {uid!r} has no model on the table")
+            raise InvalidActionError(f"unit {uid!r} has no model on the table", msg_id="at43.unit_empty",
+                                     params={"unit": uid})
     # AT-43, 2/ Détermination de la zone de feu: the exact hull of the round bases (tangent lines
     # and arcs); a base is caught when it reaches more than HULL_TOLERANCE_MM into it.
     hull = CircleHull.of(list(firers) + list(targets))
@@ -260,15 +264,29 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
         Step("fire zone", f"the area between the lines joining the extremities of {firing_unit} and "
              f"{target_unit} (convex hull of both units' bases, built exactly from tangent lines between the "
              f"round bases and arcs of them; a base is caught when it reaches more than {HULL_TOLERANCE_MM} mm "
-             "into it)", source, option="fire_zone=hull"),
+             "into it)", source, option="fire_zone=hull", msg="at43.fire_zone_hull",
+             params={"firing": firing_unit, "target": target_unit, "tolerance": HULL_TOLERANCE_MM}),
         Step("caught", f"{len(order) + len(skipped)} model(s) of other units stand even partly in it", source,
-             value=len(order) + len(skipped)),
+             value=len(order) + len(skipped), msg="at43.caught_count", params={"n": len(order) + len(skipped)}),
         Step("impact order", "impacts go first to the models caught, nearest to the firing leader "
              f"{leader.model_id} first: {', '.join(order) if order else 'none'}",
-             "AT-43, Tir direct : qui est touché ?", value=list(order)),
-        *(Step("skipped", f"{mid}: {why}", "AT-43, Tir direct : qui est touché ?") for mid, why in skipped),
+             "AT-43, Tir direct : qui est touché ?", value=list(order), msg="at43.impact_order",
+             params={"leader": leader.model_id, "models": ids_or_nobody(order)}),
+        *(Step("skipped", f"{mid}: {why}", "AT-43, Tir direct : qui est touché ?", msg="at43.skipped",
+               params={"model": mid, "why": skip_msg(why)}) for mid, why in skipped),
     )
     return FireZone(firing_unit, target_unit, zone, order, tuple(skipped), dist, steps)
+
+
+def skip_msg(why: str) -> Mapping[str, Any]:
+    """Why a model in the fire zone takes no impact, as a message (prone, kneeling, too small, unseen)."""
+    if why.startswith("prone"):
+        return msg("at43.skip.prone")
+    if why.startswith("size"):
+        return msg("at43.skip.size", size=float(why.split()[1]))
+    if why.startswith("its unit kneels"):
+        return msg("at43.skip.kneels")
+    return msg("at43.skip.unseen")
 
 
 def sweep_beyond(obstacle: BaseGeometry, direction: tuple[float, float], length_mm: float) -> BaseGeometry:
@@ -298,8 +316,11 @@ def _sweep_parts(g: BaseGeometry, ux: float, uy: float, length_mm: float) -> Bas
     return shapely.union_all(parts)
 
 
-def at43_template_radius_cm(area_cm: float, successes: int, failures: int) -> tuple[float, int, list[str]]:
+def at43_template_radius_cm(area_cm: float, successes: int, failures: int
+                            ) -> tuple[float, int, list[tuple[str, str, dict[str, Any]]]]:
     """Return (radius in cm, impacts per model, reasons) of an AT-43 indirect-fire template.
+
+    Each reason is its English text, its message id and the message's parameters.
 
     All shots failed: the radius is the area of effect; otherwise area × successes,
     capped at 10 cm, and models under a capped template take two impacts
@@ -314,11 +335,16 @@ def at43_template_radius_cm(area_cm: float, successes: int, failures: int) -> tu
     """
     if area_cm <= 0 or successes < 0 or failures < 0 or successes + failures == 0:
         raise InvalidActionError("an indirect shot needs an area of effect above 0 and at least one die "
-                                 f"(got area {area_cm}, {successes} successes, {failures} failures)")
+                                 f"(got area {area_cm}, {successes} successes, {failures} failures)",
+                                 msg_id="at43.indirect_bad",
+                                 params={"area": area_cm, "successes": successes, "failures": failures})
     if successes == 0:
-        return float(area_cm), 1, [f"every shot failed: the radius is the area of effect, {area_cm:g} cm"]
+        return float(area_cm), 1, [(f"every shot failed: the radius is the area of effect, {area_cm:g} cm",
+                                    "at43.radius_all_failed", {"area": area_cm})]
     raw = area_cm * successes
     if raw > 10:
-        return 10.0, 2, [f"{area_cm:g} cm x {successes} successes = {raw:g} cm, over 10 cm: "
-                         "the radius stays 10 cm and each model takes two impacts"]
-    return float(raw), 1, [f"{area_cm:g} cm x {successes} successes = {raw:g} cm"]
+        return 10.0, 2, [(f"{area_cm:g} cm x {successes} successes = {raw:g} cm, over 10 cm: "
+                          "the radius stays 10 cm and each model takes two impacts", "at43.radius_capped",
+                          {"area": area_cm, "successes": successes, "raw": raw})]
+    return float(raw), 1, [(f"{area_cm:g} cm x {successes} successes = {raw:g} cm", "at43.radius",
+                            {"area": area_cm, "successes": successes, "raw": raw})]

@@ -55,9 +55,11 @@ def shoot_melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) 
     for u in melee:
         plan.unit(u)
     if not melee:
-        raise IllegalActionError(f"{target} is not engaged (no enemy base in contact): use the shoot action")
+        raise IllegalActionError(f"{target} is not engaged (no enemy base in contact): use the shoot action",
+                                 msg_id="at43.melee_not_engaged", params={"target": target})
     if firing in melee or firing == target:
-        raise IllegalActionError(f"{firing} is in the melee it would fire at")
+        raise IllegalActionError(f"{firing} is in the melee it would fire at", msg_id="at43.melee_own",
+                                 params={"unit": firing})
     moved: dict[str, Model] = {m.model_id: m for m in plan.models if m.unit_id in melee}
     units = {u.unit_id: u for u in plan.units}
     view_models = tuple(dataclasses.replace(m, unit_id=target, profile=m.profile or units[m.unit_id].profile)
@@ -66,7 +68,8 @@ def shoot_melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) 
     inner = {k: v for k, v in request.items() if k != "melee"}
     res = shoot(view, inner, dice)
     step = Step("engaged", f"{target} is engaged with {', '.join(melee)}: the whole melee is the target, as one unit "
-                f"({len(moved)} more combatant(s), friend or foe); range still to {target}'s leader", SRC_MELEE)
+                f"({len(moved)} more combatant(s), friend or foe); range still to {target}'s leader", SRC_MELEE,
+                msg="at43.melee", params={"target": target, "units": list(melee), "n": len(moved)})
     after = res.plan_after
     if after is not None:
         back = tuple(dataclasses.replace(m, unit_id=moved[m.model_id].unit_id, profile=moved[m.model_id].profile)

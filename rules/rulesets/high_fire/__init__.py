@@ -79,7 +79,8 @@ def _in_cohesion_models(self: "HighFire", plan: TablePlan, unit_id: str, opts: M
 def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> dict[str, Any]:
     """High Fire line of fire: at least half the firers in cohesion see at least half the targets in cohesion."""
     if a == b:
-        raise InvalidActionError("los: name two different units")
+        raise InvalidActionError("los: name two different units", msg_id="high_fire.two_units",
+                                 params={"question": "los"})
     firers = _in_cohesion_models(self, plan, a, opts)
     targets = _in_cohesion_models(self, plan, b, opts)
     sees: dict[str, list[str]] = {}
@@ -90,12 +91,14 @@ def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: 
     ok = bool(firers) and 2 * len(counting) >= len(firers)
     centre_d = unit_centre_distance_mm(plan, a, b)
     steps = [Step("line of fire", "sight is judged for the unit: at least half of the firers in cohesion must each see "
-                  "at least half of the targets in cohesion", SRC_FIRE),
+                  "at least half of the targets in cohesion", SRC_FIRE, msg="high_fire.line_of_fire_rule"),
              Step("counting", f"{len(counting)} of {len(firers)} firers in cohesion see at least {half_t} of the "
-                  f"{len(targets)} targets in cohesion", SRC_FIRE, value=len(counting)),
+                  f"{len(targets)} targets in cohesion", SRC_FIRE, value=len(counting), msg="high_fire.counting",
+                  params={"n": len(counting), "firers": len(firers), "half": half_t, "targets": len(targets)}),
              Step("unit centres", f"measured roughly centre of unit to centre of unit: {self.fmt(centre_d)}", SRC_FIRE,
-                  value=round(centre_d, 2)),
-             Step("line of fire", f"{a} {'has' if ok else 'has no'} line of fire on {b}", SRC_FIRE, value=ok)]
+                  value=round(centre_d, 2), msg="high_fire.unit_centres", params={"inches": _in(centre_d)}),
+             Step("line of fire", f"{a} {'has' if ok else 'has no'} line of fire on {b}", SRC_FIRE, value=ok,
+                  msg="high_fire.line_of_fire" if ok else "high_fire.no_line_of_fire", params={"a": a, "b": b})]
     return {"firing_unit": a, "target_unit": b, "visible": ok, "firers_in_cohesion": firers,
             "targets_in_cohesion": targets, "sees": sees, "counting": counting,
             "centre_distance": length_json(self, centre_d, opts),
@@ -103,14 +106,20 @@ def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: 
                       f"see at least half of the targets)", "steps": steps}
 
 
+def _in(mm: float) -> float:
+    """A length in inches rounded as the steps show it (the edges write the decimal mark)."""
+    return round(mm / 25.4, 2)
+
+
 def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
     """range FIRING_UNIT TARGET_UNIT [--weapon-range INCHES]: unit centre to unit centre."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags={"weapon-range": "number"})
     d = unit_centre_distance_mm(plan, v["FIRING_UNIT"], v["TARGET_UNIT"])
     steps = [Step("range", f"centre of {v['FIRING_UNIT']} to centre of {v['TARGET_UNIT']}: {self.fmt(d)}", SRC_FIRE,
-                  value=round(d, 2)),
+                  value=round(d, 2), msg="high_fire.range_centres",
+                  params={"a": v["FIRING_UNIT"], "b": v["TARGET_UNIT"], "inches": _in(d)}),
              Step("modifiers", "range modifiers and weapon ranges are in the reference booklet, not in these rules",
-                  SRC_MOD)]
+                  SRC_MOD, msg="high_fire.booklet_ranges")]
     out: dict[str, Any] = {"distance": length_json(self, d, opts)}
     answer = f"{self.fmt(d)} between the unit centres"
     if "weapon-range" in v:
@@ -118,7 +127,8 @@ def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
         inside = d <= wr + 1e-6
         out["in_range"] = inside
         steps.append(Step("in range", f"weapon range {v['weapon-range']:g}\": {'in' if inside else 'out of'} range",
-                          SRC_FIRE, value=inside))
+                          SRC_FIRE, value=inside, msg="high_fire.in_range" if inside else "high_fire.out_of_range",
+                          params={"range": float(v["weapon-range"])}))
         answer += f": {'in' if inside else 'out of'} range"
     out.update(answer=answer, steps=steps)
     return out
@@ -129,7 +139,7 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
     firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
     if not firers or not targets:
-        raise InvalidActionError("cover: both units need models on the table")
+        raise InvalidActionError("cover: both units need models on the table", msg_id="high_fire.cover_needs_models")
     how = self.measure_how(opts)
     affected: dict[str, list[str]] = {}
     for t in targets:
@@ -141,10 +151,13 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
         affected[t.model_id] = sorted(set(reasons))
     hit = [k for k, r in affected.items() if r]
     applies = 2 * len(hit) >= len(targets)
-    steps = [Step("affected", f"{k}: in or behind {', '.join(r)}", SRC_MOD) for k, r in affected.items() if r]
+    steps = [Step("affected", f"{k}: in or behind {', '.join(r)}", SRC_MOD, msg="high_fire.affected",
+                  params={"model": k, "pieces": r}) for k, r in affected.items() if r]
     steps.append(Step("half the unit", f"{len(hit)} of {len(targets)} models are in or behind terrain: the cover "
                       f"modifier {'applies' if applies else 'does not apply'} (at least half must be affected); "
-                      "its value is in the reference booklet", SRC_MOD, value=applies))
+                      "its value is in the reference booklet", SRC_MOD, value=applies,
+                      msg="high_fire.cover_applies" if applies else "high_fire.cover_does_not_apply",
+                      params={"n": len(hit), "size": len(targets)}))
     return {"affected": affected, "count": len(hit), "unit_size": len(targets), "modifier_applies": applies,
             "answer": f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
                       f"{'applies' if applies else 'does not apply'}", "steps": steps}
@@ -168,11 +181,14 @@ def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[s
             continue
         c = closest_models(mine, plan.models_of(other.unit_id), how="edge")
         if c.distance_mm < self.ENEMY_GAP_MM - 1e-6:
-            close.append({"unit": other.unit_id, "model": c.a_id, "enemy": c.b_id, "distance_mm": round(c.distance_mm, 2)})
+            close.append({"unit": other.unit_id, "model": c.a_id, "enemy": c.b_id,
+                          "distance_mm": round(c.distance_mm, 2)})
     ok = not close or bool(v.get("assault"))
     steps = [Step("1\" from the enemy", f"{len(close)} enemy unit(s) closer than 1\" to {unit.unit_id}"
                   + ("; allowed: the unit is assaulting" if close and v.get("assault") else "")
-                  + ("; not allowed unless assaulting" if close and not v.get("assault") else ""), SRC_MOVE, value=ok)]
+                  + ("; not allowed unless assaulting" if close and not v.get("assault") else ""), SRC_MOVE, value=ok,
+                  msg=("high_fire.proximity_assault" if v.get("assault") else "high_fire.proximity_refused")
+                  if close else "high_fire.proximity_none", params={"n": len(close), "unit": unit.unit_id})]
     return {"unit": unit.unit_id, "too_close": close, "allowed": ok,
             "answer": ("no enemy within 1\"" if not close else
                        f"{len(close)} enemy unit(s) within 1\": {'allowed (assault)' if ok else 'not allowed'}"),
@@ -184,24 +200,33 @@ def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, A
     v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"action": "text"})
     action = v.get("action", "tactical")
     if action not in ACTIONS_IN:
-        raise InvalidActionError(f"move: --action must be one of {', '.join(ACTIONS_IN)}, got {action!r}")
+        raise InvalidActionError(f"move: --action must be one of {', '.join(ACTIONS_IN)}, got {action!r}",
+                                 msg_id="high_fire.unknown_action",
+                                 params={"action": str(action), "actions": list(ACTIONS_IN)})
     m = plan.model(v["MODEL"])
     end = table_point(args, v, plan, "X_MM", "Y_MM")
     prof = path_profile(m.position_mm, end, plan.terrain, lambda p: self.kind_of(p).movement)
     allowance = self.from_unit(ACTIONS_IN[action])
     problems: list[str] = []
+    problem_msgs: list[tuple[str, dict[str, Any]]] = []
     if prof.length_mm > allowance + 1e-6:
         problems.append(f"{self.fmt(prof.length_mm)} is more than {ACTIONS_IN[action]:g}\"")
+        problem_msgs.append(("high_fire.move_too_far", {"path": _in(prof.length_mm), "allowance": ACTIONS_IN[action]}))
     touched = [p.terrain_id for p in plan.terrain if _segment_meets(m.position_mm, end, p)]
     if action == "fast" and touched:
         problems.append(f"a fast move is impossible in difficult terrain ({', '.join(touched)})")
+        problem_msgs.append(("high_fire.fast_in_difficult", {"pieces": touched}))
     if action == "jump" and prof.end_in:
         problems.append(f"a jump must land on open ground, not in {', '.join(prof.end_in)}")
+        problem_msgs.append(("high_fire.jump_landing", {"pieces": list(prof.end_in)}))
     steps = [Step("action", f"{ACTION_NAMES_FR[action]}: up to {ACTIONS_IN[action]:g}\"", SRC_ACTIONS,
-                  value=ACTIONS_IN[action]),
+                  value=ACTIONS_IN[action], msg="high_fire.action_allowance",
+                  params={"action": ACTION_NAMES_FR[action], "inches": ACTIONS_IN[action]}),
              Step("path", f"straight path of {self.fmt(prof.length_mm)}"
-                  + (f" through {', '.join(touched)}" if touched else ""), SRC_MOVE, value=round(prof.length_mm, 2))]
-    steps += [Step("not allowed", p, SRC_MOVE) for p in problems]
+                  + (f" through {', '.join(touched)}" if touched else ""), SRC_MOVE, value=round(prof.length_mm, 2),
+                  msg="high_fire.path_through" if touched else "high_fire.path",
+                  params={"inches": _in(prof.length_mm), "pieces": touched})]
+    steps += [Step("not allowed", p, SRC_MOVE, msg=pm, params=pp) for p, (pm, pp) in zip(problems, problem_msgs)]
     return {"model": m.model_id, "action": action, "allowance": length_json(self, allowance, opts),
             "path": length_json(self, prof.length_mm, opts), "terrain": touched, "allowed": not problems,
             "problems": problems, "answer": "allowed" if not problems else "not allowed: " + "; ".join(problems),

@@ -15,6 +15,7 @@ from rules.explain import Step
 from rules.plan import TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.high_fire.actions import OUT, RULESET, _alive, _letter_dist, _profile, _src, tables_for
+from rules.rulesets.high_fire.results import QualityRoll
 from rules.rulesets.kit import req_int, req_list, req_str
 from rules.rulesets.params import Param
 
@@ -29,7 +30,8 @@ def quality(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
     model_id = req_str(request, "model", default=None)
     unit_id = req_str(request, "unit", default=None)
     if (model_id is None) == (unit_id is None):
-        raise InvalidActionError("quality: name the figure rolling (model) or a command unit (unit), one of them")
+        raise InvalidActionError("quality: name the figure rolling (model) or a command unit (unit), one of them",
+                                 msg_id="high_fire.quality_who")
     difficulty = req_int(request, "difficulty", 0, minimum=0)
     success = [s.strip().upper() for s in req_list(request, "success")]
     tables = tables_for(plan)
@@ -38,38 +40,46 @@ def quality(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         officers = [m for m in _alive(plan, unit_id) if "rank" in _profile(plan, m)]
         if not officers:
             raise IllegalActionError(f"{unit_id} has no officer left (a profile with a rank) to make the Commandement "
-                                     f"roll ({_src('Unitable, Jet de Commandement')})")
+                                     f"roll ({_src('Unitable, Jet de Commandement')})", msg_id="high_fire.no_officer",
+                                     params={"unit": unit_id})
         roller = max(officers, key=lambda m: _profile(plan, m)["rank"])
         steps.append(Step("Jet de Commandement", f"{unit_id}: the highest-ranked officer {roller.model_id} rolls with "
-                          "his QL", _src("Unitable, Jet de Commandement")))
+                          "his QL", _src("Unitable, Jet de Commandement"), msg="high_fire.commandement_roller",
+                          params={"unit": unit_id, "model": roller.model_id}))
     else:
         roller = plan.model(model_id)
         if roller.has_status(OUT):
-            raise IllegalActionError(f"{roller.model_id} is out of action: it makes no roll")
+            raise IllegalActionError(f"{roller.model_id} is out of action: it makes no roll",
+                                     msg_id="high_fire.out_of_action", params={"model": roller.model_id})
     ql = int(_profile(plan, roller)["QL"])
     value = ql - difficulty
     steps.append(Step("Jet de Qualité", f"{roller.model_id}: QL {ql} - difficulty {difficulty} = effect value {value}",
-                      _src("Unitable, Jet de Qualité"), value=value))
+                      _src("Unitable, Jet de Qualité"), value=value, msg="high_fire.quality",
+                      params={"model": roller.model_id, "ql": ql, "difficulty": difficulty, "value": value}))
     letters = _letter_dist(tables, value)  # names the missing UNITABLE row when the tables lack it
     for s in success:
         if s not in tables.data.get("letter_order", []):
             raise InvalidActionError(f"quality: {s!r} is not a letter of the tables "
-                                     f"({', '.join(tables.data.get('letter_order', [])) or 'none yet'})")
+                                     f"({', '.join(tables.data.get('letter_order', [])) or 'none yet'})",
+                                 msg_id="high_fire.not_a_letter", params={"letter": s})
     odds = {"letter": letters}
     if success:
         odds["outcome"] = letters.map(lambda x: "passed" if x in success else "failed")
-        steps.append(Step("success", f"passes on {', '.join(success)}", _src("Unitable")))
+        steps.append(Step("success", f"passes on {', '.join(success)}", _src("Unitable"), msg="high_fire.passes_on",
+                          params={"letters": success}))
     if dice is None:
         return Resolution(RULESET, "quality", tuple(steps), {}, odds)
     f = dice.roll(10)
     letter = tables.letter(value, f)
-    result: dict[str, Any] = {"model": roller.model_id, "effect_value": value, "letter": letter}
+    passed = letter in success if success else None
+    result = QualityRoll(roller.model_id, value, letter, passed)
     text = f"D10 {f} -> {letter}"
-    if success:
-        result["passed"] = letter in success
-        text += ": " + ("passed" if result["passed"] else "failed")
-    steps.append(Step("D10", text, _src("Unitable")))
-    return Resolution(RULESET, "quality", tuple(steps), {}, odds, tuple(dice.rolled), result, plan)
+    msg_id = "high_fire.quality_d10"
+    if passed is not None:
+        text += ": " + ("passed" if passed else "failed")
+        msg_id = "high_fire.quality_passed" if passed else "high_fire.quality_failed"
+    steps.append(Step("D10", text, _src("Unitable"), msg=msg_id, params={"face": f, "letter": letter}))
+    return Resolution(RULESET, "quality", tuple(steps), {}, odds, tuple(dice.rolled), result.to_json(), plan)
 
 
 MORE_ACTIONS: dict[str, Action] = {"quality": quality}
