@@ -69,9 +69,17 @@ def _domain_error(exc: TabletrackerError) -> Any:
 # -- reading --------------------------------------------------------------------------------
 @bp.get("/state")
 def state() -> Any:
+    return jsonify(state_view())
+
+
+def state_view() -> dict[str, Any]:
+    """Return what the page needs to draw the table and offer its tools (``GET /api/state``).
+
+    The page's HTML carries it too (read at once, no second request before the first paint).
+    """
     ov = overlay()
     plan = ov.plan()
-    return jsonify({
+    return {
         "game": ov.game_view(),
         "live": ov.live_view(),
         "server": {
@@ -88,7 +96,7 @@ def state() -> Any:
         "action_forms": _safe(lambda: pages.action_forms(plan), {}),
         "questions": _safe(lambda: rulesbridge.questions_of(plan), []),
         "terrain_kinds": _safe(lambda: rulesbridge.terrain_kinds(plan.ruleset), []),
-    })
+    }
 
 
 def _safe(fn: Any, default: Any) -> Any:
