@@ -3,8 +3,10 @@
 Serves the bundled sample table (live, the README's command) and drives Debian's
 chromium (headless, Playwright) at 1440 x 900 and at 390 x 844 (touch):
 
-- first meaningful paint: from navigation start to the plan drawn with its models, ms
-  (target <= 1000);
+- first meaningful paint: from navigation start to the plan with its models painted, ms
+  (target <= 1000), timed in the page (the frame after the first model is drawn); the time
+  the test driver sees it (one more round trip to the browser, behind the page's other
+  work) is printed beside it;
 - tap to answer: from the second tap on the plan to the measurement / sight answer shown,
   median and worst of ``--taps`` tries, ms (target <= 150);
 - page weight: bytes of the HTML, scripts and style sheet the page loads (no framework);
@@ -31,6 +33,16 @@ from tests.server.serving import Served  # noqa: E402
 
 SIZES = {"1440x900": ({"width": 1440, "height": 900}, False), "390x844": ({"width": 390, "height": 844}, True)}
 
+# the frame after the plan first holds a model: its paint is done when the next frame starts
+PAINT_PROBE = """
+window.__ttPaint = null;
+new MutationObserver((_, obs) => {
+    if (!document.querySelector('#plan-svg polygon.model')) return;
+    obs.disconnect();
+    requestAnimationFrame(() => requestAnimationFrame(() => { window.__ttPaint = performance.now(); }));
+}).observe(document, {subtree: true, childList: true});
+"""
+
 TAP_AND_WAIT = """async ([tool, a, b]) => {
     const svg = document.querySelector("#plan-svg");
     const at = (id) => {
@@ -51,34 +63,54 @@ TAP_AND_WAIT = """async ([tool, a, b]) => {
 }"""
 
 
-def run(taps: int) -> None:
+def first_paint(browser: Any, url: str, viewport: dict[str, int], touch: bool) -> tuple[float, float, Any, Any]:
+    """Load the page in a fresh browser context; return (paint ms, seen by the driver ms, context, page)."""
+    ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
+    page = ctx.new_page()
+    page.add_init_script(PAINT_PROBE)
+    sizes: dict[str, int] = {}
+
+    def on_response(r: Any) -> None:
+        if r.request.resource_type in ("document", "script", "stylesheet"):
+            try:
+                sizes[r.url] = len(r.body())
+            except Exception:  # a response without a body
+                pass
+
+    page.on("response", on_response)
+    page.goto(url, wait_until="commit")  # not "load": that waits for the camera's first pictures too
+    page.wait_for_selector("#plan-svg polygon.model", timeout=30_000)
+    seen = page.evaluate("() => performance.now()")
+    page.wait_for_function("() => window.__ttPaint !== null")
+    paint = page.evaluate("() => window.__ttPaint")
+    page.sizes = sizes  # type: ignore[attr-defined]
+    return paint, seen, ctx, page
+
+
+def run(taps: int, loads: int = 1) -> None:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, Served(["--db", str(Path(tmp) / "g.db")]) as served, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for size, (viewport, touch) in SIZES.items():
-            ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
-            page = ctx.new_page()
-            sizes: dict[str, int] = {}
-
-            def on_response(r: Any) -> None:
-                if r.request.resource_type in ("document", "script", "stylesheet"):
-                    try:
-                        sizes[r.url] = len(r.body())
-                    except Exception:  # a response without a body
-                        pass
-
-            page.on("response", on_response)
-            page.goto(served.url)
-            page.wait_for_selector("#plan-svg polygon.model", timeout=30_000)
-            paint = page.evaluate("() => performance.now()")
+            paints, seens = [], []
+            for _ in range(max(1, loads) - 1):
+                paint, seen, ctx, _page = first_paint(browser, served.url, viewport, touch)
+                paints.append(paint)
+                seens.append(seen)
+                ctx.close()
+            paint, seen, ctx, page = first_paint(browser, served.url, viewport, touch)
+            paints.append(paint)
+            seens.append(seen)
             page.wait_for_timeout(1500)
             figures = {}
             for tool in ("measure", "los"):
                 times = [page.evaluate(TAP_AND_WAIT, [tool, "m11", "m17" if i % 2 else "m16"]) for i in range(taps)]
                 figures[tool] = (statistics.median(times), max(times))
-            print(f"{size}: first meaningful paint {paint:.0f} ms; "
+            sizes = page.sizes
+            print(f"{size}: first meaningful paint median {statistics.median(paints):.0f} ms, worst {max(paints):.0f} ms "
+                  f"over {len(paints)} loads (seen by the test driver: median {statistics.median(seens):.0f} ms); "
                   + "; ".join(f"tap to {k} answer median {m:.0f} ms, worst {w:.0f} ms" for k, (m, w) in figures.items())
                   + f"; page weight {sum(sizes.values()) / 1024:.1f} KiB in {len(sizes)} files (no framework)")
             ctx.close()
@@ -123,7 +155,9 @@ def preview(tries: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--taps", type=int, default=10)
-    ap.add_argument("--previews", type=int, default=5)
+    ap.add_argument("--previews", type=int, default=5, help="tries of the shot preview per game (0: none)")
+    ap.add_argument("--loads", type=int, default=1, help="page loads per size (the first paint's median and worst)")
     args = ap.parse_args()
-    run(args.taps)
-    preview(args.previews)
+    run(args.taps, args.loads)
+    if args.previews:
+        preview(args.previews)

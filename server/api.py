@@ -30,7 +30,7 @@ from server.broadcast import stream
 from server.errors import ApiError, from_domain
 from server.live import lower_thread_priority
 from server.overlay import Overlay
-from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points,
+from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points, refuse,
                              string_list)
 from tabletracker.errors import TabletrackerError
 from tabletracker.i18n import localize
@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 MAX_LOG_ROWS = 1000
 MAX_ROSTERS = 8
 MAX_TABLE_MM = 10_000.0
+_SHAPES_FR = {"area": "zone", "line": "ligne"}
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -69,9 +70,17 @@ def _domain_error(exc: TabletrackerError) -> Any:
 # -- reading --------------------------------------------------------------------------------
 @bp.get("/state")
 def state() -> Any:
+    return jsonify(state_view())
+
+
+def state_view() -> dict[str, Any]:
+    """Return what the page needs to draw the table and offer its tools (``GET /api/state``).
+
+    The page's HTML carries it too (read at once, no second request before the first paint).
+    """
     ov = overlay()
     plan = ov.plan()
-    return jsonify({
+    return {
         "game": ov.game_view(),
         "live": ov.live_view(),
         "server": {
@@ -88,7 +97,7 @@ def state() -> Any:
         "action_forms": _safe(lambda: pages.action_forms(plan), {}),
         "questions": _safe(lambda: rulesbridge.questions_of(plan), []),
         "terrain_kinds": _safe(lambda: rulesbridge.terrain_kinds(plan.ruleset), []),
-    })
+    }
 
 
 def _safe(fn: Any, default: Any) -> Any:
@@ -103,7 +112,8 @@ def _safe(fn: Any, default: Any) -> Any:
 def game_log() -> Any:
     limit = request.args.get("limit", "200")
     if not limit.isdigit() or not 1 <= int(limit) <= MAX_LOG_ROWS:
-        raise ApiError(400, "bad_request", f"limit must be a whole number from 1 to {MAX_LOG_ROWS}, got {limit[:20]!r}")
+        raise ApiError(400, "bad_request", f"limit must be a whole number from 1 to {MAX_LOG_ROWS}, got {limit[:20]!r}",
+                       fr=f"limit doit être un nombre entier de 1 à {MAX_LOG_ROWS}, reçu : {limit[:20]!r}")
     return jsonify({"events": [e.to_json() for e in overlay().store.events(limit=int(limit))]})
 
 
@@ -124,12 +134,15 @@ def events_stream() -> Response:
 @bp.get("/frame/<view>.jpg")
 def frame(view: str) -> Any:
     if view not in ("camera", "plan"):
-        raise ApiError(404, "not_found", f"unknown view {view[:20]!r}; views are camera, plan")
+        raise ApiError(404, "not_found", f"unknown view {view[:20]!r}; views are camera, plan",
+                       fr=f"vue inconnue {view[:20]!r} ; les vues sont camera, plan")
     lower_thread_priority()  # encoding for a watcher must not take the tracker's CPU
     got = overlay().images.jpeg(view)
     if got is None:
         raise ApiError(404, "no_frame", "no frame yet (the camera has not delivered one, "
-                       "or the table's corner markers were not found)")
+                       "or the table's corner markers were not found)",
+                       fr="pas encore d'image (la caméra n'en a pas donné, ou les marqueurs des coins de la table "
+                          "n'ont pas été trouvés)")
     seq, data = got
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store", "X-Frame-Seq": str(seq)})
 
@@ -138,7 +151,8 @@ def frame(view: str) -> Any:
 def projection() -> Any:
     grid = overlay().images.projection_grid()
     if grid is None:
-        raise ApiError(404, "no_calibration", "no calibrated frame yet: the four corner markers must be seen")
+        raise ApiError(404, "no_calibration", "no calibrated frame yet: the four corner markers must be seen",
+                       fr="pas encore d'image calibrée : les quatre marqueurs des coins doivent être vus")
     return jsonify(grid)
 
 
@@ -184,7 +198,8 @@ def shot_preview() -> Any:
     """Every enemy unit of ``?unit=ID``: not visible, refused (out of range...), in cover or clear, with odds."""
     unit = request.args.get("unit", "")
     if not unit:
-        raise ApiError(400, "bad_request", "say which unit is about to shoot: /api/shot-preview?unit=ID")
+        raise ApiError(400, "bad_request", "say which unit is about to shoot: /api/shot-preview?unit=ID",
+                       fr="dites quelle unité va tirer : /api/shot-preview?unit=ID")
     return jsonify(localize(shotpreview.shot_preview(overlay().plan(), unit)))
 
 
@@ -252,10 +267,11 @@ def undo() -> Any:
     ov = overlay()
     try:
         event = ov.undo(event_id)
-    except LookupError as exc:
-        raise ApiError(409, "nothing_to_undo", str(exc)) from None
+    except LookupError as exc:  # the store's game or snapshot is gone: said in both languages
+        raise ApiError(409, "nothing_to_undo", str(exc), fr=f"rien à annuler ({exc})") from None
     except TabletrackerError as exc:
-        raise ApiError(409, "nothing_to_undo", str(exc)) from None
+        raise ApiError(409, "nothing_to_undo", str(exc), fr=getattr(exc, "message_fr", None)
+                       or "rien à annuler") from None
     return jsonify({"event": event.to_json(), "game": ov.game_view()})
 
 
@@ -270,7 +286,7 @@ def import_game() -> Any:
     r = json_body(request)
     r.only(("game", "filename"))
     if not r.has("game"):
-        r.fail("is missing (the game file's JSON object)", "game")
+        refuse(r, "game", "is missing (the game file's JSON object)", "manque (l'objet JSON du fichier de partie)")
     r.child("game")  # must be an object
     filename = r.string("filename", "imported game")[:MAX_ID_LENGTH]
     event = overlay().replace_game(r.data["game"], payload={"filename": filename})
@@ -306,10 +322,12 @@ def set_ruleset() -> Any:
         piece = next((t for t in plan.terrain if t.terrain_id == terrain_id), None)
         if piece is None:
             raise ApiError(400, "unknown_terrain", f"there is no terrain piece {terrain_id[:40]!r}",
-                           params={"terrain": terrain_id[:40]})
+                           fr=f"il n'y a pas de décor {terrain_id[:40]!r}", params={"terrain": terrain_id[:40]})
         if not isinstance(kind, str) or kind not in kinds or piece.shape not in kinds[kind]["shapes"]:
             raise ApiError(400, "terrain_kind_refused", f"{ruleset} has no terrain kind {str(kind)[:40]!r} "
-                           f"drawn as {piece.shape} for {terrain_id}", params={
+                           f"drawn as {piece.shape} for {terrain_id}",
+                           fr=f"{ruleset} n'a pas de type de décor {str(kind)[:40]!r} dessiné en "
+                              f"{_SHAPES_FR.get(piece.shape, piece.shape)} pour {terrain_id}", params={
                                "terrain": terrain_id, "kind": str(kind)[:40], "ruleset": ruleset},
                            proposal=edits.propose_kinds(plan, list(kinds.values())))
     before = plan.ruleset
@@ -318,7 +336,8 @@ def set_ruleset() -> Any:
         rulesbridge.ruleset_of(ruleset).check_plan(new)  # every terrain kind must exist in the new rule set
     except TabletrackerError as exc:
         raise ApiError(400, "terrain_kind", f"{exc}; confirm a terrain kind of {ruleset} for each piece",
-                       params={"ruleset": ruleset},
+                       fr=f"{getattr(exc, 'message_fr', None) or exc} ; confirmez un type de décor de {ruleset} "
+                          "pour chaque décor", params={"ruleset": ruleset},
                        proposal=edits.propose_kinds(plan, list(kinds.values()))) from None
     changed = {k: v for k, v in mapping.items()
                if next(t for t in plan.terrain if t.terrain_id == k).kind != v}
@@ -333,7 +352,8 @@ def set_table() -> Any:
     w, d = r.number("width_mm", positive=True), r.number("depth_mm", positive=True)
     for key, value in (("width_mm", w), ("depth_mm", d)):
         if value > MAX_TABLE_MM:
-            r.fail(f"must be at most {MAX_TABLE_MM:g} mm, got {value:g}", key)
+            refuse(r, key, f"must be at most {MAX_TABLE_MM:g} mm, got {value:g}",
+                   f"doit valoir au plus {MAX_TABLE_MM:g} mm, reçu : {value:g}")
     ov = overlay()
     return _changed(ov.change("setup.table", edits.set_table(ov.plan(), w, d), {"width_mm": w, "depth_mm": d}))
 
@@ -345,7 +365,8 @@ def load_rosters() -> Any:
     r.only(("rosters",))
     items = r.children("rosters")
     if not 1 <= len(items) <= MAX_ROSTERS:
-        r.fail(f"must hold from 1 to {MAX_ROSTERS} rosters, got {len(items)}", "rosters")
+        refuse(r, "rosters", f"must hold from 1 to {MAX_ROSTERS} rosters, got {len(items)}",
+               f"doit contenir de 1 à {MAX_ROSTERS} listes d'armée, reçu : {len(items)}")
     rosters = []
     for item in items:
         item.only(("filename", "text"))
@@ -371,14 +392,18 @@ def assign() -> Any:
         base_id = identifier(r, "base_id")
         seen = ov.base_sighting(base_id)
         if seen is None:
-            raise ApiError(400, "unknown_base", f"the tracker follows no bare base {base_id!r} now")
+            raise ApiError(400, "unknown_base", f"the tracker follows no bare base {base_id!r} now",
+                           fr=f"le suivi ne voit pas de socle nu {base_id!r} en ce moment")
         new = edits.assign_base(plan, model_id, base_id, (seen["x_mm"], seen["y_mm"]))
         return _changed(ov.change("assign", new, {"model": model_id, "base_id": base_id}))
     if not r.has("marker_id"):
-        r.fail("is missing: give marker_id (a number, or null to unassign) or base_id", "marker_id")
+        refuse(r, "marker_id", "is missing: give marker_id (a number, or null to unassign) or base_id",
+               "manque : donnez marker_id (un nombre, ou null pour retirer l'attribution) ou base_id")
     marker_id = r.integer("marker_id", None)
     if marker_id is not None and not 4 <= marker_id <= 999:
-        r.fail(f"must be a base marker id from 4 (ids 0-3 are the table corners), got {marker_id}", "marker_id")
+        refuse(r, "marker_id", f"must be a base marker id from 4 (ids 0-3 are the table corners), got {marker_id}",
+               f"doit être un numéro de marqueur de socle à partir de 4 (0 à 3 sont les coins de la table), "
+               f"reçu : {marker_id}")
     seen = ov.sighting(marker_id) if marker_id is not None else None
     pos = (seen["x_mm"], seen["y_mm"]) if seen else None
     new = edits.assign_marker(plan, model_id, marker_id, pos, seen.get("facing_deg") if seen else None)
@@ -395,7 +420,7 @@ def add_terrain() -> Any:
     pts = points(r, "points_mm", minimum=3 if shape == "area" else 2)
     height = r.number("height_mm", None)
     if height is not None and not 0 <= height <= 2000:
-        r.fail(f"must be from 0 to 2000 mm, got {height:g}", "height_mm")
+        refuse(r, "height_mm", f"must be from 0 to 2000 mm, got {height:g}", f"doit aller de 0 à 2000 mm, reçu : {height:g}")
     name = r.string("name", None)
     ov = overlay()
     plan = ov.plan()
@@ -403,10 +428,15 @@ def add_terrain() -> Any:
     kinds = {k["kind"]: k for k in rulesbridge.terrain_kinds(plan.ruleset)}
     if kind not in kinds:
         raise ApiError(400, "unknown_kind", f"{plan.ruleset} has no terrain kind {kind!r}; "
-                       f"kinds are: {', '.join(kinds)}", params={"ruleset": plan.ruleset, "kinds": list(kinds)})
+                       f"kinds are: {', '.join(kinds)}",
+                       fr=f"{plan.ruleset} n'a pas de type de décor {kind!r} ; ses types : {', '.join(kinds)}",
+                       params={"ruleset": plan.ruleset, "kinds": list(kinds)})
     if shape not in kinds[kind]["shapes"]:
         raise ApiError(400, "wrong_shape", f"in {plan.ruleset} a {kind} is drawn as "
                        f"{' or '.join(kinds[kind]['shapes'])}, not as {shape}",
+                       fr=f"dans {plan.ruleset}, un décor {kind} se dessine en "
+                          f"{' ou '.join(_SHAPES_FR.get(x, x) for x in kinds[kind]['shapes'])}, "
+                          f"pas en {_SHAPES_FR.get(shape, shape)}",
                        params={"ruleset": plan.ruleset, "kind": kind, "shapes": list(kinds[kind]["shapes"])})
     new = edits.add_terrain(plan, kind=kind, shape=shape, points_mm=pts, height_mm=height,
                             name=name[:MAX_ID_LENGTH] if name else None)
@@ -452,7 +482,8 @@ def set_elevation(model_id: str) -> Any:
     r.only(("elevation_mm",))
     value = r.number("elevation_mm")
     if not -1000.0 <= value <= 2000.0:
-        r.fail(f"must be between -1000 and 2000 mm above the table top, got {value:g}", "elevation_mm")
+        refuse(r, "elevation_mm", f"must be between -1000 and 2000 mm above the table top, got {value:g}",
+               f"doit être entre -1000 et 2000 mm au-dessus de la table, reçu : {value:g}")
     ov = overlay()
     plan = ov.plan()
     model = plan.model(model_id)
@@ -490,8 +521,9 @@ def _check_on_table(plan: Any, pts: list[tuple[float, float]], r: Any) -> None:
     w, d = plan.table.width_mm, plan.table.depth_mm
     for x, y in pts:
         if not (0 <= x <= w and 0 <= y <= d):
-            raise RequestError(f"request: point ({x:g}, {y:g}) mm is off the table "
-                               f"(0-{w:g} x 0-{d:g} mm)")
+            raise RequestError(f"request: point ({x:g}, {y:g}) mm is off the table (0-{w:g} x 0-{d:g} mm)",
+                               fr=f"requête : le point ({x:g} ; {y:g}) mm est hors de la table "
+                                  f"(0-{w:g} x 0-{d:g} mm)")
 
 
 @bp.post("/bands")
@@ -502,7 +534,8 @@ def bands() -> Any:
     model_id = identifier(r, "model")
     weapon_range = r.number("weapon_range", None)
     if weapon_range is not None and not 0 < weapon_range <= 1000:
-        r.fail(f"must be above 0 and at most 1000 (in the rule set's unit), got {weapon_range:g}", "weapon_range")
+        refuse(r, "weapon_range", f"must be above 0 and at most 1000 (in the rule set's unit), got {weapon_range:g}",
+               f"doit être plus grand que 0 et au plus 1000 (dans l'unité de la règle), reçu : {weapon_range:g}")
     return jsonify(range_bands(overlay().plan(), model_id, weapon_range))
 
 

@@ -13,12 +13,13 @@ exception texts.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from rules.errors import GameFileError, IllegalActionError, InvalidActionError, MissingTableError, RosterError
+from server.wording import reader_message_fr
 from tabletracker import i18n
 from tabletracker.errors import TabletrackerError
 
@@ -61,14 +62,23 @@ class ApiError(Exception):
         return {"error": body}
 
 
-def bad_request(message: str, **details: Any) -> ApiError:
-    """Return a 400 :class:`ApiError` (raise it)."""
-    return ApiError(400, "bad_request", message, **details)
+E = TypeVar("E", bound=BaseException)
+
+
+def with_fr(exc: E, fr: str) -> E:
+    """Return ``exc`` carrying its message in French too (``message_fr``, shown by the French page)."""
+    exc.message_fr = fr  # type: ignore[attr-defined]
+    return exc
+
+
+def bad_request(message: str, *, fr: str, **details: Any) -> ApiError:
+    """Return a 400 :class:`ApiError` (raise it), said in English and French."""
+    return ApiError(400, "bad_request", message, fr=fr, **details)
 
 
 def from_domain(exc: TabletrackerError) -> ApiError:
     """Map a package's error (under the project root) to an :class:`ApiError`."""
-    fr = getattr(exc, "message_fr", None)
+    fr = getattr(exc, "message_fr", None) or reader_message_fr(str(exc))  # a game file's fields: the reader's words
     # a message id from the rules core: its words in both languages, for the page to show its own
     words = i18n.texts(exc)
     extra: dict[str, Any] = {"msg": getattr(exc, "msg_id"), "text": words} if words else {}

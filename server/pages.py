@@ -7,20 +7,58 @@ renderer (``forms.js``) draws it.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import logging
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from rules.plan import TablePlan
 from server import rulesbridge
+from tabletracker.errors import TabletrackerError
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("pages", __name__)
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+# A static file asked for with its content's version (``?v=``) never changes: kept a year by the
+# browser, so a phone opening the page again loads no script; a new version has a new address.
+STATIC_MAX_AGE_S = 365 * 24 * 3600
+
+
+@functools.lru_cache(maxsize=64)
+def _version(name: str, mtime_ns: int) -> str:
+    return hashlib.sha256((STATIC_DIR / name).read_bytes()).hexdigest()[:12]
+
+
+def static_url(name: str) -> str:
+    """Return the address of a static file with its content's version (``/static/app.js?v=...``)."""
+    path = STATIC_DIR / name
+    return url_for("static", filename=name, v=_version(name, path.stat().st_mtime_ns))
 
 
 @bp.get("/")
 def index() -> Any:
-    return render_template("index.html", default_lang=current_app.config["DEFAULT_LANG"],
-                           lan=bool(current_app.config.get("LAN")))
+    from server.api import state_view  # the API imports this module
+
+    try:  # the state the page draws first, in the page itself (no request before the first paint)
+        boot: dict[str, Any] | None = state_view()
+    except TabletrackerError as exc:  # the page then asks /api/state, which says what is wrong
+        log.warning("page: no state in the page: %s", exc)
+        boot = None
+    html = render_template("index.html", default_lang=current_app.config["DEFAULT_LANG"],
+                           lan=bool(current_app.config.get("LAN")), boot=boot, static_url=static_url)
+    return Response(html, mimetype="text/html", headers={"Cache-Control": "no-cache"})  # the state changes
+
+
+@bp.after_app_request
+def _cache_static(response: Response) -> Response:
+    if request.path.startswith("/static/") and request.args.get("v") and response.status_code == 200:
+        response.headers["Cache-Control"] = f"public, max-age={STATIC_MAX_AGE_S}, immutable"
+    return response
 
 
 # The page's form of an argument, from the rules core's :class:`~rules.rulesets.params.Param`

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 from rules.dice import Dice
 from rules.errors import RosterError
 from rules.plan import TablePlan
-from server.errors import ApiError
+from server.errors import ApiError, with_fr
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,8 @@ def _module(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:
         raise ApiError(503, "unavailable", f"{name} cannot be loaded ({exc}); "
-                       "this part of the rules is not installed") from None
+                       "this part of the rules is not installed",
+                       fr=f"{name} ne peut pas être chargé ({exc}) ; cette partie des règles n'est pas installée") from None
 
 
 def ask(plan: TablePlan, question: str, args: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,18 +58,23 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
     dice, seed = body.get("dice"), body.get("seed")
     if dice is not None and seed is not None:
         raise ApiError(400, "bad_request", "give either dice (the players' own, typed in) or seed "
-                       "(rolled by the program), not both")
+                       "(rolled by the program), not both",
+                       fr="donnez soit dice (les dés des joueurs, tapés), soit seed (jet du programme), pas les deux")
     if dice is not None:
         if not isinstance(dice, list) or not dice or len(dice) > MAX_DICE:
             raise ApiError(400, "bad_request", f"dice must be a list of 1 to {MAX_DICE} whole numbers, "
-                           f"e.g. [3, 5, 6]; got {json.dumps(dice)[:80]}")
+                           f"e.g. [3, 5, 6]; got {json.dumps(dice)[:80]}",
+                           fr=f"dice doit être une liste de 1 à {MAX_DICE} nombres entiers, par ex. [3, 5, 6] ; "
+                              f"reçu : {json.dumps(dice)[:80]}")
         for i, v in enumerate(dice):
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 100:
-                raise ApiError(400, "bad_request", f"dice[{i}] must be a whole number from 1 to 100, got {v!r}")
+                raise ApiError(400, "bad_request", f"dice[{i}] must be a whole number from 1 to 100, got {str(v)[:20]!r}",
+                               fr=f"dice[{i}] doit être un nombre entier de 1 à 100, reçu : {str(v)[:20]!r}")
         return Dice.given(dice)
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise ApiError(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+            raise ApiError(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED}, got {str(seed)[:30]!r}",
+                           fr=f"seed doit être un nombre entier de 0 à {MAX_SEED}, reçu : {str(seed)[:30]!r}")
         return Dice.seeded(seed)
     return None
 
@@ -89,7 +95,8 @@ def resolve(plan: TablePlan, action: str, request: Mapping[str, Any], dice: Dice
 def parse_roster_text(text: str, filename: str) -> Any:
     """Parse an uploaded roster (JSON or YAML, told by the file name) into a ``Roster``."""
     if not filename.lower().endswith((".json", ".yaml", ".yml")):
-        raise RosterError(f"{filename}: a roster is a .json, .yaml or .yml file")
+        raise with_fr(RosterError(f"{filename}: a roster is a .json, .yaml or .yml file"),
+                      f"{filename} : une liste d'armée est un fichier .json, .yaml ou .yml")
     roster = _module("rules.roster")
     data = roster.roster_data_from_text(text, source=filename)
     return roster.parse_roster(data, source=filename)

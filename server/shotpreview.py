@@ -79,10 +79,12 @@ def shot_preview(plan: TablePlan, unit_id: str) -> dict[str, Any]:
     params = rs.action_params.get("shoot")
     if not params or len(params) < 2:
         raise ApiError(409, "no_shoot", f"{rs.title} has no shooting action to preview",
+                       fr=f"{rs.title} n'a pas d'action de tir à montrer",
                        params={"ruleset": plan.ruleset})
     own = [m for m in view.models if m.unit_id == unit_id]
     if not own:
         raise ApiError(404, "unknown_unit", f"no unit {unit_id!r} with a model on the table; pick one from the plan",
+                       fr=f"pas d'unité {unit_id!r} avec une figurine sur la table ; choisissez-en une sur le plan",
                        params={"unit": unit_id})
     firing_arg, target_arg = params[0], params[1]
     weapon_arg = next((p.name for p in params if p.kind == "weapon"), None)

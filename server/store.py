@@ -85,6 +85,10 @@ NOT_UNDOABLE = ("start", "undo")
 class NothingToUndoError(ServerError):
     """Undo was asked but every step of the game is already undone."""
 
+    def __init__(self, message: str, fr: str | None = None) -> None:
+        super().__init__(message)
+        self.message_fr = fr
+
 
 class StorageError(OSError):
     """The game database cannot be opened or written; the message says what to do."""
@@ -265,13 +269,16 @@ class GameStore:
                 target = self._db.execute(f"SELECT id, kind FROM events WHERE {undoable} ORDER BY id DESC LIMIT 1",
                                           (game_id, *NOT_UNDOABLE)).fetchone()
                 if target is None:
-                    raise NothingToUndoError("nothing to undo: the game is as it started")
+                    raise NothingToUndoError("nothing to undo: the game is as it started",
+                                             fr="rien à annuler : la partie est comme au début")
             else:
                 target = self._db.execute(f"SELECT id, kind FROM events WHERE {undoable} AND id=?",
                                           (game_id, *NOT_UNDOABLE, event_id)).fetchone()
                 if target is None:
                     raise NothingToUndoError(f"log entry {event_id} is not a player's action that can be undone "
-                                             "(already undone, a camera sighting, or not in this game)")
+                                             "(already undone, a camera sighting, or not in this game)",
+                                             fr=f"l'entrée {event_id} du journal n'est pas une action de joueur "
+                                                "annulable (déjà annulée, vue par la caméra, ou d'une autre partie)")
             target_id, target_kind = int(target[0]), str(target[1])
             undone = [int(r[0]) for r in self._db.execute(
                 f"SELECT id FROM events WHERE {undoable} AND id>=? ORDER BY id", (game_id, *NOT_UNDOABLE, target_id))]

@@ -17,7 +17,7 @@ server.validate.RequestError: request: body must be a JSON object, got an array
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import Request, current_app
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -25,6 +25,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from calibration.fields import Reader
 from calibration.limits import MAX_TEXT_BYTES, parse_json_bounded
 from server.errors import ApiError, ServerError
+from server.wording import french_where, reader_message_fr
 
 MAX_ID_LENGTH = 80
 MAX_POINTS = 200
@@ -32,7 +33,25 @@ _ID = re.compile(r"^[A-Za-z0-9_.:\- ]{1,80}$")
 
 
 class RequestError(ServerError):
-    """A request body or parameter is malformed (mapped to 400)."""
+    """A request body or parameter is malformed (mapped to 400), said in English and French.
+
+    ``fr`` is the French message; without it, the French of the body reader's own wording
+    (:class:`calibration.fields.Reader`: missing field, wrong type...) is found from its English.
+
+    >>> RequestError("request: body.x must be a number, got a string 'a'").message_fr
+    "requête : body.x doit être un nombre, reçu : un texte 'a'"
+    """
+
+    def __init__(self, message: str, fr: str | None = None) -> None:
+        super().__init__(message)
+        self.message_fr = fr or reader_message_fr(message)
+
+
+def refuse(r: Reader, key: str | None, en: str, fr: str) -> NoReturn:
+    """Refuse the field ``key`` of a request (the whole body when ``None``), in English and French."""
+    sep = "" if en.startswith("[") else " "
+    where = r.where(key)
+    raise RequestError(f"{r.source}: {where}{sep}{en}", fr=f"requête : {french_where(where)}{sep}{fr}")
 
 
 def body_reader(data: Any) -> Reader:
@@ -78,7 +97,9 @@ def identifier(r: Reader, key: str, default: Any = ...) -> Any:
     """Read an id (letters, digits, ``-_.: ``, at most 80 characters)."""
     value = r.string(key) if default is ... else r.string(key, default)
     if value is not None and not _ID.match(value):
-        r.fail(f"must be an id of at most {MAX_ID_LENGTH} letters, digits or -_.: characters, got {value[:40]!r}", key)
+        refuse(r, key, f"must be an id of at most {MAX_ID_LENGTH} letters, digits or -_.: characters, got {value[:40]!r}",
+               f"doit être un identifiant d'au plus {MAX_ID_LENGTH} lettres, chiffres ou caractères -_.:, "
+               f"reçu : {value[:40]!r}")
     return value
 
 
@@ -86,12 +107,15 @@ def string_list(r: Reader, key: str, *, max_items: int = 20) -> list[str]:
     """Read a list of short strings (question arguments)."""
     values = r.array(key, [])
     if len(values) > max_items:
-        r.fail(f"must have at most {max_items} items, got {len(values)}", key)
+        refuse(r, key, f"must have at most {max_items} items, got {len(values)}",
+               f"doit avoir au plus {max_items} éléments, reçu : {len(values)}")
     for i, v in enumerate(values):
         if not isinstance(v, (str, int, float)) or isinstance(v, bool):
-            r.fail(f"[{i}] must be a string or a number, got {v!r}", key)
+            refuse(r, key, f"[{i}] must be a string or a number, got {str(v)[:40]!r}",
+                   f"[{i}] doit être un texte ou un nombre, reçu : {str(v)[:40]!r}")
         if isinstance(v, str) and len(v) > MAX_ID_LENGTH:
-            r.fail(f"[{i}] is longer than {MAX_ID_LENGTH} characters", key)
+            refuse(r, key, f"[{i}] is longer than {MAX_ID_LENGTH} characters",
+                   f"[{i}] dépasse {MAX_ID_LENGTH} caractères")
     return [str(v) for v in values]
 
 
@@ -99,7 +123,8 @@ def points(r: Reader, key: str, *, minimum: int) -> list[tuple[float, float]]:
     """Read a list of ``[x_mm, y_mm]`` points (at least ``minimum``, at most 200)."""
     raw = r.array(key)
     if not minimum <= len(raw) <= MAX_POINTS:
-        r.fail(f"must have from {minimum} to {MAX_POINTS} points, got {len(raw)}", key)
+        refuse(r, key, f"must have from {minimum} to {MAX_POINTS} points, got {len(raw)}",
+               f"doit avoir de {minimum} à {MAX_POINTS} points, reçu : {len(raw)}")
     out = []
     for i, p in enumerate(raw):
         pr = Reader({"p": p}, source=r.source, error=r.error, path=f"{r.where(key)}[{i}]")
@@ -114,5 +139,5 @@ def plain_object(r: Reader, key: str, *, max_keys: int = 50) -> dict[str, Any]:
         return {}
     child = r.child(key)
     if len(child.data) > max_keys:
-        r.fail(f"must have at most {max_keys} keys", key)
+        refuse(r, key, f"must have at most {max_keys} keys", f"doit avoir au plus {max_keys} clés")
     return dict(child.data)

@@ -311,6 +311,11 @@
         drawShape({ kind: "line", pts: [[m.x_mm, m.y_mm], [m.x_mm + r * Math.cos(a), m.y_mm + r * Math.sin(a)]], cls: "facing" }, proj, g, fs);
       }
       if (S.outOfCohesion.has(m.id)) drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: m.base_mm / 2 + 5, cls: "cohesion-ring" }, proj, g, fs);
+      if (m.elevation_mm) {  // standing on a floor or a hill: its height beside the base
+        const at = [m.x_mm + m.base_mm / 2 + fs * 1.6, m.y_mm];
+        const e = drawShape({ kind: "text", at, text: `↑${unitFmt(m.elevation_mm)}`, cls: "elevation-label", size: 0.75 }, proj, g, fs);
+        e.dataset.elevation = m.id;
+      }
       // a label is drawn only where it does not cover another one (dense units on a phone)
       // above the base, else below it; left out only when both would cover another label
       const text = m.label + (m.seen ? "" : " ?");
@@ -453,6 +458,9 @@
 
   function onGame(view) {
     const before = S.game;
+    // the live feed first repeats the game the page already drew: nothing to redo
+    if (before && before.event_id === view.event_id && before.game_id === view.game_id &&
+        JSON.stringify(before) === JSON.stringify(view)) return;
     S.game = view;
     setStatus();
     $("#views").classList.toggle("no-camera", S.server.live === false);
@@ -1195,7 +1203,65 @@
       });
       row.appendChild(b);
     });
-    box.append(title, row);
+    box.append(title, row, elevationControl(m));
+  }
+  // The ground a model stands on (a building's floor, a hill), in the rule set's unit or in mm; when
+  // the model stands on a terrain piece whose height is known, that height is proposed. Setting it is
+  // a player's action (logged, undoable); sight and cover then use it.
+  function inside(p, pts) {
+    let In = false;
+    for (let i = 0, j = pts.length - 1; i < pts.length; j = i++) {
+      const [xi, yi] = pts[i], [xj, yj] = pts[j];
+      if ((yi > p[1]) !== (yj > p[1]) && p[0] < ((xj - xi) * (p[1] - yi)) / (yj - yi) + xi) In = !In;
+    }
+    return In;
+  }
+  function pieceUnder(m) {
+    return (S.game.game.terrain || []).find((tr) => tr.shape === "area" && typeof tr.height_mm === "number"
+      && tr.height_mm > 0 && inside([m.x_mm, m.y_mm], tr.points_mm)) || null;
+  }
+  function elevationControl(m) {
+    const box = document.createElement("div");
+    box.className = "elevation"; box.id = "elevation-control";
+    const row = document.createElement("div");
+    row.className = "row";
+    const label = document.createElement("label");
+    const words = document.createElement("span");
+    words.textContent = t("label.elevation");
+    const input = document.createElement("input");
+    Object.assign(input, { type: "number", id: "elevation-value", step: "any", min: "0", size: 5 });
+    input.inputMode = "decimal";
+    const unitSel = document.createElement("select");
+    unitSel.id = "elevation-unit";
+    const u = S.game.unit;
+    const units = u.symbol === "mm" ? [["mm", 1]] : [[u.symbol, u.mm], ["mm", 1]];
+    units.forEach(([sym, mm]) => { const o = document.createElement("option"); o.value = String(mm); o.textContent = sym; unitSel.appendChild(o); });
+    const under = pieceUnder(m);
+    const show = (mm) => { input.value = String(Math.round((mm / Number(unitSel.value)) * 100) / 100); };
+    show(m.elevation_mm || (under ? under.height_mm : 0));
+    let shownIn = Number(unitSel.value);
+    unitSel.addEventListener("change", () => {
+      const v = parseFloat(input.value);
+      if (Number.isFinite(v)) show(v * shownIn);
+      shownIn = Number(unitSel.value);
+    });
+    label.append(words, " ", input, " ", unitSel);
+    const set = document.createElement("button");
+    set.type = "button"; set.id = "elevation-set"; set.textContent = t("action.set");
+    set.addEventListener("click", guard(async () => {
+      const v = parseFloat(String(input.value).replace(",", "."));
+      if (!Number.isFinite(v)) throw Object.assign(new Error("elevation"), { code: "elevation_typed", params: {} });
+      const mm = Math.round(v * Number(unitSel.value) * 10) / 10;
+      await api("POST", `api/models/${encodeURIComponent(m.id)}/elevation`, { elevation_mm: mm });
+      hint.textContent = t("elevation.done", { model: nameOf(m.id), height: unitFmt(mm) });
+    }));
+    row.append(label, set);
+    const hint = document.createElement("p");
+    hint.className = "hint"; hint.id = "elevation-hint";
+    if (under) hint.textContent = t("elevation.on_piece", { piece: terrainName(under.id), height: unitFmt(under.height_mm) });
+    else if (m.elevation_mm) hint.textContent = t("elevation.now", { height: unitFmt(m.elevation_mm) });
+    box.append(row, hint);
+    return box;
   }
   function fillWeapons() {
     const m = modelById($("#rg-model").value);
@@ -1276,6 +1342,7 @@
       [sw('<circle cx="20" cy="12" r="9" class="model unseen" fill="#888" stroke="#ddd"/>'), t("legend.unseen")],
       [sw('<circle cx="20" cy="12" r="9" class="model picked" fill="#888"/>'), t("legend.picked")],
       [sw('<circle cx="20" cy="12" r="10" class="cohesion-ring"/>'), t("legend.cohesion")],
+      [sw('<text x="20" y="17" class="elevation-label" font-size="14">↑</text>'), t("legend.elevation")],
       [sw('<circle cx="20" cy="12" r="9" class="unassigned"/>'), t("legend.unknown_marker")],
       [sw('<circle cx="20" cy="12" r="9" class="removed-marker"/><path d="M13 5 L27 19 M13 19 L27 5" class="removed-cross"/>'), t("legend.removed")],
       [sw('<path d="M4 12 H36" class="last-move"/>'), t("legend.last_move")],
@@ -1392,8 +1459,15 @@
     $("#ob-add").addEventListener("click", () => setTool("objective"));
   }
 
-  async function loadState() {
-    const st = await api("GET", "api/state");
+  // The page's HTML carries the state at load (drawn before any request); later, it is asked for.
+  function bootState() {
+    const node = document.getElementById("boot-state");
+    if (!node) return null;
+    node.remove();
+    try { return JSON.parse(node.textContent); } catch (e) { return null; }
+  }
+  async function loadState(boot) {
+    const st = boot || await api("GET", "api/state");
     S.server = st.server; S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
     S.actionForms = st.action_forms || {};
     if (S.server.access_link) {
@@ -1409,6 +1483,12 @@
   document.addEventListener("DOMContentLoaded", () => {
     wire();
     applyLang();
-    loadState().then(connect).catch(showError);
+    const boot = bootState();
+    if (boot) {  // drawn now; the live feed follows
+      loadState(boot).catch(showError);
+      connect();
+    } else {
+      loadState().then(connect).catch(showError);
+    }
   });
 })();

@@ -707,6 +707,13 @@ window.TT_I18N = {
     "offer.measure": "Mesurer depuis",
     "offer.los": "Ligne de vue depuis",
     "offer.range": "Portées de son arme",
+    "label.elevation": "Hauteur du sol",
+    "action.set": "Régler",
+    "elevation.on_piece": "Sur {piece} ({height} de haut) : cette hauteur est proposée.",
+    "elevation.now": "Posée à {height} au-dessus de la table.",
+    "elevation.done": "{model} est maintenant à {height} au-dessus de la table (Journal : Annuler pour revenir).",
+    "legend.elevation": "hauteur du sol (étage, colline)",
+    "err.elevation_typed": "Tapez la hauteur en chiffres, par ex. 7,5.",
     "ring.edge_short": "+ socle",
     "log.camera_run": "caméra : {n} mouvements et placements vus"
   },
@@ -1414,6 +1421,13 @@ window.TT_I18N = {
     "offer.measure": "Measure from",
     "offer.los": "Line of sight from",
     "offer.range": "Its weapon's range",
+    "label.elevation": "Ground height",
+    "action.set": "Set",
+    "elevation.on_piece": "On {piece} ({height} high): that height is proposed.",
+    "elevation.now": "Standing {height} above the table.",
+    "elevation.done": "{model} now stands {height} above the table (Log: Undo to go back).",
+    "legend.elevation": "ground height (a floor, a hill)",
+    "err.elevation_typed": "Type the height as a number, e.g. 7.5.",
     "ring.edge_short": "+ base",
     "log.camera_run": "camera: {n} moves and placements seen"
   }

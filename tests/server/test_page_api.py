@@ -120,3 +120,30 @@ def test_every_error_id_the_page_renders_has_french_and_english_words() -> None:
     assert {"terrain_kind", "terrain_kind_refused", "unknown_kind"} <= codes
     for lang in ("fr", "en"):
         assert sorted(c for c in codes if f"err.{c}" not in words[lang]) == [], lang
+
+
+def test_the_page_carries_its_first_state_and_versioned_scripts_kept_by_the_browser(client: Any) -> None:
+    import json
+    import re
+
+    r = client.get("/")
+    assert r.status_code == 200 and r.headers["Cache-Control"] == "no-cache"  # the state inside changes
+    html = r.get_data(as_text=True)
+    boot = re.search(r'<script id="boot-state" type="application/json">(.*?)</script>', html, re.S)
+    assert boot is not None
+    state = json.loads(boot.group(1))
+    assert state["game"]["game"]["name"] == "test table" and "shoot" in state["action_forms"]
+    assert state == client.get("/api/state").json  # the same as the API's
+    scripts = re.findall(r'src="(/static/[a-z0-9]+\.js\?v=[0-9a-f]{12})"', html)
+    assert len(scripts) == 3
+    with client.get(scripts[0]) as kept:
+        assert kept.status_code == 200 and "immutable" in kept.headers["Cache-Control"]
+    with client.get(scripts[0].split("?")[0]) as plain:  # without its version: asked again each time
+        assert "max-age" not in plain.headers.get("Cache-Control", "")
+
+
+def test_the_page_state_escapes_what_a_player_typed(make_app: Any) -> None:
+    game = small_game()
+    game["name"] = "</script><script>alert(1)</script>"
+    html = make_app(GAME=game).test_client().get("/").get_data(as_text=True)
+    assert "<script>alert(1)" not in html
