@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -87,6 +88,10 @@ class Readings:
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
+
+    def select(self, mask: NDArray[np.bool_]) -> Readings:
+        """The readings where ``mask`` is true."""
+        return Readings(self.corners[mask], self.ids[mask], self.errors[mask], self.spread[mask])
 
 
 @functools.lru_cache(maxsize=64)
@@ -330,7 +335,8 @@ INK_CONSTANTS = (25.0, 50.0)
 
 
 def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
-                constants: tuple[float, ...] = INK_CONSTANTS) -> NDArray[np.float64]:
+                constants: tuple[float, ...] = INK_CONSTANTS, sizes: MarkerSizes | None = None,
+                offset: tuple[float, float] = (0.0, 0.0)) -> NDArray[np.float64]:
     """Candidate squares from dark blobs of a marker's size: (N, 4, 2) corners, image px.
 
     OpenCV's candidates are polygons fitted to thresholded outlines; motion blur rounds a
@@ -340,6 +346,12 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
     ``constants``: a high one leaves out a grey figure or a shadow touching the black
     square) about a marker's size and roughly square is turned into its minimum-area
     rectangle. The reading (:func:`read_candidates`) decides what it is.
+
+    With ``sizes`` (the marker's shape at each place of the image, from the calibration), a
+    dark region that is no square because a figure, or its shadow, touches the marker also
+    gives the squares of the marker's known size that fit its outline
+    (:func:`known_size_squares`); ``offset`` is where ``gray`` lies in the image ``sizes``
+    describes (a crop's top-left corner).
     """
     g = np.ascontiguousarray(gray)
     block = max(3, int(2 * max_side_px) | 1)
@@ -351,16 +363,18 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
         n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         w, h, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
         size = np.maximum(w, h)
-        pick = np.nonzero((size >= lo) & (size <= hi * 1.42) & (area >= 0.3 * lo * lo) & (area <= hi * hi))[0]
+        big = hi * MERGED_BLOB_SIDES if sizes is not None else hi * 1.42
+        pick = np.nonzero((size >= lo) & (size <= big) & (area >= 0.3 * lo * lo) & (area <= big * big))[0]
         for k in pick[pick > 0].tolist():
             x, y = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
             blob = (labels[y:y + int(h[k]), x:x + int(w[k])] == k).astype(np.uint8)
             contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             c = max(contours, key=len) + np.array([x, y], dtype=np.int32)
             (cx, cy), (a, b), angle = cv2.minAreaRect(c)
-            if not (lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b)):
-                continue
-            if cv2.contourArea(c) < 0.6 * a * b:
+            square = lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b) and cv2.contourArea(c) >= 0.6 * a * b
+            if not square:
+                if sizes is not None:
+                    out.extend(known_size_squares(g, blob, (x, y), sizes, offset))
                 continue
             # contour points are pixel centres: the outline lies half a pixel further out
             out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
@@ -369,6 +383,85 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
                 side = min(a, b) + 1.0
                 out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
     return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
+
+
+#: A dark region up to this many times the largest marker side across may be a marker
+#: joined to a figure or a shadow (searched for squares of the known size, see ink_squares).
+MERGED_BLOB_SIDES = 3.0
+
+
+@dataclass(frozen=True)
+class MarkerSizes:
+    """How a base marker looks at each place of the image: the calibration's local maps.
+
+    ``points_px`` (K, 2) are image points (base markers' places over the table) and
+    ``jacobians`` (K, 2, 2) the image px moved per table mm there (at the markers' height);
+    ``sides_mm`` are the marker sizes in play. A marker near ``points_px[k]`` is the square of
+    side ``s`` in table mm, mapped by ``jacobians[k]``.
+    """
+
+    points_px: NDArray[np.float64]
+    jacobians: NDArray[np.float64]
+    sides_mm: tuple[float, ...]
+
+    def jacobian_at(self, point_px: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The local map (2, 2) at the sample nearest ``point_px``."""
+        k = int(np.argmin(np.linalg.norm(self.points_px - point_px[None], axis=1)))
+        return self.jacobians[k]
+
+
+def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tuple[int, int],
+                       sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
+    """Squares of a marker's known size that fit the outline of a dark region (clockwise corners).
+
+    A figure standing on a white-disc top, or its shadow, touching the black square joins it
+    in one dark region, whose outline is no square and fits no polygon. The marker's own
+    sides are still most of the region's straight outline: in table mm (the local map from
+    ``sizes``) the outline's gradient directions give the square's angle, and the square of
+    known side lies against the region's extremes along those axes, at one of its four
+    ends; these four squares (per marker size) are candidates (:func:`read_candidates`
+    decides). ``blob`` is the region's mask, its top-left corner at ``at`` in ``gray``;
+    ``offset`` is where ``gray`` lies in the image ``sizes`` describes.
+    """
+    x, y = at
+    h, w = blob.shape
+    pad = 2
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(gray.shape[1], x + w + pad), min(gray.shape[0], y + h + pad)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
+    ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
+    patch = gray[y0:y1, x0:x1].astype(np.float32)
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)[ring].astype(np.float64)
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)[ring].astype(np.float64)
+    ys, xs = np.nonzero(mask)
+    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+    centre = pts.mean(axis=0)
+    jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
+    # an edge's normal in table mm is the image gradient through the transposed map
+    nx = jac[0, 0] * gx + jac[1, 0] * gy
+    ny = jac[0, 1] * gx + jac[1, 1] * gy
+    weight = np.hypot(nx, ny)
+    if weight.sum() <= 0:
+        return []
+    quarter = np.degrees(np.arctan2(ny, nx)) % 90.0
+    hist = np.bincount(quarter.astype(np.int64) % 90, weights=weight, minlength=90)
+    smooth = sum(np.roll(hist, k) for k in range(-3, 4))
+    theta = math.radians(float(np.argmax(smooth)) + 0.5)
+    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
+    uv = (pts - centre) @ to_mm.T
+    lo, hi = uv.min(axis=0) - 0.5 * np.abs(to_mm).sum(axis=1), uv.max(axis=0) + 0.5 * np.abs(to_mm).sum(axis=1)
+    out: list[NDArray[np.float64]] = []
+    back = jac @ rot
+    for side in sizes.sides_mm:
+        if (hi - lo).max() < 0.8 * side or (hi - lo).min() < 0.6 * side:
+            continue
+        for u0 in {float(lo[0]), float(hi[0] - side)}:
+            for v0 in {float(lo[1]), float(hi[1] - side)}:
+                sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
+                out.append(centre + sq @ back.T - 0.0)
+    return out
 
 
 def best_per_marker(readings: Readings, min_distance_px: float | None = None) -> Readings:
