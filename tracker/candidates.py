@@ -89,6 +89,15 @@ class Readings:
     def __len__(self) -> int:
         return int(self.ids.shape[0])
 
+    @classmethod
+    def concat(cls, parts: list[Readings]) -> Readings:
+        """All the readings of ``parts``, in order."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        return cls(np.concatenate([p.corners for p in parts]), np.concatenate([p.ids for p in parts]),
+                   np.concatenate([p.errors for p in parts]), np.concatenate([p.spread for p in parts]))
+
     def select(self, mask: NDArray[np.bool_]) -> Readings:
         """The readings where ``mask`` is true."""
         return Readings(self.corners[mask], self.ids[mask], self.errors[mask], self.spread[mask])
@@ -254,7 +263,7 @@ BLUR_SHRINK = 0.85
 
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
-                    quiet_cells: float = 1.0) -> Readings:
+                    quiet_cells: float = 1.0, known_size: bool = False) -> Readings:
     """Read each candidate quad as one of ``allowed_ids`` (see the module's docstring).
 
     Parameters
@@ -271,6 +280,9 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     quiet_cells : float
         Width of the white margin around the black square, in cells (a candidate may be
         the margin's outline).
+    known_size : bool
+        The candidates are already squares of the marker's size (:func:`known_size_squares`):
+        only they (and their edge fits) are read, not the paper's or a blurred outline.
 
     Returns
     -------
@@ -286,7 +298,7 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     n = int(get_dictionary(dictionary).markerSize) + 2
     codes, owners, turns = _codes(dictionary, allowed)
     inner, border = _inner_border(n)
-    raw = raw_hypotheses(q, n, quiet_cells=quiet_cells)
+    raw = clockwise(q)[:, None] if known_size else raw_hypotheses(q, n, quiet_cells=quiet_cells)
     keep = _promising(g, raw, n, inner, border, codes[:, inner], max_errors)
     q, raw = q[keep], raw[keep]
     if not len(q):
@@ -335,9 +347,19 @@ INK_CONSTANTS = (25.0, 50.0)
 
 
 def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
-                constants: tuple[float, ...] = INK_CONSTANTS, sizes: MarkerSizes | None = None,
-                offset: tuple[float, float] = (0.0, 0.0)) -> NDArray[np.float64]:
+                constants: tuple[float, ...] = INK_CONSTANTS) -> NDArray[np.float64]:
     """Candidate squares from dark blobs of a marker's size: (N, 4, 2) corners, image px.
+
+    See :func:`ink_candidates` (here without the squares of known size).
+    """
+    return ink_candidates(gray, min_side_px, max_side_px, constants=constants)[0]
+
+
+def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
+                   constants: tuple[float, ...] = INK_CONSTANTS, sizes: MarkerSizes | None = None,
+                   offset: tuple[float, float] = (0.0, 0.0)) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Candidate squares from dark blobs: those of a marker's size, and those of known size in
+    larger blobs ((N, 4, 2) and (M, 4, 2) corners, image px).
 
     OpenCV's candidates are polygons fitted to thresholded outlines; motion blur rounds a
     small marker's corners and JPEG frays its edges until no four-sided polygon fits, and
@@ -350,14 +372,15 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
     With ``sizes`` (the marker's shape at each place of the image, from the calibration), a
     dark region that is no square because a figure, or its shadow, touches the marker also
     gives the squares of the marker's known size that fit its outline
-    (:func:`known_size_squares`); ``offset`` is where ``gray`` lies in the image ``sizes``
-    describes (a crop's top-left corner).
+    (:func:`known_size_squares`, read with ``known_size=True``); ``offset`` is where ``gray``
+    lies in the image ``sizes`` describes (a crop's top-left corner).
     """
     g = np.ascontiguousarray(gray)
     block = max(3, int(2 * max_side_px) | 1)
     mean = cv2.blur(g, (block, block)).astype(np.int16)
     lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
     out = []
+    sized: list[NDArray[np.float64]] = []
     for constant in constants:
         dark = ((g.astype(np.int16) < mean - int(constant)).astype(np.uint8)) * 255
         n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
@@ -374,7 +397,7 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
             square = lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b) and cv2.contourArea(c) >= 0.6 * a * b
             if not square:
                 if sizes is not None:
-                    out.extend(known_size_squares(g, blob, (x, y), sizes, offset))
+                    sized.extend(known_size_squares(g, blob, (x, y), sizes, offset))
                 continue
             # contour points are pixel centres: the outline lies half a pixel further out
             out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
@@ -382,7 +405,7 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
                 # motion blur stretches the blob along the motion: the square is its short side
                 side = min(a, b) + 1.0
                 out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
-    return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
+    return (np.array(out, dtype=np.float64).reshape(-1, 4, 2), np.array(sized, dtype=np.float64).reshape(-1, 4, 2))
 
 
 #: A dark region up to this many times the largest marker side across may be a marker

@@ -41,7 +41,7 @@ import numpy as np
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import FIRST_MODEL_ID, Setup
 from tracker.detections import Detections, diagonal_centres
-from tracker.candidates import MarkerSizes, Readings, best_per_marker, ink_squares, read_candidates
+from tracker.candidates import MarkerSizes, Readings, best_per_marker, ink_candidates, read_candidates
 from tracker.decode import cell_errors, identify_quads, same_ids
 from tracker.refine import refine_corners_status
 
@@ -338,6 +338,7 @@ class MarkerDetector:
         corners: list[np.ndarray] = []
         ids: list[np.ndarray] = []
         again: list[np.ndarray] = []
+        sized: list[np.ndarray] = []
         for roi in rois:
             ox = oy = 0
             img = gray
@@ -360,15 +361,18 @@ class MarkerDetector:
                 if extra:
                     again.append(np.asarray(extra, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
                 # and the dark blobs of a marker's size (blurred corners fit no polygon)
-                blobs = ink_squares(img, self.min_side_px, self.max_side_px, sizes=self.sizes, offset=(ox, oy))
+                blobs, joined = ink_candidates(img, self.min_side_px, self.max_side_px, sizes=self.sizes,
+                                               offset=(ox, oy))
                 if len(blobs):
                     again.append(blobs + (ox, oy))
+                if len(joined):
+                    sized.append(joined + (ox, oy))
             if found_ids is not None and len(found_ids):
                 corners.append(np.asarray(found, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
                 ids.append(np.asarray(found_ids).reshape(-1))
             if len(rejected):
                 again.append(np.asarray(rejected, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
-        if not corners and not again:
+        if not corners and not again and not sized:
             return Detections.empty()
         c = np.concatenate(corners) if corners else np.zeros((0, 4, 2))
         found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
@@ -380,8 +384,9 @@ class MarkerDetector:
             # every square OpenCV saw (those it read but that failed the check too) is read
             # on its grid against the ids in play; a clean first reading wins
             pool = [q for q in (raw_c, *again) if len(q)]
-            if pool:
-                more = self._read_in_play(gray, np.concatenate(pool), c, found_ids)
+            if pool or sized:
+                more = self._read_in_play(gray, np.concatenate(pool) if pool else np.zeros((0, 4, 2)), c, found_ids,
+                                          np.concatenate(sized) if sized else np.zeros((0, 4, 2)))
                 fresh = ~np.isin(more.ids, found_ids)
                 c = np.concatenate([c, more.corners[fresh]])
                 found_ids = np.concatenate([found_ids, more.ids[fresh]])
@@ -401,25 +406,30 @@ class MarkerDetector:
         return Detections.from_corners(c, found_ids, conf, fixed)
 
     def _read_in_play(self, gray: np.ndarray, quads: np.ndarray, found: np.ndarray,
-                      found_ids: np.ndarray) -> Readings:
+                      found_ids: np.ndarray, sized: np.ndarray) -> Readings:
         """Read candidate squares on their grid as ids in play (:mod:`tracker.candidates`).
 
         An id OpenCV already read (and the edge fit confirmed) elsewhere cannot be here too:
         such a reading (a neighbour's pattern read on a grid shifted by a cell, say) is
         dropped before the readings of one place are weighed against each other, so it does
-        not take the right marker there down with it.
+        not take the right marker there down with it. ``sized`` are squares of the marker's
+        known size (:func:`tracker.candidates.known_size_squares`), read as they are.
         """
-        sides = side_lengths(quads)
-        keep = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
-        if len(found):
-            centres = diagonal_centres(quads)
-            known = diagonal_centres(found)
-            near = np.linalg.norm(centres[:, None] - known[None], axis=2).min(axis=1)
-            keep &= near > side_lengths(found).min() / 2
-        quads = quads[keep]
-        if not len(quads) or not self.in_play:
+        if not self.in_play:
             return Readings.empty()
-        read = read_candidates(gray, quads, self.dictionary, sorted(self.in_play), max_errors=IN_PLAY_MAX_ERRORS)
+
+        def away(q: np.ndarray) -> np.ndarray:
+            sides = side_lengths(q)
+            keep = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
+            if len(found) and len(q):
+                near = np.linalg.norm(diagonal_centres(q)[:, None] - diagonal_centres(found)[None], axis=2)
+                keep &= near.min(axis=1) > side_lengths(found).min() / 2
+            return q[keep]
+
+        ids = sorted(self.in_play)
+        read = Readings.concat([
+            read_candidates(gray, away(quads), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS),
+            read_candidates(gray, away(sized), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS, known_size=True)])
         return best_per_marker(read.select(~np.isin(read.ids, found_ids)))
 
     def _confirm(self, gray: np.ndarray, quads: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
