@@ -167,7 +167,8 @@ def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> 
                            for part in np.array_split(rows, max(1, -(-len(rows) // 30000)))]) if len(rows) else \
         np.zeros((0, len(grid)), np.uint8)
     s2 = CELL_SAMPLES * CELL_SAMPLES
-    return vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
+    means: NDArray[np.float64] = vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
+    return means
 
 
 @functools.lru_cache(maxsize=8)
@@ -203,7 +204,8 @@ def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     c = quads.mean(axis=1, keepdims=True)[:, None]                           # (N, 1, 1, 2)
     scale = np.repeat(np.asarray(SCALES, np.float64), len(SHIFTS_PX) ** 2)
     shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float64)
-    return c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
+    out: NDArray[np.float64] = c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
+    return out
 
 
 def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner: NDArray[np.intp],
@@ -215,7 +217,8 @@ def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner:
     light = (cells[:, border] > t[:, None]).sum(axis=1)
     dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
     ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
-    return ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
+    promising: NDArray[np.bool_] = ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
+    return promising
 
 
 #: A candidate read roughly (no nudge, no edge fit) may be this many cells farther from a
@@ -228,7 +231,8 @@ def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     a, b, c = q[:, 0], q[:, 1], q[:, 2]
     cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - b[:, 0])
-    return np.where((cross < 0)[:, None, None], q[:, ::-1], q)
+    out: NDArray[np.float64] = np.where((cross < 0)[:, None, None], q[:, ::-1], q)
+    return out
 
 
 def raw_hypotheses(quads: NDArray[np.float64], cells: int, *, quiet_cells: float = 1.0) -> NDArray[np.float64]:
@@ -430,7 +434,8 @@ class MarkerSizes:
     def jacobian_at(self, point_px: NDArray[np.float64]) -> NDArray[np.float64]:
         """The local map (2, 2) at the sample nearest ``point_px``."""
         k = int(np.argmin(np.linalg.norm(self.points_px - point_px[None], axis=1)))
-        return self.jacobians[k]
+        jac: NDArray[np.float64] = self.jacobians[k]
+        return jac
 
 
 def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tuple[int, int],

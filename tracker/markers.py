@@ -40,9 +40,9 @@ import numpy as np
 
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import FIRST_MODEL_ID, Setup
-from tracker.detections import Detections, diagonal_centres
 from tracker.candidates import MarkerSizes, Readings, best_per_marker, ink_candidates, read_candidates
 from tracker.decode import cell_errors, identify_quads, same_ids
+from tracker.detections import Detections, diagonal_centres
 from tracker.refine import refine_corners_status
 
 log = logging.getLogger(__name__)
@@ -173,13 +173,15 @@ def facing_from_corners(corners_mm: np.ndarray) -> np.ndarray:
     right = (c[:, 1] + c[:, 2]) - (c[:, 0] + c[:, 3])
     turned = np.stack([right[:, 1], -right[:, 0]], axis=1)     # right turned -90 deg is forward
     v = up + turned
-    return np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
+    facing: np.ndarray = np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
+    return facing
 
 
 def side_lengths(corners: np.ndarray) -> np.ndarray:
     """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
     c = np.asarray(corners, dtype=float).reshape(-1, 4, 2)
-    return np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+    sides: np.ndarray = np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+    return sides
 
 
 def locate_models(detections: Detections, calibration: TableMapping, setup: Setup) -> MarkerFixes:
@@ -227,7 +229,8 @@ def locate_models(detections: Detections, calibration: TableMapping, setup: Setu
         models.append(LocatedModel(marker_id, float(x), float(y), float(facings[k]),
                                    float(centres_mm[k, 0]), float(centres_mm[k, 1]),
                                    float(sides_mm[k]), float(sides_px[k]),
-                                   float(det.confidence[k]), centre_px, int(det.corrected[k])))
+                                   float(det.confidence[k]), centre_px,
+                                   int(det.corrected[k]) if det.corrected is not None else 0))
     for r in rejected:
         log.info("marker %d rejected: %s", r.marker_id, r.reason)
     models.sort(key=lambda mm: mm.marker_id)
@@ -376,7 +379,7 @@ class MarkerDetector:
             return Detections.empty()
         c = np.concatenate(corners) if corners else np.zeros((0, 4, 2))
         found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
-        raw_c, raw_ids = c, found_ids
+        raw_c = c
         c, found_ids = self._confirm(gray, c, found_ids)
         # OpenCV corrects bits silently: count the cells its readings got wrong
         fixed = cell_errors(gray, c, found_ids, self.dictionary) if len(found_ids) else np.zeros(0, np.int64)
@@ -385,12 +388,12 @@ class MarkerDetector:
             # on its grid against the ids in play; a clean first reading wins
             pool = [q for q in (raw_c, *again) if len(q)]
             if pool or sized:
-                more = self._read_in_play(gray, np.concatenate(pool) if pool else np.zeros((0, 4, 2)), c, found_ids,
+                read = self._read_in_play(gray, np.concatenate(pool) if pool else np.zeros((0, 4, 2)), c, found_ids,
                                           np.concatenate(sized) if sized else np.zeros((0, 4, 2)))
-                fresh = ~np.isin(more.ids, found_ids)
-                c = np.concatenate([c, more.corners[fresh]])
-                found_ids = np.concatenate([found_ids, more.ids[fresh]])
-                fixed = np.concatenate([fixed, more.errors[fresh]])
+                fresh = ~np.isin(read.ids, found_ids)
+                c = np.concatenate([c, read.corners[fresh]])
+                found_ids = np.concatenate([found_ids, read.ids[fresh]])
+                fixed = np.concatenate([fixed, read.errors[fresh]])
         elif again:
             more_ids, more_c = self._second_chance(gray, np.concatenate(again), c)
             # a second reading never stands beside a first one of the same id: a marker
