@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -87,6 +88,19 @@ class Readings:
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
+
+    @classmethod
+    def concat(cls, parts: list[Readings]) -> Readings:
+        """All the readings of ``parts``, in order."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        return cls(np.concatenate([p.corners for p in parts]), np.concatenate([p.ids for p in parts]),
+                   np.concatenate([p.errors for p in parts]), np.concatenate([p.spread for p in parts]))
+
+    def select(self, mask: NDArray[np.bool_]) -> Readings:
+        """The readings where ``mask`` is true."""
+        return Readings(self.corners[mask], self.ids[mask], self.errors[mask], self.spread[mask])
 
 
 @functools.lru_cache(maxsize=64)
@@ -153,7 +167,8 @@ def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> 
                            for part in np.array_split(rows, max(1, -(-len(rows) // 30000)))]) if len(rows) else \
         np.zeros((0, len(grid)), np.uint8)
     s2 = CELL_SAMPLES * CELL_SAMPLES
-    return vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
+    means: NDArray[np.float64] = vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
+    return means
 
 
 @functools.lru_cache(maxsize=8)
@@ -189,7 +204,8 @@ def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     c = quads.mean(axis=1, keepdims=True)[:, None]                           # (N, 1, 1, 2)
     scale = np.repeat(np.asarray(SCALES, np.float64), len(SHIFTS_PX) ** 2)
     shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float64)
-    return c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
+    out: NDArray[np.float64] = c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
+    return out
 
 
 def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner: NDArray[np.intp],
@@ -201,7 +217,8 @@ def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner:
     light = (cells[:, border] > t[:, None]).sum(axis=1)
     dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
     ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
-    return ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
+    promising: NDArray[np.bool_] = ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
+    return promising
 
 
 #: A candidate read roughly (no nudge, no edge fit) may be this many cells farther from a
@@ -214,7 +231,8 @@ def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     a, b, c = q[:, 0], q[:, 1], q[:, 2]
     cross = (b[:, 0] - a[:, 0]) * (c[:, 1] - b[:, 1]) - (b[:, 1] - a[:, 1]) * (c[:, 0] - b[:, 0])
-    return np.where((cross < 0)[:, None, None], q[:, ::-1], q)
+    out: NDArray[np.float64] = np.where((cross < 0)[:, None, None], q[:, ::-1], q)
+    return out
 
 
 def raw_hypotheses(quads: NDArray[np.float64], cells: int, *, quiet_cells: float = 1.0) -> NDArray[np.float64]:
@@ -249,7 +267,7 @@ BLUR_SHRINK = 0.85
 
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
-                    quiet_cells: float = 1.0) -> Readings:
+                    quiet_cells: float = 1.0, known_size: bool = False) -> Readings:
     """Read each candidate quad as one of ``allowed_ids`` (see the module's docstring).
 
     Parameters
@@ -266,6 +284,9 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     quiet_cells : float
         Width of the white margin around the black square, in cells (a candidate may be
         the margin's outline).
+    known_size : bool
+        The candidates are already squares of the marker's size (:func:`known_size_squares`):
+        only they (and their edge fits) are read, not the paper's or a blurred outline.
 
     Returns
     -------
@@ -281,7 +302,7 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     n = int(get_dictionary(dictionary).markerSize) + 2
     codes, owners, turns = _codes(dictionary, allowed)
     inner, border = _inner_border(n)
-    raw = raw_hypotheses(q, n, quiet_cells=quiet_cells)
+    raw = clockwise(q)[:, None] if known_size else raw_hypotheses(q, n, quiet_cells=quiet_cells)
     keep = _promising(g, raw, n, inner, border, codes[:, inner], max_errors)
     q, raw = q[keep], raw[keep]
     if not len(q):
@@ -333,6 +354,17 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
                 constants: tuple[float, ...] = INK_CONSTANTS) -> NDArray[np.float64]:
     """Candidate squares from dark blobs of a marker's size: (N, 4, 2) corners, image px.
 
+    See :func:`ink_candidates` (here without the squares of known size).
+    """
+    return ink_candidates(gray, min_side_px, max_side_px, constants=constants)[0]
+
+
+def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float, *,
+                   constants: tuple[float, ...] = INK_CONSTANTS, sizes: MarkerSizes | None = None,
+                   offset: tuple[float, float] = (0.0, 0.0)) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Candidate squares from dark blobs: those of a marker's size, and those of known size in
+    larger blobs ((N, 4, 2) and (M, 4, 2) corners, image px).
+
     OpenCV's candidates are polygons fitted to thresholded outlines; motion blur rounds a
     small marker's corners and JPEG frays its edges until no four-sided polygon fits, and
     a figure touching the marker joins its outline. The blob of dark ink is still there:
@@ -340,27 +372,36 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
     ``constants``: a high one leaves out a grey figure or a shadow touching the black
     square) about a marker's size and roughly square is turned into its minimum-area
     rectangle. The reading (:func:`read_candidates`) decides what it is.
+
+    With ``sizes`` (the marker's shape at each place of the image, from the calibration), a
+    dark region that is no square because a figure, or its shadow, touches the marker also
+    gives the squares of the marker's known size that fit its outline
+    (:func:`known_size_squares`, read with ``known_size=True``); ``offset`` is where ``gray``
+    lies in the image ``sizes`` describes (a crop's top-left corner).
     """
     g = np.ascontiguousarray(gray)
     block = max(3, int(2 * max_side_px) | 1)
     mean = cv2.blur(g, (block, block)).astype(np.int16)
     lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
     out = []
+    sized: list[NDArray[np.float64]] = []
     for constant in constants:
         dark = ((g.astype(np.int16) < mean - int(constant)).astype(np.uint8)) * 255
         n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         w, h, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
         size = np.maximum(w, h)
-        pick = np.nonzero((size >= lo) & (size <= hi * 1.42) & (area >= 0.3 * lo * lo) & (area <= hi * hi))[0]
+        big = hi * MERGED_BLOB_SIDES if sizes is not None else hi * 1.42
+        pick = np.nonzero((size >= lo) & (size <= big) & (area >= 0.3 * lo * lo) & (area <= big * big))[0]
         for k in pick[pick > 0].tolist():
             x, y = int(stats[k, cv2.CC_STAT_LEFT]), int(stats[k, cv2.CC_STAT_TOP])
             blob = (labels[y:y + int(h[k]), x:x + int(w[k])] == k).astype(np.uint8)
             contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             c = max(contours, key=len) + np.array([x, y], dtype=np.int32)
             (cx, cy), (a, b), angle = cv2.minAreaRect(c)
-            if not (lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b)):
-                continue
-            if cv2.contourArea(c) < 0.6 * a * b:
+            square = lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b) and cv2.contourArea(c) >= 0.6 * a * b
+            if not square:
+                if sizes is not None:
+                    sized.extend(known_size_squares(g, blob, (x, y), sizes, offset))
                 continue
             # contour points are pixel centres: the outline lies half a pixel further out
             out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
@@ -368,7 +409,87 @@ def ink_squares(gray: NDArray[np.uint8], min_side_px: float, max_side_px: float,
                 # motion blur stretches the blob along the motion: the square is its short side
                 side = min(a, b) + 1.0
                 out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
-    return np.array(out, dtype=np.float64).reshape(-1, 4, 2)
+    return (np.array(out, dtype=np.float64).reshape(-1, 4, 2), np.array(sized, dtype=np.float64).reshape(-1, 4, 2))
+
+
+#: A dark region up to this many times the largest marker side across may be a marker
+#: joined to a figure or a shadow (searched for squares of the known size, see ink_squares).
+MERGED_BLOB_SIDES = 3.0
+
+
+@dataclass(frozen=True)
+class MarkerSizes:
+    """How a base marker looks at each place of the image: the calibration's local maps.
+
+    ``points_px`` (K, 2) are image points (base markers' places over the table) and
+    ``jacobians`` (K, 2, 2) the image px moved per table mm there (at the markers' height);
+    ``sides_mm`` are the marker sizes in play. A marker near ``points_px[k]`` is the square of
+    side ``s`` in table mm, mapped by ``jacobians[k]``.
+    """
+
+    points_px: NDArray[np.float64]
+    jacobians: NDArray[np.float64]
+    sides_mm: tuple[float, ...]
+
+    def jacobian_at(self, point_px: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The local map (2, 2) at the sample nearest ``point_px``."""
+        k = int(np.argmin(np.linalg.norm(self.points_px - point_px[None], axis=1)))
+        jac: NDArray[np.float64] = self.jacobians[k]
+        return jac
+
+
+def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tuple[int, int],
+                       sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
+    """Squares of a marker's known size that fit the outline of a dark region (clockwise corners).
+
+    A figure standing on a white-disc top, or its shadow, touching the black square joins it
+    in one dark region, whose outline is no square and fits no polygon. The marker's own
+    sides are still most of the region's straight outline: in table mm (the local map from
+    ``sizes``) the outline's gradient directions give the square's angle, and the square of
+    known side lies against the region's extremes along those axes, at one of its four
+    ends; these four squares (per marker size) are candidates (:func:`read_candidates`
+    decides). ``blob`` is the region's mask, its top-left corner at ``at`` in ``gray``;
+    ``offset`` is where ``gray`` lies in the image ``sizes`` describes.
+    """
+    x, y = at
+    h, w = blob.shape
+    pad = 2
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(gray.shape[1], x + w + pad), min(gray.shape[0], y + h + pad)
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
+    ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
+    patch = gray[y0:y1, x0:x1].astype(np.float32)
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)[ring].astype(np.float64)
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)[ring].astype(np.float64)
+    ys, xs = np.nonzero(mask)
+    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+    centre = pts.mean(axis=0)
+    jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
+    # an edge's normal in table mm is the image gradient through the transposed map
+    nx = jac[0, 0] * gx + jac[1, 0] * gy
+    ny = jac[0, 1] * gx + jac[1, 1] * gy
+    weight = np.hypot(nx, ny)
+    if weight.sum() <= 0:
+        return []
+    quarter = np.degrees(np.arctan2(ny, nx)) % 90.0
+    hist = np.bincount(quarter.astype(np.int64) % 90, weights=weight, minlength=90)
+    smooth = sum(np.roll(hist, k) for k in range(-3, 4))
+    theta = math.radians(float(np.argmax(smooth)) + 0.5)
+    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
+    uv = (pts - centre) @ to_mm.T
+    lo, hi = uv.min(axis=0) - 0.5 * np.abs(to_mm).sum(axis=1), uv.max(axis=0) + 0.5 * np.abs(to_mm).sum(axis=1)
+    out: list[NDArray[np.float64]] = []
+    back = jac @ rot
+    for side in sizes.sides_mm:
+        if (hi - lo).max() < 0.8 * side or (hi - lo).min() < 0.6 * side:
+            continue
+        for u0 in {float(lo[0]), float(hi[0] - side)}:
+            for v0 in {float(lo[1]), float(hi[1] - side)}:
+                sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
+                out.append(centre + sq @ back.T - 0.0)
+    return out
 
 
 def best_per_marker(readings: Readings, min_distance_px: float | None = None) -> Readings:

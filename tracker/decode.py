@@ -55,7 +55,7 @@ def read_cells(gray: np.ndarray, quads: np.ndarray, dictionary: str) -> tuple[np
     n = _dictionary(dictionary).markerSize + 2
     s = SAMPLES_PER_CELL
     size = n * s
-    dst = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    dst = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     bits = np.zeros((len(q), n, n), dtype=np.uint8)
     contrast = np.zeros(len(q))

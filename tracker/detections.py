@@ -147,4 +147,5 @@ def diagonal_centres(corners: np.ndarray) -> np.ndarray:
     out = p + t[:, None] * r
     bad = ~np.isfinite(out).all(axis=1) | (np.abs(cross) < 1e-12)
     out[bad] = c[bad].mean(axis=1)
-    return out
+    centres: np.ndarray = out
+    return centres

@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import cv2
@@ -40,9 +40,9 @@ import numpy as np
 
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import FIRST_MODEL_ID, Setup
-from tracker.detections import Detections, diagonal_centres
-from tracker.candidates import Readings, best_per_marker, ink_squares, read_candidates
+from tracker.candidates import MarkerSizes, Readings, best_per_marker, ink_candidates, read_candidates
 from tracker.decode import cell_errors, identify_quads, same_ids
+from tracker.detections import Detections, diagonal_centres
 from tracker.refine import refine_corners_status
 
 log = logging.getLogger(__name__)
@@ -173,13 +173,15 @@ def facing_from_corners(corners_mm: np.ndarray) -> np.ndarray:
     right = (c[:, 1] + c[:, 2]) - (c[:, 0] + c[:, 3])
     turned = np.stack([right[:, 1], -right[:, 0]], axis=1)     # right turned -90 deg is forward
     v = up + turned
-    return np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
+    facing: np.ndarray = np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
+    return facing
 
 
 def side_lengths(corners: np.ndarray) -> np.ndarray:
     """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
     c = np.asarray(corners, dtype=float).reshape(-1, 4, 2)
-    return np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+    sides: np.ndarray = np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
+    return sides
 
 
 def locate_models(detections: Detections, calibration: TableMapping, setup: Setup) -> MarkerFixes:
@@ -227,7 +229,8 @@ def locate_models(detections: Detections, calibration: TableMapping, setup: Setu
         models.append(LocatedModel(marker_id, float(x), float(y), float(facings[k]),
                                    float(centres_mm[k, 0]), float(centres_mm[k, 1]),
                                    float(sides_mm[k]), float(sides_px[k]),
-                                   float(det.confidence[k]), centre_px, int(det.corrected[k])))
+                                   float(det.confidence[k]), centre_px,
+                                   int(det.corrected[k]) if det.corrected is not None else 0))
     for r in rejected:
         log.info("marker %d rejected: %s", r.marker_id, r.reason)
     models.sort(key=lambda mm: mm.marker_id)
@@ -319,6 +322,9 @@ class MarkerDetector:
     #: The ids that can be on the table: every candidate square is then read on its grid
     #: against these codes only, with error correction (:mod:`tracker.candidates`).
     in_play: frozenset[int] | None = None
+    #: The marker's shape at each place of the image (from the calibration): dark regions
+    #: where a figure touches a marker are searched for squares of that size.
+    sizes: MarkerSizes | None = field(default=None, compare=False)
 
     def detect(self, gray: np.ndarray, *, roi: tuple[int, int, int, int] | None = None) -> Detections:
         """Detect markers in ``gray`` (or only in the region ``roi`` = x, y, w, h), image px."""
@@ -335,6 +341,7 @@ class MarkerDetector:
         corners: list[np.ndarray] = []
         ids: list[np.ndarray] = []
         again: list[np.ndarray] = []
+        sized: list[np.ndarray] = []
         for roi in rois:
             ox = oy = 0
             img = gray
@@ -357,19 +364,22 @@ class MarkerDetector:
                 if extra:
                     again.append(np.asarray(extra, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
                 # and the dark blobs of a marker's size (blurred corners fit no polygon)
-                blobs = ink_squares(img, self.min_side_px, self.max_side_px)
+                blobs, joined = ink_candidates(img, self.min_side_px, self.max_side_px, sizes=self.sizes,
+                                               offset=(ox, oy))
                 if len(blobs):
                     again.append(blobs + (ox, oy))
+                if len(joined):
+                    sized.append(joined + (ox, oy))
             if found_ids is not None and len(found_ids):
                 corners.append(np.asarray(found, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
                 ids.append(np.asarray(found_ids).reshape(-1))
             if len(rejected):
                 again.append(np.asarray(rejected, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
-        if not corners and not again:
+        if not corners and not again and not sized:
             return Detections.empty()
         c = np.concatenate(corners) if corners else np.zeros((0, 4, 2))
         found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
-        raw_c, raw_ids = c, found_ids
+        raw_c = c
         c, found_ids = self._confirm(gray, c, found_ids)
         # OpenCV corrects bits silently: count the cells its readings got wrong
         fixed = cell_errors(gray, c, found_ids, self.dictionary) if len(found_ids) else np.zeros(0, np.int64)
@@ -377,12 +387,13 @@ class MarkerDetector:
             # every square OpenCV saw (those it read but that failed the check too) is read
             # on its grid against the ids in play; a clean first reading wins
             pool = [q for q in (raw_c, *again) if len(q)]
-            if pool:
-                more = self._read_in_play(gray, np.concatenate(pool), c)
-                fresh = ~np.isin(more.ids, found_ids)
-                c = np.concatenate([c, more.corners[fresh]])
-                found_ids = np.concatenate([found_ids, more.ids[fresh]])
-                fixed = np.concatenate([fixed, more.errors[fresh]])
+            if pool or sized:
+                read = self._read_in_play(gray, np.concatenate(pool) if pool else np.zeros((0, 4, 2)), c, found_ids,
+                                          np.concatenate(sized) if sized else np.zeros((0, 4, 2)))
+                fresh = ~np.isin(read.ids, found_ids)
+                c = np.concatenate([c, read.corners[fresh]])
+                found_ids = np.concatenate([found_ids, read.ids[fresh]])
+                fixed = np.concatenate([fixed, read.errors[fresh]])
         elif again:
             more_ids, more_c = self._second_chance(gray, np.concatenate(again), c)
             # a second reading never stands beside a first one of the same id: a marker
@@ -397,20 +408,32 @@ class MarkerDetector:
                 * np.clip(1.0 - CORRECTION_PENALTY * fixed, 0.1, 1.0))
         return Detections.from_corners(c, found_ids, conf, fixed)
 
-    def _read_in_play(self, gray: np.ndarray, quads: np.ndarray, found: np.ndarray) -> Readings:
-        """Read candidate squares on their grid as ids in play (:mod:`tracker.candidates`)."""
-        sides = side_lengths(quads)
-        keep = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
-        if len(found):
-            centres = diagonal_centres(quads)
-            known = diagonal_centres(found)
-            near = np.linalg.norm(centres[:, None] - known[None], axis=2).min(axis=1)
-            keep &= near > side_lengths(found).min() / 2
-        quads = quads[keep]
-        if not len(quads) or not self.in_play:
+    def _read_in_play(self, gray: np.ndarray, quads: np.ndarray, found: np.ndarray,
+                      found_ids: np.ndarray, sized: np.ndarray) -> Readings:
+        """Read candidate squares on their grid as ids in play (:mod:`tracker.candidates`).
+
+        An id OpenCV already read (and the edge fit confirmed) elsewhere cannot be here too:
+        such a reading (a neighbour's pattern read on a grid shifted by a cell, say) is
+        dropped before the readings of one place are weighed against each other, so it does
+        not take the right marker there down with it. ``sized`` are squares of the marker's
+        known size (:func:`tracker.candidates.known_size_squares`), read as they are.
+        """
+        if not self.in_play:
             return Readings.empty()
-        return best_per_marker(read_candidates(gray, quads, self.dictionary, sorted(self.in_play),
-                                               max_errors=IN_PLAY_MAX_ERRORS))
+
+        def away(q: np.ndarray) -> np.ndarray:
+            sides = side_lengths(q)
+            keep = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
+            if len(found) and len(q):
+                near = np.linalg.norm(diagonal_centres(q)[:, None] - diagonal_centres(found)[None], axis=2)
+                keep &= near.min(axis=1) > side_lengths(found).min() / 2
+            return q[keep]
+
+        ids = sorted(self.in_play)
+        read = Readings.concat([
+            read_candidates(gray, away(quads), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS),
+            read_candidates(gray, away(sized), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS, known_size=True)])
+        return best_per_marker(read.select(~np.isin(read.ids, found_ids)))
 
     def _confirm(self, gray: np.ndarray, quads: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Refine OpenCV's readings on the square's edges and keep those that are markers.
@@ -559,4 +582,31 @@ def detector_for(calibration: TableMapping, setup: Setup) -> MarkerDetector:
     sizes = [m.base_size_mm] + [o.size_mm for o in m.per_marker.values() if o.size_mm]
     lo, _ = marker_side_px_range(calibration, setup, min(sizes), height_mm=m.base_height_mm)
     _, hi = marker_side_px_range(calibration, setup, max(sizes), height_mm=m.base_height_mm)
-    return MarkerDetector(m.dictionary, lo * DETECT_SIDE_FRACTION, hi * 1.5, ids_in_play(setup))
+    return MarkerDetector(m.dictionary, lo * DETECT_SIDE_FRACTION, hi * 1.5, ids_in_play(setup),
+                          marker_sizes(calibration, setup, tuple(sorted(set(sizes)))))
+
+
+#: Table places (per side) where the calibration's local map is sampled for MarkerSizes.
+SIZE_MAP_STEPS = 9
+
+
+def marker_sizes(calibration: TableMapping, setup: Setup, sides_mm: tuple[float, ...]) -> MarkerSizes:
+    """The calibration's local maps at base-marker height over the table (:class:`MarkerSizes`).
+
+    Examples
+    --------
+    >>> from calibration.setup import parse_setup
+    >>> s = parse_setup({"table": {"width_mm": 600, "depth_mm": 600}})
+    >>> ms = marker_sizes(ScaledPlane(2.0), s, (12.0,))
+    >>> ms.jacobian_at(np.array([300.0, 500.0])).round(6).tolist(), ms.points_px.shape
+    ([[2.0, 0.0], [0.0, 2.0]], (81, 2))
+    """
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    xs, ys = np.meshgrid(np.linspace(0, w, SIZE_MAP_STEPS), np.linspace(0, d, SIZE_MAP_STEPS))
+    at = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    h = setup.markers.base_height_mm
+    p = np.asarray(calibration.to_image_px(at, height_mm=h), np.float64).reshape(-1, 2)
+    px = np.asarray(calibration.to_image_px(at + [1.0, 0.0], height_mm=h), np.float64).reshape(-1, 2)
+    py = np.asarray(calibration.to_image_px(at + [0.0, 1.0], height_mm=h), np.float64).reshape(-1, 2)
+    jac = np.stack([px - p, py - p], axis=2)               # columns: px per mm along x, along y
+    return MarkerSizes(p, jac, sides_mm)

@@ -69,7 +69,8 @@ def _connect(url: str, timeout_s: float
     if parts.query:
         path += "?" + parts.query
     try:
-        conn.request("GET", path, headers={"User-Agent": "tabletracker", "Accept": "multipart/x-mixed-replace, image/jpeg"})
+        conn.request("GET", path,
+                     headers={"User-Agent": "tabletracker", "Accept": "multipart/x-mixed-replace, image/jpeg"})
         sock = conn.sock  # kept: http.client lets go of it for a stream with no length
         resp = conn.getresponse()
     except (OSError, http.client.HTTPException) as exc:

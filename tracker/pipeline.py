@@ -36,13 +36,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases, find_bases_in
-from calibration.aruco import read_corner_markers
-from tracker.detections import Detections
 from tracker.decode import same_ids
-from tracker.onbase import markers_on_bases
+from tracker.detections import Detections
 from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_for, locate_models, side_lengths
+from tracker.onbase import markers_on_bases
 from tracker.refine import refine_corners_status
 from tracker.sources import Frame
 from tracker.state import TrackState
@@ -122,7 +122,7 @@ def _calibrate_with_margin(image: np.ndarray, setup: Setup, intrinsics: Any) -> 
     m = CALIBRATION_MARGIN_PX
     h, w = image.shape[:2]
     white = (255,) * (image.shape[2] if image.ndim == 3 else 1)
-    padded = cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_CONSTANT, value=white)
+    padded = np.asarray(cv2.copyMakeBorder(image, m, m, m, m, cv2.BORDER_CONSTANT, value=white), np.uint8)
     if intrinsics is None and setup.camera is not None:
         intrinsics = CameraIntrinsics.from_settings(setup.camera, (w, h))
     shifted = None

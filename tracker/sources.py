@@ -15,10 +15,10 @@ Examples
 ('camera', 0)
 >>> parse_source("/dev/video2").kind
 'camera'
->>> parse_source("no/such/thing.mkv")
+>>> parse_source("no/such/thing.mkv")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), a /dev/video path, a camera address (http://..., rtsp://...), a video file, an image, a folder of images or 'sample'
+tracker.sources.SourceError: no/such/thing.mkv: no such file or folder; give a camera index (0), ... or 'sample'
 >>> parse_source("http://192.168.1.20:8080/video").kind
 'url'
 """
@@ -231,8 +231,9 @@ def frames_from_camera(target: int | str, *, opener: Callable[[int | str], Captu
         Give up after this many failed reopen attempts in a row (a ``camera_gave_up``
         frame ends the stream); None retries forever.
     """
-    open_ = opener or cv2.VideoCapture
-    cap = open_(target)
+    open_ = opener or _video_capture
+    cap: Capture | None = open_(target)
+    assert cap is not None
     if not cap.isOpened():
         cap.release()
         if isinstance(target, str) and "://" in target:
@@ -325,6 +326,11 @@ def frames_from_url(url: str, *, opener: Callable[[int | str], Capture] | None =
         return _frames_from_mjpeg(url, reader or MjpegReader, clock, sleep, stall_s, max_attempts)
     return frames_from_camera(url, opener=opener or _ffmpeg_capture, clock=clock, sleep=sleep,
                               max_attempts=max_attempts)
+
+
+def _video_capture(target: int | str) -> Capture:
+    """``cv2.VideoCapture(target)`` (a device index or a path/address), typed as a :class:`Capture`."""
+    return cv2.VideoCapture(target)
 
 
 def _ffmpeg_capture(target: int | str) -> Capture:
