@@ -536,6 +536,7 @@ def sequence_part(conditions: int) -> None:
 
     from calibration.setup import load_setup
     from synth.webcam import apply_photo, random_photo, sequence_photos
+    from tracker.tracking import HIDE_AFTER_FRAMES
     from tracker.sources import SAMPLE_SEQUENCE, open_frames
 
     truth = json.loads((SAMPLE_SEQUENCE / "truth.json").read_text())
@@ -578,8 +579,10 @@ def sequence_part(conditions: int) -> None:
                 if not good:
                     bad.append(f"{m['marker_id']}: " + (", ".join(f"{e['from_mm']}->{e['to_mm']}" for e in got)
                                                         or "no move"))
+            # (a model is hidden at the HIDE_AFTER_FRAMES-th frame in a row without it)
             wrong_hidden = [e for e in events if e["type"] == "hidden" and e["marker_id"] not in touched
-                            and e["marker_id"] not in covered.get(int(e["frame"]), [])]
+                            and not any(e["marker_id"] in covered.get(int(e["frame"]) - k, [])
+                                        for k in range(HIDE_AFTER_FRAMES))]
             total_ok += ok
             total += len(moves)
             false_hidden += len(wrong_hidden)
