@@ -519,55 +519,197 @@ def dev_frames() -> list[tuple[str, np.ndarray, dict[str, Any], dict[str, Any], 
 def sequence_part(conditions: int) -> None:
     """The bundled tracker sequence seen through a webcam: every frame degraded (fixed seeds).
 
-    Each condition draws one set of webcam conditions (:func:`synth.webcam.random_photo`;
-    fresh sensor noise every frame, and motion blur on the frames where a model is lifted
-    or put down, as a hand moving over the table gives) and runs the tracker over the 48
-    frames. Figures: the moves reported (from, to and distance within 1 mm of the truth),
-    "hidden" events for models nobody touched (nor a hand covered), ms per frame (CPU).
+    Two kinds of condition, ``conditions`` of each:
+
+    - ``still camera``: one set of webcam conditions (:func:`synth.webcam.random_photo`;
+      fresh sensor noise every frame, and its motion blur, if any, on the frames where a
+      model is lifted or put down, as a hand moving over the table gives);
+    - ``blurred``: :func:`synth.webcam.sequence_photos`: 'hard' conditions, JPEG 70-85, the
+      exposure drifting by up to 15 %, a 2-5 px motion blur on every frame where a model is
+      lifted or put down (and the frame before), and on 15 % of the others (camera shake).
+
+    The tracker runs over the 48 frames. Figures: the moves reported (from, to and distance
+    within 1 mm of the truth), "hidden" events for models nobody touched (nor a hand
+    covered), ms per frame (CPU).
     """
-    from synth.webcam import apply_photo, random_photo
-    from tracker.sources import SAMPLE_SEQUENCE, open_frames
-    from calibration.setup import load_setup
     from dataclasses import replace as dc_replace
+
+    from calibration.setup import load_setup
+    from synth.webcam import apply_photo, random_photo, sequence_photos
+    from tracker.tracking import HIDE_AFTER_FRAMES
+    from tracker.sources import SAMPLE_SEQUENCE, open_frames
 
     truth = json.loads((SAMPLE_SEQUENCE / "truth.json").read_text())
     moves = [e for e in truth["events"] if e["type"] == "move"]
     touched = {e["marker_id"] for e in moves}
     covered = {int(k): v for e in truth["events"] if e["type"] == "hand" for k, v in e["occluded_markers"].items()}
-    print(f"\n== realistic sequences: the bundled 48-frame sequence under {conditions} webcam conditions ==")
-    total_ok = total = false_hidden = 0
-    cpu: list[float] = []
-    for c in range(conditions):
-        rng = np.random.default_rng(500 + c)
-        photo = random_photo(rng)
-        tracker = Tracker(load_setup(SAMPLE_SEQUENCE / "setup.json"))
-        events: list[dict[str, Any]] = []
-        busy = {f for m in moves for f in (m["lifted_frame"] - 1, m["placed_frame"])}
-        for frame in open_frames("sample"):
-            if frame.image is not None:
-                p = photo if frame.index in busy else dc_replace(photo, motion_px=0.0)
-                frame = dc_replace(frame, image=apply_photo(frame.image, p, seed=1000 * c + frame.index))
-            t0 = time.process_time()
-            out = tracker.process(frame)
-            if frame.index > 0:
-                cpu.append((time.process_time() - t0) * 1000.0)
-            events += [dict(e, frame=frame.index) if "frame" not in e else e for e in out]
-        ok = 0
-        for m in moves:
-            got = [e for e in events if e["type"] == "moved" and e.get("marker_id") == m["marker_id"]]
-            good = [e for e in got if math.dist(e["from_mm"], m["from_mm"]) <= 1.0
-                    and math.dist(e["to_mm"], m["to_mm"]) <= 1.0 and abs(e["distance_mm"] - m["distance_mm"]) <= 1.0]
-            ok += bool(good)
-        wrong_hidden = [e for e in events if e["type"] == "hidden" and e["marker_id"] not in touched
-                        and e["marker_id"] not in covered.get(int(e["frame"]), [])]
-        total_ok += ok
-        total += len(moves)
-        false_hidden += len(wrong_hidden)
-        print(f"  condition {c}: motion {photo.motion_px:.1f} px, defocus {photo.defocus_sigma:.2f}, JPEG "
-              f"{photo.jpeg_quality}, glare {photo.glare:.2f}: moves reported within 1 mm {ok}/{len(moves)}, "
-              f"hidden for untouched models {len(wrong_hidden)}")
-    print(f"  moves within 1 mm: {total_ok}/{total}; false 'hidden': {false_hidden}; ms/frame CPU median "
-          f"{float(np.median(cpu)):.1f}, max {float(np.max(cpu)):.1f}")
+    busy = {f for m in moves for f in (m["lifted_frame"] - 1, m["lifted_frame"], m["placed_frame"],
+                                       m["placed_frame"] - 1)}
+    n_frames = int(truth.get("frame_count", 48))
+    print(f"\n== realistic sequences: the bundled {n_frames}-frame sequence under webcam conditions ==")
+    for kind in ("still camera", "blurred"):
+        total_ok = total = false_hidden = 0
+        cpu: list[float] = []
+        for c in range(conditions):
+            rng = np.random.default_rng(500 + c if kind == "still camera" else 700 + c)
+            if kind == "still camera":
+                photo = random_photo(rng)
+                photos = [photo if i in busy else dc_replace(photo, motion_px=0.0) for i in range(n_frames + 1)]
+            else:
+                photos = sequence_photos(rng, n_frames + 1, busy)
+            tracker = Tracker(load_setup(SAMPLE_SEQUENCE / "setup.json"))
+            events: list[dict[str, Any]] = []
+            for frame in open_frames("sample"):
+                if frame.image is not None:
+                    p = photos[min(frame.index, len(photos) - 1)]
+                    frame = dc_replace(frame, image=apply_photo(frame.image, p, seed=1000 * c + frame.index))
+                t0 = time.process_time()
+                out = tracker.process(frame)
+                if frame.index > 0:
+                    cpu.append((time.process_time() - t0) * 1000.0)
+                events += [dict(e, frame=frame.index) if "frame" not in e else e for e in out]
+            ok = 0
+            bad: list[str] = []
+            for m in moves:
+                got = [e for e in events if e["type"] == "moved" and e.get("marker_id") == m["marker_id"]]
+                good = [e for e in got if math.dist(e["from_mm"], m["from_mm"]) <= 1.0
+                        and math.dist(e["to_mm"], m["to_mm"]) <= 1.0
+                        and abs(e["distance_mm"] - m["distance_mm"]) <= 1.0]
+                ok += bool(good)
+                if not good:
+                    bad.append(f"{m['marker_id']}: " + (", ".join(f"{e['from_mm']}->{e['to_mm']}" for e in got)
+                                                        or "no move"))
+            # (a model is hidden at the HIDE_AFTER_FRAMES-th frame in a row without it)
+            wrong_hidden = [e for e in events if e["type"] == "hidden" and e["marker_id"] not in touched
+                            and not any(e["marker_id"] in covered.get(int(e["frame"]) - k, [])
+                                        for k in range(HIDE_AFTER_FRAMES))]
+            total_ok += ok
+            total += len(moves)
+            false_hidden += len(wrong_hidden)
+            p0 = photos[0]
+            blurred = sum(p.motion_px > 0 for p in photos)
+            print(f"  {kind} {c}: motion {max(p.motion_px for p in photos):.1f} px on {blurred} frames, defocus "
+                  f"{p0.defocus_sigma:.2f}, JPEG {p0.jpeg_quality}, exposure {min(p.exposure for p in photos):.2f}-"
+                  f"{max(p.exposure for p in photos):.2f}: moves within 1 mm {ok}/{len(moves)}, hidden for "
+                  f"untouched models {len(wrong_hidden)}" + (f"  (missed {'; '.join(bad)})" if bad else "")
+                  + (f"  (hidden: {[(e['marker_id'], e['frame']) for e in wrong_hidden]})" if wrong_hidden else ""))
+        print(f"  {kind}: moves within 1 mm {total_ok}/{total}; false 'hidden': {false_hidden}; ms/frame CPU "
+              f"median {float(np.median(cpu)):.1f}, max {float(np.max(cpu)):.1f}")
+
+
+#: Rim colours the base-mode part's frames take first, frame after frame: the light rims (white,
+#: yellow, orange) that paper, dice, the table's border and terrain share, beside the others.
+BASES_RIMS_FIRST: tuple[tuple[str, ...], ...] = (
+    ("white", "red"), ("yellow", "blue"), ("orange", "purple"), ("white", "yellow"), ("orange", "cyan"),
+    ("yellow", "black"), ("white", "orange"), ("red", "blue"),
+)
+
+
+def bases_frame(seed: int, resolution: str, rims_first: tuple[str, ...]
+                ) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
+    """Render (or load from the cache) one realistic frame whose sides take ``rims_first`` first."""
+    from synth.realistic import render_realistic
+
+    stem = CACHE / f"bases_{RENDER_VERSION}_{resolution}_{seed}_{'-'.join(rims_first)}"
+    paths = [stem.with_suffix(e) for e in (".png", ".json")]
+    if all(p.exists() for p in paths):
+        doc = json.loads(paths[1].read_text())
+        return cv2.imread(str(paths[0])), doc["truth"], doc["setup"]
+    image, truth, setup_doc = render_realistic(seed, resolution, rims_first=rims_first)
+    CACHE.mkdir(exist_ok=True)
+    cv2.imwrite(str(paths[0]), image)
+    paths[1].write_text(json.dumps({"truth": truth, "setup": setup_doc}))
+    return cv2.imread(str(paths[0])), truth, setup_doc
+
+
+def _dump_base_crops(dump: Path, label: str, image: np.ndarray, truth: dict[str, Any], setup_doc: dict[str, Any],
+                     bases: list[dict[str, Any]]) -> None:
+    """Write crops of the missed true bases and of the false reported ones (for a person to look at)."""
+    from calibration.camera import CameraIntrinsics
+    from calibration.table import calibrate_table as calibrate
+
+    doc = dict(setup_doc)
+    doc["camera"] = {"matrix": truth["camera"]["matrix"], "distortion": truth["camera"]["distortion"]}
+    setup = parse_setup(doc, source="benchmark setup")
+    size = (image.shape[1], image.shape[0])
+    cal = calibrate(image, setup, CameraIntrinsics.from_settings(setup.camera, size))
+    dump.mkdir(parents=True, exist_ok=True)
+    true_bases = truth["bases"]
+
+    def crop(name: str, x: float, y: float, dia: float) -> None:
+        c = cal.to_image_px(np.array([[x, y], [x + dia, y]]), height_mm=3.0)
+        r = int(max(20, 1.6 * np.linalg.norm(c[1] - c[0])))
+        cx, cy = int(c[0][0]), int(c[0][1])
+        patch = image[max(0, cy - r):cy + r, max(0, cx - r):cx + r]
+        if patch.size:
+            big = cv2.resize(patch, None, fx=max(1, 200 // max(1, 2 * r)), fy=max(1, 200 // max(1, 2 * r)),
+                             interpolation=cv2.INTER_NEAREST)
+            cv2.imwrite(str(dump / f"{label}_{name}.png"), big)
+
+    for k, t in enumerate(true_bases):
+        if t.get("id") is not None or t.get("visibility", 1.0) < 0.75:
+            continue
+        d = [math.hypot(f["x_mm"] - t["centre_mm"][0], f["y_mm"] - t["centre_mm"][1]) for f in bases]
+        if not d or min(d) > t["diameter_mm"] / 2:
+            crop(f"missed{k}_{t.get('side')}_{t['diameter_mm']:g}", *t["centre_mm"], t["diameter_mm"])
+    for k, f in enumerate(bases):
+        near = min((math.hypot(f["x_mm"] - t["centre_mm"][0], f["y_mm"] - t["centre_mm"][1]) - t["diameter_mm"] / 2
+                    for t in true_bases), default=math.inf)
+        if near > 0.0:
+            crop(f"false{k}_{f['side']}_{f['diameter_mm']:g}", f["x_mm"], f["y_mm"], f["diameter_mm"])
+
+
+def bases_part(n_hd: int, n_4k: int, dump: Path | None = None) -> None:
+    """Base mode on realistic frames, the true camera given: per rim colour and per frame.
+
+    The project's own renders (:func:`synth.realistic.render_realistic`) with the sides' rim
+    colours taken from :data:`BASES_RIMS_FIRST` in turn (each only where it stands apart
+    from the mat by Delta E >= 25), then the shared dev-scenes one by one. Figures: bare
+    bases found (at least 75 % of the rim visible), reported bases that are real, centre
+    RMS (mm), as ``benchmarks/realistic_score.py`` counts them. ``dump``: a folder where
+    crops of the missed and false bases are written.
+    """
+    from benchmarks.realistic_score import Score, bare_by_rim, score_frame
+
+    def pct(a: int, b: int) -> str:
+        return f"{100.0 * a / b:.1f} % ({a}/{b})" if b else "-"
+
+    frames = []
+    for res, n in (("1080p", n_hd), ("4K", n_4k)):
+        for seed in range(n):
+            rims = BASES_RIMS_FIRST[(seed + (3 if res == "4K" else 0)) % len(BASES_RIMS_FIRST)]
+            image, truth, setup_doc = bases_frame(seed, res, rims)
+            frames.append((f"{res}#{seed}", image, truth, setup_doc, "own"))
+    for label, image, truth, setup_doc, _ in dev_frames():
+        frames.append((label, image, truth, setup_doc, "dev"))
+    for group, title in (("own", "realistic renders, light rims in the mix"), ("dev", "shared dev-scenes")):
+        chosen = [f for f in frames if f[4] == group]
+        if not chosen:
+            continue
+        print(f"\n== bare bases, true camera: {title} ({len(chosen)} frames) ==")
+        total = Score()
+        per_rim: dict[str, dict[str, Any]] = {}
+        for label, image, truth, setup_doc, _ in chosen:
+            _, bases, dt = run_locate(image, setup_doc, truth, true_camera=True)
+            sc = score_frame(truth, {}, [], bases, camera_known=True, label=label)
+            total.add(sc)
+            sides = dict(setup_doc.get("bases", {}).get("sides", {}))
+            for rim, r in bare_by_rim(truth, bases, sides).items():
+                acc = per_rim.setdefault(rim, {"expected": 0, "found": 0, "reported": 0, "false": 0, "err": []})
+                for k, v in r.items():
+                    acc[k] = acc[k] + v
+            print(f"  {label:12s} rims {'/'.join(sides):14s} found {pct(sc.bare_found, sc.bare_expected):>16s}"
+                  f" real {pct(sc.bare_reported - sc.bare_false, sc.bare_reported):>16s}"
+                  f" RMS {Score.rms(sc.bare_err_mm):5.2f} mm  ({dt:.1f} s)")
+            if dump is not None and bases is not None:
+                _dump_base_crops(dump, label, image, truth, setup_doc, bases)
+        print(f"  {'all':12s} {'':19s} found {pct(total.bare_found, total.bare_expected):>16s}"
+              f" real {pct(total.bare_reported - total.bare_false, total.bare_reported):>16s}"
+              f" RMS {Score.rms(total.bare_err_mm):5.2f} mm")
+        print("  per rim colour (found / reported that are real / centre RMS mm):")
+        for rim, r in sorted(per_rim.items()):
+            print(f"    {rim:10s} {pct(r['found'], r['expected']):>16s} "
+                  f"{pct(r['reported'] - r['false'], r['reported']):>16s} {Score.rms(r['err']):6.2f}")
 
 
 def main() -> int:
@@ -575,7 +717,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer frames (about a minute)")
     parser.add_argument("--full", action="store_true", help="more realistic frames (20 + 12) and seeds")
     parser.add_argument("--parts", default="realistic,dev,sequence,clean",
-                        help="comma-separated: realistic, dev, sequence, clean")
+                        help="comma-separated: realistic, dev, bases, sequence, locate, clean")
+    parser.add_argument("--dump", type=Path, default=None,
+                        help="bases part: write crops of missed and false bases to this folder")
     parser.add_argument("--seeds", type=int, default=None, help="random layouts per clean configuration")
     parser.add_argument("--frames", type=int, default=None,
                         help="frames timed per clean configuration (150 = 5 s of video: a whole sweep at 4K)")
@@ -595,6 +739,8 @@ def main() -> int:
         frames = dev_frames()
         if frames:
             realistic_part(frames, "shared dev-scenes (independent renderer)")
+    if "bases" in parts:
+        bases_part(n_hd, n_4k, args.dump)
     if "sequence" in parts:
         sequence_part(1 if args.quick else 4 if args.full else 2)
     if "clean" in parts:

@@ -186,3 +186,31 @@ def random_photo(rng: np.random.Generator, *, level: str = "any") -> PhotoSpec:
 
 def _gains(values: np.ndarray) -> tuple[float, float, float]:
     return (float(values[0]), float(values[1]), float(values[2]))
+
+
+def sequence_photos(rng: np.random.Generator, frames: int, busy: frozenset[int] | set[int] = frozenset(), *,
+                    shake: float = 0.15) -> list[PhotoSpec]:
+    """One webcam's conditions over ``frames`` frames of a video: what a real sequence does.
+
+    The lens, glare, vignetting and white balance stay those of one :func:`random_photo`
+    ('hard' level); JPEG quality is 70-85; the exposure drifts (auto exposure following a
+    hand or a cloud) by up to 15 % and back over the sequence; frames in ``busy`` (a hand
+    lifting or putting down a model) get a motion blur of 2-5 px in a random direction, and
+    any other frame one with probability ``shake`` (the table bumped, the camera shaken).
+
+    >>> ps = sequence_photos(np.random.default_rng(1), 10, {3})
+    >>> len(ps), ps[3].motion_px >= 2.0, all(70 <= p.jpeg_quality <= 85 for p in ps)
+    (10, True, True)
+    """
+    base = random_photo(rng, level="hard")
+    quality = int(rng.integers(70, 86))
+    drift = float(rng.uniform(0.08, 0.15)) * float(rng.choice([-1.0, 1.0]))
+    phase = float(rng.uniform(0.0, 2.0 * math.pi))
+    out = []
+    for i in range(frames):
+        moving = i in busy or rng.random() < shake
+        exposure = base.exposure * (1.0 + drift * 0.5 * (1.0 - math.cos(2.0 * math.pi * i / max(frames, 1) + phase)))
+        out.append(PhotoSpec(**{**asdict(base), "motion_px": float(rng.uniform(2.0, 5.0)) if moving else 0.0,
+                                "motion_deg": float(rng.uniform(0.0, 180.0)), "exposure": exposure,
+                                "jpeg_quality": quality}))
+    return out

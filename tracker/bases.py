@@ -63,8 +63,8 @@ BACKGROUND_APART = 12.0
 RIM_APART_L1 = 14
 #: A pixel at least BLEND_MIN of the way from the local background to the rim colour, and off
 #: that line by at most BLEND_PERP of its length, is rim too (a thin rim blurred into the mat).
-BLEND_MIN = 0.4
-BLEND_PERP = 0.25
+BLEND_MIN = 0.3
+BLEND_PERP = 0.3
 #: Contour points are the centres of a blob's outermost pixels: this far inside its edge, px.
 CONTOUR_INSET_PX = 0.5
 #: An edge point within this of the fitted outline is an inlier, mm.
@@ -92,9 +92,20 @@ MIN_RING_SUPPORT = 0.45
 MAX_RING_OUTSIDE = 0.3
 #: A circle whose inside is at least FILLED_SHARE rim colour must end, in at least
 #: MIN_FILLED_ROUNDNESS of the directions, within ROUND_TOLERANCE_MM of its outline (dice).
-FILLED_SHARE = 0.7
-MIN_FILLED_ROUNDNESS = 0.75
+FILLED_SHARE = 0.5
+MIN_FILLED_ROUNDNESS = 0.5
+#: Inside at least this share rim colour, nothing stands on it: it must be round in at least
+#: MIN_FLAT_ROUNDNESS of the directions (a die's face is filled too, and square).
+FLAT_FILLED_SHARE = 0.95
+MIN_FLAT_ROUNDNESS = 0.75
 ROUND_TOLERANCE_MM = 0.75
+#: Pieces of rim kept for :func:`_circles_of_pieces`: at least this share of the smallest base's
+#: diameter long and this share of its circumference in pixels; the ring they make must show
+#: in at least MIN_PIECES_RING_SUPPORT of the directions.
+SPARE_MIN_EXTENT = 0.25
+SPARE_MIN_SHARE = 0.05
+MIN_PIECES_RING_SUPPORT = 0.35
+MAX_PIECES_OUTSIDE = 0.1
 #: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
 CORNER_CLEARANCE_MM = 2.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
@@ -505,17 +516,24 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
 
 
 def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], setup: Setup) -> tuple[FoundBase, ...]:
-    """The circles not standing on a known model, sorted by y then x; nor, for a white, grey or
-    black rim (the corner markers' paper and ink), on a corner marker; nor off the table."""
+    """The circles not standing on a known model, sorted by y then x; nor on a corner marker
+    (centred on its black square: no base stands there, and its sheet, tinted by the white
+    balance, passes for a pale coloured rim; for a white, grey or black rim, the sheet's paper
+    and ink, up to :data:`CORNER_CLEARANCE_MM` beyond the square, too); nor off the table, nor
+    with half its radius or more beyond the table's edge (the border's shadow)."""
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
     w, d = setup.table.width_mm, setup.table.depth_mm
-    corner = setup.markers.corner_size_mm + CORNER_CLEARANCE_MM
+    square = setup.markers.corner_size_mm
     grey = {name for name, colour in setup.bases.sides.items() if _is_achromatic(colour)}
+
+    def on_corner(b: FoundBase) -> bool:
+        reach = square + (CORNER_CLEARANCE_MM if b.side in grey else 0.0)
+        return min(b.x_mm, w - b.x_mm) < reach and min(b.y_mm, d - b.y_mm) < reach
+
     kept = [b for b in found
             if (not len(exclude)
                 or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
-            and 0.0 <= b.x_mm <= w and 0.0 <= b.y_mm <= d
-            and not (b.side in grey and min(b.x_mm, w - b.x_mm) < corner and min(b.y_mm, d - b.y_mm) < corner)]
+            and min(b.x_mm, w - b.x_mm, b.y_mm, d - b.y_mm) >= b.diameter_mm / 4 and not on_corner(b)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
     return tuple(kept)
 
@@ -545,9 +563,10 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(grouped, connectivity=8)
+        spare: list[tuple[np.ndarray, np.ndarray]] = []     # pieces no circle was fitted to: (points, bbox)
         for k in range(1, n):
             x, y, w, h, area = stats[k]
-            if max(w, h) < 0.6 * min_d * s:
+            if max(w, h) < SPARE_MIN_EXTENT * min_d * s:
                 continue
             if core_mm is not None and (x + ox > cx1 or x + w + ox < cx0 or y + oy > cy1 or y + h + oy < cy0):
                 continue
@@ -555,16 +574,71 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
             x0, y0 = max(0, x - pad), max(0, y - pad)
             window = (slice(y0, y + h + pad), slice(x0, x + w + pad))
             sub = np.where(labels[window] == k, mask[window], 0).astype(np.uint8)
-            if cv2.countNonZero(sub) < 0.15 * math.pi * min_d * s:
+            count = cv2.countNonZero(sub)
+            if count < SPARE_MIN_SHARE * math.pi * min_d * s:
                 continue
             if known_mm is not None and len(known_mm) and _within_known(sub, (x0 + ox, y0 + oy), s, known_mm,
                                                                        known_pad_mm):
                 continue
             contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-            pts = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float)
-            found += [c for c in _circles_in((pts + (x0 + ox, y0 + oy)) / s, view, side, allowed, rng, max_d)
-                      if _is_ring(mask, (ox, oy), view, c)]
+            pts = (np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float) + (x0 + ox, y0 + oy)) / s
+            circles = []
+            if max(w, h) >= 0.6 * min_d * s and count >= 0.15 * math.pi * min_d * s:
+                circles = [c for c in _circles_in(pts, view, side, allowed, rng, max_d)
+                           if _is_ring(mask, (ox, oy), view, c)]
+            found += circles
+            if not circles:
+                spare.append((pts, np.array([x + ox, y + oy, x + w + ox, y + h + oy], float) / s))
+        found += _circles_of_pieces(spare, mask, (ox, oy), view, side, allowed, rng, max_d, found)
     return found
+
+
+def _circles_of_pieces(spare: list[tuple[np.ndarray, np.ndarray]], mask: np.ndarray, origin_px: tuple[int, int],
+                       view: PlanView, side: str, allowed: Sequence[float], rng: np.random.Generator,
+                       max_d: float, found: list[FoundBase]) -> list[FoundBase]:
+    """Circles through several pieces of rim that no circle was fitted to one by one.
+
+    A thin rim blurred into the mat, or cut by a figure, a shadow or the glare, reaches the
+    mask as two or three arcs too far apart to be grouped, each too short to be fitted
+    alone. Pieces whose joint extent fits one base (the largest size, plus the wall's
+    parallax) are fitted together; the circle must show the ring (:func:`_is_ring`, with
+    :data:`MIN_PIECES_RING_SUPPORT`, nothing of the colour outside it beyond
+    :data:`MAX_PIECES_OUTSIDE`) and its inliers must come from at least two pieces.
+    """
+    if len(spare) < 2:
+        return []
+    out: list[FoundBase] = []
+    span = max_d + 2 * SNAP_TOLERANCE_MM
+    order = sorted(range(len(spare)), key=lambda i: -len(spare[i][0]))
+    used: set[int] = set()
+    for i in order:
+        if i in used:
+            continue
+        box = spare[i][1].copy()
+        group = [i]
+        centre = (box[:2] + box[2:]) / 2
+        for j in sorted(order, key=lambda j: float(np.hypot(*((spare[j][1][:2] + spare[j][1][2:]) / 2 - centre)))):
+            if j in used or j in group:
+                continue
+            joint = np.concatenate([np.minimum(box[:2], spare[j][1][:2]), np.maximum(box[2:], spare[j][1][2:])])
+            if (joint[2:] - joint[:2]).max() <= span:
+                box = joint
+                group.append(j)
+        if len(group) < 2:
+            continue
+        pts = np.concatenate([spare[j][0] for j in group])
+        piece = np.concatenate([np.full(len(spare[j][0]), j) for j in group])
+        for c in _circles_in(pts, view, side, allowed, rng, max_d):
+            if any(math.hypot(c.x_mm - o.x_mm, c.y_mm - o.y_mm) < min(c.diameter_mm, o.diameter_mm) / 2
+                   for o in found + out):
+                continue
+            near = np.abs(np.hypot(pts[:, 0] - c.x_mm, pts[:, 1] - c.y_mm) - c.diameter_mm / 2) <= 1.0
+            if len(set(piece[near].tolist())) < 2:
+                continue
+            if _is_ring(mask, origin_px, view, c, min_support=MIN_PIECES_RING_SUPPORT, max_outside=MAX_PIECES_OUTSIDE):
+                out.append(c)
+                used.update(group)
+    return out
 
 
 def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
@@ -612,13 +686,17 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
     """For a circle whose inside is the rim colour too: (filled share, roundness).
 
     ``filled`` is the share of the inside (0.2 to 0.6 of the radius) in the mask; ``roundness``
-    the share of directions where the mask, followed outwards from the inside, ends within
-    :data:`ROUND_TOLERANCE_MM` of the circle. A die or a token of the rim's colour is filled but
-    square or many-sided; a plain plastic base of one colour is filled and round.
+    the share of directions where the mask's outermost pixel (within 3 mm beyond the outline)
+    lies on the base's outline: within :data:`ROUND_TOLERANCE_MM` of the top circle, or between
+    it and the bottom circle the wall's parallax shifts (the wall seen from the side). A die or
+    a token of the rim's colour is filled but square or many-sided; a plain plastic base of one
+    colour, or a flock top near the rim's colour, is filled and round (a hole in the texture or
+    a figure's shadow inside does not matter: only where the colour ends outwards counts).
     """
     s = view.px_per_mm
     r = base.diameter_mm / 2
     centre = np.array([base.x_mm, base.y_mm])
+    shift = view.bottom_shift_mm(centre[None])[0]
     ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
     u = np.column_stack([np.cos(ang), np.sin(ang)])
     radii = np.arange(0.2 * r, r + 3.0, 0.25)
@@ -630,18 +708,34 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
     val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
     core = radii <= 0.6 * r
     filled = float(val[:, core].mean())
-    # where the run of mask from the inside first stops
-    stop = np.argmin(np.concatenate([val, np.zeros((len(ang), 1), bool)], axis=1), axis=1)
-    edge = radii[np.clip(stop - 1, 0, len(radii) - 1)]
-    roundness = float(np.mean(np.abs(edge - r) <= ROUND_TOLERANCE_MM))
+    # the outermost mask pixel along each direction
+    last = len(radii) - 1 - np.argmax(val[:, ::-1], axis=1)
+    edge = np.where(val.any(axis=1), radii[last], 0.0)
+    # where the bottom circle (shifted by the parallax) crosses each direction
+    us = u @ shift
+    bottom = us + np.sqrt(np.maximum(r * r - float(shift @ shift) + us * us, 0.0))
+    hi = np.maximum(r, bottom) + ROUND_TOLERANCE_MM
+    roundness = float(np.mean((edge >= r - ROUND_TOLERANCE_MM) & (edge <= hi)))
     return filled, roundness
 
 
-def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase) -> bool:
+def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase, *,
+             min_support: float = 0.0, max_outside: float = MAX_RING_OUTSIDE) -> bool:
+    """Whether a fitted circle is a base's rim in a side's mask.
+
+    The ring shows around it (:func:`ring_support`). A circle whose inside is the rim colour
+    too (a plain top of that colour, a flock near it, or a die, a token, a paper disc) must
+    also be round (:func:`filled_roundness`): strictly when the inside is uniformly the
+    colour (nothing stands on it: a flat disc or a die's face), less strictly when something
+    breaks it (a figure standing on the base, its shadow, a flock's texture), as the figure
+    on top is what a die or a paper disc lacks.
+    """
     support, outside = ring_support(mask, origin_px, view, base)
-    if support < MIN_RING_SUPPORT or outside > MAX_RING_OUTSIDE:
+    if support < (min_support or MIN_RING_SUPPORT) or outside > max_outside:
         return False
     filled, roundness = filled_roundness(mask, origin_px, view, base)
+    if filled >= FLAT_FILLED_SHARE:
+        return roundness >= MIN_FLAT_ROUNDNESS
     return filled < FILLED_SHARE or roundness >= MIN_FILLED_ROUNDNESS
 
 

@@ -10,7 +10,10 @@ detectors on images and feeds it.
   of the estimate) the reported position is the running mean of its measurements, so it
   moves by a few hundredths of a millimetre per frame at most; a single stray
   measurement is ignored (the estimate jumps only when two in a row agree elsewhere).
-- Hidden: a model not seen keeps its last position, flagged ``seen=False`` since when.
+- Hidden: a model not seen keeps its last position, flagged ``seen=False`` since when. A
+  model missing from a single frame (a motion-blurred frame, a hand's shadow passing) is not
+  hidden: it must be missing from :data:`HIDE_AFTER_FRAMES` frames in a row, and is then
+  hidden since the first of them (no flicker).
 - Moves: a model that settles (:data:`SETTLE_FRAMES` consistent measurements) farther
   than :data:`MOVE_THRESHOLD_MM` from where it last rested gives a ``moved`` event from
   that rest position (where it was lifted) to the new one (where it was put down), however
@@ -24,7 +27,9 @@ Examples
 >>> book = TrackBook()
 >>> [e["type"] for e in book.update([Fix(17, 100.0, 100.0, 0.0)], [], timestamp_s=0.0)]
 ['appeared']
->>> [e["type"] for e in book.update([], [], timestamp_s=0.1)]
+>>> book.update([], [], timestamp_s=0.1)            # one frame without it: a blurred frame, perhaps
+[]
+>>> [e["type"] for e in book.update([], [], timestamp_s=0.15)]
 ['hidden']
 >>> book.state().model(17).seen
 False
@@ -53,6 +58,8 @@ MEAN_WINDOW = 30
 MOVE_THRESHOLD_MM = 3.0
 #: Consecutive consistent measurements before a model counts as put down.
 SETTLE_FRAMES = 2
+#: A model missing from this many consecutive frames is hidden (from the first of them).
+HIDE_AFTER_FRAMES = 2
 #: Largest distance a bare base is followed from one frame to the next.
 BASE_GATE_MM = 12.0
 #: Bare-base diameters closer than this are the same size.
@@ -135,6 +142,7 @@ class _Track:
         self.last_seen_s = t
         self.unseen_since_s: float | None = None
         self.hidden_since_rest = False          # went out of sight since it last rested
+        self.missing: list[float] = []          # timestamps of the frames in a row it was missing from
 
 
 def _distance(tr: _Track, f: BaseFix) -> float:
@@ -184,8 +192,11 @@ class TrackBook:
             seen_ids.add(fix.marker_id)
             events += self._update_model(fix, timestamp_s)
         for marker_id, tr in self._models.items():
-            if marker_id not in seen_ids and tr.seen:
-                events.append(self._hide(tr, timestamp_s, {"type": "hidden", "marker_id": marker_id}))
+            if marker_id in seen_ids or not tr.seen:
+                continue
+            tr.missing.append(timestamp_s)
+            if len(tr.missing) >= HIDE_AFTER_FRAMES:
+                events.append(self._hide(tr, tr.missing[0], {"type": "hidden", "marker_id": marker_id}))
         if bases is not None:
             events += self._update_bases(bases, timestamp_s, base_regions)
         for e in events:
@@ -212,6 +223,7 @@ class TrackBook:
 
     @staticmethod
     def _hide(tr: _Track, t: float, event: dict[str, Any]) -> dict[str, Any]:
+        tr.missing = []
         tr.seen = False
         tr.unseen_since_s = t
         tr.hidden_since_rest = True
@@ -232,6 +244,7 @@ class TrackBook:
                 events.append({"type": "reappeared", "marker_id": fix.marker_id, "x_mm": _r(fix.x_mm),
                                "y_mm": _r(fix.y_mm), "hidden_s": round(t - (tr.unseen_since_s or t), 3)})
         tr.seen, tr.last_seen_s, tr.unseen_since_s = True, t, None
+        tr.missing = []
         tr.pos.add(fix.x_mm, fix.y_mm, fix.facing_deg)
         events += self._settle(tr, {"type": "moved", "marker_id": fix.marker_id})
         return events

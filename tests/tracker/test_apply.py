@@ -102,6 +102,7 @@ def test_events_from_the_track_book_drive_the_plan() -> None:
     book = TrackBook()
     raw = book.update([Fix(20, 900.0, 800.0, 0.0)], [], timestamp_s=0.0)
     raw += book.update([], [], timestamp_s=0.1)
+    raw += book.update([], [], timestamp_s=0.15)            # out of sight two frames in a row: hidden
     raw += book.update([Fix(20, 980.0, 800.0, 45.0)], [], timestamp_s=0.2)
     raw += book.update([Fix(20, 980.0, 800.0, 45.0)], [], timestamp_s=0.3)
     events = [event_from_dict(e) for e in raw]

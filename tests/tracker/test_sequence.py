@@ -90,7 +90,8 @@ def test_lifted_models_keep_their_last_position_unseen(run: dict[str, Any]) -> N
             if n not in run["states"]:
                 continue                                    # the dropped frame
             m = run["states"][n].model(move["marker_id"])
-            assert not m.seen and m.unseen_since_s is not None
+            # the first frame without it may be a blurred one: it is hidden from the second on
+            assert n == move["lifted_frame"] or (not m.seen and m.unseen_since_s is not None)
             assert (m.x_mm, m.y_mm) == (before.x_mm, before.y_mm)
 
 
@@ -101,9 +102,9 @@ def test_hand_hides_models_without_losing_them(run: dict[str, Any]) -> None:
         n = int(frame)
         for marker_id in hidden:
             now, before = run["states"][n].model(marker_id), run["states"][n - 1].model(marker_id)
-            if before.seen and not now.seen:
-                checked += 1
-                assert (now.x_mm, now.y_mm) == (before.x_mm, before.y_mm)
+            # covered: kept where it was, seen or not (one frame without it does not hide it)
+            checked += 1
+            assert (now.x_mm, now.y_mm) == (before.x_mm, before.y_mm)
     assert checked >= 3
     # every model hidden by the hand is back where it was afterwards (no move reported for it)
     moving = {e["marker_id"] for e in _truth_events(run, "move")}

@@ -54,7 +54,8 @@ def test_still_model_does_not_jitter() -> None:
 def test_hidden_model_keeps_last_position_flagged_unseen() -> None:
     book = TrackBook()
     run(book, [([Fix(17, 100, 100, 0), Fix(18, 140, 100, 0)], None)] * 3)
-    ev = book.update([Fix(18, 140, 100, 0)], None, timestamp_s=1.0)
+    assert book.update([Fix(18, 140, 100, 0)], None, timestamp_s=1.0) == []     # one frame: not yet
+    ev = book.update([Fix(18, 140, 100, 0)], None, timestamp_s=1.1)
     assert ev[0]["type"] == "hidden" and ev[0]["marker_id"] == 17
     m = book.state().model(17)
     assert (m.seen, m.unseen_since_s, m.x_mm, m.y_mm) == (False, 1.0, 100, 100)
@@ -149,3 +150,20 @@ def test_bases_searched_in_regions_leave_the_others_alone() -> None:
     # a base found in a region keeps its identity even when its track lies outside the region
     ev = book.update([], [BaseFix(59.0, 50.0, 25, "red")], timestamp_s=3.0, base_regions=[(55, 30, 95, 70)])
     assert [e["type"] for e in ev] == [] and book.state().bases[0].seen
+
+
+def test_a_model_missing_from_one_frame_is_not_hidden() -> None:
+    """A single frame without a model (motion blur, a hand's shadow) is no "hidden" event and no
+    flicker: the model stays seen where it was; only two frames in a row hide it (issue 9)."""
+    book = TrackBook()
+    run(book, [([Fix(17, 100, 100, 0), Fix(18, 140, 100, 0)], None)] * 3)
+    events = []
+    for k in range(12):
+        present = [Fix(18, 140, 100, 0)] + ([] if k % 3 == 1 else [Fix(17, 100.1, 100, 0)])
+        events += book.update(present, None, timestamp_s=1.0 + k / 10)
+        assert book.state().model(17).seen
+    assert events == []
+    ev = book.update([Fix(18, 140, 100, 0)], None, timestamp_s=3.0)
+    ev += book.update([Fix(18, 140, 100, 0)], None, timestamp_s=3.1)
+    assert [(e["type"], e["timestamp_s"]) for e in ev] == [("hidden", 3.1)]
+    assert book.state().model(17).unseen_since_s == 3.0

@@ -1,0 +1,83 @@
+"""Base mode on what real photographs give: faint rims in pieces, filled tops, dice, corner paper."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from calibration.setup import parse_setup
+from tracker.bases import FoundBase, PlanView, _kept, find_bases
+from tracker.markers import ScaledPlane
+
+MAT = (95, 105, 70)          # BGR, a green-grey mat
+PX = 1.5                     # px per mm, as a 4K camera over a 120 cm table gives
+
+
+def _setup(sides: dict[str, str]) -> object:
+    return parse_setup({"table": {"width_mm": 200, "depth_mm": 200}, "markers": {"base_height_mm": 0.0},
+                        "bases": {"sides": sides}})
+
+
+def _find(img: np.ndarray, sides: dict[str, str]) -> tuple[FoundBase, ...]:
+    setup = _setup(sides)
+    return find_bases(img, PlanView(ScaledPlane(PX), setup, px_per_mm=PX), setup)  # type: ignore[arg-type]
+
+
+def _canvas() -> np.ndarray:
+    return np.full((int(200 * PX), int(200 * PX), 3), MAT, np.uint8)
+
+
+def _pt(x_mm: float, y_mm: float) -> tuple[int, int]:
+    return int(round(x_mm * PX * 16)), int(round(y_mm * PX * 16))
+
+
+def test_a_rim_seen_as_separate_arcs_is_one_base() -> None:
+    """A thin white rim of which the camera keeps only two opposite arcs (the rest lost in blur,
+    glare or behind the figure): each arc alone is too short to fit, together they are the base."""
+    img = _canvas()
+    c, r = _pt(100.0, 95.0), int(round(19.25 * PX * 16))
+    cv2.circle(img, c, int(round(20 * PX * 16)), (40, 40, 40), -1, cv2.LINE_AA, shift=4)   # dark top
+    for start in (20, 200):
+        cv2.ellipse(img, c, (r, r), 0, start, start + 95, (238, 238, 238), int(1.5 * PX), cv2.LINE_AA, shift=4)
+    found = _find(img, {"white": "#eeeeee", "red": "#c0392b"})
+    assert len(found) == 1, found
+    assert (found[0].side, found[0].diameter_mm) == ("white", 40.0)
+    assert math.hypot(found[0].x_mm - 100.0, found[0].y_mm - 95.0) <= 1.0
+
+
+def test_a_top_of_the_rim_colour_with_a_figure_on_it_is_a_base() -> None:
+    """A flock top near the rim's own colour with a figure standing on it: filled, round, and broken
+    inside by the figure and the flock's darker grains (not a uniform disc)."""
+    img = _canvas()
+    cv2.circle(img, _pt(100.0, 100.0), int(round(16 * PX * 16)), (30, 125, 240), -1, cv2.LINE_AA, shift=4)
+    rng = np.random.default_rng(7)
+    for _ in range(60):                                   # flock grains, inside the rim
+        a, rho = rng.uniform(0, 2 * math.pi), 13.5 * math.sqrt(rng.uniform(0, 1))
+        cv2.circle(img, _pt(100 + rho * math.cos(a), 100 + rho * math.sin(a)), int(1.0 * PX * 16),
+                   (40, 70, 90), -1, cv2.LINE_AA, shift=4)
+    cv2.circle(img, _pt(102.0, 96.0), int(round(5 * PX * 16)), (90, 60, 40), -1, cv2.LINE_AA, shift=4)  # figure
+    found = _find(img, {"orange": "#f07d1e", "blue": "#2e6fd8"})
+    assert [(b.side, b.diameter_mm) for b in found] == [("orange", 32.0)]
+    assert math.hypot(found[0].x_mm - 100.0, found[0].y_mm - 100.0) <= 1.0
+
+
+def test_a_white_die_is_not_a_white_base() -> None:
+    """A 16 mm white die's face is filled with the rim colour and square: not a 20 mm base."""
+    img = _canvas()
+    x0, y0 = 92.0, 92.0
+    pts = np.array([_pt(x0, y0), _pt(x0 + 16, y0), _pt(x0 + 16, y0 + 16), _pt(x0, y0 + 16)], np.int32)
+    cv2.fillPoly(img, [pts], (232, 236, 236), cv2.LINE_AA, shift=4)
+    assert _find(img, {"white": "#eeeeee", "red": "#c0392b"}) == ()
+
+
+def test_no_base_on_a_corner_markers_paper_whatever_the_side_colour() -> None:
+    """The corner markers' white sheet, tinted by the white balance, can pass for a pale coloured
+    rim: a circle centred on a corner marker is dropped for every side, not only the white, grey or
+    black ones."""
+    setup = parse_setup({"table": {"width_mm": 600, "depth_mm": 600},
+                         "bases": {"sides": {"cyan": "#1abc9c", "red": "#c0392b"}}})
+    on_paper = FoundBase(566.0, 571.0, 32.0, "cyan", 32.0, 0.8, 300.0)   # on corner marker 2
+    clear = FoundBase(120.0, 120.0, 32.0, "cyan", 32.0, 0.8, 300.0)
+    assert _kept([on_paper, clear], [], setup) == (clear,)                # type: ignore[arg-type]
