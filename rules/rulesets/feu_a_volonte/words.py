@@ -11,6 +11,9 @@ Examples
 >>> p = Phrase("us-3 is prone", "fav.mod.prone", who="us-3")
 >>> p == "us-3 is prone", said(p)["msg"], dict(said(p)["params"])
 (True, 'fav.mod.prone', {'who': 'us-3'})
+>>> import copy, pickle
+>>> said(copy.deepcopy(p)) == said(p) == said(pickle.loads(pickle.dumps(p)))
+True
 >>> said("plain words")
 'plain words'
 >>> dict(id_list([])), id_list(["a", "b"])
@@ -33,7 +36,7 @@ class Phrase(str):
     msg_id: str
     params: Mapping[str, Any]
 
-    def __new__(cls, text: str, msg_id: str, **params: Any) -> "Phrase":
+    def __new__(cls, text: str, msg_id: str = "", **params: Any) -> "Phrase":  # defaults: copy and pickle
         self = super().__new__(cls, text)
         self.msg_id = msg_id
         self.params = freeze(params)
