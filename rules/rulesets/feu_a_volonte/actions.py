@@ -974,10 +974,10 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 
         crew = crew_wound(after, current, loc, ta, td, steps)
         if crew is not None:
-            result.update(outcome="attacker wins" if ta > td else "defender wins", wounded=loser.model_id,
-                          location=loc, killed=False, **crew[1])
+            result = dataclasses.replace(result, outcome="attacker wins" if ta > td else "defender wins",
+                                         wounded=loser.model_id, location=loc, killed=False, **crew[1])
             return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
-                              result, crew[0])
+                              result.to_json(), crew[0])
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
         result = dataclasses.replace(result, outcome="attacker wins" if ta > td else "defender wins",
@@ -1282,8 +1282,9 @@ def throw(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             crew = crew_wound(after, after.model(m.model_id), LOCATIONS[face], attack, o["defence"], steps)
             if crew is not None:
                 after = crew[0]
-                outcomes.append({"figure": m.model_id, "attack": attack, "defence": o["defence"], **crew[1],
-                                 "location": LOCATIONS[face], "location_die": face, "defence_dice": list(defence)})
+                outcomes.append(Roll.from_outcome({"attack": attack, "defence": o["defence"], **crew[1],
+                                                   "location": LOCATIONS[face], "location_die": face,
+                                                   "defence_dice": list(defence)}, figure=m.model_id))
                 continue
         if o["kind"] == "tie":  # resolved as for a shot: the nerve test
             nd = dice.roll_many(tq.dice, 6)

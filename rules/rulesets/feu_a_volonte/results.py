@@ -118,7 +118,7 @@ class ThrowResult(Record):
 class MeleeResult(Record):
     """A melee round (Les Combats en corps à corps): totals, dice, d4s and who was wounded."""
 
-    OPTIONAL = frozenset({"wounded", "location", "killed"})
+    OPTIONAL = frozenset({"wounded", "location", "killed", "kind", "group", "group_wounds"})
     attacker_total: int
     defender_total: int
     attacker_dice: tuple[int, ...]
@@ -129,6 +129,9 @@ class MeleeResult(Record):
     wounded: str | None = None
     location: str | None = None
     killed: bool | None = None
+    kind: str | None = None  # a crew figure hit (Groupe d'appui): "wounded" or "group out", its group's wounds
+    group: str | None = None
+    group_wounds: int | None = None
 
 
 @dataclass(frozen=True)
