@@ -254,6 +254,20 @@ def test_the_sample_game_counts_the_support_wound_action_with_the_hits() -> None
     assert group is not None and (group.wounds, group.limit) == (3, 4)
 
 
+
+def test_the_support_wound_action_says_the_groups_whole_count_and_takes_it_out_at_its_limit() -> None:
+    # An LMG team (2 figures, out at 4 wounds) whose c1 already carries a wound marker from a shot:
+    # two wounds counted by hand make 3 of 4 (not 2), a third takes the group out.
+    plan = _game("lmg", crew_x=(100, 125), wounds=(["jambe"],))
+    two = resolve(plan, "support_wound", {"unit": "team", "wounds": 2}, None)
+    assert two.result is not None and two.plan_after is not None
+    assert (two.result["wounds"], two.result["removed"]) == (3, False)
+    three = resolve(two.plan_after, "support_wound", {"unit": "team"}, None)
+    assert three.result is not None and three.plan_after is not None
+    assert (three.result["wounds"], three.result["removed"]) == (4, True)
+    assert not three.plan_after.models_of("team")
+
+
 # -- Qualité: the cran each quality gives, and the non-player characters' row ----------------------------------
 
 def test_a_non_player_character_defends_with_2d6_and_a_cran_of_minus_one() -> None:

@@ -34,6 +34,7 @@ from rules.rulesets.feu_a_volonte.actions import (
     _spend,
     _traits,
     _weapon_for,
+    _wounds,
     figure,
 )
 from rules.rulesets.feu_a_volonte.results import BuildingResult, SupportWoundResult
@@ -134,14 +135,16 @@ def support_wound(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None
         raise IllegalActionError(f"{uid} has {size} figure(s): a support group has two or three ({SRC_SUPPORT})",
                                  msg_id="fav.support.size", params={"unit": uid, "n": size})
     more = req_int(request, "wounds", 1, minimum=1)
-    total = int((unit.extra or {}).get("support_wounds", 0)) + more
+    tally = int((unit.extra or {}).get("support_wounds", 0)) + more
+    # the group's wounds are this tally and the markers its crew took from shots, blasts and melee (support.py)
+    total = tally + sum(len(_wounds(m)) for m in figs)
     limit = SUPPORT_WOUNDS[size]
     out = total >= limit
     step = Step("support group", f"{uid}: a group of {size} figures leaves the game after {limit} wounds; "
                 f"{total} now" + (": out of the game" if out else f", {limit - total} more to go"), SRC_SUPPORT,
                 value=total, msg="fav.support.out" if out else "fav.support.wounds",
                 params={"unit": uid, "size": size, "limit": limit, "total": total, "left": limit - total})
-    after = plan.with_unit(with_extra(unit, support_wounds=total, support_size=size))
+    after = plan.with_unit(with_extra(unit, support_wounds=tally, support_size=size))
     if out:
         for m in after.models_of(uid):
             after = _remove(after, m)  # counted among the side's losses
