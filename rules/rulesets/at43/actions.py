@@ -40,10 +40,10 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Mapping, NoReturn, Sequence, cast
 
 from rules.dice import AUTO_SUCCESS, Dice, Distribution, binomial, die, needed_text, success_chance, with_rerolls
-from rules.errors import IllegalActionError, InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step, msg
 from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
@@ -97,6 +97,12 @@ SRC_NEW_SALVO = "AT-43, Tirs: Nouvelle salve !"
 # -- roster --------------------------------------------------------------------------------
 
 
+def _refuse(roster: Roster, english: str, msg_id: str, **params: Any) -> NoReturn:
+    """Refuse the roster: its file name, the English sentence, and the message the edges translate."""
+    raise RosterError(f"{roster.source}: {english}", msg_id=f"at43.roster.{msg_id}",
+                      params={"roster": roster.source, **params})
+
+
 def validate_roster(roster: Roster) -> None:
     """Refuse an AT-43 roster with unknown weapons or rules, or stats the shooting rules need missing.
 
@@ -112,35 +118,42 @@ def validate_roster(roster: Roster) -> None:
     for name, stats in roster.profiles.items():
         require_stats(roster, "profiles", name, stats, PROFILE_STATS)
         if stats["category"] not in CATEGORIES:
-            roster.fail(f"profiles.{name}.category must be one of {', '.join(CATEGORIES)}, "
-                        f"got {stats['category']!r}")
+            _refuse(roster, f"profiles.{name}.category must be one of {', '.join(CATEGORIES)}, "
+                    f"got {stats['category']!r}", "category", profile=name, got=str(stats["category"]))
         structure = stats.get("structure", 1)
         if isinstance(structure, bool) or not isinstance(structure, int) or structure < 1:
-            roster.fail(f"profiles.{name}.structure must be a whole number of at least 1, got {structure!r}")
+            _refuse(roster, f"profiles.{name}.structure must be a whole number of at least 1, got {structure!r}",
+                    "structure", profile=name, got=repr(structure))
     for name, stats in roster.weapons.items():
         require_stats(roster, "weapons", name, stats, WEAPON_STATS)
         if "precision" not in stats and "locked_roll" not in stats:
-            roster.fail(f"weapons.{name} needs 'precision' (or 'locked_roll' for a locked weapon)")
+            _refuse(roster, f"weapons.{name} needs 'precision' (or 'locked_roll' for a locked weapon)",
+                    "precision", weapon=name)
         for key in ("precision", "locked_roll"):
             if key in stats:
                 require_stats(roster, "weapons", name, stats, ((key, int),))
         if "locked_roll" in stats and not 2 <= stats["locked_roll"] <= 6:
-            roster.fail(f"weapons.{name}.locked_roll must be 2 to 6, got {stats['locked_roll']!r}")
+            _refuse(roster, f"weapons.{name}.locked_roll must be 2 to 6, got {stats['locked_roll']!r}",
+                    "locked_roll", weapon=name, got=repr(stats["locked_roll"]))
         if stats["rate"] < 1 or stats["rerolls"] < 0 or stats["damage"] < 1:
-            roster.fail(f"weapons.{name}: rate and damage must be at least 1 and rerolls at least 0")
+            _refuse(roster, f"weapons.{name}: rate and damage must be at least 1 and rerolls at least 0",
+                    "weapon_values", weapon=name)
         if "area_cm" in stats:
             require_stats(roster, "weapons", name, stats, (("area_cm", (int, float)),))
             if stats["area_cm"] <= 0:
-                roster.fail(f"weapons.{name}.area_cm must be greater than 0, got {stats['area_cm']!r}")
+                _refuse(roster, f"weapons.{name}.area_cm must be greater than 0, got {stats['area_cm']!r}",
+                        "area", weapon=name, got=repr(stats["area_cm"]))
     for unit, model in roster.all_models():
         if roster.profile_of(unit, model) is None:
-            roster.fail(f"model {model.model_id!r} of unit {unit.unit_id!r} has no profile "
-                        f"(give the model or its unit one)")
+            _refuse(roster, f"model {model.model_id!r} of unit {unit.unit_id!r} has no profile "
+                    f"(give the model or its unit one)", "no_profile", model=model.model_id, unit=unit.unit_id)
         if not model.weapons:
-            roster.fail(f"model {model.model_id!r} of unit {unit.unit_id!r} carries no weapon")
+            _refuse(roster, f"model {model.model_id!r} of unit {unit.unit_id!r} carries no weapon", "no_weapon",
+                    model=model.model_id, unit=unit.unit_id)
     for unit in roster.units:
         if unit.leader is None:
-            roster.fail(f"unit {unit.unit_id!r} has no leader; AT-43 measures ranges from the leader")
+            _refuse(roster, f"unit {unit.unit_id!r} has no leader; AT-43 measures ranges from the leader",
+                    "no_leader", unit=unit.unit_id)
 
 
 # -- stats read from the plan -------------------------------------------------------------------
