@@ -432,6 +432,11 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     return firing, leader, weapon_of(plan, name), already
 
 
+def _weapon_word(name: str) -> Any:
+    """A weapon's name as a step parameter: the roster's name, or the artillery strike in the player's language."""
+    return msg("at43.artillery_strike") if name == ARTILLERY_WEAPON else name
+
+
 def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge", *, pair: tuple[str, str] = ("", ""),
             leaders: bool = False) -> tuple[int | None | str, int | None, list[Step]]:
     band = portee(distance_mm)
@@ -444,7 +449,7 @@ def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge", *,
     if weapon.locked_roll is not None:
         steps.append(Step("locked weapon", f"{weapon.name} is a locked weapon: {needed_text(weapon.locked_roll)} "
                                            f"whatever the range", SRC_TEST, value=weapon.locked_roll,
-                          msg="at43.locked_roll", params={"weapon": weapon.name,
+                          msg="at43.locked_roll", params={"weapon": _weapon_word(weapon.name),
                                                           "needed": need_msg(weapon.locked_roll)}))
         return weapon.locked_roll, None, steps
     if weapon.precision is None:
@@ -817,7 +822,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
                                   f"{fmt_len(area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
                                   f"no sight needed for each firer", SRC_INDIRECT, msg="at43.indirect_salvo",
-                         params={"unit": firing.unit_id, "weapon": weapon.name, "area": area_cm,
+                         params={"unit": firing.unit_id, "weapon": _weapon_word(weapon.name), "area": area_cm,
                                  "model": aim.model_id}))
     seers = [m for m in (plan.models_of(firing.unit_id) if dice_count is None else [leader]) if geo.sees(m, aim)]
     if not seers:
@@ -960,6 +965,7 @@ def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
 
 
 SRC_ARTILLERY = "AT-43, Tirs: Frappes d'artillerie"
+ARTILLERY_WEAPON = "artillery strike"  # the weapon an artillery strike fires (named in French at the edges)
 ARTILLERY_PC = 3
 
 
@@ -990,7 +996,7 @@ def artillery(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     except (KeyError, TypeError, ValueError):
         raise InvalidActionError("an artillery strike needs area_cm, the aire d'effet the mission gives",
                                  msg_id="at43.art_area") from None
-    weapon = Weapon("artillery strike", None, 1, 0, req_int(request, "penetration"), req_int(request, "damage", 1),
+    weapon = Weapon(ARTILLERY_WEAPON, None, 1, 0, req_int(request, "penetration"), req_int(request, "damage", 1),
                     area, roll)
     count = req_int(request, "dice", 1, minimum=1)
     res = _indirect(plan, request, dice, unit, observer, weapon, 0, dice_count=count, action="artillery",
