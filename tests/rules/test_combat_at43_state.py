@@ -51,3 +51,20 @@ def test_the_actions_write_the_state_through_the_record(tmp_path: Path) -> None:
         resolve(spent, "artillery", {"observer": leader.model_id, "target": enemy.unit_id, "roll": 4,
                                      "penetration": 5, "area_cm": 3}, Dice.given([4]))
     assert getattr(once.value, "msg_id", None) == "at43.art_once"
+
+
+def test_a_roster_refusal_is_said_in_french_and_english() -> None:
+    """AT-43's own roster checks (a unit without a leader here) carry a message the edges translate."""
+    from rules.errors import RosterError
+    from rules.roster import parse_roster
+
+    doc = {"ruleset": "at-43", "side": "blue",
+           "units": [{"id": "u", "models": [{"id": "m1", "marker_id": 10, "base_mm": 30, "profile": "p",
+                                             "weapons": ["laser"]}]}],
+           "profiles": {"p": {"category": "infantry", "size": 2, "protection": 5}},
+           "weapons": {"laser": {"precision": 5, "rate": 1, "rerolls": 0, "penetration": 5, "damage": 1}}}
+    with pytest.raises(RosterError) as err:
+        parse_roster(doc)
+    words = texts(err.value)
+    assert words is not None and "leader" in words["fr"] and "u" in words["en"]
+    assert err.value.msg_id == "at43.roster.no_leader"

@@ -331,8 +331,13 @@ def test_rosters_refused(change, message):
                                             {"id": "m2", "marker_id": 11, "base_mm": 20, "profile": "p"}]}],
            "profiles": {"p": {"QL": 3, "CD": 3, "CR": 2, "AR": 2}}, "weapons": {"rifle": {}}}
     change(doc)
-    with pytest.raises(RosterError, match=message):
+    with pytest.raises(RosterError, match=message) as err:
         parse_roster(doc)
+    if "rule" in message or "officer" in message:  # High Fire's own checks say it in French and English too
+        from tabletracker.i18n import texts
+
+        words = texts(err.value)
+        assert words is not None and set(words) == {"fr", "en"} and "Liste d'armée" in words["fr"]
 
 
 # -- a whole short turn ------------------------------------------------------------------------------

@@ -40,10 +40,10 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence, cast
+from typing import Any, Mapping, NoReturn, Sequence, cast
 
 from rules.dice import AUTO_SUCCESS, Dice, Distribution, binomial, die, needed_text, success_chance, with_rerolls
-from rules.errors import IllegalActionError, InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step, msg
 from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
@@ -97,6 +97,12 @@ SRC_NEW_SALVO = "AT-43, Tirs: Nouvelle salve !"
 # -- roster --------------------------------------------------------------------------------
 
 
+def _refuse(roster: Roster, english: str, msg_id: str, **params: Any) -> NoReturn:
+    """Refuse the roster: its file name, the English sentence, and the message the edges translate."""
+    raise RosterError(f"{roster.source}: {english}", msg_id=f"at43.roster.{msg_id}",
+                      params={"roster": roster.source, **params})
+
+
 def validate_roster(roster: Roster) -> None:
     """Refuse an AT-43 roster with unknown weapons or rules, or stats the shooting rules need missing.
 
@@ -112,35 +118,42 @@ def validate_roster(roster: Roster) -> None:
     for name, stats in roster.profiles.items():
         require_stats(roster, "profiles", name, stats, PROFILE_STATS)
         if stats["category"] not in CATEGORIES:
-            roster.fail(f"profiles.{name}.category must be one of {', '.join(CATEGORIES)}, "
-                        f"got {stats['category']!r}")
+            _refuse(roster, f"profiles.{name}.category must be one of {', '.join(CATEGORIES)}, "
+                    f"got {stats['category']!r}", "category", profile=name, got=str(stats["category"]))
         structure = stats.get("structure", 1)
         if isinstance(structure, bool) or not isinstance(structure, int) or structure < 1:
-            roster.fail(f"profiles.{name}.structure must be a whole number of at least 1, got {structure!r}")
+            _refuse(roster, f"profiles.{name}.structure must be a whole number of at least 1, got {structure!r}",
+                    "structure", profile=name, got=repr(structure))
     for name, stats in roster.weapons.items():
         require_stats(roster, "weapons", name, stats, WEAPON_STATS)
         if "precision" not in stats and "locked_roll" not in stats:
-            roster.fail(f"weapons.{name} needs 'precision' (or 'locked_roll' for a locked weapon)")
+            _refuse(roster, f"weapons.{name} needs 'precision' (or 'locked_roll' for a locked weapon)",
+                    "precision", weapon=name)
         for key in ("precision", "locked_roll"):
             if key in stats:
                 require_stats(roster, "weapons", name, stats, ((key, int),))
         if "locked_roll" in stats and not 2 <= stats["locked_roll"] <= 6:
-            roster.fail(f"weapons.{name}.locked_roll must be 2 to 6, got {stats['locked_roll']!r}")
+            _refuse(roster, f"weapons.{name}.locked_roll must be 2 to 6, got {stats['locked_roll']!r}",
+                    "locked_roll", weapon=name, got=repr(stats["locked_roll"]))
         if stats["rate"] < 1 or stats["rerolls"] < 0 or stats["damage"] < 1:
-            roster.fail(f"weapons.{name}: rate and damage must be at least 1 and rerolls at least 0")
+            _refuse(roster, f"weapons.{name}: rate and damage must be at least 1 and rerolls at least 0",
+                    "weapon_values", weapon=name)
         if "area_cm" in stats:
             require_stats(roster, "weapons", name, stats, (("area_cm", (int, float)),))
             if stats["area_cm"] <= 0:
-                roster.fail(f"weapons.{name}.area_cm must be greater than 0, got {stats['area_cm']!r}")
+                _refuse(roster, f"weapons.{name}.area_cm must be greater than 0, got {stats['area_cm']!r}",
+                        "area", weapon=name, got=repr(stats["area_cm"]))
     for unit, model in roster.all_models():
         if roster.profile_of(unit, model) is None:
-            roster.fail(f"model {model.model_id!r} of unit {unit.unit_id!r} has no profile "
-                        f"(give the model or its unit one)")
+            _refuse(roster, f"model {model.model_id!r} of unit {unit.unit_id!r} has no profile "
+                    f"(give the model or its unit one)", "no_profile", model=model.model_id, unit=unit.unit_id)
         if not model.weapons:
-            roster.fail(f"model {model.model_id!r} of unit {unit.unit_id!r} carries no weapon")
+            _refuse(roster, f"model {model.model_id!r} of unit {unit.unit_id!r} carries no weapon", "no_weapon",
+                    model=model.model_id, unit=unit.unit_id)
     for unit in roster.units:
         if unit.leader is None:
-            roster.fail(f"unit {unit.unit_id!r} has no leader; AT-43 measures ranges from the leader")
+            _refuse(roster, f"unit {unit.unit_id!r} has no leader; AT-43 measures ranges from the leader",
+                    "no_leader", unit=unit.unit_id)
 
 
 # -- stats read from the plan -------------------------------------------------------------------
@@ -419,6 +432,11 @@ def _firing_unit(plan: TablePlan, request: Mapping[str, Any]) -> tuple[Unit, Mod
     return firing, leader, weapon_of(plan, name), already
 
 
+def _weapon_word(name: str) -> Any:
+    """A weapon's name as a step parameter: the roster's name, or the artillery strike in the player's language."""
+    return msg("at43.artillery_strike") if name == ARTILLERY_WEAPON else name
+
+
 def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge", *, pair: tuple[str, str] = ("", ""),
             leaders: bool = False) -> tuple[int | None | str, int | None, list[Step]]:
     band = portee(distance_mm)
@@ -431,7 +449,7 @@ def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge", *,
     if weapon.locked_roll is not None:
         steps.append(Step("locked weapon", f"{weapon.name} is a locked weapon: {needed_text(weapon.locked_roll)} "
                                            f"whatever the range", SRC_TEST, value=weapon.locked_roll,
-                          msg="at43.locked_roll", params={"weapon": weapon.name,
+                          msg="at43.locked_roll", params={"weapon": _weapon_word(weapon.name),
                                                           "needed": need_msg(weapon.locked_roll)}))
         return weapon.locked_roll, None, steps
     if weapon.precision is None:
@@ -804,7 +822,7 @@ def _indirect(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, fi
     steps.insert(0, Step("salvo", f"{firing.unit_id} fires its {weapon.name} (indirect, aire d'effet "
                                   f"{fmt_len(area_cm, 'cm')}) at model {aim.model_id}; no fire zone, "
                                   f"no sight needed for each firer", SRC_INDIRECT, msg="at43.indirect_salvo",
-                         params={"unit": firing.unit_id, "weapon": weapon.name, "area": area_cm,
+                         params={"unit": firing.unit_id, "weapon": _weapon_word(weapon.name), "area": area_cm,
                                  "model": aim.model_id}))
     seers = [m for m in (plan.models_of(firing.unit_id) if dice_count is None else [leader]) if geo.sees(m, aim)]
     if not seers:
@@ -947,6 +965,7 @@ def lead(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
 
 
 SRC_ARTILLERY = "AT-43, Tirs: Frappes d'artillerie"
+ARTILLERY_WEAPON = "artillery strike"  # the weapon an artillery strike fires (named in French at the edges)
 ARTILLERY_PC = 3
 
 
@@ -977,7 +996,7 @@ def artillery(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     except (KeyError, TypeError, ValueError):
         raise InvalidActionError("an artillery strike needs area_cm, the aire d'effet the mission gives",
                                  msg_id="at43.art_area") from None
-    weapon = Weapon("artillery strike", None, 1, 0, req_int(request, "penetration"), req_int(request, "damage", 1),
+    weapon = Weapon(ARTILLERY_WEAPON, None, 1, 0, req_int(request, "penetration"), req_int(request, "damage", 1),
                     area, roll)
     count = req_int(request, "dice", 1, minimum=1)
     res = _indirect(plan, request, dice, unit, observer, weapon, 0, dice_count=count, action="artillery",

@@ -36,12 +36,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, cast
+from typing import TYPE_CHECKING, Any, Mapping, NoReturn, cast
 
 from calibration.fields import read_json_file
 from calibration.units import inches
 from rules.dice import Dice, Distribution, die
-from rules.errors import IllegalActionError, InvalidActionError, MissingTableError
+from rules.errors import IllegalActionError, InvalidActionError, MissingTableError, RosterError
 from rules.explain import Step, msg
 from rules.frozen import freeze, thaw
 from rules.measure import model_distance_mm
@@ -212,7 +212,8 @@ class Tables:
 def _read_tables(path: str, mtime: float) -> Tables:
     data = read_json_file(path, what="High Fire tables file", error=MissingTableError)
     if not isinstance(data, dict):
-        raise MissingTableError(f"{path}: the High Fire tables file must be a JSON object")
+        raise MissingTableError(f"{path}: the High Fire tables file must be a JSON object",
+                                msg_id="high_fire.tables.not_object", params={"file": Path(path).name})
     return Tables(freeze(data), path)
 
 
@@ -223,7 +224,8 @@ def load_tables(path: str | Path | None = None) -> Tables:
         mtime = p.stat().st_mtime
     except OSError as exc:
         raise MissingTableError(f"{p}: cannot read the High Fire tables file ({exc.strerror or exc}); "
-                                f"start from a copy of {TABLES_PATH}") from None
+                                f"start from a copy of {TABLES_PATH}", msg_id="high_fire.tables.unreadable",
+                                params={"file": p.name}) from None
     return _read_tables(str(p), mtime)
 
 
@@ -291,23 +293,31 @@ def validate_roster(roster: Any) -> None:
         Naming the file and the first fault: a characteristic, rule, weapon or officerless command unit.
     """
     fail = roster_fail(roster)
+
+    def refuse(english: str, msg_id: str, **params: Any) -> NoReturn:
+        raise RosterError(f"{roster.source}: {english}", msg_id=f"high_fire.roster.{msg_id}",
+                          params={"roster": roster.source, **params})
+
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("QL", "CD", "CR", "AR"), minimum=0, expect="an integer >= 0")
         if "rank" in p and (isinstance(p["rank"], bool) or not isinstance(p["rank"], int)):
-            fail(f"profiles.{name}.rank must be an integer (higher is more senior), got {p['rank']!r}")
+            refuse(f"profiles.{name}.rank must be an integer (higher is more senior), got {p['rank']!r}", "rank",
+                   profile=name, got=repr(p["rank"]))
     for unit in roster.units:
         for r in unit.rules:
             if r not in KNOWN_RULES:
-                fail(f"unit {unit.unit_id!r} has unknown rule {r!r}; known: {', '.join(KNOWN_RULES)}")
+                refuse(f"unit {unit.unit_id!r} has unknown rule {r!r}; known: {', '.join(KNOWN_RULES)}",
+                       "unit_rule", unit=unit.unit_id, rule=r, known=list(KNOWN_RULES))
         for m in unit.models:
             for r in m.rules:
                 if r not in KNOWN_RULES:
-                    fail(f"model {m.model_id!r} has unknown rule {r!r}; known: {', '.join(KNOWN_RULES)}")
+                    refuse(f"model {m.model_id!r} has unknown rule {r!r}; known: {', '.join(KNOWN_RULES)}",
+                           "model_rule", model=m.model_id, rule=r, known=list(KNOWN_RULES))
             check_model_kit(roster, unit, m, fail)
         if "command" in unit.rules and not any("rank" in roster.profiles[roster.profile_of(unit, m)]
                                                for m in unit.models):
-            fail(f"command unit {unit.unit_id!r} has no officer (a profile with a 'rank'); "
-                 "the Commandement roll uses the highest-ranked officer's QL")
+            refuse(f"command unit {unit.unit_id!r} has no officer (a profile with a 'rank'); "
+                   "the Commandement roll uses the highest-ranked officer's QL", "no_officer", unit=unit.unit_id)
 
 
 # =============================================================================== characteristics
