@@ -130,14 +130,43 @@ def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
     return kind is None or kind == "infantry"
 
 
+Box = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax in mm
+
+
+def _apart(a: Box, b: Box) -> bool:
+    """Whether two boxes do not meet (then nothing inside one meets anything inside the other)."""
+    return a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1]
+
+
+@functools.lru_cache(maxsize=16)
+def _terrain_boxes(terrain: tuple[Terrain, ...]) -> tuple[Box, ...]:
+    """The bounding box of every terrain piece, remembered by value."""
+    return tuple((float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+                 for b in shapely.bounds([terrain_geometry(t) for t in terrain]))
+
+
+def rays_box(segs: np.ndarray, margin_mm: float = CONTACT_TOLERANCE_MM) -> Box:
+    """The box holding every sight ray of ``segs`` (``(rays, 2, 2)``), widened by ``margin_mm``."""
+    lo, hi = segs.reshape(-1, 2).min(axis=0), segs.reshape(-1, 2).max(axis=0)
+    return (float(lo[0]) - margin_mm, float(lo[1]) - margin_mm, float(hi[0]) + margin_mm, float(hi[1]) + margin_mm)
+
+
 @placed_only
 def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
-                 options: Mapping[str, Any] | None = None) -> list[Blocker]:
-    """Return everything that may block or hide sight between two models in ``plan``'s rule set."""
+                 options: Mapping[str, Any] | None = None, within: Box | None = None) -> list[Blocker]:
+    """Return everything that may block or hide sight between two models in ``plan``'s rule set.
+
+    With ``within`` (the box of the sight rays, :func:`rays_box`), only what meets that
+    box is returned: nothing outside it can meet a ray, so the verdict is the same and a
+    crowded table is not worked through piece by piece and figure by figure.
+    """
     rs = ruleset
     out: list[Blocker] = []
     origin = shapely.Point(observer.position_mm)
-    for piece in plan.terrain:
+    boxes = _terrain_boxes(plan.terrain) if within is not None else ()
+    for k, piece in enumerate(plan.terrain):
+        if within is not None and _apart(boxes[k], within):
+            continue
         kind = rs.kind_of(piece)
         geom = terrain_geometry(piece)
         if kind.sight == "clear":
@@ -158,15 +187,40 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
         else:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
                                what=kind_msg(rs.name, piece.kind)))
-    out.extend(_figure_blockers(plan, rs, observer, target))
+    out.extend(_figure_blockers(plan, rs, observer, target, within))
     return out
 
 
-def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model) -> list[Blocker]:
+def _near_centre_line(models: Sequence[Model], observer: Model, target: Model) -> np.ndarray:
+    """Which figures' bases may meet a sight ray from ``observer`` to ``target``.
+
+    Every ray lies in the triangle from the observer's centre to the chord across the
+    target's base, so within the target's radius of the centre-to-centre segment: a base
+    farther than its own radius plus that meets none.
+    """
+    o = np.asarray(observer.position_mm, dtype=float)
+    v = np.asarray(target.position_mm, dtype=float) - o
+    p = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2) - o
+    r = np.array([m.base_mm for m in models], dtype=float) / 2.0
+    t = np.clip(p @ v / max(float(v @ v), 1e-12), 0.0, 1.0)
+    gap = np.hypot(p[:, 0] - t * v[0], p[:, 1] - t * v[1])
+    return np.asarray(gap <= r + target.base_mm / 2.0 + CONTACT_TOLERANCE_MM + 1e-6)
+
+
+def _disc_box(m: Model, scale: float = 1.0) -> Box:
+    r = m.base_mm / 2.0 * scale
+    return (m.position_mm[0] - r, m.position_mm[1] - r, m.position_mm[0] + r, m.position_mm[1] + r)
+
+
+def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model,
+                     within: Box | None = None) -> list[Blocker]:
     out: list[Blocker] = []
     if rs.models_block_sight == "models":
-        for m in plan.models:
+        near = _near_centre_line(plan.models, observer, target) if within is not None else None
+        for k, m in enumerate(plan.models):
             if m.model_id in (observer.model_id, target.model_id):
+                continue
+            if near is not None and not near[k]:
                 continue
             out.append(Blocker("figure", m.model_id, _disc(m), "blocks",
                                "a figure is in the way: no shot through another figure",
@@ -177,6 +231,12 @@ def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: M
             ms = [m for m in plan.models if m.unit_id == u.unit_id]
             if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
                 continue
+            if within is not None:  # the hull lies within the boxes of its bases' circumscribed polygons
+                boxes = [_disc_box(m, HULL_SCALE) for m in ms]
+                box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                       max(b[2] for b in boxes), max(b[3] for b in boxes))
+                if _apart(box, within):
+                    continue
             for group in obstacle_groups(ms):
                 hull = unit_hull(group)
                 if len(group) >= 2:
@@ -311,7 +371,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
                     rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
                     msg="los.contact", params={"a": a_id, "b": b_id})
         return Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,))
-    blockers = blockers_for(plan, observer, target, ruleset=rs, options=opts)
+    blockers = blockers_for(plan, observer, target, ruleset=rs, options=opts, within=rays_box(segs))
     lines = shapely.linestrings(segs)
     blocked = np.zeros(len(segs), dtype=bool)
     covered = np.zeros(len(segs), dtype=bool)
@@ -628,8 +688,9 @@ def unit_hull(models: Sequence[Model]) -> BaseGeometry:
     return shapely.convex_hull(shapely.multipoints(pts))
 
 
+HULL_SCALE = 1.0 / math.cos(math.pi / UNIT_HULL_POINTS)  # a hull point's distance from its base centre, in radii
 _HULL_ANGLES = np.linspace(0.0, 2 * np.pi, UNIT_HULL_POINTS, endpoint=False)
-_HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) / math.cos(math.pi / UNIT_HULL_POINTS)
+_HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) * HULL_SCALE
 
 
 @functools.lru_cache(maxsize=8)
