@@ -53,7 +53,7 @@ from rules.explain import Step, explanation_json, msg
 from rules.frozen import EMPTY
 from rules.heights import HEIGHT_SOURCE, eyes, over_msg, over_text, sees_over
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
-from rules.ontable import placed_only
+from rules.ontable import on_table, placed_only
 from rules.plan import Model, TablePlan, Terrain
 from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
@@ -160,6 +160,12 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
     box is returned: nothing outside it can meet a ray, so the verdict is the same and a
     crowded table is not worked through piece by piece and figure by figure.
     """
+    return _blockers_for(plan, observer, target, ruleset=ruleset, options=options, within=within)
+
+
+def _blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
+                  options: Mapping[str, Any] | None = None, within: Box | None = None) -> list[Blocker]:
+    """:func:`blockers_for` on a plan holding only figures on the table."""
     rs = ruleset
     out: list[Blocker] = []
     origin = shapely.Point(observer.position_mm)
@@ -305,7 +311,15 @@ def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.nda
 
 
 def _disc(m: Model) -> BaseGeometry:
-    return shapely.Point(m.position_mm).buffer(m.base_mm / 2.0, quad_segs=FOOTPRINT_QUAD_SEGS)
+    return _disc_at(m.position_mm[0], m.position_mm[1], m.base_mm)
+
+
+@functools.lru_cache(maxsize=1024)
+def _disc_at(x: float, y: float, base_mm: float) -> BaseGeometry:
+    """A base's footprint, remembered by value and prepared (a figure is tested against many sight lines)."""
+    disc = shapely.Point(x, y).buffer(base_mm / 2.0, quad_segs=FOOTPRINT_QUAD_SEGS)
+    shapely.prepare(disc)
+    return disc
 
 
 def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarray | None:
@@ -365,13 +379,26 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     observer, target = plan.model(a_id), plan.model(b_id)
-    segs = sight_rays(observer, target)
-    if segs is None:
+    rays = _rays(plan, observer, target, rs, opts)
+    if rays is None:
         step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
                     rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
                     msg="los.contact", params={"a": a_id, "b": b_id})
         return Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,))
-    blockers = blockers_for(plan, observer, target, ruleset=rs, options=opts, within=rays_box(segs))
+    return _sight_result(rs, opts, observer, target, *rays)
+
+
+def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any]
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple["Blocker", np.ndarray]]] | None:
+    """Trace the sight rays: which are blocked, which covered, the depth each crosses, what hit them.
+
+    ``None`` when the bases touch. ``plan`` holds only figures on the table (a view, or a plan
+    with none off it).
+    """
+    segs = sight_rays(observer, target)
+    if segs is None:
+        return None
+    blockers = _blockers_for(plan, observer, target, ruleset=rs, options=opts, within=rays_box(segs))
     lines = shapely.linestrings(segs)
     blocked = np.zeros(len(segs), dtype=bool)
     covered = np.zeros(len(segs), dtype=bool)
@@ -397,7 +424,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
             hit_by.append((bl, hits))
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
-    return _sight_result(rs, opts, observer, target, blocked, covered, depth_sum, hit_by)
+    return blocked, covered, depth_sum, hit_by
 
 
 def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
@@ -1292,6 +1319,18 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
                 ) -> dict[str, tuple[str, ...]]:
     """Return, for each firing model, the target models it sees (model-to-model sight)."""
     out: dict[str, tuple[str, ...]] = {}
+    if on_table(plan) is plan:  # every figure asked about is on the table: only the rays are traced
+        opts = {**ruleset.defaults(), **(options or {})}
+        for f in firers:
+            seen = []
+            for t in targets:
+                if t.model_id == f.model_id:
+                    continue
+                rays = _rays(plan, f, t, ruleset, opts)
+                if rays is None or not rays[0].all():
+                    seen.append(t.model_id)
+            out[f.model_id] = tuple(seen)
+        return out
     for f in firers:
         out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id
                                 and line_of_sight(plan, f.model_id, t.model_id, options=options,
