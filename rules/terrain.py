@@ -46,8 +46,9 @@ def kind_msg_id(ruleset: str, kind: str) -> str:
     return f"terrain_kind.{ruleset.replace('-', '_')}.{kind.replace('-', '_')}"
 
 
+@functools.lru_cache(maxsize=512)
 def kind_msg(ruleset: str, kind: str) -> Mapping[str, Any]:
-    """Return a terrain kind's description as a message parameter (its texts in ``<lang>.shared.po``)."""
+    """Return a terrain kind's description as a message parameter (its texts in ``<lang>.shared.po``; frozen)."""
     return msg(kind_msg_id(ruleset, kind))
 
 

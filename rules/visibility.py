@@ -53,7 +53,7 @@ from rules.explain import Step, explanation_json, msg
 from rules.frozen import EMPTY
 from rules.heights import HEIGHT_SOURCE, eyes, over_msg, over_text, sees_over
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
-from rules.ontable import placed_only
+from rules.ontable import on_table, placed_only
 from rules.plan import Model, TablePlan, Terrain
 from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
@@ -130,14 +130,49 @@ def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
     return kind is None or kind == "infantry"
 
 
+Box = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax in mm
+
+
+def _apart(a: Box, b: Box) -> bool:
+    """Whether two boxes do not meet (then nothing inside one meets anything inside the other)."""
+    return a[2] < b[0] or b[2] < a[0] or a[3] < b[1] or b[3] < a[1]
+
+
+@functools.lru_cache(maxsize=16)
+def _terrain_boxes(terrain: tuple[Terrain, ...]) -> tuple[Box, ...]:
+    """The bounding box of every terrain piece, remembered by value."""
+    return tuple((float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+                 for b in shapely.bounds([terrain_geometry(t) for t in terrain]))
+
+
+def rays_box(segs: np.ndarray, margin_mm: float = CONTACT_TOLERANCE_MM) -> Box:
+    """The box holding every sight ray of ``segs`` (``(rays, 2, 2)``), widened by ``margin_mm``."""
+    lo, hi = segs.reshape(-1, 2).min(axis=0), segs.reshape(-1, 2).max(axis=0)
+    return (float(lo[0]) - margin_mm, float(lo[1]) - margin_mm, float(hi[0]) + margin_mm, float(hi[1]) + margin_mm)
+
+
 @placed_only
 def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
-                 options: Mapping[str, Any] | None = None) -> list[Blocker]:
-    """Return everything that may block or hide sight between two models in ``plan``'s rule set."""
+                 options: Mapping[str, Any] | None = None, within: Box | None = None) -> list[Blocker]:
+    """Return everything that may block or hide sight between two models in ``plan``'s rule set.
+
+    With ``within`` (the box of the sight rays, :func:`rays_box`), only what meets that
+    box is returned: nothing outside it can meet a ray, so the verdict is the same and a
+    crowded table is not worked through piece by piece and figure by figure.
+    """
+    return _blockers_for(plan, observer, target, ruleset=ruleset, options=options, within=within)
+
+
+def _blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
+                  options: Mapping[str, Any] | None = None, within: Box | None = None) -> list[Blocker]:
+    """:func:`blockers_for` on a plan holding only figures on the table."""
     rs = ruleset
     out: list[Blocker] = []
     origin = shapely.Point(observer.position_mm)
-    for piece in plan.terrain:
+    boxes = _terrain_boxes(plan.terrain) if within is not None else ()
+    for k, piece in enumerate(plan.terrain):
+        if within is not None and _apart(boxes[k], within):
+            continue
         kind = rs.kind_of(piece)
         geom = terrain_geometry(piece)
         if kind.sight == "clear":
@@ -158,15 +193,40 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
         else:
             out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
                                what=kind_msg(rs.name, piece.kind)))
-    out.extend(_figure_blockers(plan, rs, observer, target))
+    out.extend(_figure_blockers(plan, rs, observer, target, within))
     return out
 
 
-def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model) -> list[Blocker]:
+def _near_centre_line(models: Sequence[Model], observer: Model, target: Model) -> np.ndarray:
+    """Which figures' bases may meet a sight ray from ``observer`` to ``target``.
+
+    Every ray lies in the triangle from the observer's centre to the chord across the
+    target's base, so within the target's radius of the centre-to-centre segment: a base
+    farther than its own radius plus that meets none.
+    """
+    o = np.asarray(observer.position_mm, dtype=float)
+    v = np.asarray(target.position_mm, dtype=float) - o
+    p = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2) - o
+    r = np.array([m.base_mm for m in models], dtype=float) / 2.0
+    t = np.clip(p @ v / max(float(v @ v), 1e-12), 0.0, 1.0)
+    gap = np.hypot(p[:, 0] - t * v[0], p[:, 1] - t * v[1])
+    return np.asarray(gap <= r + target.base_mm / 2.0 + CONTACT_TOLERANCE_MM + 1e-6)
+
+
+def _disc_box(m: Model, scale: float = 1.0) -> Box:
+    r = m.base_mm / 2.0 * scale
+    return (m.position_mm[0] - r, m.position_mm[1] - r, m.position_mm[0] + r, m.position_mm[1] + r)
+
+
+def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model,
+                     within: Box | None = None) -> list[Blocker]:
     out: list[Blocker] = []
     if rs.models_block_sight == "models":
-        for m in plan.models:
+        near = _near_centre_line(plan.models, observer, target) if within is not None else None
+        for k, m in enumerate(plan.models):
             if m.model_id in (observer.model_id, target.model_id):
+                continue
+            if near is not None and not near[k]:
                 continue
             out.append(Blocker("figure", m.model_id, _disc(m), "blocks",
                                "a figure is in the way: no shot through another figure",
@@ -177,6 +237,12 @@ def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: M
             ms = [m for m in plan.models if m.unit_id == u.unit_id]
             if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
                 continue
+            if within is not None:  # the hull lies within the boxes of its bases' circumscribed polygons
+                boxes = [_disc_box(m, HULL_SCALE) for m in ms]
+                box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                       max(b[2] for b in boxes), max(b[3] for b in boxes))
+                if _apart(box, within):
+                    continue
             for group in obstacle_groups(ms):
                 hull = unit_hull(group)
                 if len(group) >= 2:
@@ -245,7 +311,15 @@ def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.nda
 
 
 def _disc(m: Model) -> BaseGeometry:
-    return shapely.Point(m.position_mm).buffer(m.base_mm / 2.0, quad_segs=FOOTPRINT_QUAD_SEGS)
+    return _disc_at(m.position_mm[0], m.position_mm[1], m.base_mm)
+
+
+@functools.lru_cache(maxsize=1024)
+def _disc_at(x: float, y: float, base_mm: float) -> BaseGeometry:
+    """A base's footprint, remembered by value and prepared (a figure is tested against many sight lines)."""
+    disc = shapely.Point(x, y).buffer(base_mm / 2.0, quad_segs=FOOTPRINT_QUAD_SEGS)
+    shapely.prepare(disc)
+    return disc
 
 
 def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarray | None:
@@ -305,13 +379,26 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     rs = ruleset
     opts = {**rs.defaults(), **(options or {})}
     observer, target = plan.model(a_id), plan.model(b_id)
-    segs = sight_rays(observer, target)
-    if segs is None:
+    rays = _rays(plan, observer, target, rs, opts)
+    if rays is None:
         step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
                     rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
                     msg="los.contact", params={"a": a_id, "b": b_id})
         return Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,))
-    blockers = blockers_for(plan, observer, target, ruleset=rs, options=opts)
+    return _sight_result(rs, opts, observer, target, *rays)
+
+
+def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any]
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple["Blocker", np.ndarray]]] | None:
+    """Trace the sight rays: which are blocked, which covered, the depth each crosses, what hit them.
+
+    ``None`` when the bases touch. ``plan`` holds only figures on the table (a view, or a plan
+    with none off it).
+    """
+    segs = sight_rays(observer, target)
+    if segs is None:
+        return None
+    blockers = _blockers_for(plan, observer, target, ruleset=rs, options=opts, within=rays_box(segs))
     lines = shapely.linestrings(segs)
     blocked = np.zeros(len(segs), dtype=bool)
     covered = np.zeros(len(segs), dtype=bool)
@@ -337,7 +424,7 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
             hit_by.append((bl, hits))
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
-    return _sight_result(rs, opts, observer, target, blocked, covered, depth_sum, hit_by)
+    return blocked, covered, depth_sum, hit_by
 
 
 def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
@@ -628,8 +715,9 @@ def unit_hull(models: Sequence[Model]) -> BaseGeometry:
     return shapely.convex_hull(shapely.multipoints(pts))
 
 
+HULL_SCALE = 1.0 / math.cos(math.pi / UNIT_HULL_POINTS)  # a hull point's distance from its base centre, in radii
 _HULL_ANGLES = np.linspace(0.0, 2 * np.pi, UNIT_HULL_POINTS, endpoint=False)
-_HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) / math.cos(math.pi / UNIT_HULL_POINTS)
+_HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) * HULL_SCALE
 
 
 @functools.lru_cache(maxsize=8)
@@ -1231,6 +1319,18 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
                 ) -> dict[str, tuple[str, ...]]:
     """Return, for each firing model, the target models it sees (model-to-model sight)."""
     out: dict[str, tuple[str, ...]] = {}
+    if on_table(plan) is plan:  # every figure asked about is on the table: only the rays are traced
+        opts = {**ruleset.defaults(), **(options or {})}
+        for f in firers:
+            seen = []
+            for t in targets:
+                if t.model_id == f.model_id:
+                    continue
+                rays = _rays(plan, f, t, ruleset, opts)
+                if rays is None or not rays[0].all():
+                    seen.append(t.model_id)
+            out[f.model_id] = tuple(seen)
+        return out
     for f in firers:
         out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id
                                 and line_of_sight(plan, f.model_id, t.model_id, options=options,
