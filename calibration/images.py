@@ -10,11 +10,13 @@ and height come from the header (PNG, JPEG, BMP, GIF, WebP, TIFF), and an image 
 Examples
 --------
 >>> import struct, zlib
->>> png = b"\\x89PNG\\r\\n\\x1a\\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 20000, 20000) + b"\\x08\\x02\\x00\\x00\\x00"
+>>> png = (b"\\x89PNG\\r\\n\\x1a\\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 20000, 20000)
+...        + b"\\x08\\x02\\x00\\x00\\x00")
 >>> header_size(png)
 (20000, 20000)
->>> refuse_large(png, "huge.png")
-'huge.png: the image is 20000 x 20000 pixels (400 megapixels); the limit is 50 megapixels and 20000 pixels a side: use a smaller picture'
+>>> print(refuse_large(png, "huge.png"))  # doctest: +NORMALIZE_WHITESPACE
+huge.png: the image is 20000 x 20000 pixels (400 megapixels); the limit is 50 megapixels
+and 20000 pixels a side: use a smaller picture
 >>> refuse_large(png[:10], "cut.png") is None
 True
 """
