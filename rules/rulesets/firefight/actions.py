@@ -71,6 +71,18 @@ from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported
     wound_roll_needed,
 )
 from rules.rulesets.firefight.reach import in_melee_reach, out_of_reach_above
+from rules.rulesets.firefight.results import (
+    ActivateResult,
+    CastResult,
+    Casualties,
+    DeployResult,
+    EndRoundResult,
+    FallResult,
+    JumpResult,
+    MeleeResult,
+    MoraleResult,
+    ShootResult,
+)
 from rules.rulesets.firefight.state import FirefightState
 from rules.rulesets.kit import (
     check_model_kit,
@@ -575,7 +587,7 @@ def _outcome_dist(plan: TablePlan, target: str, batches: list[Batch], defence: D
     return outcome_odds(tuple(batches), defence, _bodies(plan, order), fear)
 
 
-def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, dict[str, Any]]:
+def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, Casualties]:
     after = plan
     for mid in rolled.removed:
         after = after.without_model(mid)
@@ -585,8 +597,7 @@ def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, dict[str, Any]]:
             model = with_status(model, add=[SHAKEN])
         after = after.with_model(model)
     w = rolled.wounds
-    return after, {"removed": list(rolled.removed), "effect": rolled.effect, "wounds": sum(w[0]) + w[1],
-                   "hits": rolled.hits}
+    return after, Casualties(tuple(rolled.removed), rolled.effect, sum(w[0]) + w[1], rolled.hits)
 
 
 def _with_bodies(plan: TablePlan, unit_id: str, bodies: tuple[Body, ...]) -> TablePlan:
@@ -703,18 +714,18 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     rolled = roll_outcome(dice, setup.batches, defence, setup.bodies, hits=raw_hits)
     steps.extend(rolled.steps)
     after, res = _apply(plan, rolled)
+    shares: dict[str, Casualties] = {}
     for u, sub in setup.others:
         r2 = roll_outcome(dice, sub.batches, sub.defence, sub.bodies, hits=raw_hits)
         steps.extend(_prefixed(x, f"{u}: {x.text}", "firefight.unit_says", unit=u) for x in r2.steps)
-        after, res_u = _apply(after, r2)
-        res.setdefault("blast_shares", {})[u] = res_u
+        after, shares[u] = _apply(after, r2)
     limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
     if limited:
         fu = after.unit(firing)
         after = after.with_unit(with_extra(fu,
                                            limited_used=sorted(set(fu.extra.get("limited_used", ())) | set(limited))))
-    res["target"] = target
-    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+    result = ShootResult(res.removed, res.effect, res.wounds, res.hits, shares or None, target)
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
 
 
 # =============================================================================== melee
@@ -892,18 +903,19 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), needed, odds)
     after = plan
-    res: dict[str, Any] = {}
+    first: Casualties | None = None
+    back: Casualties | None = None
     if counter:
         rolled = roll_outcome(dice, counter[0].batches, counter[0].defence, counter[0].bodies, counter[1])
         steps.extend(_prefixed(x, f"Counter: {x.text}", "firefight.counter_says") for x in rolled.steps)
-        after, res["counter"] = _apply(after, rolled)
+        after, first = _apply(after, rolled)
     try:
         s2, f2 = charge_setup(after, request) if counter else (setup, a_fear)
         rolled = roll_outcome(dice, s2.batches, s2.defence, s2.bodies, f2)
         steps.extend(rolled.steps)
-        after, res["attack"] = _apply(after, rolled)
+        after, attack = _apply(after, rolled)
     except IllegalActionError:
-        res["attack"] = {"removed": [], "effect": "none", "wounds": 0, "hits": 0}
+        attack = Casualties()
         steps.append(Step("Counter", f"no model of {attacker} is left within 2\" to strike", _src("Counter"),
                           msg="firefight.melee.nobody_left", params={"unit": attacker}))
     st2 = _state(after)
@@ -922,7 +934,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         if sb is not None:
             rolled = roll_outcome(dice, sb[0].batches, sb[0].defence, sb[0].bodies, sb[1])
             steps.extend(rolled.steps)
-            after, res["strike_back"] = _apply(after, rolled)
+            after, back = _apply(after, rolled)
             fat.add(defender)
     after = st2.with_(fatigued=sorted(fat)).on(after)
     a_left, d_left = bool(after.models_of(attacker)), bool(after.models_of(defender))
@@ -933,7 +945,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     else:
         steps.append(Step("after melee", "a unit was destroyed: the other may move up to 3\"", _src("Mêlée"),
                           msg="firefight.melee.destroyed"))
-    return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+    return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
+                      MeleeResult(first, attack, back), after)
 
 
 def _attack_wounds(plan: TablePlan, attacker: str, alive: tuple[Body, ...], request: Mapping[str, Any]) -> Distribution:
@@ -1026,7 +1039,8 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     st = _state(after)
     if unit_id in st.morale_due:
         after = st.with_(morale_due=[u for u in st.morale_due if u != unit_id]).on(after)
-    return Resolution(RULESET, "morale", tuple(steps), needed, odds, tuple(dice.rolled), {"morale": result}, after)
+    return Resolution(RULESET, "morale", tuple(steps), needed, odds, tuple(dice.rolled), MoraleResult(result),
+                      after)
 
 
 # =============================================================================== activation and round
@@ -1138,8 +1152,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         st = st.with_(finished_first=u.side)
     st = st.with_(turn=other if theirs_left else u.side, round_complete=not mine_left and not theirs_left)
     after = st.on(after)
-    res = {"unit": unit_id, "action": st.actions[unit_id], "move_in": move, "next_turn": st.turn,
-           "round_complete": st.round_complete}
+    res = ActivateResult(unit_id, st.actions[unit_id], move, st.turn, st.round_complete)
     return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, after)
 
 
@@ -1205,7 +1218,7 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                               _src("Caster(X)"),
                               msg="firefight.end_round.tokens", params={"unit": u.unit_id, "x": x, "tokens": tokens}))
     finished = st.finished_first or st.first
-    result: dict[str, Any] = {"round": st.round, "objectives": objectives, "morale_due": due}
+    result = EndRoundResult(st.round, objectives, tuple(due))
     if st.round >= ROUNDS:
         counts = {s: sum(1 for v in objectives.values() if v == s) for s in sides_of(plan)}
         best = max(counts.values(), default=0)
@@ -1216,14 +1229,14 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                           msg="firefight.end_round.winner" if st.winner else "firefight.end_round.draw",
                           params={"rounds": ROUNDS, "winner": st.winner,
                                   "held": [msg("firefight.side_held", side=k, count=n) for k, n in counts.items()]}))
-        result.update(game_over=True, winner=st.winner, objectives_held=counts)
+        result = dataclasses.replace(result, game_over=True, winner=st.winner, objectives_held=counts)
     else:
         st = st.with_(round=st.round + 1, first=finished, turn=finished, finished_first=None,
                       activated=[], actions={}, fatigued=[], round_complete=False)
         steps.append(Step("next round", f"round {st.round}: {finished} activates first (it finished activating first)",
                           _src("Jouer la partie"),
                           msg="firefight.end_round.next", params={"round": st.round, "side": finished}))
-        result["next_first"] = finished
+        result = dataclasses.replace(result, next_first=finished)
     return Resolution(RULESET, "end_round", tuple(steps), {}, {}, (), result, st.on(after))
 
 
@@ -1306,7 +1319,7 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         raise InvalidActionError(f"unknown deployment mode {mode!r}; modes: normal, scout, ambush",
                                  msg_id="firefight.deploy.bad_mode", params={"mode": mode})
     after = plan.with_unit(u2)
-    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), {"unit": unit_id, "mode": mode, "deployed": True},
+    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), DeployResult(unit_id, mode),
                       after)
 
 
@@ -1365,7 +1378,7 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
                       msg="firefight.cast.cast" if ok else "firefight.cast.failed",
                       params={"face": f, "mod": f"{mod:+d}"}))
     return Resolution(RULESET, "cast", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"spell": "cast" if ok else "failed"}, after)
+                      CastResult("cast" if ok else "failed"), after)
 
 
 def _helpers(value: Any) -> dict[str, Any]:
@@ -1397,14 +1410,14 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         return Resolution(RULESET, "jump",
                           (Step("jump", "a gap of 1\" or less is crossed in a normal move", _src("Sauter"),
                                                  msg="firefight.jump.short"),),
-                          {}, {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
+                          {}, {"jump": Distribution.certain("made")}, (), JumpResult("made"), plan)
     if dist_in > 6:
         raise IllegalActionError(f"a jump is at most 6\"; {dist_in}\" asked ({_src('Sauter')})",
                                  msg_id="firefight.jump.too_far", params={"distance": dist_in})
     if has_rule(rules, "Flying"):
         return Resolution(RULESET, "jump", (Step("Flying", "jumps succeed automatically", _src("Flying"),
                                                  msg="firefight.jump.flying"),), {},
-                          {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
+                          {"jump": Distribution.certain("made")}, (), JumpResult("made"), plan)
     n = int(dist_in // 3) + 1
     need = 2 if has_rule(rules, "Strider") else 3
     p = Fraction(7 - need, 6) ** n
@@ -1419,7 +1432,7 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     steps.append(Step("jump dice", f"{list(faces)}: {'made' if ok else 'fell'}", _src("Sauter"),
                       msg="firefight.jump.made" if ok else "firefight.jump.fell", params={"faces": list(faces)}))
     return Resolution(RULESET, "jump", tuple(steps), {"jump": f"{n} x {need}+"}, odds, tuple(dice.rolled),
-                      {"jump": "made" if ok else "fell"}, plan)
+                      JumpResult("made" if ok else "fell"), plan)
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
@@ -1430,7 +1443,7 @@ ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 
 def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps: list[Step],
-                   request: Mapping[str, Any]) -> tuple[TablePlan, dict[str, Any]]:
+                   request: Mapping[str, Any]) -> tuple[TablePlan, Casualties]:
     bodies = _bodies(plan, _removal_order(plan, unit_id, request))
     alive, removed, last_hit = allocate(bodies, (), wounds)
     effect = "none"
@@ -1510,7 +1523,7 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         step = Step("fall", f"a drop of {h:g}\" (under 2\") does no harm", _src("Mouvements spéciaux, Chuter"),
                     msg="firefight.fall.harmless", params={"height": h})
         return Resolution(RULESET, "fall", (step,), {}, {"outcome": Distribution.certain("unhurt")}, (),
-                          {"outcome": "unhurt"}, plan)
+                          FallResult("unhurt"), plan)
     ap = int(h // 3)
     steps = [Step("fall", f"fell {h:g}\": one hit with AP({ap}); placed within 2\" of the foot, activation over",
                   _src("Mouvements spéciaux, Chuter"), value=ap,
@@ -1520,7 +1533,7 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         steps.append(Step("fall", f"{m.model_id} belongs to a group: the fall kills it",
                           _src("Mouvements spéciaux, Chuter"),
                           msg="firefight.fall.group", params={"model": m.model_id}))
-        res = {"removed": [m.model_id], "effect": "none", "wounds": 1, "hits": 1}
+        res = Casualties((m.model_id,), "none", 1, 1)
         return Resolution(RULESET, "fall", tuple(steps), {},
                           {"outcome (models removed, last model)": Distribution.certain((1, "none"))},
                           (), res, plan.without_model(m.model_id))
