@@ -95,7 +95,7 @@ def _problems(ruleset: str, tmp_path: Path) -> tuple[int, list[str]]:
 
 
 # Rule sets whose steps are not yet all messages: each is removed from here when it is done.
-PENDING: frozenset[str] = frozenset(RULESETS)
+PENDING: frozenset[str] = frozenset(RULESETS) - {"firefight", "star-wars"}
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
