@@ -773,3 +773,18 @@ def test_a_shot_in_cover_is_explained_in_french_and_english() -> None:
                             ("b1", "targets", 0, 13.1, "trooper", [])]), {"firing": "shooters", "target": "targets"}, None)
     gone = [step_texts(s.to_json()) for s in r.steps if s.rule == "out of range"]
     assert gone and gone[0] is not None and "12,1\"" in gone[0]["fr"] and "12.1\"" in gone[0]["en"]
+
+
+def test_a_refused_army_list_says_why_in_french_and_english() -> None:
+    """Préparation, Organisation des armées: the reason of a refusal, in the player's language."""
+    from tabletracker.i18n import texts
+
+    with pytest.raises(RosterError) as err:
+        parse_roster(_roster(extra={"army_points": 30}))
+    words = texts(err.value)
+    assert words is not None and "plus que sa valeur convenue de 30 pts" in words["fr"]
+    assert "over its agreed value of 30 pts" in words["en"]
+    with pytest.raises(RosterError) as err:  # a shared check: its English reason inside a French frame
+        parse_roster(_roster(profiles={"trooper": {"quality": 7, "defense": 4, "points": 20}}))
+    words = texts(err.value)
+    assert words is not None and words["fr"].startswith("Liste d'armée") and "quality" in words["fr"]

@@ -422,3 +422,16 @@ def test_a_long_range_shot_is_explained_in_french_and_english() -> None:
         sw.shoot(plan, {"shooter": "st", "target": "st"}, None)
     words = texts(err.value)
     assert words is not None and words["fr"].startswith("st est dans le camp de st")
+
+
+def test_a_refused_army_list_says_why_in_french_and_english() -> None:
+    """A lightsabre without the Force is refused, in the player's language."""
+    from tabletracker.i18n import texts
+
+    doc = {"ruleset": "star-wars", "side": "empire",
+           "units": [{"id": "a", "models": [{"id": "a", "marker_id": 70, "base_mm": 25, "profile": "p"}]}],
+           "profiles": {"p": {"T": 4, "C": 6, "Por": 10, "rules": ["Sabre laser"]}}}
+    with pytest.raises(RosterError) as err:
+        parse_roster(doc)
+    words = texts(err.value)
+    assert words is not None and "porte un sabre laser" in words["fr"] and "lightsabre" in words["en"]

@@ -42,11 +42,11 @@ import typing
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn
 
 from calibration.units import inches
 from rules.dice import Dice, Distribution, die  # noqa: F401  (re-exported for the tests)
-from rules.errors import IllegalActionError, InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
@@ -96,7 +96,6 @@ from rules.rulesets.kit import (
     req_int,
     req_list,
     req_str,
-    roster_fail,
     rule_value,
     sides_of,
     threshold,
@@ -162,6 +161,18 @@ LABELS: Mapping[str, str] = MappingProxyType({
 
 # =============================================================================== rosters
 
+def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
+    """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
+
+    The shared checks (:mod:`rules.rulesets.kit`) give only ``text``: it is then told inside
+    a general message naming the file.
+    """
+    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> NoReturn:
+        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
+        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "firefight.roster.refused", params=said)
+    return fail
+
+
 def validate_roster(roster: Any) -> None:
     """Refuse a Firefight roster with bad stats, unknown rules or weapons, or broken limits.
 
@@ -175,7 +186,7 @@ def validate_roster(roster: Any) -> None:
     RosterError
         Naming the file and the first fault: a stat, special rule, weapon or the army organisation.
     """
-    fail = roster_fail(roster)
+    fail = _roster_fail(roster)
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("quality", "defense"), minimum=2, maximum=6,
                           expect="an integer from 2 to 6 (the D6 roll needed)")
@@ -183,10 +194,12 @@ def validate_roster(roster: Any) -> None:
     for name, w in roster.weapons.items():
         rng = w.get("range_in")
         if isinstance(rng, bool) or not isinstance(rng, (int, float)) or rng < 0:
-            fail(f"weapons.{name}.range_in must be a number of inches >= 0 (0 for a melee weapon), got {rng!r}")
+            fail(f"weapons.{name}.range_in must be a number of inches >= 0 (0 for a melee weapon), got {rng!r}",
+                 msg_id="firefight.roster.range", params={"weapon": name, "value": repr(rng)})
         att = w.get("attacks")
         if isinstance(att, bool) or not isinstance(att, int) or att < 1:
-            fail(f"weapons.{name}.attacks must be an integer >= 1, got {att!r}")
+            fail(f"weapons.{name}.attacks must be an integer >= 1, got {att!r}",
+                 msg_id="firefight.roster.attacks", params={"weapon": name, "value": repr(att)})
         _check_rules(w.get("rules", ()), f"weapons.{name}", fail, weapon=True)
     for unit in roster.units:
         _check_rules(unit.rules, f"unit {unit.unit_id!r}", fail, weapon=False)
@@ -198,57 +211,73 @@ def validate_roster(roster: Any) -> None:
         _check_organisation(roster, army, fail)
 
 
-def _check_rules(rules: Any, where: str, fail: Callable[[str], None], *, weapon: bool) -> None:
+def _check_rules(rules: Any, where: str, fail: Callable[..., None], *, weapon: bool) -> None:
     for text in rules:
         try:
             name, x = parse_rule(text)
         except InvalidActionError as exc:
-            fail(f"{where}: {exc}")
+            fail(f"{where}: {exc}",
+                 msg_id="firefight.roster.rule_syntax", params={"where": where, "why": str(exc)})
         if name not in SPECIAL_RULES:
-            fail(f"{where} has unknown special rule {text!r}; known: {', '.join(sorted(SPECIAL_RULES))}")
+            fail(f"{where} has unknown special rule {text!r}; known: {', '.join(sorted(SPECIAL_RULES))}",
+                 msg_id="firefight.roster.unknown_rule",
+                 params={"where": where, "rule": text, "known": sorted(SPECIAL_RULES)})
         if SPECIAL_RULES[name] and (x is None or x < 1):
-            fail(f"{where}: {name} needs a value, written {name}(X) with X >= 1, got {text!r}")
+            fail(f"{where}: {name} needs a value, written {name}(X) with X >= 1, got {text!r}",
+                 msg_id="firefight.roster.needs_value", params={"where": where, "rule": name, "given": text})
         if not SPECIAL_RULES[name] and x is not None:
-            fail(f"{where}: {name} takes no value, got {text!r}")
+            fail(f"{where}: {name} takes no value, got {text!r}",
+                 msg_id="firefight.roster.no_value", params={"where": where, "rule": name, "given": text})
 
 
-def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[[str], None]) -> int:
+def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[..., None]) -> int:
     prof = roster.profiles[roster.profile_of(unit, m)]
     pts = prof.get("points")
     if isinstance(pts, bool) or not isinstance(pts, int):
-        fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given")
+        fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given",
+             msg_id="firefight.roster.points", params={"profile": str(roster.profile_of(unit, m))})
     return int(pts) + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
 
 
-def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> None:
+def _check_organisation(roster: Any, army: Any, fail: Callable[..., None]) -> None:
     """Préparation, Organisation des armées (facultatif)."""
     if isinstance(army, bool) or not isinstance(army, int) or army <= 0:
-        fail(f"extra.army_points must be a positive integer, got {army!r}")
+        fail(f"extra.army_points must be a positive integer, got {army!r}",
+             msg_id="firefight.roster.army_points", params={"value": repr(army)})
     unit_pts = {u.unit_id: sum(_model_points(roster, u, m, fail) for m in u.models) for u in roster.units}
     total = sum(unit_pts.values())
     if total > army:
-        fail(f"the army costs {total} pts, over its agreed value of {army} pts")
+        fail(f"the army costs {total} pts, over its agreed value of {army} pts",
+             msg_id="firefight.roster.over", params={"total": total, "army": army})
     heroes = [u.unit_id for u in roster.units
               if any(has_rule(list(u.rules) + list(roster.profiles[roster.profile_of(u, m)].get("rules", ()))
                               + list(m.rules), "Hero") for m in u.models)]
     if len(heroes) > army // 125:
         fail(f"{len(heroes)} Hero units ({', '.join(heroes)}) but only one per full 125 pts is allowed "
-             f"({army // 125} for {army} pts)")
+             f"({army // 125} for {army} pts)",
+             msg_id="firefight.roster.heroes",
+             params={"count": len(heroes), "units": heroes, "most": army // 125, "army": army})
     copies: dict[tuple[Any, ...], list[str]] = {}
     for u in roster.units:
         key = (u.name or u.profile or "", tuple(sorted(roster.profile_of(u, m) or "" for m in u.models)))
         copies.setdefault(key, []).append(u.unit_id)
     for ids in copies.values():
         if len(ids) > 1 + army // 125:
-            fail(f"{len(ids)} copies of the same unit ({', '.join(ids)}); at most 1+{army // 125} for {army} pts")
+            fail(f"{len(ids)} copies of the same unit ({', '.join(ids)}); at most 1+{army // 125} for {army} pts",
+                 msg_id="firefight.roster.copies",
+                 params={"count": len(ids), "units": ids, "most": 1 + army // 125, "army": army})
     for uid, pts in unit_pts.items():
         if pts * 100 > army * 35:
-            fail(f"unit {uid!r} costs {pts} pts, more than 35 % of {army} pts ({army * 35 / 100:g} pts)")
+            fail(f"unit {uid!r} costs {pts} pts, more than 35 % of {army} pts ({army * 35 / 100:g} pts)",
+                 msg_id="firefight.roster.too_costly",
+                 params={"unit": uid, "points": pts, "army": army, "most": army * 35 / 100})
     if len(roster.units) > army // 25:
-        fail(f"{len(roster.units)} units, but only one per 25 pts is allowed ({army // 25} for {army} pts)")
+        fail(f"{len(roster.units)} units, but only one per 25 pts is allowed ({army // 25} for {army} pts)",
+             msg_id="firefight.roster.units", params={"count": len(roster.units), "most": army // 25, "army": army})
     n_models = sum(len(u.models) for u in roster.units)
     if n_models > army // 15:
-        fail(f"{n_models} models, but only one per full 15 pts is allowed ({army // 15} for {army} pts)")
+        fail(f"{n_models} models, but only one per full 15 pts is allowed ({army // 15} for {army} pts)",
+             msg_id="firefight.roster.models", params={"count": n_models, "most": army // 15, "army": army})
 
 
 # =============================================================================== plan helpers

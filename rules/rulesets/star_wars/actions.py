@@ -33,11 +33,11 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping, cast
+from typing import Any, Callable, Mapping, NoReturn, cast
 
 from calibration.units import pas
 from rules.dice import Dice, Distribution
-from rules.errors import IllegalActionError, InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
@@ -50,7 +50,6 @@ from rules.rulesets.kit import (
     req_int,
     req_list,
     req_str,
-    roster_fail,
     sides_of,
     threshold,
     weapon_of,
@@ -112,6 +111,18 @@ def threshold_chance(n: int) -> Fraction:
 
 # =============================================================================== rosters
 
+def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
+    """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
+
+    The shared checks (:mod:`rules.rulesets.kit`) give only ``text``: it is then told inside
+    a general message naming the file.
+    """
+    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> NoReturn:
+        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
+        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "star_wars.roster.refused", params=said)
+    return fail
+
+
 def validate_roster(roster: Any) -> None:
     """Refuse a Star Wars roster with bad thresholds, unknown rules, powers or weapons.
 
@@ -120,36 +131,47 @@ def validate_roster(roster: Any) -> None:
     RosterError
         Naming the file and the first fault: a threshold, count, rule, power or weapon.
     """
-    fail = roster_fail(roster)
+    fail = _roster_fail(roster)
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("T", "C", "Svg", "For"), minimum=2, maximum=6, optional=True,
                           nullable=True, expect="a threshold from 2 to 6 (or null for none)")
         check_whole_stats(fail, f"profiles.{name}", p, ("A", "PV", "Cad"), minimum=1, optional=True,
                           expect="an integer >= 1")
         if p.get("T") is not None and not isinstance(p.get("Por"), (int, float)):
-            fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas")
+            fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas",
+                 msg_id="star_wars.roster.no_por", params={"profile": name, "t": p["T"]})
         for r in p.get("rules", ()):
             if r not in RULES and r not in POWERS:
                 fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: "
-                     f"{', '.join(POWERS)}")
+                     f"{', '.join(POWERS)}",
+                     msg_id="star_wars.roster.unknown_rule",
+                     params={"profile": name, "rule": r, "rules": list(RULES), "powers": list(POWERS)})
             if r in POWERS and p.get("For") is None:
-                fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'")
+                fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'",
+                     msg_id="star_wars.roster.power_without_for", params={"profile": name, "power": r})
         if "Sabre laser" in p.get("rules", ()) and p.get("For") is None:
-            fail(f"profiles.{name}: only Force users (with 'For') may carry a lightsabre")
+            fail(f"profiles.{name}: only Force users (with 'For') may carry a lightsabre",
+                 msg_id="star_wars.roster.sabre", params={"profile": name})
     for name, w in roster.weapons.items():
         check_whole_stats(fail, f"weapons.{name}", w, ("Por", "Cad"), minimum=1, expect="an integer >= 1")
         if "zone" in w and (isinstance(w["zone"], bool) or not isinstance(w["zone"], (int, float)) or w["zone"] <= 0):
-            fail(f"weapons.{name}.zone must be a positive number of pas, got {w['zone']!r}")
+            fail(f"weapons.{name}.zone must be a positive number of pas, got {w['zone']!r}",
+                 msg_id="star_wars.roster.zone", params={"weapon": name, "value": repr(w["zone"])})
     for unit, m in roster.all_models():
         for w in m.weapons:
             if w not in roster.weapons:
                 fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: "
-                     f"{', '.join(sorted(roster.weapons)) or '(none)'}")
+                     f"{', '.join(sorted(roster.weapons)) or '(none)'}",
+                     msg_id="star_wars.roster.unknown_weapon",
+                     params={"figure": m.model_id, "weapon": w, "weapons": sorted(roster.weapons)
+                             or msg("star_wars.none")})
         for r in list(m.rules) + list(unit.rules):
             if r not in RULES and r not in POWERS:
-                fail(f"{m.model_id!r} has unknown rule {r!r}")
+                fail(f"{m.model_id!r} has unknown rule {r!r}",
+                     msg_id="star_wars.roster.figure_rule", params={"figure": m.model_id, "rule": r})
         if roster.profile_of(unit, m) is None:
-            fail(f"model {m.model_id!r} has no profile")
+            fail(f"model {m.model_id!r} has no profile",
+                 msg_id="star_wars.roster.no_profile", params={"figure": m.model_id})
 
 
 # =============================================================================== figures
