@@ -749,3 +749,42 @@ def test_the_game_state_is_one_typed_record_and_a_damaged_one_is_refused_in_both
         FirefightState.from_json({"activated": "u1"})
     words = texts(err.value)
     assert words is not None and "activated" in words["en"] and "liste de noms" in words["fr"]
+
+
+def test_a_shot_in_cover_is_explained_in_french_and_english() -> None:
+    """Terrain, Couvert and Tir, told to a French player: the defender's +1 and the dice, with a decimal comma."""
+    from tabletracker.i18n import step_texts
+
+    forest = {"id": "wood", "kind": "forest", "shape": "area",
+              "points_mm": [[-2 * IN, 9 * IN], [4 * IN, 9 * IN], [4 * IN, 11 * IN], [-2 * IN, 11 * IN]]}
+    plan = make_plan(SHOTS["plain"][0], terrain=[forest])
+    r = ff.shoot(plan, {"firing": "shooters", "target": "targets"}, Dice.given([5, 6, 2, 3, 3]))
+    words: dict[str, Any] = {}
+    for s in r.steps:
+        words.setdefault(s.rule, step_texts(s.to_json()))  # the first step of each rule
+    assert words["cover"] is not None and words["cover"]["fr"].startswith("+1 en Défense : 2 figurine(s) sur 2")
+    assert "wood" in words["cover"]["fr"] and "in cover" in words["cover"]["en"]
+    assert words["defence"] is not None and "bloque sur 4+ (+1 de couvert)" in words["defence"]["fr"]
+    far = make_plan([("a1", "shooters", 0, 0, "trooper", ["pistol"]), ("b1", "targets", 0, 13.1, "trooper", [])])
+    with pytest.raises(IllegalActionError) as err:
+        ff.shoot(far, {"firing": "shooters", "target": "targets"}, None)
+    assert err.value.msg_id == "firefight.nobody_can_shoot"
+    r = ff.shoot(make_plan([("a1", "shooters", 0, 0, "trooper", ["pistol"]), ("a2", "shooters", 0, 1, "trooper", ["pistol"]),
+                            ("b1", "targets", 0, 13.1, "trooper", [])]), {"firing": "shooters", "target": "targets"}, None)
+    gone = [step_texts(s.to_json()) for s in r.steps if s.rule == "out of range"]
+    assert gone and gone[0] is not None and "12,1\"" in gone[0]["fr"] and "12.1\"" in gone[0]["en"]
+
+
+def test_a_refused_army_list_says_why_in_french_and_english() -> None:
+    """Préparation, Organisation des armées: the reason of a refusal, in the player's language."""
+    from tabletracker.i18n import texts
+
+    with pytest.raises(RosterError) as err:
+        parse_roster(_roster(extra={"army_points": 30}))
+    words = texts(err.value)
+    assert words is not None and "plus que sa valeur convenue de 30 pts" in words["fr"]
+    assert "over its agreed value of 30 pts" in words["en"]
+    with pytest.raises(RosterError) as err:  # a shared check: its English reason inside a French frame
+        parse_roster(_roster(profiles={"trooper": {"quality": 7, "defense": 4, "points": 20}}))
+    words = texts(err.value)
+    assert words is not None and words["fr"].startswith("Liste d'armée") and "quality" in words["fr"]

@@ -406,3 +406,32 @@ def test_the_game_state_is_one_typed_record_and_a_damaged_one_is_refused_in_both
         StarWarsState.from_json({"acted": {"s1": {"action": "shoot"}}})
     words = texts(err.value)
     assert words is not None and "acted.s1" in words["fr"] and "count used" in words["en"]
+
+
+def test_a_long_range_shot_is_explained_in_french_and_english() -> None:
+    """Règles de Tir told to a French player: the long-range +1 with the distance in pas, a decimal comma."""
+    from tabletracker.i18n import step_texts, texts
+
+    plan = make_plan([("st", "empire", 0, 0, "Stormtrooper"), ("rb", "rebels", 13.5, 0, "Soldat rebelle")])
+    r = sw.shoot(plan, {"shooter": "st", "target": "rb"}, Dice.given([6]))
+    said = [step_texts(s.to_json()) for s in r.steps if s.rule == "modifier"]
+    assert said and said[0] is not None
+    assert said[0]["fr"] == "+1 (longue portée : 12,5 pas, entre 10 et 20 pas)."
+    assert said[0]["en"] == "+1: long range: 12.5 pas, between 10 and 20 pas."
+    with pytest.raises(IllegalActionError) as err:
+        sw.shoot(plan, {"shooter": "st", "target": "st"}, None)
+    words = texts(err.value)
+    assert words is not None and words["fr"].startswith("st est dans le camp de st")
+
+
+def test_a_refused_army_list_says_why_in_french_and_english() -> None:
+    """A lightsabre without the Force is refused, in the player's language."""
+    from tabletracker.i18n import texts
+
+    doc = {"ruleset": "star-wars", "side": "empire",
+           "units": [{"id": "a", "models": [{"id": "a", "marker_id": 70, "base_mm": 25, "profile": "p"}]}],
+           "profiles": {"p": {"T": 4, "C": 6, "Por": 10, "rules": ["Sabre laser"]}}}
+    with pytest.raises(RosterError) as err:
+        parse_roster(doc)
+    words = texts(err.value)
+    assert words is not None and "porte un sabre laser" in words["fr"] and "lightsabre" in words["en"]

@@ -94,14 +94,8 @@ def _problems(ruleset: str, tmp_path: Path) -> tuple[int, list[str]]:
     return count, problems
 
 
-# Rule sets whose steps are not yet all messages: each is removed from here when it is done.
-PENDING: frozenset[str] = frozenset(RULESETS) - {"at-43", "feu-a-volonte", "high-fire"}
-
-
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_every_step_and_refusal_is_a_message_in_french_and_english(ruleset: str, tmp_path: Path) -> None:
-    if ruleset in PENDING:
-        pytest.xfail(f"{ruleset}: explanation steps still partly English-only")
     count, problems = _problems(ruleset, tmp_path)
     assert count > 20, f"{ruleset}: only {count} steps gathered"
     assert problems == [], "\n".join(problems[:40])

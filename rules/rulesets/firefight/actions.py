@@ -42,11 +42,11 @@ import typing
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn
 
 from calibration.units import inches
 from rules.dice import Dice, Distribution, die  # noqa: F401  (re-exported for the tests)
-from rules.errors import IllegalActionError, InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
@@ -71,6 +71,18 @@ from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported
     wound_roll_needed,
 )
 from rules.rulesets.firefight.reach import in_melee_reach, out_of_reach_above
+from rules.rulesets.firefight.results import (
+    ActivateResult,
+    CastResult,
+    Casualties,
+    DeployResult,
+    EndRoundResult,
+    FallResult,
+    JumpResult,
+    MeleeResult,
+    MoraleResult,
+    ShootResult,
+)
 from rules.rulesets.firefight.state import FirefightState
 from rules.rulesets.kit import (
     check_model_kit,
@@ -84,7 +96,6 @@ from rules.rulesets.kit import (
     req_int,
     req_list,
     req_str,
-    roster_fail,
     rule_value,
     sides_of,
     threshold,
@@ -150,6 +161,18 @@ LABELS: Mapping[str, str] = MappingProxyType({
 
 # =============================================================================== rosters
 
+def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
+    """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
+
+    The shared checks (:mod:`rules.rulesets.kit`) give only ``text``: it is then told inside
+    a general message naming the file.
+    """
+    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> NoReturn:
+        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
+        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "firefight.roster.refused", params=said)
+    return fail
+
+
 def validate_roster(roster: Any) -> None:
     """Refuse a Firefight roster with bad stats, unknown rules or weapons, or broken limits.
 
@@ -163,7 +186,7 @@ def validate_roster(roster: Any) -> None:
     RosterError
         Naming the file and the first fault: a stat, special rule, weapon or the army organisation.
     """
-    fail = roster_fail(roster)
+    fail = _roster_fail(roster)
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("quality", "defense"), minimum=2, maximum=6,
                           expect="an integer from 2 to 6 (the D6 roll needed)")
@@ -171,10 +194,12 @@ def validate_roster(roster: Any) -> None:
     for name, w in roster.weapons.items():
         rng = w.get("range_in")
         if isinstance(rng, bool) or not isinstance(rng, (int, float)) or rng < 0:
-            fail(f"weapons.{name}.range_in must be a number of inches >= 0 (0 for a melee weapon), got {rng!r}")
+            fail(f"weapons.{name}.range_in must be a number of inches >= 0 (0 for a melee weapon), got {rng!r}",
+                 msg_id="firefight.roster.range", params={"weapon": name, "value": repr(rng)})
         att = w.get("attacks")
         if isinstance(att, bool) or not isinstance(att, int) or att < 1:
-            fail(f"weapons.{name}.attacks must be an integer >= 1, got {att!r}")
+            fail(f"weapons.{name}.attacks must be an integer >= 1, got {att!r}",
+                 msg_id="firefight.roster.attacks", params={"weapon": name, "value": repr(att)})
         _check_rules(w.get("rules", ()), f"weapons.{name}", fail, weapon=True)
     for unit in roster.units:
         _check_rules(unit.rules, f"unit {unit.unit_id!r}", fail, weapon=False)
@@ -186,57 +211,73 @@ def validate_roster(roster: Any) -> None:
         _check_organisation(roster, army, fail)
 
 
-def _check_rules(rules: Any, where: str, fail: Callable[[str], None], *, weapon: bool) -> None:
+def _check_rules(rules: Any, where: str, fail: Callable[..., None], *, weapon: bool) -> None:
     for text in rules:
         try:
             name, x = parse_rule(text)
         except InvalidActionError as exc:
-            fail(f"{where}: {exc}")
+            fail(f"{where}: {exc}",
+                 msg_id="firefight.roster.rule_syntax", params={"where": where, "why": str(exc)})
         if name not in SPECIAL_RULES:
-            fail(f"{where} has unknown special rule {text!r}; known: {', '.join(sorted(SPECIAL_RULES))}")
+            fail(f"{where} has unknown special rule {text!r}; known: {', '.join(sorted(SPECIAL_RULES))}",
+                 msg_id="firefight.roster.unknown_rule",
+                 params={"where": where, "rule": text, "known": sorted(SPECIAL_RULES)})
         if SPECIAL_RULES[name] and (x is None or x < 1):
-            fail(f"{where}: {name} needs a value, written {name}(X) with X >= 1, got {text!r}")
+            fail(f"{where}: {name} needs a value, written {name}(X) with X >= 1, got {text!r}",
+                 msg_id="firefight.roster.needs_value", params={"where": where, "rule": name, "given": text})
         if not SPECIAL_RULES[name] and x is not None:
-            fail(f"{where}: {name} takes no value, got {text!r}")
+            fail(f"{where}: {name} takes no value, got {text!r}",
+                 msg_id="firefight.roster.no_value", params={"where": where, "rule": name, "given": text})
 
 
-def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[[str], None]) -> int:
+def _model_points(roster: Any, unit: Any, m: Any, fail: Callable[..., None]) -> int:
     prof = roster.profiles[roster.profile_of(unit, m)]
     pts = prof.get("points")
     if isinstance(pts, bool) or not isinstance(pts, int):
-        fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given")
+        fail(f"profile {roster.profile_of(unit, m)!r} needs integer 'points' when army_points is given",
+             msg_id="firefight.roster.points", params={"profile": str(roster.profile_of(unit, m))})
     return int(pts) + sum(int(roster.weapons[w].get("points", 0)) for w in m.weapons)
 
 
-def _check_organisation(roster: Any, army: Any, fail: Callable[[str], None]) -> None:
+def _check_organisation(roster: Any, army: Any, fail: Callable[..., None]) -> None:
     """Préparation, Organisation des armées (facultatif)."""
     if isinstance(army, bool) or not isinstance(army, int) or army <= 0:
-        fail(f"extra.army_points must be a positive integer, got {army!r}")
+        fail(f"extra.army_points must be a positive integer, got {army!r}",
+             msg_id="firefight.roster.army_points", params={"value": repr(army)})
     unit_pts = {u.unit_id: sum(_model_points(roster, u, m, fail) for m in u.models) for u in roster.units}
     total = sum(unit_pts.values())
     if total > army:
-        fail(f"the army costs {total} pts, over its agreed value of {army} pts")
+        fail(f"the army costs {total} pts, over its agreed value of {army} pts",
+             msg_id="firefight.roster.over", params={"total": total, "army": army})
     heroes = [u.unit_id for u in roster.units
               if any(has_rule(list(u.rules) + list(roster.profiles[roster.profile_of(u, m)].get("rules", ()))
                               + list(m.rules), "Hero") for m in u.models)]
     if len(heroes) > army // 125:
         fail(f"{len(heroes)} Hero units ({', '.join(heroes)}) but only one per full 125 pts is allowed "
-             f"({army // 125} for {army} pts)")
+             f"({army // 125} for {army} pts)",
+             msg_id="firefight.roster.heroes",
+             params={"count": len(heroes), "units": heroes, "most": army // 125, "army": army})
     copies: dict[tuple[Any, ...], list[str]] = {}
     for u in roster.units:
         key = (u.name or u.profile or "", tuple(sorted(roster.profile_of(u, m) or "" for m in u.models)))
         copies.setdefault(key, []).append(u.unit_id)
     for ids in copies.values():
         if len(ids) > 1 + army // 125:
-            fail(f"{len(ids)} copies of the same unit ({', '.join(ids)}); at most 1+{army // 125} for {army} pts")
+            fail(f"{len(ids)} copies of the same unit ({', '.join(ids)}); at most 1+{army // 125} for {army} pts",
+                 msg_id="firefight.roster.copies",
+                 params={"count": len(ids), "units": ids, "most": 1 + army // 125, "army": army})
     for uid, pts in unit_pts.items():
         if pts * 100 > army * 35:
-            fail(f"unit {uid!r} costs {pts} pts, more than 35 % of {army} pts ({army * 35 / 100:g} pts)")
+            fail(f"unit {uid!r} costs {pts} pts, more than 35 % of {army} pts ({army * 35 / 100:g} pts)",
+                 msg_id="firefight.roster.too_costly",
+                 params={"unit": uid, "points": pts, "army": army, "most": army * 35 / 100})
     if len(roster.units) > army // 25:
-        fail(f"{len(roster.units)} units, but only one per 25 pts is allowed ({army // 25} for {army} pts)")
+        fail(f"{len(roster.units)} units, but only one per 25 pts is allowed ({army // 25} for {army} pts)",
+             msg_id="firefight.roster.units", params={"count": len(roster.units), "most": army // 25, "army": army})
     n_models = sum(len(u.models) for u in roster.units)
     if n_models > army // 15:
-        fail(f"{n_models} models, but only one per full 15 pts is allowed ({army // 15} for {army} pts)")
+        fail(f"{n_models} models, but only one per full 15 pts is allowed ({army // 15} for {army} pts)",
+             msg_id="firefight.roster.models", params={"count": n_models, "most": army // 15, "army": army})
 
 
 # =============================================================================== plan helpers
@@ -575,7 +616,7 @@ def _outcome_dist(plan: TablePlan, target: str, batches: list[Batch], defence: D
     return outcome_odds(tuple(batches), defence, _bodies(plan, order), fear)
 
 
-def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, dict[str, Any]]:
+def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, Casualties]:
     after = plan
     for mid in rolled.removed:
         after = after.without_model(mid)
@@ -585,8 +626,7 @@ def _apply(plan: TablePlan, rolled: Rolled) -> tuple[TablePlan, dict[str, Any]]:
             model = with_status(model, add=[SHAKEN])
         after = after.with_model(model)
     w = rolled.wounds
-    return after, {"removed": list(rolled.removed), "effect": rolled.effect, "wounds": sum(w[0]) + w[1],
-                   "hits": rolled.hits}
+    return after, Casualties(tuple(rolled.removed), rolled.effect, sum(w[0]) + w[1], rolled.hits)
 
 
 def _with_bodies(plan: TablePlan, unit_id: str, bodies: tuple[Body, ...]) -> TablePlan:
@@ -703,18 +743,18 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     rolled = roll_outcome(dice, setup.batches, defence, setup.bodies, hits=raw_hits)
     steps.extend(rolled.steps)
     after, res = _apply(plan, rolled)
+    shares: dict[str, Casualties] = {}
     for u, sub in setup.others:
         r2 = roll_outcome(dice, sub.batches, sub.defence, sub.bodies, hits=raw_hits)
         steps.extend(_prefixed(x, f"{u}: {x.text}", "firefight.unit_says", unit=u) for x in r2.steps)
-        after, res_u = _apply(after, r2)
-        res.setdefault("blast_shares", {})[u] = res_u
+        after, shares[u] = _apply(after, r2)
     limited = [b.weapon for b in batches if has_rule(weapon_of(plan, b.weapon).get("rules", ()), "Limited")]
     if limited:
         fu = after.unit(firing)
         after = after.with_unit(with_extra(fu,
                                            limited_used=sorted(set(fu.extra.get("limited_used", ())) | set(limited))))
-    res["target"] = target
-    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+    result = ShootResult(res.removed, res.effect, res.wounds, res.hits, shares or None, target)
+    return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
 
 
 # =============================================================================== melee
@@ -892,18 +932,19 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), needed, odds)
     after = plan
-    res: dict[str, Any] = {}
+    first: Casualties | None = None
+    back: Casualties | None = None
     if counter:
         rolled = roll_outcome(dice, counter[0].batches, counter[0].defence, counter[0].bodies, counter[1])
         steps.extend(_prefixed(x, f"Counter: {x.text}", "firefight.counter_says") for x in rolled.steps)
-        after, res["counter"] = _apply(after, rolled)
+        after, first = _apply(after, rolled)
     try:
         s2, f2 = charge_setup(after, request) if counter else (setup, a_fear)
         rolled = roll_outcome(dice, s2.batches, s2.defence, s2.bodies, f2)
         steps.extend(rolled.steps)
-        after, res["attack"] = _apply(after, rolled)
+        after, attack = _apply(after, rolled)
     except IllegalActionError:
-        res["attack"] = {"removed": [], "effect": "none", "wounds": 0, "hits": 0}
+        attack = Casualties()
         steps.append(Step("Counter", f"no model of {attacker} is left within 2\" to strike", _src("Counter"),
                           msg="firefight.melee.nobody_left", params={"unit": attacker}))
     st2 = _state(after)
@@ -922,7 +963,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         if sb is not None:
             rolled = roll_outcome(dice, sb[0].batches, sb[0].defence, sb[0].bodies, sb[1])
             steps.extend(rolled.steps)
-            after, res["strike_back"] = _apply(after, rolled)
+            after, back = _apply(after, rolled)
             fat.add(defender)
     after = st2.with_(fatigued=sorted(fat)).on(after)
     a_left, d_left = bool(after.models_of(attacker)), bool(after.models_of(defender))
@@ -933,7 +974,8 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     else:
         steps.append(Step("after melee", "a unit was destroyed: the other may move up to 3\"", _src("Mêlée"),
                           msg="firefight.melee.destroyed"))
-    return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled), res, after)
+    return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
+                      MeleeResult(first, attack, back), after)
 
 
 def _attack_wounds(plan: TablePlan, attacker: str, alive: tuple[Body, ...], request: Mapping[str, Any]) -> Distribution:
@@ -1026,7 +1068,8 @@ def morale(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
     st = _state(after)
     if unit_id in st.morale_due:
         after = st.with_(morale_due=[u for u in st.morale_due if u != unit_id]).on(after)
-    return Resolution(RULESET, "morale", tuple(steps), needed, odds, tuple(dice.rolled), {"morale": result}, after)
+    return Resolution(RULESET, "morale", tuple(steps), needed, odds, tuple(dice.rolled), MoraleResult(result),
+                      after)
 
 
 # =============================================================================== activation and round
@@ -1138,8 +1181,7 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
         st = st.with_(finished_first=u.side)
     st = st.with_(turn=other if theirs_left else u.side, round_complete=not mine_left and not theirs_left)
     after = st.on(after)
-    res = {"unit": unit_id, "action": st.actions[unit_id], "move_in": move, "next_turn": st.turn,
-           "round_complete": st.round_complete}
+    res = ActivateResult(unit_id, st.actions[unit_id], move, st.turn, st.round_complete)
     return Resolution(RULESET, "activate", tuple(steps), {}, {}, (), res, after)
 
 
@@ -1205,7 +1247,7 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                               _src("Caster(X)"),
                               msg="firefight.end_round.tokens", params={"unit": u.unit_id, "x": x, "tokens": tokens}))
     finished = st.finished_first or st.first
-    result: dict[str, Any] = {"round": st.round, "objectives": objectives, "morale_due": due}
+    result = EndRoundResult(st.round, objectives, tuple(due))
     if st.round >= ROUNDS:
         counts = {s: sum(1 for v in objectives.values() if v == s) for s in sides_of(plan)}
         best = max(counts.values(), default=0)
@@ -1216,14 +1258,14 @@ def end_round(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
                           msg="firefight.end_round.winner" if st.winner else "firefight.end_round.draw",
                           params={"rounds": ROUNDS, "winner": st.winner,
                                   "held": [msg("firefight.side_held", side=k, count=n) for k, n in counts.items()]}))
-        result.update(game_over=True, winner=st.winner, objectives_held=counts)
+        result = dataclasses.replace(result, game_over=True, winner=st.winner, objectives_held=counts)
     else:
         st = st.with_(round=st.round + 1, first=finished, turn=finished, finished_first=None,
                       activated=[], actions={}, fatigued=[], round_complete=False)
         steps.append(Step("next round", f"round {st.round}: {finished} activates first (it finished activating first)",
                           _src("Jouer la partie"),
                           msg="firefight.end_round.next", params={"round": st.round, "side": finished}))
-        result["next_first"] = finished
+        result = dataclasses.replace(result, next_first=finished)
     return Resolution(RULESET, "end_round", tuple(steps), {}, {}, (), result, st.on(after))
 
 
@@ -1306,7 +1348,7 @@ def deploy(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         raise InvalidActionError(f"unknown deployment mode {mode!r}; modes: normal, scout, ambush",
                                  msg_id="firefight.deploy.bad_mode", params={"mode": mode})
     after = plan.with_unit(u2)
-    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), {"unit": unit_id, "mode": mode, "deployed": True},
+    return Resolution(RULESET, "deploy", tuple(steps), {}, {}, (), DeployResult(unit_id, mode),
                       after)
 
 
@@ -1365,7 +1407,7 @@ def cast(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
                       msg="firefight.cast.cast" if ok else "firefight.cast.failed",
                       params={"face": f, "mod": f"{mod:+d}"}))
     return Resolution(RULESET, "cast", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"spell": "cast" if ok else "failed"}, after)
+                      CastResult("cast" if ok else "failed"), after)
 
 
 def _helpers(value: Any) -> dict[str, Any]:
@@ -1397,14 +1439,14 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         return Resolution(RULESET, "jump",
                           (Step("jump", "a gap of 1\" or less is crossed in a normal move", _src("Sauter"),
                                                  msg="firefight.jump.short"),),
-                          {}, {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
+                          {}, {"jump": Distribution.certain("made")}, (), JumpResult("made"), plan)
     if dist_in > 6:
         raise IllegalActionError(f"a jump is at most 6\"; {dist_in}\" asked ({_src('Sauter')})",
                                  msg_id="firefight.jump.too_far", params={"distance": dist_in})
     if has_rule(rules, "Flying"):
         return Resolution(RULESET, "jump", (Step("Flying", "jumps succeed automatically", _src("Flying"),
                                                  msg="firefight.jump.flying"),), {},
-                          {"jump": Distribution.certain("made")}, (), {"jump": "made"}, plan)
+                          {"jump": Distribution.certain("made")}, (), JumpResult("made"), plan)
     n = int(dist_in // 3) + 1
     need = 2 if has_rule(rules, "Strider") else 3
     p = Fraction(7 - need, 6) ** n
@@ -1419,7 +1461,7 @@ def jump(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     steps.append(Step("jump dice", f"{list(faces)}: {'made' if ok else 'fell'}", _src("Sauter"),
                       msg="firefight.jump.made" if ok else "firefight.jump.fell", params={"faces": list(faces)}))
     return Resolution(RULESET, "jump", tuple(steps), {"jump": f"{n} x {need}+"}, odds, tuple(dice.rolled),
-                      {"jump": "made" if ok else "fell"}, plan)
+                      JumpResult("made" if ok else "fell"), plan)
 
 
 #: The main arguments of each action as typed on the command line (``tabletracker resolve``).
@@ -1430,7 +1472,7 @@ ARGUMENTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 
 def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps: list[Step],
-                   request: Mapping[str, Any]) -> tuple[TablePlan, dict[str, Any]]:
+                   request: Mapping[str, Any]) -> tuple[TablePlan, Casualties]:
     bodies = _bodies(plan, _removal_order(plan, unit_id, request))
     alive, removed, last_hit = allocate(bodies, (), wounds)
     effect = "none"
@@ -1510,7 +1552,7 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         step = Step("fall", f"a drop of {h:g}\" (under 2\") does no harm", _src("Mouvements spéciaux, Chuter"),
                     msg="firefight.fall.harmless", params={"height": h})
         return Resolution(RULESET, "fall", (step,), {}, {"outcome": Distribution.certain("unhurt")}, (),
-                          {"outcome": "unhurt"}, plan)
+                          FallResult("unhurt"), plan)
     ap = int(h // 3)
     steps = [Step("fall", f"fell {h:g}\": one hit with AP({ap}); placed within 2\" of the foot, activation over",
                   _src("Mouvements spéciaux, Chuter"), value=ap,
@@ -1520,7 +1562,7 @@ def fall(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         steps.append(Step("fall", f"{m.model_id} belongs to a group: the fall kills it",
                           _src("Mouvements spéciaux, Chuter"),
                           msg="firefight.fall.group", params={"model": m.model_id}))
-        res = {"removed": [m.model_id], "effect": "none", "wounds": 1, "hits": 1}
+        res = Casualties((m.model_id,), "none", 1, 1)
         return Resolution(RULESET, "fall", tuple(steps), {},
                           {"outcome (models removed, last model)": Distribution.certain((1, "none"))},
                           (), res, plan.without_model(m.model_id))

@@ -18,6 +18,7 @@ from rules.heights import ground_mm
 from rules.plan import TablePlan
 from rules.resolution import Action, Resolution
 from rules.rulesets.firefight.actions import RULESET, SHAKEN, _src
+from rules.rulesets.firefight.results import PushResult
 from rules.rulesets.kit import req_str
 from rules.rulesets.params import Param
 
@@ -88,7 +89,7 @@ def push(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
             new = dataclasses.replace(new, elevation_mm=to_elev or None)
         after = plan.with_model(new)
     fall_in = round(drop / 25.4, 3) if ok and drop >= FALL_FROM_MM else 0
-    result = {"model": m.model_id, "pushed": ok, "fall_in": fall_in}
+    result = PushResult(m.model_id, ok, fall_in)
     return Resolution(RULESET, "push", tuple(steps), needed, odds, tuple(dice.rolled), result, after)
 
 

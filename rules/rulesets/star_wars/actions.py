@@ -33,11 +33,11 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping, cast
+from typing import Any, Callable, Mapping, NoReturn, cast
 
 from calibration.units import pas
 from rules.dice import Dice, Distribution
-from rules.errors import IllegalActionError, InvalidActionError
+from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
@@ -50,12 +50,24 @@ from rules.rulesets.kit import (
     req_int,
     req_list,
     req_str,
-    roster_fail,
     sides_of,
     threshold,
     weapon_of,
     with_extra,
     with_status,
+)
+from rules.rulesets.star_wars.results import (
+    EndTurnResult,
+    FigureResult,
+    ForceResult,
+    HeroPhaseResult,
+    MedicResult,
+    MeleeResult,
+    ShootResult,
+    StartTurnResult,
+    ThrownResult,
+    TroopsPhaseResult,
+    ZoneShotResult,
 )
 from rules.rulesets.star_wars.state import Acted, Dead, Phase, StarWarsState
 
@@ -99,6 +111,18 @@ def threshold_chance(n: int) -> Fraction:
 
 # =============================================================================== rosters
 
+def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
+    """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
+
+    The shared checks (:mod:`rules.rulesets.kit`) give only ``text``: it is then told inside
+    a general message naming the file.
+    """
+    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> NoReturn:
+        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
+        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "star_wars.roster.refused", params=said)
+    return fail
+
+
 def validate_roster(roster: Any) -> None:
     """Refuse a Star Wars roster with bad thresholds, unknown rules, powers or weapons.
 
@@ -107,36 +131,47 @@ def validate_roster(roster: Any) -> None:
     RosterError
         Naming the file and the first fault: a threshold, count, rule, power or weapon.
     """
-    fail = roster_fail(roster)
+    fail = _roster_fail(roster)
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("T", "C", "Svg", "For"), minimum=2, maximum=6, optional=True,
                           nullable=True, expect="a threshold from 2 to 6 (or null for none)")
         check_whole_stats(fail, f"profiles.{name}", p, ("A", "PV", "Cad"), minimum=1, optional=True,
                           expect="an integer >= 1")
         if p.get("T") is not None and not isinstance(p.get("Por"), (int, float)):
-            fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas")
+            fail(f"profiles.{name} shoots (T{p['T']}+) but has no range 'Por' in pas",
+                 msg_id="star_wars.roster.no_por", params={"profile": name, "t": p["T"]})
         for r in p.get("rules", ()):
             if r not in RULES and r not in POWERS:
                 fail(f"profiles.{name} has unknown rule or power {r!r}; rules: {', '.join(RULES)}; powers: "
-                     f"{', '.join(POWERS)}")
+                     f"{', '.join(POWERS)}",
+                     msg_id="star_wars.roster.unknown_rule",
+                     params={"profile": name, "rule": r, "rules": list(RULES), "powers": list(POWERS)})
             if r in POWERS and p.get("For") is None:
-                fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'")
+                fail(f"profiles.{name} has the Force power {r!r} but no Force threshold 'For'",
+                     msg_id="star_wars.roster.power_without_for", params={"profile": name, "power": r})
         if "Sabre laser" in p.get("rules", ()) and p.get("For") is None:
-            fail(f"profiles.{name}: only Force users (with 'For') may carry a lightsabre")
+            fail(f"profiles.{name}: only Force users (with 'For') may carry a lightsabre",
+                 msg_id="star_wars.roster.sabre", params={"profile": name})
     for name, w in roster.weapons.items():
         check_whole_stats(fail, f"weapons.{name}", w, ("Por", "Cad"), minimum=1, expect="an integer >= 1")
         if "zone" in w and (isinstance(w["zone"], bool) or not isinstance(w["zone"], (int, float)) or w["zone"] <= 0):
-            fail(f"weapons.{name}.zone must be a positive number of pas, got {w['zone']!r}")
+            fail(f"weapons.{name}.zone must be a positive number of pas, got {w['zone']!r}",
+                 msg_id="star_wars.roster.zone", params={"weapon": name, "value": repr(w["zone"])})
     for unit, m in roster.all_models():
         for w in m.weapons:
             if w not in roster.weapons:
                 fail(f"model {m.model_id!r} carries unknown weapon {w!r}; weapons are: "
-                     f"{', '.join(sorted(roster.weapons)) or '(none)'}")
+                     f"{', '.join(sorted(roster.weapons)) or '(none)'}",
+                     msg_id="star_wars.roster.unknown_weapon",
+                     params={"figure": m.model_id, "weapon": w, "weapons": sorted(roster.weapons)
+                             or msg("star_wars.none")})
         for r in list(m.rules) + list(unit.rules):
             if r not in RULES and r not in POWERS:
-                fail(f"{m.model_id!r} has unknown rule {r!r}")
+                fail(f"{m.model_id!r} has unknown rule {r!r}",
+                     msg_id="star_wars.roster.figure_rule", params={"figure": m.model_id, "rule": r})
         if roster.profile_of(unit, m) is None:
-            fail(f"model {m.model_id!r} has no profile")
+            fail(f"model {m.model_id!r} has no profile",
+                 msg_id="star_wars.roster.no_profile", params={"figure": m.model_id})
 
 
 # =============================================================================== figures
@@ -258,7 +293,7 @@ def start_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     turn = st.turn + (1 if st.initiative else 0)
     st = st.with_(turn=turn, initiative=side, activated=[], phases=[], active_powers={}, acted={}, first_actions={})
     return Resolution(RULESET, "start_turn", tuple(steps), {"initiative": "4+"}, odds, tuple(dice.rolled),
-                      {"initiative": side, "turn": turn}, st.on(plan))
+                      StartTurnResult(side, turn), st.on(plan))
 
 
 def _heroes_left(plan: TablePlan, st: StarWarsState, side: str) -> list[str]:
@@ -338,7 +373,7 @@ def hero_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -
     st = st.with_(activated=[*st.activated, hero_id, *chosen],
                   phases=[*st.phases, Phase(side, tuple(chosen), hero=hero_id)])
     eligible = [m for m in inside if m not in st.activated]
-    res = {"hero": hero_id, "activated": [hero_id] + chosen, "bubble": inside, "still_free_in_bubble": eligible}
+    res = HeroPhaseResult(hero_id, (hero_id, *chosen), tuple(inside), tuple(eligible))
     return Resolution(RULESET, "hero_phase", tuple(steps), {}, {}, (), res, st.on(plan))
 
 
@@ -362,7 +397,7 @@ def troops_phase(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
     step = Step("troops", f"{side} activates its figures not activated with a hero: {', '.join(figures) or 'none'}",
                 _src("Phases d'activation"),
                 msg="star_wars.troops.phase", params={"side": side, "figures": ids_or_none(figures)})
-    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), {"activated": figures}, st.on(plan))
+    return Resolution(RULESET, "troops_phase", (step,), {}, {}, (), TroopsPhaseResult(tuple(figures)), st.on(plan))
 
 
 def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -380,7 +415,7 @@ def end_turn(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
     step = Step("end of turn", f"points still on the table: {points} (the seed sets no victory condition: "
                 "the scenario decides)", _src("Déroulement d'un tour de jeu"),
                 msg="star_wars.turn.end", params={"points": left})
-    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), {"points_left": points, "next_turn": st.turn},
+    return Resolution(RULESET, "end_turn", (step,), {}, {}, (), EndTurnResult(points, st.turn),
                       st.on(plan))
 
 
@@ -623,7 +658,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                                            msg("star_wars.label.shot", n=k + 1)))
     after, killed, st = _wound(plan, target.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"hits": lost, "killed": killed}, st.on(after))
+                      ShootResult(lost, killed), st.on(after))
 
 
 def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, shooter: Model, target: Model,
@@ -668,7 +703,7 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
             if dead:
                 killed.append(m.model_id)
     return Resolution(RULESET, "shoot", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"zone": [m.model_id for m in hit], "killed": killed}, st.on(after))
+                      ZoneShotResult(tuple(m.model_id for m in hit), tuple(killed)), st.on(after))
 
 
 def _kill_p(plan: TablePlan, m: Model, need: int, saves: tuple[int, ...]) -> Fraction:
@@ -789,7 +824,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                           msg="star_wars.melee.hit", params={"n": k + 1, "face": f, "pv": per_hit}))
     after, killed, st = _wound(plan, d.model_id, min(lost, pv), st, steps)
     return Resolution(RULESET, "melee", tuple(steps), needed, odds, tuple(dice.rolled),
-                      {"pv_lost": min(lost, pv), "killed": killed, "parried": pushed}, st.on(after))
+                      MeleeResult(min(lost, pv), killed, pushed), st.on(after))
 
 
 # =============================================================================== the Force
@@ -850,7 +885,7 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     steps.append(Step("power die", f"D6 {f}: {'the power works' if f >= need else 'failed'}",
                       _src("Utilisation de la Force"),
                       msg="star_wars.force.works" if f >= need else "star_wars.force.failed", params={"face": f}))
-    after, result = plan, {"power": power, "used": f >= need, "affected": []}
+    after, affected = plan, list[str]()
     if f >= need:
         kept = []
         for t in targets:
@@ -865,7 +900,8 @@ def force(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                                   _src("Résistance à un pouvoir"),
                                   msg="star_wars.force.not_cancelled", params={"figure": t.model_id, "face": g}))
             kept.append(t)
-        after, result["affected"], st = _power_effect(plan, user, power, kept, dice, st, steps)
+        after, affected, st = _power_effect(plan, user, power, kept, dice, st, steps)
+    result = ForceResult(power, f >= need, tuple(affected))
     return Resolution(RULESET, "force", tuple(steps), {"power": threshold(need)}, odds, tuple(dice.rolled), result,
                       st.on(after))
 
@@ -1000,7 +1036,7 @@ def medic(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         steps.append(Step("Médico", f"D6 {f}: failed", _src("Règles additionnelles, Médico"),
                           msg="star_wars.medic.failed", params={"face": f}))
     return Resolution(RULESET, "medic", tuple(steps), {"medic": threshold(need)}, odds, tuple(dice.rolled),
-                      {"restored": f >= need}, st.on(after))
+                      MedicResult(f >= need), st.on(after))
 
 
 def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -1011,7 +1047,7 @@ def stand_up(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
                                  msg_id="star_wars.stand_up.not_down", params={"figure": m.model_id})
     step = Step("stand up", f"{m.model_id} gets up and can defend again", _src("Activation d'une figurine"),
                 msg="star_wars.stand_up.done", params={"figure": m.model_id})
-    return Resolution(RULESET, "stand_up", (step,), {}, {}, (), {"model": m.model_id},
+    return Resolution(RULESET, "stand_up", (step,), {}, {}, (), FigureResult(m.model_id),
                       plan.with_model(with_status(m, remove=[DOWN])))
 
 
@@ -1042,7 +1078,7 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
         if _profile(plan, o).get("For") is not None:
             steps.append(Step("Télékinésie", f"{into_id} is a Force user: it steps aside, {m.model_id} flies on", src,
                               msg="star_wars.thrown.aside", params={"figure": into_id, "thrown": m.model_id}))
-            return Resolution(RULESET, "thrown", tuple(steps), {}, {}, (), {"collision": False}, plan)
+            return Resolution(RULESET, "thrown", tuple(steps), {}, {}, (), ThrownResult(False), plan)
         if _pv_left(plan, o) == 1:
             victims.append(o)
             steps.append(Step("Télékinésie", f"{into_id} (1 PV) is struck too", src,
@@ -1070,7 +1106,7 @@ def thrown(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Re
             if dead:
                 killed.append(v.model_id)
     return Resolution(RULESET, "thrown", tuple(steps), {"attack": "4+"}, odds, tuple(dice.rolled),
-                      {"collision": True, "killed": killed}, st.on(after))
+                      ThrownResult(True, tuple(killed)), st.on(after))
 
 
 ACTIONS: Mapping[str, Action] = MappingProxyType({

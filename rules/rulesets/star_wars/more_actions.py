@@ -20,6 +20,7 @@ from rules.resolution import Action, Resolution
 from rules.rulesets.kit import req_str
 from rules.rulesets.params import Param
 from rules.rulesets.star_wars.actions import DOWN, RULESET, _src, _state, _take_action
+from rules.rulesets.star_wars.results import FigureResult, MoveResult
 from rules.rulesets.star_wars.state import StarWarsState
 
 SRC_ACT = "Activation d'une figurine"
@@ -91,7 +92,7 @@ def move(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         raise IllegalActionError(f"{m.model_id} cannot move there: {'; '.join(ans['problems'])}",
                                  msg_id="star_wars.move.refused", params={"figure": m.model_id, "why": _problems(ans)})
     after = st.with_(first_actions={**first, m.model_id: "move"}).on(plan.with_model(m.placed_at(to)))
-    result = {"model": m.model_id, "to_mm": [round(to[0], 2), round(to[1], 2)], "cost": ans["cost"]}
+    result = MoveResult(m.model_id, (round(to[0], 2), round(to[1], 2)), ans["cost"])
     return Resolution(RULESET, "move", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
 
@@ -115,7 +116,7 @@ def run(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
         raise IllegalActionError(f"{m.model_id} cannot run there: {'; '.join(ans['problems'])}",
                                  msg_id="star_wars.run.refused", params={"figure": m.model_id, "why": _problems(ans)})
     after = _take_action(st, m.model_id, "run").on(plan.with_model(m.placed_at(to)))
-    result = {"model": m.model_id, "to_mm": [round(to[0], 2), round(to[1], 2)], "cost": ans["cost"]}
+    result = MoveResult(m.model_id, (round(to[0], 2), round(to[1], 2)), ans["cost"])
     return Resolution(RULESET, "run", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
 
@@ -132,7 +133,7 @@ def concentrate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) 
     step = Step("first action", f"{m.model_id} concentrates: its shot, care (Médico) or Force power this turn is 1 "
                 "easier (give concentrated=yes to that action)", _src(SRC_ACT),
                 msg="star_wars.concentrate.done", params={"figure": m.model_id})
-    return Resolution(RULESET, "concentrate", (step,), {}, {}, (), {"model": m.model_id}, st.on(plan))
+    return Resolution(RULESET, "concentrate", (step,), {}, {}, (), FigureResult(m.model_id), st.on(plan))
 
 
 MORE_ACTIONS: dict[str, Action] = {"move": move, "run": run, "concentrate": concentrate}
