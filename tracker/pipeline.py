@@ -435,6 +435,13 @@ class Tracker:
         shift = np.linalg.norm(refined - old, axis=2).max(axis=1)
         ok &= shift <= FOLLOW_MAX_SHIFT_MODULES * module
         ok &= same_ids(gray, refined, ids, self._detector.dictionary)
+        if (~ok).any():
+            # a figure over a corner leaves too little of the edges to fit, every frame: a
+            # marker whose old square still reads as its id has not moved (no search needed)
+            still = np.zeros_like(ok)
+            still[~ok] = same_ids(gray, old[~ok], ids[~ok], self._detector.dictionary)
+            refined = np.where(still[:, None, None], old, refined)
+            ok |= still
         kept = Detections.from_corners(refined[ok], ids[ok])
         lost = ~ok
         if not lost.any() or not search:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from calibration.setup import parse_setup
+from tracker.detections import Detections
 from tracker.markers import MarkerDetector, ScaledPlane, detector_for, square_corners_mm
 
 PX_PER_MM = 1.6           # a 12 mm marker is about 19 px across, as on a 1080p webcam frame
@@ -89,3 +90,29 @@ def test_reading_of_an_id_read_elsewhere_does_not_hide_the_marker() -> None:
     assert sorted(found.marker_ids.tolist()) == [163, 200]
     c200 = found.corners_px[found.marker_ids.tolist().index(200)].mean(axis=0)
     assert np.linalg.norm(c200 - (60.8, 40.0)) < 1.5
+
+
+@pytest.mark.parametrize(("marker_id", "facing"), [(131, 65.0), (200, 110.0)])
+def test_a_still_marker_under_a_figure_is_followed_without_a_search(marker_id: int, facing: float,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grey figure over a corner leaves too little edge to refit: the old square, which still
+    reads as its id, is kept (no region search every frame); moved, the marker is searched for."""
+    from tracker.pipeline import Tracker
+
+    gray = _white_disc_with_figure(marker_id, facing, 90, 0, 1)
+    truth = square_corners_mm((80.0, 80.0), 12.0, facing_deg=facing) * PX_PER_MM
+    tracker = Tracker(_setup(), ScaledPlane(PX_PER_MM))
+    tracker._last_corners = {marker_id: truth}
+    searched: list[object] = []
+
+    def search(self: MarkerDetector, image: np.ndarray, rois: list[object], *, thorough: bool = True) -> object:
+        searched.append(rois)
+        return Detections.empty()
+
+    monkeypatch.setattr(MarkerDetector, "detect_in", search)
+    kept = tracker._follow(gray)
+    assert kept.marker_ids.tolist() == [marker_id] and not searched
+    assert np.abs(kept.corners_px[0] - truth).max() < 1e-9
+    moved = np.roll(gray, (4, 5), axis=(0, 1))                  # a cell and more away
+    tracker._follow(moved)
+    assert searched
