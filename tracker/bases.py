@@ -610,14 +610,18 @@ def _circles_of_pieces(spare: list[tuple[np.ndarray, np.ndarray]], mask: np.ndar
     out: list[FoundBase] = []
     span = max_d + 2 * SNAP_TOLERANCE_MM
     order = sorted(range(len(spare)), key=lambda i: -len(spare[i][0]))
+    boxes = np.array([b for _, b in spare])
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     used: set[int] = set()
     for i in order:
         if i in used:
             continue
         box = spare[i][1].copy()
         group = [i]
-        centre = (box[:2] + box[2:]) / 2
-        for j in sorted(order, key=lambda j: float(np.hypot(*((spare[j][1][:2] + spare[j][1][2:]) / 2 - centre)))):
+        dist = np.hypot(*(centres - centres[i]).T)
+        for j in np.argsort(dist, kind="stable").tolist():
+            if dist[j] > span:
+                break
             if j in used or j in group:
                 continue
             joint = np.concatenate([np.minimum(box[:2], spare[j][1][:2]), np.maximum(box[2:], spare[j][1][2:])])
