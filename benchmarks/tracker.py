@@ -20,8 +20,17 @@ apart from the lens estimate).
 ``dev`` : the six frames of ``../shared/dev-scenes`` (independent renderer, their own
 ``decodable.json`` ceiling), the same figures, printed separately.
 
-``sequence`` : the bundled 48-frame tracker sequence through the webcam model: moves
-reported within 1 mm, false "hidden" events, ms per frame.
+``bases`` : base mode alone, the true camera given: realistic renders whose sides take white,
+yellow and orange rims (and the others) in turn, each standing apart from the mat by Delta E
+>= 25, then the dev-scenes; bare bases found, reported that are real and centre RMS, per
+frame and per rim colour (``--dump DIR`` writes crops of the missed and false ones).
+
+``sequence`` : the bundled 48-frame tracker sequence through the webcam model, a still camera
+and blurred sequences (motion blur on the handling frames and camera shake, JPEG 70-85,
+exposure drift): moves reported within 1 mm, false "hidden" events, ms per frame.
+
+``locate`` : ``tabletracker locate`` on a 4K realistic render, start-up included, wall and
+CPU (target <= 1.5 s wall).
 
 ``clean`` : the earlier clean-render configurations and the tracker's speed (below).
 

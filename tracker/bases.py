@@ -75,6 +75,9 @@ SNAP_TOLERANCE_MM = 3.0
 MIN_INLIER_FRACTION = 0.35
 MIN_ARC_DEG = 120.0
 RANSAC_ITERATIONS = 120
+#: The free circle's centre is kept (its diameter snapped) when this many times more edge
+#: points lie on it than on the best circle of an allowed size.
+FREE_FIT_GAIN = 2.0
 #: The least-squares refinement takes inliers within these multiples of the tolerance, in
 #: turn: wide first (RANSAC's circle may be off by a pixel), then tight.
 REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
@@ -106,6 +109,12 @@ SPARE_MIN_EXTENT = 0.25
 SPARE_MIN_SHARE = 0.05
 MIN_PIECES_RING_SUPPORT = 0.35
 MAX_PIECES_OUTSIDE = 0.1
+#: A circle fitted over at least STRONG_FIT_ARC_DEG with STRONG_FIT_FRACTION of its circumference
+#: in inliers (a thin rim at 1 px/mm) needs a ring support of STRONG_FIT_RING_SUPPORT only, with
+#: nothing of the colour outside it beyond MAX_PIECES_OUTSIDE.
+STRONG_FIT_ARC_DEG = 240.0
+STRONG_FIT_FRACTION = 0.5
+STRONG_FIT_RING_SUPPORT = 0.3
 #: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
 CORNER_CLEARANCE_MM = 2.0
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
@@ -735,6 +744,11 @@ def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base:
     on top is what a die or a paper disc lacks.
     """
     support, outside = ring_support(mask, origin_px, view, base)
+    if base.arc_deg >= STRONG_FIT_ARC_DEG and base.inlier_fraction >= STRONG_FIT_FRACTION:
+        # a rim traced over most of its round: a ring of the colour, even when only a pixel
+        # or two wide (the ring test samples it too coarsely then), if nothing of it is outside
+        min_support = min(min_support or MIN_RING_SUPPORT, STRONG_FIT_RING_SUPPORT)
+        max_outside = min(max_outside, MAX_PIECES_OUTSIDE)
     if support < (min_support or MIN_RING_SUPPORT) or outside > max_outside:
         return False
     filled, roundness = filled_roundness(mask, origin_px, view, base)
@@ -828,14 +842,27 @@ def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Seq
         on_top = top <= res + 1e-9
         p = np.where(on_top[:, None], pts, pts - shift)[inl]
         cx, cy, r = fit_circle(p)
-    snapped = snap_diameter(2 * (r + inset_mm), allowed)
-    if snapped is None:
-        return None
     fitted = 2 * (r + inset_mm)
-    radius = snapped / 2 - inset_mm
-    cx, cy = fit_centre_fixed_radius(p, np.array([cx, cy]), radius)
-    res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([radius]), shift)[0]
-    return cx, cy, snapped, fitted, res <= INLIER_TOLERANCE_MM * 1.5
+    # every allowed size near the fitted one is tried: the one the most edge points lie on wins
+    # (a thin rim blurred by a pixel at 1 px/mm reads a millimetre or two wider than it is)
+    sizes = sorted((float(d) for d in allowed if abs(d - fitted) <= SNAP_TOLERANCE_MM), key=lambda d: abs(d - fitted))
+    best: tuple[float, float, float, float, np.ndarray] | None = None
+    tol = INLIER_TOLERANCE_MM * 1.5
+    for snapped in sizes:
+        radius = snapped / 2 - inset_mm
+        sx, sy = fit_centre_fixed_radius(p, np.array([cx, cy]), radius)
+        inl = _residuals(pts, np.array([sx]), np.array([sy]), np.array([radius]), shift)[0] <= tol
+        if best is None or int(inl.sum()) > int(best[4].sum()):
+            best = (float(sx), float(sy), snapped, fitted, inl)
+    if best is not None:
+        # the free circle's centre when far more points lie on it (a whole ring whose outline
+        # the blur moved outwards: the size is the allowed one, the centre is the free fit's)
+        inl = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0] <= tol
+        if int(inl.sum()) > FREE_FIT_GAIN * int(best[4].sum()):
+            # its outline lies outside the rim's (blur widens the colour): the largest size not beyond it
+            below = [d for d in sizes if d <= fitted + INLIER_TOLERANCE_MM]
+            best = (float(cx), float(cy), max(below) if below else best[2], fitted, inl)
+    return best
 
 
 def _arc_deg(pts: np.ndarray, cx: float, cy: float) -> float:
