@@ -97,3 +97,14 @@ def test_a_whole_thin_rim_blurred_at_one_pixel_per_mm() -> None:
     found = find_bases(img, PlanView(ScaledPlane(px), setup, px_per_mm=px), setup)  # type: ignore[arg-type]
     assert [(b.side, b.diameter_mm) for b in found] == [("green", 20.0)]
     assert math.hypot(found[0].x_mm - 100.0, found[0].y_mm - 100.0) <= 0.5
+
+
+def test_no_base_hanging_over_the_tables_edge() -> None:
+    """A circle reaching beyond the table's edge is the border, its shadow or a corner marker's ink:
+    no base stands partly off the table (a base touching the edge is kept)."""
+    setup = parse_setup({"table": {"width_mm": 500, "depth_mm": 500},
+                         "bases": {"sides": {"black": "#1c1c1c", "yellow": "#f1c40f"}}})
+    flush = FoundBase(250.0, 489.5, 20.0, "black", 20.0, 0.8, 300.0)      # touching the edge
+    over = FoundBase(493.0, 250.0, 20.0, "yellow", 20.0, 0.8, 300.0)      # 3 mm over it
+    half = FoundBase(250.0, 6.0, 25.0, "yellow", 25.0, 0.8, 300.0)        # 6.5 mm over it
+    assert _kept([over, flush, half], [], setup) == (flush,)             # type: ignore[arg-type]
