@@ -22,8 +22,17 @@ in the "camera estimated" row the true camera's column is the same frames with t
 ``dev`` : the six frames of ``../shared/dev-scenes`` (independent renderer, their own
 ``decodable.json`` ceiling), the same figures, printed separately.
 
-``sequence`` : the bundled 48-frame tracker sequence through the webcam model: moves
-reported within 1 mm, false "hidden" events, ms per frame.
+``bases`` : base mode alone, the true camera given: realistic renders whose sides take white,
+yellow and orange rims (and the others) in turn, each standing apart from the mat by Delta E
+>= 25, then the dev-scenes; bare bases found, reported that are real and centre RMS, per
+frame and per rim colour (``--dump DIR`` writes crops of the missed and false ones).
+
+``sequence`` : the bundled 48-frame tracker sequence through the webcam model, a still camera
+and blurred sequences (motion blur on the handling frames and camera shake, JPEG 70-85,
+exposure drift): moves reported within 1 mm, false "hidden" events, ms per frame.
+
+``locate`` : ``tabletracker locate`` on a 4K realistic render, start-up included, wall and
+CPU (target <= 1.5 s wall).
 
 ``clean`` : the earlier clean-render configurations and the tracker's speed (below).
 
@@ -550,8 +559,8 @@ def sequence_part(conditions: int) -> None:
 
     from calibration.setup import load_setup
     from synth.webcam import apply_photo, random_photo, sequence_photos
-    from tracker.tracking import HIDE_AFTER_FRAMES
     from tracker.sources import SAMPLE_SEQUENCE, open_frames
+    from tracker.tracking import HIDE_AFTER_FRAMES
 
     truth = json.loads((SAMPLE_SEQUENCE / "truth.json").read_text())
     moves = [e for e in truth["events"] if e["type"] == "move"]
@@ -726,6 +735,56 @@ def bases_part(n_hd: int, n_4k: int, dump: Path | None = None) -> None:
                   f"{pct(r['reported'] - r['false'], r['reported']):>16s} {Score.rms(r['err']):6.2f}")
 
 
+def locate_part(runs: int) -> None:
+    """``tabletracker locate`` on a 4K realistic render (JPEG), start-up included: wall and CPU.
+
+    The command runs as a user runs it (a new process each time, OpenCV's default threads).
+    Two start-ups: the project's modules compiled from source (no bytecode: the first run
+    after an install or an edit, and every run where ``PYTHONDONTWRITEBYTECODE`` is set) and
+    from their bytecode (``__pycache__`` written by the first run). CPU is the process's user +
+    system time (it can exceed wall: base mode runs beside the marker scan); wall clock depends
+    on what else the machine runs (the load average is printed beside it). Target: <= 1.5 s
+    wall on an otherwise idle machine.
+    """
+    import os
+    import resource
+    import shutil
+    import subprocess
+
+    image, truth, setup_doc = bases_frame(0, "4K", BASES_RIMS_FIRST[3])
+    folder = CACHE / "locate-4k"
+    folder.mkdir(parents=True, exist_ok=True)
+    photo = folder / "photo.jpg"
+    cv2.imwrite(str(photo), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    setup_path = folder / "setup.json"
+    setup_path.write_text(json.dumps(setup_doc))
+    exe = Path(sys.executable).with_name("tabletracker")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "tabletracker.cli"]
+    cmd += ["locate", str(photo), "--setup", str(setup_path), "--json"]
+    print(f"\n== locate on a 4K realistic render ({image.shape[1]}x{image.shape[0]} JPEG, camera "
+          f"{'given' if 'camera' in setup_doc else 'estimated'}), {runs} runs each ==")
+    for label, bytecode in (("from source (no bytecode)", False), ("from bytecode", True)):
+        env = dict(os.environ)
+        if bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True, cwd=ROOT)    # writes __pycache__
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            for package in ("tabletracker", "calibration", "tracker", "rules", "server", "synth"):
+                for cache in (ROOT / package).rglob("__pycache__"):       # the project's bytecode only
+                    shutil.rmtree(cache, ignore_errors=True)
+        walls, cpus = [], []
+        for _ in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, check=True, cwd=ROOT)
+            walls.append(time.perf_counter() - t)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        print(f"  {label:28s} wall median {float(np.median(walls)):.2f} s (min {min(walls):.2f}), CPU median "
+              f"{float(np.median(cpus)):.2f} s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer frames (about a minute)")
@@ -755,6 +814,8 @@ def main() -> int:
             realistic_part(frames, "shared dev-scenes (independent renderer)")
     if "bases" in parts:
         bases_part(n_hd, n_4k, args.dump)
+    if "locate" in parts:
+        locate_part(2 if args.quick else 5 if args.full else 3)
     if "sequence" in parts:
         sequence_part(1 if args.quick else 4 if args.full else 2)
     if "clean" in parts:

@@ -75,6 +75,11 @@ SNAP_TOLERANCE_MM = 3.0
 MIN_INLIER_FRACTION = 0.35
 MIN_ARC_DEG = 120.0
 RANSAC_ITERATIONS = 120
+#: The best RANSAC hypotheses refined in turn before a blob is given up.
+RANSAC_TRIES = 3
+#: The free circle's centre is kept (its diameter snapped) when this many times more edge
+#: points lie on it than on the best circle of an allowed size.
+FREE_FIT_GAIN = 2.0
 #: The least-squares refinement takes inliers within these multiples of the tolerance, in
 #: turn: wide first (RANSAC's circle may be off by a pixel), then tight.
 REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
@@ -106,8 +111,18 @@ SPARE_MIN_EXTENT = 0.25
 SPARE_MIN_SHARE = 0.05
 MIN_PIECES_RING_SUPPORT = 0.35
 MAX_PIECES_OUTSIDE = 0.1
+#: A circle fitted over at least STRONG_FIT_ARC_DEG with STRONG_FIT_FRACTION of its circumference
+#: in inliers (a thin rim at 1 px/mm) needs a ring support of STRONG_FIT_RING_SUPPORT only, with
+#: nothing of the colour outside it beyond MAX_PIECES_OUTSIDE, if its colour ends on the outline
+#: in at least STRONG_FIT_ROUNDNESS of the directions.
+STRONG_FIT_ARC_DEG = 240.0
+STRONG_FIT_FRACTION = 0.5
+STRONG_FIT_RING_SUPPORT = 0.3
+STRONG_FIT_ROUNDNESS = 0.25
 #: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
 CORNER_CLEARANCE_MM = 2.0
+#: A base's disc reaches at most this far beyond the table's edge, mm (the fit's error).
+EDGE_OVERHANG_MM = 1.5
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -520,7 +535,8 @@ def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], set
     (centred on its black square: no base stands there, and its sheet, tinted by the white
     balance, passes for a pale coloured rim; for a white, grey or black rim, the sheet's paper
     and ink, up to :data:`CORNER_CLEARANCE_MM` beyond the square, too); nor off the table, nor
-    with half its radius or more beyond the table's edge (the border's shadow)."""
+    reaching more than :data:`EDGE_OVERHANG_MM` beyond its edge (a base stands on the table: an
+    arc there is the border's edge, its shadow or a corner marker's ink)."""
     exclude = np.asarray(exclude_mm, dtype=float).reshape(-1, 2)
     w, d = setup.table.width_mm, setup.table.depth_mm
     square = setup.markers.corner_size_mm
@@ -533,7 +549,8 @@ def _kept(found: list[FoundBase], exclude_mm: Sequence[tuple[float, float]], set
     kept = [b for b in found
             if (not len(exclude)
                 or np.min(np.hypot(exclude[:, 0] - b.x_mm, exclude[:, 1] - b.y_mm)) > MODEL_EXCLUSION_MM)
-            and min(b.x_mm, w - b.x_mm, b.y_mm, d - b.y_mm) >= b.diameter_mm / 4 and not on_corner(b)]
+            and min(b.x_mm, w - b.x_mm, b.y_mm, d - b.y_mm) >= b.diameter_mm / 2 - EDGE_OVERHANG_MM
+            and not on_corner(b)]
     kept.sort(key=lambda b: (round(b.y_mm), b.x_mm))
     return tuple(kept)
 
@@ -610,14 +627,18 @@ def _circles_of_pieces(spare: list[tuple[np.ndarray, np.ndarray]], mask: np.ndar
     out: list[FoundBase] = []
     span = max_d + 2 * SNAP_TOLERANCE_MM
     order = sorted(range(len(spare)), key=lambda i: -len(spare[i][0]))
+    boxes = np.array([b for _, b in spare])
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     used: set[int] = set()
     for i in order:
         if i in used:
             continue
         box = spare[i][1].copy()
         group = [i]
-        centre = (box[:2] + box[2:]) / 2
-        for j in sorted(order, key=lambda j: float(np.hypot(*((spare[j][1][:2] + spare[j][1][2:]) / 2 - centre)))):
+        dist = np.hypot(*(centres - centres[i]).T)
+        for j in np.argsort(dist, kind="stable").tolist():
+            if dist[j] > span:
+                break
             if j in used or j in group:
                 continue
             joint = np.concatenate([np.minimum(box[:2], spare[j][1][:2]), np.maximum(box[2:], spare[j][1][2:])])
@@ -731,7 +752,15 @@ def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base:
     on top is what a die or a paper disc lacks.
     """
     support, outside = ring_support(mask, origin_px, view, base)
-    if support < (min_support or MIN_RING_SUPPORT) or outside > max_outside:
+    ring = support >= (min_support or MIN_RING_SUPPORT) and outside <= max_outside
+    if not ring and base.arc_deg >= STRONG_FIT_ARC_DEG and base.inlier_fraction >= STRONG_FIT_FRACTION:
+        # a rim traced over most of its round: a ring of the colour, even when only a pixel
+        # or two wide (the ring test samples it too coarsely then), if nothing of it is outside
+        ring = support >= STRONG_FIT_RING_SUPPORT and outside <= MAX_PIECES_OUTSIDE
+        if ring:
+            # ... and the colour ends on the outline often enough (not a blotch the arc crosses)
+            ring = filled_roundness(mask, origin_px, view, base)[1] >= STRONG_FIT_ROUNDNESS
+    if not ring:
         return False
     filled, roundness = filled_roundness(mask, origin_px, view, base)
     if filled >= FLAT_FILLED_SHARE:
@@ -781,17 +810,23 @@ def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[fl
         step = max(1, len(remaining) // RANSAC_SCORE_POINTS)
         res = _residuals(remaining[::step], circles[:, 0], circles[:, 1], circles[:, 2], shift)
         score = (res <= INLIER_TOLERANCE_MM).sum(axis=1)
-        best = circles[int(np.argmax(score))]
-        fit = _refine(remaining, best, shift, allowed, CONTOUR_INSET_PX / view.px_per_mm)
-        if fit is None:
+        # the best hypotheses in turn: the very best may be a circle through a figure's edge
+        # or a patch of the mat that refines to no allowed size
+        accepted = None
+        for k in np.argsort(-score, kind="stable")[:RANSAC_TRIES].tolist():
+            fit = _refine(remaining, circles[k], shift, allowed, CONTOUR_INSET_PX / view.px_per_mm)
+            if fit is None:
+                continue
+            cx, cy, diameter, fitted, inliers = fit
+            arc = _arc_deg(remaining[inliers], cx, cy)
+            fraction = inliers.sum() / (math.pi * diameter * view.px_per_mm)
+            if fraction >= MIN_INLIER_FRACTION and arc >= MIN_ARC_DEG:
+                accepted = FoundBase(float(cx), float(cy), diameter, side, float(fitted), float(fraction), float(arc))
+                break
+        if accepted is None:
             break
-        cx, cy, diameter, fitted, inliers = fit
-        circumference_pts = math.pi * diameter * view.px_per_mm
-        arc = _arc_deg(remaining[inliers], cx, cy)
-        fraction = inliers.sum() / circumference_pts
-        if fraction < MIN_INLIER_FRACTION or arc < MIN_ARC_DEG:
-            break
-        out.append(FoundBase(float(cx), float(cy), diameter, side, float(fitted), float(fraction), float(arc)))
+        out.append(accepted)
+        cx, cy, diameter = accepted.x_mm, accepted.y_mm, accepted.diameter_mm
         # drop this base's points (its whole disc and wall) before looking for the next one
         d = np.minimum(np.hypot(remaining[:, 0] - cx, remaining[:, 1] - cy),
                        np.hypot(remaining[:, 0] - cx - shift[0], remaining[:, 1] - cy - shift[1]))
@@ -824,14 +859,27 @@ def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Seq
         on_top = top <= res + 1e-9
         p = np.where(on_top[:, None], pts, pts - shift)[inl]
         cx, cy, r = fit_circle(p)
-    snapped = snap_diameter(2 * (r + inset_mm), allowed)
-    if snapped is None:
-        return None
     fitted = 2 * (r + inset_mm)
-    radius = snapped / 2 - inset_mm
-    cx, cy = fit_centre_fixed_radius(p, np.array([cx, cy]), radius)
-    res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([radius]), shift)[0]
-    return cx, cy, snapped, fitted, res <= INLIER_TOLERANCE_MM * 1.5
+    # every allowed size near the fitted one is tried: the one the most edge points lie on wins
+    # (a thin rim blurred by a pixel at 1 px/mm reads a millimetre or two wider than it is)
+    sizes = sorted((float(d) for d in allowed if abs(d - fitted) <= SNAP_TOLERANCE_MM), key=lambda d: abs(d - fitted))
+    best: tuple[float, float, float, float, np.ndarray] | None = None
+    tol = INLIER_TOLERANCE_MM * 1.5
+    for snapped in sizes:
+        radius = snapped / 2 - inset_mm
+        sx, sy = fit_centre_fixed_radius(p, np.array([cx, cy]), radius)
+        inl = _residuals(pts, np.array([sx]), np.array([sy]), np.array([radius]), shift)[0] <= tol
+        if best is None or int(inl.sum()) > int(best[4].sum()):
+            best = (float(sx), float(sy), snapped, fitted, inl)
+    if best is not None:
+        # the free circle's centre when far more points lie on it (a whole ring whose outline
+        # the blur moved outwards: the size is the allowed one, the centre is the free fit's)
+        inl = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0] <= tol
+        if int(inl.sum()) > FREE_FIT_GAIN * int(best[4].sum()):
+            # its outline lies outside the rim's (blur widens the colour): the largest size not beyond it
+            below = [d for d in sizes if d <= fitted + INLIER_TOLERANCE_MM]
+            best = (float(cx), float(cy), max(below) if below else best[2], fitted, inl)
+    return best
 
 
 def _arc_deg(pts: np.ndarray, cx: float, cy: float) -> float:

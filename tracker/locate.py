@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,18 +97,51 @@ def locate_all(image: np.ndarray, calibration: TableMapping, setup: Setup, *,
     if small:
         warnings.append(small)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    # base mode needs nothing from the marker scan until the end (the models' places, to leave
+    # them out): it runs beside it, on the other core (OpenCV and numpy release the GIL)
+    search = _BaseSearch(image, calibration, setup) if bare_bases and image.ndim == 3 else None
     det = detector_for(calibration, setup).detect(gray)
     fixes = locate_models(det, calibration, setup)
     bases: tuple[FoundBase, ...] = ()
-    if bare_bases and image.ndim == 3:
-        view = PlanView(calibration, setup)
-        bases = find_bases(image, view, setup, exclude_mm=[(m.x_mm, m.y_mm) for m in fixes.models])
+    if search is not None:
+        view, circles = search.result()
+        bases = _off_models(circles, fixes.models)
         more = markers_on_bases(image, gray, view, calibration, setup, bases)
         more = more.select(~np.isin(more.marker_ids, det.marker_ids))
         if len(more):
             fixes = locate_models(Detections.concat([det, more]), calibration, setup)
-            bases = tuple(b for b in bases if all(math.hypot(b.x_mm - m.x_mm, b.y_mm - m.y_mm) > MODEL_EXCLUSION_MM
-                                                  for m in fixes.models))
+            bases = _off_models(bases, fixes.models)
     elif bare_bases:
         warnings.append("grey image: bare bases need colour to tell the sides, none looked for")
     return Located(fixes.models, bases, fixes.rejected, tuple(warnings))
+
+
+def _off_models(bases: tuple[FoundBase, ...], models: tuple[LocatedModel, ...]) -> tuple[FoundBase, ...]:
+    """The bases not standing where a model (found by its marker) stands."""
+    return tuple(b for b in bases if all(math.hypot(b.x_mm - m.x_mm, b.y_mm - m.y_mm) > MODEL_EXCLUSION_MM
+                                         for m in models))
+
+
+class _BaseSearch:
+    """:func:`tracker.bases.find_bases` on the whole table, run in a thread of its own."""
+
+    def __init__(self, image: np.ndarray, calibration: TableMapping, setup: Setup) -> None:
+        self._out: tuple[PlanView, tuple[FoundBase, ...]] | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(image, calibration, setup), daemon=True,
+                                        name="bare-bases")
+        self._thread.start()
+
+    def _run(self, image: np.ndarray, calibration: TableMapping, setup: Setup) -> None:
+        try:
+            view = PlanView(calibration, setup)
+            self._out = (view, find_bases(image, view, setup))
+        except BaseException as exc:       # handed to the caller's thread by result()
+            self._error = exc
+
+    def result(self) -> tuple[PlanView, tuple[FoundBase, ...]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._out is not None
+        return self._out

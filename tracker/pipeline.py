@@ -247,6 +247,7 @@ class Tracker:
         self._base_last_s: float | None = None          # timestamp of the last frame with base work
         self._sweep_credit = 0.0                        # plan px of tiles due
         self._sweep_next = 0
+        self._present: set[int] = set()      # missing models whose base was seen in place
         self._tiles: list[tuple[float, float, float, float]] = []
         self._last_calibrated = 0
         self._last_attempt = -10**9
@@ -341,12 +342,14 @@ class Tracker:
         fixes = self._detect_models(gray)
         events += self._rejections(fixes, stamp)
         bases, regions = None, None
+        self._present = set()
         if self._find_bases and image.ndim == 3:
             bases, regions, fixes = self._detect_bases(image, gray, fixes, frame.timestamp_s)
         events += self._book.update(
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
-            timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions)
+            timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions,
+            present_ids=self._present)
         if bases is not None:
             self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
@@ -513,6 +516,9 @@ class Tracker:
                              for o in bases)]
             # (a track is hidden only where it was fitted for: the sweep skips what is followed)
         bases, fixes = self._markers_on(image, gray, bases, fixes)
+        # a missing model whose base is still where it stood was not lifted (its marker blurred)
+        self._present = {mid for mid, x, y in missing
+                         if any(math.hypot(b.x_mm - x, b.y_mm - y) <= MODEL_EXCLUSION_MM for b in bases)}
         bases = [b for b in bases if all(math.hypot(b.x_mm - x, b.y_mm - y) > MODEL_EXCLUSION_MM
                                          for _, x, y in missing)]
         return bases, regions, fixes

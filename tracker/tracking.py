@@ -42,7 +42,7 @@ False
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,14 +175,16 @@ class TrackBook:
 
     def update(self, models: Sequence[Fix], bases: Sequence[BaseFix] | None, *, timestamp_s: float,
                frame_index: int | None = None,
-               base_regions: Sequence[tuple[float, float, float, float]] | None = None) -> list[dict[str, Any]]:
+               base_regions: Sequence[tuple[float, float, float, float]] | None = None,
+               present_ids: Collection[int] = ()) -> list[dict[str, Any]]:
         """Take one frame's fixes; return the events they cause.
 
         ``bases`` is None when bare bases were not looked for in this frame (their tracks
         are then left as they were). ``base_regions`` are the table regions ``(x0, y0, x1,
         y1)`` (mm) where they were looked for, None for the whole table: a base track
         outside every region is left as it was unless a fix matches it (it is not hidden
-        for want of one).
+        for want of one). ``present_ids`` are models without a fix whose base was seen
+        where they stand (their marker unreadable, not lifted): they are not missing.
         """
         self._frame = self._frame + 1 if frame_index is None else frame_index
         self._t = timestamp_s
@@ -193,6 +195,9 @@ class TrackBook:
             events += self._update_model(fix, timestamp_s)
         for marker_id, tr in self._models.items():
             if marker_id in seen_ids or not tr.seen:
+                continue
+            if marker_id in present_ids:
+                tr.missing = []
                 continue
             tr.missing.append(timestamp_s)
             if len(tr.missing) >= HIDE_AFTER_FRAMES:

@@ -81,3 +81,30 @@ def test_no_base_on_a_corner_markers_paper_whatever_the_side_colour() -> None:
     on_paper = FoundBase(566.0, 571.0, 32.0, "cyan", 32.0, 0.8, 300.0)   # on corner marker 2
     clear = FoundBase(120.0, 120.0, 32.0, "cyan", 32.0, 0.8, 300.0)
     assert _kept([on_paper, clear], [], setup) == (clear,)                # type: ignore[arg-type]
+
+
+def test_a_whole_thin_rim_blurred_at_one_pixel_per_mm() -> None:
+    """A 20 mm base 20 px across (a 1080p camera over a 120 cm table), its 1.5 mm green rim on a
+    grass mat blurred by a pixel: the blur widens the rim's outline by a pixel each way, which
+    no allowed size fits; the base is found all the same, at its size and place."""
+    px = 1.0
+    img = np.full((200, 200, 3), (76, 140, 113), np.uint8)                    # grass
+    cv2.circle(img, (1600, 1600), 160, (60, 165, 55), -1, cv2.LINE_AA, shift=4)   # '#37a53c' rim
+    cv2.circle(img, (1600, 1600), 136, (70, 90, 110), -1, cv2.LINE_AA, shift=4)   # flock top
+    img = cv2.GaussianBlur(img, (0, 0), 0.8)
+    img = np.clip(img + np.random.default_rng(1).normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    setup = _setup({"green": "#37a53c", "blue": "#1e5abe"})
+    found = find_bases(img, PlanView(ScaledPlane(px), setup, px_per_mm=px), setup)  # type: ignore[arg-type]
+    assert [(b.side, b.diameter_mm) for b in found] == [("green", 20.0)]
+    assert math.hypot(found[0].x_mm - 100.0, found[0].y_mm - 100.0) <= 0.5
+
+
+def test_no_base_hanging_over_the_tables_edge() -> None:
+    """A circle reaching beyond the table's edge is the border, its shadow or a corner marker's ink:
+    no base stands partly off the table (a base touching the edge is kept)."""
+    setup = parse_setup({"table": {"width_mm": 500, "depth_mm": 500},
+                         "bases": {"sides": {"black": "#1c1c1c", "yellow": "#f1c40f"}}})
+    flush = FoundBase(250.0, 489.5, 20.0, "black", 20.0, 0.8, 300.0)      # touching the edge
+    over = FoundBase(493.0, 250.0, 20.0, "yellow", 20.0, 0.8, 300.0)      # 3 mm over it
+    half = FoundBase(250.0, 6.0, 25.0, "yellow", 25.0, 0.8, 300.0)        # 6.5 mm over it
+    assert _kept([over, flush, half], [], setup) == (flush,)             # type: ignore[arg-type]

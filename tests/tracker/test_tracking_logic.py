@@ -167,3 +167,17 @@ def test_a_model_missing_from_one_frame_is_not_hidden() -> None:
     ev += book.update([Fix(18, 140, 100, 0)], None, timestamp_s=3.1)
     assert [(e["type"], e["timestamp_s"]) for e in ev] == [("hidden", 3.1)]
     assert book.state().model(17).unseen_since_s == 3.0
+
+
+def test_a_model_whose_base_is_seen_in_place_is_not_hidden() -> None:
+    """Its marker unreadable for several frames (motion blur) but its base seen where it stands:
+    the model was not lifted, so it is not hidden; once the base is gone too, it is."""
+    book = TrackBook()
+    run(book, [([Fix(17, 100, 100, 0)], None)] * 3)
+    events = []
+    for k in range(4):
+        events += book.update([], None, timestamp_s=1.0 + k / 10, present_ids={17})
+    assert events == [] and book.state().model(17).seen
+    events += book.update([], None, timestamp_s=1.5)
+    events += book.update([], None, timestamp_s=1.6)
+    assert [(e["type"], e["marker_id"]) for e in events] == [("hidden", 17)]
