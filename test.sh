@@ -9,8 +9,7 @@ if ! browser_tests_skipped "$@"; then ensure_chromium; fi
 # Static checks first (issue 11): lint and strict types of the rules core and the calibration.
 .venv/bin/ruff check rules calibration
 .venv/bin/mypy --cache-dir .venv/mypy-cache rules calibration
-# ... and of the tracker (issue 9). Base mode's files (bases, rimcheck, onbase, locate) are being
-# reworked on their own branch and join these checks when it is merged (drop the excludes then).
-.venv/bin/ruff check tracker --extend-exclude tracker/locate.py,tracker/onbase.py
-.venv/bin/mypy --cache-dir .venv/mypy-cache tracker --exclude '^tracker/(bases|rimcheck)\.py$'
+# ... and of the tracker (issue 9).
+.venv/bin/ruff check tracker
+.venv/bin/mypy --cache-dir .venv/mypy-cache tracker
 exec .venv/bin/python -m pytest -q "$@"

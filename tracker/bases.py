@@ -215,7 +215,7 @@ class PlanView:
         p = np.asarray(points_mm, dtype=float).reshape(-1, 2)
         seen = self.calibration.to_table_mm(self.calibration.to_image_px(p, height_mm=0.0),
                                             height_mm=self.height_mm)
-        return seen - p
+        return np.asarray(seen - p, dtype=float)
 
 
 def fit_circle(points: np.ndarray) -> np.ndarray:
@@ -258,12 +258,12 @@ def snap_diameter(diameter_mm: float, allowed: Sequence[float]) -> float | None:
 
 def _lab_of(colour: str) -> np.ndarray:
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    return np.asarray(cv2.cvtColor(np.array([[[b, g, r]]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0], dtype=np.float32)
 
 
 def _hsv_of(colour: str) -> np.ndarray:
     r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return cv2.cvtColor(np.uint8([[[b, g, r]]]), cv2.COLOR_BGR2HSV)[0, 0].astype(int)
+    return np.asarray(cv2.cvtColor(np.array([[[b, g, r]]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0], dtype=int)
 
 
 def _hue_mask(hsv: np.ndarray, colour: str) -> np.ndarray:
@@ -276,7 +276,7 @@ def _hue_mask(hsv: np.ndarray, colour: str) -> np.ndarray:
     # hue is circular (0-179): split the band where it wraps
     for lo, hi in ((max(a, 0), min(b, 179)), (a + 180, 179) if a < 0 else (1, 0), (0, b - 180) if b > 179 else (1, 0)):
         if lo <= hi:
-            mask |= cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255))
+            mask |= np.asarray(cv2.inRange(hsv, (lo, lo_s, lo_v), (hi, 255, 255)), np.uint8)
     return mask
 
 
@@ -393,7 +393,7 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     hsv = (cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
            if hue_sides else None)
 
-    def dist2(centre: Sequence[float] | list[np.ndarray], wts: np.ndarray) -> np.ndarray:
+    def dist2(centre: Sequence[float] | list[np.ndarray] | np.ndarray, wts: np.ndarray) -> np.ndarray:
         out = np.zeros(len(ys), np.float32)
         for c in range(3):
             d = (px[c] - centre[c]) * float(wts[c])
@@ -788,7 +788,7 @@ def _residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray, s
     top = np.abs(np.hypot(pts[None, :, 0] - cx[:, None], pts[None, :, 1] - cy[:, None]) - r[:, None])
     bottom = np.abs(np.hypot(pts[None, :, 0] - cx[:, None] - shift[0],
                              pts[None, :, 1] - cy[:, None] - shift[1]) - r[:, None])
-    return np.minimum(top, bottom)
+    return np.asarray(np.minimum(top, bottom), dtype=float)
 
 
 def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[float],

@@ -58,8 +58,10 @@ def readability_warning(calibration: TableMapping, setup: Setup) -> str | None:
     >>> from calibration.setup import parse_setup
     >>> from tracker.markers import ScaledPlane
     >>> s = parse_setup({"table": {"width_mm": 1200, "depth_mm": 1200}})
-    >>> print(readability_warning(ScaledPlane(0.9), s))
-    12 mm base markers are only 10.8 px across in this image, and a marker needs about 16 px to be read: with this camera use markers of at least 18 mm, or a table of at most 810 x 810 mm (camera closer), or a higher-resolution camera. Bare bases are still found by their rim colour.
+    >>> print(readability_warning(ScaledPlane(0.9), s))  # doctest: +NORMALIZE_WHITESPACE
+    12 mm base markers are only 10.8 px across in this image, and a marker needs about 16 px to be read:
+    with this camera use markers of at least 18 mm, or a table of at most 810 x 810 mm (camera closer),
+    or a higher-resolution camera. Bare bases are still found by their rim colour.
     >>> readability_warning(ScaledPlane(1.8), s) is None
     True
     """

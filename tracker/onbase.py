@@ -27,7 +27,7 @@ from calibration.setup import Setup
 from tracker.bases import FoundBase, PlanView
 from tracker.decode import identify_quads
 from tracker.detections import Detections
-from tracker.markers import MIN_READABLE_SIDE_PX, TableMapping, clockwise_quads, aruco_cells, side_lengths
+from tracker.markers import MIN_READABLE_SIDE_PX, TableMapping, aruco_cells, clockwise_quads, side_lengths
 from tracker.refine import refine_corners_status
 
 #: Paper is brighter than this fraction of the brightest pixel near the base, and grey.
@@ -123,8 +123,8 @@ def _on_its_base(corners_px: np.ndarray, ids: np.ndarray, base_centres_mm: np.nd
     out = np.zeros(len(ids), dtype=bool)
     if not len(ids):
         return out
-    from tracker.markers import facing_from_corners
     from tracker.detections import diagonal_centres
+    from tracker.markers import facing_from_corners
 
     mm = calibration.to_table_mm(corners_px.reshape(-1, 2),
                                  height_mm=setup.markers.base_height_mm).reshape(-1, 4, 2)

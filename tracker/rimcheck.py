@@ -41,7 +41,7 @@ MIN_MAT_SHARE = 0.08
 
 def _lab(bgr: Sequence[float]) -> np.ndarray:
     px = np.clip(np.array([[bgr]], dtype=np.float32) / 255.0, 0.0, 1.0)
-    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+    return np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2LAB)[0, 0], dtype=np.float64)
 
 
 def delta_e(bgr_a: Sequence[float], bgr_b: Sequence[float]) -> float:
@@ -85,7 +85,7 @@ def _sample(image: np.ndarray, px: np.ndarray) -> np.ndarray:
     p = np.round(np.asarray(px, dtype=np.float64).reshape(-1, 2)).astype(int)
     inside = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
     p = p[inside]
-    return image[p[:, 1], p[:, 0]].astype(np.float32).reshape(-1, 3)
+    return np.asarray(image[p[:, 1], p[:, 0]], dtype=np.float32).reshape(-1, 3)
 
 
 def _clusters(colours: np.ndarray, k: int) -> list[tuple[tuple[float, float, float], float]]:
@@ -93,7 +93,8 @@ def _clusters(colours: np.ndarray, k: int) -> list[tuple[tuple[float, float, flo
         return []
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
     cv2.setRNGSeed(7)
-    _, labels, centres = cv2.kmeans(colours, k, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    # the stubs refuse bestLabels=None, which OpenCV takes
+    _, labels, centres = cv2.kmeans(colours, k, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
     share = np.bincount(labels.ravel(), minlength=k) / len(labels)
     order = np.argsort(share)[::-1]
     return [((float(centres[i][0]), float(centres[i][1]), float(centres[i][2])), float(share[i])) for i in order]
@@ -126,7 +127,7 @@ def rim_colour_warnings(image: np.ndarray, calibration: TableMapping, setup: Set
                 de = delta_e(rim, hex_bgr(oc))
                 if de < MIN_DELTA_E:
                     problems.append((f"side {other}'s rim ({oc})", de))
-        _, s_rim, _ = cv2.cvtColor(np.uint8([[rim]]), cv2.COLOR_BGR2HSV)[0, 0]
+        _, s_rim, _ = cv2.cvtColor(np.array([[rim]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0]
         grey = int(s_rim) < 60
         if not problems and not grey:
             continue
