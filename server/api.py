@@ -30,8 +30,16 @@ from server.broadcast import stream
 from server.errors import ApiError, from_domain
 from server.live import lower_thread_priority
 from server.overlay import Overlay
-from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points, refuse,
-                             string_list)
+from server.validate import (
+    MAX_ID_LENGTH,
+    RequestError,
+    identifier,
+    json_body,
+    plain_object,
+    points,
+    refuse,
+    string_list,
+)
 from tabletracker.errors import TabletrackerError
 from tabletracker.i18n import localize
 
@@ -420,7 +428,8 @@ def add_terrain() -> Any:
     pts = points(r, "points_mm", minimum=3 if shape == "area" else 2)
     height = r.number("height_mm", None)
     if height is not None and not 0 <= height <= 2000:
-        refuse(r, "height_mm", f"must be from 0 to 2000 mm, got {height:g}", f"doit aller de 0 à 2000 mm, reçu : {height:g}")
+        refuse(r, "height_mm", f"must be from 0 to 2000 mm, got {height:g}",
+               f"doit aller de 0 à 2000 mm, reçu : {height:g}")
     name = r.string("name", None)
     ov = overlay()
     plan = ov.plan()

@@ -9,7 +9,6 @@ come out in French, and a set of bad requests through the API each answer ``mess
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import Any
 
 import pytest
