@@ -470,6 +470,14 @@
     $("#views").classList.toggle("no-camera", S.server.live === false);
     $("#camera-toggle").hidden = S.server.live === false;
     $("#game-name").textContent = view.game.name || "";
+    if (!before) {  // the first drawing: the plan is painted first, the menus and forms right after
+      renderAll();
+      requestAnimationFrame(() => setTimeout(() => { if (S.game === view) finishGame(view, null); }, 0));
+      return;
+    }
+    finishGame(view, before);
+  }
+  function finishGame(view, before) {
     fillSelects(before);
     renderForm();
     renderLegend();
