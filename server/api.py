@@ -30,8 +30,16 @@ from server.broadcast import stream
 from server.errors import ApiError, from_domain
 from server.live import lower_thread_priority
 from server.overlay import Overlay
-from server.validate import (MAX_ID_LENGTH, RequestError, identifier, json_body, plain_object, points, refuse,
-                             string_list)
+from server.validate import (
+    MAX_ID_LENGTH,
+    RequestError,
+    identifier,
+    json_body,
+    plain_object,
+    points,
+    refuse,
+    string_list,
+)
 from tabletracker.errors import TabletrackerError
 from tabletracker.i18n import localize
 
@@ -387,7 +395,7 @@ def assign() -> Any:
     model_id = identifier(r, "model")
     ov = overlay()
     plan = ov.plan()
-    plan.model(model_id)
+    model_of(plan, model_id)
     if r.has("base_id"):
         base_id = identifier(r, "base_id")
         seen = ov.base_sighting(base_id)
@@ -420,7 +428,8 @@ def add_terrain() -> Any:
     pts = points(r, "points_mm", minimum=3 if shape == "area" else 2)
     height = r.number("height_mm", None)
     if height is not None and not 0 <= height <= 2000:
-        refuse(r, "height_mm", f"must be from 0 to 2000 mm, got {height:g}", f"doit aller de 0 à 2000 mm, reçu : {height:g}")
+        refuse(r, "height_mm", f"must be from 0 to 2000 mm, got {height:g}",
+               f"doit aller de 0 à 2000 mm, reçu : {height:g}")
     name = r.string("name", None)
     ov = overlay()
     plan = ov.plan()
@@ -448,7 +457,14 @@ def add_terrain() -> Any:
 @atomic
 def remove_terrain(terrain_id: str) -> Any:
     ov = overlay()
-    new = edits.remove_terrain(ov.plan(), terrain_id)
+    plan = ov.plan()
+    if not any(t.terrain_id == terrain_id for t in plan.terrain):
+        raise ApiError(400, "unknown_terrain", f"no terrain {terrain_id[:40]!r} in this game; terrain is: "
+                       f"{', '.join(t.terrain_id for t in plan.terrain) or '(none)'}",
+                       fr=f"pas de décor {terrain_id[:40]!r} dans cette partie ; décors : "
+                          f"{', '.join(t.terrain_id for t in plan.terrain) or '(aucun)'}",
+                       params={"terrain": terrain_id[:40]})
+    new = edits.remove_terrain(plan, terrain_id)
     return _changed(ov.change("terrain.remove", new, {"terrain": terrain_id}))
 
 
@@ -470,7 +486,13 @@ def add_objective() -> Any:
 @atomic
 def remove_objective(objective_id: str) -> Any:
     ov = overlay()
-    new = edits.remove_objective(ov.plan(), objective_id)
+    plan = ov.plan()
+    if not any(o.objective_id == objective_id for o in plan.objectives):
+        raise ApiError(400, "unknown_objective", f"no objective {objective_id[:40]!r}; objectives are: "
+                       f"{', '.join(o.objective_id for o in plan.objectives) or '(none)'}",
+                       fr=f"pas d'objectif {objective_id[:40]!r} ; objectifs : "
+                          f"{', '.join(o.objective_id for o in plan.objectives) or '(aucun)'}")
+    new = edits.remove_objective(plan, objective_id)
     return _changed(ov.change("objective.remove", new, {"objective": objective_id}))
 
 
@@ -486,7 +508,7 @@ def set_elevation(model_id: str) -> Any:
                f"doit être entre -1000 et 2000 mm au-dessus de la table, reçu : {value:g}")
     ov = overlay()
     plan = ov.plan()
-    model = plan.model(model_id)
+    model = model_of(plan, model_id)
     new = edits.set_elevation(plan, model_id, value)
     return _changed(ov.change("elevation", new, {"model": model.name or model_id, "elevation_mm": round(value, 1)}))
 
@@ -501,7 +523,7 @@ def move_model(model_id: str) -> Any:
     facing = r.number("facing_deg", None)
     ov = overlay()
     plan = ov.plan()
-    model = plan.model(model_id)
+    model = model_of(plan, model_id)
     _check_on_table(plan, [to], r)
     new = edits.move_model(plan, model_id, to, facing)
     if not model.on_table:  # a roster figure put on the table: it comes from nowhere, no move length
@@ -515,6 +537,16 @@ def move_model(model_id: str) -> Any:
         "from_mm": [round(model.x_mm, 2), round(model.y_mm, 2)], "to_mm": [round(to[0], 2), round(to[1], 2)],
         "distance_mm": round(dist, 2), "distance": round(unit.from_mm(dist), 2), "unit": unit.symbol,
         "by_hand": True}))
+
+
+def model_of(plan: Any, model_id: str) -> Any:
+    """Return the plan's model ``model_id``; one gone meanwhile (a shot, an undo) is refused in both languages."""
+    if not any(m.model_id == model_id for m in plan.models):
+        ids = ", ".join(m.model_id for m in plan.models) or "(none)"
+        raise ApiError(400, "unknown_model", f"no model {model_id[:40]!r} in this game; models are: {ids}",
+                       fr=f"pas de figurine {model_id[:40]!r} dans cette partie ; figurines : {ids}",
+                       params={"model": model_id[:40]})
+    return plan.model(model_id)
 
 
 def _check_on_table(plan: Any, pts: list[tuple[float, float]], r: Any) -> None:
@@ -536,7 +568,9 @@ def bands() -> Any:
     if weapon_range is not None and not 0 < weapon_range <= 1000:
         refuse(r, "weapon_range", f"must be above 0 and at most 1000 (in the rule set's unit), got {weapon_range:g}",
                f"doit être plus grand que 0 et au plus 1000 (dans l'unité de la règle), reçu : {weapon_range:g}")
-    return jsonify(range_bands(overlay().plan(), model_id, weapon_range))
+    plan = overlay().plan()
+    model_of(plan, model_id)
+    return jsonify(range_bands(plan, model_id, weapon_range))
 
 
 @bp.get("/zones")

@@ -48,7 +48,7 @@ class Message:
         except ValueError:  # NaN or Infinity: the browser cannot parse them, send null
             from server.app import finite
             body = json.dumps(finite(data), ensure_ascii=False, separators=(",", ":"))
-        return cls(event, data, event_id, f"id: {event_id}\nevent: {event}\ndata: {body}\n\n".encode("utf-8"))
+        return cls(event, data, event_id, f"id: {event_id}\nevent: {event}\ndata: {body}\n\n".encode())
 
     def encode(self) -> bytes:
         """Return the message as SSE wire text."""

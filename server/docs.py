@@ -26,7 +26,8 @@ def docs_dir() -> Path | None:
     """Return the docs folder: in the checkout, else inside the installed package (tabletracker/docs)."""
     import tabletracker
 
-    for candidate in (Path(__file__).resolve().parents[1] / "docs", Path(tabletracker.__file__).resolve().parent / "docs",
+    for candidate in (Path(__file__).resolve().parents[1] / "docs",
+                      Path(tabletracker.__file__).resolve().parent / "docs",
                       Path(sys.prefix) / "share" / "tabletracker" / "docs"):
         if candidate.is_dir():
             return candidate
@@ -53,8 +54,9 @@ def _inline(text: str) -> str:
 def markdown_to_html(text: str) -> str:
     """Render the docs' markdown as HTML.
 
-    >>> markdown_to_html('# Title\\n<a id="x-1"></a>\\n**1. A** b `c`\\n\\n- one\\n- two <i>')
-    '<h1>Title</h1>\\n<a id="x-1"></a>\\n<p><b>1. A</b> b <code>c</code></p>\\n<ul><li>one</li>\\n<li>two &lt;i&gt;</li></ul>'
+    >>> markdown_to_html('# Title\\n<a id="x-1"></a>\\n**1. A** b `c`\\n\\n- one\\n- two <i>').split("\\n")
+    ['<h1>Title</h1>', '<a id="x-1"></a>', '<p><b>1. A</b> b <code>c</code></p>', '<ul><li>one</li>', \
+'<li>two &lt;i&gt;</li></ul>']
     """
     blocks: list[str] = []
     para: list[str] = []

@@ -22,7 +22,7 @@ import dataclasses
 import json
 from typing import Any, Mapping, Sequence
 
-from rules.plan import Objective, TablePlan, Table, Terrain
+from rules.plan import Objective, Table, TablePlan, Terrain
 
 
 def _next_id(prefix: str, taken: Sequence[str]) -> str:
@@ -75,7 +75,8 @@ def assign_marker(plan: TablePlan, model_id: str, marker_id: int | None,
     """Return the plan where ``model_id`` carries ``marker_id`` (taken from any other model).
 
     ``position_mm`` / ``facing_deg`` are where the tracker sees that marker now (kept
-    as they were when ``None``); a position puts an ``"off-table"`` figure on the table. ``marker_id=None`` removes the model's marker.
+    as they were when ``None``); a position puts an ``"off-table"`` figure on the table.
+    ``marker_id=None`` removes the model's marker.
     """
     model = plan.model(model_id)
     models = []

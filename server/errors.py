@@ -81,7 +81,7 @@ def from_domain(exc: TabletrackerError) -> ApiError:
     fr = getattr(exc, "message_fr", None) or reader_message_fr(str(exc))  # a game file's fields: the reader's words
     # a message id from the rules core: its words in both languages, for the page to show its own
     words = i18n.texts(exc)
-    extra: dict[str, Any] = {"msg": getattr(exc, "msg_id"), "text": words} if words else {}
+    extra: dict[str, Any] = {"msg": getattr(exc, "msg_id", None), "text": words} if words else {}
     for kind, status, code in DOMAIN_ERRORS:
         if isinstance(exc, kind):
             return ApiError(status, code, str(exc), fr=fr, **extra)
@@ -96,7 +96,8 @@ HTTP_MESSAGES: dict[int, tuple[str, str, str]] = {
     405: ("method_not_allowed", "this address does not accept this method",
           "cette adresse n'accepte pas cette méthode"),
     408: ("timeout", "the request took too long to arrive", "la requête a mis trop de temps à arriver"),
-    411: ("length_required", "say the body's length (Content-Length)", "indiquez la longueur du corps (Content-Length)"),
+    411: ("length_required", "say the body's length (Content-Length)",
+          "indiquez la longueur du corps (Content-Length)"),
     413: ("too_large", "the request is too large; the limit is {kib} KiB",
           "la requête est trop grosse ; la limite est de {kib} Kio"),
     415: ("unsupported_media_type", "send the request body as JSON with the header Content-Type: application/json",

@@ -20,7 +20,7 @@ from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler
 MAX_CONNECTIONS = 64
 IDLE_TIMEOUT_S = 20.0
 
-_BUSY_BODY = "trop de connexions à la fois ; réessayez\ntoo many connections at once; try again\n".encode("utf-8")
+_BUSY_BODY = "trop de connexions à la fois ; réessayez\ntoo many connections at once; try again\n".encode()
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
          b"Retry-After: 2\r\nConnection: close\r\nContent-Length: " + str(len(_BUSY_BODY)).encode()
          + b"\r\n\r\n" + _BUSY_BODY)

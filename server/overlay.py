@@ -118,7 +118,8 @@ class Overlay:
             return self.store.events(limit=1)[-1]
         return event
 
-    def replace_game(self, doc: Mapping[str, Any], *, kind: str = "import", payload: Mapping[str, Any] | None = None) -> Event:
+    def replace_game(self, doc: Mapping[str, Any], *, kind: str = "import",
+                     payload: Mapping[str, Any] | None = None) -> Event:
         """Replace the whole game by ``doc`` (an import), as one undoable step."""
         plan = parse_game(dict(doc), source="imported game")
         return self.change(kind, plan, payload)

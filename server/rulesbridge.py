@@ -30,7 +30,8 @@ def _module(name: str) -> ModuleType:
     except ImportError as exc:
         raise ApiError(503, "unavailable", f"{name} cannot be loaded ({exc}); "
                        "this part of the rules is not installed",
-                       fr=f"{name} ne peut pas être chargé ({exc}) ; cette partie des règles n'est pas installée") from None
+                       fr=f"{name} ne peut pas être chargé ({exc}) ; "
+                          "cette partie des règles n'est pas installée") from None
 
 
 def ask(plan: TablePlan, question: str, args: Sequence[str], options: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,12 +69,14 @@ def dice_from(body: Mapping[str, Any]) -> Dice | None:
                               f"reçu : {json.dumps(dice)[:80]}")
         for i, v in enumerate(dice):
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 100:
-                raise ApiError(400, "bad_request", f"dice[{i}] must be a whole number from 1 to 100, got {str(v)[:20]!r}",
+                raise ApiError(400, "bad_request",
+                               f"dice[{i}] must be a whole number from 1 to 100, got {str(v)[:20]!r}",
                                fr=f"dice[{i}] doit être un nombre entier de 1 à 100, reçu : {str(v)[:20]!r}")
         return Dice.given(dice)
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise ApiError(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED}, got {str(seed)[:30]!r}",
+            raise ApiError(400, "bad_request",
+                           f"seed must be a whole number from 0 to {MAX_SEED}, got {str(seed)[:30]!r}",
                            fr=f"seed doit être un nombre entier de 0 à {MAX_SEED}, reçu : {str(seed)[:30]!r}")
         return Dice.seeded(seed)
     return None

@@ -43,7 +43,8 @@ def casualty_chance(odds: Mapping[str, list[dict[str, Any]]]) -> float | None:
     0.75
     >>> casualty_chance({"killed": [{"outcome": False, "probability": 0.8}, {"outcome": True, "probability": 0.2}]})
     0.2
-    >>> casualty_chance({"shot": [{"outcome": "killed", "probability": 0.4}, {"outcome": "missed", "probability": 0.6}]})
+    >>> casualty_chance({"shot": [{"outcome": "killed", "probability": 0.4},
+    ...                           {"outcome": "missed", "probability": 0.6}]})
     0.4
     """
     def hurt(outcome: Any) -> bool:

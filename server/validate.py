@@ -97,7 +97,8 @@ def identifier(r: Reader, key: str, default: Any = ...) -> Any:
     """Read an id (letters, digits, ``-_.: ``, at most 80 characters)."""
     value = r.string(key) if default is ... else r.string(key, default)
     if value is not None and not _ID.match(value):
-        refuse(r, key, f"must be an id of at most {MAX_ID_LENGTH} letters, digits or -_.: characters, got {value[:40]!r}",
+        refuse(r, key, f"must be an id of at most {MAX_ID_LENGTH} letters, digits or -_.: characters, "
+                       f"got {value[:40]!r}",
                f"doit être un identifiant d'au plus {MAX_ID_LENGTH} lettres, chiffres ou caractères -_.:, "
                f"reçu : {value[:40]!r}")
     return value

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from tabletracker.errors import TabletrackerError
 
+
 def _in_user_language(exc: BaseException) -> str:
     """The error in the user's language (``LANG``/``LC_ALL``/``LC_MESSAGES`` fr or en) when it has a message id."""
     from tabletracker import i18n
@@ -31,11 +32,13 @@ def _in_user_language(exc: BaseException) -> str:
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("tabletracker.commands.serve", "run the web overlay (the sample table when no camera is given)"),
     "markers": ("tabletracker.commands.markers", "write the printable marker kit as a PDF at true scale"),
-    "calibrate-camera": ("tabletracker.commands.calibrate_camera", "camera intrinsics from photos of the ChArUco board"),
+    "calibrate-camera": ("tabletracker.commands.calibrate_camera",
+                         "camera intrinsics from photos of the ChArUco board"),
     "calibrate": ("tabletracker.commands.calibrate", "table pose from one frame showing the four corner markers"),
     "locate": ("tabletracker.commands.locate", "find every model in one image, in table millimetres"),
     "track": ("tabletracker.commands.track", "follow models through a camera, video or image folder (JSON lines)"),
-    "ask": ("tabletracker.commands.ask", "answer a geometric question about a game file (distance, sight, fire zone...)"),
+    "ask": ("tabletracker.commands.ask",
+            "answer a geometric question about a game file (distance, sight, fire zone...)"),
     "resolve": ("tabletracker.commands.resolve", "resolve an action (shoot, melee, morale...) with odds and dice"),
     "render-samples": ("tabletracker.commands.render_samples", "re-render the bundled sample images and sequence"),
 }
@@ -68,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_text) in COMMANDS.items():
+    for name, (_module, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
     return parser
 

@@ -36,7 +36,7 @@ def catalogue_files(lang: str) -> list[Path]:
     return [LOCALE_DIR / f"{lang}.po", *sorted(LOCALE_DIR.glob(f"{lang}.*.po"))]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def catalogue(lang: str) -> Mapping[str, str]:
     """Return the message texts of ``lang`` (``fr`` or ``en``) by message id, all its files merged."""
     out: dict[str, str] = {}

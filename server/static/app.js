@@ -79,6 +79,10 @@
     if (S.resolution) showResolution(S.resolution);
     if (S.applied) showApplied(S.applied);
     if (S.proposal) showProposal(S.proposal);
+    if (S.game && S.lastPair) {  // the measurement or sight shown, said again in the new language
+      const [tool, a, b] = S.lastPair;
+      if (modelById(a) && modelById(b)) (tool === "measure" ? measure(a, b) : lineOfSight(a, b)).catch(showError);
+    }
     $$(".lang-switch button").forEach((b) => b.classList.toggle("on", b.dataset.lang === S.lang));
     setStatus();
     renderLog(S.logEvents || []);
@@ -312,7 +316,7 @@
       }
       if (S.outOfCohesion.has(m.id)) drawShape({ kind: "circle", c: [m.x_mm, m.y_mm], r: m.base_mm / 2 + 5, cls: "cohesion-ring" }, proj, g, fs);
       if (m.elevation_mm) {  // standing on a floor or a hill: its height beside the base
-        const at = [m.x_mm + m.base_mm / 2 + fs * 1.6, m.y_mm];
+        const at = [m.x_mm + m.base_mm / 2 + fs * 0.3, m.y_mm];  // starts right of the base (text-anchor: start)
         const e = drawShape({ kind: "text", at, text: `↑${unitFmt(m.elevation_mm)}`, cls: "elevation-label", size: 0.75 }, proj, g, fs);
         e.dataset.elevation = m.id;
       }
@@ -466,6 +470,14 @@
     $("#views").classList.toggle("no-camera", S.server.live === false);
     $("#camera-toggle").hidden = S.server.live === false;
     $("#game-name").textContent = view.game.name || "";
+    if (!before) {  // the first drawing: the plan is painted first, the menus and forms right after
+      renderAll();
+      requestAnimationFrame(() => setTimeout(() => { if (S.game === view) finishGame(view, null); }, 0));
+      return;
+    }
+    finishGame(view, before);
+  }
+  function finishGame(view, before) {
     fillSelects(before);
     renderForm();
     renderLegend();
@@ -529,7 +541,11 @@
     return m ? ` <a class="doc-link" target="_blank" rel="noopener" href="docs/${m[1]}#${m[2]}-${m[3]}">${esc(t("rule_choice_n", { n: m[3] }))}</a>` : "";
   }
   function esc(s) { return String(s === undefined || s === null ? "" : s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c])); }
-  function showAnswer(html, answer) { $("#answer").innerHTML = html + explanationHtml(answer); }
+  function showAnswer(html, answer) {
+    const opened = $("#answer details.explain[open]") !== null;  // a player reading the rules keeps them open
+    $("#answer").innerHTML = html + explanationHtml(answer);
+    if (opened && $("#answer details.explain")) $("#answer details.explain").open = true;
+  }
   const num = (v) => (typeof v === "number" ? v : (v && typeof v === "object" && typeof v.mm === "number" ? v.mm : null));
   const modelById = (id) => (S.game.game.models || []).find((m) => m.id === id);
   const centre = (id) => { const m = modelById(id); return m ? [m.x_mm, m.y_mm] : null; };

@@ -39,10 +39,11 @@ def check_resolution(camera_size: tuple[int, int], image_shape: tuple[int, ...],
     """Refuse a camera file made at another resolution than the image, naming both.
 
     >>> check_resolution((1920, 1080), (1080, 1920, 3), camera="cam.json", image_path="f.jpg")
-    >>> check_resolution((1280, 720), (1080, 1920, 3), camera="cam.json", image_path="f.jpg")
+    >>> check_resolution((1280, 720), (1080, 1920, 3), camera="cam.json", image_path="f.jpg")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tabletracker.errors.UsageError: cam.json was made at 1280x720 but f.jpg is 1920x1080: a camera calibration holds only at the resolution it was made at; calibrate the camera again at 1920x1080 (tabletracker calibrate-camera) or set the camera to 1280x720
+    tabletracker.errors.UsageError: cam.json was made at 1280x720 but f.jpg is 1920x1080: a camera calibration ... \
+calibrate the camera again at 1920x1080 (tabletracker calibrate-camera) or set the camera to 1280x720
     """
     width, height = int(image_shape[1]), int(image_shape[0])
     if (int(camera_size[0]), int(camera_size[1])) == (width, height):

@@ -12,8 +12,17 @@ from __future__ import annotations
 import argparse
 
 from calibration.kit import (
-    DEFAULT_BASE_SIZE_MM, DEFAULT_DICTIONARY, DEFAULT_LAST_ID, PAPERS, Kit, KitError, KitOptions,
-    build_kit, dictionary_size, format_id_ranges, parse_id_ranges,
+    DEFAULT_BASE_SIZE_MM,
+    DEFAULT_DICTIONARY,
+    DEFAULT_LAST_ID,
+    PAPERS,
+    Kit,
+    KitError,
+    KitOptions,
+    build_kit,
+    dictionary_size,
+    format_id_ranges,
+    parse_id_ranges,
 )
 from calibration.setup import FIRST_MODEL_ID, MarkerSettings, load_setup
 

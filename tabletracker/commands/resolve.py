@@ -1,4 +1,5 @@
-"""``tabletracker resolve GAME.json ACTION ARGS... [--weapon NAME] [--dice 3,5,6 | --seed N] [--json] [--out NEW.json]``.
+"""``tabletracker resolve GAME.json ACTION ARGS... [--weapon NAME] [--dice 3,5,6 | --seed N] [--json]
+[--out NEW.json]``.
 
 Resolves one action of the game's rule set with :func:`rules.resolve.resolve`, the
 function the web page uses too. The action's main arguments come in order

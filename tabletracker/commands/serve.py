@@ -199,7 +199,8 @@ def run(args: argparse.Namespace) -> int:
     token = new_token() if args.lan else None
     fps = args.fps if args.fps is not None else default_fps(source)
     config = {
-        "SOURCE": source, "GAME_PATH": args.game, "HIGH_FIRE_TABLES": args.high_fire_tables, "SETUP_PATH": args.setup, "DB_PATH": args.db,
+        "SOURCE": source, "GAME_PATH": args.game, "HIGH_FIRE_TABLES": args.high_fire_tables, "SETUP_PATH": args.setup,
+        "DB_PATH": args.db,
         "NEW_GAME": args.new_game, "FPS": fps, "LOOP_SOURCE": bool(source and source["kind"] == "sample"),
         "ACCESS_TOKEN": token, "LAN": args.lan, "DEFAULT_LANG": args.lang, "START_LIVE": False,
     }

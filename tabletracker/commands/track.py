@@ -33,14 +33,16 @@ log = logging.getLogger(__name__)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="camera index or /dev/video path, network camera address (http://..., "
                         "rtsp://...), video file, image folder, image, or 'demo' (the bundled demo sequence)")
-    parser.add_argument("--setup", help="the setup file (default for 'demo': the demo's setup.json; see docs/setup-file.md)")
+    parser.add_argument("--setup",
+                        help="the setup file (default for 'demo': the demo's setup.json; see docs/setup-file.md)")
     parser.add_argument("--calibration", help="a calibration file from 'tabletracker calibrate' (default: "
                         "calibrate from the corner markers of the first frame that shows all four)")
     parser.add_argument("--camera", help="camera intrinsics from 'tabletracker calibrate-camera'")
     parser.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
     parser.add_argument("--no-bases", action="store_true", help="do not look for bare bases")
     parser.add_argument("--state", action="store_true", help="also print the full state after the last frame")
-    parser.add_argument("--game", help="a game file (or bundled game name) whose models follow their markers (moves printed as "
+    parser.add_argument("--game", help="a game file (or bundled game name) whose models follow their markers "
+                        "(moves printed as "
                         "'game_move' lines, the game after the last frame as a 'game' line)")
     parser.add_argument("--game-out", help="with --game: write the game after the last frame to this file")
 

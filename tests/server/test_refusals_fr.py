@@ -9,7 +9,6 @@ come out in French, and a set of bad requests through the API each answer ``mess
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -123,12 +122,20 @@ BAD_REQUESTS: list[tuple[str, str, Any]] = [
     ("post", "/api/models/a1/elevation", {"elevation_mm": 99999}),
     ("post", "/api/models/a1/move", {"x_mm": 1, "y_mm": 1, "extra": 1}),
     ("post", "/api/bands", {"model": "a1", "weapon_range": 5000}),
+    # a model, a piece or an objective gone meanwhile (a page left open while another player acted)
+    ("post", "/api/models/gone/elevation", {"elevation_mm": 3}),
+    ("post", "/api/models/gone/move", {"x_mm": 1, "y_mm": 1}),
+    ("post", "/api/setup/assign", {"model": "gone", "marker_id": 7}),
+    ("post", "/api/bands", {"model": "gone"}),
+    ("delete", "/api/terrain/gone", None),
+    ("delete", "/api/objectives/gone", None),
 ]
 
 
 @pytest.mark.parametrize("method,path,body", BAD_REQUESTS)
 def test_a_bad_request_is_refused_in_french_too(client: Any, method: str, path: str, body: Any) -> None:
-    r = client.post(path, json=body) if method == "post" else client.get(path)
+    r = {"post": lambda: client.post(path, json=body), "get": lambda: client.get(path),
+         "delete": lambda: client.delete(path)}[method]()
     assert 400 <= r.status_code < 500, r.json
     err = r.json["error"]
     assert err.get("message_fr") or (err.get("text") or {}).get("fr"), err

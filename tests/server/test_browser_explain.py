@@ -1,0 +1,116 @@
+"""An answer's explanation in French, and the English fallback, in headless chromium (issue 10, item 4).
+
+The rules core is being given message ids step by step: a step with one reaches the page with its
+``texts`` ({fr, en}, from the catalogues, ``tabletracker.i18n.localize``) and the page shows the
+one of its language; a step without one shows the core's English sentence. Here the sight answer
+of the sample table is taken from the real server, and one step with a catalogue message is added
+to it the way the server adds them (so the test does not wait for the core's messages); the page
+must show that step in French on the French page and in English on the English page, the other
+steps as they are, and nothing may spill out of the screen at 1440 x 900 or 390 x 844.
+``TT_SHOTS=folder`` saves the screenshots.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tabletracker.i18n import localize
+from tests.server.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.server.conftest import ROOT
+from tests.server.serving import Served
+
+pytestmark = pytest.mark.browser
+STEP = {"rule": "line of sight", "source": "Grimdark Future Firefight, Ligne de vue",
+        "text": "m11 has no line of sight to m16 (ruins).", "msg": "shoot.no_sight",
+        "params": {"who": "m11", "target": "m16", "what": "ruins"}}
+FR = "m11 n'a pas de ligne de vue sur m16 (ruins)."
+EN = "m11 has no line of sight to m16 (ruins)."
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    folder = tmp_path_factory.mktemp("explain")
+    game = json.loads((ROOT / "sample_images" / "sequence" / "game.json").read_text(encoding="utf-8"))
+    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
+    with Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")]) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _with_step(route: Any) -> None:
+    """The server's real answer, with one step carrying a message id as the core will send it."""
+    response = route.fetch()
+    answer = response.json()
+    if isinstance(answer, dict) and answer.get("question") == "los":
+        answer["explanation"] = [localize(STEP), *answer.get("explanation", [])]
+    route.fulfill(response=response, body=json.dumps(answer), content_type="application/json")
+
+
+def _tap(page: Any, model: str) -> None:
+    box = page.locator(f'#plan-svg polygon[data-model="{model}"]').bounding_box()
+    page.locator("#plan-svg").dispatch_event("pointerdown", {
+        "button": 0, "clientX": box["x"] + box["width"] / 2, "clientY": box["y"] + box["height"] / 2})
+
+
+def _overflow(page: Any) -> list[str]:
+    """Elements of the answer reaching past the right edge of the screen."""
+    return list(page.evaluate("""() => {
+        const w = document.documentElement.clientWidth;
+        return Array.from(document.querySelectorAll('#answer, #answer *'))
+            .filter((e) => e.getBoundingClientRect().right > w + 1)
+            .map((e) => e.tagName + ' ' + (e.textContent || '').slice(0, 40));
+    }"""))
+
+
+@pytest.mark.parametrize("size", [{"width": 1440, "height": 900}, {"width": 390, "height": 844}])
+def test_an_explanation_shows_the_cores_french_steps_and_the_english_fallback_fits(
+        served: Any, browser: Any, size: dict[str, int]) -> None:
+    phone = size["width"] < 700
+    ctx = browser.new_context(viewport=size, has_touch=phone, is_mobile=phone, locale="fr-FR")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/api/ask", _with_step)
+    page.goto(served.url)
+    page.wait_for_selector("#plan-svg polygon.model")
+    page.click("#lang-fr")
+    try:
+        page.click("[data-tool=los]")
+        _tap(page, "m11")
+        _tap(page, "m16")
+        page.wait_for_selector("#los-result")
+        page.click("#answer details.explain summary")
+        steps = page.locator("#answer ul.explanation li")
+        assert steps.count() >= 2
+        assert FR in steps.nth(0).inner_text()  # the core's message, in French
+        assert EN not in page.inner_text("#answer")
+        fallback = steps.nth(1).inner_text()  # a step without a message id: the core's English, as it is
+        assert fallback.strip() and "RULES-NOTES" not in page.inner_text("#answer")
+        if phone and "full" not in (page.get_attribute("#sheet", "class") or ""):
+            page.click("#sheet-handle")  # the answers' sheet pulled up over the plan
+        page.locator("#answer details.explain").scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        assert _overflow(page) == []
+        if os.environ.get("TT_SHOTS"):
+            Path(os.environ["TT_SHOTS"]).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(os.environ["TT_SHOTS"]) / f"explain-fr-{size['width']}.png"))
+        page.click("#lang-en")  # the page's other language: the same step from the English catalogue
+        page.wait_for_function(f"() => document.querySelector('#answer').innerText.includes({json.dumps(EN)})")
+        assert FR not in page.inner_text("#answer")
+        assert errors == []
+    finally:
+        ctx.close()
