@@ -6,8 +6,8 @@ cd "$(dirname "$0")"
 source scripts/venv.sh
 ensure_venv "[test]"
 if ! browser_tests_skipped "$@"; then ensure_chromium; fi
-# Static checks first (issue 11): lint and strict types of the rules core and the calibration.
-.venv/bin/ruff check rules calibration
+# Static checks first (issue 11): lint of the rules core, calibration, server and CLI; strict types of the rules core and the calibration.
+.venv/bin/ruff check rules calibration server tabletracker
 .venv/bin/mypy --cache-dir .venv/mypy-cache rules calibration
 # ... and of the tracker (issue 9).
 .venv/bin/ruff check tracker
