@@ -17,6 +17,7 @@ ValueError: setup.json: table.depth_mm is missing (a number is required)
 
 from __future__ import annotations
 
+import errno
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,6 +36,15 @@ def source_param(source: str) -> Any:
     if source in _GENERIC_SOURCES:
         return _message(f"file.source.{source.replace(' ', '_')}")
     return source
+
+
+_OS_REASONS = {errno.ENOENT: "not_found", errno.EACCES: "denied", errno.EPERM: "denied", errno.EISDIR: "is_dir"}
+
+
+def os_reason(exc: OSError) -> Any:
+    """Return why a file cannot be read, as a message parameter (``file.os.<why>``, else the system's words)."""
+    why = _OS_REASONS.get(exc.errno or 0)
+    return _message(f"file.os.{why}") if why else str(exc.strerror or exc)
 
 
 def _message(msg_id: str, **params: Any) -> dict[str, Any]:
@@ -260,7 +270,7 @@ def read_json_file(path: str | Path, *, what: str, error: type[ValueError]) -> A
         if hasattr(err, "msg_id"):  # an error that carries message ids (rules.errors): worded at the edges
             err.msg_id = "file.unreadable"
             err.params = MappingProxyType(  # type: ignore[attr-defined]
-                {"source": str(path), "what": source_param(what), "reason": str(exc.strerror or exc)})
+                {"source": str(path), "what": source_param(what), "reason": os_reason(exc)})
         raise err from None
     return parse_json_text(text, source=str(path), error=error)
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NoReturn, Sequence, cast
 
-from calibration.fields import Reader, parse_json_text, source_param
+from calibration.fields import Reader, os_reason, parse_json_text, source_param
 from calibration.limits import load_yaml_bounded
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
@@ -206,7 +206,7 @@ def load_roster(path: str | Path, *, validate: bool = True) -> Roster:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise roster_error(str(path), f"cannot read the roster file ({exc.strerror or exc})", "unreadable",
-                           reason=str(exc.strerror or exc)) from None
+                           reason=os_reason(exc)) from None
     data = roster_data_from_text(text, source=str(path))
     return parse_roster(data, source=str(path), validate=validate)
 
