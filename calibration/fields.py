@@ -47,6 +47,11 @@ def os_reason(exc: OSError) -> Any:
     return _message(f"file.os.{why}") if why else str(exc.strerror or exc)
 
 
+def names_param(names: Sequence[str]) -> Any:
+    """Return a list of names as a message parameter: the names, or the message "(none)" when empty."""
+    return list(names) or _message("file.none")
+
+
 def _message(msg_id: str, **params: Any) -> dict[str, Any]:
     """A message as a parameter of another (``{"msg", "params"}``, see ``tabletracker.i18n``)."""
     return {"msg": msg_id, "params": params}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, cast
 
-from calibration.fields import Reader, read_json_file
+from calibration.fields import Reader, names_param, read_json_file
 from calibration.limits import check_game_tree
 from rules.errors import GameFileError, InvalidActionError
 from rules.frozen import EMPTY, FrozenDict, freeze, thaw
@@ -394,7 +394,7 @@ def _parse_model(r: Reader) -> Model:
                "marker_id", "marker_low", {"first": FIRST_MODEL_MARKER_ID, "value": str(marker_id)})
     facing = r.number("facing_deg", None)
     if facing is not None and not 0.0 <= facing < 360.0:
-        r.fail(f"must be in [0, 360), got {facing}", "facing_deg", "facing_range", {"value": facing})
+        r.fail(f"must be in [0, 360), got {facing}", "facing_deg", "facing_range", {"value": str(facing)})
     return Model(
         model_id=r.string("id"), unit_id=r.string("unit"),
         position_mm=(r.number("x_mm"), r.number("y_mm")),
@@ -442,7 +442,7 @@ def _check_references(plan: TablePlan, top: Reader) -> None:
         if m.unit_id not in unit_ids:
             top.fail(f"[{i}].unit {m.unit_id!r} is not a unit of this game; "
                      f"units are: {_listing(sorted(unit_ids))}", "models", "unknown_unit",
-                     {"index": i, "unit": m.unit_id, "units": sorted(unit_ids) or "-"})
+                     {"index": i, "unit": m.unit_id, "units": names_param(sorted(unit_ids))})
         if m.marker_id is not None:
             if m.marker_id in markers:
                 top.fail(f"[{i}].marker_id {m.marker_id} is already carried by model "

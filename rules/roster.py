@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NoReturn, Sequence, cast
 
-from calibration.fields import Reader, os_reason, parse_json_text, source_param
+from calibration.fields import Reader, names_param, os_reason, parse_json_text, source_param
 from calibration.limits import load_yaml_bounded
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
@@ -350,16 +350,25 @@ def require_stats(roster: Roster, table: str, name: str, stats: Mapping[str, Any
         if isinstance(value, bool) or not isinstance(value, kind):
             roster.fail(f"{table}.{name}.{key} must be {_kind_name(kind)}, got {value!r}", "stat_type",
                         table=table, name=name, key=key, value=repr(value)[:60],
-                        kind=[{"msg": f"file.kind.{_KIND_IDS.get(k, 'other')}", "params": {"name": k.__name__}}
-                              for k in (kind if isinstance(kind, tuple) else (kind,))])
+                        kind=_kind_param(kind))
 
 
 _KIND_IDS = {int: "integer", float: "number", str: "string", bool: "boolean"}
 
 
-def _known(names: Iterable[str]) -> list[str] | str:
+def _known(names: Iterable[str]) -> Any:
     """A list of known names as a message parameter (``-`` for none)."""
-    return sorted(names) or "-"
+    return names_param(sorted(names))
+
+
+def _kind_param(kind: type | tuple[type, ...]) -> Any:
+    """The wanted type(s) of a stat as a message parameter ("an integer", "an integer or a number")."""
+    kinds = [{"msg": f"file.kind.{_KIND_IDS.get(k, 'other')}", "params": {"name": k.__name__}}
+             for k in (kind if isinstance(kind, tuple) else (kind,))]
+    out = kinds[0]
+    for more in kinds[1:]:
+        out = {"msg": "file.kind.either", "params": {"one": out, "other": more}}
+    return out
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:

@@ -30,6 +30,7 @@ import dataclasses
 import re
 from typing import Any, Iterable, Mapping, NoReturn, Protocol, Sequence, cast
 
+from calibration.fields import names_param
 from rules.errors import InvalidActionError
 from rules.frozen import EMPTY, freeze, parse_bool, thaw
 from rules.plan import Model, TablePlan, Unit
@@ -209,7 +210,7 @@ def check_whole_stats(fail: RosterFail, where: str, entry: Mapping[str, Any], ke
         v = None if v is _MISSING else v
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum or (maximum is not None and v > maximum):
             fail(f"{where}.{key} must be {expect}, got {v!r}", "whole_stat" if maximum is None else "whole_stat_range",
-                 where=where, key=key, least=minimum, most=maximum if maximum is not None else "-",
+                 where=where, key=key, expect=expect, least=minimum, most=maximum if maximum is not None else "-",
                  value=repr(v)[:60])
 
 
@@ -218,8 +219,8 @@ def check_model_kit(roster: Any, unit: Any, m: Any, fail: RosterFail) -> None:
     for w in m.weapons:
         if w not in roster.weapons:
             fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon {w!r}; "
-                 f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}", "weapon_not_listed",
-                 model=m.model_id, unit=unit.unit_id, weapon=w, known=sorted(roster.weapons) or "-")
+                 f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}", "weapon_not_in_roster",
+                 model=m.model_id, unit=unit.unit_id, weapon=w, known=names_param(sorted(roster.weapons)))
     if roster.profile_of(unit, m) is None:
         fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile", "no_profile",
              model=m.model_id, unit=unit.unit_id)

@@ -27,7 +27,7 @@ def test_a_malformed_game_is_refused_in_french(client: Any) -> None:
     assert err["code"] == "invalid_game" and err["msg"] == "file.not_number"
     assert err["message"] == "imported game: models[0].x_mm must be a number, got a string 'loin'"
     assert err["text"]["fr"] == "partie importée : models[0].x_mm doit être un nombre, reçu : un texte 'loin'."
-    assert err["text"]["en"] == "imported game: models[0].x_mm must be a number, got a string 'loin'."
+    assert err["text"]["en"] == err["message"]  # the English words are the core's own
 
 
 def test_a_game_with_a_dangling_unit_is_refused_in_french(client: Any) -> None:
