@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, cast
 
-from calibration.fields import Reader, read_json_file
+from calibration.fields import Reader, names_param, read_json_file
 from calibration.limits import check_game_tree
 from rules.errors import GameFileError, InvalidActionError
 from rules.frozen import EMPTY, FrozenDict, freeze, thaw
@@ -372,7 +372,8 @@ def _strings(r: Reader, key: str) -> tuple[str, ...] | None:
         return None
     for i, v in enumerate(values):
         if not isinstance(v, str) or not v:
-            r.fail(f"[{i}] must be a non-empty string, got {v!r}", key)
+            r.fail(f"[{i}] must be a non-empty string, got {v!r}", key, "item_not_string",
+                   {"index": i, "value": repr(v)[:60]})
     return tuple(values)
 
 
@@ -390,10 +391,10 @@ def _parse_model(r: Reader) -> Model:
     marker_id = r.integer("marker_id", None)
     if marker_id is not None and marker_id < FIRST_MODEL_MARKER_ID:
         r.fail(f"must be {FIRST_MODEL_MARKER_ID} or more (ids 0-3 are the table corners), got {marker_id}",
-               "marker_id")
+               "marker_id", "marker_low", {"first": FIRST_MODEL_MARKER_ID, "value": str(marker_id)})
     facing = r.number("facing_deg", None)
     if facing is not None and not 0.0 <= facing < 360.0:
-        r.fail(f"must be in [0, 360), got {facing}", "facing_deg")
+        r.fail(f"must be in [0, 360), got {facing}", "facing_deg", "facing_range", {"value": str(facing)})
     return Model(
         model_id=r.string("id"), unit_id=r.string("unit"),
         position_mm=(r.number("x_mm"), r.number("y_mm")),
@@ -416,7 +417,7 @@ def _parse_terrain(r: Reader) -> Terrain:
     need = 3 if shape == "area" else 2
     if len(points) < need:
         r.fail(f"must have at least {need} points for a{'n' if shape == 'area' else ''} {shape}, "
-               f"got {len(points)}", "points_mm")
+               f"got {len(points)}", "points_mm", f"few_points_{shape}", {"count": need, "got": len(points)})
     return Terrain(
         terrain_id=r.string("id"), kind=r.string("kind"), shape=shape,
         points_mm=tuple(points), height_mm=r.number("height_mm", None),
@@ -432,23 +433,27 @@ def _check_references(plan: TablePlan, top: Reader) -> None:
         seen: set[str] = set()
         for i, one in enumerate(ids):
             if one in seen:
-                top.fail(f"[{i}].id {one!r} is used twice; ids must be unique", key)
+                top.fail(f"[{i}].id {one!r} is used twice; ids must be unique", key, "id_twice",
+                         {"index": i, "id": one})
             seen.add(one)
     unit_ids = {u.unit_id for u in plan.units}
     markers: dict[int, str] = {}
     for i, m in enumerate(plan.models):
         if m.unit_id not in unit_ids:
             top.fail(f"[{i}].unit {m.unit_id!r} is not a unit of this game; "
-                     f"units are: {_listing(sorted(unit_ids))}", "models")
+                     f"units are: {_listing(sorted(unit_ids))}", "models", "unknown_unit",
+                     {"index": i, "unit": m.unit_id, "units": names_param(sorted(unit_ids))})
         if m.marker_id is not None:
             if m.marker_id in markers:
                 top.fail(f"[{i}].marker_id {m.marker_id} is already carried by model "
-                         f"{markers[m.marker_id]!r}", "models")
+                         f"{markers[m.marker_id]!r}", "models", "marker_twice",
+                         {"index": i, "marker": str(m.marker_id), "model": markers[m.marker_id]})
             markers[m.marker_id] = m.model_id
     model_units = {m.model_id: m.unit_id for m in plan.models}
     for i, u in enumerate(plan.units):
         if u.leader is not None and model_units.get(u.leader) != u.unit_id:
-            top.fail(f"[{i}].leader {u.leader!r} is not a model of unit {u.unit_id!r}", "units")
+            top.fail(f"[{i}].leader {u.leader!r} is not a model of unit {u.unit_id!r}", "units", "leader_not_member",
+                     {"index": i, "leader": u.leader, "unit": u.unit_id})
 
 
 def load_game(path: str | Path) -> TablePlan:

@@ -57,9 +57,9 @@ import dataclasses
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, cast
+from typing import Any, Iterable, Mapping, NoReturn, Sequence, cast
 
-from calibration.fields import Reader, parse_json_text
+from calibration.fields import Reader, names_param, os_reason, parse_json_text, source_param
 from calibration.limits import load_yaml_bounded
 from rules.errors import RosterError
 from rules.frozen import EMPTY, freeze, thaw
@@ -133,9 +133,26 @@ class Roster:
         """Return the profile name of ``model`` (its own, else its unit's)."""
         return model.profile or unit.profile
 
-    def fail(self, message: str) -> None:
-        """Raise a :class:`RosterError` naming this roster's file."""
-        raise RosterError(f"{self.source}: {message}")
+    def fail(self, message: str, msg: str | None = None, **params: Any) -> NoReturn:
+        """Raise a :class:`RosterError` naming this roster's file.
+
+        ``msg`` (an id under ``roster.``) and ``params`` word it in French and English at the
+        edges; the file is the parameter ``source``; the English ``message`` stays the fallback.
+        """
+        raise roster_error(self.source, message, msg, **params)
+
+
+def roster_error(source: str, message: str, msg: str | None = None, **params: Any) -> RosterError:
+    """Return the :class:`RosterError` ``"{source}: {message}"``, with message id ``roster.<msg>`` when given.
+
+    >>> e = roster_error("una.json", "unit id 'a' is used twice", "unit_twice", unit="a")
+    >>> str(e), e.msg_id, e.params["unit"]
+    ("una.json: unit id 'a' is used twice", 'roster.unit_twice', 'a')
+    """
+    if msg is None:
+        return RosterError(f"{source}: {message}")
+    return RosterError(f"{source}: {message}", msg_id=f"roster.{msg}",
+                       params={"source": source_param(source), **params})
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -166,7 +183,7 @@ def parse_roster(data: Any, *, source: str = "roster", validate: bool = True) ->
     ruleset = top.string("ruleset", choices=RULESET_IDS)
     units = tuple(_parse_unit(r) for r in top.children("units"))
     if not units:
-        top.fail("must list at least one unit", "units")
+        top.fail("must list at least one unit", "units", "no_units")
     roster = Roster(
         ruleset=ruleset, side=top.string("side"), units=units,
         profiles=_named_objects(top, "profiles"), weapons=_named_objects(top, "weapons"),
@@ -188,7 +205,8 @@ def load_roster(path: str | Path, *, validate: bool = True) -> Roster:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RosterError(f"{path}: cannot read the roster file ({exc.strerror or exc})") from None
+        raise roster_error(str(path), f"cannot read the roster file ({exc.strerror or exc})", "unreadable",
+                           reason=os_reason(exc)) from None
     data = roster_data_from_text(text, source=str(path))
     return parse_roster(data, source=str(path), validate=validate)
 
@@ -214,7 +232,8 @@ def _named_objects(top: Reader, key: str) -> Mapping[str, Any]:
     child = top.child(key)
     for name in child.data:
         if not isinstance(name, str) or not name:
-            child.fail(f"has a name {name!r} that is not a non-empty string")
+            child.fail(f"has a name {name!r} that is not a non-empty string", None, "bad_name",
+                       {"name": repr(name)})
         child.child(name)  # each entry must be an object
     return cast(Mapping[str, Any], freeze(dict(child.data)))
 
@@ -223,7 +242,8 @@ def _strings(r: Reader, key: str) -> tuple[str, ...]:
     values = r.array(key, [])
     for i, v in enumerate(values):
         if not isinstance(v, str) or not v:
-            r.fail(f"[{i}] must be a non-empty string, got {v!r}", key)
+            r.fail(f"[{i}] must be a non-empty string, got {v!r}", key, "item_not_string",
+                   {"index": i, "value": repr(v)[:60]})
     return tuple(values)
 
 
@@ -232,7 +252,8 @@ def _parse_model(r: Reader) -> RosterModel:
     marker_id = r.integer("marker_id", None)
     if marker_id is not None and not FIRST_MODEL_MARKER_ID <= marker_id <= LAST_MODEL_MARKER_ID:
         r.fail(f"must be between {FIRST_MODEL_MARKER_ID} and {LAST_MODEL_MARKER_ID} "
-               f"(ids 0-3 are the table corners), got {marker_id}", "marker_id")
+               f"(ids 0-3 are the table corners), got {marker_id}", "marker_id", "marker_range",
+               {"first": FIRST_MODEL_MARKER_ID, "last": LAST_MODEL_MARKER_ID, "value": str(marker_id)})
     return RosterModel(
         model_id=r.string("id"), base_mm=r.number("base_mm", positive=True), marker_id=marker_id,
         profile=r.string("profile", None), role=r.string("role", None),
@@ -246,7 +267,7 @@ def _parse_unit(r: Reader) -> RosterUnit:
     r.only(_UNIT_KEYS)
     models = tuple(_parse_model(m) for m in r.children("models"))
     if not models:
-        r.fail("must list at least one model", "models")
+        r.fail("must list at least one model", "models", "no_models")
     unit = RosterUnit(
         unit_id=r.string("id"), models=models, name=r.string("name", None),
         profile=r.string("profile", None), kind=r.string("kind", None),
@@ -255,7 +276,8 @@ def _parse_unit(r: Reader) -> RosterUnit:
     )
     if unit.leader is not None and unit.leader not in {m.model_id for m in models}:
         r.fail(f"{unit.leader!r} is not a model of unit {unit.unit_id!r}; its models are: "
-               f"{', '.join(m.model_id for m in models)}", "leader")
+               f"{', '.join(m.model_id for m in models)}", "leader", "leader_not_in_unit",
+               {"leader": unit.leader, "unit": unit.unit_id, "models": [m.model_id for m in models]})
     return unit
 
 
@@ -266,23 +288,27 @@ def _check_structure(roster: Roster) -> None:
     markers: dict[int, str] = {}
     for unit in roster.units:
         if unit.unit_id in seen_units:
-            roster.fail(f"unit id {unit.unit_id!r} is used twice; unit ids must be unique")
+            roster.fail(f"unit id {unit.unit_id!r} is used twice; unit ids must be unique", "unit_twice",
+                        unit=unit.unit_id)
         seen_units.add(unit.unit_id)
         for m in unit.models:
             if m.model_id in seen_models:
                 roster.fail(f"model id {m.model_id!r} is used twice (units {seen_models[m.model_id]!r} "
-                            f"and {unit.unit_id!r}); model ids must be unique")
+                            f"and {unit.unit_id!r}); model ids must be unique", "model_twice",
+                            model=m.model_id, first=seen_models[m.model_id], unit=unit.unit_id)
             seen_models[m.model_id] = unit.unit_id
             if m.marker_id is not None:
                 if m.marker_id in markers:
                     roster.fail(f"marker id {m.marker_id} is given to both {markers[m.marker_id]!r} and "
-                                f"{m.model_id!r}; each model needs its own marker")
+                                f"{m.model_id!r}; each model needs its own marker", "marker_twice",
+                                marker=str(m.marker_id), first=markers[m.marker_id], model=m.model_id)
                 markers[m.marker_id] = m.model_id
             profile = roster.profile_of(unit, m)
             if profile is not None and profile not in roster.profiles:
                 roster.fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has profile {profile!r}, "
                             f"which the roster does not define; profiles are: "
-                            f"{', '.join(sorted(roster.profiles)) or '(none)'}")
+                            f"{', '.join(sorted(roster.profiles)) or '(none)'}", "undefined_profile",
+                            model=m.model_id, unit=unit.unit_id, profile=profile, known=_known(roster.profiles))
 
 
 # -- helpers for the rule sets' validate_roster -----------------------------------------------
@@ -295,20 +321,22 @@ def require_known_weapons(roster: Roster, builtin: Iterable[str] = ()) -> None:
         for w in m.weapons:
             if w not in known:
                 roster.fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon "
-                            f"{w!r}; known weapons are: {', '.join(sorted(known)) or '(none)'}")
+                            f"{w!r}; known weapons are: {', '.join(sorted(known)) or '(none)'}", "weapon_not_listed",
+                            model=m.model_id, unit=unit.unit_id, weapon=w, known=_known(known))
 
 
 def require_known_rules(roster: Roster, known: Iterable[str], *, what: str = "rule") -> None:
     """Refuse a unit or model rule outside ``known`` (exact names, as the rule set spells them)."""
     known_set = set(known)
     for unit in roster.units:
-        places = [(f"unit {unit.unit_id!r}", unit.rules)]
-        places += [(f"model {m.model_id!r}", m.rules) for m in unit.models]
-        for where, rules in places:
+        places = [(f"unit {unit.unit_id!r}", "unit", unit.unit_id, unit.rules)]
+        places += [(f"model {m.model_id!r}", "model", m.model_id, m.rules) for m in unit.models]
+        for where, kind, ident, rules in places:
             for rule in rules:
                 if rule not in known_set:
                     roster.fail(f"{where} has unknown {what} {rule!r} for {roster.ruleset}; known "
-                                f"{what}s are: {', '.join(sorted(known_set)) or '(none)'}")
+                                f"{what}s are: {', '.join(sorted(known_set)) or '(none)'}", f"unknown_rule_{kind}",
+                                id=ident, rule=rule, what=what, ruleset=roster.ruleset, known=_known(known_set))
 
 
 def require_stats(roster: Roster, table: str, name: str, stats: Mapping[str, Any],
@@ -316,10 +344,31 @@ def require_stats(roster: Roster, table: str, name: str, stats: Mapping[str, Any
     """Refuse an entry of ``profiles``/``weapons`` that lacks a stat or gives it the wrong type."""
     for key, kind in needed:
         if key not in stats:
-            roster.fail(f"{table}.{name} lacks {key!r} (needed by {roster.ruleset})")
+            roster.fail(f"{table}.{name} lacks {key!r} (needed by {roster.ruleset})", "stat_missing",
+                        table=table, name=name, key=key, ruleset=roster.ruleset)
         value = stats[key]
         if isinstance(value, bool) or not isinstance(value, kind):
-            roster.fail(f"{table}.{name}.{key} must be {_kind_name(kind)}, got {value!r}")
+            roster.fail(f"{table}.{name}.{key} must be {_kind_name(kind)}, got {value!r}", "stat_type",
+                        table=table, name=name, key=key, value=repr(value)[:60],
+                        kind=_kind_param(kind))
+
+
+_KIND_IDS = {int: "integer", float: "number", str: "string", bool: "boolean"}
+
+
+def _known(names: Iterable[str]) -> Any:
+    """A list of known names as a message parameter (``-`` for none)."""
+    return names_param(sorted(names))
+
+
+def _kind_param(kind: type | tuple[type, ...]) -> Any:
+    """The wanted type(s) of a stat as a message parameter ("an integer", "an integer or a number")."""
+    kinds = [{"msg": f"file.kind.{_KIND_IDS.get(k, 'other')}", "params": {"name": k.__name__}}
+             for k in (kind if isinstance(kind, tuple) else (kind,))]
+    out = kinds[0]
+    for more in kinds[1:]:
+        out = {"msg": "file.kind.either", "params": {"one": out, "other": more}}
+    return out
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -351,21 +400,26 @@ def merge_rosters(plan: TablePlan, rosters: Sequence[Roster]) -> TablePlan:
     profiles = dict(thaw(plan.profiles or {}))
     weapons = dict(thaw(plan.weapons or {}))
     seen_units: dict[str, str] = {}
-    seen_markers: dict[int, str] = {}
+    seen_markers: dict[int, tuple[str, str]] = {}
     for roster in rosters:
         for _, rm in roster.all_models():
             if rm.marker_id is not None:
                 if rm.marker_id in seen_markers:
+                    first_model, first_source = seen_markers[rm.marker_id]
                     roster.fail(f"marker id {rm.marker_id} of model {rm.model_id!r} is also used by "
-                                f"{seen_markers[rm.marker_id]}; each model needs its own marker")
-                seen_markers[rm.marker_id] = f"model {rm.model_id!r} of {roster.source}"
+                                f"model {first_model!r} of {first_source}; each model needs its own marker",
+                                "marker_in_two", marker=str(rm.marker_id), model=rm.model_id, first=first_model,
+                                first_source=source_param(first_source))
+                seen_markers[rm.marker_id] = (rm.model_id, roster.source)
         if roster.ruleset != plan.ruleset:
-            roster.fail(f"is a {roster.ruleset} roster but the game is {plan.ruleset}")
+            roster.fail(f"is a {roster.ruleset} roster but the game is {plan.ruleset}", "other_ruleset",
+                        ruleset=roster.ruleset, game=plan.ruleset)
         _merge_table(roster, "profiles", roster.profiles, profiles)
         _merge_table(roster, "weapons", roster.weapons, weapons)
         for ru in roster.units:
             if ru.unit_id in seen_units:
-                roster.fail(f"unit id {ru.unit_id!r} is also used by {seen_units[ru.unit_id]}")
+                roster.fail(f"unit id {ru.unit_id!r} is also used by {seen_units[ru.unit_id]}", "unit_in_two",
+                            unit=ru.unit_id, first_source=source_param(seen_units[ru.unit_id]))
             seen_units[ru.unit_id] = roster.source
             unit = Unit(unit_id=ru.unit_id, side=roster.side, name=ru.name, leader=ru.leader,
                         profile=ru.profile, kind=ru.kind, rules=ru.rules or None, extra=ru.extra)
@@ -378,7 +432,8 @@ def merge_rosters(plan: TablePlan, rosters: Sequence[Roster]) -> TablePlan:
     unit_ids = {u.unit_id for u in units}
     orphans = [m.model_id for m in models if m.unit_id not in unit_ids]
     if orphans:
-        raise RosterError(f"models {', '.join(orphans)} belong to no unit after merging the rosters")
+        raise RosterError(f"models {', '.join(orphans)} belong to no unit after merging the rosters",
+                          msg_id="roster.orphans", params={"models": orphans})
     return dataclasses.replace(plan, units=tuple(units), models=tuple(models),
                                profiles=freeze(profiles), weapons=freeze(weapons))
 
@@ -388,7 +443,7 @@ def _merge_table(roster: Roster, key: str, mine: Mapping[str, Any], into: dict[s
         stats = thaw(stats)
         if name in into and into[name] != stats:
             roster.fail(f"{key}.{name} differs from the {name!r} already in the game; "
-                        f"give one of them another name")
+                        f"give one of them another name", "differs", table=key, name=name)
         into[name] = stats
 
 

@@ -55,6 +55,7 @@ from rules.heights import HEIGHT_SOURCE, eyes, over_msg, over_text, sees_over
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import on_table, placed_only
 from rules.plan import Model, TablePlan, Terrain
+from rules.reasons import Reason, reason_json
 from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
@@ -120,8 +121,8 @@ class Sight:
                 "visible_fraction": round(self.visible_fraction, 4),
                 "cover_fraction": round(self.cover_fraction, 4),
                 "centre_line_clear": self.centre_line_clear,
-                "blockers": [{"kind": k, "id": i, "reason": r} for k, i, r in self.blockers],
-                "cover": [{"kind": k, "id": i, "reason": r} for k, i, r in self.cover],
+                "blockers": [reason_json(k, i, r) for k, i, r in self.blockers],
+                "cover": [reason_json(k, i, r) for k, i, r in self.cover],
                 "explanation": explanation_json(self.steps)}
 
 
@@ -439,15 +440,15 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
         share = f"{int(hits.sum())}/{n} sight rays"
         params = {"piece": bl.ident, "what": bl.what, "hit": int(hits.sum()), "rays": n}
         if bl.effect == "depth":
-            reason = f"{bl.reason}; sight passes through it ({share})"
+            reason = Reason(f"{bl.reason}; sight passes through it ({share})", msg("sight.reason.depth", **params))
             cover.append((bl.kind, bl.ident, reason))
             steps.append(Step("area depth", f"{bl.ident}: {reason}", bl.source, msg="los.depth_through", params=params))
         elif bl.effect == "blocks" and (hits & blocked).any():
-            reason = f"{bl.reason} ({share} blocked)"
+            reason = Reason(f"{bl.reason} ({share} blocked)", msg("sight.reason.blocks", **params))
             blockers.append((bl.kind, bl.ident, reason))
             steps.append(Step("blocked", f"{bl.ident}: {reason}", bl.source, msg="los.blocked_by", params=params))
         elif bl.effect == "cover":
-            reason = f"{bl.reason} (hides {share})"
+            reason = Reason(f"{bl.reason} (hides {share})", msg("sight.reason.cover", **params))
             cover.append((bl.kind, bl.ident, reason))
             steps.append(Step("cover", f"{bl.ident}: {reason}", bl.source, msg="los.cover_by", params=params))
     if depth_sum.max(initial=0.0) > 0:
@@ -460,7 +461,8 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
                           msg="los.depth_separate" if separate else "los.depth_added",
                           params={"depth": round(worst, 2)}))
         if blocked.any():
-            blockers.extend((bl.kind, bl.ident, f"{bl.reason}: too deep to see through")
+            blockers.extend((bl.kind, bl.ident, Reason(f"{bl.reason}: too deep to see through",
+                                                       msg("sight.reason.too_deep", piece=bl.ident, what=bl.what)))
                             for bl, hits in hit_by if bl.effect == "depth" and (hits & blocked).any())
     clear = ~blocked
     visible = bool(clear.any())

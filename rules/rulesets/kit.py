@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Iterable, Mapping, NoReturn, Sequence, cast
+from typing import Any, Iterable, Mapping, NoReturn, Protocol, Sequence, cast
 
-from rules.errors import InvalidActionError, RosterError
+from calibration.fields import names_param
+from rules.errors import InvalidActionError
 from rules.frozen import EMPTY, freeze, parse_bool, thaw
 from rules.plan import Model, TablePlan, Unit
+from rules.roster import roster_error
 
 _MISSING: Any = object()
 _RULE_RE = re.compile(r"^\s*([^()]+?)\s*(?:\(\s*\+?(-?\d+)\s*\))?\s*$")
@@ -169,24 +171,37 @@ def threshold(n: int) -> str:
 
 # -- rosters -----------------------------------------------------------------------------------
 
-def roster_fail(roster: Any) -> Callable[[str], NoReturn]:
-    """Return ``fail(msg)``, raising :class:`RosterError` with the roster's file name in front."""
-    def fail(msg: str) -> NoReturn:
-        raise RosterError(f"{roster.source}: {msg}")
+class RosterFail(Protocol):
+    """``fail(text, msg=None, **params)``: raise the roster's refusal (``text`` in English, ``roster.<msg>``)."""
+
+    def __call__(self, text: str, msg: str | None = None, **params: Any) -> NoReturn: ...
+
+
+def roster_fail(roster: Any) -> RosterFail:
+    """Return ``fail(text, msg=None, **params)``, raising :class:`RosterError` with the roster's file name in front.
+
+    With ``msg`` the error carries the message id ``roster.<msg>`` and ``params`` (plus the file,
+    ``source``), worded in French and English at the edges (:func:`rules.roster.roster_error`).
+    """
+    def fail(text: str, msg: str | None = None, **params: Any) -> NoReturn:
+        raise roster_error(roster.source, text, msg, **params)
     return fail
 
 
-def check_whole_stats(fail: Callable[[str], Any], where: str, entry: Mapping[str, Any], keys: Sequence[str], *,
+def check_whole_stats(fail: RosterFail, where: str, entry: Mapping[str, Any], keys: Sequence[str], *,
                       minimum: int, maximum: int | None = None, expect: str, optional: bool = False,
                       nullable: bool = False) -> None:
     """Refuse a roster entry (a profile or a weapon) whose ``keys`` are not whole numbers in range.
 
-    The message is ``"{where}.{key} must be {expect}, got {value!r}"``; ``optional``: an
-    absent key is accepted, ``nullable``: a null value is accepted.
+    The message is ``"{where}.{key} must be {expect}, got {value!r}"`` (id ``roster.whole_stat``:
+    a whole number from ``minimum``, up to ``maximum`` when given); ``optional``: an absent key
+    is accepted, ``nullable``: a null value is accepted.
 
-    >>> check_whole_stats(print, "profiles.p", {"QL": 3, "AR": -1}, ("QL", "AR"), minimum=0,
+    >>> def show(text: str, msg: str | None = None, **params: Any) -> None:
+    ...     print(text, msg, params["least"], params["most"])
+    >>> check_whole_stats(show, "profiles.p", {"QL": 3, "AR": -1}, ("QL", "AR"), minimum=0,
     ...                   expect="an integer >= 0")
-    profiles.p.AR must be an integer >= 0, got -1
+    profiles.p.AR must be an integer >= 0, got -1 whole_stat 0 -
     """
     for key in keys:
         v = entry.get(key, _MISSING)
@@ -194,17 +209,21 @@ def check_whole_stats(fail: Callable[[str], Any], where: str, entry: Mapping[str
             continue
         v = None if v is _MISSING else v
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum or (maximum is not None and v > maximum):
-            fail(f"{where}.{key} must be {expect}, got {v!r}")
+            fail(f"{where}.{key} must be {expect}, got {v!r}", "whole_stat" if maximum is None else "whole_stat_range",
+                 where=where, key=key, expect=expect, least=minimum, most=maximum if maximum is not None else "-",
+                 value=repr(v)[:60])
 
 
-def check_model_kit(roster: Any, unit: Any, m: Any, fail: Callable[[str], Any]) -> None:
+def check_model_kit(roster: Any, unit: Any, m: Any, fail: RosterFail) -> None:
     """Refuse a roster model carrying a weapon the roster does not list, or without a profile."""
     for w in m.weapons:
         if w not in roster.weapons:
             fail(f"model {m.model_id!r} of unit {unit.unit_id!r} carries unknown weapon {w!r}; "
-                 f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}")
+                 f"weapons are: {', '.join(sorted(roster.weapons)) or '(none)'}", "weapon_not_in_roster",
+                 model=m.model_id, unit=unit.unit_id, weapon=w, known=names_param(sorted(roster.weapons)))
     if roster.profile_of(unit, m) is None:
-        fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile")
+        fail(f"model {m.model_id!r} of unit {unit.unit_id!r} has no profile", "no_profile",
+             model=m.model_id, unit=unit.unit_id)
 
 
 # -- the plan: options, sides, profiles, weapons -------------------------------------------------
