@@ -784,7 +784,7 @@ def test_a_refused_army_list_says_why_in_french_and_english() -> None:
     words = texts(err.value)
     assert words is not None and "plus que sa valeur convenue de 30 pts" in words["fr"]
     assert "over its agreed value of 30 pts" in words["en"]
-    with pytest.raises(RosterError) as err:  # a shared check: its English reason inside a French frame
+    with pytest.raises(RosterError) as err:  # a shared check (rules.rulesets.kit): its own message
         parse_roster(_roster(profiles={"trooper": {"quality": 7, "defense": 4, "points": 20}}))
     words = texts(err.value)
-    assert words is not None and words["fr"].startswith("Liste d'armée") and "quality" in words["fr"]
+    assert words is not None and "profiles.trooper.quality doit être un nombre entier de 2 à 6" in words["fr"]

@@ -51,6 +51,7 @@ from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
 from rules.resolution import Action, Resolution
+from rules.roster import roster_error
 from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported for the tests)
     Batch,
     Body,
@@ -164,10 +165,13 @@ LABELS: Mapping[str, str] = MappingProxyType({
 def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
     """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
 
-    The shared checks (:mod:`rules.rulesets.kit`) give only ``text``: it is then told inside
-    a general message naming the file.
+    The shared checks (:mod:`rules.rulesets.kit`) give their own short id (``roster.<id>``) and
+    keyword parameters; a text without an id is told inside a general message naming the file.
     """
-    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> NoReturn:
+    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None,
+             **shared: Any) -> NoReturn:
+        if msg_id is not None and "." not in msg_id:  # a shared check (rules.rulesets.kit): its roster.<id>
+            raise roster_error(roster.source, text, msg_id, **shared)
         said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
         raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "firefight.roster.refused", params=said)
     return fail
