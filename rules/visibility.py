@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 import shapely
@@ -166,38 +166,119 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
 def _blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
                   options: Mapping[str, Any] | None = None, within: Box | None = None) -> list[Blocker]:
     """:func:`blockers_for` on a plan holding only figures on the table."""
-    rs = ruleset
-    out: list[Blocker] = []
-    origin = shapely.Point(observer.position_mm)
-    boxes = _terrain_boxes(plan.terrain) if within is not None else ()
-    for k, piece in enumerate(plan.terrain):
-        if within is not None and _apart(boxes[k], within):
-            continue
-        kind = rs.kind_of(piece)
-        geom = terrain_geometry(piece)
+    return [c.make() for c in _candidates_for(plan, observer, target, ruleset, within, _context(plan, ruleset))]
+
+
+class _Candidate(NamedTuple):
+    """A blocker worth testing against the rays; its :class:`Blocker` (and messages) made only if a ray meets it."""
+
+    geometry: BaseGeometry
+    effect: str
+    limit_mm: float
+    make: Callable[[], Blocker]
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What sight between many pairs of one plan shares: the figures by unit, which units are infantry.
+
+    Made once per question (one pair, or every pair of two units), never kept between questions.
+    """
+
+    models: tuple[Model, ...]
+    by_unit: Mapping[str, tuple[Model, ...]]
+    infantry: frozenset[str]
+    units: tuple[str, ...]
+    xy: np.ndarray  # (n, 2) the figures' centres
+    rad: np.ndarray  # (n,) their base radii
+    terrain: tuple[Terrain, ...]
+    boxes: np.ndarray  # (T, 4) the pieces' boxes
+    kinds: tuple[TerrainKind | None, ...]
+    geoms: tuple[BaseGeometry, ...]
+
+
+def _context(plan: TablePlan, rs: SightRules) -> _Context:
+    by_unit: dict[str, list[Model]] = {}
+    for m in plan.models:
+        by_unit.setdefault(m.unit_id, []).append(m)
+    boxes, kinds, geoms = _terrain_info(plan.terrain, rs)
+    return _Context(plan.models, {k: tuple(v) for k, v in by_unit.items()},
+                    frozenset(u.unit_id for u in plan.units if u.kind is None or u.kind == "infantry"),
+                    tuple(u.unit_id for u in plan.units),
+                    np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2),
+                    np.array([m.base_mm for m in plan.models], dtype=float) / 2.0,
+                    plan.terrain, np.array(boxes, dtype=float).reshape(-1, 4), kinds, geoms)
+
+
+@functools.lru_cache(maxsize=16)
+def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
+                  ) -> tuple[tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...]]:
+    """Every piece's box, kind (``None`` when the rule set does not know it) and prepared geometry, by value."""
+    kinds: list[TerrainKind | None] = []
+    for t in terrain:
+        try:
+            kinds.append(rs.kind_of(t))
+        except Exception:  # noqa: BLE001 - asked again (and raised) only if the piece is in the way
+            kinds.append(None)
+    geoms = tuple(terrain_geometry(t) for t in terrain)
+    for g in geoms:
+        shapely.prepare(g)  # the same answers, faster when tested against many rays
+    return _terrain_boxes(terrain), tuple(kinds), geoms
+
+
+def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
+                    ctx: _Context) -> list[_Candidate]:
+    """The blockers of :func:`blockers_for`, in its order, as candidates (nothing made for what no ray meets)."""
+    out: list[_Candidate] = []
+    origin: BaseGeometry | None = None
+    kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
+    depth = rs.sight_depth_mm
+    if within is None:
+        meet: Sequence[int] = range(len(terrain))
+    else:  # the pieces whose box meets the rays' box (the others meet no ray), in the plan's order
+        b = ctx.boxes
+        meet = np.flatnonzero((b[:, 2] >= within[0]) & (within[2] >= b[:, 0])
+                              & (b[:, 3] >= within[1]) & (within[3] >= b[:, 1])).tolist()
+    for k in meet:
+        piece = terrain[k]
+        kind = kinds[k]
+        if kind is None:
+            kind = rs.kind_of(piece)  # raises: the kind is unknown
         if kind.sight == "clear":
             continue
-        if piece.shape == "area" and kind.sight in ("blocks", "cover") and geom.covers(origin):
-            continue  # one sees out of the piece one stands in
-        if (piece.shape == "line" and kind.sight == "cover"
-                and geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM):
-            continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
-        if kind.sight in rs.sight_depth_mm:
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
-                               f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight],
-                               what=kind_msg(rs.name, piece.kind)))
+        geom = geoms[k]
+        if piece.shape == "area" and kind.sight in ("blocks", "cover"):
+            origin = origin if origin is not None else shapely.Point(observer.position_mm)
+            if geom.covers(origin):
+                continue  # one sees out of the piece one stands in
+        if piece.shape == "line" and kind.sight == "cover":
+            origin = origin if origin is not None else shapely.Point(observer.position_mm)
+            if geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM:
+                continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
+        if kind.sight in depth:
+            limit = depth[kind.sight]
+            out.append(_Candidate(geom, "depth", limit, functools.partial(
+                Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
+                what=kind_msg(rs.name, piece.kind))))
         elif kind.sight == "blocks" and sees_over(piece, observer, target):
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
-                               f"{kind.source}; {HEIGHT_SOURCE}", what=over_msg(piece, observer, target)))
+            out.append(_Candidate(geom, "cover", 0.0, functools.partial(
+                _seen_over_blocker, piece, kind, geom, observer, target)))
         else:
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
-                               what=kind_msg(rs.name, piece.kind)))
-    out.extend(_figure_blockers(plan, rs, observer, target, within))
+            out.append(_Candidate(geom, kind.sight, 0.0, functools.partial(
+                Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
+                what=kind_msg(rs.name, piece.kind))))
+    out.extend(_figure_candidates(rs, observer, target, within, ctx))
     return out
 
 
-def _near_centre_line(models: Sequence[Model], observer: Model, target: Model) -> np.ndarray:
+def _seen_over_blocker(piece: Terrain, kind: TerrainKind, geom: BaseGeometry, observer: Model, target: Model
+                       ) -> Blocker:
+    return Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
+                   f"{kind.source}; {HEIGHT_SOURCE}", what=over_msg(piece, observer, target))
+
+
+def _near_centre_line(xy: np.ndarray, rad: np.ndarray, observer: Model, target: Model) -> np.ndarray:
     """Which figures' bases may meet a sight ray from ``observer`` to ``target``.
 
     Every ray lies in the triangle from the observer's centre to the chord across the
@@ -206,8 +287,8 @@ def _near_centre_line(models: Sequence[Model], observer: Model, target: Model) -
     """
     o = np.asarray(observer.position_mm, dtype=float)
     v = np.asarray(target.position_mm, dtype=float) - o
-    p = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2) - o
-    r = np.array([m.base_mm for m in models], dtype=float) / 2.0
+    p = xy - o
+    r = rad
     t = np.clip(p @ v / max(float(v @ v), 1e-12), 0.0, 1.0)
     gap = np.hypot(p[:, 0] - t * v[0], p[:, 1] - t * v[1])
     return np.asarray(gap <= r + target.base_mm / 2.0 + CONTACT_TOLERANCE_MM + 1e-6)
@@ -220,42 +301,69 @@ def _disc_box(m: Model, scale: float = 1.0) -> Box:
 
 def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model,
                      within: Box | None = None) -> list[Blocker]:
-    out: list[Blocker] = []
+    return [c.make() for c in _figure_candidates(rs, observer, target, within, _context(plan, rs))]
+
+
+def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: Box | None,
+                       ctx: _Context) -> list[_Candidate]:
+    out: list[_Candidate] = []
     if rs.models_block_sight == "models":
-        near = _near_centre_line(plan.models, observer, target) if within is not None else None
-        for k, m in enumerate(plan.models):
+        models = ctx.models
+        near = _near_centre_line(ctx.xy, ctx.rad, observer, target) if within is not None else None
+        source = rs.source("Règles de Tir (note importante)")
+        for k in (range(len(models)) if near is None else np.flatnonzero(near).tolist()):
+            m = models[k]
             if m.model_id in (observer.model_id, target.model_id):
                 continue
-            if near is not None and not near[k]:
-                continue
-            out.append(Blocker("figure", m.model_id, _disc(m), "blocks",
-                               "a figure is in the way: no shot through another figure",
-                               rs.source("Règles de Tir (note importante)"), what=msg("sight.figure_in_way")))
+            disc = _disc(m)
+            out.append(_Candidate(disc, "blocks", 0.0, functools.partial(_figure_blocker, m.model_id, disc, source)))
     elif rs.models_block_sight == "infantry-units":
         skip = {observer.unit_id, target.unit_id}
-        for u in plan.units:
-            ms = [m for m in plan.models if m.unit_id == u.unit_id]
-            if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
+        source = rs.source("Ligne de vue")
+        for uid in ctx.units:
+            ms = ctx.by_unit.get(uid, ())
+            if uid in skip or not ms or uid not in ctx.infantry:
                 continue
-            if within is not None:  # the hull lies within the boxes of its bases' circumscribed polygons
-                boxes = [_disc_box(m, HULL_SCALE) for m in ms]
-                box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                       max(b[2] for b in boxes), max(b[3] for b in boxes))
-                if _apart(box, within):
-                    continue
-            for group in obstacle_groups(ms):
-                hull = unit_hull(group)
-                if len(group) >= 2:
-                    ident = (u.unit_id if len(group) == len(ms)
-                             else f"{u.unit_id} ({', '.join(m.model_id for m in group)})")
-                    out.append(Blocker("unit", ident, hull, "blocks",
-                                       "an infantry unit is a solid obstacle (its figures within 1\" of one another)",
-                                       rs.source("Ligne de vue"), what=msg("sight.unit_obstacle")))
+            for ident, solid, hull, box in _unit_obstacles(uid, ms):
+                if within is not None and _apart(box, within):
+                    continue  # the hull lies within its bases' circumscribed polygons' boxes: no ray meets it
+                if solid:
+                    out.append(_Candidate(hull, "blocks", 0.0, functools.partial(
+                        Blocker, "unit", ident, hull, "blocks",
+                        "an infantry unit is a solid obstacle (its figures within 1\" of one another)", source,
+                        what=msg("sight.unit_obstacle"))))
                 else:
-                    out.append(Blocker("figure", group[0].model_id, hull, "cover",
-                                       "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue"),
-                                       what=msg("sight.isolated_figure")))
+                    out.append(_Candidate(hull, "cover", 0.0, functools.partial(
+                        Blocker, "figure", ident, hull, "cover", "an isolated infantry figure is a partial obstacle",
+                        source, what=msg("sight.isolated_figure"))))
     return out
+
+
+def _figure_blocker(model_id: str, disc: BaseGeometry, source: str) -> Blocker:
+    return Blocker("figure", model_id, disc, "blocks", "a figure is in the way: no shot through another figure",
+                   source, what=msg("sight.figure_in_way"))
+
+
+@functools.lru_cache(maxsize=512)
+def _unit_obstacles(unit_id: str, ms: tuple[Model, ...]) -> tuple[tuple[str, bool, BaseGeometry, Box], ...]:
+    """The obstacles a High Fire infantry unit makes, remembered by its figures' values.
+
+    ``(ident, solid, outline, box)`` per :func:`obstacle_groups` group: a group of two or more
+    figures is a solid (named by the unit, or by the unit and its figures when the unit is split),
+    a figure alone a partial obstacle; ``box`` holds the outline (its bases' circumscribed polygons).
+    """
+    out = []
+    for group in obstacle_groups(ms):
+        hull = unit_hull(group)
+        shapely.prepare(hull)
+        boxes = [_disc_box(m, HULL_SCALE) for m in group]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        if len(group) >= 2:
+            ident = unit_id if len(group) == len(ms) else f"{unit_id} ({', '.join(m.model_id for m in group)})"
+            out.append((ident, True, hull, box))
+        else:
+            out.append((group[0].model_id, False, hull, box))
+    return tuple(out)
 
 
 OBSTACLE_LINK_MM = 25.4  # High Fire, UNITES: a member stays within 1" of another one
@@ -388,40 +496,50 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     return _sight_result(rs, opts, observer, target, *rays)
 
 
-def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any]
+def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any],
+          ctx: _Context | None = None
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple["Blocker", np.ndarray]]] | None:
     """Trace the sight rays: which are blocked, which covered, the depth each crosses, what hit them.
 
     ``None`` when the bases touch. ``plan`` holds only figures on the table (a view, or a plan
-    with none off it).
+    with none off it); ``ctx`` is its :func:`_context` when many pairs are asked at once.
+    Every candidate is tested against every ray in one shapely call (prepared geometries);
+    a depth is clipped only for the rays that meet its piece (the others cross none of it).
     """
     segs = sight_rays(observer, target)
     if segs is None:
         return None
-    blockers = _blockers_for(plan, observer, target, ruleset=rs, options=opts, within=rays_box(segs))
-    lines = shapely.linestrings(segs)
-    blocked = np.zeros(len(segs), dtype=bool)
-    covered = np.zeros(len(segs), dtype=bool)
-    depth_sum = np.zeros(len(segs))
+    cands = _candidates_for(plan, observer, target, rs, rays_box(segs),
+                            ctx if ctx is not None else _context(plan, rs))
+    n = len(segs)
+    blocked = np.zeros(n, dtype=bool)
+    covered = np.zeros(n, dtype=bool)
+    depth_sum = np.zeros(n)
     separate = opts.get("sight_depth", "proportional") == "separate"
     hit_by: list[tuple[Blocker, np.ndarray]] = []
-    for bl in blockers:
-        if bl.effect == "depth":
-            ratio = shapely.length(shapely.intersection(lines, bl.geometry)) / bl.limit_mm
-            if separate:
-                hits = ratio >= 1.0 - 1e-9
-                blocked |= hits
-            else:
-                depth_sum += ratio
-                hits = ratio > 0
-        else:
-            hits = shapely.intersects(lines, bl.geometry)
-            if bl.effect == "blocks":
+    if cands:
+        lines = shapely.linestrings(segs)
+        geoms = np.empty(len(cands), dtype=object)
+        geoms[:] = [c.geometry for c in cands]
+        meets = shapely.intersects(geoms[None, :], lines[:, None])  # (rays, candidates); the prepared one first
+        for k, c in enumerate(cands):
+            hits = meets[:, k]
+            if c.effect == "depth":
+                ratio = np.zeros(n)
+                if hits.any():
+                    ratio[hits] = shapely.length(shapely.intersection(lines[hits], c.geometry)) / c.limit_mm
+                if separate:
+                    hits = ratio >= 1.0 - 1e-9
+                    blocked |= hits
+                else:
+                    depth_sum += ratio
+                    hits = ratio > 0
+            elif c.effect == "blocks":
                 blocked |= hits
             else:
                 covered |= hits
-        if hits.any():
-            hit_by.append((bl, hits))
+            if hits.any():
+                hit_by.append((c.make(), hits))
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
     return blocked, covered, depth_sum, hit_by
@@ -1321,12 +1439,13 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
     out: dict[str, tuple[str, ...]] = {}
     if on_table(plan) is plan:  # every figure asked about is on the table: only the rays are traced
         opts = {**ruleset.defaults(), **(options or {})}
+        ctx = _context(plan, ruleset)  # the figures by unit, the terrain's boxes: once for every pair
         for f in firers:
             seen = []
             for t in targets:
                 if t.model_id == f.model_id:
                     continue
-                rays = _rays(plan, f, t, ruleset, opts)
+                rays = _rays(plan, f, t, ruleset, opts, ctx)
                 if rays is None or not rays[0].all():
                     seen.append(t.model_id)
             out[f.model_id] = tuple(seen)
