@@ -58,6 +58,8 @@ from rules.plan import Model, TablePlan, Terrain
 from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
+_RAY_SPREAD = np.linspace(-1.0, 1.0, RAYS)  # where the rays end across the target's base, in radii
+_RAY_SPREAD.flags.writeable = False
 
 
 class SightRules(Protocol):
@@ -195,6 +197,7 @@ class _Context:
     boxes: np.ndarray  # (T, 4) the pieces' boxes
     kinds: tuple[TerrainKind | None, ...]
     geoms: tuple[BaseGeometry, ...]
+    obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...]  # High Fire: per infantry unit
 
 
 def _context(plan: TablePlan, rs: SightRules) -> _Context:
@@ -202,12 +205,14 @@ def _context(plan: TablePlan, rs: SightRules) -> _Context:
     for m in plan.models:
         by_unit.setdefault(m.unit_id, []).append(m)
     boxes, kinds, geoms = _terrain_info(plan.terrain, rs)
-    return _Context(plan.models, {k: tuple(v) for k, v in by_unit.items()},
-                    frozenset(u.unit_id for u in plan.units if u.kind is None or u.kind == "infantry"),
-                    tuple(u.unit_id for u in plan.units),
+    units = {k: tuple(v) for k, v in by_unit.items()}
+    infantry = frozenset(u.unit_id for u in plan.units if u.kind is None or u.kind == "infantry")
+    obstacles = tuple((u.unit_id, _unit_obstacles(u.unit_id, units[u.unit_id])) for u in plan.units
+                      if u.unit_id in infantry and units.get(u.unit_id)) if rs.models_block_sight == "infantry-units" else ()
+    return _Context(plan.models, units, infantry, tuple(u.unit_id for u in plan.units),
                     np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2),
                     np.array([m.base_mm for m in plan.models], dtype=float) / 2.0,
-                    plan.terrain, np.array(boxes, dtype=float).reshape(-1, 4), kinds, geoms)
+                    plan.terrain, np.array(boxes, dtype=float).reshape(-1, 4), kinds, geoms, obstacles)
 
 
 @functools.lru_cache(maxsize=16)
@@ -320,28 +325,32 @@ def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: B
     elif rs.models_block_sight == "infantry-units":
         skip = {observer.unit_id, target.unit_id}
         source = rs.source("Ligne de vue")
-        for uid in ctx.units:
-            ms = ctx.by_unit.get(uid, ())
-            if uid in skip or not ms or uid not in ctx.infantry:
+        for uid, obstacles in ctx.obstacles:  # infantry units with figures on the table, in the plan's order
+            if uid in skip:
                 continue
-            for ident, solid, hull, box in _unit_obstacles(uid, ms):
+            for ident, solid, hull, box in obstacles:
                 if within is not None and _apart(box, within):
                     continue  # the hull lies within its bases' circumscribed polygons' boxes: no ray meets it
                 if solid:
-                    out.append(_Candidate(hull, "blocks", 0.0, functools.partial(
-                        Blocker, "unit", ident, hull, "blocks",
-                        "an infantry unit is a solid obstacle (its figures within 1\" of one another)", source,
-                        what=msg("sight.unit_obstacle"))))
+                    out.append(_Candidate(hull, "blocks", 0.0, functools.partial(_unit_blocker, ident, hull, source)))
                 else:
-                    out.append(_Candidate(hull, "cover", 0.0, functools.partial(
-                        Blocker, "figure", ident, hull, "cover", "an isolated infantry figure is a partial obstacle",
-                        source, what=msg("sight.isolated_figure"))))
+                    out.append(_Candidate(hull, "cover", 0.0, functools.partial(_lone_blocker, ident, hull, source)))
     return out
 
 
 def _figure_blocker(model_id: str, disc: BaseGeometry, source: str) -> Blocker:
     return Blocker("figure", model_id, disc, "blocks", "a figure is in the way: no shot through another figure",
                    source, what=msg("sight.figure_in_way"))
+
+
+def _unit_blocker(ident: str, hull: BaseGeometry, source: str) -> Blocker:
+    return Blocker("unit", ident, hull, "blocks", "an infantry unit is a solid obstacle (its figures within 1\" of "
+                   "one another)", source, what=msg("sight.unit_obstacle"))
+
+
+def _lone_blocker(ident: str, hull: BaseGeometry, source: str) -> Blocker:
+    return Blocker("figure", ident, hull, "cover", "an isolated infantry figure is a partial obstacle", source,
+                   what=msg("sight.isolated_figure"))
 
 
 @functools.lru_cache(maxsize=512)
@@ -446,7 +455,7 @@ def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarra
         return None
     u = v / dist
     perp = np.array([-u[1], u[0]])
-    s = np.linspace(-1.0, 1.0, rays) * rb * 0.999
+    s = (_RAY_SPREAD if rays == RAYS else np.linspace(-1.0, 1.0, rays)) * rb * 0.999
     ends = c[None, :] + s[:, None] * perp[None, :]
     d = ends - o[None, :]
     length = np.hypot(d[:, 0], d[:, 1])
@@ -497,12 +506,13 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
 
 
 def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any],
-          ctx: _Context | None = None
+          ctx: _Context | None = None, *, explain: bool = True
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple["Blocker", np.ndarray]]] | None:
     """Trace the sight rays: which are blocked, which covered, the depth each crosses, what hit them.
 
     ``None`` when the bases touch. ``plan`` holds only figures on the table (a view, or a plan
-    with none off it); ``ctx`` is its :func:`_context` when many pairs are asked at once.
+    with none off it); ``ctx`` is its :func:`_context` when many pairs are asked at once. Without
+    ``explain`` only ``blocked`` is meant to be read: what hit the rays is not named.
     Every candidate is tested against every ray in one shapely call (prepared geometries);
     a depth is clipped only for the rays that meet its piece (the others cross none of it).
     """
@@ -518,16 +528,20 @@ def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts:
     separate = opts.get("sight_depth", "proportional") == "separate"
     hit_by: list[tuple[Blocker, np.ndarray]] = []
     if cands:
-        lines = shapely.linestrings(segs)
         geoms = np.empty(len(cands), dtype=object)
         geoms[:] = [c.geometry for c in cands]
-        meets = shapely.intersects(geoms[None, :], lines[:, None])  # (rays, candidates); the prepared one first
+        # what meets no ray misses the rays' hull: one test per candidate first, then every ray against the rest
+        near = np.flatnonzero(shapely.intersects(geoms, shapely.convex_hull(shapely.multipoints(segs.reshape(-1, 2)))))
+        cands = [cands[k] for k in near.tolist()]
+    if cands:
+        lines = shapely.linestrings(segs)
+        meets = shapely.intersects(geoms[near][None, :], lines[:, None])  # (rays, candidates); the prepared one first
         for k, c in enumerate(cands):
             hits = meets[:, k]
             if c.effect == "depth":
                 ratio = np.zeros(n)
                 if hits.any():
-                    ratio[hits] = shapely.length(shapely.intersection(lines[hits], c.geometry)) / c.limit_mm
+                    ratio[hits] = _depth_mm(lines, segs, hits, c) / c.limit_mm
                 if separate:
                     hits = ratio >= 1.0 - 1e-9
                     blocked |= hits
@@ -538,11 +552,42 @@ def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts:
                 blocked |= hits
             else:
                 covered |= hits
-            if hits.any():
+            if explain and hits.any():
                 hit_by.append((c.make(), hits))
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
     return blocked, covered, depth_sum, hit_by
+
+
+def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candidate) -> np.ndarray:
+    """The length of each ray of ``hits`` inside candidate ``c``'s area: what shapely's intersection measures.
+
+    A convex piece is clipped (Cyrus-Beck, :func:`_clip_length`); a ray found to graze it (under
+    ``GRAZE_MM`` inside) and any other piece are measured by shapely's intersection.
+    """
+    ring = _convex_ring(c.geometry)
+    if ring is None:
+        return np.asarray(shapely.length(shapely.intersection(lines[hits], c.geometry)))
+    sel = segs[hits]
+    got = _clip_length(sel[:, 0], sel[:, 1], ring)
+    graze = got < GRAZE_MM
+    if graze.any():
+        got[graze] = shapely.length(shapely.intersection(lines[hits][graze], c.geometry))
+    return got
+
+
+GRAZE_MM = 1e-6
+
+
+@functools.lru_cache(maxsize=512)
+def _convex_ring(g: BaseGeometry) -> np.ndarray | None:
+    """The edges ``(E, 2, 2)`` of a convex polygon (``None`` for anything else), remembered with the geometry."""
+    if g.geom_type != "Polygon" or not _convex(g):
+        return None
+    coords = shapely.get_coordinates(g.exterior)
+    ring = np.stack([coords[:-1], coords[1:]], axis=1)
+    ring.flags.writeable = False
+    return ring
 
 
 def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
@@ -1445,7 +1490,7 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
             for t in targets:
                 if t.model_id == f.model_id:
                     continue
-                rays = _rays(plan, f, t, ruleset, opts, ctx)
+                rays = _rays(plan, f, t, ruleset, opts, ctx, explain=False)
                 if rays is None or not rays[0].all():
                     seen.append(t.model_id)
             out[f.model_id] = tuple(seen)
