@@ -184,13 +184,12 @@ class _Candidate(NamedTuple):
 class _Context:
     """What sight between many pairs of one plan shares: the figures by unit, which units are infantry.
 
-    Made once per question (one pair, or every pair of two units), never kept between questions.
+    Made once per question (one pair, or every pair of two units), never kept between questions;
+    only what the rule set's figures need is filled in.
     """
 
     models: tuple[Model, ...]
     by_unit: Mapping[str, tuple[Model, ...]]
-    infantry: frozenset[str]
-    units: tuple[str, ...]
     xy: np.ndarray  # (n, 2) the figures' centres
     rad: np.ndarray  # (n,) their base radii
     terrain: tuple[Terrain, ...]
@@ -201,23 +200,31 @@ class _Context:
 
 
 def _context(plan: TablePlan, rs: SightRules) -> _Context:
-    by_unit: dict[str, list[Model]] = {}
-    for m in plan.models:
-        by_unit.setdefault(m.unit_id, []).append(m)
+    """Only what the rule set's figures need: their arrays where every figure blocks, High Fire's unit obstacles."""
     boxes, kinds, geoms = _terrain_info(plan.terrain, rs)
-    units = {k: tuple(v) for k, v in by_unit.items()}
-    infantry = frozenset(u.unit_id for u in plan.units if u.kind is None or u.kind == "infantry")
-    obstacles = tuple((u.unit_id, _unit_obstacles(u.unit_id, units[u.unit_id])) for u in plan.units
-                      if u.unit_id in infantry and units.get(u.unit_id)) if rs.models_block_sight == "infantry-units" else ()
-    return _Context(plan.models, units, infantry, tuple(u.unit_id for u in plan.units),
-                    np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2),
-                    np.array([m.base_mm for m in plan.models], dtype=float) / 2.0,
-                    plan.terrain, np.array(boxes, dtype=float).reshape(-1, 4), kinds, geoms, obstacles)
+    units: dict[str, tuple[Model, ...]] = {}
+    obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...] = ()
+    xy, rad = _NO_XY, _NO_RAD
+    if rs.models_block_sight == "infantry-units":
+        by_unit: dict[str, list[Model]] = {}
+        for m in plan.models:
+            by_unit.setdefault(m.unit_id, []).append(m)
+        units = {k: tuple(v) for k, v in by_unit.items()}
+        obstacles = tuple((u.unit_id, _unit_obstacles(u.unit_id, units[u.unit_id])) for u in plan.units
+                          if (u.kind is None or u.kind == "infantry") and units.get(u.unit_id))
+    elif rs.models_block_sight == "models":
+        xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
+        rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, kinds, geoms, obstacles)
+
+
+_NO_XY = np.zeros((0, 2))
+_NO_RAD = np.zeros(0)
 
 
 @functools.lru_cache(maxsize=16)
 def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
-                  ) -> tuple[tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...]]:
+                  ) -> tuple[np.ndarray, tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...]]:
     """Every piece's box, kind (``None`` when the rule set does not know it) and prepared geometry, by value."""
     kinds: list[TerrainKind | None] = []
     for t in terrain:
@@ -228,7 +235,9 @@ def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
     geoms = tuple(terrain_geometry(t) for t in terrain)
     for g in geoms:
         shapely.prepare(g)  # the same answers, faster when tested against many rays
-    return _terrain_boxes(terrain), tuple(kinds), geoms
+    boxes = np.array(_terrain_boxes(terrain), dtype=float).reshape(-1, 4)
+    boxes.flags.writeable = False
+    return boxes, tuple(kinds), geoms
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
@@ -237,6 +246,7 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
     out: list[_Candidate] = []
     origin: BaseGeometry | None = None
     kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
+    boxes = _terrain_boxes(terrain)
     depth = rs.sight_depth_mm
     if within is None:
         meet: Sequence[int] = range(len(terrain))
@@ -253,9 +263,12 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
             continue
         geom = geoms[k]
         if piece.shape == "area" and kind.sight in ("blocks", "cover"):
-            origin = origin if origin is not None else shapely.Point(observer.position_mm)
-            if geom.covers(origin):
-                continue  # one sees out of the piece one stands in
+            bx = boxes[k]  # a piece covers only points of its box
+            ox, oy = observer.position_mm
+            if bx[0] <= ox <= bx[2] and bx[1] <= oy <= bx[3]:
+                origin = origin if origin is not None else shapely.Point(observer.position_mm)
+                if geom.covers(origin):
+                    continue  # one sees out of the piece one stands in
         if piece.shape == "line" and kind.sight == "cover":
             origin = origin if origin is not None else shapely.Point(observer.position_mm)
             if geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM:
@@ -527,9 +540,10 @@ def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts:
     depth_sum = np.zeros(n)
     separate = opts.get("sight_depth", "proportional") == "separate"
     hit_by: list[tuple[Blocker, np.ndarray]] = []
-    if cands:
-        geoms = np.empty(len(cands), dtype=object)
-        geoms[:] = [c.geometry for c in cands]
+    geoms = np.empty(len(cands), dtype=object)
+    geoms[:] = [c.geometry for c in cands]
+    near = np.arange(len(cands))
+    if len(cands) > HULL_FIRST:
         # what meets no ray misses the rays' hull: one test per candidate first, then every ray against the rest
         near = np.flatnonzero(shapely.intersects(geoms, shapely.convex_hull(shapely.multipoints(segs.reshape(-1, 2)))))
         cands = [cands[k] for k in near.tolist()]
@@ -557,6 +571,9 @@ def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts:
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
     return blocked, covered, depth_sum, hit_by
+
+
+HULL_FIRST = 6  # more candidates than this: test them against the rays' hull before every ray
 
 
 def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candidate) -> np.ndarray:
