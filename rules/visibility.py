@@ -178,6 +178,7 @@ class _Candidate(NamedTuple):
     effect: str
     limit_mm: float
     make: Callable[[], Blocker]
+    clip: "tuple[np.ndarray, np.ndarray] | None" = None  # a convex area's outward normals and offsets (depth)
 
 
 @dataclass(frozen=True)
@@ -196,12 +197,13 @@ class _Context:
     boxes: np.ndarray  # (T, 4) the pieces' boxes
     kinds: tuple[TerrainKind | None, ...]
     geoms: tuple[BaseGeometry, ...]
+    clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]  # convex areas' half-planes (depth clipping)
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...]  # High Fire: per infantry unit
 
 
 def _context(plan: TablePlan, rs: SightRules) -> _Context:
     """Only what the rule set's figures need: their arrays where every figure blocks, High Fire's unit obstacles."""
-    boxes, kinds, geoms = _terrain_info(plan.terrain, rs)
+    boxes, kinds, geoms, clips = _terrain_info(plan.terrain, rs)
     units: dict[str, tuple[Model, ...]] = {}
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...] = ()
     xy, rad = _NO_XY, _NO_RAD
@@ -215,7 +217,7 @@ def _context(plan: TablePlan, rs: SightRules) -> _Context:
     elif rs.models_block_sight == "models":
         xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
         rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
-    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, kinds, geoms, obstacles)
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, kinds, geoms, clips, obstacles)
 
 
 _NO_XY = np.zeros((0, 2))
@@ -224,7 +226,8 @@ _NO_RAD = np.zeros(0)
 
 @functools.lru_cache(maxsize=16)
 def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
-                  ) -> tuple[np.ndarray, tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...]]:
+                  ) -> tuple[np.ndarray, tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
+                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
     """Every piece's box, kind (``None`` when the rule set does not know it) and prepared geometry, by value."""
     kinds: list[TerrainKind | None] = []
     for t in terrain:
@@ -237,7 +240,7 @@ def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
         shapely.prepare(g)  # the same answers, faster when tested against many rays
     boxes = np.array(_terrain_boxes(terrain), dtype=float).reshape(-1, 4)
     boxes.flags.writeable = False
-    return boxes, tuple(kinds), geoms
+    return boxes, tuple(kinds), geoms, tuple(_half_planes(g) for g in geoms)
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
@@ -277,7 +280,7 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
             limit = depth[kind.sight]
             out.append(_Candidate(geom, "depth", limit, functools.partial(
                 Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
-                what=kind_msg(rs.name, piece.kind))))
+                what=kind_msg(rs.name, piece.kind)), ctx.clips[k]))
         elif kind.sight == "blocks" and sees_over(piece, observer, target):
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
             out.append(_Candidate(geom, "cover", 0.0, functools.partial(
@@ -582,11 +585,20 @@ def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candida
     A convex piece is clipped (Cyrus-Beck, :func:`_clip_length`); a ray found to graze it (under
     ``GRAZE_MM`` inside) and any other piece are measured by shapely's intersection.
     """
-    ring = _convex_ring(c.geometry)
-    if ring is None:
+    if c.clip is None:
         return np.asarray(shapely.length(shapely.intersection(lines[hits], c.geometry)))
     sel = segs[hits]
-    got = _clip_length(sel[:, 0], sel[:, 1], ring)
+    normal, offset = c.clip
+    p, d = sel[:, 0], sel[:, 1] - sel[:, 0]
+    num = offset[None, :] - p @ normal.T  # normal . (a - p) for each ray and edge
+    den = d @ normal.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    enter = np.where(den < 0, t, -np.inf).max(axis=1, initial=0.0)
+    leave = np.where(den > 0, t, np.inf).min(axis=1, initial=1.0)
+    outside = ((den == 0) & (num < 0)).any(axis=1)
+    got = np.where(outside, 0.0, np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None)
+                   * np.hypot(d[:, 0], d[:, 1]))
     graze = got < GRAZE_MM
     if graze.any():
         got[graze] = shapely.length(shapely.intersection(lines[hits][graze], c.geometry))
@@ -596,15 +608,23 @@ def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candida
 GRAZE_MM = 1e-6
 
 
-@functools.lru_cache(maxsize=512)
-def _convex_ring(g: BaseGeometry) -> np.ndarray | None:
-    """The edges ``(E, 2, 2)`` of a convex polygon (``None`` for anything else), remembered with the geometry."""
+def _half_planes(g: BaseGeometry) -> tuple[np.ndarray, np.ndarray] | None:
+    """A convex polygon's outward edge normals ``(E, 2)`` and offsets ``normal . a`` (``None`` for anything else).
+
+    Remembered with the terrain (:func:`_terrain_info`); a segment's length inside is then one clip
+    (Cyrus-Beck, as :func:`_clip_length`).
+    """
     if g.geom_type != "Polygon" or not _convex(g):
         return None
     coords = shapely.get_coordinates(g.exterior)
-    ring = np.stack([coords[:-1], coords[1:]], axis=1)
-    ring.flags.writeable = False
-    return ring
+    a, b = coords[:-1], coords[1:]
+    centre = a.mean(axis=0)
+    normal = np.stack([b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]], axis=1)
+    side = np.einsum("ej,ej->e", centre - a, normal)
+    normal = np.where((side > 0)[:, None], -normal, normal)  # outward
+    offset = np.einsum("ej,ej->e", normal, a)
+    normal.flags.writeable = offset.flags.writeable = False
+    return normal, offset
 
 
 def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
