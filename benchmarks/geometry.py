@@ -210,9 +210,9 @@ def ask_report(repeat: int = 30) -> None:
     from rules.questions import ask
 
     for ruleset, names in ASK_QUESTIONS.items():
-        for kind, plan in (("heights", heights_table(ruleset)),
-                           *((("scattered", sight_table(ruleset)),) if ruleset in ("firefight", "star-wars", "high-fire")
-                             else ())):
+        scattered = ruleset in ("firefight", "star-wars", "high-fire")  # sight_table knows these three
+        for kind, plan in (("heights", heights_table(ruleset)), *((("scattered", sight_table(ruleset)),)
+                                                                  if scattered else ())):
             parts = []
             for q in names:
                 wall, cpu = timed(lambda: ask(plan, q, ["u0", "u1"]), repeat)

@@ -51,7 +51,7 @@ from shapely.geometry.base import BaseGeometry
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json, msg
 from rules.frozen import EMPTY
-from rules.heights import HEIGHT_SOURCE, eyes, over_msg, over_text, sees_over
+from rules.heights import HEIGHT_SOURCE, eye_mm, eyes, over_msg, over_text
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import on_table, placed_only
 from rules.plan import Model, TablePlan, Terrain
@@ -195,6 +195,7 @@ class _Context:
     rad: np.ndarray  # (n,) their base radii
     terrain: tuple[Terrain, ...]
     boxes: np.ndarray  # (T, 4) the pieces' boxes
+    box_tuples: tuple[Box, ...]
     kinds: tuple[TerrainKind | None, ...]
     geoms: tuple[BaseGeometry, ...]
     clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]  # convex areas' half-planes (depth clipping)
@@ -217,7 +218,8 @@ def _context(plan: TablePlan, rs: SightRules) -> _Context:
     elif rs.models_block_sight == "models":
         xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
         rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
-    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, kinds, geoms, clips, obstacles)
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, _terrain_boxes(plan.terrain), kinds, geoms,
+                    clips, obstacles)
 
 
 _NO_XY = np.zeros((0, 2))
@@ -249,8 +251,10 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
     out: list[_Candidate] = []
     origin: BaseGeometry | None = None
     kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
-    boxes = _terrain_boxes(terrain)
+    boxes = ctx.box_tuples
     depth = rs.sight_depth_mm
+    ea, eb = eye_mm(observer), eye_mm(target)
+    lower_eyes = min(ea, eb) if ea is not None and eb is not None else None  # sees_over, once for the pair
     if within is None:
         meet: Sequence[int] = range(len(terrain))
     else:  # the pieces whose box meets the rays' box (the others meet no ray), in the plan's order
@@ -281,7 +285,8 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
             out.append(_Candidate(geom, "depth", limit, functools.partial(
                 Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
                 what=kind_msg(rs.name, piece.kind)), ctx.clips[k]))
-        elif kind.sight == "blocks" and sees_over(piece, observer, target):
+        elif (kind.sight == "blocks" and lower_eyes is not None and piece.height_mm is not None
+              and float(piece.height_mm) < lower_eyes):  # sees_over(piece, observer, target)
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
             out.append(_Candidate(geom, "cover", 0.0, functools.partial(
                 _seen_over_blocker, piece, kind, geom, observer, target)))
@@ -589,16 +594,7 @@ def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candida
         return np.asarray(shapely.length(shapely.intersection(lines[hits], c.geometry)))
     sel = segs[hits]
     normal, offset = c.clip
-    p, d = sel[:, 0], sel[:, 1] - sel[:, 0]
-    num = offset[None, :] - p @ normal.T  # normal . (a - p) for each ray and edge
-    den = d @ normal.T
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = num / den
-    enter = np.where(den < 0, t, -np.inf).max(axis=1, initial=0.0)
-    leave = np.where(den > 0, t, np.inf).min(axis=1, initial=1.0)
-    outside = ((den == 0) & (num < 0)).any(axis=1)
-    got = np.where(outside, 0.0, np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None)
-                   * np.hypot(d[:, 0], d[:, 1]))
+    got = _clip_rows(sel[:, 0], sel[:, 1], normal[None, :, :], offset[None, :])
     graze = got < GRAZE_MM
     if graze.any():
         got[graze] = shapely.length(shapely.intersection(lines[hits][graze], c.geometry))
@@ -606,6 +602,99 @@ def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candida
 
 
 GRAZE_MM = 1e-6
+
+
+def _clip_rows(p: np.ndarray, q: np.ndarray, normal: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Length of each segment ``p[i]-q[i]`` inside the convex piece of half-planes ``normal[i], offset[i]``.
+
+    ``(S, 2)`` ends, ``(S or 1, E, 2)`` outward normals and ``(S or 1, E)`` offsets ``normal . a``;
+    a padding edge (normal 0, offset +inf) changes nothing. Cyrus-Beck, element by element (the
+    same arithmetic for one pair and for many).
+    """
+    px, py = p[:, 0:1], p[:, 1:2]
+    dx, dy = q[:, 0:1] - px, q[:, 1:2] - py
+    nx, ny = normal[..., 0], normal[..., 1]
+    num = offset - (px * nx + py * ny)  # normal . (a - p) for each segment and edge
+    den = dx * nx + dy * ny
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    enter = np.where(den < 0, t, -np.inf).max(axis=1, initial=0.0)
+    leave = np.where(den > 0, t, np.inf).min(axis=1, initial=1.0)
+    outside = ((den == 0) & (num < 0)).any(axis=1)
+    return np.asarray(np.where(outside, 0.0, np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None)
+                               * np.hypot(dx[:, 0], dy[:, 0])))
+
+
+def _visible_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: SightRules, opts: Mapping[str, Any],
+                  ctx: _Context) -> list[bool]:
+    """Whether each observer sees its target (some ray clear): :func:`_rays` of many pairs, batched.
+
+    The same candidates and tests as :func:`_rays`, but one shapely call tests every pair's candidates
+    against its rays' hull, one every (candidate, ray) left, one clip measures every depth.
+    """
+    out = [True] * len(pairs)
+    idx: list[int] = []
+    seg_list: list[np.ndarray] = []
+    cand_list: list[list[_Candidate]] = []
+    for k, (f, t) in enumerate(pairs):
+        segs = sight_rays(f, t)
+        if segs is None:
+            continue  # bases in contact see each other
+        cands = _candidates_for(plan, f, t, rs, rays_box(segs), ctx)
+        if cands:
+            idx.append(k)
+            seg_list.append(segs)
+            cand_list.append(cands)
+    if not idx:
+        return out
+    segs_all = np.stack(seg_list)  # (P, R, 2, 2)
+    n_pairs, n_rays = segs_all.shape[:2]
+    cands = [c for cs in cand_list for c in cs]
+    pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
+    geoms = np.empty(len(cands), dtype=object)
+    geoms[:] = [c.geometry for c in cands]
+    hulls = shapely.convex_hull(shapely.multipoints(segs_all.reshape(n_pairs, -1, 2)))
+    near = np.flatnonzero(shapely.intersects(geoms, hulls[pair_of]))  # what misses the hull meets no ray
+    lines = shapely.linestrings(segs_all.reshape(-1, 2, 2)).reshape(n_pairs, n_rays)
+    meets = np.zeros((len(cands), n_rays), dtype=bool)
+    meets[near] = shapely.intersects(geoms[near][:, None], lines[pair_of[near]])
+    effect = np.array([c.effect for c in cands])
+    blocked = np.zeros((n_pairs, n_rays), dtype=bool)
+    hard = np.flatnonzero(effect == "blocks")
+    np.logical_or.at(blocked, pair_of[hard], meets[hard])
+    deep = np.flatnonzero((effect == "depth") & meets.any(axis=1))
+    if len(deep):
+        ratio = np.zeros((len(deep), n_rays))
+        ki, ri = np.nonzero(meets[deep])  # every (depth candidate, ray) that meets, candidates in order
+        got = np.zeros(len(ki))
+        clip = [cands[int(k)].clip for k in deep]
+        convex = np.array([c is not None for c in clip])[ki]
+        segs_ki = segs_all[pair_of[deep][ki], ri]
+        if convex.any():
+            width = max(len(c[1]) for c in clip if c is not None)
+            normal = np.zeros((len(deep), width, 2))
+            offset = np.full((len(deep), width), np.inf)
+            for j, c in enumerate(clip):
+                if c is not None:
+                    normal[j, :len(c[1])], offset[j, :len(c[1])] = c
+            sel = np.flatnonzero(convex)
+            got[sel] = _clip_rows(segs_ki[sel, 0], segs_ki[sel, 1], normal[ki[sel]], offset[ki[sel]])
+        exact = ~convex | (got < GRAZE_MM)  # other pieces and grazing rays: shapely's intersection
+        if exact.any():
+            sel = np.flatnonzero(exact)
+            got[sel] = shapely.length(shapely.intersection(lines[pair_of[deep][ki[sel]], ri[sel]],
+                                                           geoms[deep][ki[sel]]))
+        limits = np.array([cands[int(k)].limit_mm for k in deep])
+        ratio[ki, ri] = got / limits[ki]
+        if opts.get("sight_depth", "proportional") == "separate":
+            np.logical_or.at(blocked, pair_of[deep], ratio >= 1.0 - 1e-9)
+        else:
+            depth_sum = np.zeros((n_pairs, n_rays))
+            np.add.at(depth_sum, pair_of[deep], ratio)  # in the candidates' order, as _rays adds them
+            blocked |= depth_sum >= 1.0 - 1e-9
+    for j, k in enumerate(idx):
+        out[k] = not bool(blocked[j].all())
+    return out
 
 
 def _half_planes(g: BaseGeometry) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1522,15 +1611,10 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
     if on_table(plan) is plan:  # every figure asked about is on the table: only the rays are traced
         opts = {**ruleset.defaults(), **(options or {})}
         ctx = _context(plan, ruleset)  # the figures by unit, the terrain's boxes: once for every pair
+        pairs = [(f, t) for f in firers for t in targets if t.model_id != f.model_id]
+        sees = iter(_visible_many(plan, pairs, ruleset, opts, ctx))
         for f in firers:
-            seen = []
-            for t in targets:
-                if t.model_id == f.model_id:
-                    continue
-                rays = _rays(plan, f, t, ruleset, opts, ctx, explain=False)
-                if rays is None or not rays[0].all():
-                    seen.append(t.model_id)
-            out[f.model_id] = tuple(seen)
+            out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id and next(sees))
         return out
     for f in firers:
         out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id

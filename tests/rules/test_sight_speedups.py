@@ -195,3 +195,25 @@ def test_high_fire_line_of_fire_counts_as_the_pair_by_pair_sight() -> None:
             assert got["sees"] == {f: [t for t in targets
                                        if line_of_sight(plan, f, t, options=opts, ruleset=rs).visible]
                                    for f in firers}
+
+
+def test_batched_pairs_see_as_the_rays_of_each_pair() -> None:
+    from rules.visibility import _context, _rays, _visible_many
+
+    for ruleset in HEIGHT_KINDS:
+        rs = find_ruleset(ruleset)
+        for seed in range(3):
+            plan = _random_table(ruleset, 7 * seed + 1)
+            models = random.Random(seed).sample(list(plan.models), 14)
+            pairs = [(a, b) for a in models for b in models if a is not b]
+            ctx = _context(plan, rs)
+            depth_modes: list[dict[str, Any]] = [{}, {"sight_depth": "separate"}] if ruleset == "high-fire" else [{}]
+            for opts in depth_modes:
+                opts = {**rs.defaults(), **opts}
+                one_by_one = []
+                for a, b in pairs:
+                    rays = _rays(plan, a, b, rs, opts, ctx, explain=False)
+                    one_by_one.append(rays is None or not bool(rays[0].all()))
+                got = _visible_many(plan, pairs, rs, opts, ctx)
+                assert got == one_by_one, (ruleset, seed, opts)
+                assert 0 < sum(got) < len(got)  # some pairs seen, some not: the test decides something
