@@ -204,7 +204,7 @@ class _Context:
 
 def _context(plan: TablePlan, rs: SightRules) -> _Context:
     """Only what the rule set's figures need: their arrays where every figure blocks, High Fire's unit obstacles."""
-    boxes, kinds, geoms, clips = _terrain_info(plan.terrain, rs)
+    boxes, box_tuples, kinds, geoms, clips = _terrain_info(plan.terrain, rs)  # one look-up by value
     units: dict[str, tuple[Model, ...]] = {}
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...] = ()
     xy, rad = _NO_XY, _NO_RAD
@@ -218,8 +218,7 @@ def _context(plan: TablePlan, rs: SightRules) -> _Context:
     elif rs.models_block_sight == "models":
         xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
         rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
-    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, _terrain_boxes(plan.terrain), kinds, geoms,
-                    clips, obstacles)
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, box_tuples, kinds, geoms, clips, obstacles)
 
 
 _NO_XY = np.zeros((0, 2))
@@ -228,9 +227,10 @@ _NO_RAD = np.zeros(0)
 
 @functools.lru_cache(maxsize=16)
 def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
-                  ) -> tuple[np.ndarray, tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
+                  ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
                              tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
-    """Every piece's box, kind (``None`` when the rule set does not know it) and prepared geometry, by value."""
+    """Every piece's box (as an array and as tuples), kind (``None`` when the rule set does not know it) and prepared
+    geometry, by value."""
     kinds: list[TerrainKind | None] = []
     for t in terrain:
         try:
@@ -240,9 +240,10 @@ def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
     geoms = tuple(terrain_geometry(t) for t in terrain)
     for g in geoms:
         shapely.prepare(g)  # the same answers, faster when tested against many rays
-    boxes = np.array(_terrain_boxes(terrain), dtype=float).reshape(-1, 4)
+    box_tuples = _terrain_boxes(terrain)
+    boxes = np.array(box_tuples, dtype=float).reshape(-1, 4)
     boxes.flags.writeable = False
-    return boxes, tuple(kinds), geoms, tuple(_half_planes(g) for g in geoms)
+    return boxes, box_tuples, tuple(kinds), geoms, tuple(_half_planes(g) for g in geoms)
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
