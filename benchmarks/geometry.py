@@ -5,7 +5,9 @@ of the vectorised functions beside a naive per-pair shapely loop measured in the
 same run, and checks both give the same answer.
 
 Targets (issue 4): all-pairs sight for 100 models and 30 terrain pieces <= 5 ms;
-the fire zone with impact order for two 10-model units <= 1 ms.
+the fire zone with impact order for two 10-model units <= 1 ms. Issues 11 and 13: all-pairs
+sight with heights <= 5 ms for every rule set, ``ask`` <= 10 ms (``los UNIT UNIT`` and
+``cover`` timed on the 100-model tables).
 """
 
 from __future__ import annotations
@@ -197,6 +199,29 @@ def heights_report(repeat: int = 40) -> None:
                   f"{r_wall:.3f} / {r_cpu:.3f}")
 
 
+ASK_QUESTIONS = {  # the unit questions each rule set answers on the heights tables (u0 fires at u1)
+    "firefight": ("los", "cover"), "star-wars": ("los",), "high-fire": ("los", "cover"),
+    "feu-a-volonte": ("los",), "at-43": ("los", "cover"),
+}
+
+
+def ask_report(repeat: int = 30) -> None:
+    """``ask los UNIT UNIT`` and ``ask cover`` on the 100-model tables (issues 11 and 13: ``ask`` <= 10 ms)."""
+    from rules.questions import ask
+
+    for ruleset, names in ASK_QUESTIONS.items():
+        scattered = ruleset in ("firefight", "star-wars", "high-fire")  # sight_table knows these three
+        for kind, plan in (("heights", heights_table(ruleset)), *((("scattered", sight_table(ruleset)),)
+                                                                  if scattered else ())):
+            parts = []
+            for q in names:
+                wall, cpu = timed(lambda: ask(plan, q, ["u0", "u1"]), repeat)
+                parts.append(f"{q} u0 u1 {wall:6.2f} / {cpu:6.2f} ({'within' if cpu <= 10.0 else 'OVER'})")
+            wall, cpu = timed(lambda: ask(plan, "los", ["m0", "m7"]), repeat)
+            parts.append(f"los m0 m7 {wall:5.2f} / {cpu:5.2f}")
+            print(f"  ask on the 100-model table ({kind:9s}), {ruleset:13s}: " + ";  ".join(parts))
+
+
 def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"geometry benchmark: medians in ms, wall clock / CPU time of this process "
@@ -221,7 +246,8 @@ def main() -> None:
     print(f"  fire zone, hulls not remembered (every base moved since):  {c_wall:8.3f} / {c_cpu:8.3f}"
           f"  ({'within' if c_cpu <= 1.0 else 'OVER'} 1 ms)")
     heights_report()
-    print("  targets (one core): all-pairs sight <= 5 ms, fire zone <= 1 ms")
+    ask_report()
+    print("  targets (one core): all-pairs sight <= 5 ms, fire zone <= 1 ms, ask <= 10 ms")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
 import numpy as np
 import shapely
@@ -51,7 +51,7 @@ from shapely.geometry.base import BaseGeometry
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json, msg
 from rules.frozen import EMPTY
-from rules.heights import HEIGHT_SOURCE, eyes, over_msg, over_text, sees_over
+from rules.heights import HEIGHT_SOURCE, eye_mm, eyes, over_msg, over_text
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import on_table, placed_only
 from rules.plan import Model, TablePlan, Terrain
@@ -59,6 +59,8 @@ from rules.reasons import Reason, reason_json
 from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
 RAYS = 21  # sight rays per model pair (odd: the centre line is one of them)
+_RAY_SPREAD = np.linspace(-1.0, 1.0, RAYS)  # where the rays end across the target's base, in radii
+_RAY_SPREAD.flags.writeable = False
 
 
 class SightRules(Protocol):
@@ -167,38 +169,144 @@ def blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: Si
 def _blockers_for(plan: TablePlan, observer: Model, target: Model, *, ruleset: SightRules,
                   options: Mapping[str, Any] | None = None, within: Box | None = None) -> list[Blocker]:
     """:func:`blockers_for` on a plan holding only figures on the table."""
-    rs = ruleset
-    out: list[Blocker] = []
-    origin = shapely.Point(observer.position_mm)
-    boxes = _terrain_boxes(plan.terrain) if within is not None else ()
-    for k, piece in enumerate(plan.terrain):
-        if within is not None and _apart(boxes[k], within):
-            continue
-        kind = rs.kind_of(piece)
-        geom = terrain_geometry(piece)
+    return [c.make() for c in _candidates_for(plan, observer, target, ruleset, within, _context(plan, ruleset))]
+
+
+class _Candidate(NamedTuple):
+    """A blocker worth testing against the rays; its :class:`Blocker` (and messages) made only if a ray meets it."""
+
+    geometry: BaseGeometry
+    effect: str
+    limit_mm: float
+    make: Callable[[], Blocker]
+    clip: "tuple[np.ndarray, np.ndarray] | None" = None  # a convex area's outward normals and offsets (depth)
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What sight between many pairs of one plan shares: the figures by unit, which units are infantry.
+
+    Made once per question (one pair, or every pair of two units), never kept between questions;
+    only what the rule set's figures need is filled in.
+    """
+
+    models: tuple[Model, ...]
+    by_unit: Mapping[str, tuple[Model, ...]]
+    xy: np.ndarray  # (n, 2) the figures' centres
+    rad: np.ndarray  # (n,) their base radii
+    terrain: tuple[Terrain, ...]
+    boxes: np.ndarray  # (T, 4) the pieces' boxes
+    box_tuples: tuple[Box, ...]
+    kinds: tuple[TerrainKind | None, ...]
+    geoms: tuple[BaseGeometry, ...]
+    clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]  # convex areas' half-planes (depth clipping)
+    obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...]  # High Fire: per infantry unit
+
+
+def _context(plan: TablePlan, rs: SightRules) -> _Context:
+    """Only what the rule set's figures need: their arrays where every figure blocks, High Fire's unit obstacles."""
+    boxes, box_tuples, kinds, geoms, clips = _terrain_info(plan.terrain, rs)  # one look-up by value
+    units: dict[str, tuple[Model, ...]] = {}
+    obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...] = ()
+    xy, rad = _NO_XY, _NO_RAD
+    if rs.models_block_sight == "infantry-units":
+        by_unit: dict[str, list[Model]] = {}
+        for m in plan.models:
+            by_unit.setdefault(m.unit_id, []).append(m)
+        units = {k: tuple(v) for k, v in by_unit.items()}
+        obstacles = tuple((u.unit_id, _unit_obstacles(u.unit_id, units[u.unit_id])) for u in plan.units
+                          if (u.kind is None or u.kind == "infantry") and units.get(u.unit_id))
+    elif rs.models_block_sight == "models":
+        xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
+        rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, box_tuples, kinds, geoms, clips, obstacles)
+
+
+_NO_XY = np.zeros((0, 2))
+_NO_RAD = np.zeros(0)
+
+
+@functools.lru_cache(maxsize=16)
+def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
+                  ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
+                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
+    """Every piece's box (as an array and as tuples), kind (``None`` when the rule set does not know it) and prepared
+    geometry, by value."""
+    kinds: list[TerrainKind | None] = []
+    for t in terrain:
+        try:
+            kinds.append(rs.kind_of(t))
+        except Exception:  # noqa: BLE001 - asked again (and raised) only if the piece is in the way
+            kinds.append(None)
+    geoms = tuple(terrain_geometry(t) for t in terrain)
+    for g in geoms:
+        shapely.prepare(g)  # the same answers, faster when tested against many rays
+    box_tuples = _terrain_boxes(terrain)
+    boxes = np.array(box_tuples, dtype=float).reshape(-1, 4)
+    boxes.flags.writeable = False
+    return boxes, box_tuples, tuple(kinds), geoms, tuple(_half_planes(g) for g in geoms)
+
+
+def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
+                    ctx: _Context) -> list[_Candidate]:
+    """The blockers of :func:`blockers_for`, in its order, as candidates (nothing made for what no ray meets)."""
+    out: list[_Candidate] = []
+    origin: BaseGeometry | None = None
+    kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
+    boxes = ctx.box_tuples
+    depth = rs.sight_depth_mm
+    ea, eb = eye_mm(observer), eye_mm(target)
+    lower_eyes = min(ea, eb) if ea is not None and eb is not None else None  # sees_over, once for the pair
+    if within is None:
+        meet: Sequence[int] = range(len(terrain))
+    else:  # the pieces whose box meets the rays' box (the others meet no ray), in the plan's order
+        b = ctx.boxes
+        meet = np.flatnonzero((b[:, 2] >= within[0]) & (within[2] >= b[:, 0])
+                              & (b[:, 3] >= within[1]) & (within[3] >= b[:, 1])).tolist()
+    for k in meet:
+        piece = terrain[k]
+        kind = kinds[k]
+        if kind is None:
+            kind = rs.kind_of(piece)  # raises: the kind is unknown
         if kind.sight == "clear":
             continue
-        if piece.shape == "area" and kind.sight in ("blocks", "cover") and geom.covers(origin):
-            continue  # one sees out of the piece one stands in
-        if (piece.shape == "line" and kind.sight == "cover"
-                and geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM):
-            continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
-        if kind.sight in rs.sight_depth_mm:
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, "depth",
-                               f"{kind.text}", kind.source, rs.sight_depth_mm[kind.sight],
-                               what=kind_msg(rs.name, piece.kind)))
-        elif kind.sight == "blocks" and sees_over(piece, observer, target):
+        geom = geoms[k]
+        if piece.shape == "area" and kind.sight in ("blocks", "cover"):
+            bx = boxes[k]  # a piece covers only points of its box
+            ox, oy = observer.position_mm
+            if bx[0] <= ox <= bx[2] and bx[1] <= oy <= bx[3]:
+                origin = origin if origin is not None else shapely.Point(observer.position_mm)
+                if geom.covers(origin):
+                    continue  # one sees out of the piece one stands in
+        if piece.shape == "line" and kind.sight == "cover":
+            origin = origin if origin is not None else shapely.Point(observer.position_mm)
+            if geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM:
+                continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
+        if kind.sight in depth:
+            limit = depth[kind.sight]
+            out.append(_Candidate(geom, "depth", limit, functools.partial(
+                Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
+                what=kind_msg(rs.name, piece.kind)), ctx.clips[k]))
+        elif (kind.sight == "blocks" and lower_eyes is not None and piece.height_mm is not None
+              and float(piece.height_mm) < lower_eyes):  # sees_over(piece, observer, target)
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
-                               f"{kind.source}; {HEIGHT_SOURCE}", what=over_msg(piece, observer, target)))
+            out.append(_Candidate(geom, "cover", 0.0, functools.partial(
+                _seen_over_blocker, piece, kind, geom, observer, target)))
         else:
-            out.append(Blocker(piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
-                               what=kind_msg(rs.name, piece.kind)))
-    out.extend(_figure_blockers(plan, rs, observer, target, within))
+            out.append(_Candidate(geom, kind.sight, 0.0, functools.partial(
+                Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
+                what=kind_msg(rs.name, piece.kind))))
+    out.extend(_figure_candidates(rs, observer, target, within, ctx))
     return out
 
 
-def _near_centre_line(models: Sequence[Model], observer: Model, target: Model) -> np.ndarray:
+def _seen_over_blocker(piece: Terrain, kind: TerrainKind, geom: BaseGeometry, observer: Model, target: Model
+                       ) -> Blocker:
+    return Blocker(piece.kind, piece.terrain_id, geom, "cover", over_text(piece, observer, target),
+                   f"{kind.source}; {HEIGHT_SOURCE}", what=over_msg(piece, observer, target))
+
+
+def _near_centre_line(xy: np.ndarray, rad: np.ndarray, observer: Model, target: Model) -> np.ndarray:
     """Which figures' bases may meet a sight ray from ``observer`` to ``target``.
 
     Every ray lies in the triangle from the observer's centre to the chord across the
@@ -207,8 +315,8 @@ def _near_centre_line(models: Sequence[Model], observer: Model, target: Model) -
     """
     o = np.asarray(observer.position_mm, dtype=float)
     v = np.asarray(target.position_mm, dtype=float) - o
-    p = np.array([m.position_mm for m in models], dtype=float).reshape(-1, 2) - o
-    r = np.array([m.base_mm for m in models], dtype=float) / 2.0
+    p = xy - o
+    r = rad
     t = np.clip(p @ v / max(float(v @ v), 1e-12), 0.0, 1.0)
     gap = np.hypot(p[:, 0] - t * v[0], p[:, 1] - t * v[1])
     return np.asarray(gap <= r + target.base_mm / 2.0 + CONTACT_TOLERANCE_MM + 1e-6)
@@ -221,42 +329,73 @@ def _disc_box(m: Model, scale: float = 1.0) -> Box:
 
 def _figure_blockers(plan: TablePlan, rs: SightRules, observer: Model, target: Model,
                      within: Box | None = None) -> list[Blocker]:
-    out: list[Blocker] = []
+    return [c.make() for c in _figure_candidates(rs, observer, target, within, _context(plan, rs))]
+
+
+def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: Box | None,
+                       ctx: _Context) -> list[_Candidate]:
+    out: list[_Candidate] = []
     if rs.models_block_sight == "models":
-        near = _near_centre_line(plan.models, observer, target) if within is not None else None
-        for k, m in enumerate(plan.models):
+        models = ctx.models
+        near = _near_centre_line(ctx.xy, ctx.rad, observer, target) if within is not None else None
+        source = rs.source("Règles de Tir (note importante)")
+        for k in (range(len(models)) if near is None else np.flatnonzero(near).tolist()):
+            m = models[k]
             if m.model_id in (observer.model_id, target.model_id):
                 continue
-            if near is not None and not near[k]:
-                continue
-            out.append(Blocker("figure", m.model_id, _disc(m), "blocks",
-                               "a figure is in the way: no shot through another figure",
-                               rs.source("Règles de Tir (note importante)"), what=msg("sight.figure_in_way")))
+            disc = _disc(m)
+            out.append(_Candidate(disc, "blocks", 0.0, functools.partial(_figure_blocker, m.model_id, disc, source)))
     elif rs.models_block_sight == "infantry-units":
         skip = {observer.unit_id, target.unit_id}
-        for u in plan.units:
-            ms = [m for m in plan.models if m.unit_id == u.unit_id]
-            if u.unit_id in skip or not ms or not _is_infantry_unit(plan, u.unit_id):
+        source = rs.source("Ligne de vue")
+        for uid, obstacles in ctx.obstacles:  # infantry units with figures on the table, in the plan's order
+            if uid in skip:
                 continue
-            if within is not None:  # the hull lies within the boxes of its bases' circumscribed polygons
-                boxes = [_disc_box(m, HULL_SCALE) for m in ms]
-                box = (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                       max(b[2] for b in boxes), max(b[3] for b in boxes))
-                if _apart(box, within):
-                    continue
-            for group in obstacle_groups(ms):
-                hull = unit_hull(group)
-                if len(group) >= 2:
-                    ident = (u.unit_id if len(group) == len(ms)
-                             else f"{u.unit_id} ({', '.join(m.model_id for m in group)})")
-                    out.append(Blocker("unit", ident, hull, "blocks",
-                                       "an infantry unit is a solid obstacle (its figures within 1\" of one another)",
-                                       rs.source("Ligne de vue"), what=msg("sight.unit_obstacle")))
+            for ident, solid, hull, box in obstacles:
+                if within is not None and _apart(box, within):
+                    continue  # the hull lies within its bases' circumscribed polygons' boxes: no ray meets it
+                if solid:
+                    out.append(_Candidate(hull, "blocks", 0.0, functools.partial(_unit_blocker, ident, hull, source)))
                 else:
-                    out.append(Blocker("figure", group[0].model_id, hull, "cover",
-                                       "an isolated infantry figure is a partial obstacle", rs.source("Ligne de vue"),
-                                       what=msg("sight.isolated_figure")))
+                    out.append(_Candidate(hull, "cover", 0.0, functools.partial(_lone_blocker, ident, hull, source)))
     return out
+
+
+def _figure_blocker(model_id: str, disc: BaseGeometry, source: str) -> Blocker:
+    return Blocker("figure", model_id, disc, "blocks", "a figure is in the way: no shot through another figure",
+                   source, what=msg("sight.figure_in_way"))
+
+
+def _unit_blocker(ident: str, hull: BaseGeometry, source: str) -> Blocker:
+    return Blocker("unit", ident, hull, "blocks", "an infantry unit is a solid obstacle (its figures within 1\" of "
+                   "one another)", source, what=msg("sight.unit_obstacle"))
+
+
+def _lone_blocker(ident: str, hull: BaseGeometry, source: str) -> Blocker:
+    return Blocker("figure", ident, hull, "cover", "an isolated infantry figure is a partial obstacle", source,
+                   what=msg("sight.isolated_figure"))
+
+
+@functools.lru_cache(maxsize=512)
+def _unit_obstacles(unit_id: str, ms: tuple[Model, ...]) -> tuple[tuple[str, bool, BaseGeometry, Box], ...]:
+    """The obstacles a High Fire infantry unit makes, remembered by its figures' values.
+
+    ``(ident, solid, outline, box)`` per :func:`obstacle_groups` group: a group of two or more
+    figures is a solid (named by the unit, or by the unit and its figures when the unit is split),
+    a figure alone a partial obstacle; ``box`` holds the outline (its bases' circumscribed polygons).
+    """
+    out = []
+    for group in obstacle_groups(ms):
+        hull = unit_hull(group)
+        shapely.prepare(hull)
+        boxes = [_disc_box(m, HULL_SCALE) for m in group]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        if len(group) >= 2:
+            ident = unit_id if len(group) == len(ms) else f"{unit_id} ({', '.join(m.model_id for m in group)})"
+            out.append((ident, True, hull, box))
+        else:
+            out.append((group[0].model_id, False, hull, box))
+    return tuple(out)
 
 
 OBSTACLE_LINK_MM = 25.4  # High Fire, UNITES: a member stays within 1" of another one
@@ -339,7 +478,7 @@ def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarra
         return None
     u = v / dist
     perp = np.array([-u[1], u[0]])
-    s = np.linspace(-1.0, 1.0, rays) * rb * 0.999
+    s = (_RAY_SPREAD if rays == RAYS else np.linspace(-1.0, 1.0, rays)) * rb * 0.999
     ends = c[None, :] + s[:, None] * perp[None, :]
     d = ends - o[None, :]
     length = np.hypot(d[:, 0], d[:, 1])
@@ -389,43 +528,194 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     return _sight_result(rs, opts, observer, target, *rays)
 
 
-def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any]
+def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any],
+          ctx: _Context | None = None, *, explain: bool = True
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple["Blocker", np.ndarray]]] | None:
     """Trace the sight rays: which are blocked, which covered, the depth each crosses, what hit them.
 
     ``None`` when the bases touch. ``plan`` holds only figures on the table (a view, or a plan
-    with none off it).
+    with none off it); ``ctx`` is its :func:`_context` when many pairs are asked at once. Without
+    ``explain`` only ``blocked`` is meant to be read: what hit the rays is not named.
+    Every candidate is tested against every ray in one shapely call (prepared geometries);
+    a depth is clipped only for the rays that meet its piece (the others cross none of it).
     """
     segs = sight_rays(observer, target)
     if segs is None:
         return None
-    blockers = _blockers_for(plan, observer, target, ruleset=rs, options=opts, within=rays_box(segs))
-    lines = shapely.linestrings(segs)
-    blocked = np.zeros(len(segs), dtype=bool)
-    covered = np.zeros(len(segs), dtype=bool)
-    depth_sum = np.zeros(len(segs))
+    cands = _candidates_for(plan, observer, target, rs, rays_box(segs),
+                            ctx if ctx is not None else _context(plan, rs))
+    n = len(segs)
+    blocked = np.zeros(n, dtype=bool)
+    covered = np.zeros(n, dtype=bool)
+    depth_sum = np.zeros(n)
     separate = opts.get("sight_depth", "proportional") == "separate"
     hit_by: list[tuple[Blocker, np.ndarray]] = []
-    for bl in blockers:
-        if bl.effect == "depth":
-            ratio = shapely.length(shapely.intersection(lines, bl.geometry)) / bl.limit_mm
-            if separate:
-                hits = ratio >= 1.0 - 1e-9
-                blocked |= hits
-            else:
-                depth_sum += ratio
-                hits = ratio > 0
-        else:
-            hits = shapely.intersects(lines, bl.geometry)
-            if bl.effect == "blocks":
+    geoms = np.empty(len(cands), dtype=object)
+    geoms[:] = [c.geometry for c in cands]
+    near = np.arange(len(cands))
+    if len(cands) > HULL_FIRST:
+        # what meets no ray misses the rays' hull: one test per candidate first, then every ray against the rest
+        near = np.flatnonzero(shapely.intersects(geoms, shapely.convex_hull(shapely.multipoints(segs.reshape(-1, 2)))))
+        cands = [cands[k] for k in near.tolist()]
+    if cands:
+        lines = shapely.linestrings(segs)
+        meets = shapely.intersects(geoms[near][None, :], lines[:, None])  # (rays, candidates); the prepared one first
+        for k, c in enumerate(cands):
+            hits = meets[:, k]
+            if c.effect == "depth":
+                ratio = np.zeros(n)
+                if hits.any():
+                    ratio[hits] = _depth_mm(lines, segs, hits, c) / c.limit_mm
+                if separate:
+                    hits = ratio >= 1.0 - 1e-9
+                    blocked |= hits
+                else:
+                    depth_sum += ratio
+                    hits = ratio > 0
+            elif c.effect == "blocks":
                 blocked |= hits
             else:
                 covered |= hits
-        if hits.any():
-            hit_by.append((bl, hits))
+            if explain and hits.any():
+                hit_by.append((c.make(), hits))
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
     return blocked, covered, depth_sum, hit_by
+
+
+HULL_FIRST = 6  # more candidates than this: test them against the rays' hull before every ray
+
+
+def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candidate) -> np.ndarray:
+    """The length of each ray of ``hits`` inside candidate ``c``'s area: what shapely's intersection measures.
+
+    A convex piece is clipped (Cyrus-Beck, :func:`_clip_length`); a ray found to graze it (under
+    ``GRAZE_MM`` inside) and any other piece are measured by shapely's intersection.
+    """
+    if c.clip is None:
+        return np.asarray(shapely.length(shapely.intersection(lines[hits], c.geometry)))
+    sel = segs[hits]
+    normal, offset = c.clip
+    got = _clip_rows(sel[:, 0], sel[:, 1], normal[None, :, :], offset[None, :])
+    graze = got < GRAZE_MM
+    if graze.any():
+        got[graze] = shapely.length(shapely.intersection(lines[hits][graze], c.geometry))
+    return got
+
+
+GRAZE_MM = 1e-6
+
+
+def _clip_rows(p: np.ndarray, q: np.ndarray, normal: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Length of each segment ``p[i]-q[i]`` inside the convex piece of half-planes ``normal[i], offset[i]``.
+
+    ``(S, 2)`` ends, ``(S or 1, E, 2)`` outward normals and ``(S or 1, E)`` offsets ``normal . a``;
+    a padding edge (normal 0, offset +inf) changes nothing. Cyrus-Beck, element by element (the
+    same arithmetic for one pair and for many).
+    """
+    px, py = p[:, 0:1], p[:, 1:2]
+    dx, dy = q[:, 0:1] - px, q[:, 1:2] - py
+    nx, ny = normal[..., 0], normal[..., 1]
+    num = offset - (px * nx + py * ny)  # normal . (a - p) for each segment and edge
+    den = dx * nx + dy * ny
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / den
+    enter = np.where(den < 0, t, -np.inf).max(axis=1, initial=0.0)
+    leave = np.where(den > 0, t, np.inf).min(axis=1, initial=1.0)
+    outside = ((den == 0) & (num < 0)).any(axis=1)
+    return np.asarray(np.where(outside, 0.0, np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None)
+                               * np.hypot(dx[:, 0], dy[:, 0])))
+
+
+def _visible_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: SightRules, opts: Mapping[str, Any],
+                  ctx: _Context) -> list[bool]:
+    """Whether each observer sees its target (some ray clear): :func:`_rays` of many pairs, batched.
+
+    The same candidates and tests as :func:`_rays`, but one shapely call tests every pair's candidates
+    against its rays' hull, one every (candidate, ray) left, one clip measures every depth.
+    """
+    out = [True] * len(pairs)
+    idx: list[int] = []
+    seg_list: list[np.ndarray] = []
+    cand_list: list[list[_Candidate]] = []
+    for k, (f, t) in enumerate(pairs):
+        segs = sight_rays(f, t)
+        if segs is None:
+            continue  # bases in contact see each other
+        cands = _candidates_for(plan, f, t, rs, rays_box(segs), ctx)
+        if cands:
+            idx.append(k)
+            seg_list.append(segs)
+            cand_list.append(cands)
+    if not idx:
+        return out
+    segs_all = np.stack(seg_list)  # (P, R, 2, 2)
+    n_pairs, n_rays = segs_all.shape[:2]
+    cands = [c for cs in cand_list for c in cs]
+    pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
+    geoms = np.empty(len(cands), dtype=object)
+    geoms[:] = [c.geometry for c in cands]
+    hulls = shapely.convex_hull(shapely.multipoints(segs_all.reshape(n_pairs, -1, 2)))
+    near = np.flatnonzero(shapely.intersects(geoms, hulls[pair_of]))  # what misses the hull meets no ray
+    lines = shapely.linestrings(segs_all.reshape(-1, 2, 2)).reshape(n_pairs, n_rays)
+    meets = np.zeros((len(cands), n_rays), dtype=bool)
+    meets[near] = shapely.intersects(geoms[near][:, None], lines[pair_of[near]])
+    effect = np.array([c.effect for c in cands])
+    blocked = np.zeros((n_pairs, n_rays), dtype=bool)
+    hard = np.flatnonzero(effect == "blocks")
+    np.logical_or.at(blocked, pair_of[hard], meets[hard])
+    deep = np.flatnonzero((effect == "depth") & meets.any(axis=1))
+    if len(deep):
+        ratio = np.zeros((len(deep), n_rays))
+        ki, ri = np.nonzero(meets[deep])  # every (depth candidate, ray) that meets, candidates in order
+        got = np.zeros(len(ki))
+        clip = [cands[int(k)].clip for k in deep]
+        convex = np.array([c is not None for c in clip])[ki]
+        segs_ki = segs_all[pair_of[deep][ki], ri]
+        if convex.any():
+            width = max(len(c[1]) for c in clip if c is not None)
+            normal = np.zeros((len(deep), width, 2))
+            offset = np.full((len(deep), width), np.inf)
+            for j, c in enumerate(clip):
+                if c is not None:
+                    normal[j, :len(c[1])], offset[j, :len(c[1])] = c
+            sel = np.flatnonzero(convex)
+            got[sel] = _clip_rows(segs_ki[sel, 0], segs_ki[sel, 1], normal[ki[sel]], offset[ki[sel]])
+        exact = ~convex | (got < GRAZE_MM)  # other pieces and grazing rays: shapely's intersection
+        if exact.any():
+            sel = np.flatnonzero(exact)
+            got[sel] = shapely.length(shapely.intersection(lines[pair_of[deep][ki[sel]], ri[sel]],
+                                                           geoms[deep][ki[sel]]))
+        limits = np.array([cands[int(k)].limit_mm for k in deep])
+        ratio[ki, ri] = got / limits[ki]
+        if opts.get("sight_depth", "proportional") == "separate":
+            np.logical_or.at(blocked, pair_of[deep], ratio >= 1.0 - 1e-9)
+        else:
+            depth_sum = np.zeros((n_pairs, n_rays))
+            np.add.at(depth_sum, pair_of[deep], ratio)  # in the candidates' order, as _rays adds them
+            blocked |= depth_sum >= 1.0 - 1e-9
+    for j, k in enumerate(idx):
+        out[k] = not bool(blocked[j].all())
+    return out
+
+
+def _half_planes(g: BaseGeometry) -> tuple[np.ndarray, np.ndarray] | None:
+    """A convex polygon's outward edge normals ``(E, 2)`` and offsets ``normal . a`` (``None`` for anything else).
+
+    Remembered with the terrain (:func:`_terrain_info`); a segment's length inside is then one clip
+    (Cyrus-Beck, as :func:`_clip_length`).
+    """
+    if g.geom_type != "Polygon" or not _convex(g):
+        return None
+    coords = shapely.get_coordinates(g.exterior)
+    a, b = coords[:-1], coords[1:]
+    centre = a.mean(axis=0)
+    normal = np.stack([b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]], axis=1)
+    side = np.einsum("ej,ej->e", centre - a, normal)
+    normal = np.where((side > 0)[:, None], -normal, normal)  # outward
+    offset = np.einsum("ej,ej->e", normal, a)
+    normal.flags.writeable = offset.flags.writeable = False
+    return normal, offset
 
 
 def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
@@ -1323,15 +1613,11 @@ def sight_pairs(plan: TablePlan, firers: Sequence[Model], targets: Sequence[Mode
     out: dict[str, tuple[str, ...]] = {}
     if on_table(plan) is plan:  # every figure asked about is on the table: only the rays are traced
         opts = {**ruleset.defaults(), **(options or {})}
+        ctx = _context(plan, ruleset)  # the figures by unit, the terrain's boxes: once for every pair
+        pairs = [(f, t) for f in firers for t in targets if t.model_id != f.model_id]
+        sees = iter(_visible_many(plan, pairs, ruleset, opts, ctx))
         for f in firers:
-            seen = []
-            for t in targets:
-                if t.model_id == f.model_id:
-                    continue
-                rays = _rays(plan, f, t, ruleset, opts)
-                if rays is None or not rays[0].all():
-                    seen.append(t.model_id)
-            out[f.model_id] = tuple(seen)
+            out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id and next(sees))
         return out
     for f in firers:
         out[f.model_id] = tuple(t.model_id for t in targets if t.model_id != f.model_id

@@ -16,6 +16,7 @@ from rules.cohesion import chain_cohesion
 from rules.errors import InvalidActionError
 from rules.explain import Step
 from rules.measure import closest_models, model_distance_mm
+from rules.ontable import on_table
 from rules.plan import TablePlan
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, table_point
@@ -23,7 +24,7 @@ from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
 from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
-from rules.visibility import line_of_sight, unit_centre_distance_mm
+from rules.visibility import line_of_sight, sight_pairs, unit_centre_distance_mm
 
 SRC_TERRAIN = "High Fire, Terrains"
 SRC_SIGHT = "High Fire, Ligne de vue"
@@ -84,8 +85,13 @@ def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: 
     firers = _in_cohesion_models(self, plan, a, opts)
     targets = _in_cohesion_models(self, plan, b, opts)
     sees: dict[str, list[str]] = {}
-    for f in firers:
-        sees[f] = [t for t in targets if line_of_sight(plan, f, t, options=opts, ruleset=self).visible]
+    if on_table(plan) is plan:  # every figure stands on the table: only the sight rays are traced, pairs share work
+        pairs = sight_pairs(plan, [plan.model(f) for f in firers], [plan.model(t) for t in targets], options=opts,
+                            ruleset=self)
+        sees = {f: list(pairs[f]) for f in firers}
+    else:  # line_of_sight names a figure not placed yet
+        for f in firers:
+            sees[f] = [t for t in targets if line_of_sight(plan, f, t, options=opts, ruleset=self).visible]
     half_t = math.ceil(len(targets) / 2)
     counting = [f for f in firers if len(sees[f]) >= half_t and sees[f]]
     ok = bool(firers) and 2 * len(counting) >= len(firers)
