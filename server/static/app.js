@@ -70,6 +70,18 @@
   // the rules core's citations name a document the players do not have: say "the program's choice"
   const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice"))
     .replace(/[:,]?\s*(rule choice \d+|the program's rule choice)[:,]?/g, "").replace(/\(\s*\)/g, "").replace(/\(\s+/g, "(").replace(/\s+/g, " ").trim();
+  // a step's source in the page's language: the rule sets' section names are French already; the few
+  // English words the core adds (geometry, a table's name, who gains a bonus) come from the dictionaries
+  let sourceWords = null;
+  function sourceText(src) {
+    if (!sourceWords) {
+      sourceWords = Object.keys(window.TT_I18N.en).filter((k) => k.startsWith("source."))
+        .sort((a, b) => window.TT_I18N.en[b].length - window.TT_I18N.en[a].length);
+    }
+    let out = cleanSource(src);
+    for (const k of sourceWords) out = out.split(window.TT_I18N.en[k]).join(t(k));
+    return out;
+  }
   function applyLang() {
     document.documentElement.lang = S.lang;
     $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
@@ -531,7 +543,7 @@
     });
     if (!steps.length) return "";
     return `<details class="explain"><summary>${t("explanation")} (${steps.length})</summary><ul class="explanation">${steps.map((s) =>
-      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(stepText(s)))} <cite>${esc(cleanSource(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
+      `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(stepText(s)))} <cite>${esc(sourceText(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
   }
   // a step in the page's language: the rules core's message rendered from its catalogues, else its English sentence
   function stepText(s) { return (s.texts && (s.texts[S.lang] || s.texts.en)) || s.text; }
