@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Iterable, Mapping, NoReturn, Protocol, Sequence, cast
+from typing import Any, Callable, Iterable, Mapping, NoReturn, Protocol, Sequence, cast
 
 from calibration.fields import names_param
-from rules.errors import InvalidActionError
+from rules.errors import InvalidActionError, RosterError
 from rules.frozen import EMPTY, freeze, parse_bool, thaw
 from rules.plan import Model, TablePlan, Unit
 from rules.roster import roster_error
@@ -185,6 +185,22 @@ def roster_fail(roster: Any) -> RosterFail:
     """
     def fail(text: str, msg: str | None = None, **params: Any) -> NoReturn:
         raise roster_error(roster.source, text, msg, **params)
+    return fail
+
+
+def ruleset_roster_fail(roster: Any, refused: str) -> Callable[..., NoReturn]:
+    """Return a rule set's ``fail(text, msg_id=None, params=None, **shared)`` for its own roster checks.
+
+    With a full message id (``"firefight.roster.x"``) and ``params`` it raises that message; the
+    shared checks of this module pass their short id (``roster.<id>``) and keyword parameters;
+    a text without an id is told inside the rule set's general message ``refused`` naming the file.
+    """
+    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None,
+             **shared: Any) -> NoReturn:
+        if msg_id is not None and "." not in msg_id:  # a shared check: its roster.<id>
+            raise roster_error(roster.source, text, msg_id, **shared)
+        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
+        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or refused, params=said)
     return fail
 
 

@@ -42,16 +42,15 @@ import typing
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from calibration.units import inches
 from rules.dice import Dice, Distribution, die  # noqa: F401  (re-exported for the tests)
-from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan, Unit
 from rules.resolution import Action, Resolution
-from rules.roster import roster_error
 from rules.rulesets.firefight.dice import (  # noqa: F401  (hit_face re-exported for the tests)
     Batch,
     Body,
@@ -98,6 +97,7 @@ from rules.rulesets.kit import (
     req_list,
     req_str,
     rule_value,
+    ruleset_roster_fail,
     sides_of,
     threshold,
     unit_rules,
@@ -162,21 +162,6 @@ LABELS: Mapping[str, str] = MappingProxyType({
 
 # =============================================================================== rosters
 
-def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
-    """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
-
-    The shared checks (:mod:`rules.rulesets.kit`) give their own short id (``roster.<id>``) and
-    keyword parameters; a text without an id is told inside a general message naming the file.
-    """
-    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None,
-             **shared: Any) -> NoReturn:
-        if msg_id is not None and "." not in msg_id:  # a shared check (rules.rulesets.kit): its roster.<id>
-            raise roster_error(roster.source, text, msg_id, **shared)
-        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
-        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "firefight.roster.refused", params=said)
-    return fail
-
-
 def validate_roster(roster: Any) -> None:
     """Refuse a Firefight roster with bad stats, unknown rules or weapons, or broken limits.
 
@@ -190,7 +175,7 @@ def validate_roster(roster: Any) -> None:
     RosterError
         Naming the file and the first fault: a stat, special rule, weapon or the army organisation.
     """
-    fail = _roster_fail(roster)
+    fail = ruleset_roster_fail(roster, "firefight.roster.refused")
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("quality", "defense"), minimum=2, maximum=6,
                           expect="an integer from 2 to 6 (the D6 roll needed)")

@@ -33,16 +33,15 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, NoReturn, cast
+from typing import Any, Mapping, cast
 
 from calibration.units import pas
 from rules.dice import Dice, Distribution
-from rules.errors import IllegalActionError, InvalidActionError, RosterError
+from rules.errors import IllegalActionError, InvalidActionError
 from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.resolution import Action, Resolution
-from rules.roster import roster_error
 from rules.rulesets.kit import (
     check_whole_stats,
     measure_how,
@@ -51,6 +50,7 @@ from rules.rulesets.kit import (
     req_int,
     req_list,
     req_str,
+    ruleset_roster_fail,
     sides_of,
     threshold,
     weapon_of,
@@ -112,21 +112,6 @@ def threshold_chance(n: int) -> Fraction:
 
 # =============================================================================== rosters
 
-def _roster_fail(roster: Any) -> Callable[..., NoReturn]:
-    """Return ``fail(text, msg_id=None, params=None)``: refuse the roster, naming its file, in words and as a message.
-
-    The shared checks (:mod:`rules.rulesets.kit`) give their own short id (``roster.<id>``) and
-    keyword parameters; a text without an id is told inside a general message naming the file.
-    """
-    def fail(text: str, msg_id: str | None = None, params: Mapping[str, Any] | None = None,
-             **shared: Any) -> NoReturn:
-        if msg_id is not None and "." not in msg_id:  # a shared check (rules.rulesets.kit): its roster.<id>
-            raise roster_error(roster.source, text, msg_id, **shared)
-        said = {"file": str(roster.source), **(params or {})} if msg_id else {"file": str(roster.source), "text": text}
-        raise RosterError(f"{roster.source}: {text}", msg_id=msg_id or "star_wars.roster.refused", params=said)
-    return fail
-
-
 def validate_roster(roster: Any) -> None:
     """Refuse a Star Wars roster with bad thresholds, unknown rules, powers or weapons.
 
@@ -135,7 +120,7 @@ def validate_roster(roster: Any) -> None:
     RosterError
         Naming the file and the first fault: a threshold, count, rule, power or weapon.
     """
-    fail = _roster_fail(roster)
+    fail = ruleset_roster_fail(roster, "star_wars.roster.refused")
     for name, p in roster.profiles.items():
         check_whole_stats(fail, f"profiles.{name}", p, ("T", "C", "Svg", "For"), minimum=2, maximum=6, optional=True,
                           nullable=True, expect="a threshold from 2 to 6 (or null for none)")
