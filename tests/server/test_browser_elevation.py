@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.server.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.server.browser import chromium
 from tests.server.serving import Served
 
 pytestmark = pytest.mark.browser
@@ -42,12 +42,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _tap(page: Any, model: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.server.browser import CHROMIUM_ARGS, CHROMIUM
+from tests.server.browser import chromium
 from tests.server.conftest import ROOT
 from tests.server.serving import Served
 
@@ -39,12 +39,8 @@ WORDS = {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _serve(folder: Path, game: dict[str, Any]) -> Served:
