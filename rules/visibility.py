@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
@@ -226,9 +227,23 @@ _NO_XY = np.zeros((0, 2))
 _NO_RAD = np.zeros(0)
 
 
-@functools.lru_cache(maxsize=16)
 def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
                   ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
+                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
+    """:func:`_terrain_of_thread` for the calling thread (prepared geometries: one thread's own)."""
+    return _terrain_of_thread(threading.get_ident(), terrain, rs)
+
+
+# GEOS's prepared geometries are not thread-safe (libgeos issue 825; two at once crashed the web
+# server, which answers requests on several threads): every prepared geometry this module
+# remembers is its own thread's (the caches take the thread's id in their key) and never one of
+# the shared geometries of rules.terrain (a copy is prepared). Copies, not a lock: one request's
+# answers never wait for another's.
+
+
+@functools.lru_cache(maxsize=16)
+def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
+                       ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
                              tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
     """Every piece's box (as an array and as tuples), kind (``None`` when the rule set does not know it) and prepared
     geometry, by value."""
@@ -238,9 +253,11 @@ def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
             kinds.append(rs.kind_of(t))
         except Exception:  # noqa: BLE001 - asked again (and raised) only if the piece is in the way
             kinds.append(None)
-    geoms = tuple(terrain_geometry(t) for t in terrain)
+    # copies (terrain_geometry's are shared by every thread), prepared: the same answers, faster
+    # when tested against many rays
+    geoms = tuple(shapely.transform([terrain_geometry(t) for t in terrain], lambda xy: xy)) if terrain else ()
     for g in geoms:
-        shapely.prepare(g)  # the same answers, faster when tested against many rays
+        shapely.prepare(g)
     box_tuples = _terrain_boxes(terrain)
     boxes = np.array(box_tuples, dtype=float).reshape(-1, 4)
     boxes.flags.writeable = False
@@ -376,8 +393,14 @@ def _lone_blocker(ident: str, hull: BaseGeometry, source: str) -> Blocker:
                    what=msg("sight.isolated_figure"))
 
 
-@functools.lru_cache(maxsize=512)
 def _unit_obstacles(unit_id: str, ms: tuple[Model, ...]) -> tuple[tuple[str, bool, BaseGeometry, Box], ...]:
+    """:func:`_unit_obstacles_of_thread` for the calling thread (prepared outlines: one thread's own)."""
+    return _unit_obstacles_of_thread(threading.get_ident(), unit_id, ms)
+
+
+@functools.lru_cache(maxsize=512)
+def _unit_obstacles_of_thread(thread: int, unit_id: str, ms: tuple[Model, ...]
+                              ) -> tuple[tuple[str, bool, BaseGeometry, Box], ...]:
     """The obstacles a High Fire infantry unit makes, remembered by its figures' values.
 
     ``(ident, solid, outline, box)`` per :func:`obstacle_groups` group: a group of two or more
@@ -451,12 +474,15 @@ def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.nda
 
 
 def _disc(m: Model) -> BaseGeometry:
-    return _disc_at(m.position_mm[0], m.position_mm[1], m.base_mm)
+    return _disc_at(threading.get_ident(), m.position_mm[0], m.position_mm[1], m.base_mm)
 
 
 @functools.lru_cache(maxsize=1024)
-def _disc_at(x: float, y: float, base_mm: float) -> BaseGeometry:
-    """A base's footprint, remembered by value and prepared (a figure is tested against many sight lines)."""
+def _disc_at(thread: int, x: float, y: float, base_mm: float) -> BaseGeometry:
+    """A base's footprint, remembered by value and prepared (a figure is tested against many sight lines).
+
+    Remembered per thread: a prepared geometry is never shared between threads (see _terrain_of_thread).
+    """
     disc = shapely.Point(x, y).buffer(base_mm / 2.0, quad_segs=FOOTPRINT_QUAD_SEGS)
     shapely.prepare(disc)
     return disc
