@@ -312,16 +312,20 @@ class RuleSet:
         if not obstacles:
             return CoverVerdict(False)
         others = [f for f in firers if f.model_id != target.model_id]
-        if on_table(plan) is plan:
-            # who sees the target: the rays only, every firer in one batch; the full explained
-            # sight only from the firer that decides (the nearest that sees it, first in order on a tie)
-            sees = sight_pairs(plan, others, [target], options=options, ruleset=self)
-            seeing = [f for f in others if sees[f.model_id]]
-            if not seeing:
-                return CoverVerdict(False)
-            nearest = min(seeing, key=lambda f: model_distance_mm(f, target))
-            s = line_of_sight(plan, nearest.model_id, target.model_id, options=options, ruleset=self)
-        else:  # an off-table figure among them: each firer on its own (refused as line_of_sight refuses it)
+        if on_table(plan) is plan and others:
+            # the full explained sight only from the firer that decides: the nearest first (a stable
+            # sort keeps the firers' order on a tie, as min does); if it does not see the target, who
+            # of the others does is traced in one batch of rays, and the nearest of them decides
+            order = sorted(others, key=lambda f: model_distance_mm(f, target))
+            s = line_of_sight(plan, order[0].model_id, target.model_id, options=options, ruleset=self)
+            if not s.visible:
+                rest = order[1:]
+                sees = sight_pairs(plan, rest, [target], options=options, ruleset=self) if rest else {}
+                seeing = [f for f in rest if sees[f.model_id]]
+                if not seeing:
+                    return CoverVerdict(False)
+                s = line_of_sight(plan, seeing[0].model_id, target.model_id, options=options, ruleset=self)
+        else:  # an off-table figure among them (refused as line_of_sight refuses it), or no firer
             sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=options, ruleset=self))
                       for f in others]
             seen = [(f, s) for f, s in sights if s.visible]

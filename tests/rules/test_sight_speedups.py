@@ -276,3 +276,24 @@ def test_high_fire_depth_sums_decide_as_pair_by_pair_sight() -> None:
                     decided += 1
                     assert bool(clear[i, j]) == s.centre_line_clear, (seed, opts, ids[i], ids[j])
     assert decided > 100
+
+
+def test_firefight_cover_on_a_tie_is_decided_by_the_first_nearest_firer() -> None:
+    """Two firers at the same distance: one sees the target behind a barricade that hides it, the other in the open."""
+    rs = find_ruleset("firefight")
+    plan = parse_game({"ruleset": "firefight", "table": {"width_mm": 600, "depth_mm": 600},
+                       "units": [{"id": "a", "side": "A", "kind": "infantry"},
+                                 {"id": "b", "side": "B", "kind": "infantry"}],
+                       "models": [{"id": "w", "unit": "a", "x_mm": 200.0, "y_mm": 300.0, "base_mm": 25},
+                                  {"id": "e", "unit": "a", "x_mm": 400.0, "y_mm": 300.0, "base_mm": 25},
+                                  {"id": "t", "unit": "b", "x_mm": 300.0, "y_mm": 300.0, "base_mm": 25}],
+                       "terrain": [{"id": "wall", "kind": "barricade", "shape": "line",
+                                    "points_mm": [[280.0, 250.0], [280.0, 350.0]]}]})
+    opts = rs.resolve_options(plan, None)
+    target = plan.model("t")
+    west, east = plan.model("w"), plan.model("e")
+    first_west = rs.in_cover(plan, [west, east], target, opts)
+    first_east = rs.in_cover(plan, [east, west], target, opts)
+    assert first_west == _cover_reference(plan, [west, east], target, opts)
+    assert first_east == _cover_reference(plan, [east, west], target, opts)
+    assert first_west.in_cover and not first_east.in_cover
