@@ -30,6 +30,7 @@ from rules.errors import GameFileError, InvalidActionError
 from rules.explain import Step, msg
 from rules.frozen import parse_bool
 from rules.measure import model_distance_mm
+from rules.ontable import on_table
 from rules.plan import Model, TablePlan, Terrain
 from rules.resolution import Action
 from rules.rulesets.answers import answer_json
@@ -37,7 +38,7 @@ from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, hand
 from rules.rulesets.kit import has_rule, unit_rules
 from rules.rulesets.params import Param, describe
 from rules.terrain import TerrainKind, pieces_at
-from rules.visibility import line_of_sight
+from rules.visibility import line_of_sight, sight_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -310,12 +311,27 @@ class RuleSet:
                                 f"{target.model_id} stands in {inside[0].terrain_id} ({inside[0].kind})")
         if not obstacles:
             return CoverVerdict(False)
-        sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=options, ruleset=self))
-                  for f in firers if f.model_id != target.model_id]
-        seen = [(f, s) for f, s in sights if s.visible]
-        if not seen:
-            return CoverVerdict(False)
-        _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
+        others = [f for f in firers if f.model_id != target.model_id]
+        if on_table(plan) is plan and others:
+            # the full explained sight only from the firer that decides: the nearest first (a stable
+            # sort keeps the firers' order on a tie, as min does); if it does not see the target, who
+            # of the others does is traced in one batch of rays, and the nearest of them decides
+            order = sorted(others, key=lambda f: model_distance_mm(f, target))
+            s = line_of_sight(plan, order[0].model_id, target.model_id, options=options, ruleset=self)
+            if not s.visible:
+                rest = order[1:]
+                sees = sight_pairs(plan, rest, [target], options=options, ruleset=self) if rest else {}
+                seeing = [f for f in rest if sees[f.model_id]]
+                if not seeing:
+                    return CoverVerdict(False)
+                s = line_of_sight(plan, seeing[0].model_id, target.model_id, options=options, ruleset=self)
+        else:  # an off-table figure among them (refused as line_of_sight refuses it), or no firer
+            sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=options, ruleset=self))
+                      for f in others]
+            seen = [(f, s) for f, s in sights if s.visible]
+            if not seen:
+                return CoverVerdict(False)
+            _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
         if s.cover and s.cover_fraction >= 0.5:
             by = tuple(i for _, i, _ in s.cover)
             return CoverVerdict(True, by,

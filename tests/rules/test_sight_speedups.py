@@ -217,3 +217,83 @@ def test_batched_pairs_see_as_the_rays_of_each_pair() -> None:
                 got = _visible_many(plan, pairs, rs, opts, ctx)
                 assert got == one_by_one, (ruleset, seed, opts)
                 assert 0 < sum(got) < len(got)  # some pairs seen, some not: the test decides something
+
+
+def _cover_reference(plan: TablePlan, firers: list[Any], target: Any, opts: dict[str, Any]) -> Any:
+    """Firefight cover as it was: a full explained sight from every firer, then the nearest that sees."""
+    from rules.measure import model_distance_mm
+    from rules.rulesets.base import CoverVerdict
+    from rules.terrain import pieces_at
+    from rules.visibility import line_of_sight
+
+    rs = find_ruleset("firefight")
+    inside = [p for p in pieces_at(target.position_mm, plan.terrain) if rs.kind_of(p).cover]
+    if inside:
+        return CoverVerdict(True, tuple(p.terrain_id for p in inside),
+                            f"{target.model_id} stands in {inside[0].terrain_id} ({inside[0].kind})")
+    sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=opts, ruleset=rs))
+              for f in firers if f.model_id != target.model_id]
+    seen = [(f, s) for f, s in sights if s.visible]
+    if not seen:
+        return CoverVerdict(False)
+    _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
+    if s.cover and s.cover_fraction >= 0.5:
+        by = tuple(i for _, i, _ in s.cover)
+        return CoverVerdict(True, by, f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(by)}")
+    return CoverVerdict(False)
+
+
+def test_firefight_cover_from_the_batched_sight_is_the_one_from_every_firers_full_sight() -> None:
+    rs = find_ruleset("firefight")
+    verdicts = []
+    for seed in range(4):
+        plan = _random_table("firefight", 11 * seed + 2)
+        opts = rs.resolve_options(plan, None)
+        for a, b in (("u0", "u1"), ("u1", "u0"), ("u2", "u3"), ("u3", "u4"), ("u5", "u2")):
+            firers = list(plan.models_of(a))
+            for target in plan.models_of(b):
+                got = rs.in_cover(plan, firers, target, opts)
+                assert got == _cover_reference(plan, firers, target, opts), (seed, a, target.model_id)
+                verdicts.append(got.in_cover)
+    assert any(verdicts) and not all(verdicts)  # the tables decide both ways
+
+
+def test_high_fire_depth_sums_decide_as_pair_by_pair_sight() -> None:
+    """All-pairs High Fire sight (depths of several pieces added up, or each alone) against line_of_sight."""
+    from rules.visibility import line_of_sight
+
+    rs = find_ruleset("high-fire")
+    decided = 0
+    for seed in range(3):
+        plan = _high_fire_table(seed)
+        for opts in ({"sight_depth": "proportional"}, {"sight_depth": "separate"}):
+            full = {**rs.defaults(), **opts}
+            clear = all_pairs_sight(plan, options=full, ruleset=rs).clear
+            ids = [m.model_id for m in plan.models]
+            for i in range(0, len(ids), 3):
+                for j in range(i + 1, len(ids), 2):
+                    s = line_of_sight(plan, ids[i], ids[j], options=full, ruleset=rs)
+                    decided += 1
+                    assert bool(clear[i, j]) == s.centre_line_clear, (seed, opts, ids[i], ids[j])
+    assert decided > 100
+
+
+def test_firefight_cover_on_a_tie_is_decided_by_the_first_nearest_firer() -> None:
+    """Two firers at the same distance: one sees the target behind a barricade that hides it, the other in the open."""
+    rs = find_ruleset("firefight")
+    plan = parse_game({"ruleset": "firefight", "table": {"width_mm": 600, "depth_mm": 600},
+                       "units": [{"id": "a", "side": "A", "kind": "infantry"},
+                                 {"id": "b", "side": "B", "kind": "infantry"}],
+                       "models": [{"id": "w", "unit": "a", "x_mm": 200.0, "y_mm": 300.0, "base_mm": 25},
+                                  {"id": "e", "unit": "a", "x_mm": 400.0, "y_mm": 300.0, "base_mm": 25},
+                                  {"id": "t", "unit": "b", "x_mm": 300.0, "y_mm": 300.0, "base_mm": 25}],
+                       "terrain": [{"id": "wall", "kind": "barricade", "shape": "line",
+                                    "points_mm": [[280.0, 250.0], [280.0, 350.0]]}]})
+    opts = rs.resolve_options(plan, None)
+    target = plan.model("t")
+    west, east = plan.model("w"), plan.model("e")
+    first_west = rs.in_cover(plan, [west, east], target, opts)
+    first_east = rs.in_cover(plan, [east, west], target, opts)
+    assert first_west == _cover_reference(plan, [west, east], target, opts)
+    assert first_east == _cover_reference(plan, [east, west], target, opts)
+    assert first_west.in_cover and not first_east.in_cover
