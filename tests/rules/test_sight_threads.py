@@ -50,5 +50,6 @@ def test_concurrent_sight_answers_equal_the_single_threaded_ones() -> None:
         pairs = [(a, b) for a in ids for b in ids if a != b]
         alone = [line_of_sight(plan, a, b, ruleset=rs).to_json() for a, b in pairs]
         with ThreadPoolExecutor(max_workers=6) as pool:
-            together = list(pool.map(lambda p: line_of_sight(plan, p[0], p[1], ruleset=rs).to_json(), pairs * 3))
+            together = list(pool.map(lambda p, plan=plan, rs=rs: line_of_sight(plan, p[0], p[1], ruleset=rs).to_json(),
+                                     pairs * 3))
         assert together == alone * 3, name
