@@ -18,10 +18,18 @@ from rules.explain import Step
 from rules.measure import closest_models, model_distance_mm
 from rules.ontable import on_table
 from rules.plan import TablePlan
+from rules.rulesets.answers import Length
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, length_json, length_of, table_point
 from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
-from rules.rulesets.high_fire.answers import CoverAnswer, MoveAnswer, ProximityAnswer, RangeAnswer, TooClose
+from rules.rulesets.high_fire.answers import (
+    CoverAnswer,
+    LineOfFireAnswer,
+    MoveAnswer,
+    ProximityAnswer,
+    RangeAnswer,
+    TooClose,
+)
 from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
@@ -244,6 +252,16 @@ def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -
     return bool(geom.intersects(shapely.LineString([a, b]) if a != b else shapely.Point(a)))
 
 
+def line_of_fire(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> LineOfFireAnswer:
+    """``los UNIT UNIT``: :func:`unit_line_of_sight`'s verdict as a typed answer (the hook ``ask`` goes through)."""
+    los = unit_line_of_sight(self, plan, a, b, opts)
+    centre = los["centre_distance"]
+    return LineOfFireAnswer(los["firing_unit"], los["target_unit"], bool(los["visible"]),
+                            tuple(los["firers_in_cohesion"]), tuple(los["targets_in_cohesion"]),
+                            {f: tuple(t) for f, t in los["sees"].items()}, tuple(los["counting"]),
+                            Length(centre["mm"], centre["value"], centre["unit"]), los["answer"], tuple(los["steps"]))
+
+
 class HighFire(RuleSet):
     """High Fire v0.5.1."""
 
@@ -285,7 +303,7 @@ class HighFire(RuleSet):
         return m.role == "specialist" or m.has_status("specialist")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
-    unit_line_of_sight = unit_line_of_sight
+    unit_line_of_sight = line_of_fire
     ask_range = ask_range
     ask_cover = ask_cover
     ask_proximity = ask_proximity

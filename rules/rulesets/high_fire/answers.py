@@ -105,3 +105,33 @@ class MoveAnswer:
         return {"model": self.model, "action": self.action, "allowance": self.allowance.to_json(),
                 "path": self.path.to_json(), "terrain": list(self.terrain), "allowed": self.allowed,
                 "problems": list(self.problems), "answer": self.answer}
+
+
+@dataclass(frozen=True)
+class LineOfFireAnswer:
+    """``los UNIT UNIT``: High Fire's line of fire, judged for the unit (Ligne de mire).
+
+    ``sees`` gives, per firer in cohesion, the targets in cohesion it sees; ``counting`` the
+    firers that see at least half of them.
+    """
+
+    firing_unit: str
+    target_unit: str
+    visible: bool
+    firers_in_cohesion: tuple[str, ...]
+    targets_in_cohesion: tuple[str, ...]
+    sees: Mapping[str, tuple[str, ...]]
+    counting: tuple[str, ...]
+    centre_distance: Length
+    answer: str
+    steps: tuple[Step, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sees", freeze(self.sees))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"firing_unit": self.firing_unit, "target_unit": self.target_unit, "visible": self.visible,
+                "firers_in_cohesion": list(self.firers_in_cohesion),
+                "targets_in_cohesion": list(self.targets_in_cohesion), "sees": thaw(self.sees),
+                "counting": list(self.counting), "centre_distance": self.centre_distance.to_json(),
+                "answer": self.answer}
