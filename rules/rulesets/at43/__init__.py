@@ -26,6 +26,7 @@ from rules.rulesets.at43.answers import (
     Accuracy,
     CasualtiesAnswer,
     CoverAnswer,
+    CoverState,
     FireZoneAnswer,
     IndirectAnswer,
     RangeAnswer,
@@ -180,7 +181,7 @@ def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     return ShootersAnswer(tuple(can), tuple(cannot), seen, fz.caught, answer, tuple(steps))
 
 
-def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mapping[str, Any]) -> dict[str, Any]:
+def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mapping[str, Any]) -> CoverState:
     """Return each target model's state (hidden, in cover, exposed) with the obstacles and reasons."""
     firers, targets = plan.models_of(firing), plan.models_of(target)
     lf, _ = leader_model(plan, firing)
@@ -228,7 +229,7 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
             state[m.model_id] = "in cover"
         else:
             state[m.model_id] = "exposed"
-    return {"state": state, "covering": covering, "ignored": ignored, "steps": steps}
+    return CoverState(state, {k: tuple(v) for k, v in covering.items()}, tuple(ignored), tuple(steps))
 
 
 MODEL_STATE_MSG = MappingProxyType({"hidden": "at43.model_hidden", "in cover": "at43.model_in_cover",
@@ -239,23 +240,23 @@ def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
     """cover FIRING_UNIT TARGET_UNIT: the cover zone beyond each obstacle, and whether the unit gets saves."""
     v = _two_units(plan, args)
     cs = cover_state(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
-    state = cs["state"]
+    state = cs.state
     n = len(state)
     safe = [k for k, s in state.items() if s != "exposed"]
     saves = 2 * len(safe) >= n
     steps = [Step("cover zone", "the lines joining the edges of both units, prolonged: a target model even partly "
                   "in the zone beyond an obstacle and between these lines is in cover", SRC_COVER,
                   msg="at43.cover_zone"),
-             *cs["steps"],
-             *(Step("model", f"{k}: {s}" + (f" (behind {', '.join(cs['covering'][k])})" if s == "in cover" else ""),
-                    SRC_COVER, msg=MODEL_STATE_MSG[s], params={"model": k, "pieces": cs["covering"][k]})
+             *cs.steps,
+             *(Step("model", f"{k}: {s}" + (f" (behind {', '.join(cs.covering[k])})" if s == "in cover" else ""),
+                    SRC_COVER, msg=MODEL_STATE_MSG[s], params={"model": k, "pieces": list(cs.covering[k])})
                for k, s in state.items()),
              Step("cover saves", f"{len(safe)} of {n} in cover or hidden: "
                   + ("at least half, the unit makes cover saves (5+, 3+ with 'À couvert !')" if saves
                      else "fewer than half, nobody makes cover saves"), SRC_COVER, value=saves,
                   msg="at43.cover_saves" if saves else "at43.cover_no_saves", params={"safe": len(safe), "size": n})]
     answer = f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves")
-    return CoverAnswer(state, {k: tuple(v) for k, v in cs["covering"].items()}, tuple(cs["ignored"]), len(safe), n,
+    return CoverAnswer(state, cs.covering, cs.ignored, len(safe), n,
                        saves, answer, tuple(steps))
 
 

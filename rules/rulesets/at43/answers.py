@@ -146,3 +146,21 @@ class IndirectAnswer:
         return {"allowed": self.allowed, "seen_by": list(self.seen_by),
                 "centre_mm": [round(c, 2) for c in self.centre_mm], "radius": self.radius.to_json(),
                 "impacts_per_model": self.impacts_per_model, "under": list(self.under), "answer": self.answer}
+
+
+@dataclass(frozen=True)
+class CoverState:
+    """Each target model's state seen from the firing unit (AT-43, Couvert), shared by ``cover`` and the shot.
+
+    ``state`` is ``"hidden"``, ``"in cover"`` or ``"exposed"`` per model; ``covering`` the pieces whose
+    cover zone holds it; ``ignored`` the pieces the firing leader stands within 10 cm of.
+    """
+
+    state: Mapping[str, str]
+    covering: Mapping[str, tuple[str, ...]]
+    ignored: tuple[str, ...]
+    steps: tuple[Step, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "state", freeze(self.state))
+        object.__setattr__(self, "covering", freeze(self.covering))
