@@ -77,7 +77,11 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
         raise InvalidActionError(f"{rs.title} has no question {question!r}; its questions are: "
                                  f"{', '.join(handlers)}", msg_id="ask.unknown_question",
                                  params={"ruleset": rs.title, "question": question, "known": list(handlers)})
-    out, steps = answer_parts(handlers[name](plan, Args(name, list(args)), opts))
+    answer = handlers[name](plan, Args(name, list(args)), opts)
+    if isinstance(answer, dict):  # every question has a typed answer record: a dict is a programming error
+        raise TypeError(f"{rs.name} question {name!r} answered a plain dict; a question's handler returns a typed "
+                        "answer record with to_json() and steps (rules.rulesets.answers)")
+    out, steps = answer_parts(answer)
     result: dict[str, Any] = {"question": name, "ruleset": rs.name, "args": list(args)}
     result.update(out)
     data = {s.name for s in rs.option_specs if s.kind == "data"}

@@ -1,7 +1,8 @@
 """Typed answers of the questions every rule set shares, turned into JSON only at the edge.
 
 Each shared question (``distance``, ``los``, ``cohesion``, ``template``, ``objectives``,
-``terrain``, ``convert``, ``victory``) returns one of these frozen records: its fields are
+``terrain``, ``convert``, ``victory``) returns one of these frozen records (each rule set's own
+questions return those of its ``rules/rulesets/<name>/answers.py``): its fields are
 typed values (lengths in mm with the unit they are shown in, the geometry's own records),
 its explanation ``steps`` stay :class:`rules.explain.Step` objects, and ``to_json()`` gives
 the JSON the API and the CLI have always answered (without the steps, which
@@ -11,14 +12,14 @@ Examples
 --------
 >>> Length(101.6, 4.0, '"').to_json()
 {'mm': 101.6, 'value': 4.0, 'unit': '"'}
->>> answer_parts({"answer": "x", "steps": ()})
-({'answer': 'x'}, ())
+>>> answer_parts(ObjectivesAnswer((), "no objectives"))
+({'objectives': [], 'answer': 'no objectives'}, ())
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Union
+from typing import Any, Mapping, Protocol
 
 from rules.cohesion import Cohesion
 from rules.explain import Step
@@ -37,16 +38,13 @@ class Answer(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
-#: What a question's handler returns: a typed answer, or (rule-set questions not typed yet) a JSON dict
-#: with its steps under ``"steps"``.
-AnswerLike = Union[Answer, dict[str, Any]]
+#: What a question's handler returns: a typed answer (every question, shared or a rule set's own, has one;
+#: :func:`rules.questions.ask` refuses a plain dict).
+AnswerLike = Answer
 
 
 def answer_parts(answer: AnswerLike) -> tuple[dict[str, Any], tuple[Step, ...]]:
-    """Return an answer's JSON fields (without the steps) and its steps, typed record or dict alike."""
-    if isinstance(answer, dict):
-        out = dict(answer)
-        return out, tuple(out.pop("steps", ()))
+    """Return an answer's JSON fields (without the steps) and its steps."""
     return answer.to_json(), tuple(answer.steps)
 
 

@@ -22,13 +22,23 @@ from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import TablePlan
 from rules.rulesets.at43.actions import ACTIONS, validate_roster
+from rules.rulesets.at43.answers import (
+    Accuracy,
+    CasualtiesAnswer,
+    CoverAnswer,
+    CoverState,
+    FireZoneAnswer,
+    IndirectAnswer,
+    RangeAnswer,
+    ShootersAnswer,
+)
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import at43_template_radius_cm, fire_zone, sweep_beyond
 from rules.rulesets.at43.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.at43.params import PARAMS
 from rules.rulesets.at43.words import how_msg, need_msg
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, leader_model, length_json
+from rules.rulesets.common import Args, leader_model, length_of
 from rules.terrain import TerrainKind, terrain_geometry
 from rules.visibility import line_of_sight
 from rules.zones import bases_hull, deviate, partly_inside, template
@@ -108,7 +118,7 @@ def range_band_of(self: "AT43", plan: TablePlan, observer: str, target: str, opt
     return str(_range(self, plan, observer, target, options)[1])
 
 
-def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> RangeAnswer:
     """range FIRING_UNIT TARGET_UNIT [--accuracy P]: leader-to-leader range band (the shot's difficulty)."""
     v = _two_units(plan, args, {"accuracy": "int", "weapon-range": "number"})
     if "weapon-range" in v:
@@ -116,13 +126,12 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
                                  "shot's difficulty. Give the weapon's précision with --accuracy P instead",
                                  msg_id="at43.no_weapon_range")
     d, band, steps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
-    out: dict[str, Any] = {"distance": length_json(self, d, opts), "band": band, "difficulty": band}
+    accuracy = None
     answer = f"portée {band} ({d / 10:.1f} cm between the leaders): difficulty {band}"
     if "accuracy" in v:
         diff = int(v["accuracy"]) - band
         needed = at43_roll_needed(diff)
-        out.update(accuracy=v["accuracy"], difference=diff, needed=needed_text(needed),
-                   possible=needed is not None)
+        accuracy = Accuracy(int(v["accuracy"]), diff, needed_text(needed), needed is not None)
         steps.append(Step("roll needed", f"précision {v['accuracy']} - portée {band} = {diff:+d}: "
                           f"{needed_text(needed)} on the universal table"
                           + ("; the shot is lost" if needed is None else ""),
@@ -131,11 +140,10 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
                           params={"precision": v["accuracy"], "band": band, "diff": f"{diff:+d}",
                                   "needed": need_msg(needed)}))
         answer += f"; précision {v['accuracy']} needs {needed_text(needed)}"
-    out.update(answer=answer, steps=steps)
-    return out
+    return RangeAnswer(length_of(self, d, opts), band, answer, accuracy, tuple(steps))
 
 
-def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> FireZoneAnswer:
     """firezone FIRING_UNIT TARGET_UNIT [--target-model ID]: the fire zone and who takes impacts first."""
     v = _two_units(plan, args, {"target-model": "text"})
     chosen = None
@@ -148,39 +156,32 @@ def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), target_models=chosen,
                    source=SRC_ZONE)
     d, band, rsteps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
-    out = fz.to_json()
-    out.pop("explanation")
-    out.update(band=band, distance=length_json(self, d, opts),
-               answer=(f"{len(fz.caught)} model(s) in the fire zone take impacts first: {', '.join(fz.caught)}"
-                       if fz.caught else "nobody stands in the fire zone: the target takes every impact")
-               + f"; portée {band}",
-               steps=list(fz.steps) + rsteps)
-    return out
+    answer = (f"{len(fz.caught)} model(s) in the fire zone take impacts first: {', '.join(fz.caught)}"
+              if fz.caught else "nobody stands in the fire zone: the target takes every impact") + f"; portée {band}"
+    return FireZoneAnswer(fz, band, length_of(self, d, opts), answer, (*fz.steps, *rsteps))
 
 
-def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ShootersAnswer:
     """shooters FIRING_UNIT TARGET_UNIT: which firers see a model in the fire zone or of the target unit."""
     v = _two_units(plan, args)
     fz = fire_zone(plan, v["FIRING_UNIT"], v["TARGET_UNIT"], how=self.measure_how(opts), source=SRC_ZONE)
     aims = list(fz.caught) + [m.model_id for m in plan.models_of(v["TARGET_UNIT"])]
     can: list[str] = []
     cannot: list[str] = []
-    seen: dict[str, list[str]] = {}
+    seen: dict[str, tuple[str, ...]] = {}
     for f in plan.models_of(v["FIRING_UNIT"]):
         sees = [t for t in aims if line_of_sight(plan, f.model_id, t, options=opts, ruleset=self).visible]
-        seen[f.model_id] = sees
+        seen[f.model_id] = tuple(sees)
         (can if sees else cannot).append(f.model_id)
     steps = [Step("who may shoot", "a firer needs sight of a model in the fire zone or of the target unit; "
                   f"{len(can)} may shoot, {len(cannot)} may not" + (f" ({', '.join(cannot)})" if cannot else ""),
                   SRC_TEST, value=len(can), msg="at43.who_may_shoot_not" if cannot else "at43.who_may_shoot",
                   params={"can": len(can), "cannot": len(cannot), "models": cannot})]
-    return {"can_shoot": can, "cannot_shoot": cannot, "sees": seen, "fire_zone": list(fz.caught),
-            "answer": f"{len(can)} of {len(can) + len(cannot)} may shoot"
-                      + (f"; not {', '.join(cannot)}" if cannot else ""),
-            "steps": steps}
+    answer = f"{len(can)} of {len(can) + len(cannot)} may shoot" + (f"; not {', '.join(cannot)}" if cannot else "")
+    return ShootersAnswer(tuple(can), tuple(cannot), seen, fz.caught, answer, tuple(steps))
 
 
-def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mapping[str, Any]) -> dict[str, Any]:
+def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: Mapping[str, Any]) -> CoverState:
     """Return each target model's state (hidden, in cover, exposed) with the obstacles and reasons."""
     firers, targets = plan.models_of(firing), plan.models_of(target)
     lf, _ = leader_model(plan, firing)
@@ -228,39 +229,38 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
             state[m.model_id] = "in cover"
         else:
             state[m.model_id] = "exposed"
-    return {"state": state, "covering": covering, "ignored": ignored, "steps": steps}
+    return CoverState(state, {k: tuple(v) for k, v in covering.items()}, tuple(ignored), tuple(steps))
 
 
 MODEL_STATE_MSG = MappingProxyType({"hidden": "at43.model_hidden", "in cover": "at43.model_in_cover",
                                    "exposed": "at43.model_exposed"})
 
 
-def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
     """cover FIRING_UNIT TARGET_UNIT: the cover zone beyond each obstacle, and whether the unit gets saves."""
     v = _two_units(plan, args)
     cs = cover_state(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
-    state = cs["state"]
+    state = cs.state
     n = len(state)
     safe = [k for k, s in state.items() if s != "exposed"]
     saves = 2 * len(safe) >= n
     steps = [Step("cover zone", "the lines joining the edges of both units, prolonged: a target model even partly "
                   "in the zone beyond an obstacle and between these lines is in cover", SRC_COVER,
                   msg="at43.cover_zone"),
-             *cs["steps"],
-             *(Step("model", f"{k}: {s}" + (f" (behind {', '.join(cs['covering'][k])})" if s == "in cover" else ""),
-                    SRC_COVER, msg=MODEL_STATE_MSG[s], params={"model": k, "pieces": cs["covering"][k]})
+             *cs.steps,
+             *(Step("model", f"{k}: {s}" + (f" (behind {', '.join(cs.covering[k])})" if s == "in cover" else ""),
+                    SRC_COVER, msg=MODEL_STATE_MSG[s], params={"model": k, "pieces": list(cs.covering[k])})
                for k, s in state.items()),
              Step("cover saves", f"{len(safe)} of {n} in cover or hidden: "
                   + ("at least half, the unit makes cover saves (5+, 3+ with 'À couvert !')" if saves
                      else "fewer than half, nobody makes cover saves"), SRC_COVER, value=saves,
                   msg="at43.cover_saves" if saves else "at43.cover_no_saves", params={"safe": len(safe), "size": n})]
-    return {"models": state, "covering": cs["covering"], "ignored_cover": cs["ignored"],
-            "in_cover_or_hidden": len(safe), "unit_size": n, "saves": saves,
-            "answer": f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves"),
-            "steps": steps}
+    answer = f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves")
+    return CoverAnswer(state, cs.covering, cs.ignored, len(safe), n,
+                       saves, answer, tuple(steps))
 
 
-def ask_casualties(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_casualties(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CasualtiesAnswer:
     """casualties FIRING_UNIT TARGET_UNIT: the order losses are removed (nearest the firing leader first)."""
     v = _two_units(plan, args)
     lf, steps = leader_model(plan, v["FIRING_UNIT"])
@@ -272,11 +272,11 @@ def ask_casualties(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str,
                       f"{', '.join(order)}" + ("; at equal distance the firing player chooses" if ties else ""),
                       SRC_LOSSES, value=order, msg="at43.removal_order_ties" if ties else "at43.removal_order",
                       params={"leader": lf.model_id, "models": order}))
-    return {"order": order, "distances_mm": {mid: round(d, 2) for d, mid in dists}, "ties": ties,
-            "answer": "remove " + ", ".join(order), "steps": steps}
+    return CasualtiesAnswer(tuple(order), {mid: round(d, 2) for d, mid in dists}, tuple(ties),
+                            "remove " + ", ".join(order), tuple(steps))
 
 
-def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> IndirectAnswer:
     """indirect FIRING_UNIT TARGET_MODEL --area CM --successes S --failures F [--direction D6]: the template."""
     v = args.parse(("FIRING_UNIT", "TARGET_MODEL"),
                    flags={"area": "number", "successes": "int", "failures": "int", "direction": "int"})
@@ -311,13 +311,13 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     steps.append(Step("impacts", f"{impacts} impact(s) per model even partly under the template; infantry that "
                       "survives is thrown prone; cover does not protect", SRC_INDIRECT, value=impacts,
                       msg="at43.template_impacts", params={"impacts": impacts}))
-    return {"allowed": bool(seers), "seen_by": seers, "centre_mm": [round(c, 2) for c in centre],
-            "radius": length_json(self, radius_cm * 10.0, opts), "impacts_per_model": impacts,
-            "under": list(t.under),
-            "answer": f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
-                      f"under it ({impacts} impact(s) each)"
-                      + ("" if seers else "; not allowed: no firer sees the target"),
-            "steps": steps}
+    return IndirectAnswer(
+        bool(seers), tuple(seers), (centre[0], centre[1]), length_of(self, radius_cm * 10.0, opts), impacts,
+        tuple(t.under),
+        f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
+        f"under it ({impacts} impact(s) each)"
+        + ("" if seers else "; not allowed: no firer sees the target"),
+        tuple(steps))
 
 
 class AT43(RuleSet):

@@ -49,6 +49,7 @@ from rules.frozen import freeze, thaw
 from rules.plan import Model, TablePlan, Unit
 from rules.resolution import Action, Resolution
 from rules.roster import Roster, require_known_rules, require_known_weapons, require_stats
+from rules.rulesets.at43.answers import CoverState
 from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import skip_msg
 from rules.rulesets.at43.results import Activated, GroupOutcome, NewLeader, SalvoResult, TemplateOutcome, TurnBegun
@@ -274,7 +275,7 @@ class Geometry:
 
         return fire_zone(self.plan, firing, target, how=self.how, target_models=target_models, source=SRC_ZONE)
 
-    def cover(self, firing: str, unit: str) -> dict[str, Any]:
+    def cover(self, firing: str, unit: str) -> CoverState:
         from rules.rulesets.at43 import AT43, cover_state
 
         return cover_state(cast(AT43, self.rs), self.plan, firing, unit, self.opts)
@@ -645,8 +646,8 @@ def _cover_decider(plan: TablePlan, request: Mapping[str, Any], geo: Geometry, f
                               params={"unit": unit_id}))
         else:
             cs = geo.cover(firing.unit_id, unit_id)
-            steps.extend(cs["steps"])
-            state = cs["state"]
+            steps.extend(cs.steps)
+            state = cs.state
             sheltered = [mid for mid, st in state.items() if st != "exposed"]
             ok = bool(state) and 2 * len(sheltered) >= len(state)
             cache[unit_id] = save if ok else None

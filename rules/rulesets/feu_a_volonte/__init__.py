@@ -18,8 +18,24 @@ from rules.explain import Step, msg
 from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, length_json, table_point
+from rules.rulesets.common import Args, length_of, table_point
 from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
+from rules.rulesets.feu_a_volonte.answers import (
+    ArcAnswer,
+    AuraAnswer,
+    CoverAnswer,
+    GrenadeAnswer,
+    HideAnswer,
+    Modifier,
+    MoveAnswer,
+    RadioAnswer,
+    RadioLink,
+    RangeAnswer,
+    ShootersAnswer,
+    SplitAnswer,
+    SpotAnswer,
+    TooFar,
+)
 from rules.rulesets.feu_a_volonte.climb import ask_climb
 from rules.rulesets.feu_a_volonte.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.feu_a_volonte.params import PARAMS
@@ -106,7 +122,7 @@ def _weapon(plan: TablePlan, shooter: Model, name: str | None) -> str | None:
     return WEAPON_NAMES.get(raw.strip().lower(), raw.strip().lower())
 
 
-def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> RangeAnswer:
     """range SHOOTER TARGET [--weapon NAME] [--weapon-range UD]: band, rear shot, cover or prone."""
     v = args.parse(("SHOOTER", "TARGET"), flags={"weapon": "text", "weapon-range": "number"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
@@ -122,7 +138,7 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                   SRC_MEASURE, value=round(d_ud, 3), option=self.changed(opts, "ud_mm"), msg="fav.range.distance",
                   params={"a": s.model_id, "b": t.model_id, "distance": round(d_ud, 2),
                           "ud_mm": self.unit(opts).mm})]
-    mods: list[dict[str, Any]] = []
+    mods: list[Modifier] = []
     in_range = max_ud is None or d_ud <= max_ud + 1e-9
     if weapon == "pistol":
         steps.append(Step("pistol", "a pistol reaches 4 UD, with no range bonus or malus", SRC_SHOOT, value=4,
@@ -130,7 +146,7 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
         band = "pistol"
     else:
         band, mod = band_modifier(d_ud, str(opts.get("band_boundary", "nearer")))
-        mods.append({"rule": f"range {band}", "modifier": mod})
+        mods.append(Modifier(f"range {band}", mod))
         steps.append(Step("range band", f"{band}: {mod:+d}", SRC_BANDS, value=mod,
                           option=self.changed(opts, "band_boundary"), msg="fav.range.band",
                           params={"band": band, "mod": signed(mod)}))
@@ -140,22 +156,20 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                           params={"range": max_ud}))
     rel = relative_bearing_deg(t, s.position_mm)
     if rel is not None and abs(rel) > 90.0 + 1e-9:
-        mods.append({"rule": "shot in the back", "modifier": 1})
+        mods.append(Modifier("shot in the back", 1))
         steps.append(Step("rear shot", f"{s.model_id} is behind {t.model_id} ({abs(rel):.0f}° from its facing): +1",
                           SRC_BANDS, value=1, msg="fav.range.rear",
                           params={"shooter": s.model_id, "target": t.model_id, "deg": round(abs(rel))}))
     covered, why = _cover(self, plan, s, t, opts)
     if covered:
-        mods.append({"rule": "target in cover or prone", "modifier": -1})
+        mods.append(Modifier("target in cover or prone", -1))
         steps.append(Step("cover or prone", f"{t.model_id}: {why}: -1", SRC_BANDS + " / " + SRC_SHOOT, value=-1,
                           msg="fav.range.cover", params={"target": t.model_id, "why": said(why)}))
-    total = sum(m["modifier"] for m in mods)
-    return {"distance": length_json(self, d, opts), "weapon": weapon, "band": band, "in_range": in_range,
-            "modifiers": mods, "modifier": total,
-            "answer": f"{d_ud:.2f} UD, band {band}; modifiers {total:+d} ("
-                      + (", ".join(f"{m['rule']} {m['modifier']:+d}" for m in mods) or "none") + ")"
-                      + ("" if in_range else "; out of range"),
-            "steps": steps}
+    total = sum(m.modifier for m in mods)
+    answer = (f"{d_ud:.2f} UD, band {band}; modifiers {total:+d} ("
+              + (", ".join(f"{m.rule} {m.modifier:+d}" for m in mods) or "none") + ")"
+              + ("" if in_range else "; out of range"))
+    return RangeAnswer(length_of(self, d, opts), weapon, band, in_range, tuple(mods), answer, tuple(steps))
 
 
 def _cover(self: "FeuAVolonte", plan: TablePlan, s: Model, t: Model, opts: Mapping[str, Any]) -> tuple[bool, str]:
@@ -169,7 +183,7 @@ def _cover(self: "FeuAVolonte", plan: TablePlan, s: Model, t: Model, opts: Mappi
     return False, Phrase("in the open", "fav.cover.open")
 
 
-def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
     """cover SHOOTER TARGET: partly hidden behind scenery, behind a linear obstacle, or prone: -1."""
     v = args.parse(("SHOOTER", "TARGET"))
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
@@ -179,10 +193,9 @@ def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                                       SRC_SHOOT, value=-1 if covered else 0,
                                       msg="fav.cover.step_covered" if covered else "fav.cover.step",
                                       params={"target": t.model_id, "why": said(why)})]
-    return {"visible": sight.visible, "visible_fraction": round(sight.visible_fraction, 4), "in_cover": covered,
-            "modifier": -1 if covered else 0, "reason": why,
-            "answer": ("not visible" if not sight.visible else f"{'in cover' if covered else 'in the open'}: {why}"),
-            "steps": steps}
+    return CoverAnswer(sight.visible, sight.visible_fraction, covered, why,
+                       "not visible" if not sight.visible else f"{'in cover' if covered else 'in the open'}: {why}",
+                       tuple(steps))
 
 
 def _arc_state(shooter: Model, point: tuple[float, float], window: bool) -> tuple[float | None, str]:
@@ -200,7 +213,7 @@ def _arc_state(shooter: Model, point: tuple[float, float], window: bool) -> tupl
     return rel, Phrase("behind: the model must turn first (1 PA)", "fav.arc.behind")
 
 
-def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ArcAnswer:
     """arc SHOOTER TARGET [--window]: 180° front arc, the free 45° turn, or ±45° at a window or door."""
     v = args.parse(("SHOOTER", "TARGET"), flags={"window": "bool"})
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
@@ -215,11 +228,10 @@ def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str,
     if not v.get("window"):
         steps.append(Step("free turn", "declaring a target turns the shooter up to 45° toward it for free",
                           SRC_SHOOT, msg="fav.arc.free_turn"))
-    return {"relative_deg": round(rel, 2) if rel is not None else None, "state": state, "can_shoot": can,
-            "answer": state, "steps": steps}
+    return ArcAnswer(rel, state, can, state, tuple(steps))
 
 
-def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ShootersAnswer:
     """shooters TARGET SHOOTER... : who can fire on one target, +1 per extra shooter, the main (nearest) one."""
     v = args.parse(("TARGET", "SHOOTER"), rest="MORE")
     t = plan.model(v["TARGET"])
@@ -248,11 +260,11 @@ def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping
                           msg="fav.shooters.main", params={"main": main}))
     steps += [Step("cannot fire", f"{k}: {r}", SRC_SHOOT, msg="fav.shooters.cannot", params={"who": k, "why": said(r)})
               for k, r in unable.items()]
-    return {"can_fire": [s.model_id for s in able], "cannot_fire": unable, "main_shooter": main, "bonus": bonus,
-            "answer": f"main shooter {main}, +{bonus}" if main else "nobody can fire", "steps": steps}
+    return ShootersAnswer(tuple(s.model_id for s in able), unable,
+                          f"main shooter {main}, +{bonus}" if main else "nobody can fire", tuple(steps))
 
 
-def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AuraAnswer:
     """aura MODEL: a leader's or second's 3 UD (traits En avant, Inspire l'exemple, Cohésion; reserve dice)."""
     v = args.parse(("MODEL",))
     m = plan.model(v["MODEL"])
@@ -263,13 +275,12 @@ def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
              rule="3 UD", source=SRC_TRAITS)
     steps = list(a.steps) + [Step("reserve dice", "the reserve dice may be added to the quality rolls of figures "
                                   "within 3 UD of the leader or a second", SRC_ROLE, msg="fav.aura.reserve")]
-    return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts),
-            "inside": list(a.inside), "distances_mm": {k: round(d, 2) for k, d in a.distances_mm.items()},
-            "answer": f"{len(a.inside)} friend(s) within 3 UD of {m.model_id}: {', '.join(a.inside) or 'none'}",
-            "steps": steps}
+    return AuraAnswer(m.model_id, m.role, length_of(self, a.radius_mm, opts), tuple(a.inside), a.distances_mm,
+                      f"{len(a.inside)} friend(s) within 3 UD of {m.model_id}: {', '.join(a.inside) or 'none'}",
+                      tuple(steps))
 
 
-def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> RadioAnswer:
     """radio [SIDE]: figures more than 4 UD from their leader and seconds pay +1 PA on their first action."""
     v = args.parse((), optional=("SIDE",))
     sides = sorted({u.side for u in plan.units})
@@ -278,7 +289,7 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                                  msg_id="fav.radio.no_side", params={"side": v["SIDE"], "sides": id_list(sides)})
     how = self.measure_how(opts)
     limit = self.from_unit(4.0, opts)
-    per: dict[str, Any] = {}
+    per: dict[str, RadioLink] = {}
     steps: list[Step] = []
     for side in ([v["SIDE"]] if "SIDE" in v else sides):
         ms = [m for m in plan.models if plan.unit(m.unit_id).side == side]
@@ -288,25 +299,22 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                               "first action", SRC_RADIO, msg="fav.radio.side_disorganised", params={"side": side}))
         for m in ms:
             if m in chiefs:
-                per[m.model_id] = {"side": side, "extra_pa": 0, "nearest": m.model_id, "distance_mm": 0.0}
+                per[m.model_id] = RadioLink(side, 0, m.model_id, 0.0)
                 continue
             if not chiefs:
-                per[m.model_id] = {"side": side, "extra_pa": 1, "nearest": None, "distance_mm": None}
+                per[m.model_id] = RadioLink(side, 1, None, None)
                 continue
             c = min(chiefs, key=lambda k: model_distance_mm(m, k, how=how))
             d = model_distance_mm(m, c, how=how)
-            per[m.model_id] = {"side": side, "extra_pa": int(d > limit + 1e-9), "nearest": c.model_id,
-                               "distance_mm": round(d, 2)}
-    far = [k for k, p in per.items() if p["extra_pa"]]
+            per[m.model_id] = RadioLink(side, int(d > limit + 1e-9), c.model_id, d)
+    far = [k for k, p in per.items() if p.extra_pa]
     steps.append(Step("radio", f"more than 4 UD from the leader and every second: +1 PA on the first action: "
                       f"{', '.join(far) or 'none'}", SRC_RADIO, value=len(far), msg="fav.radio.far_list",
                       params={"figures": id_list(far)}))
-    return {"models": per, "extra_pa": far,
-            "answer": f"+1 PA for {', '.join(far)}" if far else "everyone in radio range",
-            "steps": steps}
+    return RadioAnswer(per, f"+1 PA for {', '.join(far)}" if far else "everyone in radio range", tuple(steps))
 
 
-def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> SpotAnswer:
     """spot MODEL: enemies closer than 2 UD detect a hidden figure automatically."""
     v = args.parse(("MODEL",))
     m = plan.model(v["MODEL"])
@@ -319,12 +327,12 @@ def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
                                   params={"who": m.model_id,
                                           "state": msg("fav.spot.is_hidden" if hidden else "fav.spot.not_hidden"),
                                           "how": msg("fav.spot.near" if a.inside else "fav.spot.needs_roll")})]
-    return {"model": m.model_id, "hidden": hidden, "spotted_by": list(a.inside), "spotted": bool(a.inside),
-            "answer": (f"spotted automatically by {', '.join(a.inside)}" if a.inside
-                       else "not spotted automatically (Quality 7+ to spot)"), "steps": steps}
+    return SpotAnswer(m.model_id, hidden, tuple(a.inside),
+                      f"spotted automatically by {', '.join(a.inside)}" if a.inside
+                      else "not spotted automatically (Quality 7+ to spot)", tuple(steps))
 
 
-def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> HideAnswer:
     """hide MODEL: a figure closer than 1 UD to a piece of scenery may hide (1 PA)."""
     v = args.parse(("MODEL",))
     m = plan.model(v["MODEL"])
@@ -347,12 +355,11 @@ def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
                   SRC_HIDE, value=ok,
                   msg="fav.hide.none" if best is None else "fav.hide.may" if ok else "fav.hide.may_not",
                   params={} if best is None else {"piece": best[1], "distance": round(self.to_unit(best[0], opts), 2)})]
-    return {"model": m.model_id, "can_hide": ok, "nearest": best[1] if best else None,
-            "distance": length_json(self, best[0], opts) if best else None,
-            "answer": ("may hide" if ok else "may not hide") + (f" ({best[1]})" if best else ""), "steps": steps}
+    return HideAnswer(m.model_id, ok, best[1] if best else None, length_of(self, best[0], opts) if best else None,
+                      ("may hide" if ok else "may not hide") + (f" ({best[1]})" if best else ""), tuple(steps))
 
 
-def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> GrenadeAnswer:
     """grenade THROWER X_MM Y_MM [--weapon grenade|mortar] [--deviation D6]: range, drift, 3 UD blast."""
     v = args.parse(("THROWER", "X_MM", "Y_MM"), flags={"weapon": "text", "deviation": "int"})
     thrower = plan.model(v["THROWER"])
@@ -386,30 +393,28 @@ def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[
     names = [k for _, k in hit]
     steps.append(Step("blast", f"every figure within 3 UD of the impact is hit: {', '.join(names) or 'none'}",
                       SRC_AREA, value=len(names), msg="fav.grenade.blast", params={"hit": id_list(names)}))
-    return {"weapon": weapon, "in_range": in_range, "impact_mm": [round(impact[0], 2), round(impact[1], 2)],
-            "radius": length_json(self, radius, opts), "hit": names,
-            "answer": ("" if in_range else "out of range; ")
-                      + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
-            "steps": steps}
+    answer = ("" if in_range else "out of range; ") + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}"
+    return GrenadeAnswer(weapon, in_range, (impact[0], impact[1]), length_of(self, radius, opts), tuple(names), answer,
+                         tuple(steps))
 
 
-def ask_split(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_split(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> SplitAnswer:
     """split TARGET TARGET... : a rate of fire above 1 may be split between targets within 2 UD of each other."""
     v = args.parse(("TARGET", "OTHER"), rest="MORE")
     ms = [plan.model(k) for k in [v["TARGET"], v["OTHER"], *v["MORE"]]]
     how = self.measure_how(opts)
     limit = self.from_unit(2.0, opts)
-    far = [(a.model_id, b.model_id, round(model_distance_mm(a, b, how=how), 2))
+    far = [TooFar(a.model_id, b.model_id, round(model_distance_mm(a, b, how=how), 2))
            for i, a in enumerate(ms) for b in ms[i + 1:] if model_distance_mm(a, b, how=how) > limit + 1e-9]
     steps = [Step("rate of fire", "shots of a rate of fire above 1 may be split between targets 2 UD apart at most"
-                  + (f"; too far apart: {', '.join(f'{a}-{b}' for a, b, _ in far)}" if far else ""), SRC_ROF,
+                  + (f"; too far apart: {', '.join(f'{p.a}-{p.b}' for p in far)}" if far else ""), SRC_ROF,
                   value=not far, msg="fav.split.too_far" if far else "fav.split.ok",
-                  params={"pairs": [f"{a}-{b}" for a, b, _ in far]})]
-    return {"allowed": not far, "too_far": [{"a": a, "b": b, "distance_mm": d} for a, b, d in far],
-            "answer": "the shots may be split" if not far else "the targets are too far apart", "steps": steps}
+                  params={"pairs": [f"{p.a}-{p.b}" for p in far]})]
+    return SplitAnswer(tuple(far), "the shots may be split" if not far else "the targets are too far apart",
+                       tuple(steps))
 
 
-def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> MoveAnswer:
     """move MODEL X_MM Y_MM [--run] [--roll D6]: 4 UD, difficult halves the rest, -1 UD per linear obstacle."""
     v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"run": "bool", "roll": "int"})
     m = plan.model(v["MODEL"])
@@ -466,10 +471,10 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
                           msg="fav.move.roll", params={"need": math.ceil(need_ud - 4.0 - 1e-9)}))
     steps += [Step("not allowed", p, SRC_MOVES, msg="fav.move.problem", params={"problem": said(p)}) for p in problems]
     allowed = ok_len and not problems
-    return {"model": m.model_id, "cost": length_json(self, cost_mm, opts), "cost_ud": round(need_ud, 3),
-            "base_allowance": length_json(self, base, opts), "allowed": allowed, "problems": problems,
-            "answer": f"costs {need_ud:.2f} UD: " + ("allowed" if allowed else "not allowed: " + "; ".join(problems)),
-            "steps": steps}
+    return MoveAnswer(m.model_id, length_of(self, cost_mm, opts), need_ud, length_of(self, base, opts), allowed,
+                      tuple(problems),
+                      f"costs {need_ud:.2f} UD: " + ("allowed" if allowed else "not allowed: " + "; ".join(problems)),
+                      tuple(steps))
 
 
 def cohesion_rule(self: "FeuAVolonte", options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:

@@ -17,6 +17,7 @@ from rules.errors import InvalidActionError
 from rules.explain import Step, msg
 from rules.heights import ground_mm
 from rules.plan import TablePlan
+from rules.rulesets.feu_a_volonte.answers import ClimbAnswer
 
 if TYPE_CHECKING:
     from rules.rulesets.common import Args
@@ -27,7 +28,7 @@ CLIMB_MAX_UD = 2.0
 SHOULDER = 0.8  # share of a figure's height at its shoulder
 
 
-def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> ClimbAnswer:
     """climb MODEL (--to-elevation MM | --over TERRAIN) [--ladder]: climb or jump 2 UD at most (2 PA).
 
     With ``--ladder`` the height between the levels counts as distance moved.
@@ -85,5 +86,4 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
                           params={"height": round(height_ud, 2), "mm": round(abs(rise), 1), "max": CLIMB_MAX_UD}))
     answer = (f"{how}: " + (f"{cost_pa} PA" if allowed else "not allowed")
               + ("" if cross_ok is None or cross_ok else "; the obstacle cannot be crossed, only climbed"))
-    return {"model": m.model_id, "height_ud": round(height_ud, 3), "allowed": allowed, "cost_pa": cost_pa,
-            "crossable": cross_ok, "answer": answer, "steps": steps}
+    return ClimbAnswer(m.model_id, height_ud, allowed, cost_pa, cross_ok, answer, tuple(steps))

@@ -19,8 +19,27 @@ from rules.explain import Step, msg
 from rules.measure import closest_models, model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
-from rules.rulesets.common import Args, kind_of_id, length_json, models_named, table_point
+from rules.rulesets.common import Args, kind_of_id, length_of, models_named, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.firefight.answers import (
+    AmbushAnswer,
+    AuraAnswer,
+    BlastAnswer,
+    CasterAura,
+    ChargeAnswer,
+    ChargeReach,
+    CoverAnswer,
+    DeploymentAnswer,
+    HeroAura,
+    JumpAnswer,
+    MeleeAnswer,
+    ModelRange,
+    MoveAnswer,
+    ObjectivesAnswer,
+    RangeAnswer,
+    ScoutAnswer,
+    UnitDeployment,
+)
 from rules.rulesets.firefight.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.firefight.params import PARAMS
 from rules.rulesets.kit import has_rule
@@ -84,7 +103,7 @@ def _units_of(plan: TablePlan, ident: str) -> tuple[str, tuple[Model, ...]]:
     return (ident if kind == "unit" else ms[0].unit_id), ms
 
 
-def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> RangeAnswer:
     """range FIRING TARGET --weapon-range INCHES: which firing models are in range with sight; 9" rules."""
     v = args.parse(("FIRING", "TARGET"), flags={"weapon-range": "number"})
     if "weapon-range" not in v:
@@ -94,7 +113,7 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     t_unit, targets = _units_of(plan, v["TARGET"])
     wr = self.from_unit(float(v["weapon-range"]))
     how = self.measure_how(opts)
-    per: dict[str, dict[str, Any]] = {}
+    per: dict[str, ModelRange] = {}
     # Stealth: every model of the target has it (unit, profile or own rules) and the shot is from over 9"
     # (Références des règles spéciales); read through the same special_rules hook as `resolve shoot`.
     target_stealthy = self.all_have(plan, t_unit, "Stealth")
@@ -102,10 +121,9 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
         c = closest_models([f], targets, how=how)
         seen = any(line_of_sight(plan, f.model_id, t.model_id, options=opts, ruleset=self).visible for t in targets)
         far = c.distance_mm > self.from_unit(9.0)
-        per[f.model_id] = {"distance_mm": round(c.distance_mm, 2), "in_range": c.distance_mm <= wr + 1e-6,
-                           "sight": seen, "can_shoot": c.distance_mm <= wr + 1e-6 and seen,
-                           "to_hit_modifier": -1 if target_stealthy and far else 0}
-    shooting = [k for k, p in per.items() if p["can_shoot"]]
+        per[f.model_id] = ModelRange(c.distance_mm, c.distance_mm <= wr + 1e-6, seen,
+                                     -1 if target_stealthy and far else 0)
+    shooting = [k for k, p in per.items() if p.can_shoot]
     closest = closest_models(firers, targets, how=how).distance_mm
     beyond9 = closest > self.from_unit(9.0) + 1e-6
     stealth = beyond9 and target_stealthy
@@ -121,11 +139,9 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     if relentless:
         steps.append(Step("Relentless", "more than 9\" away: unmodified 6s to hit score an extra hit",
                           SRC_RULES + " (Relentless)", msg="firefight.range.relentless"))
-    return {"models": per, "can_shoot": shooting, "closest": length_json(self, closest, opts),
-            "beyond_9": beyond9, "stealth": stealth, "relentless": relentless, "modifier": -1 if stealth else 0,
-            "answer": f"{len(shooting)} of {len(firers)} can shoot ({self.fmt(closest)} to the closest target)"
-                      + ("; Stealth -1 to hit" if stealth else "") + ("; Relentless applies" if relentless else ""),
-            "steps": steps}
+    answer = (f"{len(shooting)} of {len(firers)} can shoot ({self.fmt(closest)} to the closest target)"
+              + ("; Stealth -1 to hit" if stealth else "") + ("; Relentless applies" if relentless else ""))
+    return RangeAnswer(per, length_of(self, closest, opts), beyond9, stealth, relentless, answer, tuple(steps))
 
 
 def _model_in_cover(self: "Firefight", plan: TablePlan, firers: tuple[Model, ...], t: Model,
@@ -134,7 +150,7 @@ def _model_in_cover(self: "Firefight", plan: TablePlan, firers: tuple[Model, ...
     return verdict.in_cover, list(verdict.by)
 
 
-def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
     """cover FIRING_UNIT TARGET_UNIT: +1 Defense to the target when most of its models are in or behind cover."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
     firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
@@ -151,26 +167,26 @@ def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
                       SRC_TERRAIN + " (the defender gets the +1: RULES-NOTES)", value=most,
                       msg="firefight.cover.most" if most else "firefight.cover.not_most",
                       params={"count": len(covered), "total": len(targets)}))
-    return {"models": {k: {"in_cover": c, "by": r} for k, (c, r) in per.items()}, "count": len(covered),
-            "unit_size": len(targets), "cover": most, "defense_modifier": 1 if most else 0,
-            "answer": f"{len(covered)} of {len(targets)} in cover: " + ("+1 Defense" if most else "no cover bonus"),
-            "steps": steps}
+    return CoverAnswer({k: (c, tuple(r)) for k, (c, r) in per.items()},
+                       f"{len(covered)} of {len(targets)} in cover: " + ("+1 Defense" if most else "no cover bonus"),
+                       tuple(steps))
 
 
-def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AuraAnswer:
     """aura MODEL: Hero (friendly units within 12") and Caster (helpers within 18" in sight)."""
     v = args.parse(("MODEL",))
     m = plan.model(v["MODEL"])
     rules = unit_rules(plan, m.unit_id)
     how = self.measure_how(opts)
-    out: dict[str, Any] = {"model": m.model_id}
+    hero: HeroAura | None = None
+    caster: CasterAura | None = None
     steps: list[Step] = []
     parts: list[str] = []
     if "hero" in rules:
         a = aura(plan, m.model_id, self.from_unit(12.0), who="friends", how=how, rule="Hero",
                  source=SRC_RULES + " (Hero)")
         units = sorted({plan.model(x).unit_id for x in a.inside} - {m.unit_id})
-        out["hero"] = {"radius": length_json(self, a.radius_mm, opts), "units": units, "models": list(a.inside)}
+        hero = HeroAura(length_of(self, a.radius_mm, opts), tuple(units), tuple(a.inside))
         steps.append(Step("Hero", f"friendly units within 12\" may take morale tests on the Hero's Quality: "
                           f"{', '.join(units) or 'none'}", SRC_RULES + " (Hero)", value=len(units),
                           msg="firefight.aura.hero", params={"units": ids_or_none(units)}))
@@ -181,8 +197,7 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         helpers = [x for x in a.inside if "caster" in unit_rules(plan, plan.model(x).unit_id)
                    and plan.model(x).unit_id != m.unit_id
                    and line_of_sight(plan, x, m.model_id, options=opts, ruleset=self).visible]
-        out["caster"] = {"radius": length_json(self, a.radius_mm, opts), "helpers": helpers,
-                         "tokens": rule_value(plan, m.unit_id, "caster")}
+        caster = CasterAura(length_of(self, a.radius_mm, opts), tuple(helpers), rule_value(plan, m.unit_id, "caster"))
         steps.append(Step("Caster", f"casters within 18\" in sight may spend tokens to help or hinder: "
                           f"{', '.join(helpers) or 'none'}", SRC_RULES + " (Caster)", value=len(helpers),
                           msg="firefight.aura.caster", params={"helpers": ids_or_none(helpers)}))
@@ -190,8 +205,7 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     if not parts:
         raise InvalidActionError(f"aura: {m.model_id}'s unit has no Hero or Caster rule", msg_id="firefight.aura.none",
                                  params={"model": m.model_id})
-    out.update(answer="; ".join(parts), steps=steps)
-    return out
+    return AuraAnswer(m.model_id, "; ".join(parts), hero, caster, tuple(steps))
 
 
 def _move_allowance_in(self: "Firefight", plan: TablePlan, unit_id: str, action: str) -> tuple[float, list[str]]:
@@ -210,7 +224,7 @@ def _move_allowance_in(self: "Firefight", plan: TablePlan, unit_id: str, action:
 
 
 def charge_reach(self: "Firefight", plan: TablePlan, unit_id: str, target_unit: str, reach_in: float,
-                 opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+                 opts: Mapping[str, Any]) -> dict[str, ChargeReach]:
     """Each model's charge reach to the nearest model of ``target_unit`` (Mouvement; Terrain difficile).
 
     A straight path through difficult terrain caps the move at 6" (Strider or Flying ignore it);
@@ -219,7 +233,7 @@ def charge_reach(self: "Firefight", plan: TablePlan, unit_id: str, target_unit: 
     """
     mine, theirs = plan.models_of(unit_id), plan.models_of(target_unit)
     how = self.measure_how(opts)
-    per: dict[str, dict[str, Any]] = {}
+    per: dict[str, ChargeReach] = {}
     for m in mine:
         rules = self.special_rules(plan, m)
         ignores = has_rule(rules, "Strider") or has_rule(rules, "Flying")
@@ -230,13 +244,12 @@ def charge_reach(self: "Firefight", plan: TablePlan, unit_id: str, target_unit: 
         if prof.inside_mm("difficult") > 0 and not ignores:
             cap = min(cap, 6.0)
         reach_ok = c.distance_mm <= self.from_unit(cap) + 1e-6 and not prof.blocked
-        per[m.model_id] = {"nearest": c.b_id, "distance_mm": round(c.distance_mm, 2), "reach_in": cap,
-                           "difficult": prof.inside_mm("difficult") > 0, "blocked": list(prof.blocked),
-                           "in_reach": reach_ok}
+        per[m.model_id] = ChargeReach(c.b_id, round(c.distance_mm, 2), cap, prof.inside_mm("difficult") > 0,
+                                      tuple(prof.blocked), reach_ok)
     return per
 
 
-def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ChargeAnswer:
     """charge UNIT TARGET_UNIT: is at least one model within charge reach of the target? (difficult terrain caps 6")."""
     v = args.parse(("UNIT", "TARGET_UNIT"))
     mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["TARGET_UNIT"])
@@ -246,7 +259,7 @@ def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
     ignores = all(has_rule(self.special_rules(plan, m), "Strider") or has_rule(self.special_rules(plan, m), "Flying")
                   for m in mine)
     per = charge_reach(self, plan, v["UNIT"], v["TARGET_UNIT"], reach_in, opts)
-    can = [k for k, p in per.items() if p["in_reach"]]
+    can = [k for k, p in per.items() if p.in_reach]
     steps = [Step("charge reach", f"charge {reach_in:g}\"" + (f" ({', '.join(notes)})" if notes else "")
                   + "; a straight path through difficult terrain caps the move at 6\""
                   + (" (ignored: Strider/Flying)" if ignores else ""), SRC_MOVE + " / " + SRC_TERRAIN, value=reach_in,
@@ -256,17 +269,16 @@ def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
                   + ("the unit may charge" if can else "the unit may not charge"), SRC_MOVE, value=bool(can),
                   msg="firefight.charge.may" if can else "firefight.charge.may_not",
                   params={"count": len(can), "target": v["TARGET_UNIT"]})]
-    return {"models": per, "in_reach": can, "can_charge": bool(can),
-            "answer": f"{'may' if can else 'may not'} charge ({len(can)} model(s) in reach)", "steps": steps}
+    return ChargeAnswer(per, f"{'may' if can else 'may not'} charge ({len(can)} model(s) in reach)", tuple(steps))
 
 
-def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> MeleeAnswer:
     """melee UNIT ENEMY_UNIT: models within 2" horizontally of an enemy, who must fight."""
     v = args.parse(("UNIT", "ENEMY_UNIT"))
     mine, theirs = plan.models_of(v["UNIT"]), plan.models_of(v["ENEMY_UNIT"])
     from rules.rulesets.firefight.reach import in_melee_reach, out_of_reach_above
 
-    fighting = {m.model_id: [t.model_id for t in theirs if in_melee_reach(m, t)] for m in mine}
+    fighting = {m.model_id: tuple(t.model_id for t in theirs if in_melee_reach(m, t)) for m in mine}
     fighters = [k for k, e in fighting.items() if e]
     high = sorted({f"{m.model_id}-{t.model_id}" for m in mine for t in theirs if out_of_reach_above(m, t)})
     steps = [Step("melee", f"models within 2\" horizontally and 4\" vertically of an enemy fight with all their melee "
@@ -276,12 +288,10 @@ def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
         steps.append(Step("height", f"within 2\" on the plan but more than 4\" apart in height (elevation): "
                           f"{', '.join(high)}; they do not fight", SRC_MELEE,
                           msg="firefight.melee.height", params={"pairs": high}))
-    return {"fighting": fighting, "fighters": fighters, "out_of_reach_in_height": high,
-            "answer": f"{len(fighters)} of {len(mine)} model(s) fight",
-            "steps": steps}
+    return MeleeAnswer(fighting, tuple(high), f"{len(fighters)} of {len(mine)} model(s) fight", tuple(steps))
 
 
-def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> BlastAnswer:
     """blast FIRING_UNIT TARGET_UNIT --x X: Blast(X), enemy models within 3" of the target unit."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags={"x": "int"})
     if "x" not in v or v["x"] < 1:
@@ -302,12 +312,12 @@ def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
                   SRC_RULES + " (Blast)", value=mult, msg="firefight.blast.ask",
                   params={"count": len(near), "target": v["TARGET_UNIT"], "mult": mult, "x": v["x"],
                           "units": ids_or_none(units)})]
-    return {"models": [m.model_id for m in near], "count": len(near), "multiplier": mult, "units": units,
-            "answer": f"each hit x{mult} ({len(near)} model(s) within 3\"), shared by {len(units)} unit(s)",
-            "steps": steps}
+    return BlastAnswer(tuple(m.model_id for m in near), mult, tuple(units),
+                       f"each hit x{mult} ({len(near)} model(s) within 3\"), shared by {len(units)} unit(s)",
+                       tuple(steps))
 
 
-def ask_objectives(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_objectives(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ObjectivesAnswer:
     """objectives: seized by a side with a model within 3" and no enemy within 3"; contested when both."""
     args.parse(())
     states = objective_states(plan, self.from_unit(3.0), how=self.measure_how(opts),
@@ -317,8 +327,7 @@ def ask_objectives(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
     steps = [Step("objectives", "a unit within 3\" of an objective with no enemy within 3\" seizes it; if both sides "
                   "are, it is contested (neutral); Shaken models cannot seize or contest", SRC_MISSION,
                   msg="firefight.objectives.rule")]
-    return {"objectives": [s.to_json() for s in states], "answer": "; ".join(parts) or "no objectives",
-            "steps": steps}
+    return ObjectivesAnswer(tuple(states), "; ".join(parts) or "no objectives", tuple(steps))
 
 
 def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]:
@@ -355,21 +364,20 @@ def deployment_zones(self: "Firefight", plan: TablePlan, options: Mapping[str, A
                  for side, edge in deployment_edges(plan, options).items())
 
 
-def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> DeploymentAnswer:
     """deployment: is every unit wholly within 12" of its side's table edge?"""
     args.parse(())
     edges = deployment_edges(plan, opts)
     zones = {z.side: z.zone for z in deployment_zones(self, plan, opts)}
-    per: dict[str, Any] = {}
+    per: dict[str, UnitDeployment] = {}
     for u in plan.units:
         ms = plan.models_of(u.unit_id)
         if u.side not in edges or not ms:
             continue
         zone = zones[u.side]
         inside = wholly_inside(zone, list(ms))
-        per[u.unit_id] = {"side": u.side, "edge": edges[u.side], "inside": bool(inside.all()),
-                          "outside": [m.model_id for m, i in zip(ms, inside) if not i]}
-    bad = [k for k, p in per.items() if not p["inside"]]
+        per[u.unit_id] = UnitDeployment(u.side, edges[u.side], tuple(m.model_id for m, i in zip(ms, inside) if not i))
+    bad = [k for k, p in per.items() if not p.inside]
     steps = [Step("deployment",
                   "each side deploys within 12\" of its table edge "
                   f"({', '.join(f'{s}: {e}' for s, e in edges.items())}); "
@@ -378,12 +386,11 @@ def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
                   params={"edges": [msg("firefight.side_edge", side=s, edge=msg(f"firefight.edge.{e}"))
                                     for s, e in edges.items()],
                           "count": len(bad), "units": ids_or_none(bad)})]
-    return {"edges": edges, "units": per, "outside": bad,
-            "answer": "every unit is in its deployment zone" if not bad else f"outside their zone: {', '.join(bad)}",
-            "steps": steps}
+    return DeploymentAnswer(edges, per, "every unit is in its deployment zone" if not bad
+                            else f"outside their zone: {', '.join(bad)}", tuple(steps))
 
 
-def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AmbushAnswer:
     """ambush UNIT: is every model more than 9" from every enemy (Ambush deployment)?"""
     v = args.parse(("UNIT",))
     unit = plan.unit(v["UNIT"])
@@ -400,12 +407,11 @@ def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
                   msg="firefight.ambush.closest" if c else "firefight.ambush.rule",
                   params={"enemy": c.b_id, "distance": round(self.to_unit(c.distance_mm), 2), "model": c.a_id}
                   if c else {})]
-    return {"allowed": ok, "closest": length_json(self, c.distance_mm, opts) if c else None,
-            "answer": ("allowed" if ok else "too close") + (f": {self.fmt(c.distance_mm)} from {c.b_id}" if c else ""),
-            "steps": steps}
+    answer = ("allowed" if ok else "too close") + (f": {self.fmt(c.distance_mm)} from {c.b_id}" if c else "")
+    return AmbushAnswer(ok, length_of(self, c.distance_mm, opts) if c else None, answer, tuple(steps))
 
 
-def ask_scout(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_scout(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ScoutAnswer:
     """scout UNIT: is the unit wholly within 12" of its deployment zone (24" of its edge)?"""
     v = args.parse(("UNIT",))
     unit = plan.unit(v["UNIT"])
@@ -421,11 +427,11 @@ def ask_scout(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
                   f"outside: {', '.join(out) or 'none'}", SRC_RULES + " (Scout)", value=not out,
                   msg="firefight.scout.check",
                   params={"edge": msg(f"firefight.edge.{edges[unit.side]}"), "models": ids_or_none(out)})]
-    return {"allowed": not out, "outside": out, "edge": edges[unit.side],
-            "answer": "allowed" if not out else f"not allowed: {', '.join(out)} too far", "steps": steps}
+    return ScoutAnswer(tuple(out), edges[unit.side], "allowed" if not out else f"not allowed: {', '.join(out)} too far",
+                       tuple(steps))
 
 
-def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> MoveAnswer:
     """move MODEL X_MM Y_MM [--action advance|rush|charge]: distance, difficult (6" cap), dangerous, 1" rule."""
     v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"action": "text"})
     action = v.get("action", "advance")
@@ -473,13 +479,12 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
                           "each 1", SRC_TERRAIN, msg="firefight.move.dangerous",
                           params={"pieces": list(prof.dangerous)}))
     steps += why
-    return {"model": m.model_id, "action": action, "allowance": length_json(self, self.from_unit(cap_in), opts),
-            "path": length_json(self, prof.length_mm, opts), "dangerous": list(prof.dangerous),
-            "allowed": not problems, "problems": problems,
-            "answer": "allowed" if not problems else "not allowed: " + "; ".join(problems), "steps": steps}
+    return MoveAnswer(m.model_id, action, length_of(self, self.from_unit(cap_in), opts),
+                      length_of(self, prof.length_mm, opts), tuple(prof.dangerous), tuple(problems),
+                      "allowed" if not problems else "not allowed: " + "; ".join(problems), tuple(steps))
 
 
-def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> JumpAnswer:
     """jump GAP_INCHES [--drop INCHES | --model MODEL --to-elevation MM]: free, (X+1) dice on 3+, or impossible.
 
     Falls from 2" up.
@@ -524,10 +529,9 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
         steps.append(Step("fall", f"a fall of {drop:g}\" (2\" or more) deals a hit with AP({fall_ap}) "
                           "(one per full 3\") and ends the activation", SRC_SPECIAL, value=fall_ap,
                           msg="firefight.jump.fall", params={"drop": round(drop, 2), "ap": fall_ap}))
-    return {"gap_in": gap, "drop_in": round(drop, 4), "verdict": verdict, "dice": dice, "fall_ap": fall_ap,
-            "answer": verdict + (f": {dice} dice on 3+" if dice else "")
-                      + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""),
-            "steps": steps}
+    return JumpAnswer(gap, drop, verdict, dice, fall_ap,
+                      verdict + (f": {dice} dice on 3+" if dice else "")
+                      + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""), tuple(steps))
 
 
 class Firefight(RuleSet):

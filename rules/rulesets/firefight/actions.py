@@ -1143,9 +1143,9 @@ def activate(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> 
 
         rs = typing.cast("Firefight", find_ruleset(RULESET))
         reach = rs.charge_reach(plan, unit_id, target, float(move), rs.resolve_options(plan))  # as `ask charge`
-        d = min(p["distance_mm"] for p in reach.values())
-        if not any(p["in_reach"] for p in reach.values()):
-            cap = min(p["reach_in"] for p in reach.values())
+        d = min(p.distance_mm for p in reach.values())
+        if not any(p.in_reach for p in reach.values()):
+            cap = min(p.reach_in for p in reach.values())
             why = " (difficult terrain in the way)" if cap < move else ""
             raise IllegalActionError(f"{target} is {_in(d)} from {unit_id}, beyond its {cap:g}\" charge{why} "
                                      f"({_src('Mouvement')})",

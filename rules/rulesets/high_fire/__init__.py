@@ -18,9 +18,18 @@ from rules.explain import Step
 from rules.measure import closest_models, model_distance_mm
 from rules.ontable import on_table
 from rules.plan import TablePlan
+from rules.rulesets.answers import Length
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, length_json, table_point
+from rules.rulesets.common import Args, length_json, length_of, table_point
 from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.high_fire.answers import (
+    CoverAnswer,
+    LineOfFireAnswer,
+    MoveAnswer,
+    ProximityAnswer,
+    RangeAnswer,
+    TooClose,
+)
 from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
@@ -117,7 +126,7 @@ def _in(mm: float) -> float:
     return round(mm / 25.4, 2)
 
 
-def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> RangeAnswer:
     """range FIRING_UNIT TARGET_UNIT [--weapon-range INCHES]: unit centre to unit centre."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"), flags={"weapon-range": "number"})
     d = unit_centre_distance_mm(plan, v["FIRING_UNIT"], v["TARGET_UNIT"])
@@ -126,21 +135,19 @@ def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
                   params={"a": v["FIRING_UNIT"], "b": v["TARGET_UNIT"], "inches": _in(d)}),
              Step("modifiers", "range modifiers and weapon ranges are in the reference booklet, not in these rules",
                   SRC_MOD, msg="high_fire.booklet_ranges")]
-    out: dict[str, Any] = {"distance": length_json(self, d, opts)}
+    inside: bool | None = None
     answer = f"{self.fmt(d)} between the unit centres"
     if "weapon-range" in v:
         wr = self.from_unit(float(v["weapon-range"]))
         inside = d <= wr + 1e-6
-        out["in_range"] = inside
         steps.append(Step("in range", f"weapon range {v['weapon-range']:g}\": {'in' if inside else 'out of'} range",
                           SRC_FIRE, value=inside, msg="high_fire.in_range" if inside else "high_fire.out_of_range",
                           params={"range": float(v["weapon-range"])}))
         answer += f": {'in' if inside else 'out of'} range"
-    out.update(answer=answer, steps=steps)
-    return out
+    return RangeAnswer(length_of(self, d, opts), answer, inside, tuple(steps))
 
 
-def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
     """cover FIRING_UNIT TARGET_UNIT: models in or behind terrain; the modifier applies when half are."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
     firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
@@ -164,9 +171,9 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
                       "its value is in the reference booklet", SRC_MOD, value=applies,
                       msg="high_fire.cover_applies" if applies else "high_fire.cover_does_not_apply",
                       params={"n": len(hit), "size": len(targets)}))
-    return {"affected": affected, "count": len(hit), "unit_size": len(targets), "modifier_applies": applies,
-            "answer": f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
-                      f"{'applies' if applies else 'does not apply'}", "steps": steps}
+    return CoverAnswer({k: tuple(r) for k, r in affected.items()}, len(hit), len(targets), applies,
+                       f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
+                       f"{'applies' if applies else 'does not apply'}", tuple(steps))
 
 
 def _covers(piece: Any, point: tuple[float, float]) -> bool:
@@ -176,32 +183,31 @@ def _covers(piece: Any, point: tuple[float, float]) -> bool:
     return bool(terrain_geometry(piece).covers(shapely.Point(point)))
 
 
-def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ProximityAnswer:
     """proximity UNIT [--assault]: enemy models within 1" (allowed only to a unit that assaults)."""
     v = args.parse(("UNIT",), flags={"assault": "bool"})
     unit = plan.unit(v["UNIT"])
     mine = plan.models_of(unit.unit_id)
-    close: list[dict[str, Any]] = []
+    close: list[TooClose] = []
     for other in plan.units:
         if other.side == unit.side or not plan.models_of(other.unit_id) or not mine:
             continue
         c = closest_models(mine, plan.models_of(other.unit_id), how="edge")
         if c.distance_mm < self.ENEMY_GAP_MM - 1e-6:
-            close.append({"unit": other.unit_id, "model": c.a_id, "enemy": c.b_id,
-                          "distance_mm": round(c.distance_mm, 2)})
+            close.append(TooClose(other.unit_id, c.a_id, c.b_id, c.distance_mm))
     ok = not close or bool(v.get("assault"))
     steps = [Step("1\" from the enemy", f"{len(close)} enemy unit(s) closer than 1\" to {unit.unit_id}"
                   + ("; allowed: the unit is assaulting" if close and v.get("assault") else "")
                   + ("; not allowed unless assaulting" if close and not v.get("assault") else ""), SRC_MOVE, value=ok,
                   msg=("high_fire.proximity_assault" if v.get("assault") else "high_fire.proximity_refused")
                   if close else "high_fire.proximity_none", params={"n": len(close), "unit": unit.unit_id})]
-    return {"unit": unit.unit_id, "too_close": close, "allowed": ok,
-            "answer": ("no enemy within 1\"" if not close else
-                       f"{len(close)} enemy unit(s) within 1\": {'allowed (assault)' if ok else 'not allowed'}"),
-            "steps": steps}
+    return ProximityAnswer(unit.unit_id, tuple(close), ok,
+                           "no enemy within 1\"" if not close else
+                           f"{len(close)} enemy unit(s) within 1\": {'allowed (assault)' if ok else 'not allowed'}",
+                           tuple(steps))
 
 
-def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> MoveAnswer:
     """move MODEL X_MM Y_MM --action NAME: the action's distance, fast moves and jumps where allowed."""
     v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"action": "text"})
     action = v.get("action", "tactical")
@@ -233,10 +239,9 @@ def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, A
                   msg="high_fire.path_through" if touched else "high_fire.path",
                   params={"inches": _in(prof.length_mm), "pieces": touched})]
     steps += [Step("not allowed", p, SRC_MOVE, msg=pm, params=pp) for p, (pm, pp) in zip(problems, problem_msgs)]
-    return {"model": m.model_id, "action": action, "allowance": length_json(self, allowance, opts),
-            "path": length_json(self, prof.length_mm, opts), "terrain": touched, "allowed": not problems,
-            "problems": problems, "answer": "allowed" if not problems else "not allowed: " + "; ".join(problems),
-            "steps": steps}
+    return MoveAnswer(m.model_id, action, length_of(self, allowance, opts), length_of(self, prof.length_mm, opts),
+                      tuple(touched), tuple(problems),
+                      "allowed" if not problems else "not allowed: " + "; ".join(problems), tuple(steps))
 
 
 def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -> bool:
@@ -245,6 +250,16 @@ def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -
     from rules.terrain import terrain_geometry
     geom = terrain_geometry(piece)
     return bool(geom.intersects(shapely.LineString([a, b]) if a != b else shapely.Point(a)))
+
+
+def line_of_fire(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> LineOfFireAnswer:
+    """``los UNIT UNIT``: :func:`unit_line_of_sight`'s verdict as a typed answer (the hook ``ask`` goes through)."""
+    los = unit_line_of_sight(self, plan, a, b, opts)
+    centre = los["centre_distance"]
+    return LineOfFireAnswer(los["firing_unit"], los["target_unit"], bool(los["visible"]),
+                            tuple(los["firers_in_cohesion"]), tuple(los["targets_in_cohesion"]),
+                            {f: tuple(t) for f, t in los["sees"].items()}, tuple(los["counting"]),
+                            Length(centre["mm"], centre["value"], centre["unit"]), los["answer"], tuple(los["steps"]))
 
 
 class HighFire(RuleSet):
@@ -288,7 +303,7 @@ class HighFire(RuleSet):
         return m.role == "specialist" or m.has_status("specialist")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
-    unit_line_of_sight = unit_line_of_sight
+    unit_line_of_sight = line_of_fire
     ask_range = ask_range
     ask_cover = ask_cover
     ask_proximity = ask_proximity

@@ -17,8 +17,19 @@ from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, kind_of_id, length_json, table_point
+from rules.rulesets.common import Args, kind_of_id, length_of, table_point
 from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.star_wars.answers import (
+    ActivationAnswer,
+    AuraAnswer,
+    CoverAnswer,
+    ForceAnswer,
+    ForceTarget,
+    Modifier,
+    MoveAnswer,
+    RangeAnswer,
+    ZoneAnswer,
+)
 from rules.rulesets.star_wars.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.star_wars.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
@@ -100,7 +111,7 @@ def _hidden_share(self: "StarWars", plan: TablePlan, s: Model, t: Model, opts: M
     return share.area, list(share.by)
 
 
-def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> RangeAnswer:
     """range SHOOTER TARGET [--weapon-range PAS] [--weapon NAME] [--no-long]: normal, long (+1) or out of range.
 
     A target hidden more than 50 % by an obstacle is +1 too.
@@ -143,9 +154,9 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
                   msg="star_wars.range.band_long" if long_ok else "star_wars.range.band_no_long",
                   params={"distance": round(d_pas, 2), "range": por, "long": 2 * por,
                           "band": msg("star_wars.band." + {"normal": "normal", "long": "long"}.get(band, "out"))})]
-    mods: list[dict[str, Any]] = []
+    mods: list[Modifier] = []
     if mod:
-        mods.append({"rule": "long range", "threshold": 1})
+        mods.append(Modifier("long range", 1))
     sight = line_of_sight(plan, s.model_id, t.model_id, options=opts, ruleset=self)
     figures = [i for k, i, _ in sight.blockers if k == "figure"]
     if figures:
@@ -155,19 +166,18 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     hidden, by = _hidden_share(self, plan, s, t, opts)
     limit = float(opts.get("hidden_threshold", 0.5))
     if hidden > limit + 1e-9:
-        mods.append({"rule": "hidden more than 50 % by an obstacle", "threshold": 1})
+        mods.append(Modifier("hidden more than 50 % by an obstacle", 1))
         steps.append(Step("hidden", f"{hidden:.0%} of the target's base is hidden by {', '.join(by)}: +1",
                           SRC_SHOOT, value=1, option=self.changed(opts, "hidden_threshold"),
                           msg="star_wars.range.hidden", params={"share": round(100 * hidden), "by": by}))
-    total = sum(m["threshold"] for m in mods)
-    return {"distance": length_json(self, d, opts), "weapon_range_pas": por, "band": band,
-            "in_range": mod is not None, "visible": sight.visible, "hidden_fraction": round(hidden, 4),
-            "modifiers": mods, "threshold_change": total,
-            "answer": f"{d_pas:.2f} pas: {band}" + (f"; Tir threshold +{total}" if total and mod is not None else "")
-                      + ("" if sight.visible else "; no line of sight"), "steps": steps}
+    total = sum(m.threshold for m in mods)
+    answer = (f"{d_pas:.2f} pas: {band}" + (f"; Tir threshold +{total}" if total and mod is not None else "")
+              + ("" if sight.visible else "; no line of sight"))
+    return RangeAnswer(length_of(self, d, opts), por, band, mod is not None, sight.visible, hidden, tuple(mods), answer,
+                       tuple(steps))
 
 
-def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
     """cover SHOOTER TARGET: is the target hidden more than 50 % by an obstacle (+1 to the Tir threshold)?"""
     v = args.parse(("SHOOTER", "TARGET"))
     s, t = plan.model(v["SHOOTER"]), plan.model(v["TARGET"])
@@ -185,9 +195,8 @@ def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
                   msg="star_wars.cover.more" if more else "star_wars.cover.not_more",
                   params={"share": round(100 * hidden), "target": t.model_id, "shooter": s.model_id,
                           "by": ids_or_none(by), "width": round(100 * share.width)})]
-    return {"hidden_fraction": round(hidden, 4), "hidden_width_fraction": round(share.width, 4), "by": by,
-            "hidden": more, "threshold_change": 1 if more else 0,
-            "answer": f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), "steps": steps}
+    return CoverAnswer(hidden, share.width, tuple(by), more,
+                       f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), tuple(steps))
 
 
 def _bubble(self: "StarWars", plan: TablePlan, m: Model, opts: Mapping[str, Any]) -> Any:
@@ -205,7 +214,7 @@ def _is_hero(m: Model) -> bool:
     return (m.role or "").lower() in BUBBLE_PAS
 
 
-def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AuraAnswer:
     """aura HERO: the friendly non-hero figures inside a hero's command bubble (officer 2 pas, senior 3 pas)."""
     v = args.parse(("HERO",))
     m = plan.model(v["HERO"])
@@ -218,12 +227,11 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                                   params={"role": str(m.role), "hero": m.model_id,
                                           "bubble": BUBBLE_PAS[(m.role or "").lower()],
                                           "figures": ids_or_none(inside)})]
-    return {"model": m.model_id, "role": m.role, "radius": length_json(self, a.radius_mm, opts), "inside": inside,
-            "answer": f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}",
-            "steps": steps}
+    return AuraAnswer(m.model_id, m.role, length_of(self, a.radius_mm, opts), tuple(inside),
+                      f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", tuple(steps))
 
 
-def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ActivationAnswer:
     """activation HERO: figures that may be activated with the hero (in its bubble, not yet activated)."""
     v = args.parse(("HERO",))
     m = plan.model(v["HERO"])
@@ -236,9 +244,9 @@ def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[
                                   value=len(can),
                                   msg="star_wars.activation.done" if done else "star_wars.activation.free",
                                   params={"hero": m.model_id, "figures": ids_or_none(can), "done": done})]
-    return {"hero": m.model_id, "hero_activated": m.has_status("activated"), "can_activate": can,
-            "already_activated": done, "answer": f"{len(can)} figure(s) may be activated with {m.model_id}: "
-                                                f"{', '.join(can) or 'none'}", "steps": steps}
+    return ActivationAnswer(m.model_id, m.has_status("activated"), tuple(can), tuple(done),
+                            f"{len(can)} figure(s) may be activated with {m.model_id}: {', '.join(can) or 'none'}",
+                            tuple(steps))
 
 
 def _zone(self: "StarWars", plan: TablePlan, centre: tuple[float, float], radius_pas: float, opts: Mapping[str, Any],
@@ -254,7 +262,7 @@ def _zone(self: "StarWars", plan: TablePlan, centre: tuple[float, float], radius
     return sorted(out)
 
 
-def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ZoneAnswer:
     """zone X_MM Y_MM --radius PAS (or zone MODEL --radius PAS): every figure closer than X pas is attacked."""
     raw = list(args.raw)
     if raw and not raw[0].startswith("--") and kind_of_id_safe(plan, raw[0]) == "model":
@@ -278,8 +286,8 @@ def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                   params={"radius": v["radius"],
                           "base": msg("star_wars.base." + ("edge" if opts.get("zone_measure") == "edge" else "centre")),
                           "figures": ids_or_none(names)})]
-    return {"centre_mm": [round(centre[0], 2), round(centre[1], 2)], "radius_pas": v["radius"], "hit": names,
-            "answer": f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", "steps": steps}
+    return ZoneAnswer((centre[0], centre[1]), v["radius"], tuple(names),
+                      f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", tuple(steps))
 
 
 def kind_of_id_safe(plan: TablePlan, ident: str) -> str | None:
@@ -289,7 +297,7 @@ def kind_of_id_safe(plan: TablePlan, ident: str) -> str | None:
         return None
 
 
-def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ForceAnswer:
     """force POWER USER [TARGET]: who a Force power reaches (3, 4, 6, 10, 15 pas)."""
     v = args.parse(("POWER", "USER"), optional=("TARGET",))
     key = POWER_NAMES.get(v["POWER"].strip().lower())
@@ -301,15 +309,14 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     how = self.measure_how(opts)
     steps = [Step(key, text, SRC_FORCE, value=reach,
                   msg=f"star_wars.power.{key}")]
-    out: dict[str, Any] = {"power": key, "reach_pas": reach, "user": user.model_id}
     if kind == "around":
         a = aura(plan, user.model_id, self.from_unit(reach), who=who, how=how, strict=True, rule=key, source=SRC_FORCE)
-        out["affected"] = list(a.inside)
         steps.extend(a.steps)
-        out["answer"] = f"{len(a.inside)} figure(s) affected: {', '.join(a.inside) or 'none'}"
+        return ForceAnswer(key, reach, user.model_id, f"{len(a.inside)} figure(s) affected: "
+                           f"{', '.join(a.inside) or 'none'}", affected=tuple(a.inside), steps=tuple(steps))
     elif kind == "move":
-        out["extra_move"] = length_json(self, self.from_unit(reach), opts)
-        out["answer"] = f"{user.model_id} moves {reach:g} pas more"
+        return ForceAnswer(key, reach, user.model_id, f"{user.model_id} moves {reach:g} pas more",
+                           extra_move=length_of(self, self.from_unit(reach), opts), steps=tuple(steps))
     else:
         if "TARGET" not in v:
             raise InvalidActionError(f"force: {key} needs a TARGET figure; usage: {v['_usage']}",
@@ -318,19 +325,18 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
         d = model_distance_mm(user, t, how=how)
         ok = d <= self.from_unit(reach) + 1e-9
         seen = line_of_sight(plan, user.model_id, t.model_id, options=opts, ruleset=self).visible
-        out.update(target=t.model_id, distance=length_json(self, d, opts), in_range=ok, visible=seen)
         steps.append(Step("reach", f"{t.model_id} at {self.fmt(d)}: {'in' if ok else 'out of'} reach "
                           f"({reach:g} pas{', no long range' if key == 'telekinesis' else ''})", SRC_FORCE, value=ok,
                           msg="star_wars.force.in_reach" if ok else "star_wars.force.not_in_reach",
                           params={"target": t.model_id, "distance": round(self.to_unit(d), 2), "reach": reach,
                                   "note": msg("star_wars.force.no_long") if key == "telekinesis" else ""}))
-        out["answer"] = f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)" \
-                        + ("" if seen else "; not in sight")
-    out["steps"] = steps
-    return out
+        return ForceAnswer(key, reach, user.model_id,
+                           f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)"
+                           + ("" if seen else "; not in sight"),
+                           target=ForceTarget(t.model_id, length_of(self, d, opts), ok, seen), steps=tuple(steps))
 
 
-def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> dict[str, Any]:
+def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> MoveAnswer:
     """move MODEL X_MM Y_MM [--run] [--move PAS]: 4 pas (+ half with a run); difficult ground counts double."""
     v = args.parse(("MODEL", "X_MM", "Y_MM"), flags={"run": "bool", "move": "number"})
     m = plan.model(v["MODEL"])
@@ -366,11 +372,8 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                           "obstacles": [line[0] for line in prof.lines] or msg("star_wars.none"),
                           "cost": round(self.to_unit(cost), 2)})]
     steps += [Step("not allowed", p, SRC_MOVE, msg=m, params=ps) for p, (m, ps) in zip(problems, said)]
-    return {"model": m.model_id, "cost": length_json(self, cost, opts), "allowance_pas": allowance,
-            "allowed": not problems, "problems": problems,
-            "answer": f"costs {self.fmt(cost)}: "
-            + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
-            "steps": steps}
+    answer = f"costs {self.fmt(cost)}: " + ("allowed" if not problems else "not allowed: " + "; ".join(problems))
+    return MoveAnswer(m.model_id, length_of(self, cost, opts), allowance, tuple(problems), answer, tuple(steps))
 
 
 class StarWars(RuleSet):

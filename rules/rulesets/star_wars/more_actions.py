@@ -20,6 +20,7 @@ from rules.resolution import Action, Resolution
 from rules.rulesets.kit import req_str
 from rules.rulesets.params import Param
 from rules.rulesets.star_wars.actions import DOWN, RULESET, _src, _state, _take_action
+from rules.rulesets.star_wars.answers import MoveAnswer
 from rules.rulesets.star_wars.results import FigureResult, MoveResult
 from rules.rulesets.star_wars.state import StarWarsState
 
@@ -38,20 +39,20 @@ def _point(request: Mapping[str, Any]) -> tuple[float, float]:
     return x, y
 
 
-def _problems(ans: Mapping[str, Any]) -> list[Any]:
+def _problems(ans: "MoveAnswer") -> list[Any]:
     """The problems of a ``move`` answer as messages (the parameter of a refusal)."""
-    return [msg(s.msg, **s.params) for s in ans["steps"] if s.rule == "not allowed" and s.msg]
+    return [msg(s.msg, **s.params) for s in ans.steps if s.rule == "not allowed" and s.msg]
 
 
 def _first(st: StarWarsState) -> dict[str, str]:
     return dict(st.first_actions)
 
 
-def _costed(plan: TablePlan, model_id: str, to: tuple[float, float], move_pas: float | None) -> dict[str, Any]:
+def _costed(plan: TablePlan, model_id: str, to: tuple[float, float], move_pas: float | None) -> "MoveAnswer":
     from rules.rulesets.common import Args
     from rules.rulesets.star_wars import STAR_WARS as rs  # below: that package imports this module
     words = [model_id, repr(to[0]), repr(to[1])] + (["--move", repr(move_pas)] if move_pas is not None else [])
-    return dict(rs.ask_move(plan, Args("move", words), rs.resolve_options(plan)))
+    return rs.ask_move(plan, Args("move", words), rs.resolve_options(plan))
 
 
 def _move_pas(request: Mapping[str, Any]) -> float | None:
@@ -87,12 +88,12 @@ def move(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
     to = _point(request)
     ans = _costed(plan, m.model_id, to, _move_pas(request))
     steps = [Step("first action", f"{m.model_id} moves (its first action)", _src(SRC_ACT),
-                  msg="star_wars.move.first", params={"figure": m.model_id}), *ans["steps"]]
-    if not ans["allowed"]:
-        raise IllegalActionError(f"{m.model_id} cannot move there: {'; '.join(ans['problems'])}",
+                  msg="star_wars.move.first", params={"figure": m.model_id}), *ans.steps]
+    if not ans.allowed:
+        raise IllegalActionError(f"{m.model_id} cannot move there: {'; '.join(ans.problems)}",
                                  msg_id="star_wars.move.refused", params={"figure": m.model_id, "why": _problems(ans)})
     after = st.with_(first_actions={**first, m.model_id: "move"}).on(plan.with_model(m.placed_at(to)))
-    result = MoveResult(m.model_id, (round(to[0], 2), round(to[1], 2)), ans["cost"])
+    result = MoveResult(m.model_id, (round(to[0], 2), round(to[1], 2)), ans.cost.to_json())
     return Resolution(RULESET, "move", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
 
@@ -111,12 +112,12 @@ def run(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resol
     ans = _costed(plan, m.model_id, to, base / 2.0)
     steps = [Step("run", f"{m.model_id} moved first: it runs half its move, {base / 2:g} pas", _src(SRC_ACT),
                   msg="star_wars.run.half", params={"figure": m.model_id, "pas": base / 2}),
-             *ans["steps"]]
-    if not ans["allowed"]:
-        raise IllegalActionError(f"{m.model_id} cannot run there: {'; '.join(ans['problems'])}",
+             *ans.steps]
+    if not ans.allowed:
+        raise IllegalActionError(f"{m.model_id} cannot run there: {'; '.join(ans.problems)}",
                                  msg_id="star_wars.run.refused", params={"figure": m.model_id, "why": _problems(ans)})
     after = _take_action(st, m.model_id, "run").on(plan.with_model(m.placed_at(to)))
-    result = MoveResult(m.model_id, (round(to[0], 2), round(to[1], 2)), ans["cost"])
+    result = MoveResult(m.model_id, (round(to[0], 2), round(to[1], 2)), ans.cost.to_json())
     return Resolution(RULESET, "run", tuple(steps), {}, {"moved": Distribution.certain(True)}, (), result, after)
 
 
