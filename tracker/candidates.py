@@ -154,21 +154,51 @@ def _homographies(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """(N, n*n) mean grey level at the middle of each cell of each quad."""
+def _sample_points(quads: NDArray[np.float64], n: int) -> NDArray[np.float32]:
+    """(N, P, 2) image points (pixel-centre coordinates) sampled in the cells of each quad."""
     grid = _sample_grid(n)
-    hom = _homographies(quads)
-    p = np.concatenate([grid, np.ones((len(grid), 1))], axis=1)     # (P, 3)
+    # float32 throughout: sub-pixel positions to 1e-3 px at 4K, half the memory traffic of float64
+    hom = _homographies(quads).astype(np.float32)
+    p = np.concatenate([grid, np.ones((len(grid), 1))], axis=1).astype(np.float32)     # (P, 3)
     mapped = np.matmul(p[None], hom.transpose(0, 2, 1))                 # (N, P, 3); einsum is far slower
-    xy = (mapped[..., :2] / mapped[..., 2:3] - 0.5).astype(np.float32)   # back to pixel-centre coordinates
-    rows = xy.reshape(len(quads), -1, 2)
+    xy: NDArray[np.float32] = mapped[..., :2] / mapped[..., 2:3] - np.float32(0.5)   # back to pixel centres
+    return xy
+
+
+def _means_at(gray: NDArray[np.uint8], xy: NDArray[np.float32], n: int) -> NDArray[np.float64]:
+    """(N, n*n) mean grey level of the samples ``xy`` (N, P, 2) of each cell."""
+    rows = xy.reshape(-1, xy.shape[-2], 2)
+    chunks = max(1, -(-len(rows) // 30000))
     vals = np.concatenate([cv2.remap(gray, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),
                                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                           for part in np.array_split(rows, max(1, -(-len(rows) // 30000)))]) if len(rows) else \
-        np.zeros((0, len(grid)), np.uint8)
+                           for part in np.array_split(rows, chunks)]) if len(rows) else \
+        np.zeros((0, rows.shape[1]), np.uint8)
     s2 = CELL_SAMPLES * CELL_SAMPLES
-    means: NDArray[np.float64] = vals.reshape(len(quads), n * n, s2).astype(np.float64).mean(axis=2)
+    # the samples of a cell summed as integers (9 x 255 fits 16 bits), then one division
+    sums = vals.reshape(len(rows), n * n, s2).sum(axis=2, dtype=np.uint16)
+    means: NDArray[np.float64] = sums / float(s2)
     return means
+
+
+def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """(N, n*n) mean grey level at the middle of each cell of each quad."""
+    return _means_at(gray, _sample_points(quads, n), n)
+
+
+def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """(N*V, n*n) the cell means of every :func:`_nudged` version of each quad, in its order.
+
+    A nudge scales and shifts the quad about its centre: an affine map of the image, so the
+    nudged quad's homography is that map after the quad's, and its samples are the quad's
+    samples moved by it (one homography per quad instead of one per version).
+    """
+    xy = _sample_points(quads, n)                                        # (N, P, 2)
+    c = quads.mean(axis=1).astype(np.float32)[:, None, None, :]          # (N, 1, 1, 2)
+    scale = np.repeat(np.asarray(SCALES, np.float32), len(SHIFTS_PX) ** 2)[None, :, None, None]
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float32)
+    # the samples are pixel-centre coordinates (0.5 less than the corners'): shift the centre alike
+    moved = (c - np.float32(0.5)) + (xy[:, None] - (c - np.float32(0.5))) * scale + shift[None, :, None, :]
+    return _means_at(gray, moved.reshape(-1, xy.shape[1], 2), n)
 
 
 @functools.lru_cache(maxsize=8)
@@ -311,7 +341,7 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     nh = hyp.shape[1]
     variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
     nv = variants.shape[1]
-    cells = _cell_means(g, variants.reshape(-1, 4, 2), n)             # (N*H*V, n*n)
+    cells = _nudged_cell_means(g, hyp.reshape(-1, 4, 2), n)          # (N*H*V, n*n)
     # the data cells set the threshold (blur bleeds the light quiet zone into the border's
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
@@ -381,12 +411,13 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
     """
     g = np.ascontiguousarray(gray)
     block = max(3, int(2 * max_side_px) | 1)
-    mean = cv2.blur(g, (block, block)).astype(np.int16)
+    mean = cv2.blur(g, (block, block))
     lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
     out = []
     sized: list[NDArray[np.float64]] = []
     for constant in constants:
-        dark = ((g.astype(np.int16) < mean - int(constant)).astype(np.uint8)) * 255
+        # g < mean - constant, in uint8 (saturated at 0, where no pixel is darker): no int16 copies
+        dark = np.asarray(cv2.compare(g, cv2.subtract(mean, np.full_like(mean, int(constant))), cv2.CMP_LT), np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
         w, h, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
         size = np.maximum(w, h)

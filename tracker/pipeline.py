@@ -4,7 +4,8 @@ After a full scan of the first frame, each marker seen in the last frame is foll
 refining its old corners on the new frame (:mod:`tracker.refine`) and checking that the
 refined square still reads as the same id (:mod:`tracker.decode`); a marker that moved
 too far for that is searched for in a small region around where it was (the ArUco
-detector runs on the crop); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and
+detector runs on the crop; at most :data:`REGION_SEARCH_PIXELS` of such regions per frame,
+the others carried to the next frames, oldest first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and
 sooner (every :data:`MISSING_SCAN_EVERY` frames) while a known model is missing; it
 keeps following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
 
@@ -77,6 +78,11 @@ ROI_MARKER_SIDES = 4.0
 FOLLOW_MAX_SHIFT_MODULES = 0.5
 #: Smallest region searched around a model, px.
 ROI_MIN_PX = 48
+#: The regions searched around lost markers cover at most this many pixels per frame (at
+#: least one region is searched on a frame that searches): when many markers are lost at
+#: once (a hand sweeping the table, a bumped camera), the rest wait for the next frames,
+#: oldest first, so that no frame pays for all of them (the full scan is spread the same way).
+REGION_SEARCH_PIXELS = 60_000
 #: Corner markers seen farther than this from where the calibration puts them: recalibrate.
 CORNER_SHIFT_PX = 1.5
 #: While a corner marker is hidden, the corners are checked every this many frames.
@@ -245,6 +251,7 @@ class Tracker:
         self._base_full_due = True                      # the whole table on the first search
         self._base_fitted_s: dict[str, float] = {}      # base track id -> when last fitted
         self._base_last_s: float | None = None          # timestamp of the last frame with base work
+        self._frame_last_s: float | None = None         # timestamp of the last frame asked for base work
         self._sweep_credit = 0.0                        # plan px of tiles due
         self._sweep_next = 0
         self._present: set[int] = set()      # missing models whose base was seen in place
@@ -252,10 +259,13 @@ class Tracker:
         self._last_calibrated = 0
         self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
+        self._search_queue: dict[int, np.ndarray] = {}   # lost markers whose region is still to search
         self._warnings: tuple[str, ...] = ()
         self._corners_hidden: tuple[int, ...] = ()
         self._band_next: int | None = None             # next band of a full scan under way
         self._band_now = False                         # this frame scanned a band
+        self._band_alone = False                       # ... and the next one will not
+        self._corners_checked = False                  # this frame checked the corner markers
         self._bands_last: list[tuple[int, int, int, int]] = []
         self._frame_size: tuple[int, int] | None = None          # (w, h) of the calibrated frames
         self._other_size: tuple[tuple[int, int], int] | None = None   # a new size and its count
@@ -319,6 +329,7 @@ class Tracker:
         if wrong is not None:
             return wrong
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        self._corners_checked = False
         if self._calibration is None:
             if self._frames - self._last_attempt < CALIBRATION_RETRY_EVERY and self._frames > 0:
                 self._frames += 1                 # the last attempt was a moment ago
@@ -376,6 +387,7 @@ class Tracker:
             self._calibration = self._detector = self._plan = None
             self._frame_size, self._other_size = None, None
             self._last_corners = {}
+            self._search_queue = {}
             self._last_attempt = -10**9
             return [{"type": "frame_size_changed", **stamp, "size_px": list(size),
                      "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again"}]
@@ -400,8 +412,11 @@ class Tracker:
         # a scan spread over several frames runs on odd frames, the even ones left to the
         # corner check and the base work (nothing known yet, or a model missing from a frame
         # of two bands or fewer: every frame)
-        self._band_now = self._band_next is not None and (
-            len(bands) == 1 or not self._last_corners or (missing and len(bands) <= 2) or self._frames % 2 == 1)
+        every_frame = len(bands) == 1 or not self._last_corners or (missing and len(bands) <= 2)
+        self._band_now = self._band_next is not None and (every_frame or self._frames % 2 == 1)
+        # a band scanned on an odd frame leaves the next (even) one free: the regions around
+        # lost markers and the base work due wait for it rather than pile onto this frame
+        self._band_alone = self._band_now and not every_frame
         if self._band_now:
             assert self._band_next is not None
             # the full scan, one band of the frame per frame (a 4K frame in several), so that
@@ -418,17 +433,22 @@ class Tracker:
             # markers, it does not drop known ones
             missed = set(self._last_corners) - set(det.marker_ids.tolist())
             if missed:
-                det = Detections.concat([det, self._follow(gray, only=missed, search=len(bands) > 1)])
+                det = Detections.concat([det, self._follow(gray, only=missed, search=len(bands) > 1,
+                                                           budget_px=0 if self._band_alone else None)])
         else:
             det = self._follow(gray)
         fixes = locate_models(det, self._calibration, self.setup)
         accepted = {m.marker_id for m in fixes.models}
         self._last_corners = {int(i): c for i, c in zip(det.marker_ids, det.corners_px) if int(i) in accepted}
+        for marker_id in accepted:
+            self._search_queue.pop(marker_id, None)
         return fixes
 
-    def _follow(self, gray: np.ndarray, *, only: set[int] | None = None, search: bool = True) -> Detections:
+    def _follow(self, gray: np.ndarray, *, only: set[int] | None = None, search: bool = True,
+                budget_px: int | None = None) -> Detections:
         """Find last frame's markers (or ``only`` these) again: refine their old corners, else
-        (with ``search``) search around them."""
+        (with ``search``) search around them, within ``budget_px`` of regions (see
+        :meth:`_due_regions`; 0: the lost ones only wait in the queue)."""
         assert self._detector is not None
         ids = np.array(sorted(self._last_corners if only is None else only), dtype=np.int64)
         old = np.array([self._last_corners[i] for i in ids])
@@ -446,17 +466,42 @@ class Tracker:
             refined = np.where(still[:, None, None], old, refined)
             ok |= still
         kept = Detections.from_corners(refined[ok], ids[ok])
-        lost = ~ok
-        if not lost.any() or not search:
+        if not search:
             return kept
-        boxes = []
-        for quad in old[lost]:
-            (x, y), side = quad.mean(axis=0), float(side_lengths(quad[None])[0])
-            half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
-            boxes.append((int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1))
-        found = self._detector.detect_in(gray, list(merge_boxes(boxes)))
+        for marker_id, quad in zip(ids[~ok].tolist(), old[~ok]):
+            self._search_queue.setdefault(int(marker_id), quad)
+        for marker_id in ids[ok].tolist():
+            self._search_queue.pop(int(marker_id), None)
+        boxes = self._due_regions(budget_px)
+        if not boxes:
+            return kept
+        found = self._detector.detect_in(gray, list[tuple[int, int, int, int] | None](boxes))
         found = found.select(~np.isin(found.marker_ids, ids[ok]))
         return Detections.concat([kept, found])
+
+    def _due_regions(self, budget_px: int | None = None) -> list[tuple[int, int, int, int]]:
+        """Take the lost markers' regions due now off the search queue, oldest first, merged.
+
+        Their merged area stays within ``budget_px`` (:data:`REGION_SEARCH_PIXELS`), except
+        that one region is always taken, so every lost marker's region is searched within
+        as many frames as markers were lost before it.
+        """
+        budget = REGION_SEARCH_PIXELS if budget_px is None else budget_px
+        if budget <= 0:
+            return []
+        boxes: list[tuple[int, int, int, int]] = []
+        merged: list[tuple[int, int, int, int]] = []
+        for marker_id, quad in list(self._search_queue.items()):
+            (x, y), side = quad.mean(axis=0), float(side_lengths(quad[None])[0])
+            half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
+            box = (int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1)
+            more = merge_boxes([*boxes, box])
+            if boxes and sum(w * h for _, _, w, h in more) > budget:
+                break
+            boxes.append(box)
+            merged = more
+            del self._search_queue[marker_id]
+        return merged
 
     def _rejections(self, fixes: MarkerFixes, stamp: dict[str, Any]) -> list[dict[str, Any]]:
         events = []
@@ -481,6 +526,14 @@ class Tracker:
             # this frame paid for a full marker scan: the base work due waits for the next one
             return None, None, fixes
         t = timestamp_s
+        soon = self._frame_last_s is not None and 0.0 <= t - self._frame_last_s <= BASE_STEP_S / 2
+        self._frame_last_s = t
+        if ((self._band_alone or self._corners_checked) and soon and not self._base_full_due
+                and self._base_interval_s > 0.0):
+            # this frame scanned a band of a spread scan (the next one will not) or checked the
+            # corner markers: the work waits for the next frame, when frames come often enough
+            # that it is only put off (at a few frames a second the sweep would fall behind)
+            return None, None, fixes
         dt = 0.0 if self._base_last_s is None else t - self._base_last_s
         if 0.0 <= dt < BASE_STEP_S and not self._base_full_due and self._base_interval_s > 0.0:
             return None, None, fixes
@@ -576,6 +629,7 @@ class Tracker:
         for m in extra.models:
             hit = more.marker_ids == m.marker_id
             self._last_corners[m.marker_id] = more.corners_px[hit][0]
+            self._search_queue.pop(m.marker_id, None)
         models = tuple(sorted(fixes.models + extra.models, key=lambda m: m.marker_id))
         bases = [b for b in bases if all(math.hypot(b.x_mm - m.x_mm, b.y_mm - m.y_mm) > MODEL_EXCLUSION_MM
                                          for m in extra.models)]
@@ -585,8 +639,10 @@ class Tracker:
 
     def _check_corners(self, image: np.ndarray, gray: np.ndarray, stamp: dict[str, Any]) -> list[dict[str, Any]]:
         every = HIDDEN_CORNER_CHECK_EVERY if self._corners_hidden else CORNER_CHECK_EVERY
+        self._corners_checked = False
         if self._frames % every:              # an even frame: a spread full scan runs on odd ones
             return []
+        self._corners_checked = True
         assert self._calibration is not None
         size = self.setup.markers.corner_size_mm
         w, d = self.setup.table.width_mm, self.setup.table.depth_mm

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import cv2
 import numpy as np
@@ -130,3 +131,82 @@ def test_new_base_reported_once(story) -> None:  # type: ignore[no-untyped-def]
 def test_merge_boxes_keeps_separate_regions() -> None:
     assert merge_boxes([(0, 0, 5, 5), (10, 10, 5, 5)]) == [(0, 0, 5, 5), (10, 10, 5, 5)]
     assert merge_boxes([(0, 0, 10, 10), (8, 8, 10, 10), (16, 0, 4, 4)]) == [(0, 0, 20, 18)]
+
+
+def test_region_search_is_spread_over_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight markers all slide at once (too far to follow by their edges): no frame searches
+    more than its budget of regions, and each is found again, one region per frame."""
+    import tracker.pipeline as pipeline
+
+    grid = {20 + k: (50.0 + 70.0 * (k % 4), 70.0 + 130.0 * (k // 4), 5.0 * k) for k in range(8)}
+    slid = {k: (x + 6.0, y + 4.0, f) for k, (x, y, f) in grid.items()}
+    one_region = 97 * 97                       # a marker of 24 px: a region of 4 sides, 97 px square
+    monkeypatch.setattr(pipeline, "REGION_SEARCH_PIXELS", one_region)
+    monkeypatch.setattr(pipeline, "MISSING_SCAN_EVERY", 10**6)   # no full scan finds them instead
+    searched: list[list[tuple[int, int, int, int]]] = []
+    due = Tracker._due_regions
+
+    def spy(self: Tracker, budget_px: int | None = None) -> list[tuple[int, int, int, int]]:
+        boxes = due(self, budget_px)
+        searched.append(boxes)
+        return boxes
+
+    monkeypatch.setattr(Tracker, "_due_regions", spy)
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False, full_scan_every=10**6)
+    for i in range(2):
+        tracker.process(Frame(i, i / 30.0, draw(grid, noise_seed=i)))
+    assert {m.marker_id for m in tracker.state.models if m.seen} == set(grid)
+    seen_at: dict[int, int] = {}
+    for i in range(2, 12):
+        tracker.process(Frame(i, i / 30.0, draw(slid, noise_seed=i)))
+        for m in tracker.state.models:
+            there = math.hypot(m.x_mm - slid[m.marker_id][0], m.y_mm - slid[m.marker_id][1]) < 1.0
+            if m.seen and there and m.marker_id not in seen_at:
+                seen_at[m.marker_id] = i
+    assert all(sum(w * h for _, _, w, h in boxes) <= one_region for boxes in searched)
+    assert max(len(boxes) for boxes in searched) == 1
+    assert set(seen_at) == set(grid), (seen_at, searched)
+    assert max(seen_at.values()) <= 2 + len(grid)      # one lost marker's region per frame
+
+
+def test_band_frames_leave_region_search_and_base_work_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full scan spread over bands on odd frames: a frame that scans a band searches no
+    region around a lost marker and does no base work (both wait for the next frame; the base
+    work waits too on a frame that checked the corner markers), and
+    the slid markers are still found."""
+    import tracker.pipeline as pipeline
+
+    bands = pipeline.scan_bands
+    monkeypatch.setattr(pipeline, "scan_bands", lambda w, h, side: bands(w, h, side, band_pixels=100_000))
+    grid = {30 + k: (60.0 + 90.0 * k, 80.0, 5.0 * k) for k in range(3)}
+    slid = {k: (x + 6.0, y + 4.0, f) for k, (x, y, f) in grid.items()}
+    log: list[tuple[str, int, bool, bool]] = []
+    checked: list[tuple[bool, bool]] = []
+    due, work = Tracker._due_regions, Tracker._detect_bases
+
+    def spy_due(self: Tracker, budget_px: int | None = None) -> list[tuple[int, int, int, int]]:
+        boxes = due(self, budget_px)
+        log.append(("regions", self._frames, self._band_alone, bool(boxes)))
+        return boxes
+
+    def spy_work(self: Tracker, *args: object) -> object:
+        out = work(self, *args)  # type: ignore[arg-type]
+        log.append(("bases", self._frames, self._band_alone, out[0] is not None))
+        if self._frames > 0:                  # (the first frame searches the whole table whatever it did)
+            checked.append((self._corners_checked, out[0] is not None))
+        return out
+
+    monkeypatch.setattr(Tracker, "_due_regions", spy_due)
+    monkeypatch.setattr(Tracker, "_detect_bases", spy_work)
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_scan_interval_s=0.2, full_scan_every=4)
+    base = [(240.0, 240.0, 32.0, "red")]
+    for i in range(30):
+        tracker.process(Frame(i, i / 30.0, draw(grid if i < 10 else slid, base, noise_seed=i)))
+    assert any(alone for _, _, alone, _ in log)               # bands were scanned on frames of their own
+    assert not any(alone and did for _, _, alone, did in log)
+    assert any(did for kind, _, _, did in log if kind == "regions")
+    assert any(did for kind, _, _, did in log if kind == "bases")
+    # nor on a frame that checked the corner markers
+    assert any(c for c, _ in checked) and not any(c and did for c, did in checked)
+    for m in tracker.state.models:
+        assert m.seen and math.hypot(m.x_mm - slid[m.marker_id][0], m.y_mm - slid[m.marker_id][1]) < 1.0
