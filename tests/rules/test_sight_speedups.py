@@ -297,3 +297,24 @@ def test_firefight_cover_on_a_tie_is_decided_by_the_first_nearest_firer() -> Non
     assert first_west == _cover_reference(plan, [west, east], target, opts)
     assert first_east == _cover_reference(plan, [east, west], target, opts)
     assert first_west.in_cover and not first_east.in_cover
+
+
+def test_at43_hidden_targets_from_batched_sight_are_those_no_firer_sees_pair_by_pair() -> None:
+    # AT-43 cover_state asks the first firer about each target, then the others in batched calls:
+    # the hidden targets must be exactly those that no firer sees by line_of_sight.
+    from rules.rulesets.at43 import cover_state
+    from rules.visibility import line_of_sight
+
+    rs = find_ruleset("at-43")
+    states = []
+    for seed in range(4):
+        plan = _random_table("at-43", 7 * seed + 3)
+        opts = rs.resolve_options(plan, None)
+        for a, b in (("u0", "u1"), ("u1", "u0"), ("u2", "u3"), ("u3", "u4"), ("u5", "u2")):
+            got = cover_state(rs, plan, a, b, opts).state
+            for target in plan.models_of(b):
+                seen = any(line_of_sight(plan, f.model_id, target.model_id, options=opts, ruleset=rs).visible
+                           for f in plan.models_of(a))
+                assert (got[target.model_id] == "hidden") == (not seen), (seed, a, target.model_id)
+                states.append(got[target.model_id])
+    assert "hidden" in states and set(states) - {"hidden"}  # the tables decide both ways

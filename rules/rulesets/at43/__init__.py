@@ -40,7 +40,7 @@ from rules.rulesets.at43.words import how_msg, need_msg
 from rules.rulesets.base import Option, RuleSet
 from rules.rulesets.common import Args, leader_model, length_of
 from rules.terrain import TerrainKind, terrain_geometry
-from rules.visibility import line_of_sight
+from rules.visibility import line_of_sight, sight_pairs
 from rules.zones import bases_hull, deviate, partly_inside, template
 
 SRC = "AT-43, Couvert"
@@ -222,8 +222,17 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
             if ins:
                 covering[m.model_id].append(piece.terrain_id)
     state: dict[str, str] = {}
+    # hidden: no firer sees it. The first firer is asked about each target; the targets it does not
+    # see are asked of the others in a few batched calls (the same verdicts as line_of_sight pair by
+    # pair, tests/rules/test_sight_speedups.py)
+    first, others = firers[0], firers[1:]
+    unseen = [m for m in targets
+              if not line_of_sight(plan, first.model_id, m.model_id, options=opts, ruleset=self).visible]
+    seen_later = {t for ts in sight_pairs(plan, others, unseen, options=opts, ruleset=self).values() for t in ts} \
+        if unseen and others else set()
+    hidden = {m.model_id for m in unseen} - seen_later
     for m in targets:
-        if not any(line_of_sight(plan, f.model_id, m.model_id, options=opts, ruleset=self).visible for f in firers):
+        if m.model_id in hidden:
             state[m.model_id] = "hidden"
         elif covering[m.model_id]:
             state[m.model_id] = "in cover"
