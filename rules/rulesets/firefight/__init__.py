@@ -18,6 +18,7 @@ from rules.errors import InvalidActionError
 from rules.explain import Step, msg
 from rules.measure import closest_models, model_distance_mm
 from rules.plan import Model, TablePlan
+from rules.rulesets.answers import ObjectivesAnswer
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_of, models_named, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
@@ -35,7 +36,6 @@ from rules.rulesets.firefight.answers import (
     MeleeAnswer,
     ModelRange,
     MoveAnswer,
-    ObjectivesAnswer,
     RangeAnswer,
     ScoutAnswer,
     UnitDeployment,

@@ -19,7 +19,6 @@ from typing import Any, Mapping
 from rules.explain import Step
 from rules.frozen import freeze, thaw
 from rules.rulesets.answers import Length
-from rules.zones import ObjectiveState
 
 
 @dataclass(frozen=True)
@@ -204,18 +203,6 @@ class BlastAnswer:
     def to_json(self) -> dict[str, Any]:
         return {"models": list(self.models), "count": len(self.models), "multiplier": self.multiplier,
                 "units": list(self.units), "answer": self.answer}
-
-
-@dataclass(frozen=True)
-class ObjectivesAnswer:
-    """``objectives``: who seizes or contests each objective (Mission)."""
-
-    objectives: tuple[ObjectiveState, ...]
-    answer: str
-    steps: tuple[Step, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"objectives": [s.to_json() for s in self.objectives], "answer": self.answer}
 
 
 @dataclass(frozen=True)
