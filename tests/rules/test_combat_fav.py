@@ -16,8 +16,10 @@ from rules.rulesets.feu_a_volonte.actions import (Shot, _label, nerve_odds, rang
 from rules.dice import Dice, Distribution, keep_best
 from rules.errors import IllegalActionError, InvalidActionError, RosterError
 from rules.frozen import freeze
-from rules.plan import Terrain
-from rules.roster import load_roster, parse_roster
+from rules.plan import Table, TablePlan, Terrain
+from rules.roster import load_roster, merge_rosters, parse_roster
+from tabletracker.i18n import step_texts
+from tabletracker.i18n import texts as refusal_texts
 from tests.rules.brute import brute_force
 from tests.rules.fav_table import ROSTERS, fav_plan, place
 
@@ -111,6 +113,66 @@ def test_recruitment_refusals(doc: dict[str, Any], message: str) -> None:
 def test_support_budget_of_40_points_is_allowed() -> None:
     doc = edit(lambda d: (d["units"][8]["models"][0].update(rules=["Commando"]), d.update(extra={"budget": 40})))
     assert parse_roster(doc, source="us.json").extra["budget"] == 40
+
+
+# -- support teams' recruitment (Recrutement, 1914 à nos jours; the program's reading, rule choice 9) ----------
+
+
+def _team(doc: dict[str, Any], team_id: str, kind: str | None, members: tuple[int, ...]) -> None:
+    """Merge the units at ``members`` (indexes in the US roster) into one unit ``team_id`` crewing a ``kind`` team."""
+    crew = [m for i in members for m in doc["units"][i]["models"]]
+    units = [u for i, u in enumerate(doc["units"]) if i not in members]
+    doc["units"] = units + [{"id": team_id, "models": crew, **({"extra": {"support": kind}} if kind else {})}]
+
+
+def test_a_support_team_pays_its_price_once_for_the_weapon_it_serves() -> None:
+    # The US platoon (30 PdR): us-lmg (aguerri 2 + LMG 2) and us-1 (aguerri 2 + Fusil 0) crew an LMG team.
+    # Each figure is recruited as usual but for the LMG, which the team pays with its 2 PdR: 2 + 2 + 2 = 6,
+    # what the two cost alone; the platoon stays at 30, its budget becomes 40 (1914 à nos jours).
+    doc = edit(lambda d: _team(d, "us-lmg-team", "lmg", (2, 6)))
+    roster = parse_roster(doc, source="us.json")
+    total, lines = roster_cost(roster)
+    assert total == 30
+    assert "us-lmg: aguerri 2 + trooper +0 + LMG (the team's) = 2 PdR" in lines
+    assert "us-lmg-team: lmg team (us-1, us-lmg), LMG = 2 PdR" in lines
+    # the table agrees once the roster is on it: the recruit action counts the team from the unit's extra.support
+    plan = merge_rosters(TablePlan(ruleset="feu-a-volonte", table=Table(900.0, 900.0)), [roster])
+    plan = dataclasses.replace(plan, models=tuple(m.placed_at((100.0 + 40.0 * i, 100.0), 90.0)
+                                                  for i, m in enumerate(plan.models)))  # where the camera saw them
+    res = resolve(plan, "recruit", {"side": "US"}, None)
+    assert res.result == {"total_pdr": 30, "problems": [], "budget_pdr": 40, "teams_pdr": 2}
+    team = next(s for s in res.steps if s.msg == "fav.recruit.team")
+    words = step_texts(team.to_json())
+    assert words is not None and words["fr"].startswith("Équipe d'appui us-lmg-team (lmg : us-1, us-lmg) : 2 PdR")
+    gunner = step_texts(next(s for s in res.steps if s.params.get("who") == "us-lmg").to_json())
+    assert gunner is not None and "arme LMG payée par son équipe d'appui" in gunner["fr"]
+
+
+def test_a_mortar_team_fits_the_40_pdr_budget_where_a_lone_mortar_breaks_30() -> None:
+    # us-3, us-4 (aguerri 2 each) and us-rookie (recrue 1) serve a mortar that us-3 carries: 2 + 2 + 1 + the
+    # team's 3 PdR = 8 where the three cost 5 before: 33 PdR, within the 40 of a platoon with support teams.
+    def mortar(d: dict[str, Any], kind: str | None) -> None:
+        d["units"][4]["models"][0]["weapons"] = ["Mortier"]
+        _team(d, "us-mortar", kind, (4, 5, 8))
+
+    assert roster_cost(parse_roster(edit(lambda d: mortar(d, "mortier")), source="us.json"))[0] == 33
+    # the same three without the team: the mortar's own 3 PdR, and the usual 30 PdR budget
+    with pytest.raises(RosterError, match="costs 33 PdR, over the budget of 30"):
+        parse_roster(edit(lambda d: mortar(d, None)), source="us.json")
+
+
+@pytest.mark.parametrize(("change", "msg_id", "words"), [
+    (lambda d: _team(d, "us-hmg", "hmg", (2, 6)), "fav.roster.platoon",
+     "us-hmg : une équipe hmg compte 3 figurines, celle-ci 2"),
+    (lambda d: _team(d, "us-flak", "flak", (2, 6)), "feu_a_volonte.support.unknown_type",
+     "Type d'équipe d'appui inconnu « flak »"),
+], ids=["team short of a figure", "unknown team type"])
+def test_a_support_team_the_recruitment_does_not_allow_is_refused(change: Any, msg_id: str, words: str) -> None:
+    with pytest.raises(RosterError) as err:
+        parse_roster(edit(change), source="us.json")
+    assert err.value.msg_id == msg_id
+    said = refusal_texts(err.value)
+    assert said is not None and words in said["fr"] and set(said) == {"fr", "en"}
 
 
 # -- modifiers -------------------------------------------------------------------------------------------------

@@ -52,7 +52,6 @@ from rules.rulesets.feu_a_volonte.recruitment import (  # the book's tables and 
     AP_BY_D6,
     ARSENAL,
     AURA_UD,
-    BUDGET_PDR,
     FIGURES_BY_D6,
     LOCATION_EFFECT,
     LOCATIONS,
@@ -74,6 +73,7 @@ from rules.rulesets.feu_a_volonte.recruitment import (  # the book's tables and 
     SRC_SHOOT,
     SRC_SITUATION,
     SRC_SPOT,
+    SRC_TEAMS,
     SRC_TRAITS,
     SRC_WOUNDS,
     SUCCESS,
@@ -1164,17 +1164,25 @@ def recruit(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         raise InvalidActionError(f"no figure of side {side!r}; sides are: "
                                  f"{', '.join(sorted({u.side for u in plan.units}))}", msg_id="fav.recruit.no_side",
                                  params={"side": side, "sides": sorted({u.side for u in plan.units})})
+    from rules.rulesets.feu_a_volonte.support import team_recruits  # Recrutement (1914 à nos jours)
+
+    kinds, teams = team_recruits(plan, figs)
     recruits = [recruit_of(m.model_id, (plan.profiles or {}).get(m.profile or plan.unit(m.unit_id).profile or ""),
-                           m.role, m.weapons or (), m.extra.get("rules", ()), plan.weapons) for m in figs]
+                           m.role, m.weapons or (), m.extra.get("rules", ()), plan.weapons,
+                           team=kinds.get(m.model_id)) for m in figs]
     steps = [Step("cost", r.text(), SRC_RECRUIT, value=r.cost, msg="fav.recruit.cost", params=r.params())
              for r in recruits]
-    total = sum(r.cost for r in recruits)
-    budget = _budget({"budget": FavState.of(plan).budget or BUDGET_PDR})
-    problems = check_platoon(recruits, budget)
+    steps += [Step("support team", t.text(), SRC_TEAMS, value=t.cost, msg="fav.recruit.team", params=t.params())
+              for t in teams]
+    total = sum(r.cost for r in recruits) + sum(t.cost for t in teams)
+    agreed = FavState.of(plan).budget
+    budget = _budget({"budget": agreed} if agreed else {}, teams=bool(teams))
+    problems = check_platoon(recruits, budget, teams)
     steps.append(Step("total", f"{total} PdR of {budget}" + (": " + "; ".join(problems) if problems else ""),
                       SRC_RECRUIT, value=total, msg="fav.recruit.total_problems" if problems else "fav.recruit.total",
                       params={"total": total, "budget": budget, "problems": [said(p) for p in problems]}))
-    return Resolution(RULESET, "recruit", tuple(steps), result=RecruitResult(total, tuple(problems)).to_json())
+    result = RecruitResult(total, tuple(problems), budget, sum(t.cost for t in teams) if teams else None)
+    return Resolution(RULESET, "recruit", tuple(steps), result=result.to_json())
 
 
 # -- area weapons ------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Recruitment (Recrutement): cost = quality + grade + weapon + traits; a platoon of
 5 to 10 members, one leader, one or two seconds, at most 30 PdR (40 with support
-groups). The resolutions live in :mod:`rules.rulesets.feu_a_volonte.actions`.
+teams, whose price is paid once per team for the weapon it serves: see SRC_TEAMS below).
+The resolutions live in :mod:`rules.rulesets.feu_a_volonte.actions`.
 
 Examples
 --------
@@ -115,6 +116,57 @@ ARSENAL: Mapping[str, Weapon] = MappingProxyType({w.name: w for w in (
 ALIASES = MappingProxyType({"couteau commando": "Couteau", "fusil snipper": "Fusil sniper", "panzerfaust": "Bazooka",
            "piat": "Bazooka", "grenade": "Grenade à main", "pistolet poudre noire": "Pistolet (poudre noire)"})
 
+# -- support teams (Recrutement, 1914 à nos jours) ----------------------------------------------------
+# Feu à Volonté v1.6, Règles spéciales et arsenaux, 1914 à nos jours, Recrutement: the usual recruitment
+# applies but for the support teams, whose price depends on the team's type (two figures for an anti-tank,
+# LMG or sniper team at 2 PdR; three for a mortar or HMG team at 3 PdR). The text does not say what that
+# price covers; the reading chosen (docs/rule-choices.md, Feu à Volonté 9): each crew figure is recruited as
+# usual (quality, grade, its own weapons, traits) and counts among the platoon's members, and the team pays
+# its price once, for the weapon it serves, in place of that weapon's line of the arsenal.
+SRC_TEAMS = "Feu à Volonté, Recrutement (1914 à nos jours): équipes d'appui"
+
+
+@dataclass(frozen=True)
+class SupportType:
+    """A support team of the recruitment table: its figures, its cost in PdR, the weapon it serves."""
+
+    name: str
+    figures: int
+    cost: int
+    weapon: str
+
+
+SUPPORT_TYPES: Mapping[str, SupportType] = MappingProxyType({t.name: t for t in (
+    SupportType("anti-char", 2, 2, "Bazooka"), SupportType("lmg", 2, 2, "LMG"),
+    SupportType("sniper", 2, 2, "Fusil sniper"), SupportType("mortier", 3, 3, "Mortier"),
+    SupportType("hmg", 3, 3, "HMG"),
+)})
+_TYPE_ALIASES = MappingProxyType({"anti char": "anti-char", "antichar": "anti-char", "at": "anti-char",
+                                  "snipper": "sniper", "mortar": "mortier"})
+
+
+@dataclass(frozen=True)
+class TeamRecruit:
+    """A support team's line of the recruitment: its type and crew; it costs its type's price once."""
+
+    team_id: str
+    kind: SupportType
+    crew: tuple[str, ...]
+
+    @property
+    def cost(self) -> int:
+        return self.kind.cost
+
+    def text(self) -> str:
+        return (f"{self.team_id}: {self.kind.name} team ({', '.join(self.crew)}), {self.kind.weapon} "
+                f"= {self.cost} PdR")
+
+    def params(self) -> dict[str, Any]:
+        """Return the parameters of :meth:`text` as a message's (``fav.recruit.team``)."""
+        return {"team": self.team_id, "type": self.kind.name, "crew": list(self.crew), "weapon": self.kind.weapon,
+                "cost": self.cost}
+
+
 # -- tables of the turn ----------------------------------------------------------------------------
 
 AP_BY_D6 = expand_ranges({(1, 2): 2, (3, 4): 3, (5, 6): 4})       # Activation: one figure
@@ -162,6 +214,22 @@ def arsenal_weapon(name: str, custom: Mapping[str, Any] | None = None) -> Weapon
     return ARSENAL[canonical]
 
 
+def support_type(name: Any) -> SupportType:
+    """Return the support team type ``name`` (``anti-char``, ``lmg``, ``sniper``, ``mortier``, ``hmg``).
+
+    >>> support_type("Mortar").figures, support_type("LMG").weapon
+    (3, 'LMG')
+    """
+    key = _norm(str(name))
+    key = _norm(_TYPE_ALIASES.get(key, key))
+    for t in SUPPORT_TYPES.values():
+        if _norm(t.name) == key:
+            return t
+    raise InvalidActionError(f"unknown support team type {name!r}; types are: {', '.join(SUPPORT_TYPES)}",
+                             msg_id="feu_a_volonte.support.unknown_type",
+                             params={"type": str(name), "types": ", ".join(SUPPORT_TYPES)})
+
+
 def trait_id(name: str) -> str | None:
     """Return the trait's id (``"en-avant"``...) for any spelling, or ``None`` if unknown."""
     return _TRAIT_BY_NORM.get(_norm(name.replace("!", "").replace("'", " ")))
@@ -207,15 +275,29 @@ class Recruit:
     grade: str
     weapons: tuple[Weapon, ...]
     traits: tuple[str, ...]
+    served: str | None = None  # the weapon of the support team this figure crews: the team pays for it
+
+    @property
+    def charged(self) -> tuple[Weapon, ...]:
+        """Return the weapons the figure pays for: all it carries but (one of) its team's weapon."""
+        names = [w.name for w in self.weapons]
+        if self.served not in names:
+            return self.weapons
+        i = names.index(self.served)
+        return self.weapons[:i] + self.weapons[i + 1:]
 
     @property
     def cost(self) -> int:
-        return (self.quality.cost + GRADE_COST[self.grade] + sum(w.cost for w in self.weapons)
+        return (self.quality.cost + GRADE_COST[self.grade] + sum(w.cost for w in self.charged)
                 + TRAIT_COST * len(self.traits))
+
+    def _team_weapon(self) -> bool:
+        return len(self.charged) < len(self.weapons)
 
     def text(self) -> str:
         parts = [f"{self.quality.name} {self.quality.cost}", f"{self.grade} +{GRADE_COST[self.grade]}"]
-        parts += [f"{w.name} +{w.cost}" for w in self.weapons if w.cost]
+        parts += [f"{w.name} +{w.cost}" for w in self.charged if w.cost]
+        parts += [f"{self.served} (the team's)"] if self._team_weapon() else []
         parts += [f"{t} +{TRAIT_COST}" for t in self.traits]
         return f"{self.model_id}: {' + '.join(parts)} = {self.cost} PdR"
 
@@ -224,14 +306,18 @@ class Recruit:
         parts: list[Mapping[str, Any]] = [msg("fav.cost.quality", quality=quality_word(self.quality.name),
                                               cost=self.quality.cost),
                                           msg("fav.cost.grade", grade=grade(self.grade), cost=GRADE_COST[self.grade])]
-        parts += [msg("fav.cost.item", name=w.name, cost=w.cost) for w in self.weapons if w.cost]
+        parts += [msg("fav.cost.item", name=w.name, cost=w.cost) for w in self.charged if w.cost]
+        parts += [msg("fav.cost.team_weapon", name=self.served)] if self._team_weapon() else []
         parts += [msg("fav.cost.item", name=t, cost=TRAIT_COST) for t in self.traits]
         return {"who": self.model_id, "parts": parts, "cost": self.cost}
 
 
 def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | None, weapons: Iterable[str],
-               traits: Iterable[str], custom: Mapping[str, Any] | None) -> Recruit:
-    """Return the recruitment line of one figure (Coût = Qualité + Grade + Arme + Trait(s))."""
+               traits: Iterable[str], custom: Mapping[str, Any] | None, *, team: SupportType | None = None) -> Recruit:
+    """Return the recruitment line of one figure (Coût = Qualité + Grade + Arme + Trait(s)).
+
+    ``team``: the support team the figure crews, whose weapon the team pays for.
+    """
     tids = []
     for t in traits:
         tid = trait_id(t)
@@ -241,11 +327,15 @@ def recruit_of(model_id: str, profile: Mapping[str, Any] | None, role: str | Non
                                                                          "traits": list(TRAITS)})
         tids.append(tid)
     return Recruit(model_id, quality_of(profile, model_id), role_of(role),
-                   tuple(arsenal_weapon(w, custom) for w in weapons), tuple(tids))
+                   tuple(arsenal_weapon(w, custom) for w in weapons), tuple(tids),
+                   None if team is None else arsenal_weapon(team.weapon, custom).name)
 
 
-def check_platoon(recruits: Sequence[Recruit], budget: int) -> list[str]:
-    """Return the recruitment limits ``recruits`` break (empty when the platoon is legal)."""
+def check_platoon(recruits: Sequence[Recruit], budget: int, teams: Sequence[TeamRecruit] = ()) -> list[str]:
+    """Return the recruitment limits ``recruits`` and support ``teams`` break (empty when the platoon is legal).
+
+    The crew figures are among ``recruits``; each team adds its price once (SRC_TEAMS).
+    """
     problems: list[str] = []
     n = len(recruits)
     if not MIN_MEMBERS <= n <= MAX_MEMBERS:
@@ -266,15 +356,21 @@ def check_platoon(recruits: Sequence[Recruit], budget: int) -> list[str]:
             problems.append(Phrase(f"{r.model_id}: a {r.grade} has at most {MAX_TRAITS[r.grade]} trait(s), "
                                    f"got {len(r.traits)}", "fav.platoon.traits", who=r.model_id,
                                    grade=grade(r.grade), max=MAX_TRAITS[r.grade], n=len(r.traits)))
-    total = sum(r.cost for r in recruits)
+    for t in teams:
+        if len(t.crew) != t.kind.figures:
+            problems.append(Phrase(f"{t.team_id}: a {t.kind.name} team has {t.kind.figures} figures, this one "
+                                   f"{len(t.crew)}", "fav.platoon.team_size", team=t.team_id, type=t.kind.name,
+                                   figures=t.kind.figures, n=len(t.crew)))
+    total = sum(r.cost for r in recruits) + sum(t.cost for t in teams)
     if total > budget:
         problems.append(Phrase(f"the platoon costs {total} PdR, over the budget of {budget} PdR",
                                "fav.platoon.budget", total=total, budget=budget))
     return problems
 
 
-def _budget(extra: Mapping[str, Any]) -> int:
-    budget = extra.get("budget", BUDGET_PDR)
+def _budget(extra: Mapping[str, Any], *, teams: bool = False) -> int:
+    """Return the platoon's budget: ``extra.budget``, else 30 PdR, or 40 with support teams (1914 à nos jours)."""
+    budget = extra.get("budget", BUDGET_WITH_SUPPORT_PDR if teams else BUDGET_PDR)
     if budget not in (BUDGET_PDR, BUDGET_WITH_SUPPORT_PDR):
         raise InvalidActionError(f"budget must be {BUDGET_PDR} PdR (or {BUDGET_WITH_SUPPORT_PDR} with "
                                  f"support groups, 1914 à nos jours), got {budget!r}", msg_id="fav.budget",
@@ -290,7 +386,9 @@ def validate_roster(roster: Roster) -> None:
     weapons from the arsenal (or the roster's ``weapons`` with ``rate``, ``bonus``,
     ``cost``) and up to two traits for the leader, one for the others, from the
     Compétences list. The platoon has 5 to 10 members, one leader, one or two
-    seconds, and costs at most 30 PdR (``extra.budget`` 40 with support groups).
+    seconds, and costs at most 30 PdR (40 when a unit is a support team: its
+    ``extra.support`` names the team's type and its models are the crew; or say
+    ``extra.budget``).
     """
     custom = roster.weapons
     require_known_weapons(roster, builtin=[w for w in _all_weapon_spellings(roster)])
@@ -307,18 +405,15 @@ def validate_roster(roster: Roster) -> None:
             if not isinstance(stats.get(key), int) or isinstance(stats.get(key), bool):
                 _refuse(roster, f"weapons.{name}.{key} must be a whole number", "fav.roster.weapon_number",
                         weapon=name, field=key)
-    recruits = []
-    for unit, m in roster.all_models():
-        profile = roster.profiles.get(roster.profile_of(unit, m) or "")
-        try:
-            recruits.append(recruit_of(m.model_id, profile, m.role, m.weapons, (*unit.rules, *m.rules), custom))
-        except InvalidActionError as exc:
-            _refuse(roster, str(exc), exc.msg_id or "fav.roster.refused", **dict(exc.params))
     try:
-        budget = _budget(roster.extra)
+        recruits, teams = _roster_recruits(roster)
+    except InvalidActionError as exc:
+        _refuse(roster, str(exc), exc.msg_id or "fav.roster.refused", **dict(exc.params))
+    try:
+        budget = _budget(roster.extra, teams=bool(teams))
     except InvalidActionError as exc:
         _refuse(roster, f"extra.{exc}", exc.msg_id or "fav.roster.refused", **dict(exc.params))
-    problems = check_platoon(recruits, budget)
+    problems = check_platoon(recruits, budget, teams)
     if problems:
         _refuse(roster, "recruitment refused: " + "; ".join(problems) + f" ({SRC_RECRUIT})", "fav.roster.platoon",
                 problems=[said(p) for p in problems])
@@ -338,16 +433,25 @@ def _all_weapon_spellings(roster: Roster) -> list[str]:
     return out
 
 
+def _roster_recruits(roster: Roster) -> tuple[list[Recruit], list[TeamRecruit]]:
+    """Return each figure's recruitment line and each support team's (a unit whose ``extra.support`` names it)."""
+    recruits, teams = [], []
+    for unit in roster.units:
+        kind = support_type(unit.extra["support"]) if unit.extra.get("support") is not None else None
+        if kind is not None:
+            teams.append(TeamRecruit(unit.unit_id, kind, tuple(m.model_id for m in unit.models)))
+        for m in unit.models:
+            recruits.append(recruit_of(m.model_id, roster.profiles.get(roster.profile_of(unit, m) or ""), m.role,
+                                       m.weapons, (*unit.rules, *m.rules), roster.weapons, team=kind))
+    return recruits, teams
+
+
 def roster_cost(roster: Roster) -> tuple[int, list[str]]:
-    """Return the platoon's total cost in PdR and one line per figure.
+    """Return the platoon's total cost in PdR and one line per figure, then one per support team.
 
     Example (Recrutement): Micka's paras, five élite and one aguerri, a leader and a
     second, come to 25 PdR (see the tests).
     """
-    lines, total = [], 0
-    for unit, m in roster.all_models():
-        r = recruit_of(m.model_id, roster.profiles.get(roster.profile_of(unit, m) or ""), m.role, m.weapons,
-                       (*unit.rules, *m.rules), roster.weapons)
-        total += r.cost
-        lines.append(r.text())
-    return total, lines
+    recruits, teams = _roster_recruits(roster)
+    lines = [r.text() for r in recruits] + [t.text() for t in teams]
+    return sum(r.cost for r in recruits) + sum(t.cost for t in teams), lines

@@ -198,10 +198,13 @@ class EndTurnResult(Record):
 
 @dataclass(frozen=True)
 class RecruitResult(Record):
-    """One side's recruitment cost and the limits it breaks (Recrutement)."""
+    """One side's recruitment cost and the limits it breaks (Recrutement); its budget and its support teams' share."""
 
+    OPTIONAL = frozenset({"budget_pdr", "teams_pdr"})
     total_pdr: int
     problems: tuple[str, ...]
+    budget_pdr: int | None = None
+    teams_pdr: int | None = None  # what its support teams cost, once each (Recrutement, 1914 à nos jours)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ Feu à Volonté 7 and 8):
   six or an attack at least double the defence each count one wound); at the group's 4th
   (5th) wound every crew figure leaves the game.
 
+The team's price in the recruitment (what it pays for: the reading of Feu à Volonté 9) is in
+:mod:`rules.rulesets.feu_a_volonte.recruitment`, with the team table.
+
 Qualité (Recrutement, Jouer en solitaire): each quality gives a number of dice and a cran,
 the bonus added where the text says "+ bonus de cran" (defence against a shot or a blast,
 the nerve test of a tie, both sides of a melee; never the attack of a shot, spotting, aiming
@@ -40,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from rules.dice import Dice, Distribution
 from rules.errors import IllegalActionError, InvalidActionError
@@ -58,54 +61,29 @@ from rules.rulesets.feu_a_volonte.actions import (
     shoot,
     throw,
 )
-from rules.rulesets.feu_a_volonte.recruitment import Quality, _norm, arsenal_weapon
+from rules.rulesets.feu_a_volonte.recruitment import (  # the team table is recruitment's; re-exported here
+    SRC_TEAMS,
+    SUPPORT_TYPES,
+    Quality,
+    SupportType,
+    TeamRecruit,
+    _norm,
+    arsenal_weapon,
+    support_type,
+)
 from rules.rulesets.kit import req_bool, req_int, req_list, req_str, with_extra
 from rules.rulesets.params import Param
 
 SRC_SUPPORT = "Feu à Volonté, Groupe d'appui"
-SRC_TEAMS = "Feu à Volonté, Recrutement (1914 à nos jours): équipes d'appui"
 SRC_CREW = "Feu à Volonté, Blessure et mort d'une figurine (1914 à nos jours)"
 SRC_NPC = "Feu à Volonté, Jouer en solitaire: Personnages non-joueurs"
 CHOICE_FIRER = "support_firer=nearest-crew"
 CHOICE_WOUNDS = "support_hits=one-wound-each"
 
 
-@dataclass(frozen=True)
-class SupportType:
-    """A support team of the recruitment table: its figures, its cost in PdR, the weapon it serves."""
-
-    name: str
-    figures: int
-    cost: int
-    weapon: str
-
-
-SUPPORT_TYPES: Mapping[str, SupportType] = MappingProxyType({t.name: t for t in (
-    SupportType("anti-char", 2, 2, "Bazooka"), SupportType("lmg", 2, 2, "LMG"),
-    SupportType("sniper", 2, 2, "Fusil sniper"), SupportType("mortier", 3, 3, "Mortier"),
-    SupportType("hmg", 3, 3, "HMG"),
-)})
-_TYPE_ALIASES = MappingProxyType({"anti char": "anti-char", "antichar": "anti-char", "at": "anti-char",
-                                  "snipper": "sniper", "mortar": "mortier"})
 SUPPORT_WOUNDS: Mapping[int, int] = MappingProxyType({2: 4, 3: 5})  # figures in the group -> wounds that take it out
 NPC_QUALITY = Quality("pnj", 2, -1, 0)  # Personnages non-joueurs: Qualité 2d6, Cran -1 (not recruited)
 NPC_NAMES = frozenset({"pnj", "npc", "personnage non joueur", "non player character"})
-
-
-def support_type(name: Any) -> SupportType:
-    """Return the support team type ``name`` (``anti-char``, ``lmg``, ``sniper``, ``mortier``, ``hmg``).
-
-    >>> support_type("Mortar").figures, support_type("LMG").weapon
-    (3, 'LMG')
-    """
-    key = _norm(str(name))
-    key = _norm(_TYPE_ALIASES.get(key, key))
-    for t in SUPPORT_TYPES.values():
-        if _norm(t.name) == key:
-            return t
-    raise InvalidActionError(f"unknown support team type {name!r}; types are: {', '.join(SUPPORT_TYPES)}",
-                             msg_id="feu_a_volonte.support.unknown_type",
-                             params={"type": str(name), "types": ", ".join(SUPPORT_TYPES)})
 
 
 def npc_quality(name: Any) -> Quality | None:
@@ -172,6 +150,18 @@ def _group(gid: str, kind: SupportType, crew: tuple[Model, ...], size: int, coun
                                  params={"group": gid, "size": size})
     wounds = counted + sum(len(_wounds(x)) for x in crew)
     return SupportGroup(gid, kind, tuple(x.model_id for x in crew), size, wounds, unit_id)
+
+
+def team_recruits(plan: TablePlan, figs: Sequence[Model]) -> tuple[dict[str, SupportType], list[TeamRecruit]]:
+    """Return the support team each of ``figs`` crews (by figure id) and each team's recruitment line (SRC_TEAMS)."""
+    kinds: dict[str, SupportType] = {}
+    teams: dict[str, TeamRecruit] = {}
+    for m in figs:
+        group = group_of(plan, m)
+        if group is not None:
+            kinds[m.model_id] = group.kind
+            teams.setdefault(group.group_id, TeamRecruit(group.group_id, group.kind, group.crew))
+    return kinds, list(teams.values())
 
 
 def _apart(plan: TablePlan, crew: tuple[str, ...]) -> list[str]:
