@@ -18,6 +18,7 @@ from rules.errors import IllegalActionError, InvalidActionError
 from rules.plan import TablePlan, parse_game
 from rules.resolve import resolve
 from rules.rulesets.feu_a_volonte.support import SUPPORT_TYPES, group_of
+from tabletracker.i18n import step_texts
 
 PROFILES = {"vet": {"quality": "vétéran"}, "agu": {"quality": "aguerri"}, "npc": {"quality": "PnJ"}}
 
@@ -237,6 +238,56 @@ def test_a_crew_figure_losing_a_melee_on_the_head_is_one_wound_of_its_group() ->
     assert (done.result["wounded"], done.result["location"], done.result["killed"], done.result["kind"],
             done.result["group_wounds"]) == ("c3", "tête", False, "wounded", 1)
     assert done.plan_after.model("c3").extra["wounds"] == ("tête",)
+
+
+# -- Les Combats en corps à corps: a charge from behind on a crew figure ------------------------------------------
+
+def _behind(plan: TablePlan) -> TablePlan:
+    """The crew face south (90°); t1 stands base to base north of c2, 180° off its facing: behind it."""
+    plan = dataclasses.replace(plan, models=tuple(dataclasses.replace(m, facing_deg=90.0) if m.unit_id == "team"
+                                                  else m for m in plan.models))
+    return plan.with_model(dataclasses.replace(plan.model("t1"), position_mm=(125.0, 75.0)))
+
+
+def test_a_crew_figure_charged_from_behind_that_fails_to_dodge_takes_one_wound_of_its_group() -> None:
+    # c2 (vétéran, 3d6 keep two) can only dodge: 3, 2, 1 keep 5, under 7; t1's d4 shows 4 (head). A lone
+    # figure dies of it; c2 takes the HMG team's first wound of 5 and stays on the table.
+    plan = _behind(_game())
+    odds = resolve(plan, "melee", {"attacker": "t1", "defender": "c2", "charge": True}, None)
+    assert _odds(odds, "melee") == {"dodged": Fraction(29, 36), "group wound": Fraction(7, 36)}
+    done = resolve(plan, "melee", {"attacker": "t1", "defender": "c2", "charge": True}, Dice.given([3, 2, 1, 4]))
+    assert done.result is not None and done.plan_after is not None
+    assert {k: done.result[k] for k in ("dodge", "wounded", "location", "killed", "kind", "group", "group_wounds")} \
+        == {"dodge": 5, "wounded": "c2", "location": "tête", "killed": False, "kind": "wounded", "group": "team",
+            "group_wounds": 1}
+    assert done.plan_after.model("c2").extra["wounds"] == ("tête",) and len(done.plan_after.models_of("team")) == 3
+    said = step_texts(done.steps[-1].to_json())
+    assert said == {"fr": "Esquive 5 : c2 touché (tête), blessure 1 sur 5 du groupe team.",
+                    "en": "Dodge 5: c2 hit (tête), wound 1 of 5 of group team."}
+    # the same charge on a figure of no group: the usual rule, the head kills
+    lone = plan.with_unit(dataclasses.replace(plan.unit("team"), extra={}))
+    alone = resolve(lone, "melee", {"attacker": "t1", "defender": "c2", "charge": True}, Dice.given([3, 2, 1, 4]))
+    assert alone.result is not None and alone.result["killed"] is True and "kind" not in alone.result
+
+
+def test_a_charge_from_behind_on_the_groups_last_wound_takes_every_crew_figure_out() -> None:
+    # An LMG team (out at 4) with 3 wounds: every failed dodge ends it, whatever the d4. 2, 2, 1 keep 4; d4 1.
+    plan = _behind(_game("lmg", crew_x=(100, 125), wounds=(["jambe", "bras"], ["buste"])))
+    odds = resolve(plan, "melee", {"attacker": "t1", "defender": "c2", "charge": True}, None)
+    assert _odds(odds, "melee") == {"dodged": Fraction(29, 36), "group out": Fraction(7, 36)}
+    done = resolve(plan, "melee", {"attacker": "t1", "defender": "c2", "charge": True}, Dice.given([2, 2, 1, 1]))
+    assert done.result is not None and done.plan_after is not None
+    assert (done.result["kind"], done.result["group_wounds"], done.result["location"]) == ("group out", 4, "jambe")
+    assert not done.plan_after.models_of("team") and done.plan_after.state["losses"] == {"A": 2}
+    assert done.steps[-1].msg == "feu_a_volonte.support.dodge_out"
+
+
+def test_a_crew_figure_that_dodges_a_charge_from_behind_takes_nothing() -> None:
+    plan = _behind(_game("lmg", crew_x=(100, 125), wounds=(["jambe", "bras"], ["buste"])))
+    done = resolve(plan, "melee", {"attacker": "t1", "defender": "c2", "charge": True}, Dice.given([6, 1, 1]))
+    assert done.result is not None and done.plan_after is not None
+    assert (done.result["outcome"], done.result["dodge"]) == ("dodged", 7) and "kind" not in done.result
+    assert [m.extra.get("wounds") for m in done.plan_after.models_of("team")] == [("jambe", "bras"), ("buste",)]
 
 
 def _as_dict(plan: TablePlan) -> dict[str, Any]:

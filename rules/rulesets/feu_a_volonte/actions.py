@@ -993,15 +993,21 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
 
 
 def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Resolution:
-    """A charge from behind: the surprised defender can only try to dodge, quality 7+ (Les Combats, La Charge)."""
+    """A charge from behind: the surprised defender can only try to dodge, quality 7+ (Les Combats, La Charge).
+
+    A defender that crews a support group takes a failed dodge as one wound of its group (support.py).
+    """
+    from rules.rulesets.feu_a_volonte.support import crew_dodge, crew_odds, crew_target  # Groupe d'appui
+
     q = _quality(plan, d)
     steps = [Step("charge from behind", f"{a.model_id} charges {d.model_id} from outside its front arc: "
                                         f"{d.model_id} ({q.name}) can only dodge, {q.dice}d6 keep two, 7 or more; "
                                         f"otherwise it is wounded where {a.model_id}'s d4 says", SRC_MELEE,
                   msg="fav.melee.rear_charge",
                   params={"a": a.model_id, "d": d.model_id, "quality": quality_word(q.name), "dice": q.dice})]
+    crew_target(plan, d, steps)
     p = nerve_odds(q.dice, 0)
-    odds = {"melee": Distribution.from_pairs((("dodged", p), ("wounded or killed", 1 - p)))}
+    odds = {"melee": crew_odds(plan, d, Distribution.from_pairs((("dodged", p), ("wounded or killed", 1 - p))))}
     if dice is None:
         return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds)
     state = _spend(plan, a, "combat / grenade", steps)
@@ -1014,6 +1020,12 @@ def _rear_charge(plan: TablePlan, a: Model, d: Model, dice: Dice | None) -> Reso
     else:
         loc = LOCATIONS[dice.roll(4)]
         current = after.model(d.model_id)
+        crew = crew_dodge(after, current, loc, sum(kept), steps)
+        if crew is not None:
+            result = dataclasses.replace(result, outcome="attacker wins", wounded=d.model_id, location=loc,
+                                         killed=False, **crew[1])
+            return Resolution(RULESET, "melee", tuple(steps), {"dodge": "7+"}, odds, tuple(dice.rolled),
+                              result.to_json(), crew[0])
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
         result = dataclasses.replace(result, outcome="attacker wins", wounded=d.model_id, location=loc, killed=dead)

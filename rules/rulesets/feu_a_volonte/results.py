@@ -138,13 +138,16 @@ class MeleeResult(Record):
 class DodgeResult(Record):
     """A charge from behind: the defender's dodge, and the wound if it failed."""
 
-    OPTIONAL = frozenset({"wounded", "location", "killed"})
+    OPTIONAL = frozenset({"wounded", "location", "killed", "kind", "group", "group_wounds"})
     dodge_dice: tuple[int, ...]
     dodge: int
     outcome: str
     wounded: str | None = None
     location: str | None = None
     killed: bool | None = None
+    kind: str | None = None  # a crew figure hit (Groupe d'appui): "wounded" or "group out", its group's wounds
+    group: str | None = None
+    group_wounds: int | None = None
 
 
 @dataclass(frozen=True)

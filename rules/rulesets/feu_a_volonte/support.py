@@ -21,7 +21,10 @@ Feu à Volonté 7 and 8):
 * a hit on a crew figure is one wound of the group: the marker goes on the figure hit, with
   its usual effect, but no crew figure is removed on its own (head, third marker, a double
   six or an attack at least double the defence each count one wound); at the group's 4th
-  (5th) wound every crew figure leaves the game.
+  (5th) wound every crew figure leaves the game;
+* charged from behind (Les Combats en corps à corps: the surprised figure may only dodge), the
+  crew figure charged dodges alone with its own quality, and a failed dodge is one wound of the
+  group like a hit (docs/rule-choices.md, Feu à Volonté 10).
 
 The team's price in the recruitment (what it pays for: the reading of Feu à Volonté 9) is in
 :mod:`rules.rulesets.feu_a_volonte.recruitment`, with the team table.
@@ -308,40 +311,53 @@ def support_fire(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None)
 
 def crew_shot(plan: TablePlan, target: Model, shot: Shot, steps: list[Step]) -> Shot:
     """Return the shot at ``target`` with its support group's wounds and limit, when it is crew (else unchanged)."""
-    group = group_of(plan, target)
+    group = crew_target(plan, target, steps)
     if group is None:
         return shot
-    steps.append(Step("support group", f"{target.model_id} serves in {group.group_id}: a hit is one wound of the "
-                      f"group ({group.wounds} of {group.limit} so far); no crew figure falls on its own, the group "
-                      f"leaves the game at its {group.limit}th wound (the program's choice for head hits and "
-                      "outright kills)", SRC_CREW, value=group.wounds, option=CHOICE_WOUNDS,
-                      msg="feu_a_volonte.support.target",
-                      params={"who": target.model_id, "group": group.group_id, "wounds": group.wounds,
-                              "limit": group.limit}))
     return dataclasses.replace(shot, group_limit=group.limit, group_wounds=group.wounds)
+
+
+def crew_target(plan: TablePlan, target: Model, steps: list[Step]) -> SupportGroup | None:
+    """Say that a hit on ``target`` is one wound of its support group and return the group (``None``: not crew)."""
+    group = group_of(plan, target)
+    if group is not None:
+        steps.append(Step("support group", f"{target.model_id} serves in {group.group_id}: a hit is one wound of "
+                          f"the group ({group.wounds} of {group.limit} so far); no crew figure falls on its own, the "
+                          f"group leaves the game at its {group.limit}th wound (the program's choice for head hits "
+                          "and outright kills)", SRC_CREW, value=group.wounds, option=CHOICE_WOUNDS,
+                          msg="feu_a_volonte.support.target",
+                          params={"who": target.model_id, "group": group.group_id, "wounds": group.wounds,
+                                  "limit": group.limit}))
+    return group
 
 
 def hit_crew(plan: TablePlan, target: Model, one: Mapping[str, Any], steps: list[Step]
              ) -> tuple[TablePlan, dict[str, Any]]:
     """Record a hit on crew figure ``target``: its marker, the group's count, and the group's end at its limit."""
-    group = group_of(plan, target)
-    if group is None:  # not crew any more (the caller checked): nothing the group rule changes
-        raise AssertionError(f"{target.model_id} is not crew")
     loc = str(one["location"])
-    after = plan.with_model(with_extra(target, wounds=[*_wounds(target), loc]))
-    total = group.wounds + 1
-    out = total >= group.limit
+    after, group, total, out = _wound_group(plan, target, loc)
     steps.append(Step("result", f"attack {one['attack']} against defence {one['defence']}: {target.model_id} hit in "
                       f"the {loc}, wound {total} of {group.limit} of {group.group_id}"
                       + (": the group leaves the game" if out else ""), SRC_CREW, value=total,
                       msg="feu_a_volonte.support.hit_out" if out else "feu_a_volonte.support.hit",
                       params={"who": target.model_id, "location": loc, "group": group.group_id, "wounds": total,
                               "limit": group.limit, "attack": one["attack"], "defence": one["defence"]}))
-    if out:
+    return after, {**one, "kind": "group out" if out else "wounded", "group": group.group_id, "group_wounds": total}
+
+
+def _wound_group(plan: TablePlan, target: Model, location: str) -> tuple[TablePlan, SupportGroup, int, bool]:
+    """Return the game after crew figure ``target`` takes a wound marker, its group, the group's wounds, and
+    whether the group left the game (Blessure et mort d'une figurine, 1914 à nos jours)."""
+    group = group_of(plan, target)
+    if group is None:  # not crew any more (the caller checked): nothing the group rule changes
+        raise AssertionError(f"{target.model_id} is not crew")
+    after = plan.with_model(with_extra(target, wounds=[*_wounds(target), location]))
+    total = group.wounds + 1
+    if total >= group.limit:
         for c in group.crew:
             if any(m.model_id == c for m in after.models):
                 after = _remove(after, after.model(c))  # each figure counted among the side's losses
-    return after, {**one, "kind": "group out" if out else "wounded", "group": group.group_id, "group_wounds": total}
+    return after, group, total, total >= group.limit
 
 
 def crew_wound(plan: TablePlan, m: Model, location: str, attack: int, defence: int, steps: list[Step]
@@ -354,6 +370,26 @@ def crew_wound(plan: TablePlan, m: Model, location: str, attack: int, defence: i
         return None
     after, one = hit_crew(plan, m, {"attack": attack, "defence": defence, "location": location}, steps)
     return after, {k: one[k] for k in ("kind", "group", "group_wounds")}
+
+
+def crew_dodge(plan: TablePlan, m: Model, location: str, dodge: int, steps: list[Step]
+               ) -> tuple[TablePlan, dict[str, Any]] | None:
+    """Return the game after crew figure ``m`` fails to dodge a charge from behind (one wound of its group), or
+    ``None`` when ``m`` serves in no support group.
+
+    Feu à Volonté, Les Combats en corps à corps (La Charge): charged from behind, the figure is caught
+    by surprise and may only try to dodge with a quality roll; Blessure et mort d'une figurine
+    (1914 à nos jours): the wound it takes is counted against its group, whose 4th (5th) ends it.
+    """
+    if group_of(plan, m) is None:
+        return None
+    after, group, total, out = _wound_group(plan, m, location)
+    steps.append(Step("result", f"dodge {dodge}: {m.model_id} hit in the {location}, wound {total} of {group.limit} "
+                      f"of {group.group_id}" + (": the group leaves the game" if out else ""), SRC_CREW, value=total,
+                      msg="feu_a_volonte.support.dodge_out" if out else "feu_a_volonte.support.dodge_hit",
+                      params={"total": dodge, "who": m.model_id, "location": location, "group": group.group_id,
+                              "wounds": total, "limit": group.limit}))
+    return after, {"kind": "group out" if out else "wounded", "group": group.group_id, "group_wounds": total}
 
 
 def crew_odds(plan: TablePlan, m: Model, odds: Distribution) -> Distribution:
