@@ -5,7 +5,9 @@
   in the game state by the ``end_round`` action).
 * Feu à Volonté, Fin de partie: the game ends when the scenario's objectives are reached or
   its turns played, or when a player's losses reach three quarters of his company (losses
-  kept in the game state by the actions that remove figures).
+  kept in the game state by the actions that remove figures, the turn by ``end-turn``). The
+  text says when the game ends but names no winner and no score: the answer says so (the
+  scenario decides) and gives the turn being played.
 * High Fire v0.5.1: the mission sets the number of turns; the initiation rules define no
   victory condition.
 * AT-43: the seed is the shooting chapter only; it defines no victory condition.
@@ -72,15 +74,20 @@ def _fav(plan: TablePlan) -> VictoryAnswer:
         if company and 4 * lost >= 3 * company:
             broken.append(s)
     text = "; ".join(f"{s}: {v['lost']} of {v['company']} lost" for s, v in per.items())
+    turn = int(st.get("turn") or 1)
     steps = [Step("victory", "the game ends when the scenario's objectives are reached or its turns played, or when a "
                   f"player's losses reach 3/4 of his company. {text}", "Feu à Volonté, Fin de partie",
                   value=broken or None, msg="victory.fav",
                   params={"losses": [msg("victory.lost", side=s, lost=v["lost"], company=v["company"])
-                                     for s, v in per.items()] or "-"})]
+                                     for s, v in per.items()] or "-"}),
+             Step("winner", f"the rules say when the game ends, not who wins: no winner or score is defined, the "
+                  f"scenario's objectives decide. Turn {turn} is being played; the scenario sets how many",
+                  "Feu à Volonté, Fin de partie", value=turn, msg="victory.fav_no_winner", params={"turn": turn})]
     return VictoryAnswer(True, bool(broken),
-                         (f"over: {', '.join(broken)} lost 3/4 of the company" if broken
-                          else f"not over by losses ({text}); the scenario's objectives and turns decide the rest"),
-                         {"losses": per, "broken": broken}, tuple(steps))
+                         (f"over: {', '.join(broken)} lost 3/4 of the company (the scenario names the winner)"
+                          if broken else f"not over by losses ({text}); the scenario's objectives and turns decide "
+                          f"the rest (turn {turn})"),
+                         {"losses": per, "broken": broken, "turn": turn}, tuple(steps))
 
 
 def q_victory(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> VictoryAnswer:
