@@ -80,7 +80,7 @@ def _fav(plan: TablePlan) -> VictoryAnswer:
                   value=broken or None, msg="victory.fav",
                   params={"losses": [msg("victory.lost", side=s, lost=v["lost"], company=v["company"])
                                      for s, v in per.items()] or "-"}),
-             Step("winner", f"the rules say when the game ends, not who wins: no winner or score is defined, the "
+             Step("victory", f"the rules say when the game ends, not who wins: no winner or score is defined, the "
                   f"scenario's objectives decide. Turn {turn} is being played; the scenario sets how many",
                   "Feu à Volonté, Fin de partie", value=turn, msg="victory.fav_no_winner", params={"turn": turn})]
     return VictoryAnswer(True, bool(broken),
