@@ -51,13 +51,14 @@ OMIT = {"omit": True}
 S = TypeVar("S", bound="GameState")
 
 
-def _json(v: Any) -> Any:
-    if isinstance(v, (Record, GameState)) or callable(getattr(v, "to_json", None)):
+def json_value(v: Any) -> Any:
+    """Return ``v`` as JSON: records and states by their ``to_json``, tables and lists item by item."""
+    if callable(getattr(v, "to_json", None)):
         return v.to_json()
     if isinstance(v, Mapping):
-        return {k: _json(x) for k, x in v.items()}
+        return {k: json_value(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_json(x) for x in v]
+        return [json_value(x) for x in v]
     return v
 
 
@@ -70,7 +71,7 @@ class Record(dict[str, Any]):
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as JSON (nested records too); ``omit`` fields left out while ``None``."""
-        return {f.name: _json(getattr(self, f.name)) for f in dataclasses.fields(self)
+        return {f.name: json_value(getattr(self, f.name)) for f in dataclasses.fields(self)
                 if not (f.metadata.get("omit") and getattr(self, f.name) is None)}
 
     def _read_only(self, *args: Any, **kwargs: Any) -> Any:
@@ -134,7 +135,7 @@ class GameState:
         for key in self.keys():
             value = getattr(self, key)
             if (key in self.ALWAYS or key in self.written) and not (key in omit and value is None):
-                out[key] = _json(value)
+                out[key] = json_value(value)
         return out
 
     def on(self, plan: "TablePlan") -> "TablePlan":

@@ -797,7 +797,7 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
                       SRC_DAMAGE, value=len(removed), msg="at43.result",
                       params={"successes": rolled["successes"], "removed": ids_or_nobody(removed)}))
     result = SalvoResult(rolled["successes"], rolled["failures"], tuple(tuple(r) for r in rolled["rounds"]),
-                         outcomes, tuple(removed), template, None if thrown is None else tuple(thrown))
+                         outcomes, tuple(removed), None if thrown is None else tuple(thrown), template=template)
     return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result.to_json(), after)
 
 
