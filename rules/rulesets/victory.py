@@ -39,13 +39,14 @@ def _sides(plan: TablePlan) -> list[str]:
 
 
 def _firefight(plan: TablePlan) -> VictoryAnswer:
-    st = dict(plan.state or {})
-    rnd = int(st.get("round", 1))
-    held = dict(st.get("objectives") or {})
-    count = {s: sum(1 for v in held.values() if v == s) for s in _sides(plan)}
+    from rules.rulesets.firefight.state import FirefightState  # the rule set's package imports this module
+
+    st = FirefightState.of(plan)
+    rnd = st.round
+    count = {s: sum(1 for v in st.objectives.values() if v == s) for s in _sides(plan)}
     best = max(count.values(), default=0)
     leaders = [s for s, n in count.items() if n == best and best > 0]
-    over = bool(st.get("game_over")) or rnd > FIREFIGHT_ROUNDS
+    over = st.game_over or rnd > FIREFIGHT_ROUNDS
     lead = leaders[0] if len(leaders) == 1 else None
     text = ", ".join(f"{s} {n}" for s, n in count.items())
     verdict = (f"{lead} {'wins' if over else 'leads'}" if lead else ("a draw" if over else "nobody leads"))
@@ -60,8 +61,9 @@ def _firefight(plan: TablePlan) -> VictoryAnswer:
 
 
 def _fav(plan: TablePlan) -> VictoryAnswer:
-    st = dict(plan.state or {})
-    losses = {s: int(v) for s, v in dict(st.get("losses") or {}).items()}
+    from rules.rulesets.feu_a_volonte.state import FavState  # the rule set's package imports this module
+
+    losses = dict(FavState.of(plan).losses)
     per: dict[str, dict[str, int]] = {}
     broken = []
     for s in sorted(set(_sides(plan)) | set(losses)):
