@@ -42,6 +42,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar
 
+from rules.errors import GameFileError
 from rules.frozen import EMPTY, freeze, thaw
 
 if TYPE_CHECKING:
@@ -78,6 +79,15 @@ class Record(dict[str, Any]):
         raise TypeError(f"a {type(self).__name__} is read-only; build a new one (dataclasses.replace)")
 
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _read_only
+
+
+def state_refusal(key: str, english: str, value: Any, *, msg_id: str, want: Any) -> GameFileError:
+    """Return the refusal of a damaged game state, in French and English: ``key`` must be ``english``.
+
+    ``msg_id`` is the rule set's message saying it, ``want`` (a message) what the key must hold.
+    """
+    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}", msg_id=msg_id,
+                         params={"key": key, "want": want, "value": repr(value)})
 
 
 @dataclass(frozen=True)

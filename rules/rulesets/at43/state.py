@@ -30,14 +30,13 @@ from typing import Any, Mapping, Sequence
 from rules.errors import GameFileError
 from rules.explain import msg
 from rules.frozen import EMPTY, freeze
-from rules.rulesets.records import OMIT, GameState
+from rules.rulesets.records import OMIT, GameState, state_refusal
 
 KEYS = ("turn", "active_unit", "artillery_turns", "command_points_spent")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}", msg_id="at43.state.bad",
-                         params={"key": key, "want": msg(f"at43.state.want.{want}"), "value": repr(value)})
+    return state_refusal(key, english, value, msg_id="at43.state.bad", want=msg(f"at43.state.want.{want}"))
 
 
 def _whole(key: str, v: Any, minimum: int) -> int:

@@ -33,16 +33,14 @@ from rules.explain import msg
 from rules.frozen import EMPTY, freeze
 from rules.plan import TablePlan
 from rules.rulesets.kit import sides_of
-from rules.rulesets.records import GameState
+from rules.rulesets.records import GameState, state_refusal
 
 #: Keys every action writes (with their defaults); the others appear once written.
 ALWAYS = ("round", "first", "turn", "activated", "fatigued", "actions")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}",
-                         msg_id="firefight.state.bad", params={"key": key, "want": msg(f"firefight.state.want.{want}"),
-                                                               "value": repr(value)})
+    return state_refusal(key, english, value, msg_id="firefight.state.bad", want=msg(f"firefight.state.want.{want}"))
 
 
 def _int(key: str, v: Any) -> int:

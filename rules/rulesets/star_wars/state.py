@@ -33,16 +33,15 @@ from rules.errors import GameFileError
 from rules.explain import msg
 from rules.frozen import EMPTY, freeze, thaw
 from rules.plan import Model
-from rules.rulesets.records import GameState
+from rules.rulesets.records import GameState, state_refusal
 
 #: Keys every action writes (with their defaults); the others appear once written.
 ALWAYS = ("turn", "activated", "phases", "active_powers", "dead")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {thaw(value)!r}",
-                         msg_id="star_wars.state.bad", params={"key": key, "want": msg(f"star_wars.state.want.{want}"),
-                                                               "value": repr(thaw(value))})
+    return state_refusal(key, english, thaw(value), msg_id="star_wars.state.bad",
+                         want=msg(f"star_wars.state.want.{want}"))
 
 
 def _turn(key: str, v: Any) -> int:
