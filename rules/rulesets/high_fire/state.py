@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from rules.errors import GameFileError
 from rules.explain import msg
 from rules.frozen import EMPTY, freeze, thaw
-from rules.rulesets.records import GameState
+from rules.rulesets.records import GameState, state_refusal
 
 #: Keys every High Fire action that writes the state writes (with their defaults).
 ALWAYS = ("turn", "phase", "activated", "actions", "engaged", "observed")
@@ -42,8 +42,7 @@ PHASE_PARTS = ("action1", "reaction", "action2")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}", msg_id="high_fire.state.bad",
-                         params={"key": key, "want": msg(f"high_fire.state.want.{want}"), "value": repr(value)})
+    return state_refusal(key, english, value, msg_id="high_fire.state.bad", want=msg(f"high_fire.state.want.{want}"))
 
 
 def _whole(key: str, v: Any, minimum: int) -> int:
