@@ -54,6 +54,8 @@ S = TypeVar("S", bound="GameState")
 
 def json_value(v: Any) -> Any:
     """Return ``v`` as JSON: records and states by their ``to_json``, tables and lists item by item."""
+    if v is None or isinstance(v, (str, int, float)):
+        return v
     if callable(getattr(v, "to_json", None)):
         return v.to_json()
     if isinstance(v, Mapping):
@@ -72,8 +74,12 @@ class Record(dict[str, Any]):
 
     def to_json(self) -> dict[str, Any]:
         """Return the record as JSON (nested records too); ``omit`` fields left out while ``None``."""
-        return {f.name: json_value(getattr(self, f.name)) for f in dataclasses.fields(self)
-                if not (f.metadata.get("omit") and getattr(self, f.name) is None)}
+        out = {}
+        for name, omit in _fields(type(self)):
+            value = getattr(self, name)
+            if not (omit and value is None):
+                out[name] = json_value(value)
+        return out
 
     def _read_only(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"a {type(self).__name__} is read-only; build a new one (dataclasses.replace)")
@@ -119,8 +125,7 @@ class GameState:
     @classmethod
     def keys(cls) -> tuple[str, ...]:
         """Return the state's own keys: those always written, then the others in the order of the fields."""
-        own = [f.name for f in dataclasses.fields(cls) if f.name not in ("other", "written")]
-        return (*cls.ALWAYS, *(k for k in own if k not in cls.ALWAYS))
+        return _layout(cls)[0]
 
     @classmethod
     def read(cls, data: Mapping[str, Any], readers: Mapping[str, Callable[[str, Any], Any]]) -> dict[str, Any]:
@@ -140,9 +145,9 @@ class GameState:
 
     def to_json(self) -> dict[str, Any]:
         """Return the state as JSON: the keys of others, then the keys always written, then the others written."""
-        omit = {f.name for f in dataclasses.fields(self) if f.metadata.get("omit")}
+        keys, omit = _layout(type(self))
         out: dict[str, Any] = thaw(self.other)
-        for key in self.keys():
+        for key in keys:
             value = getattr(self, key)
             if (key in self.ALWAYS or key in self.written) and not (key in omit and value is None):
                 out[key] = json_value(value)
@@ -151,3 +156,23 @@ class GameState:
     def on(self, plan: "TablePlan") -> "TablePlan":
         """Return ``plan`` holding this state."""
         return plan.with_state(self.to_json())
+
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+_LAYOUTS: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def _fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """Return a record class's fields as (name, whether it is ``OMIT``), worked out once."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple((f.name, bool(f.metadata.get("omit"))) for f in dataclasses.fields(cls))
+    return _FIELDS[cls]
+
+
+def _layout(cls: type[GameState]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Return a state class's own keys (:meth:`GameState.keys`) and its ``OMIT`` fields, worked out once."""
+    if cls not in _LAYOUTS:
+        own = [name for name, _ in _fields(cls) if name not in ("other", "written")]
+        omit = frozenset(name for name, omitted in _fields(cls) if omitted)
+        _LAYOUTS[cls] = ((*cls.ALWAYS, *(k for k in own if k not in cls.ALWAYS)), omit)
+    return _LAYOUTS[cls]
