@@ -46,7 +46,7 @@ from calibration.errors import CalibrationError, ShapeError
 logger = logging.getLogger(__name__)
 
 MIN_READABLE_MARKER_PX = 16.0
-"""Side, in pixels, from which a square marker is found reliably (CONVENTIONS.md)."""
+"""Side, in pixels, from which a square marker is found reliably (docs/markers.md)."""
 
 DEFAULT_MIN_SIDE_PX = 10.0
 """Smallest marker side accepted by default: below the reliable size, above most noise."""

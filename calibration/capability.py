@@ -33,7 +33,7 @@ MARKER_MARGIN_MM = 2.0
 """White margin printed round a base marker, each side (what a base must hold besides the marker)."""
 
 REFERENCE_MARKER_MM = 12.0
-"""The usual base marker (CONVENTIONS.md), for the largest-table answer."""
+"""The usual base marker (docs/markers.md), for the largest-table answer."""
 
 
 def base_for_marker(marker_mm: float, diameters: tuple[float, ...] = BARE_BASE_DIAMETERS_MM) -> float | None:

@@ -1,6 +1,6 @@
 """Points on the table's four straight edges, found in the image near where a lens model puts them.
 
-The corner markers lie flush with the table's edges (CONVENTIONS.md), so the play area's
+The corner markers lie flush with the table's edges (docs/markers.md), so the play area's
 border is four straight lines of the table plane: x = 0, x = width, y = 0, y = depth. A
 lens with distortion bends them in the image; how much they bend measures the distortion,
 even where few base markers are in view (:mod:`calibration.lens`).

@@ -4,7 +4,7 @@
 :mod:`calibration.pdf`):
 
 1. the four table-corner markers (ids 0-3, 60 mm by default) with a white quiet zone, each
-   labelled with its id and the corner it goes in (CONVENTIONS.md: 0 top-left at
+   labelled with its id and the corner it goes in (docs/markers.md: 0 top-left at
    the table's origin, 1 top-right, 2 bottom-right, 3 bottom-left, all with their
    top edge toward the edge joining markers 0 and 1);
 2. sheets of base markers (ids 4-249, 12 mm by default), each in a cell of grey cut

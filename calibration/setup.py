@@ -1,4 +1,4 @@
-"""The setup file (CONVENTIONS.md): table size, markers, camera, bare-base sides.
+"""The setup file (docs/setup-file.md): table size, markers, camera, bare-base sides.
 
 Loaded into a frozen, validated :class:`Setup`. Unknown keys are errors naming the
 file and field. Standard library only.

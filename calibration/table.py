@@ -1,6 +1,6 @@
 """Table calibration: the table's pose from its four corner markers, pixels <-> table mm.
 
-The table frame (CONVENTIONS.md): origin at the play area's corner under marker 0, x toward
+The table frame (docs/units.md): origin at the play area's corner under marker 0, x toward
 marker 1, y toward marker 3, millimetres. In 3D a point ``height_mm`` above the table is
 ``(x_mm, y_mm, -height_mm)`` (z points down into the table) and the camera pose maps it to
 camera coordinates as ``cv2.projectPoints`` does: ``X_cam = R X + t``.

@@ -1,6 +1,6 @@
 """Units of length used by the five rule sets, converted to millimetres at the edges.
 
-Every length inside tabletracker is a float in millimetres (CONVENTIONS.md). The
+Every length inside tabletracker is a float in millimetres (docs/units.md). The
 rule sets' own units exist only here, in rule transcriptions (``inches(12)``) and
 in the user interface.
 
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from calibration.errors import UnitError
 
-MM_PER_INCH = 25.4  # RULES-NOTES choice 9: High Fire's "about 2.5 cm" is taken as 25.4 mm.
+MM_PER_INCH = 25.4  # High Fire's "about 2.5 cm" is taken as 25.4 mm (docs/rule-choices.md#high-fire-4).
 MM_PER_CM = 10.0
 MM_PER_PAS = 25.0  # Star Wars Grandes escarmouches: "4 pas, soit 10 cm".
-DEFAULT_UD_MM = 40.0  # Feu à Volonté, 25-28 mm figures (CONVENTIONS.md).
+DEFAULT_UD_MM = 40.0  # Feu à Volonté, 25-28 mm figures (docs/rule-choices.md#feu-a-volonte-2).
 UD_MM_BY_FIGURE_SCALE = {"10mm": 10.0, "15-20mm": 20.0, "28mm": 40.0}
 
 

@@ -1,4 +1,4 @@
-"""Unit cohesion as a chain (RULES-NOTES choice 2): in or out, and which models break it.
+"""Unit cohesion as a chain: in or out, and which models break it (docs/rule-choices.md#firefight-2).
 
 A unit is in cohesion when its models form one connected group whose links are at
 most ``link_mm`` (base edge to base edge by default), and, where the rule has one,
@@ -91,7 +91,7 @@ def _components(adj: np.ndarray) -> list[list[int]]:
 def chain_cohesion(plan: TablePlan, unit_id: str, *, link_mm: float, all_within_mm: float | None = None,
                    how: str = "edge", mode: str = "chain",
                    exempt: Callable[[str], bool] | None = None,
-                   source: str = "RULES-NOTES choice 2") -> Cohesion:
+                   source: str = "geometry: models linked in a chain") -> Cohesion:
     """Return the cohesion of ``unit_id``.
 
     Parameters

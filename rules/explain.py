@@ -13,6 +13,13 @@ Examples
 ('Feu à Volonté, Tir', 'fav.range_band', 9.5)
 >>> msg("cover.why", piece="wall-1")["params"]["piece"]
 'wall-1'
+
+A step that applies one of the program's own rule choices names its entry of the user docs
+(``doc``), which the JSON carries and the web page links to:
+
+>>> Step("measuring", "distances are taken base edge to base edge", "rule choice 1",
+...      doc="rule-choices.md#firefight-1").to_json()["doc"]
+'rule-choices.md#firefight-1'
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ class Step:
 
     ``source`` names the rule set and section ("AT-43, Zone de tir"); ``option``
     names the program's choice that changed the answer, when one did; ``msg`` and
-    ``params`` say the same as ``text`` as a message id the edges translate.
+    ``params`` say the same as ``text`` as a message id the edges translate; ``doc`` is the
+    entry of the user docs (``rule-choices.md#<rule set>-<n>``) of the rule choice the
+    step applies, when it applies one.
     """
 
     rule: str
@@ -44,6 +53,7 @@ class Step:
     option: str | None = None
     msg: str | None = None
     params: Mapping[str, Any] = field(default=EMPTY)
+    doc: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", freeze(self.params))
@@ -57,6 +67,8 @@ class Step:
         if self.msg is not None:
             out["msg"] = self.msg
             out["params"] = thaw(self.params)
+        if self.doc is not None:
+            out["doc"] = self.doc
         return out
 
 

@@ -3,7 +3,7 @@
 A model is a round base (``base_mm`` across) centred on ``position_mm``. Base edge
 to base edge is the centre distance minus both radii (never below 0: touching or
 overlapping bases are 0 apart); centre to centre is the plain distance. Which of the
-two a rule set uses by default is its ``measure`` option (RULES-NOTES choice 1).
+two a rule set uses by default is its ``measure`` option (docs/rule-choices.md, choice 1 of each rule set).
 
 Examples
 --------

@@ -1,4 +1,4 @@
-"""The table plan: the one value that crosses package lines (CONVENTIONS.md, game file).
+"""The table plan: the one value that crosses package lines (docs/game-file.md, docs/units.md).
 
 A :class:`TablePlan` is frozen; a change makes a new plan (``dataclasses.replace``
 or the ``with_*`` helpers). Optional fields are ``None`` when the game file does not
@@ -162,7 +162,7 @@ class TablePlan:
     """A game on the plan: rule set, table, units, models, terrain, objectives.
 
     ``profiles`` (roster stats by profile name), ``weapons`` (weapon stats by name), ``options`` (the rule set's named
-    choices, RULES-NOTES.md) and ``state`` (turn, activations, scores) are free-form
+    choices, docs/rule-choices.md) and ``state`` (turn, activations, scores) are free-form
     frozen JSON read by the rule sets.
     """
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from rules.citations import cite_steps
 from rules.errors import InvalidActionError
 from rules.explain import explanation_json
 from rules.frozen import thaw
@@ -87,7 +86,7 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     data = {s.name for s in rs.option_specs if s.kind == "data"}
     result["options"] = {k: ("(loaded)" if (k in data or isinstance(v, Mapping)) and v else thaw(v))
                          for k, v in opts.items()}  # a table of data (High Fire's tables) is not repeated
-    result["explanation"] = cite_steps(rs.name, explanation_json(tuple(steps)))
+    result["explanation"] = explanation_json(tuple(steps))
     return result
 
 

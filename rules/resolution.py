@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from rules.citations import cite_steps
 from rules.dice import Dice, Distribution
 from rules.explain import Step, explanation_json
 from rules.plan import TablePlan, game_to_dict
@@ -41,7 +40,7 @@ class Resolution:
         out: dict[str, Any] = {
             "ruleset": self.ruleset,
             "action": self.action,
-            "explanation": cite_steps(self.ruleset, explanation_json(self.steps)),
+            "explanation": explanation_json(self.steps),
             "needed": dict(self.needed),
             "odds": {name: dist.to_json() for name, dist in self.odds.items()},
         }

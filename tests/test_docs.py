@@ -200,6 +200,52 @@ def test_no_internal_document_is_cited_to_users(capsys: pytest.CaptureFixture[st
     assert not internal.search(out), "a --help text cites an internal document"
 
 
+SOURCE_DIRS = ("rules", "server", "tabletracker", "calibration", "tracker")
+
+
+def _source_files() -> list[Path]:
+    return sorted(p for d in SOURCE_DIRS for p in (ROOT / d).rglob("*")
+                  if p.suffix in (".py", ".js", ".html", ".po") and p.is_file())
+
+
+def test_the_sources_cite_the_users_docs_never_an_internal_document() -> None:
+    """What reaches a player (a step's source, an option's note) and what a reader of the code
+    follows both name the user docs; the team's internal notes are not shipped."""
+    internal = re.compile(r"RULES-NOTES|CONVENTIONS\.md")
+    citing = [str(p.relative_to(ROOT)) for p in _source_files() if internal.search(p.read_text(encoding="utf-8"))]
+    assert not citing, f"sources citing an internal document: {citing}"
+
+
+def test_every_docs_link_a_source_cites_exists() -> None:
+    """``docs/PAGE.md#anchor`` in a comment, ``rule-choices.md#anchor`` in a step's ``doc``: the page
+    and its anchor exist."""
+    pages = {p.name for p in DOCS.glob("*.md")}
+    link = re.compile(r"(?:docs/)?\b([a-z0-9-]+\.md)(?:#([a-z0-9-]+))?")
+    checked = 0
+    for path in _source_files():
+        text = path.read_text(encoding="utf-8")
+        for found in link.finditer(text):
+            page, anchor = found.groups()
+            if not found.group(0).startswith("docs/") and page not in pages | {"rule-choices.md"}:
+                continue  # another file (a seed, the README of a data folder)
+            assert page in pages, f"{path.relative_to(ROOT)} cites a missing docs page {found.group(0)}"
+            if anchor:
+                assert f'id="{anchor}"' in _doc(page), f"{path.relative_to(ROOT)}: no anchor #{anchor} in {page}"
+                checked += 1
+    assert checked >= 20, "the sources cite the rule choices by their anchors"
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_every_option_names_its_rule_choice(name: str) -> None:
+    from rules.rulesets import find_ruleset
+
+    anchors = re.findall(r'<a id="([a-z0-9-]+)"></a>', _doc("rule-choices.md"))
+    for option in find_ruleset(name).option_specs:
+        page, _, anchor = option.note.partition("#")
+        assert page == "rule-choices.md" and anchor in anchors and anchor.startswith(f"{name}-"), (
+            f"{name} option {option.name}: {option.note!r} is not an entry of its rule set in docs/rule-choices.md")
+
+
 def test_docs_are_in_the_sdist() -> None:
     manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
     assert "recursive-include docs" in manifest

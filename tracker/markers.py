@@ -4,7 +4,7 @@ Each detected marker's four corners are mapped to the table at the marker's heig
 (``setup.markers.base_height_mm``), so the parallax of a marker standing 3 mm above the
 table is removed. The marker centre is where the mapped diagonals cross; the facing is
 the direction the marker's top edge (OpenCV corners 0->1) points to; the base centre lies
-``offset_mm`` behind the marker centre along that facing (CONVENTIONS.md).
+``offset_mm`` behind the marker centre along that facing (docs/setup-file.md, ``base_offset_mm``).
 
 What cannot be right is rejected with a reason: a marker whose measured size differs from
 the size the setup gives it, one whose centre is outside the table, an id seen twice

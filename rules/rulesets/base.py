@@ -1,8 +1,8 @@
 """The rule-set base class, after ``chess.variant``.
 
 :class:`RuleSet` carries the metadata (``name``, ``aliases``, ``unit_key``), the
-terrain kind table, the named options (RULES-NOTES.md choices, each with its
-default), the questions (``ask_<name>`` methods) and actions (``actions`` table) both
+terrain kind table, the named options (the rule choices of ``docs/rule-choices.md``, each with
+its default), the questions (``ask_<name>`` methods) and actions (``actions`` table) both
 entry points go through, and the hook methods the shared geometry and the server call.
 Each of the five rule sets subclasses it in ``rules/rulesets/<name>/__init__.py`` and
 overrides only what differs; the registry is ``rules.rulesets.RULESETS``.
@@ -47,11 +47,11 @@ MEASURES = ("edge", "centre")
 
 @dataclass(frozen=True)
 class Option:
-    """A named choice of a rule set (RULES-NOTES.md), with its default.
+    """A named choice of a rule set (``docs/rule-choices.md``), with its default.
 
     ``kind`` is ``"number"``, ``"choice"``, ``"bool"``, ``"text"`` or ``"data"`` (a JSON value the
-    edges load, kept as it is and not echoed in answers); ``note`` names the
-    RULES-NOTES choice (``"choice 4"``) or the seed passage it settles.
+    edges load, kept as it is and not echoed in answers); ``note`` is the entry of the user docs
+    that explains the choice (``"rule-choices.md#feu-a-volonte-3"``).
     """
 
     name: str
@@ -254,9 +254,9 @@ class RuleSet:
         how = self.measure_how(options)
         words = "base edge to base edge" if how == "edge" else "centre to centre of the bases"
         return Step("measuring", f"distances are taken {words}",
-                    "RULES-NOTES choice 1", value=how, option=self.changed(options, "measure")
+                    "rule choice 1", value=how, option=self.changed(options, "measure")
                     if any(s.name == "measure" for s in self.option_specs) else None,
-                    msg="measure.edge" if how == "edge" else "measure.centre")
+                    msg="measure.edge" if how == "edge" else "measure.centre", doc=f"rule-choices.md#{self.name}-1")
 
     def cohesion_rule(self, options: Mapping[str, Any]) -> tuple[float, float | None, str] | None:
         """Return ``(link_mm, all_within_mm, source)`` of the cohesion rule, or ``None`` without one."""

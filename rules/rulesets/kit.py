@@ -5,7 +5,7 @@ High Fire, Star Wars), all pure functions over the frozen plan. Distances are no
 computed here: they come from :mod:`rules.measure` (``model_distance_mm``,
 ``point_distance_mm``), so a resolution measures exactly what ``tabletracker ask``
 reports; :func:`measure_how` only reads which of the two measures (base edge or
-centre, RULES-NOTES choice 1) the game's rule set uses. Sight and cover go through
+centre, docs/rule-choices.md: each rule set's choice 1) the game's rule set uses. Sight and cover go through
 the geometry modules.
 
 Examples
@@ -245,14 +245,14 @@ def check_model_kit(roster: Any, unit: Any, m: Any, fail: RosterFail) -> None:
 # -- the plan: options, sides, profiles, weapons -------------------------------------------------
 
 def option(plan: TablePlan, name: str, default: Any) -> Any:
-    """Return the game's option ``name`` (RULES-NOTES choices) or its default."""
+    """Return the game's option ``name`` (docs/rule-choices.md) or its default."""
     return (plan.options or EMPTY).get(name, default)
 
 
 def measure_how(plan: TablePlan) -> str:
     """Return how the rule set's distances are taken in this game: ``"edge"`` (default) or ``"centre"``.
 
-    RULES-NOTES choice 1, the rule set's ``measure`` option (``plan.options``); the
+    Each rule set's choice 1 in docs/rule-choices.md, its ``measure`` option (``plan.options``); the
     answer is the ``how`` of :func:`rules.measure.model_distance_mm`.
     """
     opts = plan.options or {}

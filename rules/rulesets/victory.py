@@ -41,13 +41,14 @@ def _sides(plan: TablePlan) -> list[str]:
 
 
 def _firefight(plan: TablePlan) -> VictoryAnswer:
-    st = dict(plan.state or {})
-    rnd = int(st.get("round", 1))
-    held = dict(st.get("objectives") or {})
-    count = {s: sum(1 for v in held.values() if v == s) for s in _sides(plan)}
+    from rules.rulesets.firefight.state import FirefightState  # the rule set's package imports this module
+
+    st = FirefightState.of(plan)
+    rnd = st.round
+    count = {s: sum(1 for v in st.objectives.values() if v == s) for s in _sides(plan)}
     best = max(count.values(), default=0)
     leaders = [s for s, n in count.items() if n == best and best > 0]
-    over = bool(st.get("game_over")) or rnd > FIREFIGHT_ROUNDS
+    over = st.game_over or rnd > FIREFIGHT_ROUNDS
     lead = leaders[0] if len(leaders) == 1 else None
     text = ", ".join(f"{s} {n}" for s, n in count.items())
     verdict = (f"{lead} {'wins' if over else 'leads'}" if lead else ("a draw" if over else "nobody leads"))
@@ -62,8 +63,10 @@ def _firefight(plan: TablePlan) -> VictoryAnswer:
 
 
 def _fav(plan: TablePlan) -> VictoryAnswer:
-    st = dict(plan.state or {})
-    losses = {s: int(v) for s, v in dict(st.get("losses") or {}).items()}
+    from rules.rulesets.feu_a_volonte.state import FavState  # the rule set's package imports this module
+
+    state = FavState.of(plan)
+    losses = dict(state.losses)
     per: dict[str, dict[str, int]] = {}
     broken = []
     for s in sorted(set(_sides(plan)) | set(losses)):
@@ -74,7 +77,7 @@ def _fav(plan: TablePlan) -> VictoryAnswer:
         if company and 4 * lost >= 3 * company:
             broken.append(s)
     text = "; ".join(f"{s}: {v['lost']} of {v['company']} lost" for s, v in per.items())
-    turn = int(st.get("turn") or 1)
+    turn = state.turn or 1
     steps = [Step("victory", "the game ends when the scenario's objectives are reached or its turns played, or when a "
                   f"player's losses reach 3/4 of his company. {text}", "Feu à Volonté, Fin de partie",
                   value=broken or None, msg="victory.fav",

@@ -67,9 +67,9 @@
     return numFormats[key].format(v);
   }
   const pct = (p, digits) => `${fmtNum(100 * p, digits === undefined ? 1 : digits)} %`;
-  // the rules core's citations name a document the players do not have: say "the program's choice"
-  const cleanSource = (s) => String(s || "").replace(/\(?RULES-NOTES[^)]*\)?/g, t("rule_choice"))
-    .replace(/[:,]?\s*(rule choice \d+|the program's rule choice)[:,]?/g, "").replace(/\(\s*\)/g, "").replace(/\(\s+/g, "(").replace(/\s+/g, " ").trim();
+  // a step citing one of the program's rule choices links to its docs entry (docLink): the words go
+  const cleanSource = (s) => String(s || "")
+    .replace(/[:,]?\s*rule choice \d+[:,]?/g, "").replace(/\(\s*\)/g, "").replace(/\(\s+/g, "(").replace(/\s+/g, " ").trim();
   // a step's source in the page's language: the rule sets' section names are French already; the few
   // English words the core adds (geometry, a table's name, who gains a bonus) come from the dictionaries
   let sourceWords = null;

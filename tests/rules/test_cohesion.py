@@ -31,7 +31,7 @@ def unit(xs: list[float], *, base: float = 25.4, leader: str = "m0", extra: Any 
 def test_chain(xs: list[float], in_cohesion: bool, breaking: tuple[str, ...]) -> None:
     c = chain_cohesion(unit(xs), "u", link_mm=IN)
     assert (c.in_cohesion, c.breaking) == (in_cohesion, breaking)
-    assert c.steps[-1].source == "RULES-NOTES choice 2"
+    assert c.steps[-1].source == "geometry: models linked in a chain"
 
 
 def test_equal_groups_keep_the_leader() -> None:

@@ -751,6 +751,24 @@ def test_the_game_state_is_one_typed_record_and_a_damaged_one_is_refused_in_both
     assert words is not None and "activated" in words["en"] and "liste de noms" in words["fr"]
 
 
+def test_victory_reads_the_typed_state_and_refuses_a_damaged_one() -> None:
+    """Firefight, Mission: the objectives held and the round come from the state record, a damaged one is refused."""
+    from rules.errors import GameFileError
+    from rules.questions import ask
+    from tabletracker.i18n import texts
+
+    models = [("a1", "alpha", 0, 0, "trooper", []), ("b1", "bravo", 10, 10, "trooper", [])]
+    held = make_plan(models, state={"round": 3, "objectives": {"o1": "A", "o2": "A", "o3": "B", "o4": None}})
+    out = ask(held, "victory")
+    assert (out["over"], out["objectives_held"], out["leader"]) == (False, {"A": 2, "B": 1}, "A")
+    over = make_plan(models, state={"round": 4, "game_over": True, "objectives": {"o1": "B"}})
+    assert (ask(over, "victory")["over"], ask(over, "victory")["leader"]) == (True, "B")
+    with pytest.raises(GameFileError) as err:
+        ask(make_plan(models, state={"round": "three"}), "victory")
+    words = texts(err.value)
+    assert words is not None and "round must be a whole number" in words["en"] and "abîmé" in words["fr"]
+
+
 def test_a_shot_in_cover_is_explained_in_french_and_english() -> None:
     """Terrain, Couvert and Tir, told to a French player: the defender's +1 and the dice, with a decimal comma."""
     from tabletracker.i18n import step_texts

@@ -21,7 +21,7 @@ from rules.errors import InvalidActionError
 from rules.explain import Step
 from rules.measure import model_distance_mm
 from rules.plan import TablePlan
-from rules.rulesets.at43.actions import ACTIONS, validate_roster
+from rules.rulesets.at43.actions import ACTIONS, DOC_TABLE, validate_roster
 from rules.rulesets.at43.answers import (
     Accuracy,
     CasualtiesAnswer,
@@ -135,10 +135,10 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
         steps.append(Step("roll needed", f"précision {v['accuracy']} - portée {band} = {diff:+d}: "
                           f"{needed_text(needed)} on the universal table"
                           + ("; the shot is lost" if needed is None else ""),
-                          "AT-43 universal resolution table (RULES-NOTES)", value=needed_text(needed),
+                          "AT-43 universal resolution table (rule choice 4)", value=needed_text(needed),
                           msg="at43.roll_needed_lost" if needed is None else "at43.roll_needed",
                           params={"precision": v["accuracy"], "band": band, "diff": f"{diff:+d}",
-                                  "needed": need_msg(needed)}))
+                                  "needed": need_msg(needed)}, doc=DOC_TABLE))
         answer += f"; précision {v['accuracy']} needs {needed_text(needed)}"
     return RangeAnswer(length_of(self, d, opts), band, answer, accuracy, tuple(steps))
 
@@ -339,9 +339,9 @@ class AT43(RuleSet):
     terrain_kinds = TERRAIN_KINDS
     option_specs = (
         Option("measure", "edge", "choice", "where distances (and the leader-to-leader range) are measured",
-               "RULES-NOTES choice 1", ("edge", "centre")),
+               "rule-choices.md#at-43-1", ("edge", "centre")),
         Option("fire_zone", "hull", "choice", "fire zone of a ragged formation: convex hull of both units' bases",
-               "RULES-NOTES choice 6", ("hull",)),
+               "rule-choices.md#at-43-2", ("hull",)),
     )
     range_between = "units"
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "firezone",

@@ -78,7 +78,7 @@ BAND_MM = 100.0  # Organes de visée: each range band is 10 cm
 TEMPLATE_CAP_CM = 10  # Tir indirect: no area of effect beyond 10 cm
 COVER_IGNORED_WITHIN_MM = 100.0  # Couvert: ignored when the firing leader is 10 cm or less from it
 COVER_SAVE = 5
-COVER_SAVE_ATTITUDE = 3  # "À couvert !" (RULES-NOTES, facts from outside the seeds)
+COVER_SAVE_ATTITUDE = 3  # "À couvert !" (docs/rule-choices.md#at-43-5)
 NOT_IN_FIRE_ZONE = ("prone", "kneeling")
 
 SRC = "AT-43, Tirs"
@@ -87,7 +87,8 @@ SRC_TARGET = "AT-43, Tirs: 1/ Choix de la cible"
 SRC_ZONE = "AT-43, Tirs: 2/ Détermination de la zone de feu"
 SRC_TEST = "AT-43, Tirs: 3/ Test de tir"
 SRC_RANGE = "AT-43, Tirs: Organes de visée"
-SRC_TABLE = "AT-43, tableau de résolution universel (RULES-NOTES)"
+SRC_TABLE = "AT-43, tableau de résolution universel (rule choice 4)"
+DOC_TABLE = "rule-choices.md#at-43-4"  # the table is the game's, not the chapter's
 SRC_DIRECT = "AT-43, Tirs: Tir direct, qui est touché ?"
 SRC_INDIRECT = "AT-43, Tirs: Tir indirect, qui est touché"
 SRC_COVER = "AT-43, Tirs: Couvert"
@@ -461,7 +462,8 @@ def _needed(weapon: Weapon, distance_mm: float, what: str, how: str = "edge", *,
     steps.append(Step("shooting test", f"précision {weapon.precision} - portée {band} = {diff:+d}: "
                                        f"{needed_text(needed)} on the universal table", SRC_TABLE, value=diff,
                       msg="at43.shooting_test", params={"precision": int(weapon.precision), "band": band,
-                                                        "diff": f"{diff:+d}", "needed": need_msg(needed)}))
+                                                        "diff": f"{diff:+d}", "needed": need_msg(needed)},
+                      doc=DOC_TABLE))
     return needed, diff, steps
 
 
@@ -795,7 +797,7 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
                       SRC_DAMAGE, value=len(removed), msg="at43.result",
                       params={"successes": rolled["successes"], "removed": ids_or_nobody(removed)}))
     result = SalvoResult(rolled["successes"], rolled["failures"], tuple(tuple(r) for r in rolled["rounds"]),
-                         outcomes, tuple(removed), template, None if thrown is None else tuple(thrown))
+                         outcomes, tuple(removed), None if thrown is None else tuple(thrown), template=template)
     return Resolution(RULESET, action, tuple(steps), needed_map, odds, tuple(dice.rolled), result.to_json(), after)
 
 

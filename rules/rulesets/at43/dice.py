@@ -19,9 +19,10 @@ def at43_roll_needed(difference: int) -> int | None | str:
     ``difference`` is the action value minus the difficulty (précision minus portée
     for a shot, pénétration minus protection for damage). Returns ``None`` for an
     automatic failure (-6 or less), ``"auto"`` for an automatic success (+6 or
-    more, RULES-NOTES choice 7), else the face needed (6, 5, 4, 3 or 2, "or more").
-    Source: AT-43 universal resolution table (RULES-NOTES, facts from outside the
-    seeds), which agrees with the seed's examples (-2 gives 5+, +1 gives 4+).
+    more, docs/rule-choices.md#at-43-3), else the face needed (6, 5, 4, 3 or 2, "or more").
+    Source: AT-43 universal resolution table (docs/rule-choices.md#at-43-4: the game's,
+    not printed in the chapter), which agrees with the chapter's examples (-2 gives 5+,
+    +1 gives 4+).
 
     Examples
     --------

@@ -212,7 +212,7 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
               ) -> FireZone:
     """Return the AT-43 fire zone between two units and who is caught in it.
 
-    The zone is the convex hull of both units' bases (RULES-NOTES choice 6): the
+    The zone is the convex hull of both units' bases (docs/rule-choices.md#at-43-2): the
     area between the lines joining the two units' extremities, the units included.
     Every model of another unit whose base is even partly inside is caught; impacts
     go to the nearest to the firing leader first (``how`` measures it). Skipped:

@@ -2,6 +2,8 @@
 
 The rule set's code builds and reads the typed fields; ``Resolution.result`` carries the
 record's :meth:`to_json`, the same JSON as before, for the edges, the goldens and the tests.
+They are the shared :class:`rules.rulesets.records.Record`: the JSON is the fields in order,
+an ``OMIT`` field left out while it is ``None``.
 
 Sources: AT-43, Tirs: 3/ Test de tir (the shooting dice), 4/ Dégâts et retrait des pertes
 (saves, damage tests, casualties), Tir indirect (the template), Nouvelle salve ! (turns).
@@ -17,12 +19,14 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from rules.rulesets.records import OMIT, Record
 
 
-@dataclass(frozen=True)
-class GroupOutcome:
+@dataclass(frozen=True, eq=False)
+class GroupOutcome(Record):
     """One group of impacts after its dice: saves, damage tests, the models removed, points left."""
 
     unit: str
@@ -34,14 +38,9 @@ class GroupOutcome:
     removed: tuple[str, ...]
     points_left: Mapping[str, int]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"unit": self.unit, "impacts": self.impacts, "save_dice": list(self.save_dice), "saved": self.saved,
-                "damage_dice": list(self.damage_dice), "damage_successes": self.damage_successes,
-                "removed": list(self.removed), "points_left": dict(self.points_left)}
 
-
-@dataclass(frozen=True)
-class TemplateOutcome:
+@dataclass(frozen=True, eq=False)
+class TemplateOutcome(Record):
     """Where an indirect shot's template landed: centre, radius, deviation, impacts each, models under it."""
 
     centre_mm: tuple[float, float]
@@ -51,61 +50,40 @@ class TemplateOutcome:
     impacts_each: int
     under: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"centre_mm": list(self.centre_mm), "radius_cm": self.radius_cm,
-                "deviation_direction": self.deviation_direction, "deviation_cm": self.deviation_cm,
-                "impacts_each": self.impacts_each, "under": list(self.under)}
 
+@dataclass(frozen=True, eq=False)
+class SalvoResult(Record):
+    """A salvo's (or an artillery strike's) result: the shooting dice, each group's outcome, the losses.
 
-@dataclass(frozen=True)
-class SalvoResult:
-    """A salvo's (or an artillery strike's) result: the shooting dice, each group's outcome, the losses."""
+    ``template`` (indirect fire only: where it landed) comes before the groups in the JSON, so it
+    is given by name.
+    """
 
     hits: int
     misses: int
     shooting_dice: tuple[tuple[int, ...], ...]
+    template: TemplateOutcome | None = field(default=None, metadata=OMIT, kw_only=True)
     groups: tuple[GroupOutcome, ...]
     removed: tuple[str, ...]
-    template: TemplateOutcome | None = None
-    prone: tuple[str, ...] | None = None  # indirect fire only: the infantry thrown prone
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"hits": self.hits, "misses": self.misses,
-                               "shooting_dice": [list(r) for r in self.shooting_dice]}
-        if self.template is not None:
-            out["template"] = self.template.to_json()
-        out["groups"] = [g.to_json() for g in self.groups]
-        out["removed"] = list(self.removed)
-        if self.prone is not None:
-            out["prone"] = list(self.prone)
-        return out
+    prone: tuple[str, ...] | None = field(default=None, metadata=OMIT)  # indirect fire: the infantry thrown prone
 
 
-@dataclass(frozen=True)
-class Activated:
+@dataclass(frozen=True, eq=False)
+class Activated(Record):
     """The unit now activated (Nouvelle salve !)."""
 
     active_unit: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"active_unit": self.active_unit}
 
-
-@dataclass(frozen=True)
-class NewLeader:
+@dataclass(frozen=True, eq=False)
+class NewLeader(Record):
     """The model now leading its unit."""
 
     leader: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"leader": self.leader}
 
-
-@dataclass(frozen=True)
-class TurnBegun:
+@dataclass(frozen=True, eq=False)
+class TurnBegun(Record):
     """The turn that begins."""
 
     turn: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"turn": self.turn}

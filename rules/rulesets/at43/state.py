@@ -24,21 +24,19 @@ rules.errors.GameFileError: the game state's 'turn' must be a whole number >= 1,
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from rules.errors import GameFileError
 from rules.explain import msg
-from rules.frozen import EMPTY, freeze, thaw
-from rules.plan import TablePlan
+from rules.frozen import EMPTY, freeze
+from rules.rulesets.records import OMIT, GameState, state_refusal
 
 KEYS = ("turn", "active_unit", "artillery_turns", "command_points_spent")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}", msg_id="at43.state.bad",
-                         params={"key": key, "want": msg(f"at43.state.want.{want}"), "value": repr(value)})
+    return state_refusal(key, english, value, msg_id="at43.state.bad", want=msg(f"at43.state.want.{want}"))
 
 
 def _whole(key: str, v: Any, minimum: int) -> int:
@@ -47,22 +45,39 @@ def _whole(key: str, v: Any, minimum: int) -> int:
     return v
 
 
+def _active(key: str, v: Any) -> str | None:
+    if v is not None and not isinstance(v, str):
+        raise _bad(key, "name", "a unit name, or null", v)
+    return v
+
+
+def _turns(key: str, v: Any) -> tuple[int, ...]:
+    if isinstance(v, (str, bytes)) or not isinstance(v, Sequence):
+        raise _bad(key, "turns", "a list of turns", v)
+    return tuple(_whole(key, t, 1) for t in v)
+
+
+def _spent(key: str, v: Any) -> Mapping[str, int]:
+    if not isinstance(v, Mapping):
+        raise _bad(key, "spent", "a table side -> points", v)
+    return freeze({str(k): _whole(f"{key}.{k}", n, 0) for k, n in v.items()})  # type: ignore[no-any-return]
+
+
 @dataclass(frozen=True)
-class AT43State:
+class AT43State(GameState):
     """An AT-43 game's state between two actions (``plan.state``), typed and frozen.
 
     ``turn`` (from 1), ``active_unit`` (the unit being activated, which alert fire may
-    target), ``artillery_turns`` (turns an artillery strike was called in),
-    ``command_points_spent`` (side -> PC spent); ``other``: keys of other parts of the
-    program, kept; ``written``: the keys the JSON holds (all of them for a record built here).
+    target; absent from the JSON when none), ``artillery_turns`` (turns an artillery strike
+    was called in), ``command_points_spent`` (side -> PC spent); ``other`` and ``written``
+    as for every :class:`rules.rulesets.records.GameState` (all the keys for a record built here).
     """
 
     turn: int = 1
-    active_unit: str | None = None
+    active_unit: str | None = field(default=None, metadata=OMIT)
     artillery_turns: tuple[int, ...] = ()
     command_points_spent: Mapping[str, int] = EMPTY
-    other: Mapping[str, Any] = EMPTY
-    written: frozenset[str] = field(default=frozenset(KEYS))
+    written: frozenset[str] = field(default=frozenset(KEYS), kw_only=True)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "AT43State":
@@ -70,48 +85,5 @@ class AT43State:
         data = data or {}
         if not isinstance(data, Mapping):
             raise _bad("state", "table", "a table", data)
-        active = data.get("active_unit")
-        if active is not None and not isinstance(active, str):
-            raise _bad("active_unit", "name", "a unit name, or null", active)
-        turns = data.get("artillery_turns", ())
-        if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
-            raise _bad("artillery_turns", "turns", "a list of turns", turns)
-        spent = data.get("command_points_spent", {})
-        if not isinstance(spent, Mapping):
-            raise _bad("command_points_spent", "spent", "a table side -> points", spent)
-        return cls(
-            turn=_whole("turn", data.get("turn", 1), 1),
-            active_unit=active,
-            artillery_turns=tuple(_whole("artillery_turns", t, 1) for t in turns),
-            command_points_spent=freeze({str(k): _whole(f"command_points_spent.{k}", v, 0)
-                                         for k, v in spent.items()}),
-            other=freeze({k: v for k, v in data.items() if k not in KEYS}),
-            written=frozenset(k for k in KEYS if k in data),
-        )
-
-    @classmethod
-    def of(cls, plan: TablePlan) -> "AT43State":
-        """Return the state of ``plan``."""
-        return cls.from_json(plan.state)
-
-    def with_(self, **changes: Any) -> "AT43State":
-        """Return this state with some fields changed (and written to the JSON from now on)."""
-        unknown = set(changes) - set(KEYS)
-        if unknown:
-            raise TypeError(f"AT43State has no field {sorted(unknown)}")
-        frozen = {k: freeze(v) for k, v in changes.items()}
-        return dataclasses.replace(self, **frozen, written=self.written | set(changes))
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON of this state (the keys written; no active unit when none)."""
-        out: dict[str, Any] = dict(thaw(self.other))
-        values = {"turn": self.turn, "active_unit": self.active_unit, "artillery_turns": list(self.artillery_turns),
-                  "command_points_spent": dict(self.command_points_spent)}
-        for key in KEYS:
-            if key in self.written and not (key == "active_unit" and self.active_unit is None):
-                out[key] = values[key]
-        return out
-
-    def on(self, plan: TablePlan) -> TablePlan:
-        """Return ``plan`` carrying this state."""
-        return plan.with_state(self.to_json())
+        return cls(**cls.read(data, {"turn": lambda k, v: _whole(k, v, 1), "active_unit": _active,
+                                     "artillery_turns": _turns, "command_points_spent": _spent}))

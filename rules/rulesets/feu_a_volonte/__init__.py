@@ -94,7 +94,9 @@ COMMANDERS = ("leader", "second")
 
 
 def band_modifier(distance_ud: float, boundary: str = "nearer") -> tuple[str, int]:
-    """Return the range band and its modifier (< 4 UD +1, 4-8 0, 8-12 -1, > 12 -2), RULES-NOTES choice 4.
+    """Return the range band and its modifier (< 4 UD +1, 4-8 0, 8-12 -1, > 12 -2).
+
+    A distance on a band's limit: docs/rule-choices.md#feu-a-volonte-3.
 
     >>> band_modifier(3.9), band_modifier(4.0), band_modifier(4.0, "farther"), band_modifier(12.5)
     (('< 4 UD', 1), ('< 4 UD', 1), ('4-8 UD', 0), ('> 12 UD', -2))
@@ -496,15 +498,15 @@ class FeuAVolonte(RuleSet):
     terrain_kinds = TERRAIN_KINDS
     option_specs = (
         Option("measure", "centre", "choice",
-               "where distances are measured (the text says centre to centre)", "RULES-NOTES choice 1",
+               "where distances are measured (the text says centre to centre)", "rule-choices.md#feu-a-volonte-1",
                ("centre", "edge")),
         Option("ud_mm", DEFAULT_UD_MM, "number", "one UD in mm: 10 (10 mm figures), 20 (15-20 mm), 40 (28 mm)",
-               "Feu à Volonté, Mesurer les distances"),
+               "rule-choices.md#feu-a-volonte-2"),
         Option("band_boundary", "nearer", "choice",
                "a range of exactly 4, 8 or 12 UD belongs to the nearer band, or to the farther one",
-               "RULES-NOTES choice 4", ("nearer", "farther")),
+               "rule-choices.md#feu-a-volonte-3", ("nearer", "farther")),
         Option("hit_location_die", "d4", "choice", "the die read for the wound location (a d8 halved without a d4)",
-               "Feu à Volonté, Blessures (astuce)", ("d4", "d8")),
+               "rule-choices.md#feu-a-volonte-6", ("d4", "d8")),
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "arc", "shooters", "aura", "radio", "spot", "hide",

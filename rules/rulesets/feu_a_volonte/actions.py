@@ -6,7 +6,7 @@ roll (Les Combats à distance): attack = Xd6 keep two + weapon bonus + situation
 keep two + cran, the target rolling a d4 for the hit location. A higher attack
 wounds (d4: 4 head = death, 3 chest -1 defence, 2 arm -1 attack, 1 leg -1 UD of
 movement; the third wound marker removes the figure); at least double the defence
-or a natural double six kills outright (RULES-NOTES choice 5); a natural double 1
+or a natural double six kills outright (docs/rule-choices.md#feu-a-volonte-4); a natural double 1
 among the attack dice means out of ammunition and no shot; a higher defence lets
 the target move away by the difference in UD; a tie makes the target test its
 nerve (quality + cran, 7+) or fall back to the nearest cover.
@@ -193,8 +193,8 @@ def distance_ud(plan: TablePlan, a: Model, b: Model) -> float:
 def range_band(distance: float, *, boundary: str = "nearer") -> tuple[int, str]:
     """Return the range modifier and band of a distance in UD (Bonus/malus de situation).
 
-    A distance of exactly 4, 8 or 12 UD belongs to the nearer band (RULES-NOTES
-    choice 4, option ``band_boundary``).
+    A distance of exactly 4, 8 or 12 UD belongs to the nearer band
+    (docs/rule-choices.md#feu-a-volonte-3, option ``band_boundary``).
     """
     def below(limit: float) -> bool:
         return distance <= limit if boundary == "nearer" else distance < limit

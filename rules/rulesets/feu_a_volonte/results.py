@@ -16,54 +16,33 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from rules.rulesets.records import OMIT, Record, json_value
 
 
-def _json(value: Any) -> Any:
-    if isinstance(value, Record):
-        return value.to_json()
-    if isinstance(value, (list, tuple)):
-        return [_json(v) for v in value]
-    if isinstance(value, Mapping):
-        return {k: _json(v) for k, v in value.items()}
-    return value
-
-
-@dataclass(frozen=True)
-class Record:
-    """A typed result: ``to_json`` writes every field, leaving out the ``OPTIONAL`` ones that are ``None``."""
-
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: _json(getattr(self, f.name)) for f in dataclasses.fields(self)
-                if not (f.name in self.OPTIONAL and getattr(self, f.name) is None)}
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Roll(Record):
     """One shot, or one figure caught by a blast: the dice, the totals and what it did (Les Combats à distance).
 
     ``kind``: ``killed``, ``wounded``, ``missed``, ``out-of-ammo``, ``tie: holds``, ``tie: falls back``.
     """
 
-    OPTIONAL = frozenset({"target", "figure", "attack", "defence", "attack_kept", "why", "location", "move_ud",
-                          "location_die", "defence_dice", "nerve_dice", "nerve", "attack_dice"})
     kind: str
-    target: str | None = None
-    figure: str | None = None
-    attack: int | None = None
-    defence: int | None = None
-    attack_kept: tuple[int, ...] | None = None
-    why: str | None = None
-    location: str | None = None
-    move_ud: int | None = None
-    attack_dice: tuple[int, ...] | None = None
-    location_die: int | None = None
-    defence_dice: tuple[int, ...] | None = None
-    nerve_dice: tuple[int, ...] | None = None
-    nerve: int | None = None
+    target: str | None = field(default=None, metadata=OMIT)
+    figure: str | None = field(default=None, metadata=OMIT)
+    attack: int | None = field(default=None, metadata=OMIT)
+    defence: int | None = field(default=None, metadata=OMIT)
+    attack_kept: tuple[int, ...] | None = field(default=None, metadata=OMIT)
+    why: str | None = field(default=None, metadata=OMIT)
+    location: str | None = field(default=None, metadata=OMIT)
+    move_ud: int | None = field(default=None, metadata=OMIT)
+    attack_dice: tuple[int, ...] | None = field(default=None, metadata=OMIT)
+    location_die: int | None = field(default=None, metadata=OMIT)
+    defence_dice: tuple[int, ...] | None = field(default=None, metadata=OMIT)
+    nerve_dice: tuple[int, ...] | None = field(default=None, metadata=OMIT)
+    nerve: int | None = field(default=None, metadata=OMIT)
     more: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # fields added by later rules, kept
 
     @classmethod
@@ -77,11 +56,11 @@ class Roll(Record):
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
-        out.update(_json(out.pop("more")))
+        out.update(json_value(out.pop("more")))
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Aiming(Record):
     """The aiming roll of a weapon that must aim first (Arme anti-char portable)."""
 
@@ -89,36 +68,33 @@ class Aiming(Record):
     total: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ShootResult(Record):
     """A shooting action: the main shooter, each shot in order, the last outcome (``None`` when aiming failed)."""
 
-    OPTIONAL = frozenset({"aiming", "outcome"})
     main_shooter: str
     shots: tuple[Roll, ...] = ()
-    aiming: Aiming | None = None
-    outcome: str | None = None
+    aiming: Aiming | None = field(default=None, metadata=OMIT)
+    outcome: str | None = field(default=None, metadata=OMIT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ThrowResult(Record):
     """A grenade or mortar (Arme à aire d'effet): the throw, the deviation if it missed, the impact, who is caught."""
 
-    OPTIONAL = frozenset({"deviation"})
     throw_dice: tuple[int, ...]
     kept: tuple[int, ...]
     on_point: bool
-    deviation: int | None
+    deviation: int | None = field(metadata=OMIT)
     impact_mm: tuple[float, float]
     attack: int
     figures: tuple[Roll, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MeleeResult(Record):
     """A melee round (Les Combats en corps à corps): totals, dice, d4s and who was wounded."""
 
-    OPTIONAL = frozenset({"wounded", "location", "killed", "kind", "group", "group_wounds"})
     attacker_total: int
     defender_total: int
     attacker_dice: tuple[int, ...]
@@ -126,31 +102,32 @@ class MeleeResult(Record):
     attacker_d4: int
     defender_d4: int
     outcome: str
-    wounded: str | None = None
-    location: str | None = None
-    killed: bool | None = None
-    kind: str | None = None  # a crew figure hit (Groupe d'appui): "wounded" or "group out", its group's wounds
-    group: str | None = None
-    group_wounds: int | None = None
+    wounded: str | None = field(default=None, metadata=OMIT)
+    location: str | None = field(default=None, metadata=OMIT)
+    killed: bool | None = field(default=None, metadata=OMIT)
+    # a crew figure hit (Groupe d'appui): "wounded" or "group out", and its group's wounds
+    kind: str | None = field(default=None, metadata=OMIT)
+    group: str | None = field(default=None, metadata=OMIT)
+    group_wounds: int | None = field(default=None, metadata=OMIT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DodgeResult(Record):
     """A charge from behind: the defender's dodge, and the wound if it failed."""
 
-    OPTIONAL = frozenset({"wounded", "location", "killed", "kind", "group", "group_wounds"})
     dodge_dice: tuple[int, ...]
     dodge: int
     outcome: str
-    wounded: str | None = None
-    location: str | None = None
-    killed: bool | None = None
-    kind: str | None = None  # a crew figure hit (Groupe d'appui): "wounded" or "group out", its group's wounds
-    group: str | None = None
-    group_wounds: int | None = None
+    wounded: str | None = field(default=None, metadata=OMIT)
+    location: str | None = field(default=None, metadata=OMIT)
+    killed: bool | None = field(default=None, metadata=OMIT)
+    # a crew figure hit (Groupe d'appui): "wounded" or "group out", its group's wounds
+    kind: str | None = field(default=None, metadata=OMIT)
+    group: str | None = field(default=None, metadata=OMIT)
+    group_wounds: int | None = field(default=None, metadata=OMIT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SpotResult(Record):
     """A spotting roll (Se dissimuler); ``total`` is ``None`` when the target was spotted without a roll."""
 
@@ -159,7 +136,7 @@ class SpotResult(Record):
     dice: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NerveResult(Record):
     """A nerve test: held or fell back, and the total."""
 
@@ -167,7 +144,7 @@ class NerveResult(Record):
     total: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DisengageResult(Record):
     """Leaving a duel (Se désengager)."""
 
@@ -175,14 +152,14 @@ class DisengageResult(Record):
     total: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ReloadResult(Record):
     """A reload (Recharger)."""
 
     reloaded: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ActivateResult(Record):
     """An activation: the action points rolled and the figures that act."""
 
@@ -190,7 +167,7 @@ class ActivateResult(Record):
     figures: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EndTurnResult(Record):
     """The end of a turn: the new turn, and the sides that lost three quarters of their company (Fin de partie)."""
 
@@ -199,18 +176,18 @@ class EndTurnResult(Record):
     defeated: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RecruitResult(Record):
     """One side's recruitment cost and the limits it breaks (Recrutement); its budget and its support teams' share."""
 
-    OPTIONAL = frozenset({"budget_pdr", "teams_pdr"})
     total_pdr: int
     problems: tuple[str, ...]
-    budget_pdr: int | None = None
-    teams_pdr: int | None = None  # what its support teams cost, once each (Recrutement, 1914 à nos jours)
+    budget_pdr: int | None = field(default=None, metadata=OMIT)
+    # what its support teams cost, once each (Recrutement, 1914 à nos jours)
+    teams_pdr: int | None = field(default=None, metadata=OMIT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PayResult(Record):
     """An action paid in action points without dice."""
 
@@ -218,7 +195,7 @@ class PayResult(Record):
     cost: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class InitiativeResult(Record):
     """The initiative: the side that starts and each pair of d6 rolled."""
 
@@ -226,7 +203,7 @@ class InitiativeResult(Record):
     rolls: tuple[tuple[int, int], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BuildingResult(Record):
     """A shot at a building (Faire feu sur une construction)."""
 
@@ -237,7 +214,7 @@ class BuildingResult(Record):
     outcome: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SupportWoundResult(Record):
     """A support group's wounds (Groupe d'appui)."""
 
@@ -247,20 +224,19 @@ class SupportWoundResult(Record):
     removed: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NpcResult(Record):
     """An NPC group's activation (Jouer en solitaire): a charge, or a move by a d6 direction."""
 
-    OPTIONAL = frozenset({"target", "direction", "move_ud", "sees_now"})
     group: str
     action: str
-    target: str | None = None
-    direction: int | None = None
-    move_ud: float | None = None
-    sees_now: tuple[str, ...] | None = None
+    target: str | None = field(default=None, metadata=OMIT)
+    direction: int | None = field(default=None, metadata=OMIT)
+    move_ud: float | None = field(default=None, metadata=OMIT)
+    sees_now: tuple[str, ...] | None = field(default=None, metadata=OMIT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ReinforcementsResult(Record):
     """Survival game reinforcements: the d4 of each entry point."""
 

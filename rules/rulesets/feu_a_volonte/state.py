@@ -46,9 +46,9 @@ from rules.errors import GameFileError
 from rules.explain import msg
 from rules.frozen import EMPTY, freeze, thaw
 from rules.plan import TablePlan
+from rules.rulesets.records import GameState
 
 WEATHER_KINDS = ("vent", "brouillard", "pluie / neige", "beau temps")
-OWN_KEYS = ("turn", "activation", "losses", "chance_used", "reserve_used", "weather", "initiative", "budget")
 
 
 def _bad(where: str, expected: str, value: Any) -> GameFileError:
@@ -131,8 +131,12 @@ class Weather:
 
 
 @dataclass(frozen=True)
-class FavState:
-    """Feu à Volonté's game state; ``None`` (or empty) fields are absent from the JSON."""
+class FavState(GameState):
+    """Feu à Volonté's game state; ``None`` (or empty) fields are absent from the JSON.
+
+    ``other`` as for every :class:`rules.rulesets.records.GameState`; ``written``: the own keys
+    the JSON had, written back even when empty.
+    """
 
     turn: int | None = None
     activation: Activation | None = None
@@ -142,43 +146,30 @@ class FavState:
     weather: Weather | None = None
     initiative: str | None = None
     budget: int | None = None
-    other: Mapping[str, Any] = field(default=EMPTY)
-    present: frozenset[str] = frozenset()  # own keys the JSON had, written back even when empty
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "FavState":
         """Read a plan's ``state``; a malformed value is refused (:class:`rules.errors.GameFileError`)."""
-        d = thaw(data) if data else {}
-        get = d.get
-        reserve = {str(side): freeze({g: _count(f"reserve_used.{side}.{g}", n)
-                                      for g, n in _object(f"reserve_used.{side}", per).items()})
-                   for side, per in _object("reserve_used", get("reserve_used", {})).items()}
-        return cls(
-            turn=_count("turn", get("turn"), least=1, expected="turn") if get("turn") is not None else None,
-            activation=Activation.from_json(get("activation")) if get("activation") else None,
-            losses=_counts("losses", get("losses", {})),
-            chance_used=_texts("chance_used", get("chance_used")) if get("chance_used") is not None else None,
-            reserve_used=freeze(reserve),
-            weather=Weather.from_json(get("weather")) if get("weather") else None,
-            initiative=_text("initiative", get("initiative")) if get("initiative") is not None else None,
-            budget=_count("budget", get("budget")) if get("budget") is not None else None,
-            other=freeze({k: v for k, v in d.items() if k not in OWN_KEYS}),
-            present=frozenset(k for k in OWN_KEYS if k in d),
-        )
-
-    @classmethod
-    def of(cls, plan: TablePlan) -> "FavState":
-        """Return the state of ``plan``."""
-        return cls.from_json(plan.state)
+        return cls(**cls.read(thaw(data) if data else {}, {
+            "turn": lambda k, v: None if v is None else _count(k, v, least=1, expected="turn"),
+            "activation": lambda k, v: Activation.from_json(v) if v else None,
+            "losses": _counts,
+            "chance_used": lambda k, v: None if v is None else _texts(k, v),
+            "reserve_used": lambda k, v: freeze({str(side): _counts(f"{k}.{side}", per)
+                                                 for side, per in _object(k, v).items()}),
+            "weather": lambda k, v: Weather.from_json(v) if v else None,
+            "initiative": lambda k, v: None if v is None else _text(k, v),
+            "budget": lambda k, v: None if v is None else _count(k, v),
+        }))
 
     def to_json(self) -> dict[str, Any]:
         """Return the plan's ``state`` JSON: the keys set, and the keys of others as they were."""
         out: dict[str, Any] = thaw(self.other)
         own: dict[str, Any] = {
             "turn": self.turn, "activation": self.activation.to_json() if self.activation else None,
-            "losses": dict(self.losses) if self.losses or "losses" in self.present else None,
+            "losses": dict(self.losses) if self.losses or "losses" in self.written else None,
             "chance_used": list(self.chance_used) if self.chance_used is not None else None,
-            "reserve_used": thaw(self.reserve_used) if self.reserve_used or "reserve_used" in self.present else None,
+            "reserve_used": thaw(self.reserve_used) if self.reserve_used or "reserve_used" in self.written else None,
             "weather": self.weather.to_json() if self.weather else None,
             "initiative": self.initiative, "budget": self.budget,
         }

@@ -21,7 +21,7 @@ from rules.plan import Model, TablePlan
 from rules.rulesets.answers import ObjectivesAnswer
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
 from rules.rulesets.common import Args, kind_of_id, length_of, models_named, table_point
-from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, validate_roster
+from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, DOC_COVER, validate_roster
 from rules.rulesets.firefight.answers import (
     AmbushAnswer,
     AuraAnswer,
@@ -164,9 +164,9 @@ def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     steps.append(Step("cover", f"{len(covered)} of {len(targets)} models in cover (inside a cover piece, or at least "
                       "half of the base hidden by cover from the nearest firer that sees it): "
                       + ("most are, the target gets +1 Defense against shooting" if most else "not most, no bonus"),
-                      SRC_TERRAIN + " (the defender gets the +1: RULES-NOTES)", value=most,
+                      SRC_TERRAIN + " (the defender gets the +1: rule choice 3)", value=most,
                       msg="firefight.cover.most" if most else "firefight.cover.not_most",
-                      params={"count": len(covered), "total": len(targets)}))
+                      params={"count": len(covered), "total": len(targets)}, doc=DOC_COVER))
     return CoverAnswer({k: (c, tuple(r)) for k, (c, r) in per.items()},
                        f"{len(covered)} of {len(targets)} in cover: " + ("+1 Defense" if most else "no cover bonus"),
                        tuple(steps))
@@ -543,14 +543,14 @@ class Firefight(RuleSet):
     unit_key = "in"
     terrain_kinds = TERRAIN_KINDS
     option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+        Option("measure", "edge", "choice", "where distances are measured", "rule-choices.md#firefight-1",
                ("edge", "centre")),
         Option("cohesion", "chain", "choice",
-               "coherency as one connected chain, or each model near any other", "RULES-NOTES choice 2",
+               "coherency as one connected chain, or each model near any other", "rule-choices.md#firefight-2",
                ("chain", "nearest")),
         Option("deployment_edges", "first=top,second=bottom", "text",
                "each side's table edge, by side name or first/second in unit order "
-               "(edges: top y=0, bottom, left x=0, right)", "Firefight, Déploiement"),
+               "(edges: top y=0, bottom, left x=0, right)", "rule-choices.md#firefight-5"),
     )
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",
                       "range", "cover", "aura", "charge", "melee", "blast", "deployment", "ambush",

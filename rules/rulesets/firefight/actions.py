@@ -1,8 +1,8 @@
 """Grimdark Future Firefight: activations, shooting, melee, wounds, morale, objectives.
 
 Implemented from the French text (seeds/grimdark-future-firefight-fr.txt, One Page
-Rules v3), with RULES-NOTES.md: cover gives the *defender* +1 Defense; distances
-base edge to base edge. Sources below name the seed's sections.
+Rules v3), with the program's rule choices (docs/rule-choices.md#firefight-1 to -5): cover
+gives the *defender* +1 Defense; distances base edge to base edge. Sources below name the seed's sections.
 
 Stats (roster ``profiles``): ``{"quality": 2-6, "defense": 2-6, "rules": [...],
 "points": n}``; ``weapons``: ``{"range_in": inches (0 = melee), "attacks": n,
@@ -111,6 +111,7 @@ if TYPE_CHECKING:
 
 RULESET = "firefight"
 SRC = "Grimdark Future Firefight"
+DOC_COVER = "rule-choices.md#firefight-3"  # cover helps the target, as the English original says
 SHAKEN = "shaken"
 ROUNDS = 4  # Mission: the game ends after four rounds.
 
@@ -464,10 +465,11 @@ def _defence(plan: TablePlan, target_id: str, cover: tuple[tuple[str, str, tuple
         steps.append(Step("cover",
                           f"+1 Defense: {len(cover)} of {len(models)} models of {target_id} in cover (most of them): "
                           + "; ".join(r for _, r, _ in cover),
-                          _src("Terrain, Couvert") + " (RULES-NOTES: the defender gains it)", value=1,
+                          _src("Terrain, Couvert") + " (rule choice 3: the defender gains it)", value=1,
                           msg="firefight.shoot.cover",
                           params={"count": len(cover), "total": len(models), "target": target_id,
-                                  "models": [msg("firefight.cover.by", model=m, by=list(by)) for m, _, by in cover]}))
+                                  "models": [msg("firefight.cover.by", model=m, by=list(by)) for m, _, by in cover]},
+                          doc=DOC_COVER))
     regen = _all_have(plan, target_id, "Regeneration")
     if regen:
         steps.append(Step("Regeneration",
@@ -483,8 +485,9 @@ def _shooting_batches(plan: TablePlan, request: Mapping[str, Any], firing: str, 
     tmodels = plan.models_of(target)
     how = measure_how(plan)
     if how != "edge":
-        steps.append(Step("measuring", "distances taken centre to centre of the bases", "RULES-NOTES choice 1",
-                          value=how, option=f"measure={how}", msg="firefight.measure.centre"))
+        steps.append(Step("measuring", "distances taken centre to centre of the bases", "rule choice 1",
+                          value=how, option=f"measure={how}", msg="firefight.measure.centre",
+                          doc="rule-choices.md#firefight-1"))
     wanted = req_str(request, "weapon", default=None)
     moved = req_bool(request, "moved", st.actions.get(firing) == "advance")
     stealth = _all_have(plan, target, "Stealth")

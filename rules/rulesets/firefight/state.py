@@ -25,24 +25,22 @@ rules.errors.GameFileError: the game state's 'round' must be a whole number >= 1
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from rules.errors import GameFileError
 from rules.explain import msg
-from rules.frozen import EMPTY, freeze, thaw
+from rules.frozen import EMPTY, freeze
 from rules.plan import TablePlan
 from rules.rulesets.kit import sides_of
+from rules.rulesets.records import GameState, state_refusal
 
 #: Keys every action writes (with their defaults); the others appear once written.
 ALWAYS = ("round", "first", "turn", "activated", "fatigued", "actions")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}",
-                         msg_id="firefight.state.bad", params={"key": key, "want": msg(f"firefight.state.want.{want}"),
-                                                               "value": repr(value)})
+    return state_refusal(key, english, value, msg_id="firefight.state.bad", want=msg(f"firefight.state.want.{want}"))
 
 
 def _int(key: str, v: Any) -> int:
@@ -88,7 +86,7 @@ def _text(key: str, v: Any) -> str:
 
 
 @dataclass(frozen=True)
-class FirefightState:
+class FirefightState(GameState):
     """A Firefight game's state between two actions (``plan.state``), typed and frozen.
 
     ``round`` (1 to 4), ``first`` (the side that starts the round), ``turn`` (the side to
@@ -97,9 +95,11 @@ class FirefightState:
     ``finished_first`` (the side that finished activating first), ``objectives``
     (objective -> side, or ``None`` when neutral), ``starting_units`` (side -> units at the
     start), ``morale_due`` (units that must test morale), ``game_over``, ``winner``,
-    ``deployment_edges`` (side -> table edge), ``round_complete``; ``other``: keys of
-    other parts of the program, kept; ``written``: the optional keys the JSON holds.
+    ``deployment_edges`` (side -> table edge), ``round_complete``; ``other`` and ``written``
+    as for every :class:`rules.rulesets.records.GameState`.
     """
+
+    ALWAYS = ALWAYS
 
     round: int = 1
     first: str | None = None
@@ -115,8 +115,6 @@ class FirefightState:
     winner: str | None = None
     deployment_edges: Mapping[str, str] = EMPTY
     round_complete: bool = False
-    other: Mapping[str, Any] = EMPTY
-    written: frozenset[str] = field(default=frozenset())
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, sides: Sequence[str] = ()) -> "FirefightState":
@@ -127,38 +125,18 @@ class FirefightState:
         GameFileError
             Naming the key and what it must hold, in French and English.
         """
-        data = dict(data or {})
-        readers: dict[str, Callable[[str, Any], Any]] = {
+        values = cls.read(data or {}, {
             "round": _int, "first": _name, "turn": _name, "activated": _names, "fatigued": _names,
             "actions": lambda k, v: _table(k, v, _text), "finished_first": _name,
             "objectives": lambda k, v: _table(k, v, _name), "starting_units": lambda k, v: _table(k, v, _count),
             "morale_due": _names, "game_over": _bool, "winner": _name,
             "deployment_edges": lambda k, v: _table(k, v, _text), "round_complete": _bool,
-        }
-        values = {k: readers[k](k, v) for k, v in data.items() if k in readers}
+        })
         values.setdefault("first", sides[0] if sides else None)
         values.setdefault("turn", values["first"])
-        other = freeze({k: v for k, v in data.items() if k not in readers})
-        written = frozenset(k for k in data if k in readers and k not in ALWAYS)
-        return cls(**values, other=other, written=written)
+        return cls(**values)
 
     @classmethod
     def of(cls, plan: TablePlan) -> "FirefightState":
         """Return the state of ``plan`` (the first side in unit order starts a new game)."""
         return cls.from_json(plan.state, sides=sides_of(plan))
-
-    def with_(self, **changes: Any) -> "FirefightState":
-        """Return the state with ``changes`` (lists become tuples, tables frozen); the keys are then written."""
-        fixed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else freeze(v) if isinstance(v, dict) else v
-                 for k, v in changes.items()}
-        return dataclasses.replace(self, **fixed, written=self.written | (set(changes) - set(ALWAYS)))
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the state as JSON: the keys always written, then the optional ones written so far."""
-        names = [*ALWAYS, *(f.name for f in dataclasses.fields(self) if f.name in self.written)]
-        out = {**thaw(self.other), **{k: thaw(getattr(self, k)) for k in names}}
-        return out
-
-    def on(self, plan: TablePlan) -> TablePlan:
-        """Return ``plan`` holding this state."""
-        return plan.with_state(self.to_json())

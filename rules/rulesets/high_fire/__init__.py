@@ -272,17 +272,17 @@ class HighFire(RuleSet):
     terrain_kinds = TERRAIN_KINDS
     models_block_sight = "infantry-units"
     option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+        Option("measure", "edge", "choice", "where distances are measured", "rule-choices.md#high-fire-1",
                ("edge", "centre")),
         Option("cohesion", "chain", "choice",
-               "cohesion as one connected chain, or each model near any other", "RULES-NOTES choice 2",
+               "cohesion as one connected chain, or each model near any other", "rule-choices.md#high-fire-2",
                ("chain", "nearest")),
         Option("sight_depth", "proportional", "choice",
                "depths of several area pieces add up in proportion, or each piece on its own",
-               "RULES-NOTES choice 3", ("proportional", "separate")),
+               "rule-choices.md#high-fire-3", ("proportional", "separate")),
         Option("high_fire_tables", "", "data", "the players' UNITABLE and modifier tables (loaded by the program "
                "from their file; a path left here is refused)",
-               "RULES-NOTES, High Fire (reference booklet)"),
+               "rule-choices.md#high-fire-5"),
     )
     range_between = "units"
     question_names = ("distance", "los", "cohesion", "template", "objectives", "terrain",

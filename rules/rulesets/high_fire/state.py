@@ -25,14 +25,13 @@ rules.errors.GameFileError: the game state's 'phase' must be 0 to 5, start, init
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from rules.errors import GameFileError
 from rules.explain import msg
 from rules.frozen import EMPTY, freeze, thaw
-from rules.plan import TablePlan
+from rules.rulesets.records import GameState, state_refusal
 
 #: Keys every High Fire action that writes the state writes (with their defaults).
 ALWAYS = ("turn", "phase", "activated", "actions", "engaged", "observed")
@@ -43,8 +42,7 @@ PHASE_PARTS = ("action1", "reaction", "action2")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {value!r}", msg_id="high_fire.state.bad",
-                         params={"key": key, "want": msg(f"high_fire.state.want.{want}"), "value": repr(value)})
+    return state_refusal(key, english, value, msg_id="high_fire.state.bad", want=msg(f"high_fire.state.want.{want}"))
 
 
 def _whole(key: str, v: Any, minimum: int) -> int:
@@ -69,6 +67,10 @@ def _table(key: str, v: Any) -> Mapping[str, Any]:
     if not isinstance(v, Mapping):
         raise _bad(key, "table", "a table of names", v)
     return v
+
+
+def _names_to(key: str, v: Any, value: Callable[[str, Any], Any]) -> Mapping[str, Any]:
+    return freeze({str(k): value(f"{key}.{k}", x) for k, x in _table(key, v).items()})  # type: ignore[no-any-return]
 
 
 def _phase(v: Any) -> int | str:
@@ -100,7 +102,7 @@ def _pairs(v: Any) -> tuple[tuple[str, str], ...]:
 
 
 @dataclass(frozen=True)
-class HighFireState:
+class HighFireState(GameState):
     """A High Fire game's state between two actions (``plan.state``), typed and frozen.
 
     ``turn`` (from 1), ``phase`` (0-5 for the six action phases, else ``start``,
@@ -108,9 +110,11 @@ class HighFireState:
     (side -> PA per phase: action1, reaction, action2), ``operational`` (side -> PA of
     the turn), ``activated`` (units activated this phase), ``actions`` (unit -> infantry
     action taken this turn), ``engaged`` (pairs of units in assault), ``observed``
-    (target unit -> the unit observing it); ``other``: keys of other parts of the
-    program, kept; ``written``: the keys the JSON holds.
+    (target unit -> the unit observing it); ``other`` and ``written`` as for every
+    :class:`rules.rulesets.records.GameState` (all the keys for a record built here).
     """
+
+    ALWAYS = ALWAYS
 
     turn: int = 1
     phase: int | str = "start"
@@ -121,8 +125,7 @@ class HighFireState:
     actions: Mapping[str, str] = EMPTY
     engaged: tuple[tuple[str, str], ...] = ()
     observed: Mapping[str, str] = EMPTY
-    other: Mapping[str, Any] = EMPTY
-    written: frozenset[str] = field(default=frozenset(KEYS))
+    written: frozenset[str] = field(default=frozenset(KEYS), kw_only=True)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "HighFireState":
@@ -130,50 +133,9 @@ class HighFireState:
         data = data or {}
         if not isinstance(data, Mapping):
             raise _bad("state", "table", "a table of names", data)
-        first = data.get("first")
-        return cls(
-            turn=_whole("turn", data.get("turn", 1), 1),
-            phase=_phase(data.get("phase", "start")),
-            first=None if first is None else _name("first", first),
-            pa=_pa(data.get("pa", {})),
-            operational=freeze({str(k): _whole(f"operational.{k}", v, 0)
-                                for k, v in _table("operational", data.get("operational", {})).items()}),
-            activated=_names("activated", data.get("activated", ())),
-            actions=freeze({str(k): _name(f"actions.{k}", v)
-                            for k, v in _table("actions", data.get("actions", {})).items()}),
-            engaged=_pairs(data.get("engaged", ())),
-            observed=freeze({str(k): _name(f"observed.{k}", v)
-                             for k, v in _table("observed", data.get("observed", {})).items()}),
-            other=freeze({k: v for k, v in data.items() if k not in KEYS}),
-            # every action that writes the state writes the keys of ALWAYS (their defaults at first)
-            written=frozenset(ALWAYS) | frozenset(k for k in KEYS if k in data),
-        )
-
-    @classmethod
-    def of(cls, plan: TablePlan) -> "HighFireState":
-        """Return the state of ``plan``."""
-        return cls.from_json(plan.state)
-
-    def with_(self, **changes: Any) -> "HighFireState":
-        """Return this state with some fields changed (and written to the JSON from now on)."""
-        unknown = set(changes) - set(KEYS)
-        if unknown:
-            raise TypeError(f"HighFireState has no field {sorted(unknown)}")
-        frozen = {k: freeze(v) for k, v in changes.items()}
-        return dataclasses.replace(self, **frozen, written=self.written | set(changes))
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the JSON of this state (the keys written)."""
-        out: dict[str, Any] = dict(thaw(self.other))
-        values: dict[str, Any] = {
-            "turn": self.turn, "phase": self.phase, "first": self.first, "pa": thaw(self.pa),
-            "operational": dict(self.operational), "activated": list(self.activated), "actions": dict(self.actions),
-            "engaged": [list(p) for p in self.engaged], "observed": dict(self.observed)}
-        for key in KEYS:
-            if key in self.written:
-                out[key] = values[key]
-        return out
-
-    def on(self, plan: TablePlan) -> TablePlan:
-        """Return ``plan`` carrying this state."""
-        return plan.with_state(self.to_json())
+        return cls(**cls.read(data, {
+            "turn": lambda k, v: _whole(k, v, 1), "phase": lambda k, v: _phase(v),
+            "first": lambda k, v: None if v is None else _name(k, v), "pa": lambda k, v: _pa(v),
+            "operational": lambda k, v: _names_to(k, v, lambda key, x: _whole(key, x, 0)),
+            "activated": _names, "actions": lambda k, v: _names_to(k, v, _name),
+            "engaged": lambda k, v: _pairs(v), "observed": lambda k, v: _names_to(k, v, _name)}))

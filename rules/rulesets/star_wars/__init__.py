@@ -386,14 +386,14 @@ class StarWars(RuleSet):
     terrain_kinds = TERRAIN_KINDS
     models_block_sight = "models"
     option_specs = (
-        Option("measure", "edge", "choice", "where distances are measured", "RULES-NOTES choice 1",
+        Option("measure", "edge", "choice", "where distances are measured", "rule-choices.md#star-wars-1",
                ("edge", "centre")),
         Option("zone_measure", "edge", "choice",
                "Zone X measured from the point of impact to the base edge (or to the base centre)",
-               "RULES-NOTES choice 8", ("edge", "centre")),
+               "rule-choices.md#star-wars-2", ("edge", "centre")),
         Option("hidden_threshold", 0.5, "number",
                "fraction of the target's base an obstacle must hide for the +1 (more than this)",
-               "RULES-NOTES choice 8"),
+               "rule-choices.md#star-wars-3"),
     )
     question_names = ("distance", "los", "template", "objectives", "terrain", "range", "cover",
                       "aura", "activation", "zone", "force", "move", "convert", "victory")

@@ -1,9 +1,9 @@
 """Star Wars Grandes escarmouches (Newlight): hero phases, shooting, melee, the Force, figure by figure.
 
 Implemented from seeds/star-wars-grandes-escarmouches.txt; distances in pas of
-25 mm, base edge to base edge (RULES-NOTES choice 1), Zone X from the point of
-impact to the base edge and "hidden more than 50 %" on the target's base seen from
-the firer (choice 8).
+25 mm, base edge to base edge, Zone X from the point of impact to the base edge and "hidden
+more than 50 %" on the target's base seen from the firer: docs/rule-choices.md#star-wars-1,
+docs/rule-choices.md#star-wars-2 and docs/rule-choices.md#star-wars-3.
 
 Stats (roster ``profiles``): ``T`` (shooting threshold, ``null`` for TX), ``C``
 (combat threshold, ``null`` for CX), ``A`` (attacks, default 1), ``Svg`` (save
@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping, cast
+from typing import Any, Mapping, NamedTuple, cast
 
 from calibration.units import pas
 from rules.dice import Dice, Distribution
@@ -423,6 +423,16 @@ def _through_figure(plan: TablePlan, a: Model, b: Model) -> str | None:
     return None
 
 
+class _Modifier(NamedTuple):
+    """A shooting modifier: its value, the English reason, its source, the reason as a message, its docs entry."""
+
+    value: int
+    text: str
+    source: str
+    why: Any
+    doc: str | None = None
+
+
 def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWarsState, *, rng_pas: float,
                     base: int, concentrated: bool, steps: list[Step], allow_long: bool = True,
                     hidden_check: bool = True, at_mm: float | None = None) -> int:
@@ -443,15 +453,16 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWars
                           msg="star_wars.shoot.gigantic", params={"target": target.model_id}))
         return 2
     n = base
-    mods: list[tuple[int, str, str, Any]] = []  # value, English reason, source, the reason as a message
+    mods: list[_Modifier] = []
     if _has(plan, shooter, "Blaster lourd"):
-        mods.append((-1, "heavy blaster", _src("Règles de Tir"), msg("star_wars.why.heavy_blaster")))
+        mods.append(_Modifier(-1, "heavy blaster", _src("Règles de Tir"), msg("star_wars.why.heavy_blaster")))
     if concentrated:
-        mods.append((-1, "the shooter concentrated (first action)", _src("Activation d'une figurine"),
-                     msg("star_wars.why.concentrated")))
+        mods.append(_Modifier(-1, "the shooter concentrated (first action)", _src("Activation d'une figurine"),
+                              msg("star_wars.why.concentrated")))
     if d > pas(rng_pas):
-        mods.append((1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas", _src("Règles de Tir"),
-                     msg("star_wars.why.long_range", distance=_in_pas(d), range=rng_pas, long=2 * rng_pas)))
+        mods.append(_Modifier(1, f"long range: {_pas(d)}, between {rng_pas:g} and {2 * rng_pas:g} pas",
+                              _src("Règles de Tir"),
+                              msg("star_wars.why.long_range", distance=_in_pas(d), range=rng_pas, long=2 * rng_pas)))
     if hidden_check:
         from rules.rulesets import find_ruleset
         from rules.visibility import line_of_sight
@@ -466,27 +477,26 @@ def _shot_threshold(plan: TablePlan, shooter: Model, target: Model, st: StarWars
                                              "what": [i for _, i, _ in s.blockers]})
         from rules.rulesets.star_wars.hidden import hidden_share
 
-        hidden = hidden_share(find_ruleset(RULESET), plan, shooter, target).area  # area, choice 8
+        hidden = hidden_share(find_ruleset(RULESET), plan, shooter, target).area  # area, rule choice 3
         if hidden > limit + 1e-9:
-            mods.append((1, f"{hidden:.0%} of {target.model_id}'s base area hidden by an obstacle "
-                         f"(more than {limit:.0%})",
-                         _src("Règles de Tir") + " (RULES-NOTES choice 8)",
-                         msg("star_wars.why.hidden", share=round(100 * hidden), target=target.model_id,
-                             limit=round(100 * limit))))
+            why = f"{hidden:.0%} of {target.model_id}'s base area hidden by an obstacle (more than {limit:.0%})"
+            mods.append(_Modifier(1, why, _src("Règles de Tir") + " (rule choice 3)",
+                                  msg("star_wars.why.hidden", share=round(100 * hidden), target=target.model_id,
+                                      limit=round(100 * limit)), "rule-choices.md#star-wars-3"))
     if _heavy(plan, target):
-        mods.append((1, f"{target.model_id} wears heavy armour", _src("Règles de Tir"),
-                     msg("star_wars.why.heavy_armour", target=target.model_id)))
+        mods.append(_Modifier(1, f"{target.model_id} wears heavy armour", _src("Règles de Tir"),
+                              msg("star_wars.why.heavy_armour", target=target.model_id)))
     if _has(plan, target, "Grande cible"):
-        mods.append((-1, f"{target.model_id} is a large target", _src("Règles additionnelles"),
-                     msg("star_wars.why.large_target", target=target.model_id)))
+        mods.append(_Modifier(-1, f"{target.model_id} is a large target", _src("Règles additionnelles"),
+                              msg("star_wars.why.large_target", target=target.model_id)))
     dm = _dun_moch(plan, shooter, st)
     if dm is not None:
-        mods.append((1, f"Dun Möch of {dm.model_id} within 15 pas", _src("Utilisation de la Force, Dun Möch"),
-                     msg("star_wars.why.dun_moch", user=dm.model_id)))
-    for v, text, source, why in mods:
+        mods.append(_Modifier(1, f"Dun Möch of {dm.model_id} within 15 pas", _src("Utilisation de la Force, Dun Möch"),
+                              msg("star_wars.why.dun_moch", user=dm.model_id)))
+    for v, text, source, why, doc in mods:
         n += v
         steps.append(Step("modifier", f"{v:+d}: {text}", source, value=v, msg="star_wars.shoot.modifier",
-                          params={"value": f"{v:+d}", "why": why}))
+                          params={"value": f"{v:+d}", "why": why}, doc=doc))
     final = clamp_threshold(n)
     if final != n:
         steps.append(Step("threshold bounds", f"{n}+ brought to {final}+ (thresholds stay between 2+ and 6+)",
@@ -664,9 +674,10 @@ def _zone_shot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, s
            and point_distance_mm(m, point, how=zone_how) < pas(x)]
     steps.append(Step("Zone", f"Zone {x:g}: figures within {x:g} pas of the impact on {target.model_id}: "
                       f"{', '.join(m.model_id for m in hit)}", _src("Règles de Tir, Zone X")
-                      + " (RULES-NOTES choice 8)",
+                      + " (rule choice 2)",
                       msg="star_wars.shoot.zone",
-                      params={"x": x, "target": target.model_id, "figures": ids_or_none([m.model_id for m in hit])}))
+                      params={"x": x, "target": target.model_id, "figures": ids_or_none([m.model_id for m in hit])},
+                      doc="rule-choices.md#star-wars-2"))
     plans: list[tuple[Model, int, tuple[int, ...]]] = []
     for m in hit:
         s: list[Step] = []

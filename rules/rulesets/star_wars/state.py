@@ -26,23 +26,22 @@ rules.errors.GameFileError: the game state's 'turn' must be a whole number >= 1,
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from rules.errors import GameFileError
 from rules.explain import msg
 from rules.frozen import EMPTY, freeze, thaw
-from rules.plan import Model, TablePlan
+from rules.plan import Model
+from rules.rulesets.records import GameState, state_refusal
 
 #: Keys every action writes (with their defaults); the others appear once written.
 ALWAYS = ("turn", "activated", "phases", "active_powers", "dead")
 
 
 def _bad(key: str, want: str, english: str, value: Any) -> GameFileError:
-    return GameFileError(f"the game state's {key!r} must be {english}, got {thaw(value)!r}",
-                         msg_id="star_wars.state.bad", params={"key": key, "want": msg(f"star_wars.state.want.{want}"),
-                                                               "value": repr(thaw(value))})
+    return state_refusal(key, english, thaw(value), msg_id="star_wars.state.bad",
+                         want=msg(f"star_wars.state.want.{want}"))
 
 
 def _turn(key: str, v: Any) -> int:
@@ -154,27 +153,18 @@ class Acted:
         return {"action": self.action, "used": self.used}
 
 
-def _json(v: Any) -> Any:
-    if isinstance(v, (Phase, Dead, Acted)):
-        return v.to_json()
-    if isinstance(v, Mapping):
-        return {k: _json(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json(x) for x in v]
-    return v
-
-
 @dataclass(frozen=True)
-class StarWarsState:
+class StarWarsState(GameState):
     """A Star Wars game's state between two actions (``plan.state``), typed and frozen.
 
     ``turn``, ``initiative`` (the side playing first this turn, ``None`` before the roll),
     ``activated`` (figures activated this turn), ``phases`` (phases played, in order),
     ``active_powers`` (power -> its users, until the end of the turn), ``dead`` (figures
     killed), ``acted`` (figure -> its second action), ``first_actions`` (figure -> move or
-    concentrate); ``other``: keys of other parts of the program, kept; ``written``: the
-    optional keys the JSON holds.
+    concentrate); ``other`` and ``written`` as for every :class:`rules.rulesets.records.GameState`.
     """
+
+    ALWAYS = ALWAYS
 
     turn: int = 1
     activated: tuple[str, ...] = ()
@@ -184,8 +174,6 @@ class StarWarsState:
     initiative: str | None = None
     acted: Mapping[str, Acted] = EMPTY
     first_actions: Mapping[str, str] = EMPTY
-    other: Mapping[str, Any] = EMPTY
-    written: frozenset[str] = field(default=frozenset())
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> "StarWarsState":
@@ -196,34 +184,9 @@ class StarWarsState:
         GameFileError
             Naming the key and what it must hold, in French and English.
         """
-        data = dict(data or {})
-        readers: dict[str, Callable[[str, Any], Any]] = {
+        return cls(**cls.read(data or {}, {
             "turn": _turn, "activated": _names, "phases": lambda k, v: _list(k, v, Phase.from_json),
             "active_powers": lambda k, v: _table(k, v, _names), "dead": lambda k, v: _list(k, v, Dead.from_json),
             "initiative": _name, "acted": lambda k, v: _table(k, v, Acted.from_json),
             "first_actions": lambda k, v: _table(k, v, _text),
-        }
-        values = {k: readers[k](k, v) for k, v in data.items() if k in readers}
-        other = freeze({k: v for k, v in data.items() if k not in readers})
-        written = frozenset(k for k in data if k in readers and k not in ALWAYS)
-        return cls(**values, other=other, written=written)
-
-    @classmethod
-    def of(cls, plan: TablePlan) -> "StarWarsState":
-        """Return the state of ``plan``."""
-        return cls.from_json(plan.state)
-
-    def with_(self, **changes: Any) -> "StarWarsState":
-        """Return the state with ``changes`` (lists become tuples, tables frozen); the keys are then written."""
-        fixed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else freeze(v) if isinstance(v, dict) else v
-                                 for k, v in changes.items()}
-        return dataclasses.replace(self, **fixed, written=self.written | (set(changes) - set(ALWAYS)))
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the state as JSON: the keys always written, then the optional ones written so far."""
-        names = [*ALWAYS, *(f.name for f in dataclasses.fields(self) if f.name in self.written)]
-        return {**thaw(self.other), **{k: _json(getattr(self, k)) for k in names}}
-
-    def on(self, plan: TablePlan) -> TablePlan:
-        """Return ``plan`` holding this state."""
-        return plan.with_state(self.to_json())
+        }))
