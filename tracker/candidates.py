@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.aruco import get_dictionary
+from tracker.blobs import regions
 from tracker.refine import refine_corners_status
 
 #: Another code in play must be at least this many cells farther than the accepted one.
@@ -418,7 +419,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
     for constant in constants:
         # g < mean - constant, in uint8 (saturated at 0, where no pixel is darker): no int16 copies
         dark = np.asarray(cv2.compare(g, cv2.subtract(mean, np.full_like(mean, int(constant))), cv2.CMP_LT), np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+        n, labels, stats, _ = regions(dark)
         w, h, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
         size = np.maximum(w, h)
         big = hi * MERGED_BLOB_SIDES if sizes is not None else hi * 1.42
