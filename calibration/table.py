@@ -568,11 +568,16 @@ def _find_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the 
     if len(missing) > len(CORNER_IDS) - min_corners:
         seen = found.ids.tolist()
         seen_text = f"markers seen: {_join(seen)}" if seen else "no ArUco marker at all was seen"
+        seen_msg = ({"msg": "calibration.markers_seen", "params": {"ids": seen}} if seen
+                    else {"msg": "calibration.no_marker_seen", "params": {}})
         raise CalibrationError(
             f"{source}: found {len(ids)} of the 4 corner markers ({seen_text}); missing corner marker(s) "
             f"{_join(missing)}. Check that the whole table is in view, the light is even with no glare "
             f"on the markers, each marker lies flat in its corner (0 top-left, 1 top-right, 2 bottom-right, "
-            f"3 bottom-left) and that they were printed from the {setup.markers.dictionary} dictionary")
+            f"3 bottom-left) and that they were printed from the {setup.markers.dictionary} dictionary",
+            msg_id="calibration.corners_missing",
+            params={"source": source, "found": len(ids), "seen": seen_msg, "missing": missing,
+                    "dictionary": setup.markers.dictionary})
     return corners, found
 
 
