@@ -1,10 +1,26 @@
 """Errors of the calibration package: each says what is wrong and how to fix it."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
 from tabletracker.errors import TabletrackerError
 
 
 class CalibrationPackageError(TabletrackerError):
-    """Root of the calibration package's errors (under the project root)."""
+    """Root of the calibration package's errors (under the project root).
+
+    Like the rules core's errors, one may carry a message id and its parameters (``msg_id``,
+    ``params``): the edges word it in the user's language from the catalogues, the English
+    message staying the fallback.
+    """
+
+    def __init__(self, *args: object, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(*args)
+        self.msg_id = msg_id
+        self.params: Mapping[str, Any] = MappingProxyType(dict(params or {}))
 
 
 class CalibrationError(CalibrationPackageError):

@@ -135,7 +135,8 @@ def _parse_markers(r: Reader | None) -> MarkerSettings:
     if overrides is not None:
         for key in overrides.data:
             if not key.isdigit() or not FIRST_MODEL_ID <= int(key) <= 999:
-                overrides.fail(f"must be a base marker id (an integer from {FIRST_MODEL_ID}), got {key!r}", key)
+                overrides.fail(f"must be a base marker id (an integer from {FIRST_MODEL_ID}), got {key!r}", key,
+                               "base_marker_id", {"first": FIRST_MODEL_ID, "value": repr(key)})
             one = overrides.child(key)
             one.only(("offset_mm", "base_mm", "size_mm"))
             per_marker[int(key)] = MarkerOverride(

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from calibration.setup import Setup
+from tracker.blobs import regions
 from tracker.markers import TableMapping
 
 log = logging.getLogger(__name__)
@@ -579,7 +580,7 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(grouped, connectivity=8)
+        n, labels, stats, _ = regions(grouped)
         spare: list[tuple[np.ndarray, np.ndarray]] = []     # pieces no circle was fitted to: (points, bbox)
         for k in range(1, n):
             x, y, w, h, area = stats[k]

@@ -25,6 +25,7 @@ import numpy as np
 
 from calibration.setup import Setup
 from tracker.bases import FoundBase, PlanView
+from tracker.blobs import regions
 from tracker.decode import identify_quads
 from tracker.detections import Detections
 from tracker.markers import MIN_READABLE_SIDE_PX, TableMapping, aruco_cells, clockwise_quads, side_lengths
@@ -50,7 +51,7 @@ def paper_square(bright: np.ndarray, marker_px: float) -> tuple[tuple[float, flo
     ``bright`` is a uint8 mask of paper pixels around one base; ``marker_px`` the marker's
     side in plan px.
     """
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    n, labels, stats, centroids = regions(bright)
     if n < 2:
         return None
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))

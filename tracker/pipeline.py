@@ -390,12 +390,16 @@ class Tracker:
             self._search_queue = {}
             self._last_attempt = -10**9
             return [{"type": "frame_size_changed", **stamp, "size_px": list(size),
-                     "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again"}]
+                     "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again",
+                     "msg": "track.frame_size_changed", "params": {"width": size[0], "height": size[1]}}]
         message = (f"frame of {size[0]} x {size[1]} px, but the table was calibrated on {self._frame_size[0]} x "
                    f"{self._frame_size[1]} px frames: frame skipped, the last positions are kept")
         if count == 1:
             log.warning(message)
-            return [{"type": "frame_error", **stamp, "message": message}]
+            # msg and params: the edges say it in the user's language (tabletracker.i18n)
+            return [{"type": "frame_error", **stamp, "message": message, "msg": "track.frame_other_size",
+                     "params": {"width": size[0], "height": size[1], "calibrated_width": self._frame_size[0],
+                                "calibrated_height": self._frame_size[1]}}]
         return []
 
     def _detect_models(self, gray: np.ndarray) -> MarkerFixes:
@@ -680,7 +684,7 @@ class Tracker:
                 log.warning(warning)
                 self._warnings = (warning,)
                 return [{"type": "calibration_warning", **stamp, "message": warning, "corners_hidden": missing,
-                         "calibration_kept": True}]
+                         "calibration_kept": True, "msg": "track.corners_hidden", "params": {"ids": missing}}]
             return []
         was_hidden = bool(self._corners_hidden)
         self._corners_hidden = ()

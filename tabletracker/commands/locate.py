@@ -32,8 +32,11 @@ def run(args: argparse.Namespace) -> int:
     from calibration.setup import Setup, load_setup, parse_setup
     from calibration.store import load_calibration, load_image, load_intrinsics
     from calibration.table import calibrate_table
-    from tracker.locate import locate_all
+    from tracker.locate import locate_all, warm_up
     from tracker.markers import aruco_cells
+
+    if not args.no_bases:
+        warm_up()
 
     if args.image.strip().lower() in ("demo", "sample") and not Path(args.image).exists():
         from tabletracker.samples import bundled_frame

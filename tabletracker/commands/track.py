@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         for frame in frames:
             events = tracker.process(frame)
             for event in events:
-                out.write(json.dumps(event) + "\n")
+                out.write(json.dumps(_worded(event)) + "\n")
             if plan is not None:
                 for change in track_changes(plan, [event_from_dict(e) for e in events]):
                     out.write(json.dumps({"type": f"game_{change.kind}", **change.payload}) + "\n")
@@ -127,3 +127,13 @@ def run(args: argparse.Namespace) -> int:
     if count == 0:
         log.warning("no frame could be read from %s", args.source)
     return 0
+
+
+def _worded(event: dict[str, Any]) -> dict[str, Any]:
+    """The event with its message in French and English (``texts``) when it carries a message id."""
+    if "msg" not in event:
+        return event
+    from tabletracker.i18n import localize
+
+    worded: dict[str, Any] = localize(event)
+    return worded
