@@ -108,7 +108,7 @@ MAX_RING_OUTSIDE = 0.3
 #: lightness weighted by :func:`_weights`) of the colour its rim shows inside, if the circle
 #: ends on its outline in at least LENIENT_MIN_ROUNDNESS of the directions (:func:`_is_ring`).
 OUTSIDE_SAME_DE = 20.0
-LENIENT_MIN_ROUNDNESS = 0.5
+LENIENT_MIN_ROUNDNESS = 0.45
 #: A circle whose inside is at least FILLED_SHARE rim colour must end, in at least
 #: MIN_FILLED_ROUNDNESS of the directions, within ROUND_TOLERANCE_MM of its outline (dice).
 FILLED_SHARE = 0.5

@@ -581,8 +581,8 @@ class Tracker:
                       if all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
                              for o in bases)]
             # (a track is hidden only where it was fitted for: the sweep skips what is followed)
-        self._present_bases = self._confirm_missed(image, bases, t)
         bases, fixes = self._markers_on(image, gray, bases, fixes)
+        self._present_bases = self._confirm_missed(image, bases, [(m.x_mm, m.y_mm) for m in fixes.models], t)
         # a missing model whose base is still where it stood was not lifted (its marker blurred)
         self._present = {mid for mid, x, y in missing
                          if any(math.hypot(b.x_mm - x, b.y_mm - y) <= MODEL_EXCLUSION_MM for b in bases)}
@@ -630,13 +630,16 @@ class Tracker:
             self._fitted_now.append(key)
         return regions, tiles
 
-    def _confirm_missed(self, image: np.ndarray, bases: list[FoundBase], t: float) -> set[str]:
+    def _confirm_missed(self, image: np.ndarray, bases: list[FoundBase], models_mm: list[tuple[float, float]],
+                        t: float) -> set[str]:
         """The base tracks fitted now that the search did not find, looked for again where they
         stand (:func:`tracker.bases.confirm_bases`): those partly covered are kept. One missed
         for the first time is kept too, and fitted again at the next base step: only two
-        misses in a row hide it (a blurred frame hides nothing)."""
+        misses in a row hide it (a blurred frame hides nothing). A track where a model is seen
+        now (``models_mm``: its marker read at last) is that model's base: it is not kept."""
         assert self._plan is not None
-        tracks = [b for b in self._book.state().bases if b.seen and b.track_id in self._fitted_now]
+        tracks = [b for b in self._book.state().bases if b.seen and b.track_id in self._fitted_now
+                  and all(math.hypot(b.x_mm - x, b.y_mm - y) > MODEL_EXCLUSION_MM for x, y in models_mm)]
         unmatched = [b for b in tracks
                      if not any(math.hypot(f.x_mm - b.x_mm, f.y_mm - b.y_mm) <= BASE_GATE_MM and f.side == b.side
                                 and abs(f.diameter_mm - b.diameter_mm) <= BASE_SIZE_TOLERANCE_MM for f in bases)]
