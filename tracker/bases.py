@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 #: The plan image's scale is the camera's own at the table centre, within these bounds.
 PLAN_MIN_PX_PER_MM = 1.0
 PLAN_MAX_PX_PER_MM = 2.0
+#: The base foot's parallax (:meth:`PlanView.bottom_shift_mm`) is computed exactly every this
+#: many mm of the table, then interpolated.
+SHIFT_GRID_MM = 20.0
 #: The plan-to-image mapping is computed exactly every this many plan px, then interpolated.
 PLAN_GRID_STEP_PX = 8
 #: Lightness weight in the Lab distance to a coloured rim; a rim whose chroma is below
@@ -86,6 +89,12 @@ FREE_FIT_GAIN = 2.0
 REFINE_BANDS = (4.0, 2.5, 1.5, 1.5)
 #: At most this many edge points of a blob score the RANSAC hypotheses (evenly subsampled).
 RANSAC_SCORE_POINTS = 120
+#: A blob whose outline is longer than the largest base's takes that many times more hypotheses,
+#: scoring points and tries, up to this factor.
+BIG_BLOB_MAX_SCALE = 8.0
+#: A circle fitted in a blob whose outline is this many times the largest base's is held to
+#: :data:`LENIENT_MIN_ROUNDNESS` (a hand's outline holds fingertips).
+BIG_BLOB_LENIENT = 1.0
 #: Pieces of rim closer than this are grouped as one base's outline, mm.
 MERGE_GAP_MM = 6.0
 #: The ring test (:func:`ring_support`): directions sampled, radii inside and outside the
@@ -96,6 +105,11 @@ RING_INNER_MM = (0.3, 0.8, 1.3)
 RING_OUTER_MM = (1.2, 2.0, 3.0)
 MIN_RING_SUPPORT = 0.45
 MAX_RING_OUTSIDE = 0.3
+#: Rim colour outside the outline counts against a circle only within this distance (Lab,
+#: lightness weighted by :func:`_weights`) of the colour its rim shows inside, if the circle
+#: ends on its outline in at least LENIENT_MIN_ROUNDNESS of the directions (:func:`_is_ring`).
+OUTSIDE_SAME_DE = 20.0
+LENIENT_MIN_ROUNDNESS = 0.45
 #: A circle whose inside is at least FILLED_SHARE rim colour must end, in at least
 #: MIN_FILLED_ROUNDNESS of the directions, within ROUND_TOLERANCE_MM of its outline (dice).
 FILLED_SHARE = 0.5
@@ -124,6 +138,10 @@ STRONG_FIT_ROUNDNESS = 0.25
 CORNER_CLEARANCE_MM = 2.0
 #: A base's disc reaches at most this far beyond the table's edge, mm (the fit's error).
 EDGE_OVERHANG_MM = 1.5
+#: A base known from earlier frames is confirmed (:func:`confirm_bases`) within this distance of
+#: where it was, mm, by a ring showing in this share of the directions (a hand over part of it).
+CONFIRM_SHIFT_MM = 2.0
+CONFIRM_MIN_SUPPORT = 0.25
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
 
@@ -175,6 +193,7 @@ class PlanView:
         self.map_x, self.map_y = self._maps()
         # fixed-point maps: remap runs two to three times faster with them
         self._fast = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
+        self._shift_grid: np.ndarray | None = None
 
     def _maps(self) -> tuple[np.ndarray, np.ndarray]:
         g = PLAN_GRID_STEP_PX
@@ -212,11 +231,32 @@ class PlanView:
         """Return where a point on the table (height 0) appears in the plan, minus the point, mm.
 
         The parallax of the base's foot: (N, 2) shift of the bottom circle against the top one.
+        It varies slowly over the table: it is computed exactly every :data:`SHIFT_GRID_MM` (once
+        per view) and interpolated between (a few thousandths of a millimetre off).
         """
+        p = np.asarray(points_mm, dtype=float).reshape(-1, 2)
+        if self._shift_grid is None:
+            self._shift_grid = self._exact_shift(self._shift_nodes())
+        g = self._shift_grid
+        ny, nx = g.shape[:2]
+        f = np.clip((p + SHIFT_GRID_MM) / SHIFT_GRID_MM, 0.0, [nx - 1.000001, ny - 1.000001])
+        i, j = f[:, 0].astype(int), f[:, 1].astype(int)
+        fx, fy = (f[:, 0] - i)[:, None], (f[:, 1] - j)[:, None]
+        return np.asarray((g[j, i] * (1 - fx) + g[j, i + 1] * fx) * (1 - fy)
+                          + (g[j + 1, i] * (1 - fx) + g[j + 1, i + 1] * fx) * fy, dtype=float)
+
+    def _shift_nodes(self) -> np.ndarray:
+        """(ny, nx, 2) grid nodes every SHIFT_GRID_MM, from one step before the table to one after."""
+        w, d = (v / self.px_per_mm for v in self.size_px)
+        xs = np.arange(-1, int(math.ceil(w / SHIFT_GRID_MM)) + 2) * SHIFT_GRID_MM
+        ys = np.arange(-1, int(math.ceil(d / SHIFT_GRID_MM)) + 2) * SHIFT_GRID_MM
+        return np.stack(np.meshgrid(xs, ys), axis=-1)
+
+    def _exact_shift(self, points_mm: np.ndarray) -> np.ndarray:
         p = np.asarray(points_mm, dtype=float).reshape(-1, 2)
         seen = self.calibration.to_table_mm(self.calibration.to_image_px(p, height_mm=0.0),
                                             height_mm=self.height_mm)
-        return np.asarray(seen - p, dtype=float)
+        return np.asarray(seen - p, dtype=float).reshape(np.shape(points_mm))
 
 
 def fit_circle(points: np.ndarray) -> np.ndarray:
@@ -333,17 +373,21 @@ def _lab_at(image: np.ndarray, view: PlanView, points_mm: np.ndarray) -> np.ndar
 
 
 def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
-               region_mm: tuple[float, float, float, float] | None = None) -> MatColours:
+               region_mm: tuple[float, float, float, float] | None = None, *,
+               overall: np.ndarray | None = None) -> MatColours:
     """The mat's colours in a frame, from the image itself on a grid of table points.
 
     The overall colour is the median over a fixed grid of the table's inside; the local
     background, a median over :data:`BACKGROUND_WINDOW` samples of a grid every
     :data:`BACKGROUND_STEP_MM`, is computed for the whole table or only around ``region_mm``
     (x0, y0, x1, y1): the grid is the table's, so a region's values are the whole table's.
+    ``overall``: the overall colour already measured in this frame (several regions).
     """
     w, d = setup.table.width_mm, setup.table.depth_mm
-    gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
-    overall = np.median(_lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])), axis=0).astype(np.float32)
+    if overall is None:
+        gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
+        overall = np.median(_lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])),
+                            axis=0).astype(np.float32)
     step = BACKGROUND_STEP_MM
     nx, ny = int(math.ceil(w / step)) + 1, int(math.ceil(d / step)) + 1
     i0, j0, i1, j1 = 0, 0, nx, ny
@@ -513,13 +557,15 @@ def find_bases_in(image: np.ndarray, view: PlanView, setup: Setup,
     pad = reach - max(setup.bases.diameters_mm) / 2 + 1.0 / s
     wp, hp = view.size_px
     found: list[FoundBase] = []
+    overall = None
     for x0, y0, x1, y1 in regions_mm:
         px0, py0 = max(0, int(math.floor((x0 - margin) * s))), max(0, int(math.floor((y0 - margin) * s)))
         px1, py1 = min(wp, int(math.ceil((x1 + margin) * s)) + 1), min(hp, int(math.ceil((y1 + margin) * s)) + 1)
         if px1 <= px0 or py1 <= py0:
             continue
         crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
-        mat = mat_colour(image, view, setup, (px0 / s, py0 / s, px1 / s, py1 / s))
+        mat = mat_colour(image, view, setup, (px0 / s, py0 / s, px1 / s, py1 / s), overall=overall)
+        overall = mat.overall
         for b in _bases_in_plan(crop, (px0, py0), view, setup, rng, core_mm=(x0, y0, x1, y1), reach_mm=reach,
                                 known_mm=known, known_pad_mm=pad, mat=mat):
             if not (x0 <= b.x_mm < x1 and y0 <= b.y_mm < y1):
@@ -602,8 +648,9 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
             pts = (np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float) + (x0 + ox, y0 + oy)) / s
             circles = []
             if max(w, h) >= 0.6 * min_d * s and count >= 0.15 * math.pi * min_d * s:
+                big = len(pts) > BIG_BLOB_LENIENT * math.pi * max_d * s
                 circles = [c for c in _circles_in(pts, view, side, allowed, rng, max_d)
-                           if _is_ring(mask, (ox, oy), view, c)]
+                           if _is_ring(mask, (ox, oy), view, c, plan_bgr=plan, lenient=big)]
             found += circles
             if not circles:
                 spare.append((pts, np.array([x + ox, y + oy, x + w + ox, y + h + oy], float) / s))
@@ -663,8 +710,8 @@ def _circles_of_pieces(spare: list[tuple[np.ndarray, np.ndarray]], mask: np.ndar
     return out
 
 
-def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
-                 ) -> tuple[float, float]:
+def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase,
+                 plan_bgr: np.ndarray | None = None) -> tuple[float, float]:
     """How much a found circle looks like a base's rim in a side's mask: (support, outside).
 
     Around :data:`RING_ANGLES` directions, the rim band just inside the outline
@@ -672,6 +719,11 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
     (:data:`RING_OUTER_MM`, beyond the wall's crescent too) should not. ``support`` is the
     share of directions where both hold (a figure or a hand hides some), ``outside`` the share
     where the outside is rim colour (paper, the table's border, a bigger patch of that colour).
+
+    With the plan image (``plan_bgr``, the crop ``mask`` was made from), the outside counts
+    only where it is the colour the rim itself shows in this frame (within
+    :data:`OUTSIDE_SAME_DE`): a finger or a shadow the mask takes for a pale or orange rim is
+    something over the base, not more of its colour around it.
     """
     s = view.px_per_mm
     ox, oy = origin_px
@@ -696,11 +748,32 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
     valid = in_ok.all(axis=1) & out_ok.all(axis=1)
     if not valid.any():
         return 0.0, 1.0
+    if plan_bgr is not None:
+        outer = outer & _like_the_rim(plan_bgr, origin_px, s, centre, u, r, inner & in_ok, outer & out_ok)
     outer_hit = (outer & beyond).sum(axis=1) * 2 > beyond.sum(axis=1).clip(min=1)
     rim_hit = inner.any(axis=1)
     support = float(np.mean((rim_hit & ~outer_hit)[valid]))
     outside = float(np.mean(outer_hit[valid]))
     return support, outside
+
+
+def _like_the_rim(plan_bgr: np.ndarray, origin_px: tuple[int, int], s: float, centre: np.ndarray, u: np.ndarray,
+                  r: float, inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """(A, R) whether each outer sample taken for rim colour is the colour the rim shows inside."""
+    out = np.ones(outer.shape, bool)
+    if inner.sum() < 3 or not outer.any():
+        return out
+
+    def lab_at(radii: Sequence[float], keep: np.ndarray) -> np.ndarray:
+        pts = centre[None, None] + np.asarray(radii)[None, :, None] * u[:, None, :]
+        px = np.rint(pts * s - origin_px).astype(int)[keep]
+        bgr = np.ascontiguousarray(plan_bgr[px[:, 1], px[:, 0]].reshape(-1, 1, 3))
+        return np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3), dtype=np.float32)
+
+    seen = np.median(lab_at([r - d for d in RING_INNER_MM], inner), axis=0)
+    far = np.sqrt((((lab_at([r + d for d in RING_OUTER_MM], outer) - seen) * _weights(seen)) ** 2).sum(axis=1))
+    out[outer] = far <= OUTSIDE_SAME_DE
+    return out
 
 
 def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase
@@ -742,7 +815,8 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
 
 
 def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase, *,
-             min_support: float = 0.0, max_outside: float = MAX_RING_OUTSIDE) -> bool:
+             min_support: float = 0.0, max_outside: float = MAX_RING_OUTSIDE,
+             plan_bgr: np.ndarray | None = None, lenient: bool = False) -> bool:
     """Whether a fitted circle is a base's rim in a side's mask.
 
     The ring shows around it (:func:`ring_support`). A circle whose inside is the rim colour
@@ -751,19 +825,34 @@ def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base:
     colour (nothing stands on it: a flat disc or a die's face), less strictly when something
     breaks it (a figure standing on the base, its shadow, a flock's texture), as the figure
     on top is what a die or a paper disc lacks.
+
+    With the plan image (``plan_bgr``), a circle with too much of its colour outside is
+    looked at again counting only the outside of the colour its rim shows (a finger over
+    the base is not more rim); a circle that passes only so, or one fitted in a blob far
+    longer than a base (``lenient``: a base touching a hand), must end on its outline in
+    :data:`LENIENT_MIN_ROUNDNESS` of the directions (a fingertip or a finger's edge does not).
     """
-    support, outside = ring_support(mask, origin_px, view, base)
-    ring = support >= (min_support or MIN_RING_SUPPORT) and outside <= max_outside
-    if not ring and base.arc_deg >= STRONG_FIT_ARC_DEG and base.inlier_fraction >= STRONG_FIT_FRACTION:
-        # a rim traced over most of its round: a ring of the colour, even when only a pixel
-        # or two wide (the ring test samples it too coarsely then), if nothing of it is outside
-        ring = support >= STRONG_FIT_RING_SUPPORT and outside <= MAX_PIECES_OUTSIDE
-        if ring:
-            # ... and the colour ends on the outline often enough (not a blotch the arc crosses)
-            ring = filled_roundness(mask, origin_px, view, base)[1] >= STRONG_FIT_ROUNDNESS
+    need = min_support or MIN_RING_SUPPORT
+
+    def ring_of(support: float, outside: float) -> bool:
+        ring = support >= need and outside <= max_outside
+        if not ring and base.arc_deg >= STRONG_FIT_ARC_DEG and base.inlier_fraction >= STRONG_FIT_FRACTION:
+            # a rim traced over most of its round: a ring of the colour, even when only a pixel
+            # or two wide (the ring test samples it too coarsely then), if nothing of it is outside
+            ring = support >= STRONG_FIT_RING_SUPPORT and outside <= MAX_PIECES_OUTSIDE
+            if ring:
+                # ... and the colour ends on the outline often enough (not a blotch the arc crosses)
+                ring = filled_roundness(mask, origin_px, view, base)[1] >= STRONG_FIT_ROUNDNESS
+        return ring
+
+    ring = ring_of(*ring_support(mask, origin_px, view, base))
+    if not ring and plan_bgr is not None:
+        ring = lenient = ring_of(*ring_support(mask, origin_px, view, base, plan_bgr))
     if not ring:
         return False
     filled, roundness = filled_roundness(mask, origin_px, view, base)
+    if lenient and roundness < LENIENT_MIN_ROUNDNESS:
+        return False
     if filled >= FLAT_FILLED_SHARE:
         return roundness >= MIN_FLAT_ROUNDNESS
     return filled < FILLED_SHARE or roundness >= MIN_FILLED_ROUNDNESS
@@ -798,23 +887,36 @@ def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[fl
     out: list[FoundBase] = []
     remaining = pts
     min_r, max_r = min(allowed) / 2 - SNAP_TOLERANCE_MM, max(allowed) / 2 + SNAP_TOLERANCE_MM
-    for _ in range(6):
+    most = 6
+    while len(out) < most:
         if len(remaining) < 12:
             break
         shift = view.bottom_shift_mm(remaining.mean(axis=0, keepdims=True))[0]
-        idx = rng.integers(0, len(remaining), size=(RANSAC_ITERATIONS, 3))
+        # a blob much longer than a base's outline (a base touching a hand or a patch of its
+        # colour): more hypotheses, half of them from points close along the contour, and
+        # more points to score them, or the base's arc is drowned in the rest
+        round_px = math.pi * 2 * max_r * view.px_per_mm
+        scale = float(np.clip(len(remaining) / round_px, 1.0, BIG_BLOB_MAX_SCALE))
+        if not out:
+            most = int(6 * math.ceil(scale))
+        iterations = int(RANSAC_ITERATIONS * scale)
+        idx = rng.integers(0, len(remaining), size=(iterations, 3))
+        if scale > 1.5:
+            local = idx[iterations // 2:]
+            reach = max(2, int(round_px / 2))
+            local[:, 1:] = (local[:, :1] + rng.integers(1, reach, size=(len(local), 2))) % len(remaining)
         circles = _circumcircles(remaining[idx])
         ok = np.isfinite(circles).all(axis=1) & (circles[:, 2] >= min_r) & (circles[:, 2] <= max_r)
         if not ok.any():
             break
         circles = circles[ok]
-        step = max(1, len(remaining) // RANSAC_SCORE_POINTS)
+        step = max(1, int(len(remaining) / (RANSAC_SCORE_POINTS * scale)))
         res = _residuals(remaining[::step], circles[:, 0], circles[:, 1], circles[:, 2], shift)
         score = (res <= INLIER_TOLERANCE_MM).sum(axis=1)
         # the best hypotheses in turn: the very best may be a circle through a figure's edge
         # or a patch of the mat that refines to no allowed size
         accepted = None
-        for k in np.argsort(-score, kind="stable")[:RANSAC_TRIES].tolist():
+        for k in np.argsort(-score, kind="stable")[:int(RANSAC_TRIES * scale)].tolist():
             fit = _refine(remaining, circles[k], shift, allowed, CONTOUR_INSET_PX / view.px_per_mm)
             if fit is None:
                 continue
@@ -890,3 +992,82 @@ def _arc_deg(pts: np.ndarray, cx: float, cy: float) -> float:
     ang = np.sort(np.degrees(np.arctan2(pts[:, 1] - cy, pts[:, 0] - cx)))
     gaps = np.diff(np.concatenate([ang, ang[:1] + 360.0]))
     return float(360.0 - gaps.max())
+
+
+def confirm_bases(image: np.ndarray, view: PlanView, setup: Setup,
+                  known: Sequence[tuple[float, float, float, str]]) -> list[FoundBase | None]:
+    """Look again, more leniently, for bases known from earlier frames where they stood.
+
+    A base followed over frames and not found by the search (:func:`find_bases_in`) this
+    time may be partly covered (a hand reaching over it, a neighbour's figure leaning on it)
+    or blurred. Knowing its size, side and place, less of its rim is enough: the rim's edge
+    points near its outline (within :data:`CONFIRM_SHIFT_MM` of it) fix its centre, its size
+    fixed, and the circle must still show the ring (:func:`ring_support`) in
+    :data:`CONFIRM_MIN_SUPPORT` of the directions, nothing of the rim's colour outside it
+    and, filled with that colour, be round (:func:`_is_ring`). A base lifted leaves no ring
+    there; a hand or a sheet over all of it shows none either.
+
+    Parameters
+    ----------
+    image, view, setup
+        As for :func:`find_bases`.
+    known : sequence of (x, y, diameter, side)
+        The bases to confirm, table mm.
+
+    Returns
+    -------
+    list of FoundBase or None
+        For each known base, its circle fitted again (None: not confirmed).
+    """
+    s = view.px_per_mm
+    out: list[FoundBase | None] = []
+    wp, hp = view.size_px
+    sides = dict(setup.bases.sides)
+    overall = None
+    for x, y, diameter, side in known:
+        if side not in sides:
+            out.append(None)
+            continue
+        r = diameter / 2
+        shift = view.bottom_shift_mm(np.array([[x, y]]))[0]
+        reach = r + float(np.hypot(*shift)) + max(RING_OUTER_MM) + CONFIRM_SHIFT_MM + 1.0
+        px0, py0 = max(0, int(math.floor((x - reach) * s))), max(0, int(math.floor((y - reach) * s)))
+        px1, py1 = min(wp, int(math.ceil((x + reach) * s)) + 1), min(hp, int(math.ceil((y + reach) * s)) + 1)
+        if px1 - px0 < 3 or py1 - py0 < 3:
+            out.append(None)
+            continue
+        crop = view.warp(image, (px0, py0, px1 - px0, py1 - py0), fixed_point=True)
+        mat = mat_colour(image, view, setup, (px0 / s, py0 / s, px1 / s, py1 / s), overall=overall)
+        overall = mat.overall
+        mask = side_masks(crop, sides, mat, origin_px=(px0, py0), px_per_mm=s)[side]
+        out.append(_confirmed(mask, crop, (px0, py0), view, x, y, float(diameter), side, shift))
+    return out
+
+
+def _confirmed(mask: np.ndarray, crop: np.ndarray, origin_px: tuple[int, int], view: PlanView, x: float, y: float,
+               diameter: float, side: str, shift: np.ndarray) -> FoundBase | None:
+    """The known circle refitted on a side's mask near where it was (:func:`confirm_bases`)."""
+    s = view.px_per_mm
+    contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    pts = (np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float) + origin_px) / s
+    inset = CONTOUR_INSET_PX / s
+    radius = diameter / 2 - inset
+    centre = np.array([x, y])
+    for band in (CONFIRM_SHIFT_MM + INLIER_TOLERANCE_MM, 2.5 * INLIER_TOLERANCE_MM, 1.5 * INLIER_TOLERANCE_MM):
+        res = _residuals(pts, centre[:1], centre[1:], np.array([radius]), shift)[0]
+        inl = res <= band
+        if inl.sum() < 8:
+            return None
+        on_top = np.abs(np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1]) - radius) <= res + 1e-9
+        centre = fit_centre_fixed_radius(np.where(on_top[:, None], pts, pts - shift)[inl], centre, radius)
+    if math.hypot(centre[0] - x, centre[1] - y) > CONFIRM_SHIFT_MM:
+        return None
+    inl = _residuals(pts, centre[:1], centre[1:], np.array([radius]), shift)[0] <= 1.5 * INLIER_TOLERANCE_MM
+    fraction = float(inl.sum()) / (math.pi * diameter * s)
+    base = FoundBase(float(centre[0]), float(centre[1]), diameter, side, diameter, fraction,
+                     _arc_deg(pts[inl], float(centre[0]), float(centre[1])))
+    if not _is_ring(mask, origin_px, view, base, min_support=CONFIRM_MIN_SUPPORT, plan_bgr=crop):
+        return None
+    return base

@@ -17,8 +17,12 @@ small region around where it was, each once every :data:`BASE_SCAN_INTERVAL_S` s
 (spread over the interval), and new bases are looked for in one tile of the table at a
 time, the tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of
 video (a 60 x 60 cm table at 1080p in about a second, a 120 x 120 cm one at 4K in about
-four). That work is done together every :data:`BASE_STEP_S` seconds, never on a frame
-that ran a full marker scan.
+four). That work is done every :data:`BASE_STEP_S` seconds, never on a frame that ran a
+full marker scan, a few fits at a time (:data:`BASE_FITS_PER_STEP`, fewer beside a tile),
+the others waiting for the next step. A known
+base the fit does not find is looked for again where it stood, knowing its size
+(:func:`tracker.bases.confirm_bases`: a hand over part of it keeps it), and is hidden only
+when two fits in a row miss it.
 
 The corner markers are checked every :data:`CORNER_CHECK_EVERY` frames: when all four are
 visible and have shifted (the table or camera was bumped) or :data:`RECALIBRATE_EVERY`
@@ -39,7 +43,7 @@ import numpy as np
 
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
-from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, find_bases, find_bases_in
+from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
 from tracker.decode import same_ids
 from tracker.detections import Detections
 from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_for, locate_models, side_lengths
@@ -47,7 +51,7 @@ from tracker.onbase import markers_on_bases
 from tracker.refine import refine_corners_status
 from tracker.sources import Frame
 from tracker.state import TrackState
-from tracker.tracking import BASE_GATE_MM, BaseFix, Fix, TrackBook
+from tracker.tracking import BASE_GATE_MM, BASE_SIZE_TOLERANCE_MM, BaseFix, Fix, TrackBook
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,10 @@ BASE_TILE_PX = 320
 #: The base work due (fits, a tile) is done together, once per this many seconds of video:
 #: most frames do none of it.
 BASE_STEP_S = 0.1
+#: At most this many known bases (or missing models' places) are fitted again in one step, and
+#: this many beside a tile of the sweep.
+BASE_FITS_PER_STEP = 3
+BASE_FITS_WITH_TILE = 1
 CORNER_CHECK_EVERY = 30
 #: A full marker scan covers about this many pixels per frame (a 1080p frame in two frames,
 #: a 4K one in eight).
@@ -255,6 +263,9 @@ class Tracker:
         self._sweep_credit = 0.0                        # plan px of tiles due
         self._sweep_next = 0
         self._present: set[int] = set()      # missing models whose base was seen in place
+        self._present_bases: set[str] = set()   # base tracks not found but confirmed in place
+        self._base_missed: set[str] = set()     # base tracks missed at their last fit (fitted again soon)
+        self._fitted_now: list[str] = []        # base tracks whose regions this base step fits
         self._tiles: list[tuple[float, float, float, float]] = []
         self._last_calibrated = 0
         self._last_attempt = -10**9
@@ -353,14 +364,14 @@ class Tracker:
         fixes = self._detect_models(gray)
         events += self._rejections(fixes, stamp)
         bases, regions = None, None
-        self._present = set()
+        self._present, self._present_bases = set(), set()
         if self._find_bases and image.ndim == 3:
             bases, regions, fixes = self._detect_bases(image, gray, fixes, frame.timestamp_s)
         events += self._book.update(
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
             timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions,
-            present_ids=self._present)
+            present_ids=self._present, present_bases=self._present_bases)
         if bases is not None:
             self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
@@ -526,8 +537,9 @@ class Tracker:
         """
         assert self._plan is not None and self._calibration is not None
         if (self._last_full == self._frames and len(self._bands_last) == 1 and not self._base_full_due
-                and self._base_interval_s > 0.0):
+                and self._base_interval_s > 0.0 and self._last_corners):
             # this frame paid for a full marker scan: the base work due waits for the next one
+            # (with no marker known, every frame scans: the base work cannot wait)
             return None, None, fixes
         t = timestamp_s
         soon = self._frame_last_s is not None and 0.0 <= t - self._frame_last_s <= BASE_STEP_S / 2
@@ -558,6 +570,7 @@ class Tracker:
             self._sweep_credit, self._sweep_next = 0.0, 0
             regions = None
             bases = list(find_bases(image, self._plan, self.setup, exclude_mm=here))
+            self._fitted_now = [b.track_id for b in self._book.state().bases]
         else:
             regions, tiles = self._base_regions(t, dt, missing)
             if not regions and not tiles:
@@ -573,6 +586,7 @@ class Tracker:
                              for o in bases)]
             # (a track is hidden only where it was fitted for: the sweep skips what is followed)
         bases, fixes = self._markers_on(image, gray, bases, fixes)
+        self._present_bases = self._confirm_missed(image, bases, [(m.x_mm, m.y_mm) for m in fixes.models], t)
         # a missing model whose base is still where it stood was not lifted (its marker blurred)
         self._present = {mid for mid, x, y in missing
                          if any(math.hypot(b.x_mm - x, b.y_mm - y) <= MODEL_EXCLUSION_MM for b in bases)}
@@ -590,26 +604,66 @@ class Tracker:
         """The regions due now: around the known bases and missing models not looked at for
         an interval (a model as soon as it is missing), and the sweep's tiles."""
         assert self._plan is not None
-        regions = []
         g = BASE_GATE_MM
         places = [(b.track_id, b.x_mm, b.y_mm) for b in self._book.state().bases]
         places += [(f"model-{mid}", x, y) for mid, x, y in missing]
+        due = []
         for key, x, y in places:
             first = t - self._base_interval_s if key.startswith("model-") else t
             if t - self._base_fitted_s.setdefault(key, first) >= self._base_interval_s:
-                regions.append((x - g, y - g, x + g, y + g))
-                self._base_fitted_s[key] = t
+                due.append((key, x, y))
         tiles = []
         if self._tiles:
             x0, y0, x1, y1 = self._tiles[0]
             cost = (x1 - x0) * (y1 - y0) * self._plan.px_per_mm ** 2      # plan px of one tile
-            # one tile a frame at most; after a gap in the video, the next frame's tile is due too
+            # one tile a step at most; after a gap in the video, the next step's tile is due too
             self._sweep_credit = min(self._sweep_credit + dt * self._base_sweep_rate, 2 * cost)
             if self._sweep_credit >= cost:
                 self._sweep_credit -= cost
                 tiles.append(self._tiles[self._sweep_next])
                 self._sweep_next = (self._sweep_next + 1) % len(self._tiles)
+        # the longest waiting first, a few a step (fewer beside a tile): the others wait for
+        # the next step, so that no frame pays for many
+        due.sort(key=lambda p: self._base_fitted_s[p[0]])
+        due = due[:BASE_FITS_WITH_TILE if tiles else BASE_FITS_PER_STEP]
+        regions = []
+        self._fitted_now = []
+        for key, x, y in due:
+            regions.append((x - g, y - g, x + g, y + g))
+            self._base_fitted_s[key] = t
+            self._fitted_now.append(key)
         return regions, tiles
+
+    def _confirm_missed(self, image: np.ndarray, bases: list[FoundBase], models_mm: list[tuple[float, float]],
+                        t: float) -> set[str]:
+        """The base tracks fitted now that the search did not find, looked for again where they
+        stand (:func:`tracker.bases.confirm_bases`): those partly covered are kept. One missed
+        for the first time is kept too, and fitted again at the next base step: only two
+        misses in a row hide it (a blurred frame hides nothing). A track where a model is seen
+        now (``models_mm``: its marker read at last) is that model's base: it is not kept."""
+        assert self._plan is not None
+        tracks = [b for b in self._book.state().bases if b.seen and b.track_id in self._fitted_now
+                  and all(math.hypot(b.x_mm - x, b.y_mm - y) > MODEL_EXCLUSION_MM for x, y in models_mm)]
+        unmatched = [b for b in tracks
+                     if not any(math.hypot(f.x_mm - b.x_mm, f.y_mm - b.y_mm) <= BASE_GATE_MM and f.side == b.side
+                                and abs(f.diameter_mm - b.diameter_mm) <= BASE_SIZE_TOLERANCE_MM for f in bases)]
+        self._base_missed -= {b.track_id for b in tracks} - {b.track_id for b in unmatched}
+        if not unmatched:
+            return set()
+        again = confirm_bases(image, self._plan, self.setup, [(b.x_mm, b.y_mm, b.diameter_mm, b.side)
+                                                               for b in unmatched])
+        present = set()
+        for b, found in zip(unmatched, again):
+            if found is None and b.track_id in self._base_missed:
+                self._base_missed.discard(b.track_id)
+                continue
+            present.add(b.track_id)
+            if found is None:
+                self._base_missed.add(b.track_id)
+                self._base_fitted_s[b.track_id] = t - self._base_interval_s
+            else:
+                self._base_missed.discard(b.track_id)
+        return present
 
     def _after_base_update(self, t: float, full: bool) -> None:
         """Note when each base track was fitted; after a whole-table search, spread the next fits."""

@@ -176,7 +176,8 @@ class TrackBook:
     def update(self, models: Sequence[Fix], bases: Sequence[BaseFix] | None, *, timestamp_s: float,
                frame_index: int | None = None,
                base_regions: Sequence[tuple[float, float, float, float]] | None = None,
-               present_ids: Collection[int] = ()) -> list[dict[str, Any]]:
+               present_ids: Collection[int] = (),
+               present_bases: Collection[str] = ()) -> list[dict[str, Any]]:
         """Take one frame's fixes; return the events they cause.
 
         ``bases`` is None when bare bases were not looked for in this frame (their tracks
@@ -185,6 +186,9 @@ class TrackBook:
         outside every region is left as it was unless a fix matches it (it is not hidden
         for want of one). ``present_ids`` are models without a fix whose base was seen
         where they stand (their marker unreadable, not lifted): they are not missing.
+        ``present_bases`` are base tracks without a fix whose base was still seen where it
+        stands (partly covered: :func:`tracker.bases.confirm_bases`): they are not hidden,
+        and keep their position.
         """
         self._frame = self._frame + 1 if frame_index is None else frame_index
         self._t = timestamp_s
@@ -203,7 +207,7 @@ class TrackBook:
             if len(tr.missing) >= HIDE_AFTER_FRAMES:
                 events.append(self._hide(tr, tr.missing[0], {"type": "hidden", "marker_id": marker_id}))
         if bases is not None:
-            events += self._update_bases(bases, timestamp_s, base_regions)
+            events += self._update_bases(bases, timestamp_s, base_regions, present_bases)
         for e in events:
             e.setdefault("frame", self._frame)
             e.setdefault("timestamp_s", round(timestamp_s, 3))
@@ -274,7 +278,8 @@ class TrackBook:
     # ------------------------------------------------------------------------------ bases
 
     def _update_bases(self, fixes: Sequence[BaseFix], t: float,
-                      regions: Sequence[tuple[float, float, float, float]] | None = None) -> list[dict[str, Any]]:
+                      regions: Sequence[tuple[float, float, float, float]] | None = None,
+                      present: Collection[str] = ()) -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = []
         pairs = []
         for i, f in enumerate(fixes):
@@ -311,7 +316,11 @@ class TrackBook:
             events.append({"type": "base_appeared", "track_id": bid, "x_mm": _r(f.x_mm), "y_mm": _r(f.y_mm),
                            "diameter_mm": f.diameter_mm, "side": f.side})
         for bid, tr in self._bases.items():
-            if bid not in used_track and tr.seen and _inside(tr.pos.x, tr.pos.y, regions):
+            if bid in used_track or not tr.seen:
+                continue
+            if bid in present:
+                tr.last_seen_s = t
+            elif _inside(tr.pos.x, tr.pos.y, regions):
                 events.append(self._hide(tr, t, {"type": "base_hidden", "track_id": bid}))
         return events
 
