@@ -914,6 +914,7 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     # the terrain whose blockers stay in ``geoms`` (the low ones are tested apart): the key of their arrays
     terrain = plan.terrain if not low else tuple(t for t in plan.terrain if t.terrain_id in set(static_ids))
     hull_pieces: _Outlines | None = None
+    members: np.ndarray | None = None  # each unit solid's models, when every solid is a polygon
     owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
     unit_of = np.array([unit_index[m.unit_id] for m in models])
@@ -924,7 +925,8 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
         infantry = frozenset(k for k, un in enumerate(plan.units)
                              if counts[k] >= 2 and _is_infantry_unit(plan, un.unit_id))
         solids_key = (tuple(zip(x.tolist(), y.tolist(), rad.tolist(), unit_of.tolist())), infantry)
-        solid_owner, hulls, hull_pieces = _unit_solids(*solids_key)
+        solid_owner, hulls, hull_pieces, members = _unit_solids(*solids_key)
+        members = members if hull_pieces is not None else None
         geoms.extend(hulls)
         effects.extend(["blocks"] * len(hulls))
         limits.extend([0.0] * len(hulls))
@@ -937,7 +939,8 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     pts = _Points(x, y, rad)
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs), solids_key)
+                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs), solids_key,
+                      members)
     if low:
         _low_pass(pts, dist, ang, low, models, unit_of, len(plan.units), blocked)
     if rs.models_block_sight == "models":
@@ -1040,12 +1043,14 @@ _HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) * HU
 
 @functools.lru_cache(maxsize=8)
 def _unit_solids(bases: tuple[tuple[float, float, float, int], ...], infantry: frozenset[int]
-                 ) -> tuple[tuple[int, ...], tuple[BaseGeometry, ...], "_Outlines | None"]:
-    """The solids High Fire's infantry units make, remembered by value: owners, hulls, outlines.
+                 ) -> tuple[tuple[int, ...], tuple[BaseGeometry, ...], "_Outlines | None", np.ndarray]:
+    """The solids High Fire's infantry units make, remembered by value: owners, hulls, outlines, members.
 
     ``bases`` is ``(x, y, radius, unit)`` of every model, ``infantry`` the units (by index) that
     are infantry of two figures or more. Each group of figures within 1" of one another is one
     solid (:func:`obstacle_groups`); the solids come in the order of their first figure.
+    ``members`` is ``(solids, M)``: the models (by index) of each solid, a short group repeating
+    its first (what :func:`_circle_extent` reads).
     """
     arr = np.array(bases, dtype=float).reshape(-1, 4)
     x, y, rad, unit_of = arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3].astype(int)
@@ -1056,7 +1061,34 @@ def _unit_solids(bases: tuple[tuple[float, float, float, int], ...], infantry: f
             by_label.setdefault(int(labels[k]), []).append(k)
     groups = [g for g in by_label.values() if len(g) >= 2]
     hulls, outlines = _unit_hulls([(x[g], y[g], rad[g]) for g in groups])
-    return tuple(int(unit_of[g[0]]) for g in groups), tuple(hulls), outlines
+    return tuple(int(unit_of[g[0]]) for g in groups), tuple(hulls), outlines, _outer_members(groups, x, y, rad)
+
+
+def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: np.ndarray) -> np.ndarray:
+    """The members of each group whose base may show on its hull's outline, ``(groups, M)``, a short
+    row repeating its first.
+
+    A base whose centre is not a corner of the hull of the group's centres and which is no
+    larger than the group's smallest base lies within the hull of the others' bases (its centre
+    is a weighted mean of theirs and its radius at most their weighted mean), at any scale: it
+    adds no direction to the solid's extent (:func:`_circle_extent`) and is left out. In a
+    line of figures only the two ends are kept.
+    """
+    if not groups:
+        return np.zeros((0, 1), dtype=np.intp)
+    flat = np.concatenate([np.asarray(g, dtype=np.intp) for g in groups])
+    which = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    corners = shapely.get_coordinates(shapely.convex_hull(shapely.multipoints(
+        np.stack([x[flat], y[flat]], axis=1), indices=which)), return_index=True)
+    at_corner = {(int(k), float(cx), float(cy)) for (cx, cy), k in zip(*corners)}  # hull corners are input points
+    kept = []
+    for k, g in enumerate(groups):
+        smallest = min(float(rad[i]) for i in g)
+        kept.append([i for i in g if (k, float(x[i]), float(y[i])) in at_corner or float(rad[i]) > smallest])
+    width = max(len(g) for g in kept)
+    members = np.array([g + g[:1] * (width - len(g)) for g in kept], dtype=np.intp)
+    members.flags.writeable = False
+    return members
 
 
 @functools.lru_cache(maxsize=8)
@@ -1200,7 +1232,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
                   hull_pieces: "_Outlines | None",
                   static_key: tuple[tuple[Terrain, ...], SightRules] | None,
-                  solids_key: tuple[Any, ...] | None = None) -> None:
+                  solids_key: tuple[Any, ...] | None = None, members: np.ndarray | None = None) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     own = np.asarray(owner, dtype=int)
     n_static = int((own < 0).sum())
@@ -1219,10 +1251,15 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
-    groups = [slice(0, n_static), slice(n_static, len(geoms))]  # terrain, then unit hulls (more vertices)
-    extents = [_extent(pieces, cols, xr, yr) for cols in groups if cols.stop > cols.start]
-    ac, wmin, wmax, dmax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0] for part in zip(*extents))
+    extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
+    if len(geoms) > n_static:
+        cols = slice(n_static, len(geoms))
+        extents.append(_extent(pieces, cols, xr, yr) if members is None
+                       else _circle_extent(members, rows, dist, ang, rad, _far_corner(pieces, cols, xr, yr)))
+    ac, wmin, wmax, dmax, imin, imax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
+                                        for part in zip(*extents))
     lo, span = ac + wmin, wmax - wmin
+    inner_lo, inner_span = imin - wmin, imax - imin  # where a piece surely lies, from ``lo`` (the rest: tested)
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
@@ -1245,7 +1282,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     hard_c = hard[cg]
     flat_ig = li * len(geoms) + cg
     relang = _wrap(ang.ravel()[pair] - lo.ravel()[flat_ig])
-    strictly = (relang > 1e-7) & (relang < span.ravel()[flat_ig] - 1e-7)
+    inner_at = inner_lo.ravel()[flat_ig]
+    strictly = (relang > inner_at + 1e-7) & (relang < inner_at + inner_span.ravel()[flat_ig] - 1e-7)
     sure = (hard_c & pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
             & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
     blocked[ci[sure], cj[sure]] = True
@@ -1291,9 +1329,10 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
 
 
 def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return, seen from each point, the direction of each piece's box centre, the angles its
-    vertices span either side of it and its farthest vertex's distance: four ``(R, C)`` arrays.
+    vertices span either side of it (twice: where the piece may lie and where it surely lies
+    are the same interval) and its farthest vertex's distance: ``(R, C)`` arrays.
 
     Only as many vertex rows as the widest piece of ``cols`` has are used (the rest repeat a vertex).
     An area's last vertex row (its last edge's end) closes a ring, so it repeats a vertex already
@@ -1308,12 +1347,50 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
     w[w >= np.pi] -= TWO_PI
     w[w < -np.pi] += TWO_PI
-    # the farthest corner of the piece's box: an upper bound of its farthest vertex (a pair is then
-    # blocked for sure a little less often; the exact test decides the others), without a (V, R, C) pass
+    wmin, wmax = w.min(axis=0), w.max(axis=0)
+    return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
+
+
+def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The distance from each point to the farthest corner of each piece's box ``(R, C)``: an upper
+    bound of its farthest vertex (a pair is then blocked for sure a little less often; the exact
+    test decides the others), without a (V, R, C) pass."""
     fx = np.maximum(np.abs(pieces.lox[None, cols] - x[:, None]), np.abs(pieces.hix[None, cols] - x[:, None]))
     fy = np.maximum(np.abs(pieces.loy[None, cols] - y[:, None]), np.abs(pieces.hiy[None, cols] - y[:, None]))
-    dmax = np.sqrt(fx * fx + fy * fy)
-    return ac, w.min(axis=0), w.max(axis=0), dmax
+    return np.asarray(np.sqrt(fx * fx + fy * fy))
+
+
+def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang: np.ndarray, rad: np.ndarray,
+                   far: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_extent` of the unit solids, from their bases' circles instead of their hulls' vertices.
+
+    A solid is the hull of polygons around its bases whose vertices lie on circles of
+    ``HULL_SCALE`` radii and whose edges touch the bases' own circles. Seen from outside it,
+    its directions are those of these outer circles' vertices, so they lie within the outer
+    circles' angular spans (where it may lie: a candidate); the hull holds the bases' circles,
+    so every direction within their spans meets it (where it surely lies). The centres'
+    directions and distances are already known (``ang``, ``dist``): no arctangent per vertex,
+    and no arcsine either: a circle's half span ``asin(r / d)`` lies between ``r / d`` (the
+    sure part shrinks a little) and ``tan(asin(r / d))`` (the candidates grow a little).
+    Spans are taken from the first member's direction, which the solid holds; an observer
+    within a circle gets a quarter turn either side (read as wide). ``far`` (the box's farthest
+    corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
+    Only the members that may show on the outline are read (:func:`_outer_members`).
+    """
+    d = dist[rows][:, members]  # (R, S, M)
+    w = ang[rows][:, members]
+    ac = w[:, :, 0].copy()
+    w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
+    w[w >= np.pi] -= TWO_PI
+    w[w < -np.pi] += TWO_PI
+    r = rad[members]  # (S, M)
+    inner = r / np.maximum(d, 1e-12)  # sin of a circle's half span: at most the half span (a lower bound)
+    s = np.minimum(inner * HULL_SCALE, 1.0)
+    with np.errstate(divide="ignore"):  # tan of an outer circle's half span: at least the half span (an upper bound)
+        outer = np.minimum(s / np.sqrt(1.0 - s * s), np.pi / 2)
+    dmax = np.minimum(far, (d + r * HULL_SCALE).max(axis=2))
+    return (ac, (w - outer).min(axis=2), (w + outer).max(axis=2), dmax,
+            (w - inner).min(axis=2), (w + inner).max(axis=2))
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,

@@ -11,7 +11,19 @@ import numpy as np
 
 from rules.plan import TablePlan, parse_game
 from rules.rulesets import find_ruleset
-from rules.visibility import _clip_length, _clip_length_many, _terrain_and_solids, _unit_solids, _wrap, all_pairs_sight
+import shapely
+
+from rules.visibility import (
+    _circle_extent,
+    _clip_length,
+    _clip_length_many,
+    _far_corner,
+    _pieces_from_edges,
+    _terrain_and_solids,
+    _unit_solids,
+    _wrap,
+    all_pairs_sight,
+)
 
 
 def _high_fire_table(seed: int) -> TablePlan:
@@ -82,6 +94,48 @@ def test_depth_clipping_by_piece_agrees_with_one_polygon_at_a_time() -> None:
         sel = which == k
         n = int((~np.isnan(g[:, 0, 0])).sum())
         assert np.allclose(got[sel], _clip_length(p[sel], q[sel], g[:n]), rtol=0, atol=1e-9)
+
+
+def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
+    """Seen from outside a unit's hull, the span read from its bases' circles (only the members kept) holds
+    every hull vertex's direction, and the sure span lies within the hull's: the candidates miss no pair and
+    a pair blocked for sure is blocked; the farthest vertex is never beyond the bound."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(60):
+        bases: list[tuple[float, float, float, int]] = []
+        for u in range(4):
+            cx, cy, n = rng.uniform(150, 450), rng.uniform(150, 450), rng.choice([2, 3, 5, 7])
+            line = rng.random() < 0.4  # figures in a row: only the ends are read
+            for k in range(n):
+                r = 12.5 if line or rng.random() < 0.7 else rng.choice([10.0, 16.0, 20.0])
+                x, y = (cx + 30.0 * k, cy) if line else (cx + rng.uniform(-40, 40), cy + rng.uniform(-40, 40))
+                bases.append((x, y, r, u))
+        owners, hulls, outlines, members = _unit_solids(tuple(bases), frozenset(range(4)))
+        assert outlines is not None and len(members) == len(hulls)
+        pieces = _pieces_from_edges(*outlines)
+        obs = np.array([(rng.uniform(0, 600), rng.uniform(0, 600)) for _ in range(40)])
+        xy = np.concatenate([np.array([b[:2] for b in bases]), obs])
+        rad = np.concatenate([np.array([b[2] for b in bases]), np.full(len(obs), 12.5)])
+        dx, dy = xy[None, :, 0] - xy[:, None, 0], xy[None, :, 1] - xy[:, None, 1]
+        dist, ang = np.sqrt(dx * dx + dy * dy), _wrap(np.arctan2(dy, dx))
+        rows = np.arange(len(bases), len(xy))
+        far = _far_corner(pieces, slice(0, len(hulls)), obs[:, 0], obs[:, 1])
+        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, ang, rad, far)
+        for s, hull in enumerate(hulls):
+            verts = shapely.get_coordinates(hull)
+            for r_, (ox, oy) in enumerate(obs):
+                if hull.distance(shapely.Point(ox, oy)) <= 1.0:
+                    continue  # on or in the hull: read as wide
+                rel = np.arctan2(verts[:, 1] - oy, verts[:, 0] - ox) - ac[r_, s]
+                rel = (rel + np.pi) % (2 * np.pi) - np.pi
+                if wmax[r_, s] - wmin[r_, s] >= np.pi - 1e-6:
+                    continue  # read as wide: every direction is a candidate
+                assert wmin[r_, s] <= rel.min() + 1e-12 and rel.max() - 1e-12 <= wmax[r_, s]
+                assert rel.min() <= imin[r_, s] + 1e-12 and imax[r_, s] <= rel.max() + 1e-12
+                assert np.hypot(verts[:, 0] - ox, verts[:, 1] - oy).max() <= dmax[r_, s] + 1e-9
+                checked += 1
+    assert checked > 2000
 
 
 # -- the traced rays: the fast path (filters, one shapely call, clipped depths) against a plain reference ------------
