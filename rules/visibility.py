@@ -460,12 +460,19 @@ def obstacle_groups(models: Sequence[Model], link_mm: float = OBSTACLE_LINK_MM) 
 def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.ndarray,
                   link_mm: float = OBSTACLE_LINK_MM) -> np.ndarray:
     """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once)."""
-    gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - rad[:, None] - rad[None, :]
-    adj = (gap <= link_mm + 1e-6) & (unit_of[:, None] == unit_of[None, :])
+    dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
+    reach = rad[:, None] + rad[None, :] + (link_mm + 1e-6)
+    # np.hypot is several times slower than the square root: that picks the pairs near enough,
+    # np.hypot decides them as obstacle_groups does (the two differ by far less than the 1e-6 margin)
+    near = (np.sqrt(dx * dx + dy * dy) <= reach + 1e-6) & (unit_of[:, None] == unit_of[None, :])
+    i, j = np.nonzero(near)
+    link = np.hypot(dx[i, j], dy[i, j]) - rad[i] - rad[j] <= link_mm + 1e-6
+    i, j = i[link], j[link]  # the links (each model's link to itself among them): a few per model
     n = len(x)
     labels = np.arange(n)
     for _ in range(n):  # min-label propagation: settles within the longest chain's length
-        nxt = np.where(adj, labels[None, :], n).min(axis=1)
+        nxt = labels.copy()
+        np.minimum.at(nxt, i, labels[j])
         nxt = nxt[nxt]  # pointer jumping: chains settle in a few rounds
         if np.array_equal(nxt, labels):
             break
@@ -1056,39 +1063,44 @@ def _unit_solids(bases: tuple[tuple[float, float, float, int], ...], infantry: f
     x, y, rad, unit_of = arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3].astype(int)
     labels = _group_labels(x, y, rad, unit_of)
     by_label: dict[int, list[int]] = {}
-    for k in range(len(bases)):
-        if int(unit_of[k]) in infantry:
-            by_label.setdefault(int(labels[k]), []).append(k)
+    for k, (label, unit) in enumerate(zip(labels.tolist(), unit_of.tolist())):
+        if unit in infantry:
+            by_label.setdefault(label, []).append(k)
     groups = [g for g in by_label.values() if len(g) >= 2]
-    hulls, outlines = _unit_hulls([(x[g], y[g], rad[g]) for g in groups])
-    return tuple(int(unit_of[g[0]]) for g in groups), tuple(hulls), outlines, _outer_members(groups, x, y, rad)
+    flat = np.array([k for g in groups for k in g], dtype=np.intp)
+    hulls, outlines = _unit_hulls(x[flat], y[flat], rad[flat], [len(g) for g in groups])
+    members = _outer_members(groups, x, y, rad, outlines)
+    return tuple(int(unit_of[g[0]]) for g in groups), tuple(hulls), outlines, members
 
 
-def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: np.ndarray) -> np.ndarray:
-    """The members of each group whose base may show on its hull's outline, ``(groups, M)``, a short
-    row repeating its first.
+def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: np.ndarray,
+                   outlines: "_Outlines | None") -> np.ndarray:
+    """The members of each group owning a corner of its hull, ``(groups, M)``, a short row repeating its first.
 
-    A base whose centre is not a corner of the hull of the group's centres and which is no
-    larger than the group's smallest base lies within the hull of the others' bases (its centre
-    is a weighted mean of theirs and its radius at most their weighted mean), at any scale: it
-    adds no direction to the solid's extent (:func:`_circle_extent`) and is left out. In a
-    line of figures only the two ends are kept.
+    The hull is that of the polygons around the bases, so it is the hull of the corners' owners'
+    polygons, held by their outer circles and holding their own bases: the others add no
+    direction to the solid's span (:func:`_circle_extent`) and are left out (in a line of
+    figures, the two ends are kept). A corner is owned by the bases it lies on the outer circle
+    of (the hull's corners are the polygons' points); a group with a corner owned by none, or
+    without outlines, keeps every member.
     """
     if not groups:
         return np.zeros((0, 1), dtype=np.intp)
-    flat = np.concatenate([np.asarray(g, dtype=np.intp) for g in groups])
-    which = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
-    corners = shapely.get_coordinates(shapely.convex_hull(shapely.multipoints(
-        np.stack([x[flat], y[flat]], axis=1), indices=which)), return_index=True)
-    at_corner = {(int(k), float(cx), float(cy)) for (cx, cy), k in zip(*corners)}  # hull corners are input points
-    kept = []
-    for k, g in enumerate(groups):
-        smallest = min(float(rad[i]) for i in g)
-        kept.append([i for i in g if (k, float(x[i]), float(y[i])) in at_corner or float(rad[i]) > smallest])
-    width = max(len(g) for g in kept)
-    members = np.array([g + g[:1] * (width - len(g)) for g in kept], dtype=np.intp)
-    members.flags.writeable = False
-    return members
+    width = max(len(g) for g in groups)
+    full = np.array([g + g[:1] * (width - len(g)) for g in groups], dtype=np.intp)
+    if outlines is not None:
+        vx, vy = outlines.edges[:, :, 0, 0], outlines.edges[:, :, 0, 1]  # (S, E) corners, NaN past the last
+        d = np.hypot(vx[:, :, None] - x[full][:, None, :], vy[:, :, None] - y[full][:, None, :])  # (S, E, M)
+        outer = rad[full][:, None, :] * HULL_SCALE
+        with np.errstate(invalid="ignore"):
+            on = np.abs(d - outer) <= 1e-9 * outer
+        owned = on.any(axis=2) | np.isnan(vx)
+        keep = on.any(axis=1) | ~owned.all(axis=1)[:, None]
+        kept = [[i for i, k in zip(g, row) if k] for g, row in zip(groups, keep.tolist())]
+        width = max(len(g) for g in kept)
+        full = np.array([g + g[:1] * (width - len(g)) for g in kept], dtype=np.intp)
+    full.flags.writeable = False
+    return full
 
 
 @functools.lru_cache(maxsize=8)
@@ -1104,15 +1116,15 @@ def _terrain_and_solids(static_key: tuple[tuple[Terrain, ...], SightRules], soli
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
 
 
-def _unit_hulls(units: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+def _unit_hulls(x: np.ndarray, y: np.ndarray, half: np.ndarray, sizes: Sequence[int]
                 ) -> tuple[list[BaseGeometry], "_Outlines | None"]:
-    """Return :func:`unit_hull` of each unit given as ``(x, y, radius)`` arrays and their padded edges, in one go."""
-    if not units:
+    """Return :func:`unit_hull` of each unit and their padded edges, in one go: the units' bases one after
+    the other (centres ``x``, ``y``, radii ``half``), ``sizes[k]`` of them in unit ``k``."""
+    if not len(sizes):
         return [], None
-    centres = np.concatenate([np.stack([ux, uy], axis=1) for ux, uy, _ in units])
-    half = np.concatenate([ur for _, _, ur in units])
+    centres = np.stack([x, y], axis=1)
     pts = (centres[:, None, :] + _HULL_RING[None, :, :] * half[:, None, None]).reshape(-1, 2)
-    which = np.repeat(np.arange(len(units)), [len(ur) * UNIT_HULL_POINTS for _, _, ur in units])
+    which = np.repeat(np.arange(len(sizes)), np.asarray(sizes) * UNIT_HULL_POINTS)
     # The hull of a line string through the points is the hull of the points (checked on 3000
     # random units, aligned and integer ones too), and it skips making one object per point.
     hulls = list(shapely.convex_hull(shapely.linestrings(pts, indices=which)))
