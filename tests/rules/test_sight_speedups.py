@@ -8,16 +8,17 @@ import random
 from typing import Any
 
 import numpy as np
+import shapely
 
 from rules.plan import TablePlan, parse_game
 from rules.rulesets import find_ruleset
-import shapely
-
 from rules.visibility import (
     _circle_extent,
+    _clip_box_length,
     _clip_length,
     _clip_length_many,
     _far_corner,
+    _outlines,
     _pieces_from_edges,
     _terrain_and_solids,
     _unit_solids,
@@ -94,6 +95,28 @@ def test_depth_clipping_by_piece_agrees_with_one_polygon_at_a_time() -> None:
         sel = which == k
         n = int((~np.isnan(g[:, 0, 0])).sum())
         assert np.allclose(got[sel], _clip_length(p[sel], q[sel], g[:n]), rtol=0, atol=1e-9)
+
+
+def test_depth_in_rectangles_along_the_axes_is_the_general_clip() -> None:
+    """The rectangles' own clip gives the convex clip's length: segments across, inside, along and on the sides."""
+    rng = np.random.default_rng(11)
+    boxes = [(100.0, 120.0, 180.0, 260.0), (0.0, 0.0, 40.0, 40.0), (300.0, 50.0, 450.0, 90.0)]
+    rings = [shapely.box(*b) for b in boxes] + [shapely.Polygon([(0, 0), (50, 10), (40, 60)])]
+    pieces = _pieces_from_edges(*_outlines(rings))
+    assert pieces.box.tolist() == [True, True, True, False]
+    which = rng.integers(0, 3, 3000)
+    p, q = rng.uniform(-20, 480, (3000, 2)), rng.uniform(-20, 480, (3000, 2))
+    lo = np.array([boxes[k][:2] for k in which])
+    hi = np.array([boxes[k][2:] for k in which])
+    corner = rng.integers(0, 2, (3000, 2))
+    on_side = np.where(corner == 0, lo, hi)
+    p[:500, 0], q[:500, 0] = on_side[:500, 0], on_side[:500, 0]  # vertical, some along a side
+    p[500:1000, 1], q[500:1000, 1] = p[500:1000, 1], p[500:1000, 1]  # horizontal
+    p[1000:1200] = lo[1000:1200] + 5.0  # starting inside
+    got = _clip_box_length(p[:, 0], p[:, 1], q[:, 0], q[:, 1], pieces, which)
+    want = _clip_length_many(p[:, 0], p[:, 1], q[:, 0], q[:, 1], pieces.edges[:, :4], which)
+    assert np.allclose(got, want, rtol=0, atol=1e-9)
+    assert (got[:500] > 0).sum() > 50 and (got > 0).sum() > 500  # segments along the sides and across are met
 
 
 def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
