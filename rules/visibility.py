@@ -1263,7 +1263,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
-    extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
+    extents = [_terrain_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
     if len(geoms) > n_static:
         cols = slice(n_static, len(geoms))
         extents.append(_extent(pieces, cols, xr, yr) if members is None
@@ -1361,6 +1361,43 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w = np.arctan2(rely, relx)
     ac = np.arctan2(pieces.cy[None, cols] - y[:, None], pieces.cx[None, cols] - x[:, None])  # (R, C)
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
+    w[w >= np.pi] -= TWO_PI
+    w[w < -np.pi] += TWO_PI
+    wmin, wmax = w.min(axis=0), w.max(axis=0)
+    return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
+
+
+# the two corners of a rectangle along the axes at the ends of its span, by where the point stands
+# (left / between / right of it times below / between / above): (x of the first, y of the first, x, y of the
+# second), each 0 for the low side, 1 for the high one; a point within the rectangle is wide anyway
+_BOX_CORNERS = np.array([(0, 1, 1, 0), (0, 0, 0, 1), (0, 0, 1, 1),
+                         (0, 0, 1, 0), (0, 0, 1, 1), (0, 1, 1, 1),
+                         (0, 0, 1, 1), (1, 0, 1, 1), (0, 1, 1, 0)], dtype=bool)
+_BOX_CORNERS.flags.writeable = False
+
+
+def _terrain_extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_extent` of pieces that are all rectangles along the axes or straight lines, else :func:`_extent` itself.
+
+    A line's span ends at its two ends; a rectangle's at two corners known from where the
+    point stands (``_BOX_CORNERS``): two arctangents per point and piece instead of one per
+    vertex, the same angles (ties between corners are equal angles).
+    """
+    line = ~pieces.is_area[cols] & (pieces.n_edges[cols] == 1)
+    if not (pieces.box[cols] | line).all():
+        return _extent(pieces, cols, x, y)
+    lox, loy, hix, hiy = pieces.lox[cols], pieces.loy[cols], pieces.hix[cols], pieces.hiy[cols]
+    px, py = x[:, None], y[:, None]
+    region = (3 * ((px >= lox).astype(np.intp) + (px > hix)) + (py >= loy) + (py > hiy))  # (R, C) in 0..8
+    pick = _BOX_CORNERS[region]  # (R, C, 4)
+    ends = []
+    for k, (lo, hi, v) in enumerate(((lox, hix, pieces.vx), (loy, hiy, pieces.vy), (lox, hix, pieces.vx),
+                                     (loy, hiy, pieces.vy))):
+        ends.append(np.where(line, v[k // 2, cols], np.where(pick[:, :, k], hi, lo)))
+    w = np.arctan2(np.stack([ends[1], ends[3]]) - py, np.stack([ends[0], ends[2]]) - px)  # (2, R, C)
+    ac = np.arctan2(pieces.cy[None, cols] - py, pieces.cx[None, cols] - px)
+    w -= ac[None, :, :]
     w[w >= np.pi] -= TWO_PI
     w[w < -np.pi] += TWO_PI
     wmin, wmax = w.min(axis=0), w.max(axis=0)
@@ -1626,10 +1663,13 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     ax, ay = pieces.ax[g, :count], pieces.ay[g, :count]
     bx, by_ = pieces.bx[g, :count], pieces.by[g, :count]
     hit = _segments_cross(px, py, qx, qy, ax, ay, bx, by_).any(axis=1)
+    area = pieces.is_area[g]
+    if not area.any():  # lines only: nothing to start inside
+        return np.asarray(hit)
     straddle = (ay > py) != (by_ > py)
     x_at = ax + (py - ay) * (bx - ax) / np.where(straddle, by_ - ay, 1.0)  # what does not straddle never counts
     crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
-    inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
+    inside = (crossing.sum(axis=1) % 2 == 1) & area
     return np.asarray(hit | inside)
 
 
