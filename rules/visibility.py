@@ -1263,7 +1263,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
-    extents = [_terrain_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
+    extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
     if len(geoms) > n_static:
         cols = slice(n_static, len(geoms))
         extents.append(_extent(pieces, cols, xr, yr) if members is None
@@ -1367,43 +1367,6 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
 
 
-# the two corners of a rectangle along the axes at the ends of its span, by where the point stands
-# (left / between / right of it times below / between / above): (x of the first, y of the first, x, y of the
-# second), each 0 for the low side, 1 for the high one; a point within the rectangle is wide anyway
-_BOX_CORNERS = np.array([(0, 1, 1, 0), (0, 0, 0, 1), (0, 0, 1, 1),
-                         (0, 0, 1, 0), (0, 0, 1, 1), (0, 1, 1, 1),
-                         (0, 0, 1, 1), (1, 0, 1, 1), (0, 1, 1, 0)], dtype=bool)
-_BOX_CORNERS.flags.writeable = False
-
-
-def _terrain_extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_extent` of pieces that are all rectangles along the axes or straight lines, else :func:`_extent` itself.
-
-    A line's span ends at its two ends; a rectangle's at two corners known from where the
-    point stands (``_BOX_CORNERS``): two arctangents per point and piece instead of one per
-    vertex, the same angles (ties between corners are equal angles).
-    """
-    line = ~pieces.is_area[cols] & (pieces.n_edges[cols] == 1)
-    if not (pieces.box[cols] | line).all():
-        return _extent(pieces, cols, x, y)
-    lox, loy, hix, hiy = pieces.lox[cols], pieces.loy[cols], pieces.hix[cols], pieces.hiy[cols]
-    px, py = x[:, None], y[:, None]
-    region = (3 * ((px >= lox).astype(np.intp) + (px > hix)) + (py >= loy) + (py > hiy))  # (R, C) in 0..8
-    pick = _BOX_CORNERS[region]  # (R, C, 4)
-    ends = []
-    for k, (lo, hi, v) in enumerate(((lox, hix, pieces.vx), (loy, hiy, pieces.vy), (lox, hix, pieces.vx),
-                                     (loy, hiy, pieces.vy))):
-        ends.append(np.where(line, v[k // 2, cols], np.where(pick[:, :, k], hi, lo)))
-    w = np.arctan2(np.stack([ends[1], ends[3]]) - py, np.stack([ends[0], ends[2]]) - px)  # (2, R, C)
-    ac = np.arctan2(pieces.cy[None, cols] - py, pieces.cx[None, cols] - px)
-    w -= ac[None, :, :]
-    w[w >= np.pi] -= TWO_PI
-    w[w < -np.pi] += TWO_PI
-    wmin, wmax = w.min(axis=0), w.max(axis=0)
-    return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
-
-
 def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The distance from each point to the farthest corner of each piece's box ``(R, C)``: an upper
     bound of its farthest vertex (a pair is then blocked for sure a little less often; the exact
@@ -1460,6 +1423,7 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     # the base must lie inside the piece's box first (the piece lies inside its box)
     in_box = ((x - pieces.lox[cols] > r) & (pieces.hix[cols] - x > r)
               & (y - pieces.loy[cols] > r) & (pieces.hiy[cols] - y > r))
+    in_box &= own[cols][None, :] != unit_of[:, None]  # a unit's own solid (it holds its members) never blocks them
     mi, mc = np.nonzero(in_box)  # (model, piece) pairs worth the edge by edge test
     if not len(mi):
         return
@@ -1476,7 +1440,7 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     terrain = (deep & (own_c < 0)[None, :]).any(axis=1)
     blocked[terrain, :] = True
     owned = np.flatnonzero(own_c >= 0)
-    if len(owned):
+    if len(owned) and deep[:, owned].any():
         n_units = int(max(own.max(), unit_of.max())) + 1
         onehot = np.zeros((len(owned), n_units), dtype=np.int64)
         onehot[np.arange(len(owned)), own_c[owned]] = 1

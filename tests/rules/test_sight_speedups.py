@@ -17,12 +17,10 @@ from rules.visibility import (
     _clip_box_length,
     _clip_length,
     _clip_length_many,
-    _extent,
     _far_corner,
     _outlines,
     _pieces_from_edges,
     _terrain_and_solids,
-    _terrain_extent,
     _unit_solids,
     _wrap,
     all_pairs_sight,
@@ -119,23 +117,6 @@ def test_depth_in_rectangles_along_the_axes_is_the_general_clip() -> None:
     want = _clip_length_many(p[:, 0], p[:, 1], q[:, 0], q[:, 1], pieces.edges[:, :4], which)
     assert np.allclose(got, want, rtol=0, atol=1e-9)
     assert (got[:500] > 0).sum() > 50 and (got > 0).sum() > 500  # segments along the sides and across are met
-
-
-def test_spans_of_rectangles_and_lines_from_two_corners_are_those_of_every_vertex() -> None:
-    """Seen from anywhere outside, a rectangle's or a line's span from the two corners its place picks is the
-    span of all its vertices: points on the lines of the sides (ties) and in every region around it."""
-    rng = np.random.default_rng(4)
-    geoms = [shapely.box(100, 100, 160, 220), shapely.Polygon([(300, 40), (300, 90), (380, 90), (380, 40)]),
-             shapely.LineString([(50, 400), (200, 330)]), shapely.LineString([(400, 300), (400, 450)])]
-    pieces = _pieces_from_edges(*_outlines(geoms))
-    xs = np.concatenate([rng.uniform(0, 500, 400), [100, 160, 300, 380, 400, 130, 50, 200] * 3])
-    ys = np.concatenate([rng.uniform(0, 500, 400), [40, 300, 220, 100, 90, 330, 400, 60] * 3])
-    cols = slice(0, len(geoms))
-    fast, every = _terrain_extent(pieces, cols, xs, ys), _extent(pieces, cols, xs, ys)
-    outside = np.array([[not g.covers(shapely.Point(x, y)) for g in geoms] for x, y in zip(xs, ys)])
-    for got, want in zip(fast, every):
-        assert np.allclose(got[outside], want[outside], rtol=0, atol=1e-12)
-    assert outside.sum() > 1500
 
 
 def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
