@@ -269,7 +269,7 @@ def test_high_fire_line_of_fire_counts_as_the_pair_by_pair_sight() -> None:
         for a, b in (("u0", "u1"), ("u1", "u2"), ("u3", "u0")):
             got = unit_line_of_sight(rs, plan, a, b, opts)
             firers, targets = _in_cohesion_models(rs, plan, a, opts), _in_cohesion_models(rs, plan, b, opts)
-            assert got["sees"] == {f: [t for t in targets
+            assert {f: list(ts) for f, ts in got.sees.items()} == {f: [t for t in targets
                                        if line_of_sight(plan, f, t, options=opts, ruleset=rs).visible]
                                    for f in firers}
 
