@@ -1275,73 +1275,101 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
-    if (own >= 0).any():
-        # a unit's own solid never blocks its members (the filter below): its members ask nothing of it
-        # (they stand in it, so every one of their pairs would be a candidate)
-        oi, og = np.nonzero(own[None, :] != unit_of[rows][:, None])
-        li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
-    else:
-        li, cj, cg = _candidates(sweep, lo, span, None)
-    ci = rows[li]
-    pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
-    end = dist.ravel()[pair] - rad[cj]
-    reach = dmin.ravel()[ci * len(geoms) + cg] <= end + CONTACT_TOLERANCE_MM
-    if (own >= 0).any():
-        own_c = own[cg]
-        reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
-    reach &= ~blocked.ravel()[pair]
-    ci, cj, cg, end, li, pair = ci[reach], cj[reach], cg[reach], end[reach], li[reach], pair[reach]
-    hard_c = hard[cg]
-    flat_ig = li * len(geoms) + cg
+    # a unit's own solid never blocks its members: its members ask nothing of it (they stand in it,
+    # so every one of their pairs would be a candidate)
+    asks = own[None, :] != unit_of[rows][:, None] if (own >= 0).any() else None
+    for solid in (True, False):  # solid pieces first: a pair they block asks nothing of the depths
+        if asks is None and (hard == solid).all():  # every piece, every observer
+            li, cj, cg = _candidates(sweep, lo, span, None)
+        else:
+            kind = np.broadcast_to((hard == solid)[None, :], lo.shape)
+            oi, og = np.nonzero(kind if asks is None else asks & kind)
+            if not len(oi):
+                continue
+            li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
+        ci = rows[li]
+        pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
+        open_ = ~blocked.ravel()[pair]
+        ci, cj, cg, li, pair = ci[open_], cj[open_], cg[open_], li[open_], pair[open_]
+        end = dist.ravel()[pair] - rad[cj]
+        reach = dmin.ravel()[ci * len(geoms) + cg] <= end + CONTACT_TOLERANCE_MM
+        if solid and (own >= 0).any():
+            own_c = own[cg]
+            reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+        ci, cj, cg, end, li, pair = ci[reach], cj[reach], cg[reach], end[reach], li[reach], pair[reach]
+        if solid:
+            _solid_pass(pts, ang, pieces, blocked, ci, cj, cg, end, li * len(geoms) + cg, pair,
+                        (lo, inner_lo, inner_span, wide, dmax))
+        else:
+            _depth_pass(pts, pieces, geoms, limits, depth_mode, blocked, ci, cj, cg)
+
+
+def _solid_pass(pts: _Points, ang: np.ndarray, pieces: "_Pieces", blocked: np.ndarray, ci: np.ndarray,
+                cj: np.ndarray, cg: np.ndarray, end: np.ndarray, flat_ig: np.ndarray, pair: np.ndarray,
+                spans: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Block the candidate pairs ``(ci, cj)`` a solid piece ``cg`` stands between (of :func:`_terrain_pass`).
+
+    A segment reaching past the piece's farthest point (``end`` past ``dmax``) strictly within where a
+    convex piece surely lies is blocked for sure; the others are tested edge by edge, in a few batches.
+    ``flat_ig`` indexes the observers' ``(R, G)`` spans, ``pair`` the ``(n, n)`` matrices.
+    """
+    lo, inner_lo, inner_span, wide, dmax = spans
+    n = len(pts.x)
     relang = _wrap(ang.ravel()[pair] - lo.ravel()[flat_ig])
     inner_at = inner_lo.ravel()[flat_ig]
     strictly = (relang > inner_at + 1e-7) & (relang < inner_at + inner_span.ravel()[flat_ig] - 1e-7)
-    sure = (hard_c & pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
+    sure = (pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
             & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
     blocked[ci[sure], cj[sure]] = True
-    doubt = ~sure & hard_c & ~blocked.ravel()[pair]  # ravel again: it sees what was just blocked
-    if doubt.any():
-        di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
-        n_e = pieces.n_edges[dg]
-        width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
-        # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
-        for count in np.flatnonzero(np.bincount(width)):
-            sel = np.flatnonzero(width == count)
-            sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
-            if not len(sel):
-                continue
-            si, sj, sg = di[sel], dj[sel], dg[sel]
-            hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
-            blocked[si[hit], sj[hit]] = True
-    soft = ~hard_c
-    if soft.any():
-        soft &= ~blocked.ravel()[pair]  # a pair blocked by something solid needs no depth
-        si, sj, sg = ci[soft], cj[soft], cg[soft]
-        px, py, qx, qy = pts.segments(si, sj)
-        inside_mm = np.zeros(len(si))
-        conv = pieces.convex[sg] & pieces.is_area[sg]
-        box = pieces.box[sg]
-        if box.any():  # depth inside rectangles along the axes: clipped between their sides' lines
-            k = np.flatnonzero(box)
-            inside_mm[k] = _clip_box_length(px[k], py[k], qx[k], qy[k], pieces, sg[k])
-        if (conv & ~box).any():  # other convex areas: clipped exactly, every piece in one batch
-            k = np.flatnonzero(conv & ~box)
-            clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
-            inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
-        for g in np.unique(sg[~conv]):  # the other pieces one by one
-            sel = (sg == g) & ~conv
-            p = np.stack([px[sel], py[sel]], axis=1)
-            q = np.stack([qx[sel], qy[sel]], axis=1)
-            lines = shapely.linestrings(np.stack([p, q], axis=1))
-            inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
-        ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
-        if depth_mode == "separate":
-            deep = ratio >= 1.0 - 1e-9
-            blocked[si[deep], sj[deep]] = True
-        else:
-            # summed in the candidates' order, as np.add.at would, but in one pass
-            total = np.bincount(si * n + sj, weights=ratio, minlength=n * n).reshape(blocked.shape)
-            blocked |= total >= 1.0 - 1e-9
+    doubt = ~sure & ~blocked.ravel()[pair]  # ravel again: it sees what was just blocked
+    if not doubt.any():
+        return
+    di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
+    n_e = pieces.n_edges[dg]
+    width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
+    # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
+    for count in np.flatnonzero(np.bincount(width)):
+        sel = np.flatnonzero(width == count)
+        sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
+        if not len(sel):
+            continue
+        si, sj, sg = di[sel], dj[sel], dg[sel]
+        hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
+        blocked[si[hit], sj[hit]] = True
+
+
+def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], limits: Sequence[float],
+                depth_mode: str, blocked: np.ndarray, si: np.ndarray, sj: np.ndarray, sg: np.ndarray) -> None:
+    """Block the candidate pairs ``(si, sj)`` too much depth of High Fire areas ``sg`` stands between.
+
+    The depth inside each piece is clipped exactly; with ``depth_mode`` "proportional" the
+    shares of each piece's limit add up (in the candidates' order, as np.add.at would).
+    """
+    n = len(pts.x)
+    px, py, qx, qy = pts.segments(si, sj)
+    inside_mm = np.zeros(len(si))
+    conv = pieces.convex[sg] & pieces.is_area[sg]
+    box = pieces.box[sg]
+    if box.any():  # depth inside rectangles along the axes: clipped between their sides' lines
+        k = np.flatnonzero(box)
+        inside_mm[k] = _clip_box_length(px[k], py[k], qx[k], qy[k], pieces, sg[k])
+    if (conv & ~box).any():  # other convex areas: clipped exactly, every piece in one batch
+        k = np.flatnonzero(conv & ~box)
+        clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
+        inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
+    for g in np.unique(sg[~conv]):  # the other pieces one by one
+        sel = (sg == g) & ~conv
+        p = np.stack([px[sel], py[sel]], axis=1)
+        q = np.stack([qx[sel], qy[sel]], axis=1)
+        lines = shapely.linestrings(np.stack([p, q], axis=1))
+        inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
+    ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
+    if depth_mode == "separate":
+        deep = ratio >= 1.0 - 1e-9
+        blocked[si[deep], sj[deep]] = True
+    else:
+        total = np.bincount(si * n + sj, weights=ratio, minlength=n * n).reshape(blocked.shape)
+        blocked |= total >= 1.0 - 1e-9
 
 
 def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
