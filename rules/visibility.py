@@ -467,12 +467,12 @@ def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.nda
     near = (np.sqrt(dx * dx + dy * dy) <= reach + 1e-6) & (unit_of[:, None] == unit_of[None, :])
     i, j = np.nonzero(near)
     link = np.hypot(dx[i, j], dy[i, j]) - rad[i] - rad[j] <= link_mm + 1e-6
-    i, j = i[link], j[link]  # the links (each model's link to itself among them): a few per model
+    i, j = i[link], j[link]  # the links, by model (each one's link to itself among them): a few per model
     n = len(x)
     labels = np.arange(n)
+    starts = np.flatnonzero(np.concatenate([[True], i[1:] != i[:-1]]))  # every model has links: n of them
     for _ in range(n):  # min-label propagation: settles within the longest chain's length
-        nxt = labels.copy()
-        np.minimum.at(nxt, i, labels[j])
+        nxt = np.minimum.reduceat(labels[j], starts)  # the least label among each model's links
         nxt = nxt[nxt]  # pointer jumping: chains settle in a few rounds
         if np.array_equal(nxt, labels):
             break
@@ -1568,10 +1568,14 @@ def _pieces_from_edges(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarr
     ey = verts[:, 1:, 1] - verts[:, :-1, 1]
     length = np.hypot(ex, ey)
     real = (np.arange(width)[None, :] < n_edges[:, None]) & (length > 0) & (convex & is_area)[:, None]
+    starts = edges[:, :, 0, :]
+    known = ~np.isnan(starts[:, :, 0])
+    count = known.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         nx, ny = -ey / length, ex / length  # left normal: inward for a counter-clockwise ring
-        mean_x = np.nanmean(edges[:, :, 0, 0], axis=1)
-        mean_y = np.nanmean(edges[:, :, 0, 1], axis=1)
+        # np.nanmean's sums (NaN read as 0, over the known starts), without its checks: several times faster
+        mean_x = np.where(known, starts[:, :, 0], 0.0).sum(axis=1) / count
+        mean_y = np.where(known, starts[:, :, 1], 0.0).sum(axis=1) / count
     side = nx * (mean_x[:, None] - verts[:, :-1, 0]) + ny * (mean_y[:, None] - verts[:, :-1, 1])
     flip = np.where(side < 0, -1.0, 1.0)
     nx, ny = np.where(real, nx * flip, 0.0), np.where(real, ny * flip, 0.0)
