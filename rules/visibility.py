@@ -1279,6 +1279,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     # so every one of their pairs would be a candidate)
     asks = own[None, :] != unit_of[rows][:, None] if (own >= 0).any() else None
     for solid in (True, False):  # solid pieces first: a pair they block asks nothing of the depths
+        if not (hard == solid).any():
+            continue
         if asks is None and (hard == solid).all():  # every piece, every observer
             li, cj, cg = _candidates(sweep, lo, span, None)
         else:
@@ -1289,13 +1291,12 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
             li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
         ci = rows[li]
         pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
-        open_ = ~blocked.ravel()[pair]
-        ci, cj, cg, li, pair = ci[open_], cj[open_], cg[open_], li[open_], pair[open_]
         end = dist.ravel()[pair] - rad[cj]
         reach = dmin.ravel()[ci * len(geoms) + cg] <= end + CONTACT_TOLERANCE_MM
         if solid and (own >= 0).any():
             own_c = own[cg]
             reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+        reach &= ~blocked.ravel()[pair]
         ci, cj, cg, end, li, pair = ci[reach], cj[reach], cg[reach], end[reach], li[reach], pair[reach]
         if solid:
             _solid_pass(pts, ang, pieces, blocked, ci, cj, cg, end, li * len(geoms) + cg, pair,
@@ -1451,7 +1452,8 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     # the base must lie inside the piece's box first (the piece lies inside its box)
     in_box = ((x - pieces.lox[cols] > r) & (pieces.hix[cols] - x > r)
               & (y - pieces.loy[cols] > r) & (pieces.hiy[cols] - y > r))
-    in_box &= own[cols][None, :] != unit_of[:, None]  # a unit's own solid (it holds its members) never blocks them
+    if (own[cols] >= 0).any():
+        in_box &= own[cols][None, :] != unit_of[:, None]  # a unit's own solid (it holds its members) never blocks them
     mi, mc = np.nonzero(in_box)  # (model, piece) pairs worth the edge by edge test
     if not len(mi):
         return
