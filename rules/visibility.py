@@ -863,8 +863,10 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     past ``dmax`` strictly inside the interval is blocked for sure, a model whose
     whole base lies inside a convex blocker is cut off from everyone, and only the
     few pairs left in doubt (and not yet blocked) are tested edge by edge; High Fire
-    depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
-    separate x and y arrays so every numpy loop runs over long rows.
+    depths are clipped only for pairs nothing solid blocks (the solid pieces go first).
+    A High Fire unit's solid is seen through its bases' circles: where it may lie and
+    where it surely lies (:func:`_circle_extent`). Coordinates are kept as separate x
+    and y arrays so every numpy loop runs over long rows.
 
     The answer is remembered by value (:class:`_SightTable`: the models, units and
     terrain, the rule set and its depth option): the page asks it again and again of a
