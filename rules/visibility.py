@@ -459,16 +459,25 @@ def obstacle_groups(models: Sequence[Model], link_mm: float = OBSTACLE_LINK_MM) 
 
 def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.ndarray,
                   link_mm: float = OBSTACLE_LINK_MM) -> np.ndarray:
-    """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once)."""
-    dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
-    reach = rad[:, None] + rad[None, :] + (link_mm + 1e-6)
-    # np.hypot is several times slower than the square root: that picks the pairs near enough,
-    # np.hypot decides them as obstacle_groups does (the two differ by far less than the 1e-6 margin)
-    near = (np.sqrt(dx * dx + dy * dy) <= reach + 1e-6) & (unit_of[:, None] == unit_of[None, :])
-    i, j = np.nonzero(near)
-    link = np.hypot(dx[i, j], dy[i, j]) - rad[i] - rad[j] <= link_mm + 1e-6
-    i, j = i[link], j[link]  # the links, by model (each one's link to itself among them): a few per model
+    """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once).
+
+    Only the pairs of one unit are measured (the models sorted by unit, each unit's block
+    paired with itself), with np.hypot as obstacle_groups does.
+    """
     n = len(x)
+    if n == 0:
+        return np.arange(0)
+    order = np.argsort(unit_of, kind="stable")
+    sorted_units = unit_of[order]
+    first = np.flatnonzero(np.concatenate([[True], sorted_units[1:] != sorted_units[:-1]]))
+    sizes = np.diff(np.concatenate([first, [n]]))
+    times = np.repeat(sizes, sizes)  # each model pairs with the models of its unit block
+    a = np.repeat(np.arange(n), times)
+    b = np.repeat(np.repeat(first, sizes), times) + (np.arange(len(a)) - np.repeat(np.cumsum(times) - times, times))
+    i, j = order[a], order[b]
+    link = np.hypot(x[i] - x[j], y[i] - y[j]) - rad[i] - rad[j] <= link_mm + 1e-6
+    by_model = np.argsort(i[link], kind="stable")
+    i, j = i[link][by_model], j[link][by_model]  # the links, by model (each one's link to itself among them)
     labels = np.arange(n)
     starts = np.flatnonzero(np.concatenate([[True], i[1:] != i[:-1]]))  # every model has links: n of them
     for _ in range(n):  # min-label propagation: settles within the longest chain's length
