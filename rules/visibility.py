@@ -459,13 +459,29 @@ def obstacle_groups(models: Sequence[Model], link_mm: float = OBSTACLE_LINK_MM) 
 
 def _group_labels(x: np.ndarray, y: np.ndarray, rad: np.ndarray, unit_of: np.ndarray,
                   link_mm: float = OBSTACLE_LINK_MM) -> np.ndarray:
-    """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once)."""
-    gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - rad[:, None] - rad[None, :]
-    adj = (gap <= link_mm + 1e-6) & (unit_of[:, None] == unit_of[None, :])
+    """Label every model with the least index of its obstacle group (:func:`obstacle_groups`, all units at once).
+
+    Only the pairs of one unit are measured (the models sorted by unit, each unit's block
+    paired with itself), with np.hypot as obstacle_groups does.
+    """
     n = len(x)
+    if n == 0:
+        return np.arange(0)
+    order = np.argsort(unit_of, kind="stable")
+    sorted_units = unit_of[order]
+    first = np.flatnonzero(np.concatenate([[True], sorted_units[1:] != sorted_units[:-1]]))
+    sizes = np.diff(np.concatenate([first, [n]]))
+    times = np.repeat(sizes, sizes)  # each model pairs with the models of its unit block
+    a = np.repeat(np.arange(n), times)
+    b = np.repeat(np.repeat(first, sizes), times) + (np.arange(len(a)) - np.repeat(np.cumsum(times) - times, times))
+    i, j = order[a], order[b]
+    link = np.hypot(x[i] - x[j], y[i] - y[j]) - rad[i] - rad[j] <= link_mm + 1e-6
+    by_model = np.argsort(i[link], kind="stable")
+    i, j = i[link][by_model], j[link][by_model]  # the links, by model (each one's link to itself among them)
     labels = np.arange(n)
+    starts = np.flatnonzero(np.concatenate([[True], i[1:] != i[:-1]]))  # every model has links: n of them
     for _ in range(n):  # min-label propagation: settles within the longest chain's length
-        nxt = np.where(adj, labels[None, :], n).min(axis=1)
+        nxt = np.minimum.reduceat(labels[j], starts)  # the least label among each model's links
         nxt = nxt[nxt]  # pointer jumping: chains settle in a few rounds
         if np.array_equal(nxt, labels):
             break
@@ -856,8 +872,10 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     past ``dmax`` strictly inside the interval is blocked for sure, a model whose
     whole base lies inside a convex blocker is cut off from everyone, and only the
     few pairs left in doubt (and not yet blocked) are tested edge by edge; High Fire
-    depths are clipped only for pairs nothing solid blocks. Coordinates are kept as
-    separate x and y arrays so every numpy loop runs over long rows.
+    depths are clipped only for pairs nothing solid blocks (the solid pieces go first).
+    A High Fire unit's solid is seen through its bases' circles: where it may lie and
+    where it surely lies (:func:`_circle_extent`). Coordinates are kept as separate x
+    and y arrays so every numpy loop runs over long rows.
 
     The answer is remembered by value (:class:`_SightTable`: the models, units and
     terrain, the rule set and its depth option): the page asks it again and again of a
@@ -914,6 +932,7 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     # the terrain whose blockers stay in ``geoms`` (the low ones are tested apart): the key of their arrays
     terrain = plan.terrain if not low else tuple(t for t in plan.terrain if t.terrain_id in set(static_ids))
     hull_pieces: _Outlines | None = None
+    members: np.ndarray | None = None  # each unit solid's models, when every solid is a polygon
     owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
     unit_of = np.array([unit_index[m.unit_id] for m in models])
@@ -924,7 +943,8 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
         infantry = frozenset(k for k, un in enumerate(plan.units)
                              if counts[k] >= 2 and _is_infantry_unit(plan, un.unit_id))
         solids_key = (tuple(zip(x.tolist(), y.tolist(), rad.tolist(), unit_of.tolist())), infantry)
-        solid_owner, hulls, hull_pieces = _unit_solids(*solids_key)
+        solid_owner, hulls, hull_pieces, members = _unit_solids(*solids_key)
+        members = members if hull_pieces is not None else None
         geoms.extend(hulls)
         effects.extend(["blocks"] * len(hulls))
         limits.extend([0.0] * len(hulls))
@@ -937,7 +957,8 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     pts = _Points(x, y, rad)
     if geoms:
         _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs), solids_key)
+                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs), solids_key,
+                      members)
     if low:
         _low_pass(pts, dist, ang, low, models, unit_of, len(plan.units), blocked)
     if rs.models_block_sight == "models":
@@ -1040,23 +1061,57 @@ _HULL_RING = np.stack([np.cos(_HULL_ANGLES), np.sin(_HULL_ANGLES)], axis=1) * HU
 
 @functools.lru_cache(maxsize=8)
 def _unit_solids(bases: tuple[tuple[float, float, float, int], ...], infantry: frozenset[int]
-                 ) -> tuple[tuple[int, ...], tuple[BaseGeometry, ...], "_Outlines | None"]:
-    """The solids High Fire's infantry units make, remembered by value: owners, hulls, outlines.
+                 ) -> tuple[tuple[int, ...], tuple[BaseGeometry, ...], "_Outlines | None", np.ndarray]:
+    """The solids High Fire's infantry units make, remembered by value: owners, hulls, outlines, members.
 
     ``bases`` is ``(x, y, radius, unit)`` of every model, ``infantry`` the units (by index) that
     are infantry of two figures or more. Each group of figures within 1" of one another is one
     solid (:func:`obstacle_groups`); the solids come in the order of their first figure.
+    ``members`` is ``(solids, M)``: the models (by index) of each solid, a short group repeating
+    its first (what :func:`_circle_extent` reads).
     """
     arr = np.array(bases, dtype=float).reshape(-1, 4)
     x, y, rad, unit_of = arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3].astype(int)
     labels = _group_labels(x, y, rad, unit_of)
     by_label: dict[int, list[int]] = {}
-    for k in range(len(bases)):
-        if int(unit_of[k]) in infantry:
-            by_label.setdefault(int(labels[k]), []).append(k)
+    for k, (label, unit) in enumerate(zip(labels.tolist(), unit_of.tolist())):
+        if unit in infantry:
+            by_label.setdefault(label, []).append(k)
     groups = [g for g in by_label.values() if len(g) >= 2]
-    hulls, outlines = _unit_hulls([(x[g], y[g], rad[g]) for g in groups])
-    return tuple(int(unit_of[g[0]]) for g in groups), tuple(hulls), outlines
+    flat = np.array([k for g in groups for k in g], dtype=np.intp)
+    hulls, outlines = _unit_hulls(x[flat], y[flat], rad[flat], [len(g) for g in groups])
+    members = _outer_members(groups, x, y, rad, outlines)
+    return tuple(int(unit_of[g[0]]) for g in groups), tuple(hulls), outlines, members
+
+
+def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: np.ndarray,
+                   outlines: "_Outlines | None") -> np.ndarray:
+    """The members of each group owning a corner of its hull, ``(groups, M)``, a short row repeating its first.
+
+    The hull is that of the polygons around the bases, so it is the hull of the corners' owners'
+    polygons, held by their outer circles and holding their own bases: the others add no
+    direction to the solid's span (:func:`_circle_extent`) and are left out (in a line of
+    figures, the two ends are kept). A corner is owned by the bases it lies on the outer circle
+    of (the hull's corners are the polygons' points); a group with a corner owned by none, or
+    without outlines, keeps every member.
+    """
+    if not groups:
+        return np.zeros((0, 1), dtype=np.intp)
+    width = max(len(g) for g in groups)
+    full = np.array([g + g[:1] * (width - len(g)) for g in groups], dtype=np.intp)
+    if outlines is not None:
+        vx, vy = outlines.edges[:, :, 0, 0], outlines.edges[:, :, 0, 1]  # (S, E) corners, NaN past the last
+        d = np.hypot(vx[:, :, None] - x[full][:, None, :], vy[:, :, None] - y[full][:, None, :])  # (S, E, M)
+        outer = rad[full][:, None, :] * HULL_SCALE
+        with np.errstate(invalid="ignore"):
+            on = np.abs(d - outer) <= 1e-9 * outer
+        owned = on.any(axis=2) | np.isnan(vx)
+        keep = on.any(axis=1) | ~owned.all(axis=1)[:, None]
+        kept = [[i for i, k in zip(g, row) if k] for g, row in zip(groups, keep.tolist())]
+        width = max(len(g) for g in kept)
+        full = np.array([g + g[:1] * (width - len(g)) for g in kept], dtype=np.intp)
+    full.flags.writeable = False
+    return full
 
 
 @functools.lru_cache(maxsize=8)
@@ -1072,15 +1127,15 @@ def _terrain_and_solids(static_key: tuple[tuple[Terrain, ...], SightRules], soli
     return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
 
 
-def _unit_hulls(units: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+def _unit_hulls(x: np.ndarray, y: np.ndarray, half: np.ndarray, sizes: Sequence[int]
                 ) -> tuple[list[BaseGeometry], "_Outlines | None"]:
-    """Return :func:`unit_hull` of each unit given as ``(x, y, radius)`` arrays and their padded edges, in one go."""
-    if not units:
+    """Return :func:`unit_hull` of each unit and their padded edges, in one go: the units' bases one after
+    the other (centres ``x``, ``y``, radii ``half``), ``sizes[k]`` of them in unit ``k``."""
+    if not len(sizes):
         return [], None
-    centres = np.concatenate([np.stack([ux, uy], axis=1) for ux, uy, _ in units])
-    half = np.concatenate([ur for _, _, ur in units])
+    centres = np.stack([x, y], axis=1)
     pts = (centres[:, None, :] + _HULL_RING[None, :, :] * half[:, None, None]).reshape(-1, 2)
-    which = np.repeat(np.arange(len(units)), [len(ur) * UNIT_HULL_POINTS for _, _, ur in units])
+    which = np.repeat(np.arange(len(sizes)), np.asarray(sizes) * UNIT_HULL_POINTS)
     # The hull of a line string through the points is the hull of the points (checked on 3000
     # random units, aligned and integer ones too), and it skips making one object per point.
     hulls = list(shapely.convex_hull(shapely.linestrings(pts, indices=which)))
@@ -1200,7 +1255,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
                   owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
                   hull_pieces: "_Outlines | None",
                   static_key: tuple[tuple[Terrain, ...], SightRules] | None,
-                  solids_key: tuple[Any, ...] | None = None) -> None:
+                  solids_key: tuple[Any, ...] | None = None, members: np.ndarray | None = None) -> None:
     x, y, rad = pts.x, pts.y, pts.rad
     own = np.asarray(owner, dtype=int)
     n_static = int((own < 0).sum())
@@ -1219,81 +1274,121 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
-    groups = [slice(0, n_static), slice(n_static, len(geoms))]  # terrain, then unit hulls (more vertices)
-    extents = [_extent(pieces, cols, xr, yr) for cols in groups if cols.stop > cols.start]
-    ac, wmin, wmax, dmax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0] for part in zip(*extents))
+    extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
+    if len(geoms) > n_static:
+        cols = slice(n_static, len(geoms))
+        extents.append(_extent(pieces, cols, xr, yr) if members is None
+                       else _circle_extent(members, rows, dist, ang, rad, _far_corner(pieces, cols, xr, yr)))
+    ac, wmin, wmax, dmax, imin, imax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
+                                        for part in zip(*extents))
     lo, span = ac + wmin, wmax - wmin
+    inner_lo, inner_span = imin - wmin, imax - imin  # where a piece surely lies, from ``lo`` (the rest: tested)
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
-    if (own >= 0).any():
-        # a unit's own solid never blocks its members (the filter below): its members ask nothing of it
-        # (they stand in it, so every one of their pairs would be a candidate)
-        oi, og = np.nonzero(own[None, :] != unit_of[rows][:, None])
-        li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
-    else:
-        li, cj, cg = _candidates(sweep, lo, span, None)
-    ci = rows[li]
-    pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
-    end = dist.ravel()[pair] - rad[cj]
-    reach = dmin.ravel()[ci * len(geoms) + cg] <= end + CONTACT_TOLERANCE_MM
-    if (own >= 0).any():
-        own_c = own[cg]
-        reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
-    reach &= ~blocked.ravel()[pair]
-    ci, cj, cg, end, li, pair = ci[reach], cj[reach], cg[reach], end[reach], li[reach], pair[reach]
-    hard_c = hard[cg]
-    flat_ig = li * len(geoms) + cg
+    # a unit's own solid never blocks its members: its members ask nothing of it (they stand in it,
+    # so every one of their pairs would be a candidate)
+    asks = own[None, :] != unit_of[rows][:, None] if (own >= 0).any() else None
+    for solid in (True, False):  # solid pieces first: a pair they block asks nothing of the depths
+        if not (hard == solid).any():
+            continue
+        if asks is None and (hard == solid).all():  # every piece, every observer
+            li, cj, cg = _candidates(sweep, lo, span, None)
+        else:
+            kind = np.broadcast_to((hard == solid)[None, :], lo.shape)
+            oi, og = np.nonzero(kind if asks is None else asks & kind)
+            if not len(oi):
+                continue
+            li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
+        ci = rows[li]
+        pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
+        end = dist.ravel()[pair] - rad[cj]
+        reach = dmin.ravel()[ci * len(geoms) + cg] <= end + CONTACT_TOLERANCE_MM
+        if solid and (own >= 0).any():
+            own_c = own[cg]
+            reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+        reach &= ~blocked.ravel()[pair]
+        ci, cj, cg, end, li, pair = ci[reach], cj[reach], cg[reach], end[reach], li[reach], pair[reach]
+        if solid:
+            _solid_pass(pts, ang, pieces, blocked, ci, cj, cg, end, li * len(geoms) + cg, pair,
+                        (lo, inner_lo, inner_span, wide, dmax))
+        else:
+            _depth_pass(pts, pieces, geoms, limits, depth_mode, blocked, ci, cj, cg)
+
+
+def _solid_pass(pts: _Points, ang: np.ndarray, pieces: "_Pieces", blocked: np.ndarray, ci: np.ndarray,
+                cj: np.ndarray, cg: np.ndarray, end: np.ndarray, flat_ig: np.ndarray, pair: np.ndarray,
+                spans: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> None:
+    """Block the candidate pairs ``(ci, cj)`` a solid piece ``cg`` stands between (of :func:`_terrain_pass`).
+
+    A segment reaching past the piece's farthest point (``end`` past ``dmax``) strictly within where a
+    convex piece surely lies is blocked for sure; the others are tested edge by edge, in a few batches.
+    ``flat_ig`` indexes the observers' ``(R, G)`` spans, ``pair`` the ``(n, n)`` matrices.
+    """
+    lo, inner_lo, inner_span, wide, dmax = spans
+    n = len(pts.x)
     relang = _wrap(ang.ravel()[pair] - lo.ravel()[flat_ig])
-    strictly = (relang > 1e-7) & (relang < span.ravel()[flat_ig] - 1e-7)
-    sure = (hard_c & pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
+    inner_at = inner_lo.ravel()[flat_ig]
+    strictly = (relang > inner_at + 1e-7) & (relang < inner_at + inner_span.ravel()[flat_ig] - 1e-7)
+    sure = (pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
             & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
     blocked[ci[sure], cj[sure]] = True
-    doubt = ~sure & hard_c & ~blocked.ravel()[pair]  # ravel again: it sees what was just blocked
-    if doubt.any():
-        di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
-        n_e = pieces.n_edges[dg]
-        width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
-        # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
-        for count in np.flatnonzero(np.bincount(width)):
-            sel = np.flatnonzero(width == count)
-            sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
-            if not len(sel):
-                continue
-            si, sj, sg = di[sel], dj[sel], dg[sel]
-            hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
-            blocked[si[hit], sj[hit]] = True
-    soft = ~hard_c
-    if soft.any():
-        soft &= ~blocked.ravel()[pair]  # a pair blocked by something solid needs no depth
-        si, sj, sg = ci[soft], cj[soft], cg[soft]
-        px, py, qx, qy = pts.segments(si, sj)
-        inside_mm = np.zeros(len(si))
-        conv = pieces.convex[sg] & pieces.is_area[sg]
-        if conv.any():  # depth inside convex area pieces: clipped exactly, every piece in one batch
-            k = np.flatnonzero(conv)
-            clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
-            inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
-        for g in np.unique(sg[~conv]):  # the other pieces one by one
-            sel = (sg == g) & ~conv
-            p = np.stack([px[sel], py[sel]], axis=1)
-            q = np.stack([qx[sel], qy[sel]], axis=1)
-            lines = shapely.linestrings(np.stack([p, q], axis=1))
-            inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
-        ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
-        if depth_mode == "separate":
-            deep = ratio >= 1.0 - 1e-9
-            blocked[si[deep], sj[deep]] = True
-        else:
-            # summed in the candidates' order, as np.add.at would, but in one pass
-            total = np.bincount(si * n + sj, weights=ratio, minlength=n * n).reshape(blocked.shape)
-            blocked |= total >= 1.0 - 1e-9
+    doubt = ~sure & ~blocked.ravel()[pair]  # ravel again: it sees what was just blocked
+    if not doubt.any():
+        return
+    di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
+    n_e = pieces.n_edges[dg]
+    width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
+    # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
+    for count in np.flatnonzero(np.bincount(width)):
+        sel = np.flatnonzero(width == count)
+        sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
+        if not len(sel):
+            continue
+        si, sj, sg = di[sel], dj[sel], dg[sel]
+        hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
+        blocked[si[hit], sj[hit]] = True
+
+
+def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], limits: Sequence[float],
+                depth_mode: str, blocked: np.ndarray, si: np.ndarray, sj: np.ndarray, sg: np.ndarray) -> None:
+    """Block the candidate pairs ``(si, sj)`` too much depth of High Fire areas ``sg`` stands between.
+
+    The depth inside each piece is clipped exactly; with ``depth_mode`` "proportional" the
+    shares of each piece's limit add up (in the candidates' order, as np.add.at would).
+    """
+    n = len(pts.x)
+    px, py, qx, qy = pts.segments(si, sj)
+    inside_mm = np.zeros(len(si))
+    conv = pieces.convex[sg] & pieces.is_area[sg]
+    box = pieces.box[sg]
+    if box.any():  # depth inside rectangles along the axes: clipped between their sides' lines
+        k = np.flatnonzero(box)
+        inside_mm[k] = _clip_box_length(px[k], py[k], qx[k], qy[k], pieces, sg[k])
+    if (conv & ~box).any():  # other convex areas: clipped exactly, every piece in one batch
+        k = np.flatnonzero(conv & ~box)
+        clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
+        inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
+    for g in np.unique(sg[~conv]):  # the other pieces one by one
+        sel = (sg == g) & ~conv
+        p = np.stack([px[sel], py[sel]], axis=1)
+        q = np.stack([qx[sel], qy[sel]], axis=1)
+        lines = shapely.linestrings(np.stack([p, q], axis=1))
+        inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
+    ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
+    if depth_mode == "separate":
+        deep = ratio >= 1.0 - 1e-9
+        blocked[si[deep], sj[deep]] = True
+    else:
+        total = np.bincount(si * n + sj, weights=ratio, minlength=n * n).reshape(blocked.shape)
+        blocked |= total >= 1.0 - 1e-9
 
 
 def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Return, seen from each point, the direction of each piece's box centre, the angles its
-    vertices span either side of it and its farthest vertex's distance: four ``(R, C)`` arrays.
+    vertices span either side of it (twice: where the piece may lie and where it surely lies
+    are the same interval) and its farthest vertex's distance: ``(R, C)`` arrays.
 
     Only as many vertex rows as the widest piece of ``cols`` has are used (the rest repeat a vertex).
     An area's last vertex row (its last edge's end) closes a ring, so it repeats a vertex already
@@ -1308,12 +1403,50 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
     w[w >= np.pi] -= TWO_PI
     w[w < -np.pi] += TWO_PI
-    # the farthest corner of the piece's box: an upper bound of its farthest vertex (a pair is then
-    # blocked for sure a little less often; the exact test decides the others), without a (V, R, C) pass
+    wmin, wmax = w.min(axis=0), w.max(axis=0)
+    return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
+
+
+def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The distance from each point to the farthest corner of each piece's box ``(R, C)``: an upper
+    bound of its farthest vertex (a pair is then blocked for sure a little less often; the exact
+    test decides the others), without a (V, R, C) pass."""
     fx = np.maximum(np.abs(pieces.lox[None, cols] - x[:, None]), np.abs(pieces.hix[None, cols] - x[:, None]))
     fy = np.maximum(np.abs(pieces.loy[None, cols] - y[:, None]), np.abs(pieces.hiy[None, cols] - y[:, None]))
-    dmax = np.sqrt(fx * fx + fy * fy)
-    return ac, w.min(axis=0), w.max(axis=0), dmax
+    return np.asarray(np.sqrt(fx * fx + fy * fy))
+
+
+def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang: np.ndarray, rad: np.ndarray,
+                   far: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_extent` of the unit solids, from their bases' circles instead of their hulls' vertices.
+
+    A solid is the hull of polygons around its bases whose vertices lie on circles of
+    ``HULL_SCALE`` radii and whose edges touch the bases' own circles. Seen from outside it,
+    its directions are those of these outer circles' vertices, so they lie within the outer
+    circles' angular spans (where it may lie: a candidate); the hull holds the bases' circles,
+    so every direction within their spans meets it (where it surely lies). The centres'
+    directions and distances are already known (``ang``, ``dist``): no arctangent per vertex,
+    and no arcsine either: a circle's half span ``asin(r / d)`` lies between ``r / d`` (the
+    sure part shrinks a little) and ``tan(asin(r / d))`` (the candidates grow a little).
+    Spans are taken from the first member's direction, which the solid holds; an observer
+    within a circle gets a quarter turn either side (read as wide). ``far`` (the box's farthest
+    corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
+    Only the members that may show on the outline are read (:func:`_outer_members`).
+    """
+    d = dist[rows][:, members]  # (R, S, M)
+    w = ang[rows][:, members]
+    ac = w[:, :, 0].copy()
+    w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
+    w[w >= np.pi] -= TWO_PI
+    w[w < -np.pi] += TWO_PI
+    r = rad[members]  # (S, M)
+    inner = r / np.maximum(d, 1e-12)  # sin of a circle's half span: at most the half span (a lower bound)
+    s = np.minimum(inner * HULL_SCALE, 1.0)
+    with np.errstate(divide="ignore"):  # tan of an outer circle's half span: at least the half span (an upper bound)
+        outer = np.minimum(s / np.sqrt(1.0 - s * s), np.pi / 2)
+    dmax = np.minimum(far, (d + r * HULL_SCALE).max(axis=2))
+    return (ac, (w - outer).min(axis=2), (w + outer).max(axis=2), dmax,
+            (w - inner).min(axis=2), (w + inner).max(axis=2))
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,
@@ -1330,6 +1463,8 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     # the base must lie inside the piece's box first (the piece lies inside its box)
     in_box = ((x - pieces.lox[cols] > r) & (pieces.hix[cols] - x > r)
               & (y - pieces.loy[cols] > r) & (pieces.hiy[cols] - y > r))
+    if (own[cols] >= 0).any():
+        in_box &= own[cols][None, :] != unit_of[:, None]  # a unit's own solid (it holds its members) never blocks them
     mi, mc = np.nonzero(in_box)  # (model, piece) pairs worth the edge by edge test
     if not len(mi):
         return
@@ -1346,7 +1481,7 @@ def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndar
     terrain = (deep & (own_c < 0)[None, :]).any(axis=1)
     blocked[terrain, :] = True
     owned = np.flatnonzero(own_c >= 0)
-    if len(owned):
+    if len(owned) and deep[:, owned].any():
         n_units = int(max(own.max(), unit_of.max())) + 1
         onehot = np.zeros((len(owned), n_units), dtype=np.int64)
         onehot[np.arange(len(owned)), own_c[owned]] = 1
@@ -1379,6 +1514,7 @@ class _Pieces:
     n_edges: np.ndarray
     is_area: np.ndarray
     convex: np.ndarray
+    box: np.ndarray  # (G,) a rectangle with sides along the axes: its box is the piece
 
 
 class _Outlines(NamedTuple):
@@ -1445,10 +1581,14 @@ def _pieces_from_edges(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarr
     ey = verts[:, 1:, 1] - verts[:, :-1, 1]
     length = np.hypot(ex, ey)
     real = (np.arange(width)[None, :] < n_edges[:, None]) & (length > 0) & (convex & is_area)[:, None]
+    starts = edges[:, :, 0, :]
+    known = ~np.isnan(starts[:, :, 0])
+    count = known.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         nx, ny = -ey / length, ex / length  # left normal: inward for a counter-clockwise ring
-        mean_x = np.nanmean(edges[:, :, 0, 0], axis=1)
-        mean_y = np.nanmean(edges[:, :, 0, 1], axis=1)
+        # np.nanmean's sums (NaN read as 0, over the known starts), without its checks: several times faster
+        mean_x = np.where(known, starts[:, :, 0], 0.0).sum(axis=1) / count
+        mean_y = np.where(known, starts[:, :, 1], 0.0).sum(axis=1) / count
     side = nx * (mean_x[:, None] - verts[:, :-1, 0]) + ny * (mean_y[:, None] - verts[:, :-1, 1])
     flip = np.where(side < 0, -1.0, 1.0)
     nx, ny = np.where(real, nx * flip, 0.0), np.where(real, ny * flip, 0.0)
@@ -1468,10 +1608,18 @@ def _pieces_from_edges(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarr
         vx=np.ascontiguousarray(verts[..., 0].T), vy=np.ascontiguousarray(verts[..., 1].T),
         nx=np.ascontiguousarray(nx.T), ny=np.ascontiguousarray(ny.T), pad_inf=np.ascontiguousarray(pad_inf.T),
         lox=lo[:, 0].copy(), loy=lo[:, 1].copy(), hix=hi[:, 0].copy(), hiy=hi[:, 1].copy(),
-        cx=cen[:, 0].copy(), cy=cen[:, 1].copy(), n_edges=n_edges, is_area=is_area, convex=convex)
+        cx=cen[:, 0].copy(), cy=cen[:, 1].copy(), n_edges=n_edges, is_area=is_area, convex=convex,
+        box=_axis_rectangles(edges, n_edges, is_area, convex))
     for arr in arrays.values():
         arr.flags.writeable = False
     return _Pieces(**arrays)
+
+
+def _axis_rectangles(edges: np.ndarray, n_edges: np.ndarray, is_area: np.ndarray, convex: np.ndarray) -> np.ndarray:
+    """Which pieces are rectangles whose sides run along the axes (four edges, each with equal x or equal y ends)."""
+    real = np.arange(edges.shape[1])[None, :] < n_edges[:, None]
+    along = (edges[:, :, 0, 0] == edges[:, :, 1, 0]) | (edges[:, :, 0, 1] == edges[:, :, 1, 1])
+    return np.asarray(is_area & convex & (n_edges == 4) & (along | ~real).all(axis=1))
 
 
 def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndarray) -> None:
@@ -1524,10 +1672,13 @@ def _hits_pieces(seg: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], pie
     ax, ay = pieces.ax[g, :count], pieces.ay[g, :count]
     bx, by_ = pieces.bx[g, :count], pieces.by[g, :count]
     hit = _segments_cross(px, py, qx, qy, ax, ay, bx, by_).any(axis=1)
+    area = pieces.is_area[g]
+    if not area.any():  # lines only: nothing to start inside
+        return np.asarray(hit)
     straddle = (ay > py) != (by_ > py)
     x_at = ax + (py - ay) * (bx - ax) / np.where(straddle, by_ - ay, 1.0)  # what does not straddle never counts
     crossing = straddle & (px < x_at) & (np.arange(ax.shape[1])[None, :] < pieces.n_edges[g][:, None])  # real edges
-    inside = (crossing.sum(axis=1) % 2 == 1) & pieces.is_area[g]
+    inside = (crossing.sum(axis=1) % 2 == 1) & area
     return np.asarray(hit | inside)
 
 
@@ -1556,6 +1707,32 @@ def _clip_length_many(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.nda
     outside = (valid & (den == 0) & (num < 0)).any(axis=1)
     length = np.clip(np.minimum(leave, 1.0) - np.maximum(enter, 0.0), 0.0, None) * np.hypot(dx, dy)
     return np.where(outside, 0.0, length)
+
+
+def _clip_box_length(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray, pieces: "_Pieces",
+                     which: np.ndarray) -> np.ndarray:
+    """:func:`_clip_length_many` of segment ``c`` in the rectangle along the axes ``which[c]`` (Liang-Barsky).
+
+    The part of the segment between the lines of the rectangle's left and right sides, and of its
+    bottom and top ones: a few operations per segment instead of a few per segment and edge. A
+    segment along the sides' direction is within them or outside for its whole length (the sides count
+    as inside, as in :func:`_clip_length_many`).
+    """
+    dx, dy = qx - px, qy - py
+    enter, leave = np.zeros(len(px)), np.ones(len(px))
+    for d, p, lo, hi in ((dx, px, pieces.lox[which], pieces.hix[which]),
+                         (dy, py, pieces.loy[which], pieces.hiy[which])):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1, t2 = (lo - p) / d, (hi - p) / d
+        a, b = np.minimum(t1, t2), np.maximum(t1, t2)
+        along = d == 0
+        if along.any():
+            within = (lo <= p) & (p <= hi)
+            a = np.where(along, np.where(within, -np.inf, np.inf), a)
+            b = np.where(along, np.inf, b)
+        np.maximum(enter, a, out=enter)
+        np.minimum(leave, b, out=leave)
+    return np.asarray(np.clip(leave - enter, 0.0, None) * np.hypot(dx, dy))
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:

@@ -8,10 +8,23 @@ import random
 from typing import Any
 
 import numpy as np
+import shapely
 
 from rules.plan import TablePlan, parse_game
 from rules.rulesets import find_ruleset
-from rules.visibility import _clip_length, _clip_length_many, _terrain_and_solids, _unit_solids, _wrap, all_pairs_sight
+from rules.visibility import (
+    _circle_extent,
+    _clip_box_length,
+    _clip_length,
+    _clip_length_many,
+    _far_corner,
+    _outlines,
+    _pieces_from_edges,
+    _terrain_and_solids,
+    _unit_solids,
+    _wrap,
+    all_pairs_sight,
+)
 
 
 def _high_fire_table(seed: int) -> TablePlan:
@@ -82,6 +95,70 @@ def test_depth_clipping_by_piece_agrees_with_one_polygon_at_a_time() -> None:
         sel = which == k
         n = int((~np.isnan(g[:, 0, 0])).sum())
         assert np.allclose(got[sel], _clip_length(p[sel], q[sel], g[:n]), rtol=0, atol=1e-9)
+
+
+def test_depth_in_rectangles_along_the_axes_is_the_general_clip() -> None:
+    """The rectangles' own clip gives the convex clip's length: segments across, inside, along and on the sides."""
+    rng = np.random.default_rng(11)
+    boxes = [(100.0, 120.0, 180.0, 260.0), (0.0, 0.0, 40.0, 40.0), (300.0, 50.0, 450.0, 90.0)]
+    rings = [shapely.box(*b) for b in boxes] + [shapely.Polygon([(0, 0), (50, 10), (40, 60)])]
+    pieces = _pieces_from_edges(*_outlines(rings))
+    assert pieces.box.tolist() == [True, True, True, False]
+    which = rng.integers(0, 3, 3000)
+    p, q = rng.uniform(-20, 480, (3000, 2)), rng.uniform(-20, 480, (3000, 2))
+    lo = np.array([boxes[k][:2] for k in which])
+    hi = np.array([boxes[k][2:] for k in which])
+    corner = rng.integers(0, 2, (3000, 2))
+    on_side = np.where(corner == 0, lo, hi)
+    p[:500, 0], q[:500, 0] = on_side[:500, 0], on_side[:500, 0]  # vertical, some along a side
+    p[500:1000, 1], q[500:1000, 1] = p[500:1000, 1], p[500:1000, 1]  # horizontal
+    p[1000:1200] = lo[1000:1200] + 5.0  # starting inside
+    got = _clip_box_length(p[:, 0], p[:, 1], q[:, 0], q[:, 1], pieces, which)
+    want = _clip_length_many(p[:, 0], p[:, 1], q[:, 0], q[:, 1], pieces.edges[:, :4], which)
+    assert np.allclose(got, want, rtol=0, atol=1e-9)
+    assert (got[:500] > 0).sum() > 50 and (got > 0).sum() > 500  # segments along the sides and across are met
+
+
+def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
+    """Seen from outside a unit's hull, the span read from its bases' circles (only the members kept) holds
+    every hull vertex's direction, and the sure span lies within the hull's: the candidates miss no pair and
+    a pair blocked for sure is blocked; the farthest vertex is never beyond the bound."""
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(60):
+        bases: list[tuple[float, float, float, int]] = []
+        for u in range(4):
+            cx, cy, n = rng.uniform(150, 450), rng.uniform(150, 450), rng.choice([2, 3, 5, 7])
+            line = rng.random() < 0.4  # figures in a row: only the ends are read
+            for k in range(n):
+                r = 12.5 if line or rng.random() < 0.7 else rng.choice([10.0, 16.0, 20.0])
+                x, y = (cx + 30.0 * k, cy) if line else (cx + rng.uniform(-40, 40), cy + rng.uniform(-40, 40))
+                bases.append((x, y, r, u))
+        owners, hulls, outlines, members = _unit_solids(tuple(bases), frozenset(range(4)))
+        assert outlines is not None and len(members) == len(hulls)
+        pieces = _pieces_from_edges(*outlines)
+        obs = np.array([(rng.uniform(0, 600), rng.uniform(0, 600)) for _ in range(40)])
+        xy = np.concatenate([np.array([b[:2] for b in bases]), obs])
+        rad = np.concatenate([np.array([b[2] for b in bases]), np.full(len(obs), 12.5)])
+        dx, dy = xy[None, :, 0] - xy[:, None, 0], xy[None, :, 1] - xy[:, None, 1]
+        dist, ang = np.sqrt(dx * dx + dy * dy), _wrap(np.arctan2(dy, dx))
+        rows = np.arange(len(bases), len(xy))
+        far = _far_corner(pieces, slice(0, len(hulls)), obs[:, 0], obs[:, 1])
+        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, ang, rad, far)
+        for s, hull in enumerate(hulls):
+            verts = shapely.get_coordinates(hull)
+            for r_, (ox, oy) in enumerate(obs):
+                if hull.distance(shapely.Point(ox, oy)) <= 1.0:
+                    continue  # on or in the hull: read as wide
+                rel = np.arctan2(verts[:, 1] - oy, verts[:, 0] - ox) - ac[r_, s]
+                rel = (rel + np.pi) % (2 * np.pi) - np.pi
+                if wmax[r_, s] - wmin[r_, s] >= np.pi - 1e-6:
+                    continue  # read as wide: every direction is a candidate
+                assert wmin[r_, s] <= rel.min() + 1e-12 and rel.max() - 1e-12 <= wmax[r_, s]
+                assert rel.min() <= imin[r_, s] + 1e-12 and imax[r_, s] <= rel.max() + 1e-12
+                assert np.hypot(verts[:, 0] - ox, verts[:, 1] - oy).max() <= dmax[r_, s] + 1e-9
+                checked += 1
+    assert checked > 2000
 
 
 # -- the traced rays: the fast path (filters, one shapely call, clipped depths) against a plain reference ------------
@@ -192,7 +269,7 @@ def test_high_fire_line_of_fire_counts_as_the_pair_by_pair_sight() -> None:
         for a, b in (("u0", "u1"), ("u1", "u2"), ("u3", "u0")):
             got = unit_line_of_sight(rs, plan, a, b, opts)
             firers, targets = _in_cohesion_models(rs, plan, a, opts), _in_cohesion_models(rs, plan, b, opts)
-            assert got["sees"] == {f: [t for t in targets
+            assert {f: list(ts) for f, ts in got.sees.items()} == {f: [t for t in targets
                                        if line_of_sight(plan, f, t, options=opts, ruleset=rs).visible]
                                    for f in firers}
 

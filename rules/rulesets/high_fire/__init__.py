@@ -18,9 +18,8 @@ from rules.explain import Step
 from rules.measure import closest_models, model_distance_mm
 from rules.ontable import on_table
 from rules.plan import TablePlan
-from rules.rulesets.answers import Length
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, length_json, length_of, table_point
+from rules.rulesets.common import Args, length_of, table_point
 from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
 from rules.rulesets.high_fire.answers import (
     CoverAnswer,
@@ -86,21 +85,22 @@ def _in_cohesion_models(self: "HighFire", plan: TablePlan, unit_id: str, opts: M
     return [m.model_id for m in plan.models_of(unit_id) if m.model_id not in c.breaking]
 
 
-def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> dict[str, Any]:
-    """High Fire line of fire: at least half the firers in cohesion see at least half the targets in cohesion."""
+def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> LineOfFireAnswer:
+    """``los UNIT UNIT``, High Fire's line of fire: at least half the firers in cohesion see at least half the
+    targets in cohesion (the hook ``ask`` goes through; the shot and the Observation read it too)."""
     if a == b:
         raise InvalidActionError("los: name two different units", msg_id="high_fire.two_units",
                                  params={"question": "los"})
     firers = _in_cohesion_models(self, plan, a, opts)
     targets = _in_cohesion_models(self, plan, b, opts)
-    sees: dict[str, list[str]] = {}
+    sees: dict[str, tuple[str, ...]] = {}
     if on_table(plan) is plan:  # every figure stands on the table: only the sight rays are traced, pairs share work
         pairs = sight_pairs(plan, [plan.model(f) for f in firers], [plan.model(t) for t in targets], options=opts,
                             ruleset=self)
-        sees = {f: list(pairs[f]) for f in firers}
+        sees = {f: tuple(pairs[f]) for f in firers}
     else:  # line_of_sight names a figure not placed yet
         for f in firers:
-            sees[f] = [t for t in targets if line_of_sight(plan, f, t, options=opts, ruleset=self).visible]
+            sees[f] = tuple(t for t in targets if line_of_sight(plan, f, t, options=opts, ruleset=self).visible)
     half_t = math.ceil(len(targets) / 2)
     counting = [f for f in firers if len(sees[f]) >= half_t and sees[f]]
     ok = bool(firers) and 2 * len(counting) >= len(firers)
@@ -114,11 +114,10 @@ def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: 
                   value=round(centre_d, 2), msg="high_fire.unit_centres", params={"inches": _in(centre_d)}),
              Step("line of fire", f"{a} {'has' if ok else 'has no'} line of fire on {b}", SRC_FIRE, value=ok,
                   msg="high_fire.line_of_fire" if ok else "high_fire.no_line_of_fire", params={"a": a, "b": b})]
-    return {"firing_unit": a, "target_unit": b, "visible": ok, "firers_in_cohesion": firers,
-            "targets_in_cohesion": targets, "sees": sees, "counting": counting,
-            "centre_distance": length_json(self, centre_d, opts),
-            "answer": f"{a} {'has' if ok else 'has no'} line of fire on {b} ({len(counting)} of {len(firers)} firers "
-                      f"see at least half of the targets)", "steps": steps}
+    return LineOfFireAnswer(a, b, ok, tuple(firers), tuple(targets), sees, tuple(counting),
+                            length_of(self, centre_d, opts),
+                            f"{a} {'has' if ok else 'has no'} line of fire on {b} ({len(counting)} of {len(firers)} "
+                            "firers see at least half of the targets)", tuple(steps))
 
 
 def _in(mm: float) -> float:
@@ -252,16 +251,6 @@ def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -
     return bool(geom.intersects(shapely.LineString([a, b]) if a != b else shapely.Point(a)))
 
 
-def line_of_fire(self: "HighFire", plan: TablePlan, a: str, b: str, opts: Mapping[str, Any]) -> LineOfFireAnswer:
-    """``los UNIT UNIT``: :func:`unit_line_of_sight`'s verdict as a typed answer (the hook ``ask`` goes through)."""
-    los = unit_line_of_sight(self, plan, a, b, opts)
-    centre = los["centre_distance"]
-    return LineOfFireAnswer(los["firing_unit"], los["target_unit"], bool(los["visible"]),
-                            tuple(los["firers_in_cohesion"]), tuple(los["targets_in_cohesion"]),
-                            {f: tuple(t) for f, t in los["sees"].items()}, tuple(los["counting"]),
-                            Length(centre["mm"], centre["value"], centre["unit"]), los["answer"], tuple(los["steps"]))
-
-
 class HighFire(RuleSet):
     """High Fire v0.5.1."""
 
@@ -303,7 +292,7 @@ class HighFire(RuleSet):
         return m.role == "specialist" or m.has_status("specialist")
 
     # -- questions and hooks written above as functions of the rule set ---------------------------
-    unit_line_of_sight = line_of_fire
+    unit_line_of_sight = unit_line_of_sight
     ask_range = ask_range
     ask_cover = ask_cover
     ask_proximity = ask_proximity

@@ -790,16 +790,16 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     weapons = {w: tables.weapon(w, (plan.weapons or {}).get(w)) for w in dict.fromkeys(w for _, w in armed)}
     observer = st.observed.get(target)
     indirect = False
-    if not los["visible"]:
+    if not los.visible:
         lobbers = [w for w in weapons if bool(weapons[w].get("indirect"))]
         if not lobbers or observer is None:
-            raise IllegalActionError(f"{firing} has no line of fire on {target}: {los['answer']} "
+            raise IllegalActionError(f"{firing} has no line of fire on {target}: {los.answer} "
                                      f"({_src('Ligne de mire')})",
                                      msg_id="high_fire.shot_no_line_of_fire",
-                                     params={"a": firing, "b": target, "n": len(los["counting"]),
-                                             "firers": len(los["firers_in_cohesion"])})
+                                     params={"a": firing, "b": target, "n": len(los.counting),
+                                             "firers": len(los.firers_in_cohesion)})
         watch = unit_line_of_sight(rs, plan, observer, target, rs.defaults())
-        if not watch["visible"]:
+        if not watch.visible:
             raise IllegalActionError(f"{observer} observed {target} but has lost its line of fire on it: "
                                      f"no indirect fire ({_src('Tir indirect')}; Observation)",
                                      msg_id="high_fire.observer_lost",
@@ -811,7 +811,7 @@ def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                 steps.append(Step("no shot", f"{f.model_id}: {w} needs a line of fire (no TI)", _src("Tir indirect"),
                                   msg="high_fire.needs_line_of_fire", params={"model": f.model_id, "weapon": w}))
         armed = kept
-    steps += list(los["steps"])
+    steps += list(los.steps)
     if indirect:
         names = ", ".join(dict.fromkeys(w for _, w in armed))
         steps.append(Step("indirect fire", f"{names} (TI) fires over the terrain at {target}, which {observer} "
@@ -1040,7 +1040,7 @@ def observe(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> R
         raise IllegalActionError(f"{a} did not take the Observation action", msg_id="high_fire.not_observing",
                                  params={"unit": a})
     rs = _hf()
-    if not unit_line_of_sight(rs, plan, a, b, rs.defaults())["visible"]:
+    if not unit_line_of_sight(rs, plan, a, b, rs.defaults()).visible:
         raise IllegalActionError(f"{a} has no line of fire on {b}: it cannot lock it "
                                  f"({_src('Actions de l infanterie')}, Observation)",
                                  msg_id="high_fire.observe_no_line", params={"a": a, "b": b})
