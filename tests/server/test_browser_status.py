@@ -92,3 +92,42 @@ def test_a_casualtys_marker_still_on_the_table_is_known_as_removed(tmp_path: Pat
         detected = page.inner_text("#su-detected")
         assert all(f"#{r['marker_id']} : {r['name']}, retirée" in detected for r in removed), detected
         page.close()
+
+
+def test_the_status_line_says_a_frame_of_another_size_in_the_pages_language(tmp_path: Path) -> None:
+    import cv2
+
+    truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
+    image = cv2.imread(str(ROOT / "sample_images" / "hf600_1080p_top.jpg"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "frame_0000.jpg"), image)
+    for i in range(1, 25):  # then a camera giving smaller frames (fewer than make it calibrate again)
+        cv2.imwrite(str(frames / f"frame_{i:04d}.jpg"), image[:600, :800])
+    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
+    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": truth["setup"]["table"],
+                                                    "units": [], "models": []}))
+    served = Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
+                     "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(served.url)
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'frame_error'",
+                                   timeout=30_000)
+            assert page.inner_text("#status") == "image ignorée"  # unreadable, or of another size
+            detail = page.inner_text("#status-detail")
+            assert detail.startswith("image de 800 x 600 px, mais la table a été étalonnée sur des images de 1"), detail
+            assert "image ignorée, les dernières positions sont gardées." in detail
+            assert page.is_visible("#status-detail")  # on a phone too
+            page.click("#lang-en")
+            assert page.inner_text("#status-detail").startswith(
+                "frame of 800 x 600 px, but the table was calibrated on 1,920 x 1,080 px frames")
+            page.click("#lang-fr")
+            assert page.inner_text("#status-detail").startswith("image de 800 x 600 px")
+            assert errors == []
+            page.close()
+    finally:
+        served.kill()
