@@ -182,7 +182,8 @@ def frames_from_folder(folder: str | Path, *, fps: float = FOLDER_FPS) -> Iterat
         try:
             yield Frame(i, t, read_image(p), name=p.name)
         except SourceError as exc:
-            yield Frame(i, t, None, error=str(exc), name=p.name)
+            yield Frame(i, t, None, error=str(exc), name=p.name, msg="live.picture_unreadable",
+                        params={"path": p.name})
 
 
 def _frame_number(stem: str) -> int | None:
@@ -385,7 +386,8 @@ def _mjpeg_frames(url: str, stream: MjpegReader | None, make: Callable[[str], Mj
                 reason = stream.failure or f"{url}: no frame for {stall_s:g} s (the stream stalled)"
                 stream.close()
                 log.warning("%s; reconnecting with back-off", reason)
-                yield Frame(index, clock() - start, None, event="camera_lost", error=reason)
+                yield Frame(index, clock() - start, None, event="camera_lost", error=reason, msg="live.camera_stopped",
+                            params={"camera": url})
                 stream = yield from _reconnect(url, make, clock, sleep, start, index, max_attempts)
                 if stream is not None:
                     yield Frame(index, clock() - start, None, event="camera_back")
@@ -429,7 +431,8 @@ def _reconnect(url: str, make: Callable[[str], MjpegReader], clock: Callable[[],
         log.info("%s: reconnected after %d attempt(s)", url, attempt)
         return stream
     yield Frame(index, clock() - start, None, event="camera_gave_up",
-                error=f"{url}: gave up after {attempt} reconnect attempts ({last})")
+                error=f"{url}: gave up after {attempt} reconnect attempts ({last})", msg="live.camera_abandoned",
+                params={"camera": url, "attempts": attempt})
     return None
 
 

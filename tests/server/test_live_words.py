@@ -158,3 +158,46 @@ def test_the_page_is_sent_the_status_in_both_languages(make_app: Any, tmp_path: 
     loop.step()  # the folder has ended: said in both languages
     live = app.test_client().get("/api/state").json["live"]
     assert live["status"] == "source_ended" and set(live["texts"]) == {"fr", "en"}
+
+
+def test_every_event_of_the_frame_sources_is_worded_in_both_languages(tmp_path: Path) -> None:
+    import re
+
+    from tracker.sources import frames_from_camera, frames_from_folder, frames_from_video
+
+    class Fake:
+        """A capture giving ``reads`` (an image each; a failed read after them), opened or not."""
+
+        def __init__(self, reads: list[Any], opened: bool = True) -> None:
+            self.reads, self.opened = reads, opened
+
+        def isOpened(self) -> bool:
+            return self.opened
+
+        def read(self) -> tuple[bool, Any]:
+            image = self.reads.pop(0) if self.reads else None
+            return image is not None, image
+
+        def release(self) -> None:
+            pass
+
+        def get(self, prop: int) -> float:
+            return 10.0
+
+    image = np.zeros((8, 8, 3), np.uint8)
+    (tmp_path / "frame_0000.png").write_bytes(b"not a picture")
+    captures = iter([Fake([image]), Fake([], opened=False), Fake([], opened=False)])
+    frames = [*frames_from_folder(tmp_path),
+              *frames_from_video(tmp_path / "v.mp4", opener=lambda target: Fake([image, np.zeros((0, 0, 3))])),
+              *frames_from_camera(3, opener=lambda target: next(captures), sleep=lambda s: None, max_attempts=2)]
+    said = [f for f in frames if f.image is None]
+    assert [f.event for f in said] == [None, None, "source_ended", "camera_lost", "camera_gave_up"]
+    words = [_both(event_status({"type": f.event or "frame_error", **f.words()})) for f in said]
+    assert [w["fr"] for w in words] == [
+        "frame_0000.png : image illisible : ignorée.",
+        f"{tmp_path / 'v.mp4'} : l'image 1 n'a pas pu être lue : ignorée.",
+        f"{tmp_path / 'v.mp4'} : la vidéo est terminée.", "la caméra 3 n'envoie plus d'images : reconnexion en cours.",
+        "caméra 3 : pas de réponse après 2 tentatives, abandon."]
+    # and every message id the sources name is in both catalogues
+    named = set(re.findall(r'msg(?:_id)?="(live\.\w+)"', (ROOT / "tracker" / "sources.py").read_text()))
+    assert len(named) >= 9 and named <= _ids("fr") and named <= _ids("en")
