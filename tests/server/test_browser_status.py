@@ -14,17 +14,22 @@ from tests.server.serving import Served
 pytestmark = pytest.mark.browser
 
 
+def _serve(frames: Path, setup: dict, tmp_path: Path) -> Served:
+    """Serve the image folder ``frames`` at 2 frames a second, on ``setup``'s table with an empty game."""
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": setup["table"],
+                                                    "units": [], "models": []}))
+    return Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
+                   "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+
+
 def test_the_pill_says_live_paused_ended_and_disconnected(tmp_path: Path) -> None:
     truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
     frames = tmp_path / "frames"
     frames.mkdir()
     for i in range(3):  # a short video of the same table: it plays once, then ends
         (frames / f"frame_{i:04d}.jpg").write_bytes((ROOT / "sample_images" / "hf600_1080p_top.jpg").read_bytes())
-    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
-    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": truth["setup"]["table"],
-                                                    "units": [], "models": []}))
-    served = Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
-                     "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+    served = _serve(frames, truth["setup"], tmp_path)
     try:
         with chromium() as browser:
             page = browser.new_page()
@@ -104,11 +109,7 @@ def test_the_status_line_says_a_frame_of_another_size_in_the_pages_language(tmp_
     cv2.imwrite(str(frames / "frame_0000.jpg"), image)
     for i in range(1, 25):  # then a camera giving smaller frames (fewer than make it calibrate again)
         cv2.imwrite(str(frames / f"frame_{i:04d}.jpg"), image[:600, :800])
-    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
-    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": truth["setup"]["table"],
-                                                    "units": [], "models": []}))
-    served = Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
-                     "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+    served = _serve(frames, truth["setup"], tmp_path)
     try:
         with chromium() as browser:
             page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone

@@ -67,6 +67,26 @@ def _hide_corner(image: np.ndarray, corner_id: int) -> np.ndarray:
     return out
 
 
+class Fake:
+    """A capture giving ``reads`` (an image each; a failed read after them), opened or not."""
+
+    def __init__(self, reads: list[Any], opened: bool = True) -> None:
+        self.reads, self.opened = reads, opened
+
+    def isOpened(self) -> bool:
+        return self.opened
+
+    def read(self) -> tuple[bool, Any]:
+        image = self.reads.pop(0) if self.reads else None
+        return image is not None, image
+
+    def release(self) -> None:
+        pass
+
+    def get(self, prop: int) -> float:
+        return 10.0
+
+
 def _step(frames: Iterator[Frame]) -> TrackerStep:
     setup = parse_setup(TRUTH["setup"])
     return TrackerStep(frames, Tracker(setup), (600.0, 600.0))
@@ -112,18 +132,7 @@ def test_a_table_that_cannot_be_calibrated_says_why_in_both_languages() -> None:
 
 
 def test_the_camera_source_says_its_troubles_in_both_languages() -> None:
-    class Closed:
-        def isOpened(self) -> bool:
-            return False
-
-        def read(self) -> tuple[bool, Any]:
-            return False, None
-
-        def release(self) -> None:
-            pass
-
-    waits: list[float] = []
-    frames = open_frames_waiting("0", opener=lambda target: Closed(), sleep=waits.append)
+    frames = open_frames_waiting("0", opener=lambda target: Fake([], opened=False), sleep=lambda s: None)
     step = _step(frames)
     snap = step.step()
     assert snap is not None and snap.status == "source_failed"
@@ -164,25 +173,6 @@ def test_every_event_of_the_frame_sources_is_worded_in_both_languages(tmp_path: 
     import re
 
     from tracker.sources import frames_from_camera, frames_from_folder, frames_from_video
-
-    class Fake:
-        """A capture giving ``reads`` (an image each; a failed read after them), opened or not."""
-
-        def __init__(self, reads: list[Any], opened: bool = True) -> None:
-            self.reads, self.opened = reads, opened
-
-        def isOpened(self) -> bool:
-            return self.opened
-
-        def read(self) -> tuple[bool, Any]:
-            image = self.reads.pop(0) if self.reads else None
-            return image is not None, image
-
-        def release(self) -> None:
-            pass
-
-        def get(self, prop: int) -> float:
-            return 10.0
 
     image = np.zeros((8, 8, 3), np.uint8)
     (tmp_path / "frame_0000.png").write_bytes(b"not a picture")
