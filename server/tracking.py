@@ -184,7 +184,7 @@ def _status(events: list[dict[str, Any]], state: Any, last: Status, *, skipped: 
         return Status("corners_hidden", warnings, "track.corners_hidden", {"ids": list(hidden)})
     if warnings:
         return Status("warning", warnings, "live.warning")
-    if skipped and last.kind == "frame_error" or last.kind in ("camera_lost", "source_failed", "source_ended"):
+    if (skipped and last.kind == "frame_error") or last.kind in ("camera_lost", "source_failed", "source_ended"):
         return last  # said as long as it lasts: frames still skipped, a camera still away
     return Status("ok")
 
