@@ -228,5 +228,7 @@ class LensRefiningTracker:
             events.append({"type": "lens_refined", **stamp, **status.to_dict()})
             if status.settled and not self._settled_said:
                 self._settled_said = True
-                events.append({"type": "lens_settled", **stamp, "message": status.message(), **status.to_dict()})
+                events.append({"type": "lens_settled", **stamp, "message": status.message(), **status.to_dict(),
+                               "msg": "live.lens_figures",
+                               "params": {"focal": round(status.focal_px), "error": round(status.edge_error_mm, 2)}})
         return events

@@ -576,7 +576,9 @@ def _find_markers(image: NDArray[np.uint8], setup: Setup, *, source: str = "the 
             f"on the markers, each marker lies flat in its corner (0 top-left, 1 top-right, 2 bottom-right, "
             f"3 bottom-left) and that they were printed from the {setup.markers.dictionary} dictionary",
             msg_id="calibration.corners_missing",
-            params={"source": source, "found": len(ids), "seen": seen_msg, "missing": missing,
+            # the default source is a message too: the page words it ("l'image")
+            params={"source": source if source != "the image" else {"msg": "calibration.the_image", "params": {}},
+                    "found": len(ids), "seen": seen_msg, "missing": missing,
                     "dictionary": setup.markers.dictionary})
     return corners, found
 

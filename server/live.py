@@ -103,6 +103,8 @@ class Snapshot:
     table_mm: tuple[float, float]
     status: str = "ok"
     message: str = ""
+    #: the status's detail in each language (``fr``, ``en``), from the catalogues
+    texts: Mapping[str, str] = field(default_factory=dict)
 
 
 class FrameTracker(Protocol):

@@ -18,6 +18,7 @@ from server import edits, rulesbridge
 from server.broadcast import Broadcaster
 from server.live import FrameImages, FrameTracker, LiveLoop, Snapshot, TrackEvent
 from server.store import Event, GameStore, StorageError, origin_of
+from server.tracking import Status
 from tracker import apply
 
 log = logging.getLogger(__name__)
@@ -79,8 +80,10 @@ class Overlay:
     def on_source_end(self) -> None:
         """The frame source has ended (a video or image folder played once): say so to the pages."""
         with self._lock:
-            message = self._live.get("message", "") if self._live.get("status") == "source_ended" else ""
-            live = dict(self._live, status="source_ended", message=message, published_s=time.time())
+            ended = self._live.get("status") == "source_ended"  # the source's own words when it said so
+            message = self._live.get("message", "") if ended else ""
+            texts = self._live.get("texts") if ended else Status("source_ended").texts()
+            live = dict(self._live, status="source_ended", message=message, texts=texts, published_s=time.time())
             self._live = live
         self.broadcaster.publish("live", live)
 
@@ -230,6 +233,7 @@ class Overlay:
             "published_s": time.time(),
             "status": snap.status,
             "message": snap.message,
+            "texts": dict(snap.texts),
             "source": self.source_label,
             "calibration_version": self.images.calibration_version,
             "has_plan_image": snap.projector is not None and snap.image is not None,

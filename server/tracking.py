@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 from calibration.setup import Setup
 from server.errors import ServerConfigError
 from server.live import BaseSighting, Sighting, Snapshot, TrackEvent
+from tabletracker.i18n import step_texts
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,10 @@ SOURCE_KINDS = ("sample", "camera", "video", "images")
 # Events worth a line on the page's status bar (the rest are counted, not shown).
 STATUS_EVENTS = ("calibration_failed", "camera_lost", "camera_back", "camera_gave_up", "frame_error",
                  "calibrated", "recalibrated", "corners_hidden", "source_failed", "source_ended",
-                 "resolution_changed", "lens_settled")
+                 "resolution_changed", "frame_size_changed", "lens_settled")
+# Statuses said on the page besides those events: each has the message ``live.<status>`` in the
+# catalogues (``tabletracker/locale/<lang>.live.po``), the words shown when nothing more precise is known.
+STATES = ("not_calibrated", "warning")
 
 
 def source_text(spec: Mapping[str, Any]) -> str:
@@ -44,6 +49,38 @@ def source_text(spec: Mapping[str, Any]) -> str:
     if kind == "sample":
         return "sample"
     return str(spec["value"])
+
+
+@dataclass(frozen=True)
+class Status:
+    """The live feed's status: its kind, the English detail, and the message id that words it.
+
+    ``msg`` and ``params`` are the tracker's or the source's when its event carries them (a
+    frame of another size, hidden corner markers, a calibration refused), else ``live.<kind>``.
+    """
+
+    kind: str
+    message: str = ""
+    msg: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def texts(self) -> dict[str, str]:
+        """The detail in French and English (the generic ``live.<kind>`` words for a language the id lacks)."""
+        generic = step_texts({"msg": f"live.{self.kind}"}) or {}
+        precise = step_texts({"msg": self.msg, "params": dict(self.params)}) if self.msg else None
+        return {**generic, **(precise or {})}
+
+
+STARTING = Status("starting")
+
+
+def event_status(e: Mapping[str, Any]) -> Status:
+    """The status an event of the frame loop or the source puts on the page, with its message id."""
+    kind = str(e["type"])
+    msg, params = e.get("msg"), e.get("params")
+    if not isinstance(msg, str):
+        msg, params = f"live.{kind}", {}
+    return Status(kind, str(e.get("message", "")), msg, dict(params or {}))
 
 
 class _Projector:
@@ -83,7 +120,9 @@ class TrackerStep:
         self._clock = clock
         self._seq = 0
         self._projector: _Projector | None = None
-        self._status = ("starting", "")
+        self._status = STARTING
+        self._texts: tuple[Status, dict[str, str]] = (STARTING, {})
+        self._state: Any = None
 
     def step(self) -> Snapshot | None:
         try:
@@ -102,7 +141,10 @@ class TrackerStep:
         elif self._projector is None or self._projector.calibration is not calibration:
             self._projector = _Projector(calibration)
         self._seq += 1
-        self._status = _status(events, state, self._status)
+        self._status = _status(events, state, self._status, skipped=state is self._state)
+        self._state = state
+        if self._texts[0] != self._status:  # worded once per status, not once per frame
+            self._texts = (self._status, self._status.texts())
         return Snapshot(
             seq=self._seq, captured_s=captured_s, processed_s=self._clock(), image=frame.image,
             sightings=tuple(Sighting(m.marker_id, float(m.x_mm), float(m.y_mm), float(m.facing_deg), bool(m.seen),
@@ -111,7 +153,8 @@ class TrackerStep:
                                      bool(b.seen)) for b in state.bases),
             events=tuple(_event(e) for e in events),
             projector=self._projector if frame.image is not None else None,
-            table_mm=self._table_mm, status=self._status[0], message=self._status[1])
+            table_mm=self._table_mm, status=self._status.kind, message=self._status.message,
+            texts=self._texts[1])
 
     def close(self) -> None:
         close = getattr(self._frames, "close", None)
@@ -125,19 +168,25 @@ class TrackerStep:
             close()
 
 
-def _status(events: list[dict[str, Any]], state: Any, last: tuple[str, str]) -> tuple[str, str]:
+def _status(events: list[dict[str, Any]], state: Any, last: Status, *, skipped: bool = False) -> Status:
+    """The status after a frame; ``skipped``: the tracker kept its state (a frame of another size)."""
     for e in events:
         if e.get("type") in STATUS_EVENTS:
-            return str(e["type"]), str(e.get("message", ""))
+            return event_status(e)
+    warnings = "; ".join(getattr(state, "warnings", ()))
     if not getattr(state, "calibrated", True):
-        return "not_calibrated", "; ".join(getattr(state, "warnings", ()))
-    if getattr(state, "corners_hidden", ()):
+        if last.kind in ("calibration_failed", "not_calibrated") and last.msg != "live.calibration_failed":
+            return Status("not_calibrated", warnings, last.msg, last.params)  # the reason still holds
+        return Status("not_calibrated", warnings, "live.not_calibrated")
+    hidden = tuple(getattr(state, "corners_hidden", ()))
+    if hidden:
         # a hand over a corner marker: positions still come from the last good calibration
-        return "corners_hidden", "; ".join(getattr(state, "warnings", ()))
-    warnings = tuple(getattr(state, "warnings", ()))
+        return Status("corners_hidden", warnings, "track.corners_hidden", {"ids": list(hidden)})
     if warnings:
-        return "warning", "; ".join(warnings)
-    return ("ok", "") if last[0] not in ("camera_lost", "source_failed", "source_ended") else last
+        return Status("warning", warnings, "live.warning")
+    if (skipped and last.kind == "frame_error") or last.kind in ("camera_lost", "source_failed", "source_ended"):
+        return last  # said as long as it lasts: frames still skipped, a camera still away
+    return Status("ok")
 
 
 def _event(e: Mapping[str, Any]) -> TrackEvent:

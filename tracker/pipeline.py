@@ -330,10 +330,10 @@ class Tracker:
             event = {"type": frame.event, **stamp}
             if frame.error:
                 event["message"] = frame.error
-            return [event]
+            return [{**event, **frame.words()}]
         if frame.image is None:
             log.warning("frame %d skipped: %s", frame.index, frame.error)
-            return [{"type": "frame_error", **stamp, "message": frame.error or "no image"}]
+            return [{"type": "frame_error", **stamp, "message": frame.error or "no image", **frame.words()}]
         events: list[dict[str, Any]] = []
         image = frame.image
         wrong = self._wrong_size(image, stamp)
@@ -358,7 +358,9 @@ class Tracker:
                 self._state = TrackState(frame.index, frame.timestamp_s, self._state.models,
                                          self._state.bases, calibrated=False, warnings=self._warnings)
                 # said once, then again only when the reason changes (a live camera keeps trying)
-                return [] if repeated else [{"type": "calibration_failed", **stamp, "message": str(exc)}]
+                msg_id = getattr(exc, "msg_id", None)  # the edges word it (calibration.errors)
+                words = {"msg": msg_id, "params": dict(getattr(exc, "params", {}))} if msg_id else {}
+                return [] if repeated else [{"type": "calibration_failed", **stamp, "message": str(exc), **words}]
         else:
             events += self._check_corners(image, gray, stamp)
         fixes = self._detect_models(gray)

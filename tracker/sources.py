@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -64,7 +64,16 @@ FOLDER_FPS = 10.0
 
 
 class SourceError(TrackerError):
-    """A frame source cannot be opened; the message says what to give instead."""
+    """A frame source cannot be opened; the message says what to give instead.
+
+    It may carry a message id and its parameters (``msg_id``, ``params``) for the page to
+    word it in the user's language (``tabletracker/locale/<lang>.live.po``).
+    """
+
+    def __init__(self, *args: object, msg_id: str | None = None, params: Mapping[str, Any] | None = None) -> None:
+        super().__init__(*args)
+        self.msg_id = msg_id
+        self.params: Mapping[str, Any] = dict(params or {})
 
 
 @dataclass(frozen=True)
@@ -84,6 +93,13 @@ class Frame:
     event: str | None = None
     name: str = ""
     received_wall_s: float | None = None
+    #: the message id (and its parameters) of ``error`` or ``event``, for the page's languages
+    msg: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def words(self) -> dict[str, Any]:
+        """``{"msg", "params"}`` for an event of this frame, or nothing without a message id."""
+        return {"msg": self.msg, "params": dict(self.params)} if self.msg else {}
 
 
 @dataclass(frozen=True)
@@ -166,7 +182,8 @@ def frames_from_folder(folder: str | Path, *, fps: float = FOLDER_FPS) -> Iterat
         try:
             yield Frame(i, t, read_image(p), name=p.name)
         except SourceError as exc:
-            yield Frame(i, t, None, error=str(exc), name=p.name)
+            yield Frame(i, t, None, error=str(exc), name=p.name, msg="live.picture_unreadable",
+                        params={"path": p.name})
 
 
 def _frame_number(stem: str) -> int | None:
@@ -191,7 +208,8 @@ def frames_from_video(path: str | Path, *, opener: Callable[[int | str], Capture
     """
     cap = (opener or cv2.VideoCapture)(str(path))
     if not cap.isOpened():
-        raise SourceError(f"{path}: cannot open the video (unknown format or missing codec)")
+        raise SourceError(f"{path}: cannot open the video (unknown format or missing codec)",
+                          msg_id="live.video_unavailable", params={"path": str(path)})
     fps = 0.0
     get = getattr(cap, "get", None)
     if get is not None:
@@ -202,10 +220,12 @@ def frames_from_video(path: str | Path, *, opener: Callable[[int | str], Capture
         while True:
             ok, image = cap.read()
             if not ok:
-                yield Frame(i, i / fps, None, event="source_ended", error=f"{path}: the video ended")
+                yield Frame(i, i / fps, None, event="source_ended", error=f"{path}: the video ended",
+                            msg="live.video_ended", params={"path": str(path)})
                 return
             if image is None or image.size == 0:
-                yield Frame(i, i / fps, None, error=f"{path}: frame {i} could not be decoded")
+                yield Frame(i, i / fps, None, error=f"{path}: frame {i} could not be decoded",
+                            msg="live.frame_unreadable", params={"path": str(path), "index": i})
             else:
                 yield Frame(i, i / fps, image)
             i += 1
@@ -238,8 +258,10 @@ def frames_from_camera(target: int | str, *, opener: Callable[[int | str], Captu
         cap.release()
         if isinstance(target, str) and "://" in target:
             raise SourceError(f"{target}: cannot open the stream; check the address (and the user name and password "
-                              "in it, if the camera asks for them) and that the camera is on the same network")
-        raise SourceError(f"camera {target!r}: cannot open it (is it plugged in, or used by another program?)")
+                              "in it, if the camera asks for them) and that the camera is on the same network",
+                              msg_id="live.stream_unavailable", params={"address": target})
+        raise SourceError(f"camera {target!r}: cannot open it (is it plugged in, or used by another program?)",
+                          msg_id="live.camera_unavailable", params={"camera": str(target)})
     start = clock()
     index = 0
     failures = 0
@@ -256,7 +278,8 @@ def frames_from_camera(target: int | str, *, opener: Callable[[int | str], Captu
         cap.release()
         log.warning("camera %r stopped delivering frames; reopening with back-off", target)
         yield Frame(index, clock() - start, None, event="camera_lost",
-                    error=f"camera {target!r} stopped delivering frames")
+                    error=f"camera {target!r} stopped delivering frames", msg="live.camera_stopped",
+                    params={"camera": str(target)})
         cap = yield from _reopen(open_, target, clock, sleep, start, index, max_attempts)
         if cap is None:
             return
@@ -280,7 +303,8 @@ def _reopen(open_: Callable[[int | str], Capture], target: int | str, clock: Cal
         log.info("camera %r: reopen attempt %d failed, next in %.1f s", target, attempt, wait)
         wait = min(wait * REOPEN_FACTOR, REOPEN_MAX_WAIT_S)
     yield Frame(index, clock() - start, None, event="camera_gave_up",
-                error=f"camera {target!r}: gave up after {attempt} reopen attempts")
+                error=f"camera {target!r}: gave up after {attempt} reopen attempts", msg="live.camera_abandoned",
+                params={"camera": str(target), "attempts": attempt})
     return None
 
 
@@ -362,7 +386,8 @@ def _mjpeg_frames(url: str, stream: MjpegReader | None, make: Callable[[str], Mj
                 reason = stream.failure or f"{url}: no frame for {stall_s:g} s (the stream stalled)"
                 stream.close()
                 log.warning("%s; reconnecting with back-off", reason)
-                yield Frame(index, clock() - start, None, event="camera_lost", error=reason)
+                yield Frame(index, clock() - start, None, event="camera_lost", error=reason, msg="live.camera_stopped",
+                            params={"camera": url})
                 stream = yield from _reconnect(url, make, clock, sleep, start, index, max_attempts)
                 if stream is not None:
                     yield Frame(index, clock() - start, None, event="camera_back")
@@ -377,7 +402,8 @@ def _mjpeg_frames(url: str, stream: MjpegReader | None, make: Callable[[str], Mj
                 new = f"{got.image.shape[1]}x{got.image.shape[0]}"
                 log.warning("%s: the picture changed from %s to %s", url, old, new)
                 yield Frame(index, t, None, event="resolution_changed",
-                            error=f"{url}: the picture changed from {old} to {new} pixels")
+                            error=f"{url}: the picture changed from {old} to {new} pixels",
+                            msg="live.picture_resized", params={"address": url, "old": old, "new": new})
             shape = got.image.shape
             yield Frame(index, t, got.image, received_wall_s=got.received_wall_s)
             index += 1
@@ -405,7 +431,8 @@ def _reconnect(url: str, make: Callable[[str], MjpegReader], clock: Callable[[],
         log.info("%s: reconnected after %d attempt(s)", url, attempt)
         return stream
     yield Frame(index, clock() - start, None, event="camera_gave_up",
-                error=f"{url}: gave up after {attempt} reconnect attempts ({last})")
+                error=f"{url}: gave up after {attempt} reconnect attempts ({last})", msg="live.camera_abandoned",
+                params={"camera": url, "attempts": attempt})
     return None
 
 
@@ -433,7 +460,8 @@ def open_frames_waiting(text: str, *, opener: Callable[[int | str], Capture] | N
             if str(exc) != said:
                 said = str(exc)
                 log.warning("%s", exc)
-                yield Frame(0, clock() - start, None, event="source_failed", error=str(exc))
+                yield Frame(0, clock() - start, None, event="source_failed", error=str(exc), msg=exc.msg_id,
+                            params=exc.params)
             if not live:
                 return
             sleep(wait)

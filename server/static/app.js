@@ -439,12 +439,16 @@
       lat.textContent = ` · ${fmtNum(Math.round(S.latencyMs))} ms`;
       st.appendChild(lat);
     }
-    const detail = !S.offline && S.live && S.live.message && !["ok", "source_ended"].includes(S.live.status) ? S.live.message : "";
-    st.title = detail || S.server.source || "";
-    // the tracker's detail is written by the server in English (file names, devices): shown as it is
-    // only on the English page; the French page says the status in its words, the detail on hover
-    $("#status-detail").textContent = S.lang === "en" ? detail : "";
-    $("#status-detail").title = detail;
+    $("#status-detail").textContent = st.title = statusDetail();
+    $("#status-detail").title = st.title;
+    if (!st.title) st.title = S.server.source || "";
+  }
+  // the live feed's detail in the page's language: the server words every status from its catalogues
+  // (texts.fr, texts.en); its English sentence only for a status it could not word
+  function statusDetail() {
+    const live = S.live;
+    if (S.offline || !live || ["ok", "source_ended"].includes(live.status)) return "";
+    return (live.texts && (live.texts[S.lang] || live.texts.en)) || live.message || "";
   }
 
   function connect() {

@@ -14,17 +14,22 @@ from tests.server.serving import Served
 pytestmark = pytest.mark.browser
 
 
+def _serve(frames: Path, setup: dict, tmp_path: Path) -> Served:
+    """Serve the image folder ``frames`` at 2 frames a second, on ``setup``'s table with an empty game."""
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": setup["table"],
+                                                    "units": [], "models": []}))
+    return Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
+                   "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+
+
 def test_the_pill_says_live_paused_ended_and_disconnected(tmp_path: Path) -> None:
     truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
     frames = tmp_path / "frames"
     frames.mkdir()
     for i in range(3):  # a short video of the same table: it plays once, then ends
         (frames / f"frame_{i:04d}.jpg").write_bytes((ROOT / "sample_images" / "hf600_1080p_top.jpg").read_bytes())
-    (tmp_path / "setup.json").write_text(json.dumps(truth["setup"]))
-    (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": truth["setup"]["table"],
-                                                    "units": [], "models": []}))
-    served = Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
-                     "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
+    served = _serve(frames, truth["setup"], tmp_path)
     try:
         with chromium() as browser:
             page = browser.new_page()
@@ -92,3 +97,38 @@ def test_a_casualtys_marker_still_on_the_table_is_known_as_removed(tmp_path: Pat
         detected = page.inner_text("#su-detected")
         assert all(f"#{r['marker_id']} : {r['name']}, retirée" in detected for r in removed), detected
         page.close()
+
+
+def test_the_status_line_says_a_frame_of_another_size_in_the_pages_language(tmp_path: Path) -> None:
+    import cv2
+
+    truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
+    image = cv2.imread(str(ROOT / "sample_images" / "hf600_1080p_top.jpg"))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "frame_0000.jpg"), image)
+    for i in range(1, 25):  # then a camera giving smaller frames (fewer than make it calibrate again)
+        cv2.imwrite(str(frames / f"frame_{i:04d}.jpg"), image[:600, :800])
+    served = _serve(frames, truth["setup"], tmp_path)
+    try:
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(served.url)
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'frame_error'",
+                                   timeout=30_000)
+            assert page.inner_text("#status") == "image ignorée"  # unreadable, or of another size
+            detail = page.inner_text("#status-detail")
+            assert detail.startswith("image de 800 x 600 px, mais la table a été étalonnée sur des images de 1"), detail
+            assert "image ignorée, les dernières positions sont gardées." in detail
+            assert page.is_visible("#status-detail")  # on a phone too
+            page.click("#lang-en")
+            assert page.inner_text("#status-detail").startswith(
+                "frame of 800 x 600 px, but the table was calibrated on 1,920 x 1,080 px frames")
+            page.click("#lang-fr")
+            assert page.inner_text("#status-detail").startswith("image de 800 x 600 px")
+            assert errors == []
+            page.close()
+    finally:
+        served.kill()
