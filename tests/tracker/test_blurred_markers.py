@@ -20,6 +20,7 @@ import pytest
 
 from calibration.setup import parse_setup
 from synth.webcam import PhotoSpec, apply_photo
+from tests.tracker.support import marker_layer
 from tracker import markers
 from tracker.candidates import MarkerSizes, align_squares, ring_squares
 from tracker.markers import MarkerDetector, ScaledPlane, detector_for, square_corners_mm
@@ -83,7 +84,6 @@ def side(q: np.ndarray) -> float:
     return float(np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).mean())
 
 
-DICT = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_250)
 IDS = (17, 23, 57, 88, 99, 131, 142, 200)
 
 
@@ -101,14 +101,8 @@ def _blurred_model(marker_id: int, facing: float, px_per_mm: float, top: str, ph
     if top != "whitedisc":
         paper = square_corners_mm(centre, 14.0, facing_deg=facing) * px_per_mm
         cv2.fillConvexPoly(img, np.round(paper * 16).astype(np.int32), (235, 235, 235), cv2.LINE_AA, shift=4)
-    quad = square_corners_mm(centre, 12.0, facing_deg=facing) * px_per_mm
-    tex = cv2.aruco.generateImageMarker(DICT, marker_id, 120)
-    h = cv2.getPerspectiveTransform(np.float32([[-0.5, -0.5], [119.5, -0.5], [119.5, 119.5], [-0.5, 119.5]]),
-                                    quad.astype(np.float32))
-    warped = cv2.warpPerspective(tex, h, (size, size), flags=cv2.INTER_AREA, borderValue=255)
-    mask = cv2.warpPerspective(np.full((120, 120), 255, np.uint8), h, (size, size), flags=cv2.INTER_AREA)
-    alpha = mask.astype(np.float32)[:, :, None] / 255.0
-    img = (img * (1 - alpha) + (warped[:, :, None] * 0.85 + 20) * alpha).astype(np.uint8)
+    warped, alpha = marker_layer(marker_id, square_corners_mm(centre, 12.0, facing_deg=facing) * px_per_mm, size)
+    img = (img * (1 - alpha[:, :, None]) + (warped[:, :, None] * 0.85 + 20) * alpha[:, :, None]).astype(np.uint8)
     return cv2.cvtColor(apply_photo(img, photo, seed=seed), cv2.COLOR_BGR2GRAY)
 
 
