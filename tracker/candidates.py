@@ -261,6 +261,13 @@ def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner:
 PRESCREEN_SLACK = 4
 
 
+def side_lengths(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    sides: NDArray[np.float64] = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2).mean(axis=1)
+    return sides
+
+
 def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     """Quads with their corners clockwise in the image (y down)."""
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
@@ -346,7 +353,10 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
         return Readings.empty()
     if known_size:
         # a square of known size is only misplaced: also tried where its cells split cleanest
-        raw = np.concatenate([raw, align_squares(g, raw[:, 0], n)[:, None]], axis=1)
+        # (a marker too small to read is not searched for: at hundreds of places, noise reads)
+        big = side_lengths(raw[:, 0]) >= SEARCHED_MIN_SIDE_PX
+        raw = np.concatenate([raw, np.where(big[:, None, None], align_squares(g, raw[:, 0], n), raw[:, 0])[:, None]],
+                             axis=1)
     hyp = hypotheses(g, raw, n)                                        # (N, H, 4, 2)
     nh = hyp.shape[1]
     variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
@@ -647,6 +657,10 @@ def _square_angles(gray: NDArray[np.uint8], centres: NDArray[np.float64], jac: N
     return _quarter_angles(ax.astype(np.float64), ay.astype(np.float64), jac)
 
 
+#: Squares placed by a search (:func:`align_squares`, the blurred markers' places) must be at
+#: least this many px across: a pattern of 8-14 px read at every place tried found an id in
+#: play where no marker was (on a dev scene whose markers are 8 px across).
+SEARCHED_MIN_SIDE_PX = 14.4
 #: :func:`align_squares`: the steps (px) and turns (deg) of its search, coarse to fine.
 ALIGN_STEPS_PX = (0.6, 0.3, 0.15)
 ALIGN_TURNS_DEG = (3.0, 1.5, 0.75)

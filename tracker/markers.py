@@ -41,6 +41,7 @@ import numpy as np
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import FIRST_MODEL_ID, Setup
 from tracker.candidates import (
+    SEARCHED_MIN_SIDE_PX,
     MarkerSizes,
     Readings,
     best_per_marker,
@@ -49,6 +50,7 @@ from tracker.candidates import (
     ring_squares,
     snapped_squares,
 )
+from tracker.candidates import side_lengths as side_lengths  # re-exported: the tracker takes it from here
 from tracker.decode import cell_errors, identify_quads, same_ids
 from tracker.detections import Detections, diagonal_centres
 from tracker.refine import refine_corners_status
@@ -183,13 +185,6 @@ def facing_from_corners(corners_mm: np.ndarray) -> np.ndarray:
     v = up + turned
     facing: np.ndarray = np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
     return facing
-
-
-def side_lengths(corners: np.ndarray) -> np.ndarray:
-    """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
-    c = np.asarray(corners, dtype=float).reshape(-1, 4, 2)
-    sides: np.ndarray = np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
-    return sides
 
 
 def locate_models(detections: Detections, calibration: TableMapping, setup: Setup) -> MarkerFixes:
@@ -471,6 +466,8 @@ class MarkerDetector:
         if soft is None or not len(soft):
             return first
         taken = np.concatenate([found, first.corners])
+        # searched over places, a square of a marker too small to be read reads anything
+        soft = soft[side_lengths(soft) >= SEARCHED_MIN_SIDE_PX]
         late = read_candidates(gray, away(soft, taken, 1.0), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
                                known_size=True)
         late = late.select(~np.isin(late.ids, np.concatenate([found_ids, first.ids])))

@@ -124,3 +124,27 @@ def test_blurred_synthetic_marker_is_read(marker_id: int, facing: float, ppm: fl
     assert np.abs(found.corners_px[0] - truth).max() < 1.0
     _without_known_size_squares(monkeypatch)
     assert detector_for(ScaledPlane(ppm), setup).detect(gray).marker_ids.tolist() == []
+
+
+DEV_SCENE = Path(__file__).resolve().parents[2].parent / "shared" / "dev-scenes" / "medium-2900"
+
+
+@pytest.mark.skipif(not (DEV_SCENE / "truth.json").is_file(), reason=f"dev scene not found: {DEV_SCENE}")
+def test_markers_too_small_to_read_give_no_wrong_id() -> None:
+    """A 4K dev scene whose 12 mm markers are 8 px across: none can be read, and the squares of
+    known size (aligned on their cells) must not read one anywhere (one read as 168 455 mm
+    from marker 168, before squares under 14.4 px were left out of the search)."""
+    from calibration.table import calibrate_table
+    from tracker.markers import locate_models
+
+    truth = json.loads((DEV_SCENE / "truth.json").read_text())
+    doc = json.loads((DEV_SCENE / "setup.json").read_text())
+    doc["camera"] = {"matrix": truth["camera"]["matrix"], "distortion": truth["camera"]["distortion"]}
+    setup = parse_setup(doc, source="dev scene")
+    image = cv2.imread(str(DEV_SCENE / "image.jpg"))
+    cal = calibrate_table(image, setup)
+    found = locate_models(detector_for(cal, setup).detect(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)), cal, setup)
+    where = {b["id"]: b["centre_mm"] for b in truth["bases"] if b.get("id") is not None}
+    for m in found.models:
+        assert m.marker_id in where
+        assert np.hypot(m.x_mm - where[m.marker_id][0], m.y_mm - where[m.marker_id][1]) <= 15.0, m
