@@ -190,7 +190,8 @@ def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> 
     return _means_at(gray, _sample_points(quads, n), n)
 
 
-def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int,
+                       scales: tuple[float, ...] = SCALES) -> NDArray[np.float64]:
     """(N*V, n*n) the cell means of every :func:`_nudged` version of each quad, in its order.
 
     A nudge scales and shifts the quad about its centre: an affine map of the image, so the
@@ -199,8 +200,8 @@ def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: i
     """
     xy = _sample_points(quads, n)                                        # (N, P, 2)
     c = quads.mean(axis=1).astype(np.float32)[:, None, None, :]          # (N, 1, 1, 2)
-    scale = np.repeat(np.asarray(SCALES, np.float32), len(SHIFTS_PX) ** 2)[None, :, None, None]
-    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float32)
+    scale = np.repeat(np.asarray(scales, np.float32), len(SHIFTS_PX) ** 2)[None, :, None, None]
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(scales), np.float32)
     # the samples are pixel-centre coordinates (0.5 less than the corners'): shift the centre alike
     moved = (c - np.float32(0.5)) + (xy[:, None] - (c - np.float32(0.5))) * scale + shift[None, :, None, :]
     return _means_at(gray, moved.reshape(-1, xy.shape[1], 2), n)
@@ -234,11 +235,11 @@ def _split(cells: NDArray[np.float64]
     return bits, gap, spread, t[:, 0]
 
 
-def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+def _nudged(quads: NDArray[np.float64], scales: tuple[float, ...] = SCALES) -> NDArray[np.float64]:
     """(N, V, 4, 2) versions of each quad (N, 4, 2) shifted and scaled about its centre."""
     c = quads.mean(axis=1, keepdims=True)[:, None]                           # (N, 1, 1, 2)
-    scale = np.repeat(np.asarray(SCALES, np.float64), len(SHIFTS_PX) ** 2)
-    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float64)
+    scale = np.repeat(np.asarray(scales, np.float64), len(SHIFTS_PX) ** 2)
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(scales), np.float64)
     out: NDArray[np.float64] = c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
     return out
 
@@ -309,7 +310,8 @@ BLUR_SHRINK = 0.85
 
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
-                    quiet_cells: float = 1.0, known_size: bool = False) -> Readings:
+                    quiet_cells: float = 1.0, known_size: bool = False,
+                    scales: tuple[float, ...] = SCALES) -> Readings:
     """Read each candidate quad as one of ``allowed_ids`` (see the module's docstring).
 
     Parameters
@@ -331,6 +333,10 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
         :func:`ring_squares`, :func:`snapped_squares`): only they, their edge fits and (those
         whose rough reading is promising) the same squares aligned on the cells
         (:func:`align_squares`) are read, not the paper's or a blurred outline.
+
+    scales : tuple of float
+        The scales each hypothesis is also read at (see :data:`SCALES`; squares whose size
+        the calibration gives may leave them out).
 
     Returns
     -------
@@ -359,9 +365,9 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
                              axis=1)
     hyp = hypotheses(g, raw, n)                                        # (N, H, 4, 2)
     nh = hyp.shape[1]
-    variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
+    variants = _nudged(hyp.reshape(-1, 4, 2), scales)                 # (N*H, V, 4, 2)
     nv = variants.shape[1]
-    cells = _nudged_cell_means(g, hyp.reshape(-1, 4, 2), n)          # (N*H*V, n*n)
+    cells = _nudged_cell_means(g, hyp.reshape(-1, 4, 2), n, scales)  # (N*H*V, n*n)
     # the data cells set the threshold (blur bleeds the light quiet zone into the border's
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])

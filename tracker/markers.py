@@ -468,8 +468,9 @@ class MarkerDetector:
         taken = np.concatenate([found, first.corners])
         # searched over places, a square of a marker too small to be read reads anything
         soft = soft[side_lengths(soft) >= SEARCHED_MIN_SIDE_PX]
+        # placed (and aligned) at the calibration's size: only shifted, not scaled (a third of the reads)
         late = read_candidates(gray, away(soft, taken, 1.0), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
-                               known_size=True)
+                               known_size=True, scales=(1.0,))
         late = late.select(~np.isin(late.ids, np.concatenate([found_ids, first.ids])))
         if len(late):
             late = best_per_marker(late, min_distance_px=float(side_lengths(late.corners).max()))
