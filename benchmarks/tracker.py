@@ -19,6 +19,11 @@ apart from the lens estimate); the base-centre rows are split by the frame's own
 (a camera file given, or none: the lens estimated from the markers, calibration.lens), so
 in the "camera estimated" row the true camera's column is the same frames with the true lens.
 
+``weak`` : the realistic part's scenes (seeds 0..N-1 at each resolution), every frame under the
+conditions the mix has least of: a 2-5 px motion blur in any direction and JPEG quality 70-79
+(:func:`weak_photo`; the frame's other conditions as drawn), so that those conditions are
+measured on hundreds of markers instead of a few frames' worth.
+
 ``dev`` : the six frames of ``../shared/dev-scenes`` (independent renderer, their own
 ``decodable.json`` ceiling), the same figures, printed separately.
 
@@ -358,16 +363,28 @@ def report(config: str, a: dict[str, list], b: dict[str, list], t: dict[str, flo
 DEV_SCENES = ROOT.parent / "shared" / "dev-scenes"
 
 
-def realistic_frame(seed: int, resolution: str) -> tuple[np.ndarray, dict[str, Any], dict[str, Any], dict[str, bool]]:
-    """Render (or load from the cache) one realistic frame: image, truth, setup, readable flags."""
+def weak_photo(seed: int, resolution: str) -> dict[str, Any]:
+    """The weak conditions forced on a frame of the ``weak`` part: a motion blur of 2-5 px in any
+    direction and a JPEG quality of 70-79 (the rest of the frame's conditions as drawn)."""
+    rng = np.random.default_rng(70_000 + seed + (5_000 if resolution == "4K" else 0))
+    return {"motion_px": float(rng.uniform(2.0, 5.0)), "motion_deg": float(rng.uniform(0.0, 180.0)),
+            "jpeg_quality": int(rng.integers(70, 80))}
+
+
+def realistic_frame(seed: int, resolution: str, *, weak: bool = False
+                    ) -> tuple[np.ndarray, dict[str, Any], dict[str, Any], dict[str, bool]]:
+    """Render (or load from the cache) one realistic frame: image, truth, setup, readable flags.
+
+    ``weak``: the same scene under the weak conditions (:func:`weak_photo`)."""
     from synth.realistic import readable_from_true_outline, render_realistic
 
-    stem = CACHE / f"realistic_{RENDER_VERSION}_{resolution}_{seed}"
+    stem = CACHE / f"realistic{'-weak' if weak else ''}_{RENDER_VERSION}_{resolution}_{seed}"
     paths = [stem.with_suffix(e) for e in (".png", ".json")]
     if all(p.exists() for p in paths):
         doc = json.loads(paths[1].read_text())
         return cv2.imread(str(paths[0])), doc["truth"], doc["setup"], doc["decodable"]
-    image, truth, setup_doc = render_realistic(seed, resolution)
+    image, truth, setup_doc = render_realistic(seed, resolution,
+                                               photo_changes=weak_photo(seed, resolution) if weak else None)
     decodable = {str(b["id"]): readable_from_true_outline(image, b["marker_corners_px"], b["id"])
                  for b in truth["bases"] if b["id"] is not None}
     CACHE.mkdir(exist_ok=True)
@@ -790,9 +807,11 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer frames (about a minute)")
     parser.add_argument("--full", action="store_true", help="more realistic frames (20 + 12) and seeds")
     parser.add_argument("--parts", default="realistic,dev,sequence,clean",
-                        help="comma-separated: realistic, dev, bases, sequence, locate, clean")
+                        help="comma-separated: realistic, weak, dev, bases, sequence, locate, clean")
     parser.add_argument("--dump", type=Path, default=None,
                         help="bases part: write crops of missed and false bases to this folder")
+    parser.add_argument("--weak", type=int, default=None,
+                        help="weak part: frames per resolution (default 6, 12 with --full)")
     parser.add_argument("--seeds", type=int, default=None, help="random layouts per clean configuration")
     parser.add_argument("--frames", type=int, default=None,
                         help="frames timed per clean configuration (150 = 5 s of video: a whole sweep at 4K)")
@@ -808,6 +827,14 @@ def main() -> int:
                 image, truth, setup_doc, decodable = realistic_frame(seed, res)
                 frames.append((f"{res}#{seed}", image, truth, setup_doc, decodable))
         realistic_part(frames, "realistic renders (synth.realistic)")
+    if "weak" in parts:
+        n_weak = args.weak if args.weak is not None else (2 if args.quick else 12 if args.full else 6)
+        frames = []
+        for res in ("1080p", "4K"):
+            for seed in range(n_weak):
+                image, truth, setup_doc, decodable = realistic_frame(seed, res, weak=True)
+                frames.append((f"{res}#{seed}w", image, truth, setup_doc, decodable))
+        realistic_part(frames, "realistic renders, every frame with a 2-5 px motion blur and JPEG 70-79")
     if "dev" in parts:
         frames = dev_frames()
         if frames:

@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from typing import Any
@@ -162,14 +163,19 @@ def realistic_scene(seed: int, resolution: str = "1080p", *, rims_first: tuple[s
     return spec, photo, meta
 
 
-def render_realistic(seed: int, resolution: str = "1080p", *, rims_first: tuple[str, ...] = ()
+def render_realistic(seed: int, resolution: str = "1080p", *, rims_first: tuple[str, ...] = (),
+                     photo_changes: dict[str, Any] | None = None
                      ) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
     """Render one realistic frame: (BGR image after JPEG, truth, setup document).
 
     The setup document holds the camera only when the scene says the user calibrated it
-    (``truth["camera"]["in_setup"]``); the truth always holds it.
+    (``truth["camera"]["in_setup"]``); the truth always holds it. ``photo_changes`` replaces
+    fields of the drawn photo conditions (:class:`synth.webcam.PhotoSpec`), the scene staying
+    the same: the weak conditions (motion blur, low JPEG quality) measured on every frame.
     """
     spec, photo, meta = realistic_scene(seed, resolution, rims_first=rims_first)
+    if photo_changes:
+        photo = dataclasses.replace(photo, **photo_changes)
     clean, raw = render_scene(spec)
     image = apply_photo(clean, photo, seed=seed)
     cam = spec.camera

@@ -13,7 +13,12 @@ rejects are nearly always there, though. Here each candidate quadrilateral is re
    of a blurred 16 px square are uncertain by about that much) and sampled at the centre
    of every cell (border included); the cells are split into dark and light at the
    midpoint between the two groups (a per-marker threshold, immune to glare, vignetting
-   and exposure);
+   and exposure). A square of the marker's known size (from the calibration) is only misplaced: it is
+   also moved and turned, unscaled, to where its cells split cleanest (:func:`align_squares`).
+   Such squares come from dark regions joined to a figure (:func:`known_size_squares`),
+   from the places where a dark square sits in a light frame (:func:`ring_squares`: a
+   marker blurred by motion, whose ink no threshold keeps whole) and from outlines
+   snapped to the known size at their centre and angle (:func:`snapped_squares`);
 3. the cell pattern is compared, in its four rotations, with the codes of the ids in play
    only (the setup's ``per_marker`` list or the game's models, and the corner ids for
    corner markers): far fewer codes than the dictionary's 250, so a reading one or two
@@ -186,7 +191,8 @@ def _cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> 
     return _means_at(gray, _sample_points(quads, n), n)
 
 
-def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: int,
+                       scales: tuple[float, ...] = SCALES) -> NDArray[np.float64]:
     """(N*V, n*n) the cell means of every :func:`_nudged` version of each quad, in its order.
 
     A nudge scales and shifts the quad about its centre: an affine map of the image, so the
@@ -197,8 +203,8 @@ def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: i
     count, p = xy.shape[:2]
     # the samples are pixel-centre coordinates (0.5 less than the corners'): shift the centre alike
     c = quads.mean(axis=1).astype(np.float32)[:, None, :] - np.float32(0.5)             # (N, 1, 2)
-    scale = np.repeat(np.asarray(SCALES, np.float32), len(SHIFTS_PX) ** 2)[None, :, None]   # (1, V, 1)
-    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float32)
+    scale = np.repeat(np.asarray(scales, np.float32), len(SHIFTS_PX) ** 2)[None, :, None]   # (1, V, 1)
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(scales), np.float32)
     # centre + (sample - centre) * scale + shift, in one (N, V, P*2) array built in place: the
     # same sums in the same order as the broadcast over (N, V, P, 2), at a third of its time
     # (rows of 2P values for numpy's inner loops instead of pairs, no temporary copies)
@@ -236,11 +242,11 @@ def _split(cells: NDArray[np.float64]
     return bits, gap, spread, t[:, 0]
 
 
-def _nudged(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+def _nudged(quads: NDArray[np.float64], scales: tuple[float, ...] = SCALES) -> NDArray[np.float64]:
     """(N, V, 4, 2) versions of each quad (N, 4, 2) shifted and scaled about its centre."""
     c = quads.mean(axis=1, keepdims=True)[:, None]                           # (N, 1, 1, 2)
-    scale = np.repeat(np.asarray(SCALES, np.float64), len(SHIFTS_PX) ** 2)
-    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(SCALES), np.float64)
+    scale = np.repeat(np.asarray(scales, np.float64), len(SHIFTS_PX) ** 2)
+    shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(scales), np.float64)
     out: NDArray[np.float64] = c + (quads[:, None] - c) * scale[None, :, None, None] + shift[None, :, None, :]
     return out
 
@@ -261,6 +267,13 @@ def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner:
 #: A candidate read roughly (no nudge, no edge fit) may be this many cells farther from a
 #: code in play than finally allowed, and still be read in full.
 PRESCREEN_SLACK = 4
+
+
+def side_lengths(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
+    sides: NDArray[np.float64] = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2).mean(axis=1)
+    return sides
 
 
 def clockwise(quads: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -304,7 +317,8 @@ BLUR_SHRINK = 0.85
 
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
-                    quiet_cells: float = 1.0, known_size: bool = False) -> Readings:
+                    quiet_cells: float = 1.0, known_size: bool = False,
+                    scales: tuple[float, ...] = SCALES) -> Readings:
     """Read each candidate quad as one of ``allowed_ids`` (see the module's docstring).
 
     Parameters
@@ -322,8 +336,14 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
         Width of the white margin around the black square, in cells (a candidate may be
         the margin's outline).
     known_size : bool
-        The candidates are already squares of the marker's size (:func:`known_size_squares`):
-        only they (and their edge fits) are read, not the paper's or a blurred outline.
+        The candidates are already squares of the marker's size (:func:`known_size_squares`,
+        :func:`ring_squares`, :func:`snapped_squares`): only they, their edge fits and (those
+        whose rough reading is promising) the same squares aligned on the cells
+        (:func:`align_squares`) are read, not the paper's or a blurred outline.
+
+    scales : tuple of float
+        The scales each hypothesis is also read at (see :data:`SCALES`; squares whose size
+        the calibration gives may leave them out).
 
     Returns
     -------
@@ -344,11 +364,17 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     q, raw = q[keep], raw[keep]
     if not len(q):
         return Readings.empty()
+    if known_size:
+        # a square of known size is only misplaced: also tried where its cells split cleanest
+        # (a marker too small to read is not searched for: at hundreds of places, noise reads)
+        big = side_lengths(raw[:, 0]) >= SEARCHED_MIN_SIDE_PX
+        raw = np.concatenate([raw, np.where(big[:, None, None], align_squares(g, raw[:, 0], n), raw[:, 0])[:, None]],
+                             axis=1)
     hyp = hypotheses(g, raw, n)                                        # (N, H, 4, 2)
     nh = hyp.shape[1]
-    variants = _nudged(hyp.reshape(-1, 4, 2))                         # (N*H, V, 4, 2)
+    variants = _nudged(hyp.reshape(-1, 4, 2), scales)                 # (N*H, V, 4, 2)
     nv = variants.shape[1]
-    cells = _nudged_cell_means(g, hyp.reshape(-1, 4, 2), n)          # (N*H*V, n*n)
+    cells = _nudged_cell_means(g, hyp.reshape(-1, 4, 2), n, scales)  # (N*H*V, n*n)
     # the data cells set the threshold (blur bleeds the light quiet zone into the border's
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
@@ -475,6 +501,12 @@ class MarkerSizes:
         jac: NDArray[np.float64] = self.jacobians[k]
         return jac
 
+    def jacobians_at(self, points_px: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The local maps (N, 2, 2) at the samples nearest each of ``points_px`` (N, 2)."""
+        d = ((np.asarray(points_px, np.float64)[:, None] - self.points_px[None]) ** 2).sum(axis=2)
+        jac: NDArray[np.float64] = self.jacobians[np.argmin(d, axis=1)]
+        return jac
+
 
 def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tuple[int, int],
                        sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
@@ -497,23 +529,13 @@ def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tup
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
     ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
-    patch = gray[y0:y1, x0:x1].astype(np.float32)
-    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)[ring].astype(np.float64)
-    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)[ring].astype(np.float64)
     ys, xs = np.nonzero(mask)
     pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
     centre = pts.mean(axis=0)
     jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
-    # an edge's normal in table mm is the image gradient through the transposed map
-    nx = jac[0, 0] * gx + jac[1, 0] * gy
-    ny = jac[0, 1] * gx + jac[1, 1] * gy
-    weight = np.hypot(nx, ny)
-    if weight.sum() <= 0:
+    theta = _square_angle(gray[y0:y1, x0:x1], ring, jac)
+    if theta is None:
         return []
-    quarter = np.degrees(np.arctan2(ny, nx)) % 90.0
-    hist = np.bincount(quarter.astype(np.int64) % 90, weights=weight, minlength=90)
-    smooth = sum(np.roll(hist, k) for k in range(-3, 4))
-    theta = math.radians(float(np.argmax(smooth)) + 0.5)
     rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
     to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
     uv = (pts - centre) @ to_mm.T
@@ -528,6 +550,205 @@ def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tup
                 sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
                 out.append(centre + sq @ back.T - 0.0)
     return out
+
+
+def _square_angle(patch: NDArray[np.uint8], where: NDArray[np.bool_], jac: NDArray[np.float64]) -> float | None:
+    """The angle (radians, modulo a quarter turn) of a square's sides in table mm, from the
+    image gradients of ``patch`` at the pixels ``where`` (None when the patch is flat)."""
+    p = patch.astype(np.float32)
+    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)[where].astype(np.float64)
+    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)[where].astype(np.float64)
+    if not np.any(gx) and not np.any(gy):
+        return None
+    return float(_quarter_angles(gx[None], gy[None], jac[None])[0])
+
+
+def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(N,) the angle (radians, modulo a quarter turn) of a square's sides in table mm, from N
+    sets of image gradients (N, P) and the local maps ``jac`` (N, 2, 2).
+
+    An edge's normal in table mm is the image gradient through the transposed local map;
+    the sides' normals, weighted by their strength, pile up at one angle modulo 90 deg.
+    """
+    nx = jac[:, 0, 0, None] * gx + jac[:, 1, 0, None] * gy
+    ny = jac[:, 0, 1, None] * gx + jac[:, 1, 1, None] * gy
+    weight = np.hypot(nx, ny)
+    quarter = (np.degrees(np.arctan2(ny, nx)) % 90.0).astype(np.int64) % 90
+    rows = np.repeat(np.arange(len(gx)) * 90, quarter.shape[1])
+    hist = np.bincount(rows + quarter.reshape(-1), weights=weight.reshape(-1),
+                       minlength=90 * len(gx)).reshape(len(gx), 90)
+    smooth = sum(np.roll(hist, k, axis=1) for k in range(-3, 4))
+    angles: NDArray[np.float64] = np.radians(np.argmax(smooth, axis=1) + 0.5)
+    return angles
+
+
+#: A marker is a dark square in a light frame (its paper's margin or a white-disc top): the
+#: ring pass compares the mean grey of the square's middle (this fraction of its side) with
+#: the mean of the frame around the square (out to this many sides: a one-cell margin).
+RING_INNER = 0.7
+RING_OUTER = 1.34
+#: ... at marker sides this many times apart, from the smallest to the largest one expected.
+RING_SCALE_STEP = 1.2
+#: The frame must be this much lighter than the middle (grey levels) for a place to be tried.
+RING_CONTRAST = 25.0
+#: Markers at least twice this side (px) are looked for on the image shrunk by an integer factor.
+RING_MIN_SIDE_PX = 10.0
+#: Places closer than this fraction of the smallest side to a stronger one are one place.
+RING_PEAK_SIDES = 0.6
+
+
+def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float, max_side_px: float,
+                 offset: tuple[float, float] = (0.0, 0.0)) -> NDArray[np.float64]:
+    """Squares of the marker's known size where a dark square sits in a light frame ((N, 4, 2)).
+
+    Motion blur of a few pixels and JPEG leave a small marker's ink in pieces at any
+    threshold (the light data cells bleed into the black border along the motion), and
+    neither OpenCV's outlines nor the ink blobs give its square; on a dark top the blurred
+    marker is not even darker than what is around it. Its paper's margin (or the white disc
+    it is printed on) still frames it: box means give, at each place, the frame's mean grey
+    minus the middle's, for a few marker sides; the local maxima over
+    :data:`RING_CONTRAST` are the places tried (the marker's centre within a pixel or two).
+    The square's angle comes from the gradients there (:func:`_square_angles`), its size
+    and shape from the calibration (``sizes``); :func:`read_candidates` with
+    ``known_size=True`` decides (most places are texture, which its first rough reading
+    leaves out). ``offset`` is where ``gray`` lies in the image ``sizes`` describes.
+    """
+    g = np.ascontiguousarray(gray)
+    lo, hi = max(min_side_px / 0.7, 8.0), max(max_side_px / 1.5, min_side_px / 0.7)
+    # box means need no detail finer than a cell: large markers are looked for on a smaller image
+    shrink = max(1, int(lo // RING_MIN_SIDE_PX))
+    small = (cv2.resize(g, (g.shape[1] // shrink, g.shape[0] // shrink), interpolation=cv2.INTER_AREA)
+             if shrink > 1 else g).astype(np.float32)
+    n_scales = 1 + max(0, int(math.ceil(math.log(hi / lo) / math.log(RING_SCALE_STEP))))
+    best: NDArray[np.float32] | None = None
+    for k in range(n_scales):
+        side = lo * RING_SCALE_STEP ** k / shrink
+        k_in, k_mid, k_out = (max(3, int(round(side * r)) | 1) for r in (RING_INNER, 1.0, RING_OUTER))
+        a_mid, a_out = float(k_mid * k_mid), float(k_out * k_out)
+        # the frame's mean: the outer box's sum less the square's, over the frame's area
+        frame = cv2.addWeighted(cv2.blur(small, (k_out, k_out)), a_out / (a_out - a_mid),
+                                cv2.blur(small, (k_mid, k_mid)), -a_mid / (a_out - a_mid), 0.0)
+        resp = cv2.subtract(frame, cv2.blur(small, (k_in, k_in)))
+        best = np.asarray(resp if best is None else cv2.max(best, resp), np.float32)
+    assert best is not None
+    peak = max(3, int(round(lo / shrink * RING_PEAK_SIDES)) | 1)
+    top = cv2.dilate(best, np.ones((peak, peak), np.uint8))
+    ys, xs = np.nonzero((best >= top) & (best > RING_CONTRAST))
+    if not len(xs):
+        return np.zeros((0, 4, 2))
+    # a pixel of the small image covers shrink x shrink pixels: its centre in the image
+    centres = (np.stack([xs, ys], axis=1).astype(np.float64) + 0.5) * shrink - 0.5
+    jac = sizes.jacobians_at(centres + np.asarray(offset, np.float64))        # (N, 2, 2)
+    return _squares_at(centres, jac, _square_angles(g, centres, jac, int(math.ceil(lo * 0.6))), sizes.sides_mm)
+
+
+def _squares_at(centres: NDArray[np.float64], jac: NDArray[np.float64], theta: NDArray[np.float64],
+                sides_mm: tuple[float, ...]) -> NDArray[np.float64]:
+    """(N * len(sides_mm), 4, 2) the squares of each side (table mm) centred on ``centres`` (N, 2),
+    turned by ``theta`` (N,) in table mm and mapped to the image by the local maps ``jac`` (N, 2, 2)."""
+    cos, sin = np.cos(theta), np.sin(theta)
+    back = jac @ np.stack([np.stack([cos, -sin], axis=1), np.stack([sin, cos], axis=1)], axis=1)
+    out = []
+    for side in sides_mm:
+        h = side / 2.0
+        unit = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+        out.append(centres[:, None] + np.einsum("nij,kj->nki", back, unit))
+    return np.concatenate(out)
+
+
+def _square_angles(gray: NDArray[np.uint8], centres: NDArray[np.float64], jac: NDArray[np.float64],
+                   r: int) -> NDArray[np.float64]:
+    """(N,) the angle (radians, modulo a quarter turn) of a square's sides in table mm around
+    each of ``centres`` (N, 2), from the image gradients within ``r`` px (see :func:`_square_angle`)."""
+    d = np.arange(-r - 1, r + 2)
+    xs = np.clip(np.rint(centres[:, 0]).astype(np.int64)[:, None, None] + d[None, None, :], 0, gray.shape[1] - 1)
+    ys = np.clip(np.rint(centres[:, 1]).astype(np.int64)[:, None, None] + d[None, :, None], 0, gray.shape[0] - 1)
+    win = gray[ys, xs].astype(np.float32)                                    # (N, 2r+3, 2r+3)
+    # central differences inside each window (the Sobel of one patch per place)
+    ax = (win[:, 1:-1, 2:] - win[:, 1:-1, :-2]).reshape(len(centres), -1)
+    ay = (win[:, 2:, 1:-1] - win[:, :-2, 1:-1]).reshape(len(centres), -1)
+    return _quarter_angles(ax.astype(np.float64), ay.astype(np.float64), jac)
+
+
+#: Squares placed by a search (:func:`align_squares`, the blurred markers' places) must be at
+#: least this many px across: a pattern of 8-14 px read at every place tried found an id in
+#: play where no marker was (on a dev scene whose markers are 8 px across).
+SEARCHED_MIN_SIDE_PX = 14.4
+#: :func:`align_squares`: the steps (px) and turns (deg) of its search, coarse to fine.
+ALIGN_STEPS_PX = (0.6, 0.3, 0.15)
+ALIGN_TURNS_DEG = (3.0, 1.5, 0.75)
+
+
+def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
+    """Each square (N, 4, 2) moved and turned (not scaled) to where its cells split cleanest.
+
+    A square of the marker's known size placed from a blob's or an outline's centre is off
+    by a pixel or so, and a blurred 16 px marker reads right only within a few tenths of a
+    pixel of its place. A pattern search (steps of :data:`ALIGN_STEPS_PX` in x and y, turns
+    of :data:`ALIGN_TURNS_DEG`, coarse to fine) lowers the spread of the data cells around
+    their dark and light means (:func:`_split`, plus a little per light border cell): the
+    place where the grid lies on the cells.
+    """
+    q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2).copy()
+    if not len(q):
+        return q
+    inner, border = _inner_border(cells)
+
+    def score(qs: NDArray[np.float64]) -> NDArray[np.float64]:
+        c = _cell_means(gray, qs.reshape(-1, 4, 2), cells)
+        _, gap, spread, t = _split(c[:, inner])
+        light = (c[:, border] > t[:, None]).sum(axis=1)
+        out: NDArray[np.float64] = spread + 0.05 * light + np.where(gap < MIN_CONTRAST, 1.0, 0.0)
+        return out
+
+    best = score(q)
+    rows = np.arange(len(q))
+    for step, turn in zip(ALIGN_STEPS_PX, ALIGN_TURNS_DEG):
+        moves = [(step, 0.0, 0.0), (-step, 0.0, 0.0), (0.0, step, 0.0), (0.0, -step, 0.0),
+                 (0.0, 0.0, turn), (0.0, 0.0, -turn)]
+        for _ in range(3):
+            c = q.mean(axis=1, keepdims=True)
+            tried = []
+            for dx, dy, da in moves:
+                a = math.radians(da)
+                rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+                tried.append(c + (q - c) @ rot.T + (dx, dy))
+            versions = np.stack(tried, axis=1)                               # (N, M, 4, 2)
+            s = score(versions).reshape(len(q), len(moves))
+            k = s.argmin(axis=1)
+            better = s[rows, k] < best
+            if not better.any():
+                break
+            q[better] = versions[rows, k][better]
+            best = np.where(better, s[rows, k], best)
+    return q
+
+
+def snapped_squares(quads: NDArray[np.float64], sizes: MarkerSizes) -> NDArray[np.float64]:
+    """Each candidate quad (N, 4, 2) turned into the square of the marker's known size at its
+    centre and angle ((N * sizes, 4, 2), clockwise corners).
+
+    A blurred marker's outline, as OpenCV or the ink masks trace it, is the marker grown
+    and skewed along the motion: its centre and its sides' angle are still the marker's
+    (the blur is symmetric) while its corners are not. The angle is the sides' mean angle
+    modulo a quarter turn, in table mm (the local map from ``sizes``).
+
+    >>> sizes = MarkerSizes(np.zeros((1, 2)), np.array([[[2.0, 0.0], [0.0, 2.0]]]), (12.0,))   # 2 px per mm
+    >>> stretched = np.array([[[10.0, 10.0], [34.0, 10.0], [34.0, 40.0], [10.0, 40.0]]])   # blurred along y
+    >>> snapped_squares(stretched, sizes).tolist()
+    [[[10.0, 13.0], [34.0, 13.0], [34.0, 37.0], [10.0, 37.0]]]
+    """
+    q = clockwise(np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2))
+    if not len(q):
+        return np.zeros((0, 4, 2))
+    centres = q.mean(axis=1)
+    jac = sizes.jacobians_at(centres)                                         # (N, 2, 2)
+    mm = np.einsum("nij,nkj->nki", np.linalg.inv(jac), q - centres[:, None])  # (N, 4, 2)
+    edges = np.roll(mm, -1, axis=1) - mm
+    ang = np.arctan2(edges[..., 1], edges[..., 0])
+    w = np.linalg.norm(edges, axis=2)
+    theta = np.arctan2((w * np.sin(4 * ang)).sum(axis=1), (w * np.cos(4 * ang)).sum(axis=1)) / 4
+    return _squares_at(centres, jac, theta, sizes.sides_mm)
 
 
 def best_per_marker(readings: Readings, min_distance_px: float | None = None) -> Readings:

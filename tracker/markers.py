@@ -40,7 +40,17 @@ import numpy as np
 
 from calibration.aruco import detector_parameters, get_dictionary
 from calibration.setup import FIRST_MODEL_ID, Setup
-from tracker.candidates import MarkerSizes, Readings, best_per_marker, ink_candidates, read_candidates
+from tracker.candidates import (
+    SEARCHED_MIN_SIDE_PX,
+    MarkerSizes,
+    Readings,
+    best_per_marker,
+    ink_candidates,
+    read_candidates,
+    ring_squares,
+    snapped_squares,
+)
+from tracker.candidates import side_lengths as side_lengths  # re-exported: the tracker takes it from here
 from tracker.decode import cell_errors, identify_quads, same_ids
 from tracker.detections import Detections, diagonal_centres
 from tracker.refine import refine_corners_status
@@ -175,13 +185,6 @@ def facing_from_corners(corners_mm: np.ndarray) -> np.ndarray:
     v = up + turned
     facing: np.ndarray = np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 360.0
     return facing
-
-
-def side_lengths(corners: np.ndarray) -> np.ndarray:
-    """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
-    c = np.asarray(corners, dtype=float).reshape(-1, 4, 2)
-    sides: np.ndarray = np.linalg.norm(c - np.roll(c, -1, axis=1), axis=2).mean(axis=1)
-    return sides
 
 
 def locate_models(detections: Detections, calibration: TableMapping, setup: Setup) -> MarkerFixes:
@@ -335,13 +338,15 @@ class MarkerDetector:
         """Detect markers in several regions (None: the whole image), refining all corners at once.
 
         With ids in play, ``thorough`` adds candidates from a second threshold and from dark
-        blobs (about twice the time); without it only OpenCV's own squares are read on
-        their grid (the frame loop's spread scans, which must stay fast).
+        blobs, and (given the marker sizes) squares of the known size for blurred markers
+        (about two and a half times the time); without it only OpenCV's own squares are read
+        on their grid (the frame loop's spread scans, which must stay fast).
         """
         corners: list[np.ndarray] = []
         ids: list[np.ndarray] = []
         again: list[np.ndarray] = []
         sized: list[np.ndarray] = []
+        soft: list[np.ndarray] = []
         for roi in rois:
             ox = oy = 0
             img = gray
@@ -370,12 +375,17 @@ class MarkerDetector:
                     again.append(blobs + (ox, oy))
                 if len(joined):
                     sized.append(joined + (ox, oy))
+                if self.sizes is not None:
+                    # and a blurred marker's ink, in pieces at any threshold, framed by its paper
+                    squares = ring_squares(img, self.sizes, self.min_side_px, self.max_side_px, offset=(ox, oy))
+                    if len(squares):
+                        soft.append(squares + (ox, oy))
             if found_ids is not None and len(found_ids):
                 corners.append(np.asarray(found, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
                 ids.append(np.asarray(found_ids).reshape(-1))
             if len(rejected):
                 again.append(np.asarray(rejected, dtype=np.float64).reshape(-1, 4, 2) + (ox, oy))
-        if not corners and not again and not sized:
+        if not corners and not again and not sized and not soft:
             return Detections.empty()
         c = np.concatenate(corners) if corners else np.zeros((0, 4, 2))
         found_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
@@ -387,9 +397,19 @@ class MarkerDetector:
             # every square OpenCV saw (those it read but that failed the check too) is read
             # on its grid against the ids in play; a clean first reading wins
             pool = [q for q in (raw_c, *again) if len(q)]
-            if pool or sized:
-                read = self._read_in_play(gray, np.concatenate(pool) if pool else np.zeros((0, 4, 2)), c, found_ids,
-                                          np.concatenate(sized) if sized else np.zeros((0, 4, 2)))
+            if thorough and self.sizes is not None and pool:
+                # a blurred marker's outline has its centre and angle, not its corners: each
+                # outline of about a marker's size is also read as the square of known size
+                outlines = np.concatenate(pool)
+                sides = side_lengths(outlines)
+                outlines = outlines[(sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * 1.5)]
+                if len(outlines):
+                    soft.append(snapped_squares(outlines, self.sizes))
+            if pool or sized or soft:
+                none = np.zeros((0, 4, 2))
+                read = self._read_in_play(gray, np.concatenate(pool) if pool else none, c, found_ids,
+                                          np.concatenate(sized) if sized else none,
+                                          np.concatenate(soft) if soft else none)
                 fresh = ~np.isin(read.ids, found_ids)
                 c = np.concatenate([c, read.corners[fresh]])
                 found_ids = np.concatenate([found_ids, read.ids[fresh]])
@@ -409,7 +429,7 @@ class MarkerDetector:
         return Detections.from_corners(c, found_ids, conf, fixed)
 
     def _read_in_play(self, gray: np.ndarray, quads: np.ndarray, found: np.ndarray,
-                      found_ids: np.ndarray, sized: np.ndarray) -> Readings:
+                      found_ids: np.ndarray, sized: np.ndarray, soft: np.ndarray | None = None) -> Readings:
         """Read candidate squares on their grid as ids in play (:mod:`tracker.candidates`).
 
         An id OpenCV already read (and the edge fit confirmed) elsewhere cannot be here too:
@@ -417,23 +437,44 @@ class MarkerDetector:
         dropped before the readings of one place are weighed against each other, so it does
         not take the right marker there down with it. ``sized`` are squares of the marker's
         known size (:func:`tracker.candidates.known_size_squares`), read as they are.
+
+        ``soft`` are squares of the known size placed where a dark square sits in a light
+        frame (:func:`tracker.candidates.ring_squares`) or on an outline's centre and angle
+        (:func:`tracker.candidates.snapped_squares`): the blurred markers. They are read
+        last, only a marker's side away from every marker read until then and as ids not
+        read yet: placed by a centre and aligned on the cells, such a square can also land
+        half on a marker read elsewhere and read as another id, and a place where they read
+        two ids (within a marker's side) gives neither.
         """
         if not self.in_play:
             return Readings.empty()
 
-        def away(q: np.ndarray) -> np.ndarray:
+        def away(q: np.ndarray, taken: np.ndarray, gap: float = 0.5) -> np.ndarray:
             sides = side_lengths(q)
             keep = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
-            if len(found) and len(q):
-                near = np.linalg.norm(diagonal_centres(q)[:, None] - diagonal_centres(found)[None], axis=2)
-                keep &= near.min(axis=1) > side_lengths(found).min() / 2
+            if len(taken) and len(q):
+                near = np.linalg.norm(diagonal_centres(q)[:, None] - diagonal_centres(taken)[None], axis=2)
+                keep &= near.min(axis=1) > side_lengths(taken).min() * gap
             return q[keep]
 
         ids = sorted(self.in_play)
         read = Readings.concat([
-            read_candidates(gray, away(quads), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS),
-            read_candidates(gray, away(sized), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS, known_size=True)])
-        return best_per_marker(read.select(~np.isin(read.ids, found_ids)))
+            read_candidates(gray, away(quads, found), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS),
+            read_candidates(gray, away(sized, found), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
+                            known_size=True)])
+        first = best_per_marker(read.select(~np.isin(read.ids, found_ids)))
+        if soft is None or not len(soft):
+            return first
+        taken = np.concatenate([found, first.corners])
+        # searched over places, a square of a marker too small to be read reads anything
+        soft = soft[side_lengths(soft) >= SEARCHED_MIN_SIDE_PX]
+        # placed (and aligned) at the calibration's size: only shifted, not scaled (a third of the reads)
+        late = read_candidates(gray, away(soft, taken, 1.0), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
+                               known_size=True, scales=(1.0,))
+        late = late.select(~np.isin(late.ids, np.concatenate([found_ids, first.ids])))
+        if len(late):
+            late = best_per_marker(late, min_distance_px=float(side_lengths(late.corners).max()))
+        return Readings.concat([first, late])
 
     def _confirm(self, gray: np.ndarray, quads: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Refine OpenCV's readings on the square's edges and keep those that are markers.

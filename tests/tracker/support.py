@@ -40,6 +40,17 @@ class PoseMapping:
         return (centre[None, :2] + lam[:, None] * rays[:, :2])
 
 
+def marker_layer(marker_id: int, quad_px: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 4x4 marker printed on the image quad ``quad_px`` (OpenCV's corner order) of a
+    ``size`` x ``size`` image: (grey levels, white around it) and its coverage (0-1), float32."""
+    tex = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_250), marker_id, 120)
+    h = cv2.getPerspectiveTransform(np.float32([[-0.5, -0.5], [119.5, -0.5], [119.5, 119.5], [-0.5, 119.5]]),
+                                    np.asarray(quad_px, np.float32))
+    warped = cv2.warpPerspective(tex, h, (size, size), flags=cv2.INTER_AREA, borderValue=255)
+    mask = cv2.warpPerspective(np.full((120, 120), 255, np.uint8), h, (size, size), flags=cv2.INTER_AREA)
+    return warped.astype(np.float32), mask.astype(np.float32) / 255.0
+
+
 # ---------------------------------------------------------------------------------------------
 # Sample images (cached per process: each is read and located once)
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from calibration.setup import parse_setup
+from tests.tracker.support import marker_layer
 from tracker.bases import PlanView, find_bases
 from tracker.decode import identify_quads, same_ids
 from tracker.markers import ScaledPlane, clockwise_quads, facing_from_corners, square_corners_mm
@@ -14,7 +15,6 @@ from tracker.onbase import markers_on_bases
 from tracker.refine import refine_corners_status
 
 PX_PER_MM = 2.0
-DICT = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_250)
 
 
 def _model_image(marker_id: int, centre_mm: tuple[float, float], facing: float, *, base_mm: float = 32.0,
@@ -29,14 +29,8 @@ def _model_image(marker_id: int, centre_mm: tuple[float, float], facing: float, 
     cv2.circle(img, c, int((base_mm / 2 - 1.5) * PX_PER_MM * 16), (58, 60, 55), -1, cv2.LINE_AA, shift=4)
     paper = square_corners_mm(centre_mm, 14.0, facing_deg=facing) * PX_PER_MM
     cv2.fillConvexPoly(img, np.round(paper * 16).astype(np.int32), (235, 235, 235), cv2.LINE_AA, shift=4)
-    quad = square_corners_mm(centre_mm, 12.0, facing_deg=facing) * PX_PER_MM
-    tex = cv2.aruco.generateImageMarker(DICT, marker_id, 120)
-    h = cv2.getPerspectiveTransform(np.float32([[-0.5, -0.5], [119.5, -0.5], [119.5, 119.5], [-0.5, 119.5]]),
-                                    quad.astype(np.float32))
-    warped = cv2.warpPerspective(tex, h, (size, size), flags=cv2.INTER_AREA, borderValue=255)
-    mask = cv2.warpPerspective(np.full((120, 120), 255, np.uint8), h, (size, size), flags=cv2.INTER_AREA)
-    alpha = mask.astype(np.float32)[:, :, None] / 255.0
-    return (img * (1 - alpha) + warped[:, :, None] * alpha).astype(np.uint8)
+    warped, alpha = marker_layer(marker_id, square_corners_mm(centre_mm, 12.0, facing_deg=facing) * PX_PER_MM, size)
+    return (img * (1 - alpha[:, :, None]) + warped[:, :, None] * alpha[:, :, None]).astype(np.uint8)
 
 
 @pytest.mark.parametrize("turn", [0, 1, 2, 3])
