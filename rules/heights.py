@@ -83,5 +83,6 @@ def over_msg(piece: Terrain, a: Model, b: Model) -> Mapping[str, Any]:
 
 def eyes(models: "list[Model] | tuple[Model, ...]") -> np.ndarray:
     """Eye heights of ``models`` as an array, ``-inf`` where unknown (nothing is seen over then)."""
-    out = [eye_mm(m) for m in models]
-    return np.array([-math.inf if e is None else e for e in out], dtype=float)
+    return np.array([-math.inf if m.height_mm is None  # eye_mm, without a call per figure
+                     else (float(m.elevation_mm) if m.elevation_mm is not None else 0.0) + float(m.height_mm)
+                     for m in models], dtype=float)

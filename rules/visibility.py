@@ -928,7 +928,8 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     x, y = xy[:, 0].copy(), xy[:, 1].copy()
     rad = np.array([m.base_mm for m in models], dtype=float) / 2.0
     geoms, effects, limits, static_ids = _static_blockers(plan, rs)
-    low = _low_pieces(plan, models, geoms, effects, limits, static_ids)
+    eye = eyes(models)  # -inf where unknown
+    low = _low_pieces(plan, eye, geoms, effects, limits, static_ids)
     # the terrain whose blockers stay in ``geoms`` (the low ones are tested apart): the key of their arrays
     terrain = plan.terrain if not low else tuple(t for t in plan.terrain if t.terrain_id in set(static_ids))
     hull_pieces: _Outlines | None = None
@@ -960,7 +961,7 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
                       str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs), solids_key,
                       members)
     if low:
-        _low_pass(pts, dist, ang, low, models, unit_of, len(plan.units), blocked)
+        _low_pass(pts, dist, ang, low, eye, unit_of, len(plan.units), blocked)
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -974,18 +975,18 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     return SightMatrix(ids, ~blocked)
 
 
-def _low_pieces(plan: TablePlan, models: Sequence[Model], geoms: list[BaseGeometry], effects: list[str],
+def _low_pieces(plan: TablePlan, eye: np.ndarray, geoms: list[BaseGeometry], effects: list[str],
                 limits: list[float], ids: list[str]) -> list[tuple[float, BaseGeometry]]:
     """Take out of ``geoms`` (in place) the blocking pieces some pair of figures may see over.
 
     A blocking piece with a height lower than the highest eyes on the table may be seen over
     (:mod:`rules.heights`); it is returned as ``(height, geometry)`` and tested apart, only for
     the pairs whose lower eyes are not above it. The others stay as they are (no height test).
+    ``eye``: the figures' eye heights (:func:`rules.heights.eyes`, ``-inf`` where unknown).
     """
-    known = [m.height_mm is not None for m in models]
-    if not any(known):
+    top = float(eye.max()) if len(eye) else -math.inf
+    if top == -math.inf:  # no height known
         return []
-    top = float(eyes(list(models)).max())
     height = {t.terrain_id: t.height_mm for t in plan.terrain}
     keep: list[int] = []
     low: list[tuple[float, BaseGeometry]] = []
@@ -1004,13 +1005,13 @@ def _low_pieces(plan: TablePlan, models: Sequence[Model], geoms: list[BaseGeomet
 
 
 def _low_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, low: list[tuple[float, BaseGeometry]],
-              models: Sequence[Model], unit_of: np.ndarray, no_unit: int, blocked: np.ndarray) -> None:
+              e: np.ndarray, unit_of: np.ndarray, no_unit: int, blocked: np.ndarray) -> None:
     """Block the pairs a low piece stands between unless both figures' eyes are above it.
 
     One vectorised pass per distinct height: only the pairs whose lower eyes are at or under
-    that height (and not blocked yet) are tested; the others see over it (rules.heights).
+    that height (and not blocked yet) are tested; the others see over it (rules.heights);
+    ``e``: the figures' eye heights.
     """
-    e = eyes(list(models))
     lower = np.minimum(e[:, None], e[None, :])
     for h in sorted({h for h, _ in low}):
         gs = [g for hh, g in low if hh == h]
