@@ -813,7 +813,10 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
         outer = outer & _like_the_rim(plan_bgr, origin_px, s, centre, u, r, inner & in_ok, outer & out_ok)
     outer_hit = (outer & beyond).sum(axis=1) * 2 > beyond.sum(axis=1).clip(min=1)
     rim_hit = inner.any(axis=1)
-    support = float(np.mean((rim_hit & ~outer_hit)[valid]))
+    # where the outside band leaves the plan (the table's edge) the ring cannot be seen to end:
+    # no support there (a mat's corner between the edge and a marker's sheet is not a rim)
+    seen = in_ok.all(axis=1)
+    support = float(np.sum((rim_hit & ~outer_hit)[valid]) / max(1, int(seen.sum())))
     outside = float(np.mean(outer_hit[valid]))
     return support, outside
 

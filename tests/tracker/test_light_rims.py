@@ -136,3 +136,22 @@ def test_a_bright_rim_widened_by_its_glow_is_found_at_its_size() -> None:
         assert found[0].fitted_diameter_mm > 35.0, found        # the colour is wider than the base
         assert math.hypot(found[0].x_mm - 100.0, found[0].y_mm - 100.0) <= 0.5, (glow, found)
 
+
+
+def test_no_ring_support_where_the_outside_lies_beyond_the_table() -> None:
+    """Where the band just outside a circle lies off the table, the rim cannot be seen to end: those
+    directions give no support (the mat's corner between the table's edge and a marker's sheet,
+    whose blurred edges take the rim's colour, was a base when they were left out of the count)."""
+    from tracker.bases import ring_support
+
+    setup = _setup({"green": "#37a53c", "blue": "#1e5abe"})
+    view = PlanView(ScaledPlane(PX), setup, px_per_mm=PX)  # type: ignore[arg-type]
+    mask = np.zeros((int(200 * PX), int(200 * PX)), np.uint8)
+    for cy in (100.0, 189.0):
+        cv2.circle(mask, _pt(100.0, cy), int(round(9.5 * PX * 16)), 255, int(1.5 * PX), cv2.LINE_AA, shift=4)
+    middle, _ = ring_support(mask, (0, 0), view, FoundBase(100.0, 100.0, 20.0, "green", 20.0, 1.0, 360.0))
+    at_edge, outside = ring_support(mask, (0, 0), view, FoundBase(100.0, 189.0, 20.0, "green", 20.0, 1.0, 360.0))
+    assert middle == 1.0 and outside == 0.0
+    # the directions whose outside band (to 3 mm beyond the outline) crosses y = 200 give none
+    blind = 2 * math.degrees(math.acos(11.0 / 13.0)) / 360.0
+    assert abs(at_edge - (1.0 - blind)) <= 0.05, (at_edge, blind)
