@@ -134,6 +134,14 @@ STRONG_FIT_ARC_DEG = 240.0
 STRONG_FIT_FRACTION = 0.5
 STRONG_FIT_RING_SUPPORT = 0.3
 STRONG_FIT_ROUNDNESS = 0.25
+#: A bright rim blurred into the mat (and the JPEG's coarser colour) reaches the mask up to
+#: HALO_GROWTH_MM wider than the base: a strong fit refused at the allowed size near its fitted
+#: one is tried at the smaller allowed sizes, centred on the ring's inner edge (found in at least
+#: HALO_MIN_INNER_SHARE of the directions), and kept if the ring of the colour the rim shows
+#: inside stands in HALO_MIN_SUPPORT of the directions with nothing of it outside.
+HALO_GROWTH_MM = 7.0
+HALO_MIN_INNER_SHARE = 0.5
+HALO_MIN_SUPPORT = 0.85
 #: A circle centred on a corner marker (its side plus this, mm, from both edges) is its paper.
 CORNER_CLEARANCE_MM = 2.0
 #: A base's disc reaches at most this far beyond the table's edge, mm (the fit's error).
@@ -649,13 +657,66 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
             circles = []
             if max(w, h) >= 0.6 * min_d * s and count >= 0.15 * math.pi * min_d * s:
                 big = len(pts) > BIG_BLOB_LENIENT * math.pi * max_d * s
-                circles = [c for c in _circles_in(pts, view, side, allowed, rng, max_d)
-                           if _is_ring(mask, (ox, oy), view, c, plan_bgr=plan, lenient=big)]
+                for c in _circles_in(pts, view, side, allowed, rng, max_d, halo=True):
+                    widened = c.fitted_diameter_mm - c.diameter_mm > SNAP_TOLERANCE_MM
+                    kept = c if not widened and _is_ring(mask, (ox, oy), view, c, plan_bgr=plan, lenient=big) \
+                        else _smaller_in_halo(mask, (ox, oy), view, c, plan, allowed)
+                    if kept is not None:
+                        circles.append(kept)
             found += circles
             if not circles:
                 spare.append((pts, np.array([x + ox, y + oy, x + w + ox, y + h + oy], float) / s))
         found += _circles_of_pieces(spare, mask, (ox, oy), view, side, allowed, rng, max_d, found)
     return found
+
+
+def _smaller_in_halo(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase,
+                     plan_bgr: np.ndarray, allowed: Sequence[float]) -> FoundBase | None:
+    """A strong fit refused as a ring, seen again as a smaller base whose rim the blur widened.
+
+    A bright rim (orange, yellow) blurred into a dark mat, its colour spread further by the
+    JPEG, reaches the mask up to :data:`HALO_GROWTH_MM` wider than the base: the fitted circle
+    snaps to the next size up, where the colour does not end. Each smaller allowed size, the
+    largest first, is centred on the ring's inner edge (the halo and the wall's crescent lie
+    outside it) and kept when the ring shows in :data:`HALO_MIN_SUPPORT` of the directions,
+    counting as outside only the colour the rim shows (:func:`ring_support` with the plan), and
+    the inside is not the rim's colour (a die, a token, a paper disc).
+    """
+    if base.arc_deg < STRONG_FIT_ARC_DEG or base.inlier_fraction < STRONG_FIT_FRACTION:
+        return None
+    top = min(base.diameter_mm, base.fitted_diameter_mm)
+    sizes = sorted((float(d) for d in allowed if base.fitted_diameter_mm - HALO_GROWTH_MM <= d <= top), reverse=True)
+    for d in sizes:
+        centre = _inner_edge_centre(mask, origin_px, view.px_per_mm, np.array([base.x_mm, base.y_mm]), d / 2)
+        if centre is None:
+            continue
+        c = FoundBase(float(centre[0]), float(centre[1]), d, base.side, base.fitted_diameter_mm,
+                      base.inlier_fraction, base.arc_deg)
+        support, outside = ring_support(mask, origin_px, view, c, plan_bgr)
+        if (support >= HALO_MIN_SUPPORT and outside <= MAX_PIECES_OUTSIDE
+                and filled_roundness(mask, origin_px, view, c)[0] < FILLED_SHARE):
+            return c
+    return None
+
+
+def _inner_edge_centre(mask: np.ndarray, origin_px: tuple[int, int], s: float, centre: np.ndarray,
+                       r: float) -> np.ndarray | None:
+    """The centre of the circle through a ring's inner edge: along each direction from ``centre``,
+    the first mask pixel between 0.3 of radius ``r`` and just beyond it, where it lies within
+    :data:`HALO_GROWTH_MM` inside the outline; None when too few directions show it."""
+    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
+    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    radii = np.arange(0.3 * r, r + 1.0, 0.25)
+    px = np.rint((centre[None, None] + radii[None, :, None] * u[:, None, :]) * s - origin_px).astype(int)
+    h, w = mask.shape
+    inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+    val = np.zeros(inside.shape, bool)
+    val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+    first = radii[np.argmax(val, axis=1)]
+    keep = val.any(axis=1) & inside.all(axis=1) & (first >= r - HALO_GROWTH_MM) & (first <= r + 0.5)
+    if keep.mean() < HALO_MIN_INNER_SHARE:
+        return None
+    return fit_circle(centre + first[keep, None] * u[keep])[:2]
 
 
 def _circles_of_pieces(spare: list[tuple[np.ndarray, np.ndarray]], mask: np.ndarray, origin_px: tuple[int, int],
@@ -752,7 +813,10 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
         outer = outer & _like_the_rim(plan_bgr, origin_px, s, centre, u, r, inner & in_ok, outer & out_ok)
     outer_hit = (outer & beyond).sum(axis=1) * 2 > beyond.sum(axis=1).clip(min=1)
     rim_hit = inner.any(axis=1)
-    support = float(np.mean((rim_hit & ~outer_hit)[valid]))
+    # where the outside band leaves the plan (the table's edge) the ring cannot be seen to end:
+    # no support there (a mat's corner between the edge and a marker's sheet is not a rim)
+    seen = in_ok.all(axis=1)
+    support = float(np.sum((rim_hit & ~outer_hit)[valid]) / max(1, int(seen.sum())))
     outside = float(np.mean(outer_hit[valid]))
     return support, outside
 
@@ -882,8 +946,14 @@ def _residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray, s
 
 
 def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[float],
-                rng: np.random.Generator, max_d: float) -> list[FoundBase]:
-    """Extract circles from one blob's edge points, strongest first, until none is good enough."""
+                rng: np.random.Generator, max_d: float, *, halo: bool = False) -> list[FoundBase]:
+    """Extract circles from one blob's edge points, strongest first, until none is good enough.
+
+    With ``halo``, when no hypothesis refines to an allowed size, the first whose free circle is
+    up to :data:`HALO_GROWTH_MM` wider than an allowed size (a bright rim's blur and the wall's
+    crescent widen the colour) is kept at the largest such size, for :func:`_smaller_in_halo`
+    to look at if it is not a ring as it stands.
+    """
     out: list[FoundBase] = []
     remaining = pts
     min_r, max_r = min(allowed) / 2 - SNAP_TOLERANCE_MM, max(allowed) / 2 + SNAP_TOLERANCE_MM
@@ -915,18 +985,29 @@ def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[fl
         score = (res <= INLIER_TOLERANCE_MM).sum(axis=1)
         # the best hypotheses in turn: the very best may be a circle through a figure's edge
         # or a patch of the mat that refines to no allowed size
-        accepted = None
+        accepted = widened = None
         for k in np.argsort(-score, kind="stable")[:int(RANSAC_TRIES * scale)].tolist():
-            fit = _refine(remaining, circles[k], shift, allowed, CONTOUR_INSET_PX / view.px_per_mm)
+            fit = _refine(remaining, circles[k], shift, allowed, CONTOUR_INSET_PX / view.px_per_mm, halo=halo)
             if fit is None:
                 continue
             cx, cy, diameter, fitted, inliers = fit
             arc = _arc_deg(remaining[inliers], cx, cy)
+            if diameter < fitted - SNAP_TOLERANCE_MM:
+                # a free circle wider than every allowed size: kept only if no hypothesis refines
+                fraction = inliers.sum() / (math.pi * fitted * view.px_per_mm)
+                if widened is None and fraction >= STRONG_FIT_FRACTION and arc >= STRONG_FIT_ARC_DEG:
+                    widened = FoundBase(float(cx), float(cy), diameter, side, float(fitted), float(fraction),
+                                        float(arc))
+                continue
             fraction = inliers.sum() / (math.pi * diameter * view.px_per_mm)
             if fraction >= MIN_INLIER_FRACTION and arc >= MIN_ARC_DEG:
                 accepted = FoundBase(float(cx), float(cy), diameter, side, float(fitted), float(fraction), float(arc))
                 break
         if accepted is None:
+            # the blob's last circle (no more hypotheses drawn: the sampler's later draws, and so
+            # every other blob's fit, stay as they were)
+            if widened is not None:
+                out.append(widened)
             break
         out.append(accepted)
         cx, cy, diameter = accepted.x_mm, accepted.y_mm, accepted.diameter_mm
@@ -950,7 +1031,7 @@ def _circumcircles(tri: np.ndarray) -> np.ndarray:
 
 
 def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Sequence[float],
-            inset_mm: float) -> tuple[float, float, float, float, np.ndarray] | None:
+            inset_mm: float, *, halo: bool = False) -> tuple[float, float, float, float, np.ndarray] | None:
     cx, cy, r = circle
     for band in REFINE_BANDS:
         res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0]
@@ -968,6 +1049,11 @@ def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Seq
     sizes = sorted((float(d) for d in allowed if abs(d - fitted) <= SNAP_TOLERANCE_MM), key=lambda d: abs(d - fitted))
     best: tuple[float, float, float, float, np.ndarray] | None = None
     tol = INLIER_TOLERANCE_MM * 1.5
+    below = [float(d) for d in allowed if fitted - HALO_GROWTH_MM <= d < fitted]
+    if halo and not sizes and below:
+        # no allowed size near: the free circle, at the largest size it may be a widened rim of
+        inl = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0] <= tol
+        return float(cx), float(cy), max(below), fitted, inl
     for snapped in sizes:
         radius = snapped / 2 - inset_mm
         sx, sy = fit_centre_fixed_radius(p, np.array([cx, cy]), radius)

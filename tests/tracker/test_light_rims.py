@@ -108,3 +108,50 @@ def test_no_base_hanging_over_the_tables_edge() -> None:
     over = FoundBase(493.0, 250.0, 20.0, "yellow", 20.0, 0.8, 300.0)      # 3 mm over it
     half = FoundBase(250.0, 6.0, 25.0, "yellow", 25.0, 0.8, 300.0)        # 6.5 mm over it
     assert _kept([over, flush, half], [], setup) == (flush,)             # type: ignore[arg-type]
+
+
+def _glowing_base(glow_mm: float, *, top: tuple[int, int, int] = (100, 108, 104)) -> np.ndarray:
+    """A 32 mm base at (100, 100) with a thin orange rim whose colour the camera spreads outwards
+    (blur, bloom, the JPEG's coarser colour): a glow fading over ``glow_mm`` beyond its outline."""
+    img = _canvas().astype(np.float64)
+    orange = (30, 125, 240)
+    cv2.circle(img, _pt(100.0, 100.0), int(round(16 * PX * 16)), orange, -1, cv2.LINE_AA, shift=4)
+    cv2.circle(img, _pt(100.0, 100.0), int(round(14.5 * PX * 16)), top, -1, cv2.LINE_AA, shift=4)
+    cv2.circle(img, _pt(97.0, 95.0), int(round(4 * PX * 16)), (230, 235, 240), -1, cv2.LINE_AA, shift=4)  # figure
+    yy, xx = np.mgrid[:img.shape[0], :img.shape[1]]
+    beyond = np.hypot((xx + 0.5) / PX - 100.0, (yy + 0.5) / PX - 100.0) - 16.0
+    w = np.where(beyond > 0, 0.75 * np.exp(-beyond / glow_mm), 0.0)[..., None]
+    img = img * (1 - w) + np.array(orange, float) * w
+    return cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.7 * PX)
+
+
+def test_a_bright_rim_widened_by_its_glow_is_found_at_its_size() -> None:
+    """An orange rim on a dark mat whose colour spreads 3-4 mm beyond the base: the colour's outline
+    fits a circle 36-37 mm across, wider than a 32 mm base by more than the snapping allows (and
+    nearer 40 mm). The base is its own size, centred on the ring's inner edge."""
+    for glow in (1.5, 2.0):
+        found = _find(_glowing_base(glow), {"orange": "#f07d1e", "purple": "#7d2d8c"})
+        assert len(found) == 1, (glow, found)
+        assert (found[0].side, found[0].diameter_mm) == ("orange", 32.0), (glow, found)
+        assert found[0].fitted_diameter_mm > 35.0, found        # the colour is wider than the base
+        assert math.hypot(found[0].x_mm - 100.0, found[0].y_mm - 100.0) <= 0.5, (glow, found)
+
+
+
+def test_no_ring_support_where_the_outside_lies_beyond_the_table() -> None:
+    """Where the band just outside a circle lies off the table, the rim cannot be seen to end: those
+    directions give no support (the mat's corner between the table's edge and a marker's sheet,
+    whose blurred edges take the rim's colour, was a base when they were left out of the count)."""
+    from tracker.bases import ring_support
+
+    setup = _setup({"green": "#37a53c", "blue": "#1e5abe"})
+    view = PlanView(ScaledPlane(PX), setup, px_per_mm=PX)  # type: ignore[arg-type]
+    mask = np.zeros((int(200 * PX), int(200 * PX)), np.uint8)
+    for cy in (100.0, 189.0):
+        cv2.circle(mask, _pt(100.0, cy), int(round(9.5 * PX * 16)), 255, int(1.5 * PX), cv2.LINE_AA, shift=4)
+    middle, _ = ring_support(mask, (0, 0), view, FoundBase(100.0, 100.0, 20.0, "green", 20.0, 1.0, 360.0))
+    at_edge, outside = ring_support(mask, (0, 0), view, FoundBase(100.0, 189.0, 20.0, "green", 20.0, 1.0, 360.0))
+    assert middle == 1.0 and outside == 0.0
+    # the directions whose outside band (to 3 mm beyond the outline) crosses y = 200 give none
+    blind = 2 * math.degrees(math.acos(11.0 / 13.0)) / 360.0
+    assert abs(at_edge - (1.0 - blind)) <= 0.05, (at_edge, blind)
