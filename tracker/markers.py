@@ -33,7 +33,7 @@ import functools
 import logging
 import math
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Mapping, Protocol
 
 import cv2
 import numpy as np
@@ -60,6 +60,9 @@ log = logging.getLogger(__name__)
 #: A marker whose measured side differs from its expected size by more than this
 #: fraction is not the marker the setup describes (a 12 mm marker read as 16 mm is 33 % off).
 MARKER_SIZE_TOLERANCE = 0.2
+#: Why a detection is rejected (:attr:`Rejection.code`): an id seen twice, an id not in the
+#: setup's list, a size not the setup's, a centre off the table, a centre on a corner marker.
+REJECTION_CODES = ("duplicate", "unknown_id", "wrong_size", "outside_table", "on_corner")
 #: How far outside the play area a marker centre may be before it is rejected, mm.
 OUTSIDE_TABLE_MARGIN_MM = 0.0
 #: Below this many pixels across, no decoder reads a 4x4 marker reliably.
@@ -133,11 +136,19 @@ class Rejection:
     marker_id: int
     reason: str
     center_px: tuple[float, float]
+    #: one of :data:`REJECTION_CODES`; its words are the message ``track.rejected.<code>``
+    code: str = ""
+    #: the message's parameters (the marker id, sizes in mm, a centre in mm)
+    params: Mapping[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        """Return the JSON form."""
+        """Return the JSON form (the English ``reason``; :meth:`words` gives the message id)."""
         return {"marker_id": self.marker_id, "reason": self.reason,
                 "center_px": [round(self.center_px[0], 1), round(self.center_px[1], 1)]}
+
+    def words(self) -> dict[str, object]:
+        """``{"msg", "params"}`` wording the reason in the page's languages (nothing without a code)."""
+        return {"msg": f"track.rejected.{self.code}", "params": dict(self.params)} if self.code else {}
 
 
 @dataclass(frozen=True)
@@ -221,9 +232,9 @@ def locate_models(detections: Detections, calibration: TableMapping, setup: Setu
     rejected: list[Rejection] = []
     for k, marker_id in enumerate(ids):
         centre_px = (float(det.centers_px[k, 0]), float(det.centers_px[k, 1]))
-        reason = _rejection_reason(marker_id, counts[marker_id], sides_mm[k], centres_mm[k], setup)
-        if reason:
-            rejected.append(Rejection(marker_id, reason, centre_px))
+        why = _rejection_reason(marker_id, counts[marker_id], sides_mm[k], centres_mm[k], setup)
+        if why:
+            rejected.append(Rejection(marker_id, why[1], centre_px, why[0], why[2]))
             continue
         offset = m.for_marker(marker_id).offset_mm
         a = math.radians(facings[k])
@@ -241,27 +252,32 @@ def locate_models(detections: Detections, calibration: TableMapping, setup: Setu
 
 
 def _rejection_reason(marker_id: int, count: int, side_mm: float, centre_mm: np.ndarray,
-                      setup: Setup) -> str:
+                      setup: Setup) -> tuple[str, str, dict[str, object]] | None:
+    """Why a detection cannot be a model: (code, English sentence, message parameters), or None."""
     if count > 1:
-        return f"id {marker_id} seen {count} times in one frame; each model needs its own marker"
+        return ("duplicate", f"id {marker_id} seen {count} times in one frame; each model needs its own marker",
+                {"id": marker_id, "count": count})
     in_play = ids_in_play(setup)
     if in_play is not None and marker_id not in in_play:
-        return (f"unknown marker: id {marker_id} is not one of the setup's markers "
-                "(add it to the setup's per-marker list if it belongs to a model)")
+        return ("unknown_id", f"unknown marker: id {marker_id} is not one of the setup's markers "
+                "(add it to the setup's per-marker list if it belongs to a model)", {"id": marker_id})
     expected = setup.markers.size_for(marker_id)
     if abs(side_mm - expected) > MARKER_SIZE_TOLERANCE * expected:
-        return (f"measures {side_mm:.1f} mm across but the setup says {expected:g} mm "
-                f"(a marker from another kit, or a wrong marker size in the setup)")
+        return ("wrong_size", f"measures {side_mm:.1f} mm across but the setup says {expected:g} mm "
+                f"(a marker from another kit, or a wrong marker size in the setup)",
+                {"id": marker_id, "side_mm": round(side_mm, 1), "expected_mm": expected})
     w, d = setup.table.width_mm, setup.table.depth_mm
     x, y = float(centre_mm[0]), float(centre_mm[1])
+    at: dict[str, object] = {"id": marker_id, "x_mm": round(x, 1), "y_mm": round(y, 1)}
     margin = OUTSIDE_TABLE_MARGIN_MM
     if not (-margin <= x <= w + margin and -margin <= y <= d + margin):
-        return f"centre at ({x:.1f}, {y:.1f}) mm is outside the {w:g} x {d:g} mm table"
+        return ("outside_table", f"centre at ({x:.1f}, {y:.1f}) mm is outside the {w:g} x {d:g} mm table",
+                {**at, "width_mm": w, "depth_mm": d})
     c = setup.markers.corner_size_mm
     if min(x, w - x) < c and min(y, d - y) < c:
         # a piece of a corner marker's pattern can look like a small marker: no base lies there
-        return f"centre at ({x:.1f}, {y:.1f}) mm lies on a corner marker"
-    return ""
+        return ("on_corner", f"centre at ({x:.1f}, {y:.1f}) mm lies on a corner marker", at)
+    return None
 
 
 def ids_in_play(setup: Setup) -> frozenset[int] | None:

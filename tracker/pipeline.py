@@ -526,7 +526,7 @@ class Tracker:
             key = (r.marker_id, r.reason.split(" ")[0])
             if key not in self._rejected_seen:
                 self._rejected_seen.add(key)
-                events.append({"type": "marker_rejected", **stamp, **r.to_dict()})
+                events.append({"type": "marker_rejected", **stamp, **r.to_dict(), **r.words()})
         return events
 
     def _detect_bases(self, image: np.ndarray, gray: np.ndarray, fixes: MarkerFixes, timestamp_s: float

@@ -130,7 +130,8 @@ def parse_source(text: str) -> SourceSpec:
         return SourceSpec("url", t)
     if scheme:
         raise SourceError(f"{t}: unknown kind of address; give an http://, https://, rtsp:// or rtsps:// camera "
-                          "address, a camera index (0), a /dev/video path or a file")
+                          "address, a camera index (0), a /dev/video path or a file",
+                          msg_id="live.unknown_address", params={"address": t})
     if t.startswith("/dev/video"):
         return SourceSpec("camera", t)
     if t.lower() == "sample":
@@ -145,22 +146,25 @@ def parse_source(text: str) -> SourceSpec:
         if suffix in VIDEO_SUFFIXES:
             return SourceSpec("video", str(p))
         raise SourceError(f"{t}: not an image ({', '.join(IMAGE_SUFFIXES)}) "
-                          f"or a video ({', '.join(VIDEO_SUFFIXES)})")
+                          f"or a video ({', '.join(VIDEO_SUFFIXES)})", msg_id="live.not_image_or_video",
+                          params={"path": t, "images": list(IMAGE_SUFFIXES), "videos": list(VIDEO_SUFFIXES)})
     raise SourceError(f"{t}: no such file or folder; give a camera index (0), a /dev/video path, a camera "
-                      "address (http://..., rtsp://...), a video file, an image, a folder of images or 'sample'")
+                      "address (http://..., rtsp://...), a video file, an image, a folder of images or 'sample'",
+                      msg_id="live.no_such_source", params={"path": t})
 
 
 def read_image(path: str | Path) -> np.ndarray:
     """Read a colour image, raising ``SourceError`` with the reason when it cannot be decoded."""
     p = Path(path)
     if not p.is_file():
-        raise SourceError(f"{p}: no such image file")
+        raise SourceError(f"{p}: no such image file", msg_id="live.no_such_picture", params={"path": str(p)})
     data = np.fromfile(str(p), dtype=np.uint8)
     if (too_large := refuse_large(data, str(p))) is not None:  # size from the header, before decoding
-        raise SourceError(too_large)
+        raise SourceError(too_large, msg_id="live.picture_too_large", params={"path": str(p)})
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
-        raise SourceError(f"{p}: cannot decode the image (corrupt or not an image file)")
+        raise SourceError(f"{p}: cannot decode the image (corrupt or not an image file)",
+                          msg_id="live.picture_undecodable", params={"path": str(p)})
     return image
 
 
@@ -172,7 +176,9 @@ def frames_from_folder(folder: str | Path, *, fps: float = FOLDER_FPS) -> Iterat
     """
     paths = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not paths:
-        raise SourceError(f"{folder}: no images ({', '.join(IMAGE_SUFFIXES)}) in this folder")
+        raise SourceError(f"{folder}: no images ({', '.join(IMAGE_SUFFIXES)}) in this folder",
+                          msg_id="live.folder_without_pictures",
+                          params={"path": str(folder), "images": list(IMAGE_SUFFIXES)})
     numbers = [_frame_number(p.stem) for p in paths]
     if None in numbers or len(set(numbers)) != len(numbers):
         numbers = list(range(len(paths)))
@@ -321,7 +327,7 @@ def open_frames(text: str, *, opener: Callable[[int | str], Capture] | None = No
     if spec.kind == "folder":
         if not Path(target).is_dir():
             raise SourceError(f"{target}: the sample sequence is missing; render it with "
-                              "'tabletracker render-samples'")
+                              "'tabletracker render-samples'", msg_id="live.sample_missing", params={"path": target})
         return frames_from_folder(target)
     return frames_from_image(target)
 
@@ -369,7 +375,7 @@ def _frames_from_mjpeg(url: str, make: Callable[[str], MjpegReader], clock: Call
     try:
         stream: MjpegReader | None = make(url)
     except StreamError as exc:
-        raise SourceError(str(exc)) from None
+        raise SourceError(str(exc), msg_id="live.stream_unavailable", params={"address": url}) from None
     return _mjpeg_frames(url, stream, make, clock, sleep, stall_s, max_attempts)
 
 
