@@ -38,7 +38,10 @@ STATUS_EVENTS = ("calibration_failed", "camera_lost", "camera_back", "camera_gav
                  "resolution_changed", "frame_size_changed", "lens_settled")
 # Statuses said on the page besides those events: each has the message ``live.<status>`` in the
 # catalogues (``tabletracker/locale/<lang>.live.po``), the words shown when nothing more precise is known.
-STATES = ("not_calibrated", "warning")
+STATES = ("not_calibrated", "warning", "marker_rejected")
+#: How long a rejected marker stays said on the status line once all else is well, seconds (the
+#: tracker reports a rejection once; a line shown for one frame could not be read).
+REJECTION_SHOWN_S = 8.0
 
 
 def source_text(spec: Mapping[str, Any]) -> str:
@@ -77,10 +80,15 @@ STARTING = Status("starting")
 def event_status(e: Mapping[str, Any]) -> Status:
     """The status an event of the frame loop or the source puts on the page, with its message id."""
     kind = str(e["type"])
+    return Status(kind, str(e.get("message", "")), *_words(e, f"live.{kind}"))
+
+
+def _words(e: Mapping[str, Any], generic: str) -> tuple[str, dict[str, Any]]:
+    """An event's message id and parameters, or the ``generic`` id without parameters."""
     msg, params = e.get("msg"), e.get("params")
     if not isinstance(msg, str):
-        msg, params = f"live.{kind}", {}
-    return Status(kind, str(e.get("message", "")), msg, dict(params or {}))
+        return generic, {}
+    return msg, dict(params or {})
 
 
 class _Projector:
@@ -121,6 +129,7 @@ class TrackerStep:
         self._seq = 0
         self._projector: _Projector | None = None
         self._status = STARTING
+        self._status_since = 0.0
         self._texts: tuple[Status, dict[str, str]] = (STARTING, {})
         self._state: Any = None
 
@@ -141,7 +150,13 @@ class TrackerStep:
         elif self._projector is None or self._projector.calibration is not calibration:
             self._projector = _Projector(calibration)
         self._seq += 1
-        self._status = _status(events, state, self._status, skipped=state is self._state)
+        status = _status(events, state, self._status, skipped=state is self._state)
+        if (status.kind == "ok" and self._status.kind == "marker_rejected"
+                and captured_s - self._status_since < REJECTION_SHOWN_S):
+            status = self._status  # still said a while: nothing more pressing to say
+        if status != self._status:
+            self._status_since = captured_s
+        self._status = status
         self._state = state
         if self._texts[0] != self._status:  # worded once per status, not once per frame
             self._texts = (self._status, self._status.texts())
@@ -186,6 +201,11 @@ def _status(events: list[dict[str, Any]], state: Any, last: Status, *, skipped: 
         return Status("warning", warnings, "live.warning")
     if (skipped and last.kind == "frame_error") or last.kind in ("camera_lost", "source_failed", "source_ended"):
         return last  # said as long as it lasts: frames still skipped, a camera still away
+    rejected = [e for e in events if e.get("type") == "marker_rejected"]
+    if rejected:
+        # an unknown marker, a marker seen twice...: said when nothing more pressing is (the first one)
+        return Status("marker_rejected", str(rejected[0].get("reason", "")),
+                      *_words(rejected[0], "live.marker_rejected"))
     return Status("ok")
 
 
