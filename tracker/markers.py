@@ -265,18 +265,18 @@ def _rejection_reason(marker_id: int, count: int, side_mm: float, centre_mm: np.
     if abs(side_mm - expected) > MARKER_SIZE_TOLERANCE * expected:
         return ("wrong_size", f"measures {side_mm:.1f} mm across but the setup says {expected:g} mm "
                 f"(a marker from another kit, or a wrong marker size in the setup)",
-                {"id": marker_id, "side_mm": round(side_mm, 1), "expected_mm": expected})
+                {"id": marker_id, "side_mm": round(float(side_mm), 1), "expected_mm": expected})
     w, d = setup.table.width_mm, setup.table.depth_mm
     x, y = float(centre_mm[0]), float(centre_mm[1])
-    at: dict[str, object] = {"id": marker_id, "x_mm": round(x, 1), "y_mm": round(y, 1)}
     margin = OUTSIDE_TABLE_MARGIN_MM
     if not (-margin <= x <= w + margin and -margin <= y <= d + margin):
         return ("outside_table", f"centre at ({x:.1f}, {y:.1f}) mm is outside the {w:g} x {d:g} mm table",
-                {**at, "width_mm": w, "depth_mm": d})
+                {"id": marker_id, "x_mm": round(x, 1), "y_mm": round(y, 1), "width_mm": w, "depth_mm": d})
     c = setup.markers.corner_size_mm
     if min(x, w - x) < c and min(y, d - y) < c:
         # a piece of a corner marker's pattern can look like a small marker: no base lies there
-        return ("on_corner", f"centre at ({x:.1f}, {y:.1f}) mm lies on a corner marker", at)
+        return ("on_corner", f"centre at ({x:.1f}, {y:.1f}) mm lies on a corner marker",
+                {"id": marker_id, "x_mm": round(x, 1), "y_mm": round(y, 1)})
     return None
 
 
