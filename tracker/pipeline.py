@@ -568,8 +568,9 @@ class Tracker:
         t = timestamp_s
         gap = None if self._frame_last_s is None else t - self._frame_last_s
         soon = gap is not None and 0.0 <= gap <= BASE_STEP_S / 2
-        # (frames a base step apart or closer, 10 a second: 1 % for the timestamps' rounding)
-        near = gap is not None and 0.0 <= gap <= BASE_STEP_S * 1.01
+        # (frames two base steps apart or closer: 10 a second, one dropped now and then; 1 % for
+        # the timestamps' rounding)
+        near = gap is not None and 0.0 <= gap <= 2 * BASE_STEP_S * 1.01
         self._frame_last_s = t
         dt = 0.0 if self._base_last_s is None else t - self._base_last_s
         if 0.0 <= dt < BASE_STEP_S and not self._base_full_due and self._base_interval_s > 0.0:
