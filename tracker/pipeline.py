@@ -277,6 +277,8 @@ class Tracker:
         self._band_now = False                         # this frame scanned a band
         self._band_alone = False                       # ... and the next one will not
         self._corners_checked = False                  # this frame checked the corner markers
+        self._steps: list[str] = []                    # the expensive steps this frame ran
+        self._regions_waiting = False                  # lost markers' regions put off to this frame
         self._bands_last: list[tuple[int, int, int, int]] = []
         self._frame_size: tuple[int, int] | None = None          # (w, h) of the calibrated frames
         self._other_size: tuple[tuple[int, int], int] | None = None   # a new size and its count
@@ -303,6 +305,14 @@ class Tracker:
         self._last_full = -10**9
         self._band_next = None
         self._base_full_due = True
+
+    @property
+    def last_steps(self) -> tuple[str, ...]:
+        """The expensive steps the last frame ran, in order (for tests and benchmarks): ``corners``
+        (corner markers checked), ``band`` (a band of a full marker scan), ``regions`` (the
+        search around lost markers), ``bases`` (bare-base work). Once markers are followed a
+        frame runs one at most; the others wait for the next frames, the longest waiting first."""
+        return tuple(self._steps)
 
     @property
     def calibration(self) -> TableMapping | None:
@@ -341,6 +351,7 @@ class Tracker:
             return wrong
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         self._corners_checked = False
+        self._steps = []
         if self._calibration is None:
             if self._frames - self._last_attempt < CALIBRATION_RETRY_EVERY and self._frames > 0:
                 self._frames += 1                 # the last attempt was a moment ago
@@ -400,7 +411,7 @@ class Tracker:
             self._calibration = self._detector = self._plan = None
             self._frame_size, self._other_size = None, None
             self._last_corners = {}
-            self._search_queue = {}
+            self._search_queue, self._regions_waiting = {}, False
             self._last_attempt = -10**9
             return [{"type": "frame_size_changed", **stamp, "size_px": list(size),
                      "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again",
@@ -430,7 +441,12 @@ class Tracker:
         # corner check and the base work (nothing known yet, or a model missing from a frame
         # of two bands or fewer: every frame)
         every_frame = len(bands) == 1 or not self._last_corners or (missing and len(bands) <= 2)
-        self._band_now = self._band_next is not None and (every_frame or self._frames % 2 == 1)
+        # once markers are followed, a frame runs one expensive step: the band waits for a frame
+        # after the corner check, and after the search around lost markers put off until now
+        # (a lost model first: the regions went first; the band finds new markers)
+        busy = bool(self._steps) or (self._regions_waiting and bool(self._search_queue))
+        self._band_now = (self._band_next is not None and (every_frame or self._frames % 2 == 1)
+                          and not (busy and self._last_corners))
         # a band scanned on an odd frame leaves the next (even) one free: the regions around
         # lost markers and the base work due wait for it rather than pile onto this frame
         self._band_alone = self._band_now and not every_frame
@@ -441,6 +457,7 @@ class Tracker:
             band = bands[min(self._band_next, len(bands) - 1)]
             # the first scan is thorough; later ones read OpenCV's squares only (fast)
             det = self._detector.detect_in(gray, [band], thorough=not self._last_corners)
+            self._steps.append("band")
             self._band_next += 1
             if self._band_next >= len(bands):
                 self._band_next = None
@@ -450,6 +467,7 @@ class Tracker:
             # markers, it does not drop known ones
             missed = set(self._last_corners) - set(det.marker_ids.tolist())
             if missed:
+                # (their regions wait for a next frame, but on the first scans: nothing else runs then)
                 det = Detections.concat([det, self._follow(gray, only=missed, search=len(bands) > 1,
                                                            budget_px=0 if self._band_alone else None)])
         else:
@@ -489,10 +507,14 @@ class Tracker:
             self._search_queue.setdefault(int(marker_id), quad)
         for marker_id in ids[ok].tolist():
             self._search_queue.pop(int(marker_id), None)
+        if self._last_corners and self._steps:
+            budget_px = 0             # one expensive step a frame: the regions wait for the next frame
         boxes = self._due_regions(budget_px)
+        self._regions_waiting = bool(self._search_queue)
         if not boxes:
             return kept
         found = self._detector.detect_in(gray, list[tuple[int, int, int, int] | None](boxes))
+        self._steps.append("regions")
         found = found.select(~np.isin(found.marker_ids, ids[ok]))
         return Detections.concat([kept, found])
 
@@ -544,16 +566,24 @@ class Tracker:
             # (with no marker known, every frame scans: the base work cannot wait)
             return None, None, fixes
         t = timestamp_s
-        soon = self._frame_last_s is not None and 0.0 <= t - self._frame_last_s <= BASE_STEP_S / 2
+        gap = None if self._frame_last_s is None else t - self._frame_last_s
+        soon = gap is not None and 0.0 <= gap <= BASE_STEP_S / 2
+        # (frames two base steps apart or closer: 10 a second, one dropped now and then; 1 % for
+        # the timestamps' rounding)
+        near = gap is not None and 0.0 <= gap <= 2 * BASE_STEP_S * 1.01
         self._frame_last_s = t
-        if ((self._band_alone or self._corners_checked) and soon and not self._base_full_due
-                and self._base_interval_s > 0.0):
-            # this frame scanned a band of a spread scan (the next one will not) or checked the
-            # corner markers: the work waits for the next frame, when frames come often enough
-            # that it is only put off (at a few frames a second the sweep would fall behind)
-            return None, None, fixes
         dt = 0.0 if self._base_last_s is None else t - self._base_last_s
         if 0.0 <= dt < BASE_STEP_S and not self._base_full_due and self._base_interval_s > 0.0:
+            return None, None, fixes
+        # (with no marker known, every frame scans: the base work cannot wait)
+        steps = set(self._steps) if self._last_corners else set()
+        if ((steps and soon) or (near and steps - {"band"})) and not self._base_full_due \
+                and self._base_interval_s > 0.0:
+            # this frame ran another expensive step (a band of a spread scan, the search around
+            # lost markers, the corner check): the work waits for the next frame, when frames
+            # come often enough that it is only put off (at a few frames a second the sweep
+            # would fall behind); after the search around lost markers or the corner check
+            # (rarer than bands) at 10 frames a second too
             return None, None, fixes
         if dt < 0.0:
             # the source's clock started again (a source reopened): keep the fits' spacing
@@ -587,6 +617,7 @@ class Tracker:
                       if all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
                              for o in bases)]
             # (a track is hidden only where it was fitted for: the sweep skips what is followed)
+        self._steps.append("bases")
         bases, fixes = self._markers_on(image, gray, bases, fixes)
         self._present_bases = self._confirm_missed(image, bases, [(m.x_mm, m.y_mm) for m in fixes.models], t)
         # a missing model whose base is still where it stood was not lifted (its marker blurred)
@@ -703,6 +734,7 @@ class Tracker:
         if self._frames % every:              # an even frame: a spread full scan runs on odd ones
             return []
         self._corners_checked = True
+        self._steps.append("corners")
         assert self._calibration is not None
         size = self.setup.markers.corner_size_mm
         w, d = self.setup.table.width_mm, self.setup.table.depth_mm

@@ -201,7 +201,8 @@ def test_band_frames_leave_region_search_and_base_work_to_the_next(monkeypatch: 
     tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_scan_interval_s=0.2, full_scan_every=4)
     base = [(240.0, 240.0, 32.0, "red")]
     for i in range(30):
-        tracker.process(Frame(i, i / 30.0, draw(grid if i < 10 else slid, base, noise_seed=i)))
+        # (they slide on frame 12: frame 10 checks the corner markers, which leaves the search to a band)
+        tracker.process(Frame(i, i / 30.0, draw(grid if i < 12 else slid, base, noise_seed=i)))
     assert any(alone for _, _, alone, _ in log)               # bands were scanned on frames of their own
     assert not any(alone and did for _, _, alone, did in log)
     assert any(did for kind, _, _, did in log if kind == "regions")
@@ -210,3 +211,36 @@ def test_band_frames_leave_region_search_and_base_work_to_the_next(monkeypatch: 
     assert any(c for c, _ in checked) and not any(c and did for c, did in checked)
     for m in tracker.state.models:
         assert m.seen and math.hypot(m.x_mm - slid[m.marker_id][0], m.y_mm - slid[m.marker_id][1]) < 1.0
+
+
+@pytest.mark.parametrize("fps", [10.0, 30.0])
+def test_one_expensive_step_per_frame(monkeypatch: pytest.MonkeyPatch, fps: float) -> None:
+    """Markers followed, a full scan spread over bands, a bare base fitted and swept for, and
+    models that slide too far to follow (the search around them): once the first frame is
+    done, no frame runs two of these steps (nor with the corner check; at 10 frames a second
+    only a band and the base work may share one), and every slid model is found where it went."""
+    import tracker.pipeline as pipeline
+
+    bands = pipeline.scan_bands
+    monkeypatch.setattr(pipeline, "scan_bands", lambda w, h, side: bands(w, h, side, band_pixels=100_000))
+    grid = {40 + k: (60.0 + 90.0 * k, 80.0 + 60.0 * (k % 2), 5.0 * k) for k in range(4)}
+    slides = {13: (40, 41), 17: (42,), 22: (43, 40)}         # frame -> the models sliding on it
+    now = dict(grid)
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_scan_interval_s=0.2, full_scan_every=4)
+    base = [(240.0, 240.0, 32.0, "red")]
+    steps: list[tuple[str, ...]] = []
+    for i in range(40):
+        for k in slides.get(i, ()):
+            x, y, f = now[k]
+            now[k] = (x + 6.0, y + 4.0, f)
+        tracker.process(Frame(i, i / fps, draw(now, base, noise_seed=i)))
+        steps.append(tracker.last_steps)
+    assert steps[0] and set(steps[0]) <= {"corners", "band", "bases"}     # the first frame does all
+    kinds = {s for frame in steps for s in frame}
+    assert kinds == {"corners", "band", "regions", "bases"}, steps
+    if fps >= 30.0:
+        assert all(len(frame) <= 1 for frame in steps[1:]), steps
+    else:   # at 10 frames a second a band may share a frame with the base work (the sweep keeps pace)
+        assert all(len(frame) <= 1 or frame == ("band", "bases") for frame in steps[1:]), steps
+    for m in tracker.state.models:
+        assert m.seen and math.hypot(m.x_mm - now[m.marker_id][0], m.y_mm - now[m.marker_id][1]) < 1.0
