@@ -545,7 +545,7 @@ class Tracker:
     def _rejections(self, fixes: MarkerFixes, stamp: dict[str, Any]) -> list[dict[str, Any]]:
         events = []
         for r in fixes.rejected:
-            key = (r.marker_id, r.reason.split(" ")[0])
+            key = (r.marker_id, r.code)  # the reason's kind (off the table and on a corner both begin "centre")
             if key not in self._rejected_seen:
                 self._rejected_seen.add(key)
                 events.append({"type": "marker_rejected", **stamp, **r.to_dict(), **r.words()})

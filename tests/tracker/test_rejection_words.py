@@ -145,3 +145,18 @@ def test_track_and_serve_say_a_missing_video_in_french(monkeypatch: pytest.Monke
     assert code == 2 and "ftp://10.0.0.9/cam : type d'adresse inconnu" in err
     code, err = _cli(["serve", "--video", str(missing), "--db", str(tmp_path / "game.db")], monkeypatch, capsys)
     assert code == 2 and f"{missing} : fichier ou dossier introuvable" in err
+
+
+def test_the_frame_loop_reports_each_kind_of_rejection_of_a_marker_once() -> None:
+    # marker 20 first seen off the table, then on a corner marker: two kinds of reason that both begin "centre"
+    from tracker.markers import MarkerFixes
+    from tracker.pipeline import Tracker
+
+    tracker = Tracker(SETUP, ScaledPlane(px_per_mm=PX_PER_MM), find_bare_bases=False)
+    by_code = {r.code: r for r in _rejections()}
+    off, corner = by_code["outside_table"], by_code["on_corner"]
+    assert off.reason.split(" ")[0] == corner.reason.split(" ")[0]
+    moved = Rejection(off.marker_id, corner.reason, corner.center_px, corner.code, corner.params)
+    events = [tracker._rejections(MarkerFixes((), (r,)), {"frame": i}) for i, r in enumerate((off, off, moved))]
+    assert [[e["msg"] for e in ev] for ev in events] == [["track.rejected.outside_table"], [],
+                                                          ["track.rejected.on_corner"]]
