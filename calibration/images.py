@@ -1,4 +1,4 @@
-"""An image's size read from its header, refused before decoding when it is too large.
+"""Camera images read from files (:func:`load_image`), refused before decoding when too large.
 
 A 1 MB PNG can say 20000 x 20000 pixels and take gigabytes once decoded. Every
 place that reads an image file (``locate``, ``calibrate``, ``track`` and ``serve
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import struct
+from pathlib import Path
 from typing import Any
 
 MAX_PIXELS = 50_000_000  # a 8K camera frame is 33 megapixels
@@ -34,6 +35,12 @@ HEADER_BYTES = 256 * 1024  # a JPEG's size comes after its EXIF and thumbnail se
 
 # OpenCV's own ceiling for formats whose header is not read here (set before its first decode).
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
+
+import cv2  # noqa: E402  (after the ceiling above)
+import numpy as np  # noqa: E402
+from numpy.typing import NDArray  # noqa: E402
+
+from calibration.errors import CalibrationError  # noqa: E402
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
@@ -129,3 +136,28 @@ def refuse_large(data: Any, name: str) -> str | None:
         return (f"{name}: the image is {w} x {h} pixels ({w * h / 1e6:.0f} megapixels); the limit is "
                 f"{MAX_PIXELS / 1e6:.0f} megapixels and {MAX_SIDE} pixels a side: use a smaller picture")
     return None
+
+
+def load_image(path: str | Path) -> NDArray[np.uint8]:
+    """Read a camera image (BGR, 8-bit) or say why it cannot be read.
+
+    Raises
+    ------
+    CalibrationError
+        For a missing file, a directory, or a file that is not an image OpenCV can decode.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise CalibrationError(f"{path}: no such image file")
+    if path.is_dir():
+        raise CalibrationError(f"{path}: is a directory, not an image file")
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot read the image ({exc.strerror or exc})") from None
+    if (too_large := refuse_large(data, str(path))) is not None:  # size from the header, before decoding
+        raise CalibrationError(too_large)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)")
+    return np.asarray(image, dtype=np.uint8)

@@ -23,46 +23,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
-from numpy.typing import NDArray
 
 from calibration.camera import DISTORTION_LENGTHS, CameraIntrinsics
 from calibration.errors import CalibrationError
 from calibration.fields import Reader, read_json_file
-from calibration.images import refuse_large
+from calibration.images import load_image as load_image  # the images' reader, kept importable from here
 from calibration.setup import TableSize
 from calibration.table import TableCalibration
 
 CALIBRATION_FORMAT = "tabletracker-table-calibration"
 CAMERA_FORMAT = "tabletracker-camera"
 FORMAT_VERSION = 1
-
-
-# -- images -------------------------------------------------------------------------
-def load_image(path: str | Path) -> NDArray[np.uint8]:
-    """Read a camera image (BGR, 8-bit) or say why it cannot be read.
-
-    Raises
-    ------
-    CalibrationError
-        For a missing file, a directory, or a file that is not an image OpenCV can decode.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise CalibrationError(f"{path}: no such image file")
-    if path.is_dir():
-        raise CalibrationError(f"{path}: is a directory, not an image file")
-    try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError as exc:
-        raise CalibrationError(f"{path}: cannot read the image ({exc.strerror or exc})") from None
-    if (too_large := refuse_large(data, str(path))) is not None:  # size from the header, before decoding
-        raise CalibrationError(too_large)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)")
-    return np.asarray(image, dtype=np.uint8)
 
 
 # -- JSON helpers -------------------------------------------------------------------

@@ -119,15 +119,19 @@ def locate_all(image: np.ndarray, calibration: TableMapping, setup: Setup, *,
 
 
 def warm_up() -> None:
-    """Start, on a thread of its own, the one-off set-up the bare-base search would otherwise wait for.
+    """Start, on a thread of its own, the one-off set-up the calibration and base search would wait for.
 
     OpenCV fills its Lab conversion tables on the first conversion to Lab (about 0.12 s of
-    CPU, once per process) and numpy imports its random generators on first use: a command
-    that locates one image calls this first, so both happen on the second core while the
-    image is read and the table calibrated, instead of on the critical path of the base
-    search that runs beside the marker scan. The results do not change.
+    CPU, once per process), numpy imports its masked arrays on the first median (the
+    calibration's edge fits) and its random generators on first use (the bare-base
+    search's RANSAC): a command that locates one image calls this first, so all three
+    happen on the second core while the image is read and the table calibrated, instead of
+    on the critical path. The imports come first: the calibration needs the masked arrays
+    within a tenth of a second, while it waits on OpenCV (which releases the GIL). The
+    results do not change.
     """
     def run() -> None:
+        import numpy.ma  # noqa: F401  (np.median's check for masked arrays)
         import numpy.random  # noqa: F401  (RANSAC's sampler in tracker.bases)
 
         cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)

@@ -152,3 +152,30 @@ def test_too_small_sample_says_so_and_base_mode_finds_the_models(capsys: pytest.
                or any(math.hypot(f["x_mm"] - m["x_mm"], f["y_mm"] - m["y_mm"]) <= 2.5 and f["side"] == m["side"]
                       for f in out["bases"])]
     assert len(located) >= 0.7 * len(truth["models"])   # markers too small to read: found by their bases
+
+
+def test_an_unreadable_image_is_told_before_a_bad_setup_file(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # the image is read on a thread while the setup file is parsed: the image's error still comes first
+    (tmp_path / "broken.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    (tmp_path / "setup.json").write_text("{not json")
+    err = _bad(tmp_path, [str(tmp_path / "broken.jpg"), "--setup", str(tmp_path / "setup.json")], capsys)
+    assert "broken.jpg" in err and "setup.json" not in err
+
+
+def test_a_bad_setup_file_with_a_good_image_is_told(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "setup.json").write_text("{not json")
+    err = _bad(tmp_path, [str(SAMPLES / f"{NAME}.jpg"), "--setup", str(tmp_path / "setup.json")], capsys)
+    assert "setup.json" in err
+
+
+def test_opencv_keeps_its_worker_threads_after_locate(setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the two searches run with OpenCV's workers off; whoever called locate gets them back
+    before = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(3)
+        assert main(["locate", str(SAMPLES / f"{NAME}.jpg"), "--setup", str(setup_file), "--json"]) == 0
+        assert cv2.getNumThreads() == 3
+    finally:
+        cv2.setNumThreads(before)
+    assert json.loads(capsys.readouterr().out)["models"]
