@@ -7,12 +7,13 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 
-from calibration.aruco import MarkerDetections
+from calibration.aruco import DEFAULT_MIN_SIDE_PX, MarkerDetections
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
 from calibration.setup import TableSize, parse_setup
 from calibration.table import (
     TableCalibration,
+    _find_markers,
     calibrate_table,
     corner_object_points,
     estimate_focal,
@@ -212,6 +213,51 @@ def test_a_corner_marker_missed_by_the_first_look_is_found_by_the_second(small_s
     monkeypatch.setattr(table_module, "detect_markers", first_look_misses_marker_2)
     cal = calibrate_table(small_scene.image, _setup(600, 450), small_scene.cam)
     assert cal.reprojection_rms_px < 0.3
+
+
+def _corner_looks(monkeypatch: pytest.MonkeyPatch, drop_in_large_look: int | None = None) -> list[float]:
+    """Record the smallest square side of each look for markers (and drop a marker from the large look)."""
+    import calibration.table as table_module
+
+    real = table_module.detect_markers
+    sides: list[float] = []
+
+    def recorded(image: np.ndarray, **kwargs: float) -> MarkerDetections:
+        found = real(image, **kwargs)
+        side = float(kwargs.get("min_side_px", DEFAULT_MIN_SIDE_PX))
+        sides.append(side)
+        if drop_in_large_look is not None and side > DEFAULT_MIN_SIDE_PX:
+            return found.select(found.ids != drop_in_large_look)
+        return found
+
+    monkeypatch.setattr(table_module, "detect_markers", recorded)
+    return sides
+
+
+def test_with_a_known_lens_the_corner_markers_are_looked_for_among_large_squares(
+        hd_scene: S.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _setup(1200, 1200)
+    everything = calibrate_table(hd_scene.image, setup, hd_scene.cam)      # before the recording: one look
+    sides = _corner_looks(monkeypatch)
+    cal = calibrate_table(hd_scene.image, setup, hd_scene.cam)
+    assert len(sides) == 1 and sides[0] > DEFAULT_MIN_SIDE_PX
+    # the same corners as a look at every square (each marker's outline and edge fit are its own)
+    monkeypatch.undo()
+    sides = _corner_looks(monkeypatch)
+    corners, _ = _find_markers(hd_scene.image, setup, camera=hd_scene.cam)
+    assert sides == [DEFAULT_MIN_SIDE_PX]
+    np.testing.assert_array_equal(cal.corners_px, corners.corners_px.reshape(-1, 2))
+    np.testing.assert_array_equal(cal.rvec, everything.rvec)
+
+
+def test_a_corner_marker_the_large_look_misses_is_found_among_all_squares(
+        small_scene: S.Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    want = calibrate_table(small_scene.image, _setup(600, 450), small_scene.cam)
+    sides = _corner_looks(monkeypatch, drop_in_large_look=2)
+    cal = calibrate_table(small_scene.image, _setup(600, 450), small_scene.cam)
+    assert sides[0] > DEFAULT_MIN_SIDE_PX and sides[1:] == [DEFAULT_MIN_SIDE_PX]
+    assert cal.corner_ids == (0, 1, 2, 3)
+    np.testing.assert_array_equal(cal.corners_px, want.corners_px)
 
 
 def test_corner_markers_touching_the_frame_edge_are_found() -> None:
