@@ -13,8 +13,10 @@ import argparse
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from tabletracker.errors import TabletrackerError
 
@@ -23,9 +25,21 @@ def _in_user_language(exc: BaseException) -> str:
     """The error in the user's language (``LANG``/``LC_ALL``/``LC_MESSAGES`` fr or en) when it has a message id."""
     from tabletracker import i18n
 
-    words = (i18n.texts(exc) or {}).get(i18n.user_language())
-    # the core's own sentence follows: it says how to fix it for whoever edits the files
-    return f"{words}\n  ({exc})" if words and words != str(exc) else str(exc)
+    texts = i18n.texts(exc) or {}
+    lang = i18n.user_language()
+    words = texts.get(lang) or (getattr(exc, "message_fr", None) if lang == "fr" else None)
+    if not words or words == str(exc):
+        return str(exc)
+    if texts.get("en") == str(exc):  # the catalogue says all the English sentence says
+        return words
+    # the core's own sentence says more (a field's path, a value): it follows, for whoever edits the files
+    return f"{words}\n  ({exc})"
+
+
+def _said_error(prog: str, message: str) -> str:
+    from tabletracker import i18n
+
+    return i18n.said("cli.error", prog=prog, message=message)
 
 
 # name -> (module, one-line help)
@@ -61,8 +75,70 @@ def quiet_opencv(*, verbose: bool = False) -> None:
         levels.setLogLevel(levels.LOG_LEVEL_WARNING if verbose else levels.LOG_LEVEL_ERROR)
 
 
+# argparse's own messages (English, from its gettext calls) and their message ids: said in the user's language
+_ARGPARSE_MESSAGES = (
+    (r"the following arguments are required: (?P<names>.+)", "cli.argparse.required"),
+    (r"unrecognized arguments: (?P<names>.+)", "cli.argparse.unrecognized"),
+    (r"argument (?P<name>\S+): invalid (?P<kind>\S+) value: (?P<value>.+)", "cli.argparse.invalid_value"),
+    (r"argument (?P<name>\S+): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)",
+     "cli.argparse.invalid_choice"),
+    (r"argument (?P<name>\S+): expected one argument", "cli.argparse.expected_one"),
+    (r"argument (?P<name>\S+): expected at least one argument", "cli.argparse.expected_some"),
+    (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.+)", "cli.argparse.ambiguous"),
+    (r"argument (?P<name>\S+): not allowed with argument (?P<other>\S+)", "cli.argparse.not_allowed"),
+)
+
+
+def argparse_words(message: str, lang: str) -> str:
+    """Return one of argparse's error messages in ``lang`` (as it is when not known).
+
+    >>> argparse_words("the following arguments are required: source", "fr")
+    'ces arguments sont obligatoires : source'
+    >>> argparse_words("argument --fps: invalid float value: 'x'", "fr")
+    "argument --fps : valeur invalide (float attendu) : 'x'"
+    """
+    from tabletracker import i18n
+
+    for pattern, msg_id in _ARGPARSE_MESSAGES:
+        match = re.fullmatch(pattern, message)
+        if match:
+            return i18n.render(msg_id, match.groupdict(), lang) or message
+    return message
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help and usage, the usage line headed in the user's language."""
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        from tabletracker import i18n
+
+        super().add_usage(usage, actions, groups, i18n.said("cli.usage") if prefix is None else prefix)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that speaks the user's language: its usage line, headings and errors."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+        from tabletracker import i18n
+
+        self._positionals.title = i18n.said("cli.positionals")
+        self._optionals.title = i18n.said("cli.options")
+        for action in self._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = i18n.said("cli.help")
+
+    def error(self, message: str) -> NoReturn:
+        from tabletracker import i18n
+
+        self.print_usage(sys.stderr)
+        words = argparse_words(message, i18n.user_language())
+        self.exit(EXIT_BAD_INPUT, i18n.said("cli.error", prog=self.prog, message=words) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tabletracker",
         description="A referee's assistant for tabletop skirmish games: a camera above the table, "
         "every model located in millimetres, and the rules' questions answered.",
@@ -88,27 +164,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
+        from tabletracker import i18n
+
         parser.print_usage(sys.stderr)
-        print(f"tabletracker: unknown command {name!r}; commands are: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(i18n.said("cli.error", prog="tabletracker", message=i18n.said(
+            "cli.unknown_command", name=repr(name), commands=", ".join(COMMANDS))), file=sys.stderr)
         return EXIT_BAD_INPUT
     opts = parser.parse_args(head)
     quiet_opencv(verbose=opts.verbose)
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     module = importlib.import_module(COMMANDS[name][0])
-    sub = argparse.ArgumentParser(prog=f"tabletracker {name}", description=COMMANDS[name][1])
+    sub = Parser(prog=f"tabletracker {name}", description=COMMANDS[name][1])
     module.add_arguments(sub)
     args = sub.parse_args(rest)
     try:
         return int(module.run(args) or 0)
     except (TabletrackerError, OSError) as exc:  # the project's errors: what the user gave is wrong
-        print(f"tabletracker {name}: error: {_in_user_language(exc)}", file=sys.stderr)
+        print(_said_error(f"tabletracker {name}", _in_user_language(exc)), file=sys.stderr)
         return EXIT_BAD_INPUT
     except ValueError as exc:
         # Not a project error: a bug, or a package still raising a plain ValueError for bad input
         # (being moved under TabletrackerError). Say it and keep the traceback in the log.
         logging.getLogger("tabletracker").error("unexpected %s in %s", type(exc).__name__, name, exc_info=exc)
-        print(f"tabletracker {name}: error: {exc}", file=sys.stderr)
+        print(_said_error(f"tabletracker {name}", str(exc)), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

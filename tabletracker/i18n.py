@@ -22,10 +22,14 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
+
+from tabletracker.errors import TabletrackerError
+
+E = TypeVar("E", bound=TabletrackerError)
 
 LANGS = ("fr", "en")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -108,6 +112,22 @@ def localize(value: Any) -> Any:
     if isinstance(value, list):
         return [localize(v) for v in value]
     return value
+
+
+def worded(error: type[E], msg_id: str, **params: Any) -> E:
+    """Return ``error`` worded by the message ``msg_id``: its English text, the id and parameters for the others.
+
+    >>> from tabletracker.errors import UsageError
+    >>> e = worded(UsageError, "cli.port_range", value="70000")
+    >>> str(e), render(e.msg_id, e.params, "fr")
+    ('--port must be from 1 to 65535, got 70000', '--port doit aller de 1 à 65535, reçu : 70000')
+    """
+    return error(render(msg_id, params, "en") or msg_id, msg_id=msg_id, params=params)
+
+
+def said(msg_id: str, **params: Any) -> str:
+    """Return the message ``msg_id`` in the command-line user's language (:func:`user_language`)."""
+    return render(msg_id, params, user_language()) or render(msg_id, params, "en") or msg_id
 
 
 def user_language() -> str:

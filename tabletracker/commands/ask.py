@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from tabletracker.errors import UsageError
-from tabletracker.i18n import localize, step_line, user_language
+from tabletracker.i18n import localize, step_line, user_language, worded
 
 HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
 
@@ -49,7 +49,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
             if tok == "--option":
                 i += 1
                 if i >= len(items):
-                    raise UsageError("--option needs KEY=VALUE, e.g. --option measure=centre")
+                    raise worded(UsageError, "cli.option_needs_value")
                 raw_options.append(items[i])
             else:
                 raw_options.append(tok.split("=", 1)[1])
@@ -60,7 +60,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
     for raw in raw_options:
         key, eq, value = raw.partition("=")
         if not eq or not key:
-            raise UsageError(f"--option must be KEY=VALUE (e.g. measure=centre), got {raw!r}")
+            raise worded(UsageError, "cli.option_malformed", value=repr(raw))
         options[key.strip()] = value.strip()
     return rest, as_json, options
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletracker.errors import UsageError
+from tabletracker.i18n import worded
 
 HELP = "table pose from one frame showing the four corner markers"
 
@@ -49,9 +50,8 @@ calibrate the camera again at 1920x1080 (tabletracker calibrate-camera) or set t
     if (int(camera_size[0]), int(camera_size[1])) == (width, height):
         return
     made = f"{camera_size[0]}x{camera_size[1]}"
-    raise UsageError(f"{camera} was made at {made} but {image_path} is {width}x{height}: a camera calibration "
-                     f"holds only at the resolution it was made at; calibrate the camera again at "
-                     f"{width}x{height} (tabletracker calibrate-camera) or set the camera to {made}")
+    raise worded(UsageError, "cli.camera_resolution", camera=camera, made=made, image=image_path,
+                 size=f"{width}x{height}")
 
 
 def run(args: argparse.Namespace) -> int:

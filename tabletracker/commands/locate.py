@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from calibration.errors import CalibrationError
+from tabletracker.i18n import worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,9 +58,7 @@ def run(args: argparse.Namespace) -> int:
         source = args.calibration
     else:
         if setup is None:
-            raise CalibrationError("no --calibration given, so the table must be calibrated from this image: "
-                                   "pass --setup setup.json (it gives the table size the corner markers "
-                                   "are measured against)")
+            raise worded(CalibrationError, "cli.locate_needs_setup")
         aruco_cells(setup.markers.dictionary)   # an unknown dictionary fails here, clearly
         intrinsics = load_intrinsics(args.camera) if args.camera else None
         if intrinsics is not None:

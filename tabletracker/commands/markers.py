@@ -25,6 +25,7 @@ from calibration.kit import (
     parse_id_ranges,
 )
 from calibration.setup import FIRST_MODEL_ID, MarkerSettings, load_setup
+from tabletracker.i18n import worded
 
 HELP = "write the printable marker kit as a PDF at true scale"
 
@@ -55,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         kit.write(args.out)
     except OSError as exc:
-        raise KitError(f"--out: cannot write {args.out} ({exc.strerror or exc}); "
-                       "check that its folder exists and is writable") from None
+        raise worded(KitError, "cli.cannot_write_kit", path=args.out, reason=exc.strerror or exc) from None
     print(f"wrote {args.out}: {len(kit.pages)} pages on {options.paper} paper")
     print(f"  {_pages(kit, 'corners')}: corner markers 0-3, {options.corner_size_mm:g} mm "
           "(with where each goes)")
@@ -80,7 +80,7 @@ def kit_options(args: argparse.Namespace) -> KitOptions:
     Options given on the command line win over the setup file's values.
     """
     if args.paper not in PAPERS:
-        raise KitError(f"--paper: unknown paper {args.paper!r}; use one of {', '.join(PAPERS)}")
+        raise worded(KitError, "cli.unknown_paper", value=repr(args.paper), papers=", ".join(PAPERS))
     markers = load_setup(args.setup).markers if args.setup else MarkerSettings()
     dictionary = args.dictionary or markers.dictionary
     base_size_mm = markers.base_size_mm if args.base_size_mm is None else args.base_size_mm

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from tabletracker.errors import UsageError
+from tabletracker.i18n import worded
 
 HELP = "re-render the bundled sample images and sequence"
 
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; give a folder to write the samples into")
+        raise worded(UsageError, "cli.out_is_file", path=out)
     start = time.monotonic()
 
     def progress(name: str) -> None:
