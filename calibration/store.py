@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from calibration.camera import DISTORTION_LENGTHS, CameraIntrinsics
 from calibration.errors import CalibrationError
 from calibration.fields import Reader, read_json_file
-from calibration.images import refuse_large
+from calibration.images import too_large
 from calibration.setup import TableSize
 from calibration.table import TableCalibration
 
@@ -57,8 +57,8 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
         data = np.fromfile(path, dtype=np.uint8)
     except OSError as exc:
         raise CalibrationError(f"{path}: cannot read the image ({exc.strerror or exc})") from None
-    if (too_large := refuse_large(data, str(path))) is not None:  # size from the header, before decoding
-        raise CalibrationError(too_large)
+    if (big := too_large(data, str(path))) is not None:  # size from the header, before decoding
+        raise CalibrationError(big.text, msg_id=big.msg_id, params=big.params)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)")
