@@ -130,6 +130,11 @@ def said(msg_id: str, **params: Any) -> str:
     return render(msg_id, params, user_language()) or render(msg_id, params, "en") or msg_id
 
 
+def number(value: float, digits: int) -> str:
+    """Return ``value`` with ``digits`` decimals in the command-line user's language (``0,051`` in French)."""
+    return str(format_decimal(value, format="0." + "0" * digits if digits else "0", locale=user_language()))
+
+
 def user_language() -> str:
     """Return the command-line user's language: ``fr`` when ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` says French."""
     env = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or "en"

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from tabletracker.errors import UsageError
-from tabletracker.i18n import localize, step_line, user_language, worded
+from tabletracker.i18n import localize, said, step_line, user_language, worded
 
 HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
 
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         if as_json:
             print(json.dumps({"ruleset": plan.ruleset, "questions": menu}, ensure_ascii=False))
         else:
-            print(f"{plan.ruleset} questions: {', '.join(q['question'] for q in menu)}")
+            print(said("cli.questions", ruleset=plan.ruleset, questions=", ".join(q["question"] for q in menu)))
             for q in menu:
                 print(f"  {q['help']}")
         return 0

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tabletracker.errors import UsageError
-from tabletracker.i18n import worded
+from tabletracker.i18n import said, worded
 
 HELP = "re-render the bundled sample images and sequence"
 
@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     start = time.monotonic()
 
     def progress(name: str) -> None:
-        print(f"rendered {name} ({time.monotonic() - start:.1f} s)", flush=True)
+        print(said("cli.samples.rendered", name=name, seconds=f"{time.monotonic() - start:.1f}"), flush=True)
 
     done = generate(out, args.only, progress)
-    print(f"{len(done)} item(s) written to {out} in {time.monotonic() - start:.1f} s")
+    print(said("cli.samples.written", count=str(len(done)), path=out, seconds=f"{time.monotonic() - start:.1f}"))
     return 0

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from calibration.units import DEFAULT_UD_MM
 from tabletracker.errors import TabletrackerError, UsageError
-from tabletracker.i18n import localize, step_line, user_language, worded
+from tabletracker.i18n import localize, said, step_line, user_language, worded
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     rs = find_ruleset(plan.ruleset)
     actions = rs.actions
     if args.action is None:
-        print(f"{plan.ruleset} actions: {', '.join(sorted(actions))}")
+        print(said("cli.actions", ruleset=plan.ruleset, actions=", ".join(sorted(actions))))
         return 0
     if args.action not in actions:
         raise worded(UsageError, "cli.unknown_action", ruleset=plan.ruleset, action=repr(args.action),
