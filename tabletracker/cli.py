@@ -42,19 +42,17 @@ def _said_error(prog: str, message: str) -> str:
     return i18n.said("cli.error", prog=prog, message=message)
 
 
-# name -> (module, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("tabletracker.commands.serve", "run the web overlay (the sample table when no camera is given)"),
-    "markers": ("tabletracker.commands.markers", "write the printable marker kit as a PDF at true scale"),
-    "calibrate-camera": ("tabletracker.commands.calibrate_camera",
-                         "camera intrinsics from photos of the ChArUco board"),
-    "calibrate": ("tabletracker.commands.calibrate", "table pose from one frame showing the four corner markers"),
-    "locate": ("tabletracker.commands.locate", "find every model in one image, in table millimetres"),
-    "track": ("tabletracker.commands.track", "follow models through a camera, video or image folder (JSON lines)"),
-    "ask": ("tabletracker.commands.ask",
-            "answer a geometric question about a game file (distance, sight, fire zone...)"),
-    "resolve": ("tabletracker.commands.resolve", "resolve an action (shoot, melee, morale...) with odds and dice"),
-    "render-samples": ("tabletracker.commands.render_samples", "re-render the bundled sample images and sequence"),
+# name -> module; each command's one-line help is the message cli.command.<name> (tabletracker/locale/<lang>.cli.po)
+COMMANDS: dict[str, str] = {
+    "serve": "tabletracker.commands.serve",
+    "markers": "tabletracker.commands.markers",
+    "calibrate-camera": "tabletracker.commands.calibrate_camera",
+    "calibrate": "tabletracker.commands.calibrate",
+    "locate": "tabletracker.commands.locate",
+    "track": "tabletracker.commands.track",
+    "ask": "tabletracker.commands.ask",
+    "resolve": "tabletracker.commands.resolve",
+    "render-samples": "tabletracker.commands.render_samples",
 }
 
 EXIT_BAD_INPUT = 2
@@ -138,21 +136,19 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="tabletracker",
-        description="A referee's assistant for tabletop skirmish games: a camera above the table, "
-        "every model located in millimetres, and the rules' questions answered.",
-        epilog="Each command has --help. The user guide is in the docs/ folder of the project: docs/README.md "
-        "(setup file, game file, rosters, marker kit, units, rule choices, HTTP API).",
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
+    from tabletracker.i18n import said
+
+    parser = Parser(prog="tabletracker", description=said("cli.description"), epilog=said("cli.epilog"))
+    parser.add_argument("-v", "--verbose", action="store_true", help=said("cli.verbose"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (_module, help_text) in COMMANDS.items():
-        sub.add_parser(name, help=help_text, add_help=False)
+    for name in COMMANDS:
+        sub.add_parser(name, help=said(f"cli.command.{name}"), add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tabletracker import i18n
+
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     # Parse only the global part; the subcommand parses the rest itself.
@@ -164,8 +160,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        from tabletracker import i18n
-
         parser.print_usage(sys.stderr)
         print(i18n.said("cli.error", prog="tabletracker", message=i18n.said(
             "cli.unknown_command", name=repr(name), commands=", ".join(COMMANDS))), file=sys.stderr)
@@ -174,8 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     quiet_opencv(verbose=opts.verbose)
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    module = importlib.import_module(COMMANDS[name][0])
-    sub = Parser(prog=f"tabletracker {name}", description=COMMANDS[name][1])
+    module = importlib.import_module(COMMANDS[name])
+    sub = Parser(prog=f"tabletracker {name}", description=i18n.said(f"cli.command.{name}"))
     module.add_arguments(sub)
     args = sub.parse_args(rest)
     try:

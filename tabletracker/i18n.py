@@ -45,10 +45,20 @@ def catalogue(lang: str) -> Mapping[str, str]:
     """Return the message texts of ``lang`` (``fr`` or ``en``) by message id, all its files merged."""
     out: dict[str, str] = {}
     for path in catalogue_files(lang):
-        with open(path, "rb") as f:
-            cat = read_po(f, locale=lang)
-        out.update({str(m.id): str(m.string) for m in cat if m.id and m.string})
+        out.update(_read(path, lang))
     return out
+
+
+@functools.cache
+def _command_line(lang: str) -> Mapping[str, str]:
+    """The command line's own messages (``cli.*``), read alone: ``tabletracker --help`` reads no other file."""
+    return _read(LOCALE_DIR / f"{lang}.cli.po", lang)
+
+
+def _read(path: Path, lang: str) -> dict[str, str]:
+    with open(path, "rb") as f:
+        cat = read_po(f, locale=lang)
+    return {str(m.id): str(m.string) for m in cat if m.id and m.string}
 
 
 def _value(v: Any, lang: str) -> str:
@@ -66,7 +76,9 @@ def _value(v: Any, lang: str) -> str:
 
 def render(msg_id: str, params: Mapping[str, Any], lang: str) -> str | None:
     """Return the message ``msg_id`` in ``lang`` with its parameters, or ``None`` when the catalogue lacks it."""
-    text = catalogue(lang if lang in LANGS else "en").get(msg_id)
+    lang = lang if lang in LANGS else "en"
+    text = _command_line(lang).get(msg_id) if msg_id.startswith("cli.") else None
+    text = catalogue(lang).get(msg_id) if text is None else text
     if text is None:
         return None
     values = {k: _value(v, lang) for k, v in params.items()}

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from calibration.units import DEFAULT_UD_MM
 from tabletracker.errors import TabletrackerError, UsageError
-from tabletracker.i18n import localize, said, step_line, user_language, worded
+from tabletracker.i18n import localize, render, said, step_line, user_language, worded
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
@@ -119,16 +119,21 @@ def summary(out: dict[str, Any], lang: str | None = None) -> str:
         option = f" [option {step['option']}]" if "option" in step else ""
         lines.append(f"  - {step['rule']}: {step_line(step, lang)} ({step['source']}){option}")
     for name, needed in out.get("needed", {}).items():
-        lines.append(f"  needed {name}: {needed}")
+        lines.append(_said("cli.resolve.needed", lang, name=name, needed=needed))
     for name, dist in out.get("odds", {}).items():
-        lines.append(f"  odds of {name}:")
+        lines.append(_said("cli.resolve.odds", lang, name=name))
         for entry in dist:
             lines.append(f"    {entry['outcome']!s:>24}: {_fraction(entry)}")
     if "dice" in out:
-        lines.append("  dice: " + (", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or "none"))
+        rolled = ", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or _said("cli.resolve.no_dice", lang)
+        lines.append(_said("cli.resolve.dice", lang, dice=rolled))
     if "result" in out:
-        lines.append("  result: " + json.dumps(out["result"], ensure_ascii=False))
+        lines.append(_said("cli.resolve.result", lang, result=json.dumps(out["result"], ensure_ascii=False)))
     return "\n".join(lines)
+
+
+def _said(msg_id: str, lang: str, **params: Any) -> str:
+    return render(msg_id, params, lang) or render(msg_id, params, "en") or msg_id
 
 
 def carried_weapons(plan: Any, ident: str) -> list[str]:
@@ -209,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = summary(out)
         if args.out and resolution.plan_after is not None:
-            text += f"\n  game after it written to {args.out}"
+            text += "\n" + said("cli.resolve.written", path=args.out)
         print(text)
     return 0
 
