@@ -16,8 +16,6 @@ from typing import Any
 from tabletracker.errors import UsageError
 from tabletracker.i18n import localize, said, step_line, user_language, worded
 
-HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game file (JSON, see docs/game-file.md), or a bundled game's name: "

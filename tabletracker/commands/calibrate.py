@@ -20,8 +20,6 @@ from typing import Any
 from tabletracker.errors import UsageError
 from tabletracker.i18n import worded
 
-HELP = "table pose from one frame showing the four corner markers"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", type=Path, help="a camera frame showing the whole table and its four corner markers")

@@ -15,8 +15,6 @@ from pathlib import Path
 from calibration.board import KIT_BOARD
 from tabletracker.i18n import number, said
 
-HELP = "camera intrinsics from photos of the ChArUco board"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("images", type=Path, nargs="+", help="photos of the ChArUco board from different angles")

@@ -27,8 +27,6 @@ from calibration.kit import (
 from calibration.setup import FIRST_MODEL_ID, MarkerSettings, load_setup
 from tabletracker.i18n import said, worded
 
-HELP = "write the printable marker kit as a PDF at true scale"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""

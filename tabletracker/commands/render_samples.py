@@ -9,8 +9,6 @@ from pathlib import Path
 from tabletracker.errors import UsageError
 from tabletracker.i18n import said, worded
 
-HELP = "re-render the bundled sample images and sequence"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from tabletracker.samples import samples_out_default

@@ -28,7 +28,6 @@ from tabletracker.i18n import localize, render, said, step_line, user_language, 
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
-HELP = "resolve an action (shoot, melee, morale, activate...) with its exact odds, and with dice its result"
 
 # The main arguments of each action, in the order they are typed. A combat module may
 # give its own as ``ARGUMENTS``; any other argument is typed key=value.

@@ -23,7 +23,6 @@ from tabletracker.i18n import said, worded
 
 log = logging.getLogger(__name__)
 
-HELP = "run the web overlay (the sample table when no camera is given)"
 IMAGES_FPS = 5.0  # image folders and the sample sequence: slow enough to follow each move
 VIDEO_FALLBACK_FPS = 25.0  # a video that does not say its frame rate
 TABLE_TOLERANCE_MM = 1.0  # a game table this close to the setup's is the same table
