@@ -149,3 +149,20 @@ def test_argparses_headings_and_usage_line_are_in_french(capsys: Any, monkeypatc
     assert out.startswith("utilisation : tabletracker track")
     assert re.search(r"^options:$", out, re.M) and "afficher cette aide et quitter" in out
     assert "show this help message" not in out and "usage:" not in out
+
+
+def test_locate_says_a_rejected_marker_in_french(capsys: Any, monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    import json
+
+    truth = json.loads((ROOT / "sample_images" / "hf600_1080p_top.json").read_text())
+    setup = truth["setup"]
+    del setup["markers"]["per_marker"]["47"]  # marker 47 is on the table: an unknown marker
+    (tmp_path / "setup.json").write_text(json.dumps(setup))
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    assert main(["locate", str(ROOT / "sample_images" / "hf600_1080p_top.jpg"), "--setup",
+                 str(tmp_path / "setup.json")]) == 0
+    out = capsys.readouterr().out
+    assert "figurine(s) par marqueur" in out and "(calibration : marqueurs de coin de l'image)" in out, out
+    assert "  marqueur 47 refusé : marqueur inconnu n° 47 : aucune figurine ne le porte" in out, out
+    assert "rejected" not in out and "model(s)" not in out

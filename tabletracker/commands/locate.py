@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from calibration.errors import CalibrationError
-from tabletracker.i18n import worded
+from tabletracker.i18n import said, step_texts, user_language, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
         if setup is None:
             setup = parse_setup({"table": {"width_mm": cal.table.width_mm, "depth_mm": cal.table.depth_mm}},
                                 source=args.calibration)
-            notes.append("no --setup given: default marker settings (12 mm markers 3 mm above the table, "
-                         "centred on their bases); pass the setup file for per-marker offsets and rim colours")
+            notes.append(said("cli.locate.default_markers"))
         source = args.calibration
     else:
         if setup is None:
@@ -66,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
             check_resolution(intrinsics.image_size, image.shape, camera=args.camera, image_path=args.image)
         cal = calibrate_table(image, setup, intrinsics, source=args.image)
-        source = "corner markers in the image"
+        source = said("cli.locate.from_corners")
     found = locate_all(image, cal, setup, bare_bases=not args.no_bases)
     warnings = notes + list(getattr(cal, "warnings", ())) + list(found.warnings)
     doc = {"image": args.image, "image_size": [int(image.shape[1]), int(image.shape[0])],
@@ -77,20 +76,23 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    _print_readable(doc)
+    rejected = [(r.marker_id, (step_texts(r.words()) or {}).get(user_language()) or r.reason) for r in found.rejected]
+    _print_readable(doc, rejected)
     return 0
 
 
-def _print_readable(doc: dict) -> None:
+def _print_readable(doc: dict, rejected: list[tuple[int, str]]) -> None:
+    """Print what was found, in the user's language (a rejected marker's reason too, from its message id)."""
     out = sys.stdout
-    out.write(f"{doc['image']}: {len(doc['models'])} model(s) by marker, {len(doc['bases'])} bare base(s) "
-              f"(calibration: {doc['calibration']})\n")
+    out.write(said("cli.locate.found", image=doc["image"], models=str(len(doc["models"])),
+                   bases=str(len(doc["bases"])), calibration=doc["calibration"]) + "\n")
     for m in doc["models"]:
-        out.write(f"  marker {m['marker_id']:>3}: x {m['x_mm']:8.1f} mm  y {m['y_mm']:8.1f} mm  "
-                  f"facing {m['facing_deg']:5.1f} deg\n")
+        out.write(said("cli.locate.model", id=f"{m['marker_id']:>3}", x=f"{m['x_mm']:8.1f}", y=f"{m['y_mm']:8.1f}",
+                       facing=f"{m['facing_deg']:5.1f}") + "\n")
     for b in doc["bases"]:
-        out.write(f"  base {b['side']:>6} {b['diameter_mm']:g} mm: x {b['x_mm']:8.1f} mm  y {b['y_mm']:8.1f} mm\n")
-    for r in doc["rejected"]:
-        out.write(f"  rejected marker {r['marker_id']}: {r['reason']}\n")
+        out.write(said("cli.locate.base", side=f"{b['side']:>6}", diameter=f"{b['diameter_mm']:g}",
+                       x=f"{b['x_mm']:8.1f}", y=f"{b['y_mm']:8.1f}") + "\n")
+    for marker_id, reason in rejected:
+        out.write(said("cli.locate.rejected", id=str(marker_id), reason=reason) + "\n")
     for w in doc["warnings"]:
-        out.write(f"  warning: {w}\n")
+        out.write(said("cli.locate.warning", warning=w) + "\n")
