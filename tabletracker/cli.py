@@ -127,6 +127,16 @@ class Parser(argparse.ArgumentParser):
             if isinstance(action, argparse._HelpAction):
                 action.help = i18n.said("cli.help")
 
+    def _add_action(self, action: argparse.Action) -> argparse.Action:
+        """Add ``action``, its help in the user's language: ``cli.arg.<command>.<dest>`` (the code's English else)."""
+        from tabletracker import i18n
+
+        lang = i18n.user_language()
+        words = i18n.render(f"cli.arg.{self.prog.split()[-1]}.{action.dest}", {}, lang) if lang != "en" else None
+        if words and action.help:
+            action.help = words
+        return super()._add_action(action)
+
     def error(self, message: str) -> NoReturn:
         from tabletracker import i18n
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tabletracker import i18n
-from tabletracker.cli import main
+from tabletracker.cli import COMMANDS, Parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "sample_images" / "sequence" / "setup.json"
@@ -166,3 +166,16 @@ def test_locate_says_a_rejected_marker_in_french(capsys: Any, monkeypatch: pytes
     assert "figurine(s) par marqueur" in out and "(calibration : marqueurs de coin de l'image)" in out, out
     assert "  marqueur 47 refusé : marqueur inconnu n° 47 : aucune figurine ne le porte" in out, out
     assert "rejected" not in out and "model(s)" not in out
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_argument_of_every_command_has_its_french_help(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    parser = Parser(prog=f"tabletracker {command}")
+    importlib.import_module(COMMANDS[command]).add_arguments(parser)
+    missing = [a.dest for a in parser._actions
+               if a.help and a.dest != "help" and f"cli.arg.{command}.{a.dest}" not in i18n.catalogue("fr")]
+    assert missing == []
+    parser.format_help()  # every %(default)s of the French helps is one argparse fills in
