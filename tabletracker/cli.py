@@ -131,8 +131,7 @@ class Parser(argparse.ArgumentParser):
         """Add ``action``, its help in the user's language: ``cli.arg.<command>.<dest>`` (the code's English else)."""
         from tabletracker import i18n
 
-        lang = i18n.user_language()
-        words = i18n.render(f"cli.arg.{self.prog.split()[-1]}.{action.dest}", {}, lang) if lang != "en" else None
+        words = i18n.render(f"cli.arg.{self.prog.split()[-1]}.{action.dest}", {}, i18n.user_language())
         if words and action.help:
             action.help = words
         return super()._add_action(action)
