@@ -2,7 +2,7 @@
 
 A 1 MB PNG can say 20000 x 20000 pixels and take gigabytes once decoded. Every
 place that reads an image file (``locate``, ``calibrate``, ``track`` and ``serve
---images`` folders) calls :func:`refuse_large` on the file's bytes first: the width
+--images`` folders) calls :func:`too_large` on the file's bytes first: the width
 and height come from the header (PNG, JPEG, BMP, GIF, WebP, TIFF), and an image over
 :data:`MAX_PIXELS` (or a side over :data:`MAX_SIDE`, or a file over
 :data:`MAX_FILE_BYTES`) is refused with a message saying the limit.
@@ -14,17 +14,21 @@ Examples
 ...        + b"\\x08\\x02\\x00\\x00\\x00")
 >>> header_size(png)
 (20000, 20000)
->>> print(refuse_large(png, "huge.png"))  # doctest: +NORMALIZE_WHITESPACE
+>>> print(too_large(png, "huge.png").text)  # doctest: +NORMALIZE_WHITESPACE
 huge.png: the image is 20000 x 20000 pixels (400 megapixels); the limit is 50 megapixels
 and 20000 pixels a side: use a smaller picture
->>> refuse_large(png[:10], "cut.png") is None
+>>> too_large(png[:10], "cut.png") is None
 True
+>>> big = too_large(png, "huge.png")
+>>> big.msg_id, big.params["megapixels"], big.params["limit_side"]
+('image.too_many_pixels', '400', '20000')
 """
 
 from __future__ import annotations
 
 import os
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,21 +125,40 @@ def _tiff_size(data: bytes) -> tuple[int, int] | None:
         return None
 
 
-def refuse_large(data: Any, name: str) -> str | None:
+@dataclass(frozen=True)
+class TooLarge:
+    """Why an image file is refused: the English sentence, and its message id and parameters for the others.
+
+    The figures are parameters (written as the English sentence writes them), so every language
+    says the same sizes and limits (the messages ``image.*`` of ``tabletracker/locale``).
+    """
+
+    text: str
+    msg_id: str
+    params: dict[str, str]
+
+
+def too_large(data: Any, name: str) -> TooLarge | None:
     """Return why the image file ``data`` (bytes, or a numpy byte array; named ``name`` in the message)
     is too large to decode, or ``None``."""
     total = len(data)
     if total > MAX_FILE_BYTES:
-        return (f"{name}: the file is {total // (1024 * 1024)} MB; the limit for an image is "
-                f"{MAX_FILE_BYTES // (1024 * 1024)} MB: use a smaller picture")
+        mib = 1024 * 1024
+        params = {"path": name, "size_mb": str(total // mib), "limit_mb": str(MAX_FILE_BYTES // mib)}
+        return TooLarge(f"{name}: the file is {params['size_mb']} MB; the limit for an image is "
+                        f"{params['limit_mb']} MB: use a smaller picture", "image.file_too_large", params)
     size = header_size(bytes(memoryview(data)[:HEADER_BYTES]))
     if size is None:
         return None  # an unknown or cut header: the decoder says what is wrong
     w, h = size
     if w * h > MAX_PIXELS or max(w, h) > MAX_SIDE:
-        return (f"{name}: the image is {w} x {h} pixels ({w * h / 1e6:.0f} megapixels); the limit is "
-                f"{MAX_PIXELS / 1e6:.0f} megapixels and {MAX_SIDE} pixels a side: use a smaller picture")
+        params = {"path": name, "width": str(w), "height": str(h), "megapixels": f"{w * h / 1e6:.0f}",
+                  "limit_mp": f"{MAX_PIXELS / 1e6:.0f}", "limit_side": str(MAX_SIDE)}
+        return TooLarge(f"{name}: the image is {w} x {h} pixels ({params['megapixels']} megapixels); the limit is "
+                        f"{params['limit_mp']} megapixels and {MAX_SIDE} pixels a side: use a smaller picture",
+                        "image.too_many_pixels", params)
     return None
+
 
 
 def load_image(path: str | Path) -> NDArray[np.uint8]:
@@ -155,8 +178,8 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
         data = np.fromfile(path, dtype=np.uint8)
     except OSError as exc:
         raise CalibrationError(f"{path}: cannot read the image ({exc.strerror or exc})") from None
-    if (too_large := refuse_large(data, str(path))) is not None:  # size from the header, before decoding
-        raise CalibrationError(too_large)
+    if (big := too_large(data, str(path))) is not None:  # size from the header, before decoding
+        raise CalibrationError(big.text, msg_id=big.msg_id, params=big.params)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)")

@@ -54,7 +54,7 @@ from flask.json.provider import DefaultJSONProvider
 from calibration.setup import Setup, load_setup, parse_setup
 from rules.plan import game_to_dict, load_game, parse_game
 from server import api, docs, pages, security
-from server.errors import ServerConfigError, register_error_handlers
+from server.errors import ServerConfigError, register_error_handlers, with_fr
 from server.overlay import Overlay, open_store_game
 from server.store import GameStore
 
@@ -155,7 +155,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.update(dict(config or {}))
     if app.config["DEFAULT_LANG"] not in LANGS:
-        raise ServerConfigError(f"unknown language {app.config['DEFAULT_LANG']!r}; languages are {', '.join(LANGS)}")
+        lang = repr(app.config["DEFAULT_LANG"])
+        raise with_fr(ServerConfigError(f"unknown language {lang}; languages are {', '.join(LANGS)}"),
+                      f"langue inconnue {lang} ; les langues sont {', '.join(LANGS)}")
 
     source = app.config["SOURCE"]
     setup = _setup(app.config, source)

@@ -18,7 +18,7 @@ from server import edits, rulesbridge
 from server.broadcast import Broadcaster
 from server.live import FrameImages, FrameTracker, LiveLoop, Snapshot, TrackEvent
 from server.store import Event, GameStore, StorageError, origin_of
-from server.tracking import Status
+from server.tracking import Status, rejection_entry
 from tracker import apply
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,8 @@ class Overlay:
         self._cohesion_cache: tuple[int, dict[str, list[str]]] | None = None
         self._placed_markers: set[int] = set()
         self._placed_bases: set[str] = set()
+        # the rejected markers the log already tells, by (marker id, code), for the game they were told in
+        self._told: tuple[int, set[tuple[int | None, str]]] | None = None
         # frames are named by run and seq: a new server, or the sample starting over, never
         # reuses an image address a page may hold in its cache
         self._boot = f"{int(time.time() * 1000):x}"
@@ -244,7 +246,10 @@ class Overlay:
         }
         with self._lock:
             self._live = live
+            told = self._tell_rejections(snap.events)
         self.broadcaster.publish("live", live)
+        for entry in told:
+            self.broadcaster.publish("log", entry.to_json())
         if changed:
             log.debug("live: game changed by frame %d", snap.seq)
 
@@ -276,6 +281,39 @@ class Overlay:
                 payload.update(distance=round(unit.from_mm(float(payload["distance_mm"])), 2), unit=unit.symbol)
             self.change(change.kind, change.plan, payload, actor="tracker")
         return bool(changes)
+
+    def _tell_rejections(self, events: tuple[TrackEvent, ...]) -> list[Event]:
+        """Write each rejected marker to the game's log once per marker and kind (the frame loop's rule).
+
+        The tracker tells a rejection once, but a new tracker (the sample starting over, a server
+        started again on the saved game) tells it again: the log keeps what it told this game. The
+        game itself does not change; the entry holds the words in both languages (the page shows its own).
+        """
+        rejected = [e for e in events if e.kind == "marker_rejected"]
+        if not rejected:
+            return []
+        game_id = self.store.current().game_id
+        if self._told is None or self._told[0] != game_id:
+            self._told = (game_id, {(p.get("marker_id"), str(p.get("code", "")))
+                                    for p in self.store.payloads("marker_rejected")})
+        told = self._told[1]
+        out: list[Event] = []
+        for e in rejected:
+            payload = rejection_entry(e.data)
+            key = (payload["marker_id"], payload["code"])
+            if key in told:
+                continue
+            told.add(key)
+            cur = self.store.current()
+            cached = self._plan_cache if self._plan_cache and self._plan_cache[0] == cur.event_id else None
+            try:
+                entry = self.store.record("marker_rejected", cur.game, actor="tracker", payload=payload)
+            except StorageError:  # kept in memory (see GameStore.record) and written with the next change
+                entry = self.store.events(limit=1)[-1]
+            if cached is not None:  # the same game under a new log entry: not parsed again
+                self._plan_cache = (entry.event_id, cached[1])
+            out.append(entry)
+        return out
 
     def place_seen(self, plan: TablePlan) -> TablePlan:
         """Return ``plan`` with every model whose marker the camera sees now standing where it is seen.

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from server.errors import ServerError
+from server.errors import ServerError, with_fr
 
 log = logging.getLogger(__name__)
 
@@ -99,12 +99,18 @@ def _storage_error(path: str, exc: BaseException, *, opening: bool) -> StorageEr
     low = reason.lower()
     if "readonly" in low or "read-only" in low or "permission" in low:
         hint = "the folder or file is read-only; give a file in a writable folder with --db PATH"
+        hint_fr = ("le dossier ou le fichier est en lecture seule ; donnez un fichier dans un dossier inscriptible "
+                   "avec --db CHEMIN")
     elif "full" in low or "space" in low:
         hint = "the disk is full; free some space, or give a file on another disk with --db PATH"
+        hint_fr = "le disque est plein ; libérez de la place, ou donnez un fichier sur un autre disque avec --db CHEMIN"
     else:
         hint = "give another file with --db PATH, and check the disk has free space"
+        hint_fr = "donnez un autre fichier avec --db CHEMIN, et vérifiez qu'il reste de la place sur le disque"
     what = "cannot open the game database" if opening else "cannot write the game database"
-    return StorageError(f"{path}: {what} ({reason}); {hint}")
+    what_fr = "impossible d'ouvrir la base de la partie" if opening else "impossible d'écrire la base de la partie"
+    return with_fr(StorageError(f"{path}: {what} ({reason}); {hint}"),
+                   f"{path} : {what_fr} ({reason}) ; {hint_fr}")  # the command line says it in the user's language
 
 
 @dataclass(frozen=True)
@@ -308,6 +314,15 @@ class GameStore:
         out = saved + (kept if with_games else [Event(e.event_id, e.game_id, e.at_s, e.actor, e.kind, e.payload, {})
                                                 for e in kept])
         return out[-limit:]
+
+    def payloads(self, kind: str) -> list[dict[str, Any]]:
+        """Return the payloads of the current game's events of ``kind``, oldest first (those kept in memory too)."""
+        with self._lock:
+            game_id = self.current().game_id
+            rows = self._db.execute("SELECT payload FROM events WHERE game_id=? AND kind=? ORDER BY id",
+                                    (game_id, kind)).fetchall()
+            kept = [dict(e.payload) for e in self._pending if e.game_id == game_id and e.kind == kind]
+        return [dict(json.loads(r[0])) for r in rows] + kept
 
     def count_events(self) -> int:
         with self._lock:

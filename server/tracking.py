@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from calibration.setup import Setup
-from server.errors import ServerConfigError
+from server.errors import ServerConfigError, with_fr
 from server.live import BaseSighting, Sighting, Snapshot, TrackEvent
 from tabletracker.i18n import step_texts
 
@@ -48,7 +48,8 @@ def source_text(spec: Mapping[str, Any]) -> str:
     """Return the tracker's source text (``tracker.sources.parse_source``) for a serve option."""
     kind = spec.get("kind", "sample")
     if kind not in SOURCE_KINDS:
-        raise ServerConfigError(f"unknown source kind {kind!r}; kinds are {', '.join(SOURCE_KINDS)}")
+        raise with_fr(ServerConfigError(f"unknown source kind {kind!r}; kinds are {', '.join(SOURCE_KINDS)}"),
+                      f"type de source inconnu {kind!r} ; les types sont {', '.join(SOURCE_KINDS)}")
     if kind == "sample":
         return "sample"
     return str(spec["value"])
@@ -207,6 +208,25 @@ def _status(events: list[dict[str, Any]], state: Any, last: Status, *, skipped: 
         return Status("marker_rejected", str(rejected[0].get("reason", "")),
                       *_words(rejected[0], "live.marker_rejected"))
     return Status("ok")
+
+
+def rejection_entry(e: Mapping[str, Any]) -> dict[str, Any]:
+    """The game log's entry for a rejected marker: its id, the kind of rejection, and its words in both languages.
+
+    ``code`` is one of the tracker's rejection kinds (``tracker.markers.REJECTION_CODES``, from the
+    message id ``track.rejected.<code>``), empty for a rejection without one (worded generically).
+
+    >>> entry = rejection_entry({"type": "marker_rejected", "marker_id": 57, "reason": "unknown marker: id 57",
+    ...                          "msg": "track.rejected.unknown_id", "params": {"id": 57}})
+    >>> entry["code"], entry["texts"]["fr"][:24], entry["texts"]["en"][:24]
+    ('unknown_id', 'marqueur inconnu n° 57 :', 'unknown marker no. 57: n')
+    """
+    msg, params = _words(e, "live.marker_rejected")
+    marker = e.get("marker_id")
+    return {"marker_id": None if marker is None else int(marker),
+            "code": msg.removeprefix("track.rejected.") if msg.startswith("track.rejected.") else "",
+            "reason": str(e.get("reason", "")), "msg": msg, "params": params,
+            "texts": Status("marker_rejected", msg=msg, params=params).texts()}
 
 
 def _event(e: Mapping[str, Any]) -> TrackEvent:

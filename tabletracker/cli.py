@@ -14,8 +14,10 @@ import gc
 import importlib
 import logging
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from tabletracker.errors import TabletrackerError
 
@@ -24,24 +26,34 @@ def _in_user_language(exc: BaseException) -> str:
     """The error in the user's language (``LANG``/``LC_ALL``/``LC_MESSAGES`` fr or en) when it has a message id."""
     from tabletracker import i18n
 
-    words = (i18n.texts(exc) or {}).get(i18n.user_language())
-    # the core's own sentence follows: it says how to fix it for whoever edits the files
-    return f"{words}\n  ({exc})" if words and words != str(exc) else str(exc)
+    texts = i18n.texts(exc) or {}
+    lang = i18n.user_language()
+    words = texts.get(lang) or (getattr(exc, "message_fr", None) if lang == "fr" else None)
+    if not words or words == str(exc):
+        return str(exc)
+    if texts.get("en") == str(exc):  # the catalogue says all the English sentence says
+        return words
+    # the core's own sentence says more (a field's path, a value): it follows, for whoever edits the files
+    return f"{words}\n  ({exc})"
 
 
-# name -> (module, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("tabletracker.commands.serve", "run the web overlay (the sample table when no camera is given)"),
-    "markers": ("tabletracker.commands.markers", "write the printable marker kit as a PDF at true scale"),
-    "calibrate-camera": ("tabletracker.commands.calibrate_camera",
-                         "camera intrinsics from photos of the ChArUco board"),
-    "calibrate": ("tabletracker.commands.calibrate", "table pose from one frame showing the four corner markers"),
-    "locate": ("tabletracker.commands.locate", "find every model in one image, in table millimetres"),
-    "track": ("tabletracker.commands.track", "follow models through a camera, video or image folder (JSON lines)"),
-    "ask": ("tabletracker.commands.ask",
-            "answer a geometric question about a game file (distance, sight, fire zone...)"),
-    "resolve": ("tabletracker.commands.resolve", "resolve an action (shoot, melee, morale...) with odds and dice"),
-    "render-samples": ("tabletracker.commands.render_samples", "re-render the bundled sample images and sequence"),
+def _said_error(prog: str, message: str) -> str:
+    from tabletracker import i18n
+
+    return i18n.said("cli.error", prog=prog, message=message)
+
+
+# name -> module; each command's one-line help is the message cli.command.<name> (tabletracker/locale/<lang>.cli.po)
+COMMANDS: dict[str, str] = {
+    "serve": "tabletracker.commands.serve",
+    "markers": "tabletracker.commands.markers",
+    "calibrate-camera": "tabletracker.commands.calibrate_camera",
+    "calibrate": "tabletracker.commands.calibrate",
+    "locate": "tabletracker.commands.locate",
+    "track": "tabletracker.commands.track",
+    "ask": "tabletracker.commands.ask",
+    "resolve": "tabletracker.commands.resolve",
+    "render-samples": "tabletracker.commands.render_samples",
 }
 
 EXIT_BAD_INPUT = 2
@@ -62,18 +74,85 @@ def quiet_opencv(*, verbose: bool = False) -> None:
         levels.setLogLevel(levels.LOG_LEVEL_WARNING if verbose else levels.LOG_LEVEL_ERROR)
 
 
+# argparse's own messages (English, from its gettext calls) and their message ids: said in the user's language
+_ARGPARSE_MESSAGES = (
+    (r"the following arguments are required: (?P<names>.+)", "cli.argparse.required"),
+    (r"unrecognized arguments: (?P<names>.+)", "cli.argparse.unrecognized"),
+    (r"argument (?P<name>\S+): invalid (?P<kind>\S+) value: (?P<value>.+)", "cli.argparse.invalid_value"),
+    (r"argument (?P<name>\S+): invalid choice: (?P<value>.+) \(choose from (?P<choices>.+)\)",
+     "cli.argparse.invalid_choice"),
+    (r"argument (?P<name>\S+): expected one argument", "cli.argparse.expected_one"),
+    (r"argument (?P<name>\S+): expected at least one argument", "cli.argparse.expected_some"),
+    (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.+)", "cli.argparse.ambiguous"),
+    (r"argument (?P<name>\S+): not allowed with argument (?P<other>\S+)", "cli.argparse.not_allowed"),
+)
+
+
+def argparse_words(message: str, lang: str) -> str:
+    """Return one of argparse's error messages in ``lang`` (as it is when not known).
+
+    >>> argparse_words("the following arguments are required: source", "fr")
+    'ces arguments sont obligatoires : source'
+    >>> argparse_words("argument --fps: invalid float value: 'x'", "fr")
+    "argument --fps : valeur invalide (float attendu) : 'x'"
+    """
+    from tabletracker import i18n
+
+    for pattern, msg_id in _ARGPARSE_MESSAGES:
+        match = re.fullmatch(pattern, message)
+        if match:
+            return i18n.render(msg_id, match.groupdict(), lang) or message
+    return message
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help and usage, the usage line headed in the user's language."""
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        from tabletracker import i18n
+
+        super().add_usage(usage, actions, groups, i18n.said("cli.usage") if prefix is None else prefix)
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that speaks the user's language: its usage line, headings and errors."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+        from tabletracker import i18n
+
+        self._positionals.title = i18n.said("cli.positionals")
+        self._optionals.title = i18n.said("cli.options")
+        for action in self._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = i18n.said("cli.help")
+
+    def _add_action(self, action: argparse.Action) -> argparse.Action:
+        """Add ``action``, its help in the user's language: ``cli.arg.<command>.<dest>`` (the code's English else)."""
+        from tabletracker import i18n
+
+        words = i18n.render(f"cli.arg.{self.prog.split()[-1]}.{action.dest}", {}, i18n.user_language())
+        if words and action.help:
+            action.help = words
+        return super()._add_action(action)
+
+    def error(self, message: str) -> NoReturn:
+        from tabletracker import i18n
+
+        self.print_usage(sys.stderr)
+        words = argparse_words(message, i18n.user_language())
+        self.exit(EXIT_BAD_INPUT, i18n.said("cli.error", prog=self.prog, message=words) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tabletracker",
-        description="A referee's assistant for tabletop skirmish games: a camera above the table, "
-        "every model located in millimetres, and the rules' questions answered.",
-        epilog="Each command has --help. The user guide is in the docs/ folder of the project: docs/README.md "
-        "(setup file, game file, rosters, marker kit, units, rule choices, HTTP API).",
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens (to stderr)")
+    from tabletracker.i18n import said
+
+    parser = Parser(prog="tabletracker", description=said("cli.description"), epilog=said("cli.epilog"))
+    parser.add_argument("-v", "--verbose", action="store_true", help=said("cli.verbose"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (_module, help_text) in COMMANDS.items():
-        sub.add_parser(name, help=help_text, add_help=False)
+    for name in COMMANDS:
+        sub.add_parser(name, help=said(f"cli.command.{name}"), add_help=False)
     return parser
 
 
@@ -90,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
+    from tabletracker import i18n
+
     parser = build_parser()
     # Parse only the global part; the subcommand parses the rest itself.
     head: list[str] = []
@@ -101,26 +182,27 @@ def _main(argv: list[str]) -> int:
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
         parser.print_usage(sys.stderr)
-        print(f"tabletracker: unknown command {name!r}; commands are: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(i18n.said("cli.error", prog="tabletracker", message=i18n.said(
+            "cli.unknown_command", name=repr(name), commands=", ".join(COMMANDS))), file=sys.stderr)
         return EXIT_BAD_INPUT
     opts = parser.parse_args(head)
     quiet_opencv(verbose=opts.verbose)
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    module = importlib.import_module(COMMANDS[name][0])
-    sub = argparse.ArgumentParser(prog=f"tabletracker {name}", description=COMMANDS[name][1])
+    module = importlib.import_module(COMMANDS[name])
+    sub = Parser(prog=f"tabletracker {name}", description=i18n.said(f"cli.command.{name}"))
     module.add_arguments(sub)
     args = sub.parse_args(rest)
     try:
         return int(module.run(args) or 0)
     except (TabletrackerError, OSError) as exc:  # the project's errors: what the user gave is wrong
-        print(f"tabletracker {name}: error: {_in_user_language(exc)}", file=sys.stderr)
+        print(_said_error(f"tabletracker {name}", _in_user_language(exc)), file=sys.stderr)
         return EXIT_BAD_INPUT
     except ValueError as exc:
         # Not a project error: a bug, or a package still raising a plain ValueError for bad input
         # (being moved under TabletrackerError). Say it and keep the traceback in the log.
         logging.getLogger("tabletracker").error("unexpected %s in %s", type(exc).__name__, name, exc_info=exc)
-        print(f"tabletracker {name}: error: {exc}", file=sys.stderr)
+        print(_said_error(f"tabletracker {name}", str(exc)), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130

@@ -22,10 +22,14 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
+
+from tabletracker.errors import TabletrackerError
+
+E = TypeVar("E", bound=TabletrackerError)
 
 LANGS = ("fr", "en")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -41,10 +45,20 @@ def catalogue(lang: str) -> Mapping[str, str]:
     """Return the message texts of ``lang`` (``fr`` or ``en``) by message id, all its files merged."""
     out: dict[str, str] = {}
     for path in catalogue_files(lang):
-        with open(path, "rb") as f:
-            cat = read_po(f, locale=lang)
-        out.update({str(m.id): str(m.string) for m in cat if m.id and m.string})
+        out.update(_read(path, lang))
     return out
+
+
+@functools.cache
+def _command_line(lang: str) -> Mapping[str, str]:
+    """The command line's own messages (``cli.*``), read alone: ``tabletracker --help`` reads no other file."""
+    return _read(LOCALE_DIR / f"{lang}.cli.po", lang)
+
+
+def _read(path: Path, lang: str) -> dict[str, str]:
+    with open(path, "rb") as f:
+        cat = read_po(f, locale=lang)
+    return {str(m.id): str(m.string) for m in cat if m.id and m.string}
 
 
 def _value(v: Any, lang: str) -> str:
@@ -62,7 +76,9 @@ def _value(v: Any, lang: str) -> str:
 
 def render(msg_id: str, params: Mapping[str, Any], lang: str) -> str | None:
     """Return the message ``msg_id`` in ``lang`` with its parameters, or ``None`` when the catalogue lacks it."""
-    text = catalogue(lang if lang in LANGS else "en").get(msg_id)
+    lang = lang if lang in LANGS else "en"
+    text = _command_line(lang).get(msg_id) if msg_id.startswith("cli.") else None
+    text = catalogue(lang).get(msg_id) if text is None else text
     if text is None:
         return None
     values = {k: _value(v, lang) for k, v in params.items()}
@@ -108,6 +124,27 @@ def localize(value: Any) -> Any:
     if isinstance(value, list):
         return [localize(v) for v in value]
     return value
+
+
+def worded(error: type[E], msg_id: str, **params: Any) -> E:
+    """Return ``error`` worded by the message ``msg_id``: its English text, the id and parameters for the others.
+
+    >>> from tabletracker.errors import UsageError
+    >>> e = worded(UsageError, "cli.port_range", value="70000")
+    >>> str(e), render(e.msg_id, e.params, "fr")
+    ('--port must be from 1 to 65535, got 70000', '--port doit aller de 1 à 65535, reçu : 70000')
+    """
+    return error(render(msg_id, params, "en") or msg_id, msg_id=msg_id, params=params)
+
+
+def said(msg_id: str, **params: Any) -> str:
+    """Return the message ``msg_id`` in the command-line user's language (:func:`user_language`)."""
+    return render(msg_id, params, user_language()) or render(msg_id, params, "en") or msg_id
+
+
+def number(value: float, digits: int) -> str:
+    """Return ``value`` with ``digits`` decimals in the command-line user's language (``0,051`` in French)."""
+    return str(format_decimal(value, format="0." + "0" * digits if digits else "0", locale=user_language()))
 
 
 def user_language() -> str:

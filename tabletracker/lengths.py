@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from calibration.units import DEFAULT_UD_MM, UNITS, LengthUnit
 from tabletracker.errors import UsageError
+from tabletracker.i18n import worded
 
 # suffix as typed (lower case) -> key in calibration.units.UNITS
 SUFFIXES: dict[str, str] = {
@@ -63,16 +64,15 @@ def split_length(text: str) -> tuple[float, str | None]:
     """
     match = _LENGTH.match(text)
     if match is None:
-        raise LengthError(f"{text!r} is not a length; type a number, optionally with its unit: "
-                          "3, 3in, 7.5cm, 76mm, 4UD, 6pas")
+        raise worded(LengthError, "cli.length_unreadable", value=repr(text))
     number = float(match.group(1).replace(",", "."))
     suffix = match.group(2).lower()
     if not suffix:
         return number, None
     if suffix not in SUFFIXES:
-        raise LengthError(f"{text!r}: unknown unit {match.group(2)!r}; units are mm, cm, in (or \"), UD, pas")
+        raise worded(LengthError, "cli.length_unknown_unit", value=repr(text), unit=repr(match.group(2)))
     if not math.isfinite(number):
-        raise LengthError(f"{text!r} is not a finite length")
+        raise worded(LengthError, "cli.length_not_finite", value=repr(text))
     return number, SUFFIXES[suffix]
 
 
@@ -150,7 +150,7 @@ def _converted(text: str, name: str, target_key: str, game_unit: LengthUnit, ud_
     value_mm = parse_length_mm(text, default, ud_mm=ud_mm)
     if value_mm < 0 and name not in POSITION_NAMES:
         shown = re.sub(r"_(MM|INCHES|CM|UD|PAS)$", "", name).lower().replace("_", " ")
-        raise LengthError(f"{shown} cannot be negative, got {text!r}")
+        raise worded(LengthError, "cli.length_negative", name=shown, value=repr(text))
     value = unit_named(target_key, ud_mm=ud_mm).from_mm(value_mm)
     return f"{round(value, 6):g}"
 
@@ -222,6 +222,6 @@ def convert_length_request(request: Mapping[str, object], *, ud_mm: float = DEFA
         unit = unit_named(unit_key, ud_mm=ud_mm)
         value_mm = parse_length_mm(value.strip(), unit, ud_mm=ud_mm)
         if value_mm < 0:
-            raise LengthError(f"{key} cannot be negative, got {value!r}")
+            raise worded(LengthError, "cli.length_negative", name=key, value=repr(value))
         out[key] = f"{round(unit.from_mm(value_mm), 6):g}"
     return out

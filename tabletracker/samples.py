@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from tabletracker.errors import TabletrackerError
+from tabletracker.i18n import worded
 
 log = logging.getLogger(__name__)
 
@@ -122,9 +123,7 @@ def demo_sequence() -> Path:
     rendered = data_dir() / "sample_images" / "sequence"
     sources = [p for p in (CHECKOUT_SEQUENCE, rendered) if _complete(p)]
     if not sources:
-        raise SampleError(
-            "the demo sequence is not installed; render it into your data folder with "
-            f"'tabletracker render-samples --only sequence' (writes to {data_dir() / 'sample_images'})")
+        raise worded(SampleError, "cli.demo_missing", path=data_dir() / "sample_images")
     source = sources[0]
     target = data_dir() / "demo"
     wanted = {p.name for p in demo_frames(source)}
@@ -166,8 +165,7 @@ def game_file(name_or_path: str) -> Path:
             return games[candidate]
     if key in ("demo", "sequence", "sample"):
         return demo_sequence() / "game.json"
-    raise SampleError(f"{name_or_path}: cannot read the game file (no such file), and no bundled game has "
-                      f"that name; bundled games: {', '.join(games)}, demo (the demo sequence's game)")
+    raise worded(SampleError, "cli.no_such_game", name=name_or_path, games=", ".join(games))
 
 
 def roster_file(name_or_path: str) -> Path:
@@ -179,9 +177,7 @@ def roster_file(name_or_path: str) -> Path:
     key = name_or_path.strip().lower().removesuffix(".json")
     if key in rosters:
         return rosters[key]
-    raise SampleError(f"{name_or_path}: cannot read the roster file (no such file), and no bundled roster has "
-                      f"that name; "
-                      f"bundled rosters: {', '.join(rosters)}")
+    raise worded(SampleError, "cli.no_such_roster", name=name_or_path, rosters=", ".join(rosters))
 
 
 def bundled_frame() -> Path:

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from calibration.images import refuse_large
+from calibration.images import too_large
 from tracker.errors import TrackerError
 from tracker.mjpeg import MjpegReader, StreamError
 
@@ -159,8 +159,8 @@ def read_image(path: str | Path) -> np.ndarray:
     if not p.is_file():
         raise SourceError(f"{p}: no such image file", msg_id="live.no_such_picture", params={"path": str(p)})
     data = np.fromfile(str(p), dtype=np.uint8)
-    if (too_large := refuse_large(data, str(p))) is not None:  # size from the header, before decoding
-        raise SourceError(too_large, msg_id="live.picture_too_large", params={"path": str(p)})
+    if (big := too_large(data, str(p))) is not None:  # size from the header, before decoding
+        raise SourceError(big.text, msg_id=big.msg_id, params=big.params)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise SourceError(f"{p}: cannot decode the image (corrupt or not an image file)",

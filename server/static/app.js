@@ -467,6 +467,14 @@
       renderAll();
       renderDetected();
     });
+    // a log entry that changes no game (a marker the camera cannot follow): added as it comes
+    es.addEventListener("log", (ev) => {
+      const entry = JSON.parse(ev.data);
+      if (!S.logEvents) S.logEvents = [];
+      if (S.logEvents.some((e) => e.id === entry.id)) return;
+      S.logEvents.push(entry);
+      renderLog(S.logEvents);
+    });
     es.onerror = () => { S.offline = true; S.latencyMs = null; setStatus(); };
     es.onopen = () => { S.offline = false; setStatus(); };
     setInterval(setStatus, 1000);  // "paused" when frames stop coming
@@ -936,6 +944,9 @@
       const m = Object.entries(p.mapping || {}).map(([id, k]) => `${terrainName(id)} → ${kindName(k)}`);
       return t("log.setup.ruleset", p) + (m.length ? ` (${t("terrain_now")} ${m.join(", ")})` : "");
     }
+    if (e.kind === "marker_rejected") {  // worded by the server in both languages (its catalogues)
+      return t("log.marker_rejected", { what: (p.texts && (p.texts[S.lang] || p.texts.en)) || p.reason || "" });
+    }
     if (e.kind === "terrain.add") p.kind = kindName(p.kind);
     const key = `log.${e.kind}`;
     const text = t(key, p);
@@ -956,26 +967,29 @@
     li.dataset.event = e.id;
     return li;
   }
-  // Newest first; a run of CAMERA_RUN or more camera entries is folded into one line (the players'
-  // actions stay in sight however much the camera has seen).
+  // Newest first; a run of CAMERA_RUN or more camera entries of one family (moves and placements, or
+  // markers not followed) is folded into one line (the players' actions stay in sight however much
+  // the camera has seen, and a marker not followed is not hidden among moves).
   const CAMERA_RUN = 3;
+  const cameraFamily = (e) => (e.actor !== "tracker" ? null : (e.kind === "marker_rejected" ? "rejected" : "moves"));
   function renderLog(events) {
     const ol = $("#log");
     const open = new Set($$("#log details[open]").map((d) => d.dataset.first));
     ol.replaceChildren();
     const rows = events.slice().reverse();
     for (let i = 0; i < rows.length;) {
+      const family = cameraFamily(rows[i]);
       let j = i;
-      while (j < rows.length && rows[j].actor === "tracker") j += 1;
+      while (family && j < rows.length && cameraFamily(rows[j]) === family) j += 1;
       if (j - i >= CAMERA_RUN) {
         const li = document.createElement("li");
-        li.className = "camera camera-run";
+        li.className = `camera camera-run${family === "rejected" ? " camera-rejected" : ""}`;
         li.value = rows[i].id;
         const det = document.createElement("details");
         det.dataset.first = String(rows[i].id);
         if (open.has(det.dataset.first)) det.open = true;
         const sum = document.createElement("summary");
-        sum.textContent = t("log.camera_run", { n: j - i });
+        sum.textContent = t(family === "rejected" ? "log.camera_rejected_run" : "log.camera_run", { n: j - i });
         const inner = document.createElement("ol");
         inner.reversed = true;
         rows.slice(i, j).forEach((e) => inner.appendChild(logItem(e)));

@@ -729,7 +729,9 @@ window.TT_I18N = {
     "legend.elevation": "hauteur du sol (étage, colline)",
     "err.elevation_typed": "Tapez la hauteur en chiffres, par ex. 7,5.",
     "ring.edge_short": "+ socle",
-    "log.camera_run": "caméra : {n} mouvements et placements vus"
+    "log.camera_run": "caméra : {n} mouvements et placements vus",
+    "log.camera_rejected_run": "caméra : {n} marqueurs non suivis",
+    "log.marker_rejected": "Non suivi : {what}"
   },
   "en": {
     "status.starting": "starting…",
@@ -1457,6 +1459,8 @@ window.TT_I18N = {
     "legend.elevation": "ground height (a floor, a hill)",
     "err.elevation_typed": "Type the height as a number, e.g. 7.5.",
     "ring.edge_short": "+ base",
-    "log.camera_run": "camera: {n} moves and placements seen"
+    "log.camera_run": "camera: {n} moves and placements seen",
+    "log.camera_rejected_run": "camera: {n} markers not tracked",
+    "log.marker_rejected": "Not tracked: {what}"
   }
 };

@@ -14,9 +14,7 @@ import json
 from typing import Any
 
 from tabletracker.errors import UsageError
-from tabletracker.i18n import localize, step_line, user_language
-
-HELP = "answer a geometric question about a game file (distance, sight, fire zone...)"
+from tabletracker.i18n import localize, said, step_line, user_language, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +47,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
             if tok == "--option":
                 i += 1
                 if i >= len(items):
-                    raise UsageError("--option needs KEY=VALUE, e.g. --option measure=centre")
+                    raise worded(UsageError, "cli.option_needs_value")
                 raw_options.append(items[i])
             else:
                 raw_options.append(tok.split("=", 1)[1])
@@ -60,7 +58,7 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
     for raw in raw_options:
         key, eq, value = raw.partition("=")
         if not eq or not key:
-            raise UsageError(f"--option must be KEY=VALUE (e.g. measure=centre), got {raw!r}")
+            raise worded(UsageError, "cli.option_malformed", value=repr(raw))
         options[key.strip()] = value.strip()
     return rest, as_json, options
 
@@ -109,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if as_json:
             print(json.dumps({"ruleset": plan.ruleset, "questions": menu}, ensure_ascii=False))
         else:
-            print(f"{plan.ruleset} questions: {', '.join(q['question'] for q in menu)}")
+            print(said("cli.questions", ruleset=plan.ruleset, questions=", ".join(q["question"] for q in menu)))
             for q in menu:
                 print(f"  {q['help']}")
         return 0

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletracker.errors import UsageError
-
-HELP = "table pose from one frame showing the four corner markers"
+from tabletracker.i18n import number, said, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,9 +48,8 @@ calibrate the camera again at 1920x1080 (tabletracker calibrate-camera) or set t
     if (int(camera_size[0]), int(camera_size[1])) == (width, height):
         return
     made = f"{camera_size[0]}x{camera_size[1]}"
-    raise UsageError(f"{camera} was made at {made} but {image_path} is {width}x{height}: a camera calibration "
-                     f"holds only at the resolution it was made at; calibrate the camera again at "
-                     f"{width}x{height} (tabletracker calibrate-camera) or set the camera to {made}")
+    raise worded(UsageError, "cli.camera_resolution", camera=camera, made=made, image=image_path,
+                 size=f"{width}x{height}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,11 +80,10 @@ def run(args: argparse.Namespace) -> int:
     warnings += rim_colour_warnings(image, cal, setup)      # bare bases: rims that stand apart
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
-        warnings.append(
-            f"base markers of {base:g} mm will be only {readable.min_side_px:.1f} px across at "
-            f"({readable.at_mm[0]:.0f}, {readable.at_mm[1]:.0f}) mm; {readable.required_px:g} px are needed to read "
-            f"them. Use base markers of at least {readable.smallest_marker_mm:.1f} mm, a table of at most "
-            f"{w:.0f} x {d:.0f} mm with this camera framing it, or a higher-resolution camera")
+        warnings.append(said("cli.calibrate.markers_too_small", base=f"{base:g}", px=number(readable.min_side_px, 1),
+                             x=f"{readable.at_mm[0]:.0f}", y=f"{readable.at_mm[1]:.0f}",
+                             required=f"{readable.required_px:g}", smallest=number(readable.smallest_marker_mm, 1),
+                             width=f"{w:.0f}", depth=f"{d:.0f}"))
     if args.json:
         out: dict[str, Any] = {
             "calibration": str(args.out),
@@ -109,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         for line in report.lines():
             print(f"  {line}")
         if args.save_camera is not None:
-            print(f"  lens written to {args.save_camera}")
+            print(said("cli.calibrate.lens_written", path=args.save_camera))
     return 0
 
 
@@ -128,20 +125,21 @@ def _lens_json(cal: Any) -> dict[str, Any] | None:
 def _print_text(args: argparse.Namespace, cal: Any, error: Any, readable: Any, warnings: list[str]) -> None:
     cam = cal.intrinsics
     w, h = cam.image_size
-    print(f"table {cal.table.width_mm:g} x {cal.table.depth_mm:g} mm calibrated from {args.image} ({w}x{h})")
-    print(f"  corner reprojection error: {cal.reprojection_rms_px:.3f} px RMS (16 corners of markers 0-3)")
-    print(f"  expected position error across the table: {error.max_mm:.2f} mm max, {error.rms_mm:.2f} mm RMS "
-          f"(corner noise {error.sigma_px:.2f} px)")
+    print(said("cli.calibrate.table", width=f"{cal.table.width_mm:g}", depth=f"{cal.table.depth_mm:g}",
+               image=args.image, size=f"{w}x{h}"))
+    print(said("cli.calibrate.reprojection", rms=number(cal.reprojection_rms_px, 3)))
+    print(said("cli.calibrate.expected_error", max=number(error.max_mm, 2), rms=number(error.rms_mm, 2),
+               noise=number(error.sigma_px, 2)))
     if cal.lens is not None:
-        print(f"  lens estimated from the markers: {cal.lens.describe()}")
+        print(said("cli.calibrate.lens", lens=cal.lens.describe()))
     elif not cam.has_distortion:
-        print("    (from corner noise only: lens distortion is not modelled, which costs an ordinary webcam "
-              "5-10 mm at the table's edge)")
-    source = ("estimated from this image" if cam.estimated and cal.lens is None
-              else "estimated from the markers" if cal.lens is not None else "from the camera calibration")
-    print(f"  focal length: {cam.focal_px:.1f} px ({source}); camera {cal.camera_height_mm:.0f} mm above the table")
-    print(f"  smallest base marker in the image: {readable.min_side_px:.1f} px across "
-          f"({'readable' if readable.ok else 'too small'})")
-    print(f"  written to {args.out}")
+        print(said("cli.calibrate.no_distortion"))
+    source = ("cli.calibrate.focal_from_image" if cam.estimated and cal.lens is None
+              else "cli.calibrate.focal_from_markers" if cal.lens is not None else "cli.calibrate.focal_from_camera")
+    print(said("cli.calibrate.focal", focal=number(cam.focal_px, 1), source={"msg": source},
+               height=f"{cal.camera_height_mm:.0f}"))
+    print(said("cli.calibrate.smallest_readable" if readable.ok else "cli.calibrate.smallest_too_small",
+               px=number(readable.min_side_px, 1)))
+    print(said("cli.calibrate.written", path=args.out))
     for text in warnings:
-        print(f"warning: {text}", file=sys.stderr)
+        print(said("cli.warning", prog="tabletracker calibrate", message=text), file=sys.stderr)

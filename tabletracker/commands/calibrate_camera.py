@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from calibration.board import KIT_BOARD
-
-HELP = "camera intrinsics from photos of the ChArUco board"
+from tabletracker.i18n import number, said
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,27 +50,29 @@ def run(args: argparse.Namespace) -> int:
                                      "reason": r.reason, "rms_px": r.rms_px} for r in report]}, indent=2))
         return 0
     m = cam.matrix
-    print(f"camera calibrated from {used} of {len(report)} photos ({cam.image_size[0]}x{cam.image_size[1]})")
-    print(f"  RMS reprojection error: {rms:.3f} px ({'good' if rms < GOOD_RMS_PX else 'poor'}: "
-          f"below {GOOD_RMS_PX} px is good)")
-    print(f"  focal length: fx {m[0, 0]:.1f} px, fy {m[1, 1]:.1f} px "
-          f"(horizontal field of view {cam.horizontal_fov_deg:.1f} degrees)")
-    print(f"  principal point: ({m[0, 2]:.1f}, {m[1, 2]:.1f}) px")
-    print(f"  distortion (k1, k2, p1, p2, k3): {', '.join(f'{v:.5f}' for v in cam.distortion)}")
-    print(f"  lens model: {model}")
-    print(f"  the board covered {100 * coverage:.0f} % of the image")
+    print(said("cli.camera.calibrated", used=str(used), photos=str(len(report)),
+               size=f"{cam.image_size[0]}x{cam.image_size[1]}"))
+    print(said("cli.camera.rms_good" if rms < GOOD_RMS_PX else "cli.camera.rms_poor", rms=number(rms, 3),
+               limit=number(GOOD_RMS_PX, 1)))
+    print(said("cli.camera.focal", fx=number(m[0, 0], 1), fy=number(m[1, 1], 1), fov=number(cam.horizontal_fov_deg, 1)))
+    print(said("cli.camera.principal_point", x=number(m[0, 2], 1), y=number(m[1, 2], 1)))
+    print(said("cli.camera.distortion", values=", ".join(f"{v:.5f}" for v in cam.distortion)))
+    print(said("cli.camera.lens_model", model=model))
+    print(said("cli.camera.coverage", pct=f"{100 * coverage:.0f}"))
     for r in report:
-        detail = f"{r.rms_px:.3f} px" if r.used and r.rms_px is not None else f"not used: {r.reason}"
-        print(f"  {r.name}: {r.corners_found} corners, {detail}")
-    print(f"  written to {args.out}")
+        if r.used and r.rms_px is not None:
+            print(said("cli.camera.photo_used", name=r.name, corners=str(r.corners_found), rms=number(r.rms_px, 3)))
+        else:
+            print(said("cli.camera.photo_unused", name=r.name, corners=str(r.corners_found), reason=r.reason))
+    print(said("cli.camera.written", path=args.out))
+    warn = "tabletracker calibrate-camera"
     if coverage < MIN_COVERAGE:
-        print(f"warning: the board covered only {100 * coverage:.0f} % of the image: lens distortion near the "
-              "edges is extrapolated; add photos with the board near each corner and edge of the image",
+        print(said("cli.warning", prog=warn, message=said("cli.camera.low_coverage", pct=f"{100 * coverage:.0f}")),
               file=sys.stderr)
     if model != LENS_MODELS[1][0] and model != LENS_MODELS[0][0]:
-        print(f"warning: these {used} photos determine only a simpler lens model ({model}); add photos with the "
-              "board near each corner of the image and tilted 20-45 degrees for the full model", file=sys.stderr)
+        print(said("cli.warning", prog=warn, message=said("cli.camera.simpler_model", used=str(used), model=model)),
+              file=sys.stderr)
     if rms >= GOOD_RMS_PX:
-        print(f"warning: RMS {rms:.2f} px is above {GOOD_RMS_PX} px: retake blurred photos, keep the board flat "
-              "and add views tilted toward each image corner", file=sys.stderr)
+        print(said("cli.warning", prog=warn, message=said("cli.camera.high_rms", rms=number(rms, 2),
+                                                           limit=number(GOOD_RMS_PX, 1))), file=sys.stderr)
     return 0

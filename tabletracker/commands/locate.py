@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from calibration.errors import CalibrationError
+from tabletracker.i18n import said, step_texts, user_language, worded
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,14 +66,11 @@ def run(args: argparse.Namespace) -> int:
         if setup is None:
             setup = parse_setup({"table": {"width_mm": cal.table.width_mm, "depth_mm": cal.table.depth_mm}},
                                 source=args.calibration)
-            notes.append("no --setup given: default marker settings (12 mm markers 3 mm above the table, "
-                         "centred on their bases); pass the setup file for per-marker offsets and rim colours")
+            notes.append(said("cli.locate.default_markers"))
         source = args.calibration
     else:
         if setup is None:
-            raise CalibrationError("no --calibration given, so the table must be calibrated from this image: "
-                                   "pass --setup setup.json (it gives the table size the corner markers "
-                                   "are measured against)")
+            raise worded(CalibrationError, "cli.locate_needs_setup")
         aruco_cells(setup.markers.dictionary)   # an unknown dictionary fails here, clearly
         intrinsics = load_intrinsics(args.camera) if args.camera else None
         if intrinsics is not None:
@@ -80,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
             check_resolution(intrinsics.image_size, image.shape, camera=args.camera, image_path=args.image)
         cal = calibrate_table(image, setup, intrinsics, source=args.image)
-        source = "corner markers in the image"
+        source = said("cli.locate.from_corners")
     with _opencv_workers_off(not args.no_bases):
         found = locate_all(image, cal, setup, bare_bases=not args.no_bases)
     warnings = notes + list(getattr(cal, "warnings", ())) + list(found.warnings)
@@ -92,23 +90,26 @@ def run(args: argparse.Namespace) -> int:
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    _print_readable(doc)
+    rejected = [(r.marker_id, (step_texts(r.words()) or {}).get(user_language()) or r.reason) for r in found.rejected]
+    _print_readable(doc, rejected)
     return 0
 
 
-def _print_readable(doc: dict) -> None:
+def _print_readable(doc: dict, rejected: list[tuple[int, str]]) -> None:
+    """Print what was found, in the user's language (a rejected marker's reason too, from its message id)."""
     out = sys.stdout
-    out.write(f"{doc['image']}: {len(doc['models'])} model(s) by marker, {len(doc['bases'])} bare base(s) "
-              f"(calibration: {doc['calibration']})\n")
+    out.write(said("cli.locate.found", image=doc["image"], models=str(len(doc["models"])),
+                   bases=str(len(doc["bases"])), calibration=doc["calibration"]) + "\n")
     for m in doc["models"]:
-        out.write(f"  marker {m['marker_id']:>3}: x {m['x_mm']:8.1f} mm  y {m['y_mm']:8.1f} mm  "
-                  f"facing {m['facing_deg']:5.1f} deg\n")
+        out.write(said("cli.locate.model", id=f"{m['marker_id']:>3}", x=f"{m['x_mm']:8.1f}", y=f"{m['y_mm']:8.1f}",
+                       facing=f"{m['facing_deg']:5.1f}") + "\n")
     for b in doc["bases"]:
-        out.write(f"  base {b['side']:>6} {b['diameter_mm']:g} mm: x {b['x_mm']:8.1f} mm  y {b['y_mm']:8.1f} mm\n")
-    for r in doc["rejected"]:
-        out.write(f"  rejected marker {r['marker_id']}: {r['reason']}\n")
+        out.write(said("cli.locate.base", side=f"{b['side']:>6}", diameter=f"{b['diameter_mm']:g}",
+                       x=f"{b['x_mm']:8.1f}", y=f"{b['y_mm']:8.1f}") + "\n")
+    for marker_id, reason in rejected:
+        out.write(said("cli.locate.rejected", id=str(marker_id), reason=reason) + "\n")
     for w in doc["warnings"]:
-        out.write(f"  warning: {w}\n")
+        out.write(said("cli.locate.warning", warning=w) + "\n")
 
 
 @contextmanager

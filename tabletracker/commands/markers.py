@@ -25,8 +25,7 @@ from calibration.kit import (
     parse_id_ranges,
 )
 from calibration.setup import FIRST_MODEL_ID, MarkerSettings, load_setup
-
-HELP = "write the printable marker kit as a PDF at true scale"
+from tabletracker.i18n import said, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,22 +54,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         kit.write(args.out)
     except OSError as exc:
-        raise KitError(f"--out: cannot write {args.out} ({exc.strerror or exc}); "
-                       "check that its folder exists and is writable") from None
-    print(f"wrote {args.out}: {len(kit.pages)} pages on {options.paper} paper")
-    print(f"  {_pages(kit, 'corners')}: corner markers 0-3, {options.corner_size_mm:g} mm "
-          "(with where each goes)")
-    plural = "" if len(ids) == 1 else "s"
+        raise worded(KitError, "cli.cannot_write_kit", path=args.out, reason=exc.strerror or exc) from None
+    print(said("cli.kit.wrote", path=args.out, pages=str(len(kit.pages)), paper=options.paper))
+    print(said("cli.kit.corners", pages=_pages(kit, "corners"), size_mm=f"{options.corner_size_mm:g}"))
     sizes = sorted({options.size_for(i) for i in ids})
-    print(f"  {_pages(kit, 'bases')}: {len(ids)} base marker{plural} of {' / '.join(f'{v:g}' for v in sizes)} mm "
-          f"(ids {format_id_ranges(ids)}), {options.dictionary}")
+    print(said("cli.kit.bases" if len(ids) > 1 else "cli.kit.base", pages=_pages(kit, "bases"), count=str(len(ids)),
+               sizes_mm=" / ".join(f"{v:g}" for v in sizes), ids=format_id_ranges(ids), dictionary=options.dictionary))
     board = options.board
-    print(f"  page {len(kit.pages)}: ChArUco board {board.squares_x} x {board.squares_y} squares of "
-          f"{board.square_mm:g} mm, markers {board.marker_mm:g} mm, {board.dictionary}")
+    print(said("cli.kit.board", page=str(len(kit.pages)), x=str(board.squares_x), y=str(board.squares_y),
+               square_mm=f"{board.square_mm:g}", marker_mm=f"{board.marker_mm:g}", dictionary=board.dictionary))
     if options.dictionary == board.dictionary:
-        print(f"Warning: the ChArUco board also uses {board.dictionary}: keep it off the table while "
-              "tracking, or its markers will be taken for models.")
-    print("Print at 100 % (no fit-to-page) and check that the bar on each page measures 100 mm.")
+        print(said("cli.kit.same_dictionary", dictionary=board.dictionary))
+    print(said("cli.kit.print"))
     return 0
 
 
@@ -80,7 +75,7 @@ def kit_options(args: argparse.Namespace) -> KitOptions:
     Options given on the command line win over the setup file's values.
     """
     if args.paper not in PAPERS:
-        raise KitError(f"--paper: unknown paper {args.paper!r}; use one of {', '.join(PAPERS)}")
+        raise worded(KitError, "cli.unknown_paper", value=repr(args.paper), papers=", ".join(PAPERS))
     markers = load_setup(args.setup).markers if args.setup else MarkerSettings()
     dictionary = args.dictionary or markers.dictionary
     base_size_mm = markers.base_size_mm if args.base_size_mm is None else args.base_size_mm
@@ -97,4 +92,5 @@ def kit_options(args: argparse.Namespace) -> KitOptions:
 
 def _pages(kit: Kit, kind: str) -> str:
     numbers = [n for n, page in enumerate(kit.pages, start=1) if page.kind == kind]
-    return f"page {numbers[0]}" if len(numbers) == 1 else f"pages {numbers[0]}-{numbers[-1]}"
+    return said("cli.kit.page", n=str(numbers[0])) if len(numbers) == 1 else \
+        said("cli.kit.pages", first=str(numbers[0]), last=str(numbers[-1]))

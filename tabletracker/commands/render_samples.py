@@ -7,8 +7,7 @@ import time
 from pathlib import Path
 
 from tabletracker.errors import UsageError
-
-HELP = "re-render the bundled sample images and sequence"
+from tabletracker.i18n import said, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,12 +26,12 @@ def run(args: argparse.Namespace) -> int:
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; give a folder to write the samples into")
+        raise worded(UsageError, "cli.out_is_file", path=out)
     start = time.monotonic()
 
     def progress(name: str) -> None:
-        print(f"rendered {name} ({time.monotonic() - start:.1f} s)", flush=True)
+        print(said("cli.samples.rendered", name=name, seconds=f"{time.monotonic() - start:.1f}"), flush=True)
 
     done = generate(out, args.only, progress)
-    print(f"{len(done)} item(s) written to {out} in {time.monotonic() - start:.1f} s")
+    print(said("cli.samples.written", count=str(len(done)), path=out, seconds=f"{time.monotonic() - start:.1f}"))
     return 0

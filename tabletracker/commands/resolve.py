@@ -24,11 +24,10 @@ from typing import Any, Sequence
 
 from calibration.units import DEFAULT_UD_MM
 from tabletracker.errors import TabletrackerError, UsageError
-from tabletracker.i18n import localize, step_line, user_language
+from tabletracker.i18n import localize, render, said, step_line, user_language, worded
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
-HELP = "resolve an action (shoot, melee, morale, activate...) with its exact odds, and with dice its result"
 
 # The main arguments of each action, in the order they are typed. A combat module may
 # give its own as ``ARGUMENTS``; any other argument is typed key=value.
@@ -71,15 +70,14 @@ def parse_dice(text: str) -> list[int]:
     """
     tokens = [t for t in re.split(r"[,\s;]+", text.strip()) if t]
     if not tokens:
-        raise UsageError("--dice is empty: type the dice rolled, e.g. --dice 3,5,6")
+        raise worded(UsageError, "cli.dice_empty")
     if len(tokens) > MAX_DICE:
-        raise UsageError(f"--dice holds {len(tokens)} dice; the limit is {MAX_DICE} dice for one action")
+        raise worded(UsageError, "cli.dice_too_many", count=str(len(tokens)), limit=str(MAX_DICE))
     out = []
     for t in tokens:
         if not re.fullmatch(r"\d{1,3}", t):
             shown = text if len(text) <= 40 else text[:37] + "..."
-            raise UsageError(f"--dice must be whole numbers from 1 to 100 separated by commas, got {t[:12]!r} "
-                             f"in {shown!r}")
+            raise worded(UsageError, "cli.dice_not_numbers", value=repr(t[:12]), text=repr(shown))
         out.append(int(t))
     return out
 
@@ -93,15 +91,15 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     request: dict[str, Any] = {}
     plain = [a for a in args if "=" not in a]
     if len(plain) > len(names):
-        expected = " ".join(n.upper() for n in names) or "no plain arguments"
-        raise UsageError(f"{action} takes {expected}; got {len(plain)} plain argument(s): {' '.join(plain)} "
-                         f"(other arguments are key=value)")
+        expected: Any = " ".join(n.upper() for n in names) or {"msg": "cli.no_plain_arguments"}
+        raise worded(UsageError, "cli.too_many_plain", action=action, expected=expected, count=str(len(plain)),
+                     args=" ".join(plain))
     request.update(zip(names, plain))
     for a in args:
         if "=" in a:
             key, _, value = a.partition("=")
             if not key:
-                raise UsageError(f"an argument must be key=value, got {a!r}")
+                raise worded(UsageError, "cli.key_value", value=repr(a))
             request[key.strip()] = value.strip()
     if weapon is not None:
         request["weapon"] = weapon
@@ -120,16 +118,21 @@ def summary(out: dict[str, Any], lang: str | None = None) -> str:
         option = f" [option {step['option']}]" if "option" in step else ""
         lines.append(f"  - {step['rule']}: {step_line(step, lang)} ({step['source']}){option}")
     for name, needed in out.get("needed", {}).items():
-        lines.append(f"  needed {name}: {needed}")
+        lines.append(_said("cli.resolve.needed", lang, name=name, needed=needed))
     for name, dist in out.get("odds", {}).items():
-        lines.append(f"  odds of {name}:")
+        lines.append(_said("cli.resolve.odds", lang, name=name))
         for entry in dist:
             lines.append(f"    {entry['outcome']!s:>24}: {_fraction(entry)}")
     if "dice" in out:
-        lines.append("  dice: " + (", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or "none"))
+        rolled = ", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or _said("cli.resolve.no_dice", lang)
+        lines.append(_said("cli.resolve.dice", lang, dice=rolled))
     if "result" in out:
-        lines.append("  result: " + json.dumps(out["result"], ensure_ascii=False))
+        lines.append(_said("cli.resolve.result", lang, result=json.dumps(out["result"], ensure_ascii=False)))
     return "\n".join(lines)
+
+
+def _said(msg_id: str, lang: str, **params: Any) -> str:
+    return render(msg_id, params, lang) or render(msg_id, params, "en") or msg_id
 
 
 def carried_weapons(plan: Any, ident: str) -> list[str]:
@@ -142,16 +145,20 @@ def carried_weapons(plan: Any, ident: str) -> list[str]:
     return list(seen)
 
 
-def with_weapons_listed(message: str, plan: Any, request: dict[str, Any]) -> str:
-    """Return ``message`` with the firing unit's weapons added when ``--weapon`` names none of them."""
+def with_weapons_listed(exc: TabletrackerError, plan: Any, request: dict[str, Any]) -> UsageError | None:
+    """Return ``exc`` with the firing unit's weapons added when ``--weapon`` names none of them, else ``None``."""
+    message = str(exc)
     weapon = request.get("weapon")
     first = next((v for k, v in request.items() if k != "weapon" and isinstance(v, str)), None)
     if not weapon or first is None or "weapons are" in message:
-        return message
+        return None
     carried = carried_weapons(plan, first)
     if not carried or weapon.strip().lower() in (w.lower() for w in carried):
-        return message
-    return f"{message.rstrip('; ')}; {first} carries: {', '.join(carried)}"
+        return None
+    msg_id = getattr(exc, "msg_id", None)  # the refusal in the user's language, when the core words it
+    plain = message.rstrip("; .") + "."
+    said: Any = {"msg": msg_id, "params": dict(getattr(exc, "params", {})), "text": plain} if msg_id else plain
+    return worded(UsageError, "cli.weapons_carried", message=said, who=first, weapons=", ".join(carried))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,12 +178,13 @@ def run(args: argparse.Namespace) -> int:
     rs = find_ruleset(plan.ruleset)
     actions = rs.actions
     if args.action is None:
-        print(f"{plan.ruleset} actions: {', '.join(sorted(actions))}")
+        print(said("cli.actions", ruleset=plan.ruleset, actions=", ".join(sorted(actions))))
         return 0
     if args.action not in actions:
-        raise UsageError(f"{plan.ruleset} has no action {args.action!r}; actions are: {', '.join(sorted(actions))}")
+        raise worded(UsageError, "cli.unknown_action", ruleset=plan.ruleset, action=repr(args.action),
+                     actions=", ".join(sorted(actions)))
     if args.out and args.dice is None and args.seed is None:
-        raise UsageError("--out writes the game after the result: give the dice (--dice) or a --seed")
+        raise worded(UsageError, "cli.out_needs_dice")
     names = rs.action_arguments.get(args.action) or DEFAULT_ARGUMENTS.get(args.action, ())
     request = build_request(args.action, args.args, names, args.weapon)
     from tabletracker.lengths import convert_length_request  # distance_in=15cm, move_pas=1m... (docs/units.md)
@@ -193,10 +201,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         resolution = resolve_within(lambda d: resolve(plan, args.action, request, d), fresh_dice(dice))
     except TabletrackerError as exc:
-        listed = with_weapons_listed(str(exc), plan, request)
-        if listed == str(exc):
+        listed = with_weapons_listed(exc, plan, request)
+        if listed is None:
             raise
-        raise UsageError(listed) from None
+        raise listed from None
     out = localize(resolution.to_json())
     if args.out and resolution.plan_after is not None:
         Path(args.out).write_text(dump_game(resolution.plan_after), encoding="utf-8")
@@ -205,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = summary(out)
         if args.out and resolution.plan_after is not None:
-            text += f"\n  game after it written to {args.out}"
+            text += "\n" + said("cli.resolve.written", path=args.out)
         print(text)
     return 0
 

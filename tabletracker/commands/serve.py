@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from tabletracker.errors import UsageError
+from tabletracker.i18n import said, worded
 
 log = logging.getLogger(__name__)
 
-HELP = "run the web overlay (the sample table when no camera is given)"
 IMAGES_FPS = 5.0  # image folders and the sample sequence: slow enough to follow each move
 VIDEO_FALLBACK_FPS = 25.0  # a video that does not say its frame rate
 TABLE_TOLERANCE_MM = 1.0  # a game table this close to the setup's is the same table
@@ -156,10 +156,9 @@ def warn_table_mismatch(config: dict[str, Any]) -> str | None:
     if abs(game.width_mm - setup.width_mm) <= TABLE_TOLERANCE_MM and \
             abs(game.depth_mm - setup.depth_mm) <= TABLE_TOLERANCE_MM:
         return None
-    text = (f"the game's table is {game.width_mm:g} x {game.depth_mm:g} mm but the setup's (the camera's) is "
-            f"{setup.width_mm:g} x {setup.depth_mm:g} mm, so what the camera sees will not line up with the game's "
-            "plan; give a game and a setup of the same table (see docs/setup-file.md)")
-    print(f"tabletracker serve: warning: {text}", file=sys.stderr, flush=True)
+    text = said("cli.table_mismatch", game_width=game.width_mm, game_depth=game.depth_mm,
+                setup_width=setup.width_mm, setup_depth=setup.depth_mm)
+    print(said("cli.warning", prog="tabletracker serve", message=text), file=sys.stderr, flush=True)
     return text
 
 
@@ -188,13 +187,12 @@ def run(args: argparse.Namespace) -> int:
     from server.security import new_token
 
     if not 0 < args.port < 65536:
-        raise UsageError(f"--port must be from 1 to 65535, got {args.port}")
+        raise worded(UsageError, "cli.port_range", value=str(args.port))
     if args.fps is not None and not 0 < args.fps <= 240:
-        raise UsageError(f"--fps must be above 0 and at most 240, got {args.fps}")
+        raise worded(UsageError, "cli.fps_range", value=args.fps)
     host = args.host or ("0.0.0.0" if args.lan else "127.0.0.1")
     if not args.lan and not _is_loopback(host):
-        raise UsageError(f"--host {host} would open the server to other devices; add --lan "
-                         "(they will need the access token printed at start)")
+        raise worded(UsageError, "cli.host_needs_lan", host=host)
     source = source_of(args)
     token = new_token() if args.lan else None
     fps = args.fps if args.fps is not None else default_fps(source)
@@ -217,20 +215,20 @@ def run(args: argparse.Namespace) -> int:
             server = make_server(host, args.port, app)  # connection cap and idle timeout (server.httpd)
         except OSError as exc:
             overlay.store.close()
-            raise OSError(f"cannot listen on {host}:{args.port} ({exc.strerror or exc}); "
-                          "is another server using that port? Choose another with --port") from None
+            raise worded(UsageError, "cli.cannot_listen", address=f"{host}:{args.port}",
+                         reason=exc.strerror or exc) from None
     port = server.server_port
     shown_host = lan_address() if host in ("0.0.0.0", "::") else host
     url = f"http://{shown_host}:{port}/"
     if token:
         app.config["ACCESS_LINK"] = f"{url}?token={token}"
-    print(f"tabletracker: game {app.config['GAME_OPENED']} in {overlay.store.path}", flush=True)
+    print(said(f"cli.serve.game_{app.config['GAME_OPENED']}", path=overlay.store.path), flush=True)
     if token:
-        print(f"tabletracker: open {url}?token={token}", flush=True)
-        print(f"tabletracker: access token {token} (every device needs this link)", flush=True)
+        print(said("cli.serve.open", url=f"{url}?token={token}"), flush=True)
+        print(said("cli.serve.token", token=token), flush=True)
     else:
-        print(f"tabletracker: open {url}", flush=True)
-    print("tabletracker: Ctrl+C to stop", flush=True)
+        print(said("cli.serve.open", url=url), flush=True)
+    print(said("cli.serve.stop"), flush=True)
 
     def _stop(*_: Any) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()

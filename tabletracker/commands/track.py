@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletracker.errors import UsageError
+from tabletracker.i18n import said, worded
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
     from tracker.sources import open_frames, parse_source
 
     if args.max_frames is not None and args.max_frames < 1:
-        raise UsageError(f"--max-frames must be at least 1, got {args.max_frames}")
+        raise worded(UsageError, "cli.max_frames", value=str(args.max_frames))
     if args.game_out and not args.game:
-        raise UsageError("--game-out needs --game (the game file whose models follow their markers)")
+        raise worded(UsageError, "cli.game_out_needs_game")
     plan = None
     if args.game:
         from rules.plan import load_game
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         setup = parse_setup({"table": {"width_mm": cal.table.width_mm, "depth_mm": cal.table.depth_mm}},
                             source=args.calibration)
     else:
-        raise SetupFileError("pass --setup setup.json (the table size and markers), or --calibration")
+        raise worded(SetupFileError, "cli.track_needs_setup")
     intrinsics = load_intrinsics(args.camera) if args.camera else None
     frames = open_frames(args.source)
     tracker: Any = Tracker(setup, cal, calibrate=default_calibrate(intrinsics), find_bare_bases=not args.no_bases)
@@ -123,9 +124,10 @@ def run(args: argparse.Namespace) -> int:
             Path(args.game_out).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     if parse_source(args.source).kind == "image" and tracker.calibration is None:
         # one image and nothing to track it with: exit non-zero with the reason
-        raise CalibrationError(f"{args.source}: " + "; ".join(tracker.state.warnings or ("not calibrated",)))
+        raise worded(CalibrationError, "cli.image_not_calibrated", source=args.source,
+                     reasons="; ".join(tracker.state.warnings or ("not calibrated",)))
     if count == 0:
-        log.warning("no frame could be read from %s", args.source)
+        log.warning("%s", said("cli.no_frame", source=args.source))
     return 0
 
 

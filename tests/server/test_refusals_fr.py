@@ -20,8 +20,6 @@ SERVER = ROOT / "server"
 # errors raised before any page exists (the server's own start-up options) or never worded to a
 # player (an internal guard); each says why it is exempt
 NOT_FOR_THE_PAGE = {
-    ("app.py", "ServerConfigError"): "serve's --lang option, refused before the page exists",
-    ("tracking.py", "ServerConfigError"): "serve's source option, refused before the page exists",
     ("live.py", "ValueError"): "views are checked by the API (camera, plan) before the frame store is asked",
     ("overlay.py", "StorageError"): "answered by storage_error, which has its French",
     ("store.py", "StorageError"): "answered by storage_error, which has its French (the CLI prints the path)",

@@ -77,6 +77,13 @@ def test_the_english_reasons_are_unchanged() -> None:
     assert reasons["on_corner"] == "centre at (20.0, 25.0) mm lies on a corner marker"
 
 
+def _too_large_ids() -> list[str]:
+    """The message ids of the image size refusals (``calibration.images.TooLarge``: text, id, parameters)."""
+    tree = ast.parse(Path(__file__).resolve().parents[2].joinpath("calibration", "images.py").read_text())
+    return [node.args[1].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "TooLarge" and isinstance(node.args[1], ast.Constant)]
+
+
 def _source_error_ids() -> list[str | None]:
     tree = ast.parse(Path(__file__).resolve().parents[2].joinpath("tracker", "sources.py").read_text())
     ids: list[str | None] = []
@@ -85,6 +92,9 @@ def _source_error_ids() -> list[str | None]:
                 getattr(node.exc.func, "id", None) == "SourceError":
             kw = {k.arg: k.value for k in node.exc.keywords}
             value = kw.get("msg_id")
+            if isinstance(value, ast.Attribute) and value.attr == "msg_id":  # an image too large: its own ids
+                ids.extend(_too_large_ids())
+                continue
             ids.append(value.value if isinstance(value, ast.Constant) else None)
     return ids
 
