@@ -1265,7 +1265,9 @@ def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
 
 def _bin(a: np.ndarray) -> np.ndarray:
     """Return the direction bin of angles ``a`` (monotone: a larger angle never has a smaller bin)."""
-    return np.clip((a * (SWEEP_BINS / TWO_PI)).astype(np.intp), 0, SWEEP_BINS - 1)
+    b = (a * (SWEEP_BINS / TWO_PI)).astype(np.intp)
+    np.maximum(b, 0, out=b)  # np.clip's result, without its Python wrappers (called several times a pass)
+    return np.minimum(b, SWEEP_BINS - 1, out=b)
 
 
 def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
@@ -1374,28 +1376,28 @@ def _solid_pass(pts: _Points, ang: np.ndarray, pieces: "_Pieces", blocked: np.nd
     ``flat_ig`` indexes the observers' ``(R, G)`` spans, ``pair`` the ``(n, n)`` matrices.
     """
     lo, inner_lo, inner_span, wide, dmax = spans
-    n = len(pts.x)
+    flat = blocked.ravel()
+    assert np.shares_memory(flat, blocked)  # written through: ``blocked`` is one block (C order)
     relang = _wrap(ang.ravel()[pair] - lo.ravel()[flat_ig])
     inner_at = inner_lo.ravel()[flat_ig]
     strictly = (relang > inner_at + 1e-7) & (relang < inner_at + inner_span.ravel()[flat_ig] - 1e-7)
     sure = (pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
             & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
-    blocked[ci[sure], cj[sure]] = True
-    doubt = ~sure & ~blocked.ravel()[pair]  # ravel again: it sees what was just blocked
+    flat[pair[sure]] = True
+    doubt = ~sure & ~flat[pair]  # after the sure ones: it sees what was just blocked
     if not doubt.any():
         return
-    di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
+    di, dj, dg, dp = ci[doubt], cj[doubt], cg[doubt], pair[doubt]
     n_e = pieces.n_edges[dg]
     width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
     # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
     for count in np.flatnonzero(np.bincount(width)):
         sel = np.flatnonzero(width == count)
-        sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
+        sel = sel[~flat[dp[sel]]]  # what an earlier batch blocked needs no test
         if not len(sel):
             continue
-        si, sj, sg = di[sel], dj[sel], dg[sel]
-        hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
-        blocked[si[hit], sj[hit]] = True
+        hit = _hits_pieces(pts.segments(di[sel], dj[sel]), pieces, dg[sel], int(count))
+        flat[dp[sel][hit]] = True
 
 
 def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], limits: np.ndarray,
@@ -1417,7 +1419,7 @@ def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], 
         k = np.flatnonzero(conv & ~box)
         clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
         inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
-    for g in np.unique(sg[~conv]):  # the other pieces one by one
+    for g in np.unique(sg[~conv]) if not conv.all() else ():  # the other pieces one by one
         sel = (sg == g) & ~conv
         p = np.stack([px[sel], py[sel]], axis=1)
         q = np.stack([qx[sel], qy[sel]], axis=1)
@@ -1662,7 +1664,7 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     valid = (np.arange(n)[None, :] != rows[:, None]) & (front <= reach[:, None] + CONTACT_TOLERANCE_MM)
     oi, ok = np.nonzero(valid)  # (observer row, figure) worth looking up
     d = d_r[oi, ok]
-    half = np.arcsin(np.clip(rad[ok] / np.where(d > 0, d, 1.0), 0.0, 1.0))
+    half = np.arcsin(np.minimum(np.maximum(rad[ok] / np.where(d > 0, d, 1.0), 0.0), 1.0))
     wide = d <= rad[rows[oi]] + rad[ok] + CONTACT_TOLERANCE_MM
     lo = np.where(wide, 0.0, ang[rows[oi], ok] - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
@@ -1673,7 +1675,7 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     px, py, qx, qy = pts.segments(ci, cj)
     ddx, ddy = qx - px, qy - py
     cx, cy = pts.x[ck], pts.y[ck]
-    t = np.clip(((cx - px) * ddx + (cy - py) * ddy) / np.maximum(ddx * ddx + ddy * ddy, 1e-12), 0.0, 1.0)
+    t = np.minimum(np.maximum(((cx - px) * ddx + (cy - py) * ddy) / np.maximum(ddx * ddx + ddy * ddy, 1e-12), 0.0), 1.0)
     near = np.hypot(px + t * ddx - cx, py + t * ddy - cy) <= rad[ck]
     blocked[ci[near], cj[near]] = True
 
@@ -1753,7 +1755,7 @@ def _clip_box_length(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndar
             b = np.where(along, np.inf, b)
         np.maximum(enter, a, out=enter)
         np.minimum(leave, b, out=leave)
-    return np.asarray(np.clip(leave - enter, 0.0, None) * np.hypot(dx, dy))
+    return np.asarray(np.maximum(leave - enter, 0.0) * np.hypot(dx, dy))
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
