@@ -1254,7 +1254,7 @@ def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
     has = still.any(axis=1)
     rows = np.flatnonzero(has)
     local = np.cumsum(has) - 1
-    a = ang[pi, pj]
+    a = ang.ravel()[pi * still.shape[1] + pj]  # flat: faster than indexing by two arrays
     key = local[pi] * (SWEEP_BINS + 1) + _bin(a)
     small = key.astype(np.uint16) if len(rows) * (SWEEP_BINS + 1) <= 65535 else key
     perm = np.argsort(small, kind="stable")  # a radix sort when the keys fit in 16 bits
@@ -1285,11 +1285,13 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
         oi, g = keys
     lo_m = _wrap(lo.ravel())
     hi_m = lo_m + span.ravel()
-    wrap = hi_m > TWO_PI  # the part past 2 pi is asked again from 0
-    q_lo = np.concatenate([lo_m - ANGLE_EPS, np.full(int(wrap.sum()), -ANGLE_EPS)])
-    q_hi = np.concatenate([np.minimum(hi_m, TWO_PI) + ANGLE_EPS, hi_m[wrap] - TWO_PI + ANGLE_EPS])
-    rows = np.concatenate([oi, oi[wrap]])
-    gs = np.concatenate([g, g[wrap]])
+    wrap = hi_m > TWO_PI
+    q_lo, q_hi, rows, gs = lo_m - ANGLE_EPS, np.minimum(hi_m, TWO_PI) + ANGLE_EPS, oi, g
+    if wrap.any():  # the part past 2 pi is asked again from 0
+        q_lo = np.concatenate([q_lo, np.full(int(wrap.sum()), -ANGLE_EPS)])
+        q_hi = np.concatenate([q_hi, hi_m[wrap] - TWO_PI + ANGLE_EPS])
+        rows = np.concatenate([oi, oi[wrap]])
+        gs = np.concatenate([g, g[wrap]])
     first = sweep.first
     group = rows * (SWEEP_BINS + 1)
     starts = first[group + _bin(q_lo)]
@@ -1298,10 +1300,12 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
     if total == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty, empty
-    at = np.arange(total) + np.repeat(starts - (np.cumsum(counts) - counts), counts)  # into the open pairs
+    query = np.repeat(np.arange(len(counts)), counts)  # the query of each open pair looked at
+    at = np.arange(total) + (starts - (np.cumsum(counts) - counts))[query]  # into the open pairs
     a = sweep.angles[at]
-    keep = (a >= np.repeat(q_lo, counts)) & (a <= np.repeat(q_hi, counts))
-    return np.repeat(rows, counts)[keep], sweep.cols[at[keep]], np.repeat(gs, counts)[keep]
+    keep = (a >= q_lo[query]) & (a <= q_hi[query])
+    query = query[keep]
+    return rows[query], sweep.cols[at[keep]], gs[query]
 
 
 def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pieces", geoms: Sequence[BaseGeometry],
