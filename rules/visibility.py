@@ -1380,8 +1380,8 @@ def _solid_pass(pts: _Points, ang: np.ndarray, pieces: "_Pieces", blocked: np.nd
     ``flat_ig`` indexes the observers' ``(R, G)`` spans, ``pair`` the ``(n, n)`` matrices.
     """
     lo, inner_lo, inner_span, wide, dmax = spans
+    assert blocked.flags.c_contiguous  # written through its flat view
     flat = blocked.ravel()
-    assert np.shares_memory(flat, blocked)  # written through: ``blocked`` is one block (C order)
     relang = _wrap(ang.ravel()[pair] - lo.ravel()[flat_ig])
     inner_at = inner_lo.ravel()[flat_ig]
     strictly = (relang > inner_at + 1e-7) & (relang < inner_at + inner_span.ravel()[flat_ig] - 1e-7)
@@ -1657,6 +1657,7 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     """
     rad = pts.rad
     n = len(rad)
+    assert blocked.flags.c_contiguous  # written through its flat view below
     still = _upper(n) & ~(blocked | blocked.T)
     sweep = _sweep(ang, still)
     if sweep is None:
@@ -1667,21 +1668,23 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     reach = np.where(still[rows], front, -np.inf).max(axis=1)  # farthest open target's base
     valid = (np.arange(n)[None, :] != rows[:, None]) & (front <= reach[:, None] + CONTACT_TOLERANCE_MM)
     oi, ok = np.nonzero(valid)  # (observer row, figure) worth looking up
-    d = d_r[oi, ok]
+    d = d_r.ravel()[oi * n + ok]  # flat indices: faster than indexing by two arrays
     half = np.arcsin(np.minimum(np.maximum(rad[ok] / np.where(d > 0, d, 1.0), 0.0), 1.0))
-    wide = d <= rad[rows[oi]] + rad[ok] + CONTACT_TOLERANCE_MM
-    lo = np.where(wide, 0.0, ang[rows[oi], ok] - half)
+    obs = rows[oi]
+    wide = d <= rad[obs] + rad[ok] + CONTACT_TOLERANCE_MM
+    lo = np.where(wide, 0.0, ang.ravel()[obs * n + ok] - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
     li, cj, ck = _candidates(sweep, lo, span, (oi, ok))
-    ci = rows[li]
-    keep = (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
-    ci, cj, ck = ci[keep], cj[keep], ck[keep]
+    base = li * n
+    front = front.ravel()
+    keep = (ck != cj) & (front[base + ck] <= front[base + cj] + CONTACT_TOLERANCE_MM)  # the figure is not beyond
+    ci, cj, ck = rows[li[keep]], cj[keep], ck[keep]
     px, py, qx, qy = pts.segments(ci, cj)
     ddx, ddy = qx - px, qy - py
     cx, cy = pts.x[ck], pts.y[ck]
     t = np.minimum(np.maximum(((cx - px) * ddx + (cy - py) * ddy) / np.maximum(ddx * ddx + ddy * ddy, 1e-12), 0.0), 1.0)
     near = np.hypot(px + t * ddx - cx, py + t * ddy - cy) <= rad[ck]
-    blocked[ci[near], cj[near]] = True
+    blocked.ravel()[ci[near] * n + cj[near]] = True
 
 
 def _convex(g: BaseGeometry) -> bool:
