@@ -1347,7 +1347,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
         # a unit's own solid never blocks its members: its members ask nothing of it (they stand in it,
         # so every one of their pairs would be a candidate)
         oi, og = np.nonzero(own[None, :] != unit_of[rows][:, None])
-        li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
+        flat_q = oi * g_count + og  # flat indices into the (R, G) spans: faster than by two arrays
+        li, cj, cg = _candidates(sweep, lo.ravel()[flat_q], span.ravel()[flat_q], (oi, og))
     else:  # every piece, every observer
         li, cj, cg = _candidates(sweep, lo, span, None)
     ci = rows[li]
@@ -1487,8 +1488,9 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
     Only the members that may show on the outline are read (:func:`_outer_members`).
     """
-    d = dist[rows][:, members]  # (R, S, M)
-    w = ang[rows][:, members]
+    at = rows[:, None, None] * dist.shape[1] + members[None, :, :]  # flat indices (R, S, M): one gather each
+    d = dist.ravel()[at]
+    w = ang.ravel()[at]
     ac = w[:, :, 0].copy()
     w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
     w[w >= np.pi] -= TWO_PI
@@ -1753,7 +1755,10 @@ def _clip_box_length(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndar
     for d, p, lo, hi in ((dx, px, pieces.lox[which], pieces.hix[which]),
                          (dy, py, pieces.loy[which], pieces.hiy[which])):
         with np.errstate(divide="ignore", invalid="ignore"):
-            t1, t2 = (lo - p) / d, (hi - p) / d
+            t1 = np.subtract(lo, p)
+            t1 /= d
+            t2 = np.subtract(hi, p)
+            t2 /= d
         a, b = np.minimum(t1, t2), np.maximum(t1, t2)
         along = d == 0
         if along.any():
