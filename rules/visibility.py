@@ -1456,8 +1456,8 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w = np.arctan2(rely, relx)
     ac = np.arctan2(pieces.cy[None, cols] - y[:, None], pieces.cx[None, cols] - x[:, None])  # (R, C)
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
-    w[w >= np.pi] -= TWO_PI
-    w[w < -np.pi] += TWO_PI
+    np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
+    np.add(w, TWO_PI, out=w, where=w < -np.pi)
     wmin, wmax = w.min(axis=0), w.max(axis=0)
     return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
 
@@ -1493,8 +1493,8 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     w = ang.ravel()[at]
     ac = w[:, :, 0].copy()
     w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
-    w[w >= np.pi] -= TWO_PI
-    w[w < -np.pi] += TWO_PI
+    np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
+    np.add(w, TWO_PI, out=w, where=w < -np.pi)
     r = rad[members]  # (S, M)
     inner = r / np.maximum(d, 1e-12)  # sin of a circle's half span: at most the half span (a lower bound)
     s = np.minimum(inner * HULL_SCALE, 1.0)
