@@ -52,10 +52,10 @@ from shapely.geometry.base import BaseGeometry
 from rules.errors import InvalidActionError
 from rules.explain import Step, explanation_json, msg
 from rules.frozen import EMPTY
-from rules.heights import HEIGHT_SOURCE, eye_mm, eyes, over_msg, over_text
+from rules.heights import HEIGHT_SOURCE, eye_mm, over_msg, over_text
 from rules.measure import CONTACT_TOLERANCE_MM, FOOTPRINT_QUAD_SEGS, centroid_mm
 from rules.ontable import on_table, placed_only
-from rules.plan import Model, TablePlan, Terrain
+from rules.plan import Model, TablePlan, Terrain, Unit
 from rules.reasons import Reason, reason_json
 from rules.terrain import TerrainKind, kind_msg, terrain_geometry
 
@@ -127,11 +127,6 @@ class Sight:
                 "blockers": [reason_json(k, i, r) for k, i, r in self.blockers],
                 "cover": [reason_json(k, i, r) for k, i, r in self.cover],
                 "explanation": explanation_json(self.steps)}
-
-
-def _is_infantry_unit(plan: TablePlan, unit_id: str) -> bool:
-    kind = plan.unit(unit_id).kind
-    return kind is None or kind == "infantry"
 
 
 Box = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax in mm
@@ -832,11 +827,6 @@ class SightMatrix:
         return bool(self.clear[self.ids.index(a_id), self.ids.index(b_id)])
 
 
-def _static_blockers(plan: TablePlan, rs: SightRules) -> tuple[list[BaseGeometry], list[str], list[float], list[str]]:
-    """Return the terrain pieces that block or thin sight: geometries, effects, depth limits, ids (fresh lists)."""
-    return tuple(list(part) for part in _static_blockers_of(plan.terrain, rs))  # type: ignore[return-value]
-
-
 @functools.lru_cache(maxsize=16)
 def _static_blockers_of(terrain: tuple[Terrain, ...], rs: SightRules
                         ) -> tuple[tuple[BaseGeometry, ...], tuple[str, ...], tuple[float, ...], tuple[str, ...]]:
@@ -885,12 +875,30 @@ def all_pairs_sight(plan: TablePlan, *, options: Mapping[str, Any] | None = None
     return _all_pairs_remembered(_SightTable(plan, ruleset, str(opts.get("sight_depth", "proportional"))))
 
 
+class _Key:
+    """A value used as a cache key, hashed once: the caches below look it up several times a call
+    (a tuple hashes its items anew each time; terrain pieces and figures are dataclasses)."""
+
+    __slots__ = ("value", "hashed")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.hashed = hash(value)
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.hashed == other.hashed and self.value == other.value
+
+
 @dataclass(frozen=True, eq=False)
 class _SightTable:
     """What all-pairs sight depends on, as a hashable key (the plan rides along, not compared).
 
     Equal when the models, units, terrain, rule set and depth option are equal; the
-    hash is taken once.
+    hash is taken once, and the terrain's with the rule set (``terrain_key``) once too,
+    for the caches of what depends on them alone.
     """
 
     plan: TablePlan
@@ -898,9 +906,12 @@ class _SightTable:
     sight_depth: str
     key: tuple[Any, ...] = field(init=False)
     hashed: int = field(init=False)
+    terrain_key: _Key = field(init=False)
 
     def __post_init__(self) -> None:
-        key = (self.plan.models, self.plan.units, self.plan.terrain, self.ruleset, self.sight_depth)
+        terrain_key = _Key((self.plan.terrain, self.ruleset))
+        key = (self.plan.models, self.plan.units, terrain_key, self.sight_depth)
+        object.__setattr__(self, "terrain_key", terrain_key)
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "hashed", hash(key))
 
@@ -914,54 +925,59 @@ class _SightTable:
 @functools.lru_cache(maxsize=8)
 def _all_pairs_remembered(table: _SightTable) -> SightMatrix:
     """:func:`all_pairs_sight` of one table, remembered by value (the matrix is read-only)."""
-    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth})
+    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth}, table.terrain_key)
 
 
-def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> SightMatrix:
-    """Compute :func:`all_pairs_sight` (``opts``: the options in force)."""
+def _is_infantry(unit: Unit) -> bool:
+    return unit.kind is None or unit.kind == "infantry"
+
+
+def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain_key: _Key) -> SightMatrix:
+    """Compute :func:`all_pairs_sight` (``opts``: the options in force; ``terrain_key``: the terrain and ``rs``)."""
     models = plan.models
     n = len(models)
     ids = tuple(m.model_id for m in models)
     if n < 2:
         return SightMatrix(ids, np.ones((n, n), dtype=bool))
-    xy = np.array([m.position_mm for m in models], dtype=float)
-    x, y = xy[:, 0].copy(), xy[:, 1].copy()
-    rad = np.array([m.base_mm for m in models], dtype=float) / 2.0
-    geoms, effects, limits, static_ids = _static_blockers(plan, rs)
-    eye = eyes(models)  # -inf where unknown
-    low = _low_pieces(plan, eye, geoms, effects, limits, static_ids)
-    # the terrain whose blockers stay in ``geoms`` (the low ones are tested apart): the key of their arrays
-    terrain = plan.terrain if not low else tuple(t for t in plan.terrain if t.terrain_id in set(static_ids))
-    hull_pieces: _Outlines | None = None
-    members: np.ndarray | None = None  # each unit solid's models, when every solid is a polygon
-    owner: list[int] = [-1] * len(geoms)
     unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
-    unit_of = np.array([unit_index[m.unit_id] for m in models])
-    solids_key: tuple[Any, ...] | None = None
+    # one pass over the figures: centre, base, eyes (rules.heights.eyes: -inf where unknown) and unit
+    cols = np.array([(m.position_mm[0], m.position_mm[1], m.base_mm,
+                      -math.inf if m.height_mm is None
+                      else (float(m.elevation_mm) if m.elevation_mm is not None else 0.0) + float(m.height_mm),
+                      unit_index[m.unit_id]) for m in models], dtype=float)
+    x, y, eye = cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 3].copy()
+    rad = cols[:, 2] / 2.0
+    unit_of = cols[:, 4].astype(np.intp)
+    static = _static_part(terrain_key, float(eye.max()))
+    geoms: Sequence[BaseGeometry] = static.geoms
+    hard, limits, own = static.hard, static.limits, static.own
+    pieces = static.pieces
+    members: np.ndarray | None = None  # each unit solid's models, when every solid is a polygon
     if rs.models_block_sight == "infantry-units":
         # each group of figures within 1" of one another is one solid (High Fire, Ligne de vue)
-        counts = np.bincount(unit_of, minlength=len(plan.units))
-        infantry = frozenset(k for k, un in enumerate(plan.units)
-                             if counts[k] >= 2 and _is_infantry_unit(plan, un.unit_id))
-        solids_key = (tuple(zip(x.tolist(), y.tolist(), rad.tolist(), unit_of.tolist())), infantry)
-        solid_owner, hulls, hull_pieces, members = _unit_solids(*solids_key)
+        counts = np.bincount(unit_of, minlength=len(plan.units)).tolist()
+        infantry = frozenset(k for k, un in enumerate(plan.units) if counts[k] >= 2 and _is_infantry(un))
+        solids_key = _Key((tuple(zip(x.tolist(), y.tolist(), rad.tolist(), unit_of.tolist())), infantry))
+        solid_owner, hulls, hull_pieces, members = _unit_solids(*solids_key.value)
         members = members if hull_pieces is not None else None
-        geoms.extend(hulls)
-        effects.extend(["blocks"] * len(hulls))
-        limits.extend([0.0] * len(hulls))
-        owner.extend(solid_owner)
+        if hulls:
+            geoms = static.geoms + hulls
+            hard = np.concatenate([hard, np.ones(len(hulls), dtype=bool)])
+            limits = np.concatenate([limits, np.zeros(len(hulls))])
+            own = np.concatenate([own, np.asarray(solid_owner, dtype=np.intp)])
+            pieces = _terrain_and_solids(static, solids_key)
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
-    ang = _wrap(np.arctan2(dy, dx))
+    ang = np.arctan2(dy, dx)  # in [-pi, pi]: _wrap's first step, in place
+    np.add(ang, TWO_PI, out=ang, where=ang < 0)
     blocked = np.zeros((n, n), dtype=bool)
     pts = _Points(x, y, rad)
-    if geoms:
-        _terrain_pass(pts, dist, ang, geoms, effects, limits, owner, unit_of,
-                      str(opts.get("sight_depth", "proportional")), blocked, hull_pieces, (terrain, rs), solids_key,
-                      members)
-    if low:
-        _low_pass(pts, dist, ang, low, eye, unit_of, len(plan.units), blocked)
+    if pieces is not None:
+        _terrain_pass(pts, dist, ang, pieces, geoms, hard, limits, own, unit_of,
+                      str(opts.get("sight_depth", "proportional")), blocked, members)
+    if static.low:
+        _low_pass(pts, dist, ang, static.low, eye, unit_of, blocked)
     if rs.models_block_sight == "models":
         _disc_pass(pts, dist, ang, blocked)
     blocked = blocked | blocked.T
@@ -975,19 +991,56 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any]) -> Sigh
     return SightMatrix(ids, ~blocked)
 
 
-def _low_pieces(plan: TablePlan, eye: np.ndarray, geoms: list[BaseGeometry], effects: list[str],
+@dataclass(frozen=True, eq=False)
+class _Static:
+    """What all-pairs sight takes from the terrain alone (and the highest eyes), worked out once.
+
+    ``geoms``, ``hard`` (blocks, or thins as a High Fire depth), ``limits`` (depths), ``own``
+    (-1: terrain) and ``pieces`` (their arrays, ``None`` without any) are the pieces tested for
+    every pair; ``low`` the blocking pieces some figures see over (:func:`_low_pieces`), by
+    height, lowest first. Compared by identity: a cache keyed on it (:func:`_terrain_and_solids`)
+    holds it, so it is not mistaken for a later one.
+    """
+
+    geoms: tuple[BaseGeometry, ...]
+    hard: np.ndarray
+    limits: np.ndarray
+    own: np.ndarray
+    outlines: "_Outlines | None"
+    pieces: "_Pieces | None"
+    low: tuple[tuple[float, tuple[BaseGeometry, ...], "_Pieces"], ...]
+
+
+@functools.lru_cache(maxsize=16)
+def _static_part(terrain_key: _Key, top: float) -> _Static:
+    """The :class:`_Static` of the terrain and rule set ``terrain_key``, the highest eyes being ``top``."""
+    terrain, rs = terrain_key.value
+    geoms, effects, limits, ids = (list(part) for part in _static_blockers_of(terrain, rs))
+    low = _low_pieces(terrain, top, geoms, effects, limits, ids)
+    outlines = _outlines(geoms) if geoms else None
+    by_height = []
+    for h in sorted({h for h, _ in low}):
+        gs = tuple(g for hh, g in low if hh == h)
+        by_height.append((h, gs, _pieces_from_edges(*_outlines(gs))))
+    arrays = (np.array([e == "blocks" for e in effects], dtype=bool), np.asarray(limits, dtype=float),
+              np.full(len(geoms), -1, dtype=np.intp))
+    for arr in arrays:
+        arr.flags.writeable = False
+    return _Static(tuple(geoms), *arrays, outlines, _pieces_from_edges(*outlines) if outlines else None,
+                   tuple(by_height))
+
+
+def _low_pieces(terrain: tuple[Terrain, ...], top: float, geoms: list[BaseGeometry], effects: list[str],
                 limits: list[float], ids: list[str]) -> list[tuple[float, BaseGeometry]]:
     """Take out of ``geoms`` (in place) the blocking pieces some pair of figures may see over.
 
-    A blocking piece with a height lower than the highest eyes on the table may be seen over
-    (:mod:`rules.heights`); it is returned as ``(height, geometry)`` and tested apart, only for
+    A blocking piece with a height lower than the highest eyes on the table (``top``) may be seen
+    over (:mod:`rules.heights`); it is returned as ``(height, geometry)`` and tested apart, only for
     the pairs whose lower eyes are not above it. The others stay as they are (no height test).
-    ``eye``: the figures' eye heights (:func:`rules.heights.eyes`, ``-inf`` where unknown).
     """
-    top = float(eye.max()) if len(eye) else -math.inf
     if top == -math.inf:  # no height known
         return []
-    height = {t.terrain_id: t.height_mm for t in plan.terrain}
+    height = {t.terrain_id: t.height_mm for t in terrain}
     keep: list[int] = []
     low: list[tuple[float, BaseGeometry]] = []
     for k, tid in enumerate(ids):
@@ -1004,23 +1057,23 @@ def _low_pieces(plan: TablePlan, eye: np.ndarray, geoms: list[BaseGeometry], eff
     return low
 
 
-def _low_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, low: list[tuple[float, BaseGeometry]],
-              e: np.ndarray, unit_of: np.ndarray, no_unit: int, blocked: np.ndarray) -> None:
+def _low_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
+              low: tuple[tuple[float, tuple[BaseGeometry, ...], "_Pieces"], ...],
+              e: np.ndarray, unit_of: np.ndarray, blocked: np.ndarray) -> None:
     """Block the pairs a low piece stands between unless both figures' eyes are above it.
 
-    One vectorised pass per distinct height: only the pairs whose lower eyes are at or under
-    that height (and not blocked yet) are tested; the others see over it (rules.heights);
-    ``e``: the figures' eye heights.
+    One vectorised pass per distinct height (``low``: height, pieces and their arrays, lowest
+    first): only the pairs whose lower eyes are at or under that height (and not blocked yet)
+    are tested; the others see over it (rules.heights); ``e``: the figures' eye heights.
     """
     lower = np.minimum(e[:, None], e[None, :])
-    for h in sorted({h for h, _ in low}):
-        gs = [g for hh, g in low if hh == h]
+    for h, gs, pieces in low:
         skip = (lower > h) | blocked | blocked.T
         if skip.all():
             continue
         b2 = skip.copy()
-        _terrain_pass(pts, dist, ang, gs, ["blocks"] * len(gs), [0.0] * len(gs), [no_unit] * len(gs),
-                      unit_of, "proportional", b2, None, None)
+        _terrain_pass(pts, dist, ang, pieces, gs, np.ones(len(gs), dtype=bool), np.zeros(len(gs)),
+                      np.full(len(gs), -1, dtype=np.intp), unit_of, "proportional", b2)
         blocked |= b2 & ~skip
 
 
@@ -1116,12 +1169,10 @@ def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: n
 
 
 @functools.lru_cache(maxsize=8)
-def _terrain_and_solids(static_key: tuple[tuple[Terrain, ...], SightRules], solids_key: tuple[Any, ...]) -> "_Pieces":
+def _terrain_and_solids(static: _Static, solids_key: _Key) -> "_Pieces":
     """The arrays of the terrain's blockers followed by the units' solids, remembered by value."""
-    static_outlines, _ = _static_pieces(*static_key)
-    rest = _unit_solids(*solids_key)[2]
-    assert rest is not None  # only asked for when every hull is a polygon
-    both = [static_outlines, rest]
+    _, hulls, rest, _ = _unit_solids(*solids_key.value)
+    both = [o for o in (static.outlines, rest if rest is not None else _outlines(hulls)) if o is not None]
     width = max(o.edges.shape[1] for o in both)
     edges = np.concatenate([np.concatenate([o.edges, np.full((len(o.edges), width - o.edges.shape[1], 2, 2), np.nan)],
                                            axis=1) for o in both])
@@ -1203,7 +1254,7 @@ def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
     has = still.any(axis=1)
     rows = np.flatnonzero(has)
     local = np.cumsum(has) - 1
-    a = ang[pi, pj]
+    a = ang.ravel()[pi * still.shape[1] + pj]  # flat: faster than indexing by two arrays
     key = local[pi] * (SWEEP_BINS + 1) + _bin(a)
     small = key.astype(np.uint16) if len(rows) * (SWEEP_BINS + 1) <= 65535 else key
     perm = np.argsort(small, kind="stable")  # a radix sort when the keys fit in 16 bits
@@ -1214,7 +1265,9 @@ def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
 
 def _bin(a: np.ndarray) -> np.ndarray:
     """Return the direction bin of angles ``a`` (monotone: a larger angle never has a smaller bin)."""
-    return np.clip((a * (SWEEP_BINS / TWO_PI)).astype(np.intp), 0, SWEEP_BINS - 1)
+    b = (a * (SWEEP_BINS / TWO_PI)).astype(np.intp)
+    np.maximum(b, 0, out=b)  # np.clip's result, without its Python wrappers (called several times a pass)
+    return np.minimum(b, SWEEP_BINS - 1, out=b)
 
 
 def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
@@ -1232,11 +1285,13 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
         oi, g = keys
     lo_m = _wrap(lo.ravel())
     hi_m = lo_m + span.ravel()
-    wrap = hi_m > TWO_PI  # the part past 2 pi is asked again from 0
-    q_lo = np.concatenate([lo_m - ANGLE_EPS, np.full(int(wrap.sum()), -ANGLE_EPS)])
-    q_hi = np.concatenate([np.minimum(hi_m, TWO_PI) + ANGLE_EPS, hi_m[wrap] - TWO_PI + ANGLE_EPS])
-    rows = np.concatenate([oi, oi[wrap]])
-    gs = np.concatenate([g, g[wrap]])
+    wrap = hi_m > TWO_PI
+    q_lo, q_hi, rows, gs = lo_m - ANGLE_EPS, np.minimum(hi_m, TWO_PI) + ANGLE_EPS, oi, g
+    if wrap.any():  # the part past 2 pi is asked again from 0
+        q_lo = np.concatenate([q_lo, np.full(int(wrap.sum()), -ANGLE_EPS)])
+        q_hi = np.concatenate([q_hi, hi_m[wrap] - TWO_PI + ANGLE_EPS])
+        rows = np.concatenate([oi, oi[wrap]])
+        gs = np.concatenate([g, g[wrap]])
     first = sweep.first
     group = rows * (SWEEP_BINS + 1)
     starts = first[group + _bin(q_lo)]
@@ -1245,26 +1300,27 @@ def _candidates(sweep: _Sweep, lo: np.ndarray, span: np.ndarray,
     if total == 0:
         empty = np.zeros(0, dtype=np.intp)
         return empty, empty, empty
-    at = np.arange(total) + np.repeat(starts - (np.cumsum(counts) - counts), counts)  # into the open pairs
+    query = np.repeat(np.arange(len(counts)), counts)  # the query of each open pair looked at
+    at = np.arange(total) + (starts - (np.cumsum(counts) - counts))[query]  # into the open pairs
     a = sweep.angles[at]
-    keep = (a >= np.repeat(q_lo, counts)) & (a <= np.repeat(q_hi, counts))
-    return np.repeat(rows, counts)[keep], sweep.cols[at[keep]], np.repeat(gs, counts)[keep]
+    keep = (a >= q_lo[query]) & (a <= q_hi[query])
+    query = query[keep]
+    return rows[query], sweep.cols[at[keep]], gs[query]
 
 
-def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
-                  geoms: Sequence[BaseGeometry], effects: Sequence[str], limits: Sequence[float],
-                  owner: Sequence[int], unit_of: np.ndarray, depth_mode: str, blocked: np.ndarray,
-                  hull_pieces: "_Outlines | None",
-                  static_key: tuple[tuple[Terrain, ...], SightRules] | None,
-                  solids_key: tuple[Any, ...] | None = None, members: np.ndarray | None = None) -> None:
+def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pieces", geoms: Sequence[BaseGeometry],
+                  hard: np.ndarray, limits: np.ndarray, own: np.ndarray, unit_of: np.ndarray, depth_mode: str,
+                  blocked: np.ndarray, members: np.ndarray | None = None) -> None:
+    """Block the pairs the pieces ``pieces`` stand between (terrain first, ``own`` -1, then unit solids).
+
+    ``hard``: the piece blocks (else it thins sight as a High Fire depth of ``limits``);
+    ``own``: the unit whose solid it is; ``members``: the solids' models (:func:`_circle_extent`).
+    The candidate pairs of every piece are found at once; the solid pieces go first and the
+    depths are clipped only for the pairs they left open.
+    """
     x, y, rad = pts.x, pts.y, pts.rad
-    own = np.asarray(owner, dtype=int)
+    g_count = len(own)
     n_static = int((own < 0).sum())
-    if static_key is not None and solids_key is not None and hull_pieces is not None and 0 < n_static < len(geoms):
-        pieces = _terrain_and_solids(static_key, solids_key)  # both remembered by value
-    else:
-        pieces = _pieces_of(geoms, n_static, hull_pieces, static_key)  # terrain first, then unit hulls
-    hard = np.array([e == "blocks" for e in effects])
     gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
     gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
     dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
@@ -1276,8 +1332,8 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
     extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
-    if len(geoms) > n_static:
-        cols = slice(n_static, len(geoms))
+    if g_count > n_static:
+        cols = slice(n_static, g_count)
         extents.append(_extent(pieces, cols, xr, yr) if members is None
                        else _circle_extent(members, rows, dist, ang, rad, _far_corner(pieces, cols, xr, yr)))
     ac, wmin, wmax, dmax, imin, imax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
@@ -1287,34 +1343,32 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray,
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
-    # a unit's own solid never blocks its members: its members ask nothing of it (they stand in it,
-    # so every one of their pairs would be a candidate)
-    asks = own[None, :] != unit_of[rows][:, None] if (own >= 0).any() else None
-    for solid in (True, False):  # solid pieces first: a pair they block asks nothing of the depths
-        if not (hard == solid).any():
-            continue
-        if asks is None and (hard == solid).all():  # every piece, every observer
-            li, cj, cg = _candidates(sweep, lo, span, None)
-        else:
-            kind = np.broadcast_to((hard == solid)[None, :], lo.shape)
-            oi, og = np.nonzero(kind if asks is None else asks & kind)
-            if not len(oi):
-                continue
-            li, cj, cg = _candidates(sweep, lo[oi, og], span[oi, og], (oi, og))
-        ci = rows[li]
-        pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
-        end = dist.ravel()[pair] - rad[cj]
-        reach = dmin.ravel()[ci * len(geoms) + cg] <= end + CONTACT_TOLERANCE_MM
-        if solid and (own >= 0).any():
-            own_c = own[cg]
-            reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
-        reach &= ~blocked.ravel()[pair]
-        ci, cj, cg, end, li, pair = ci[reach], cj[reach], cg[reach], end[reach], li[reach], pair[reach]
-        if solid:
-            _solid_pass(pts, ang, pieces, blocked, ci, cj, cg, end, li * len(geoms) + cg, pair,
-                        (lo, inner_lo, inner_span, wide, dmax))
-        else:
-            _depth_pass(pts, pieces, geoms, limits, depth_mode, blocked, ci, cj, cg)
+    if n_static < g_count:
+        # a unit's own solid never blocks its members: its members ask nothing of it (they stand in it,
+        # so every one of their pairs would be a candidate)
+        oi, og = np.nonzero(own[None, :] != unit_of[rows][:, None])
+        flat_q = oi * g_count + og  # flat indices into the (R, G) spans: faster than by two arrays
+        li, cj, cg = _candidates(sweep, lo.ravel()[flat_q], span.ravel()[flat_q], (oi, og))
+    else:  # every piece, every observer
+        li, cj, cg = _candidates(sweep, lo, span, None)
+    ci = rows[li]
+    pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
+    end = dist.ravel()[pair] - rad[cj]
+    reach = dmin.ravel()[ci * g_count + cg] <= end + CONTACT_TOLERANCE_MM
+    if n_static < g_count:  # nor does the target's own solid hide it
+        own_c = own[cg]
+        reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+    reach &= ~blocked.ravel()[pair]
+    solid = hard[cg]
+    s = np.flatnonzero(reach & solid)  # solid pieces first: a pair they block asks nothing of the depths
+    if len(s):
+        _solid_pass(pts, ang, pieces, blocked, ci[s], cj[s], cg[s], end[s], li[s] * g_count + cg[s], pair[s],
+                    (lo, inner_lo, inner_span, wide, dmax))
+    d = reach & ~solid
+    if d.any():
+        d = np.flatnonzero(d)
+        d = d[~blocked.ravel()[pair[d]]]
+        _depth_pass(pts, pieces, geoms, limits, depth_mode, blocked, ci[d], cj[d], cg[d])
 
 
 def _solid_pass(pts: _Points, ang: np.ndarray, pieces: "_Pieces", blocked: np.ndarray, ci: np.ndarray,
@@ -1327,31 +1381,31 @@ def _solid_pass(pts: _Points, ang: np.ndarray, pieces: "_Pieces", blocked: np.nd
     ``flat_ig`` indexes the observers' ``(R, G)`` spans, ``pair`` the ``(n, n)`` matrices.
     """
     lo, inner_lo, inner_span, wide, dmax = spans
-    n = len(pts.x)
+    assert blocked.flags.c_contiguous  # written through its flat view
+    flat = blocked.ravel()
     relang = _wrap(ang.ravel()[pair] - lo.ravel()[flat_ig])
     inner_at = inner_lo.ravel()[flat_ig]
     strictly = (relang > inner_at + 1e-7) & (relang < inner_at + inner_span.ravel()[flat_ig] - 1e-7)
     sure = (pieces.convex[cg] & ~wide.ravel()[flat_ig] & strictly
             & (dmax.ravel()[flat_ig] < end - CONTACT_TOLERANCE_MM))
-    blocked[ci[sure], cj[sure]] = True
-    doubt = ~sure & ~blocked.ravel()[pair]  # ravel again: it sees what was just blocked
+    flat[pair[sure]] = True
+    doubt = ~sure & ~flat[pair]  # after the sure ones: it sees what was just blocked
     if not doubt.any():
         return
-    di, dj, dg = ci[doubt], cj[doubt], cg[doubt]
+    di, dj, dg, dp = ci[doubt], cj[doubt], cg[doubt], pair[doubt]
     n_e = pieces.n_edges[dg]
     width = np.where(n_e <= 1, 1, np.where(n_e <= 4, 4, n_e.max()))  # lines, boxes, the rest
     # a few batches, fewest edges first; shorter pieces repeat their last edge (bincount: no sort of every pair)
     for count in np.flatnonzero(np.bincount(width)):
         sel = np.flatnonzero(width == count)
-        sel = sel[~blocked.ravel()[di[sel] * n + dj[sel]]]  # what an earlier batch blocked needs no test
+        sel = sel[~flat[dp[sel]]]  # what an earlier batch blocked needs no test
         if not len(sel):
             continue
-        si, sj, sg = di[sel], dj[sel], dg[sel]
-        hit = _hits_pieces(pts.segments(si, sj), pieces, sg, int(count))
-        blocked[si[hit], sj[hit]] = True
+        hit = _hits_pieces(pts.segments(di[sel], dj[sel]), pieces, dg[sel], int(count))
+        flat[dp[sel][hit]] = True
 
 
-def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], limits: Sequence[float],
+def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], limits: np.ndarray,
                 depth_mode: str, blocked: np.ndarray, si: np.ndarray, sj: np.ndarray, sg: np.ndarray) -> None:
     """Block the candidate pairs ``(si, sj)`` too much depth of High Fire areas ``sg`` stands between.
 
@@ -1370,13 +1424,13 @@ def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], 
         k = np.flatnonzero(conv & ~box)
         clip_w = int(pieces.n_edges[sg[k]].max())  # every piece's normals once (wider ones are not asked)
         inside_mm[k] = _clip_length_many(px[k], py[k], qx[k], qy[k], pieces.edges[:, :clip_w], sg[k])
-    for g in np.unique(sg[~conv]):  # the other pieces one by one
+    for g in np.unique(sg[~conv]) if not conv.all() else ():  # the other pieces one by one
         sel = (sg == g) & ~conv
         p = np.stack([px[sel], py[sel]], axis=1)
         q = np.stack([qx[sel], qy[sel]], axis=1)
         lines = shapely.linestrings(np.stack([p, q], axis=1))
         inside_mm[sel] = shapely.length(shapely.intersection(lines, geoms[g]))
-    ratio = inside_mm / np.asarray(limits, dtype=float)[sg]
+    ratio = inside_mm / limits[sg]
     if depth_mode == "separate":
         deep = ratio >= 1.0 - 1e-9
         blocked[si[deep], sj[deep]] = True
@@ -1402,8 +1456,8 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w = np.arctan2(rely, relx)
     ac = np.arctan2(pieces.cy[None, cols] - y[:, None], pieces.cx[None, cols] - x[:, None])  # (R, C)
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
-    w[w >= np.pi] -= TWO_PI
-    w[w < -np.pi] += TWO_PI
+    np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
+    np.add(w, TWO_PI, out=w, where=w < -np.pi)
     wmin, wmax = w.min(axis=0), w.max(axis=0)
     return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
 
@@ -1434,12 +1488,13 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
     Only the members that may show on the outline are read (:func:`_outer_members`).
     """
-    d = dist[rows][:, members]  # (R, S, M)
-    w = ang[rows][:, members]
+    at = rows[:, None, None] * dist.shape[1] + members[None, :, :]  # flat indices (R, S, M): one gather each
+    d = dist.ravel()[at]
+    w = ang.ravel()[at]
     ac = w[:, :, 0].copy()
     w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
-    w[w >= np.pi] -= TWO_PI
-    w[w < -np.pi] += TWO_PI
+    np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
+    np.add(w, TWO_PI, out=w, where=w < -np.pi)
     r = rad[members]  # (S, M)
     inner = r / np.maximum(d, 1e-12)  # sin of a circle's half span: at most the half span (a lower bound)
     s = np.minimum(inner * HULL_SCALE, 1.0)
@@ -1527,33 +1582,6 @@ class _Outlines(NamedTuple):
     convex: np.ndarray
 
 
-def _pieces_of(geoms: Sequence[BaseGeometry], n_static: int, rest: "_Outlines | None",
-               static_key: tuple[tuple[Terrain, ...], SightRules] | None) -> _Pieces:
-    """Return the padded arrays of ``geoms``, the first ``n_static`` of them terrain.
-
-    The terrain's outlines and arrays are remembered by value (the terrain pieces and the
-    rule set, ``static_key``: it rarely changes); the rest (unit hulls, whose outlines may be
-    given as ``rest``) are added each time.
-    """
-    if n_static == 0 or static_key is None:  # no terrain (a pass over other pieces, e.g. the low ones)
-        return _pieces_from_edges(*(rest if rest is not None else _outlines(geoms)))
-    static_outlines, static_pieces = _static_pieces(*static_key)
-    if n_static == len(geoms):
-        return static_pieces
-    both = [static_outlines, rest if rest is not None else _outlines(geoms[n_static:])]
-    width = max(o.edges.shape[1] for o in both)
-    edges = np.concatenate([np.concatenate([o.edges, np.full((len(o.edges), width - o.edges.shape[1], 2, 2), np.nan)],
-                                           axis=1) for o in both])
-    return _pieces_from_edges(edges, *(np.concatenate([o[k] for o in both]) for k in (1, 2, 3)))
-
-
-@functools.lru_cache(maxsize=16)
-def _static_pieces(terrain: tuple[Terrain, ...], rs: SightRules) -> tuple["_Outlines", _Pieces]:
-    """The outlines and arrays of the terrain's blockers, remembered by value."""
-    outlines = _outlines(_static_blockers_of(terrain, rs)[0])
-    return outlines, _pieces_from_edges(*outlines)
-
-
 def _outlines(geoms: Sequence[BaseGeometry]) -> _Outlines:
     infos = [_geom_info(g) for g in geoms]
     g_count = len(infos)
@@ -1631,6 +1659,7 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     """
     rad = pts.rad
     n = len(rad)
+    assert blocked.flags.c_contiguous  # written through its flat view below
     still = _upper(n) & ~(blocked | blocked.T)
     sweep = _sweep(ang, still)
     if sweep is None:
@@ -1641,21 +1670,23 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     reach = np.where(still[rows], front, -np.inf).max(axis=1)  # farthest open target's base
     valid = (np.arange(n)[None, :] != rows[:, None]) & (front <= reach[:, None] + CONTACT_TOLERANCE_MM)
     oi, ok = np.nonzero(valid)  # (observer row, figure) worth looking up
-    d = d_r[oi, ok]
-    half = np.arcsin(np.clip(rad[ok] / np.where(d > 0, d, 1.0), 0.0, 1.0))
-    wide = d <= rad[rows[oi]] + rad[ok] + CONTACT_TOLERANCE_MM
-    lo = np.where(wide, 0.0, ang[rows[oi], ok] - half)
+    d = d_r.ravel()[oi * n + ok]  # flat indices: faster than indexing by two arrays
+    half = np.arcsin(np.minimum(np.maximum(rad[ok] / np.where(d > 0, d, 1.0), 0.0), 1.0))
+    obs = rows[oi]
+    wide = d <= rad[obs] + rad[ok] + CONTACT_TOLERANCE_MM
+    lo = np.where(wide, 0.0, ang.ravel()[obs * n + ok] - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
     li, cj, ck = _candidates(sweep, lo, span, (oi, ok))
-    ci = rows[li]
-    keep = (ck != cj) & (dist[ci, ck] - rad[ck] <= dist[ci, cj] - rad[cj] + CONTACT_TOLERANCE_MM)
-    ci, cj, ck = ci[keep], cj[keep], ck[keep]
+    base = li * n
+    front = front.ravel()
+    keep = (ck != cj) & (front[base + ck] <= front[base + cj] + CONTACT_TOLERANCE_MM)  # the figure is not beyond
+    ci, cj, ck = rows[li[keep]], cj[keep], ck[keep]
     px, py, qx, qy = pts.segments(ci, cj)
     ddx, ddy = qx - px, qy - py
     cx, cy = pts.x[ck], pts.y[ck]
-    t = np.clip(((cx - px) * ddx + (cy - py) * ddy) / np.maximum(ddx * ddx + ddy * ddy, 1e-12), 0.0, 1.0)
+    t = np.minimum(np.maximum(((cx - px) * ddx + (cy - py) * ddy) / np.maximum(ddx * ddx + ddy * ddy, 1e-12), 0.0), 1.0)
     near = np.hypot(px + t * ddx - cx, py + t * ddy - cy) <= rad[ck]
-    blocked[ci[near], cj[near]] = True
+    blocked.ravel()[ci[near] * n + cj[near]] = True
 
 
 def _convex(g: BaseGeometry) -> bool:
@@ -1724,7 +1755,10 @@ def _clip_box_length(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndar
     for d, p, lo, hi in ((dx, px, pieces.lox[which], pieces.hix[which]),
                          (dy, py, pieces.loy[which], pieces.hiy[which])):
         with np.errstate(divide="ignore", invalid="ignore"):
-            t1, t2 = (lo - p) / d, (hi - p) / d
+            t1 = np.subtract(lo, p)
+            t1 /= d
+            t2 = np.subtract(hi, p)
+            t2 /= d
         a, b = np.minimum(t1, t2), np.maximum(t1, t2)
         along = d == 0
         if along.any():
@@ -1733,7 +1767,7 @@ def _clip_box_length(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndar
             b = np.where(along, np.inf, b)
         np.maximum(enter, a, out=enter)
         np.minimum(leave, b, out=leave)
-    return np.asarray(np.clip(leave - enter, 0.0, None) * np.hypot(dx, dy))
+    return np.asarray(np.maximum(leave - enter, 0.0) * np.hypot(dx, dy))
 
 
 def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
@@ -1758,7 +1792,7 @@ def _clip_length(p: np.ndarray, q: np.ndarray, ring: np.ndarray) -> np.ndarray:
 def _geom_info(g: BaseGeometry) -> tuple[np.ndarray, bool, bool]:
     """Return a piece's boundary edges ``(E, 2, 2)``, whether it is an area, and whether it is convex.
 
-    Terrain's are remembered with its outlines (:func:`_static_pieces`, keyed on the pieces'
+    Terrain's are remembered with its outlines (:func:`_static_part`, keyed on the pieces'
     values); unit hulls change with every move and are worked out each time.
     """
     area = g.geom_type in ("Polygon", "MultiPolygon")

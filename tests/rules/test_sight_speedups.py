@@ -395,3 +395,26 @@ def test_at43_hidden_targets_from_batched_sight_are_those_no_firer_sees_pair_by_
                 assert (got[target.model_id] == "hidden") == (not seen), (seed, a, target.model_id)
                 states.append(got[target.model_id])
     assert "hidden" in states and set(states) - {"hidden"}  # the tables decide both ways
+
+
+def _wall_table(wall_mm: float, figure_mm: float) -> TablePlan:
+    """Two figures either side of a wall, a third unit of two behind one of them."""
+    return parse_game({
+        "ruleset": "firefight", "table": {"width_mm": 600, "depth_mm": 600},
+        "units": [{"id": "u", "side": "A"}, {"id": "v", "side": "B"}],
+        "models": [{"id": "a", "unit": "u", "x_mm": 100, "y_mm": 300, "base_mm": 25, "height_mm": figure_mm},
+                   {"id": "b", "unit": "v", "x_mm": 500, "y_mm": 300, "base_mm": 25, "height_mm": figure_mm},
+                   {"id": "c", "unit": "v", "x_mm": 500, "y_mm": 100, "base_mm": 25, "height_mm": figure_mm}],
+        "terrain": [{"id": "w", "kind": "wall", "shape": "line", "points_mm": [[300, 200], [300, 400]],
+                     "height_mm": wall_mm}]})
+
+
+def test_remembered_terrain_part_follows_the_pieces_and_the_eyes() -> None:
+    """What is worked out from the terrain alone (which pieces are seen over) is remembered by the
+    terrain's value and the highest eyes: eyes rising above a wall, or a taller wall, are not answered
+    from what an earlier table left."""
+    rs = find_ruleset("firefight")
+    assert not all_pairs_sight(_wall_table(20.0, 15.0), ruleset=rs).sees("a", "b")  # eyes under the wall
+    seen = all_pairs_sight(_wall_table(20.0, 30.0), ruleset=rs)  # the same wall, the eyes now above it
+    assert seen.sees("a", "b") and seen.sees("a", "c")  # c is beside the wall's end
+    assert not all_pairs_sight(_wall_table(40.0, 30.0), ruleset=rs).sees("a", "b")  # the wall grew

@@ -109,8 +109,8 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 @functools.lru_cache(maxsize=64)
 def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
     """:meth:`CircleHull.of` for bases ``(x, y, radius)``."""
-    c = np.array([(x, y) for x, y, _ in bases], dtype=float).reshape(-1, 2)
-    r = np.array([v for _, _, v in bases], dtype=float)
+    arr = np.array(bases, dtype=float).reshape(-1, 3)
+    c, r = np.ascontiguousarray(arr[:, :2]), arr[:, 2].copy()
     i, j = _pairs(len(r))
     d = c[j] - c[i]
     length = np.hypot(d[:, 0], d[:, 1])
@@ -120,9 +120,11 @@ def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
     phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
     theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
     i2, j2 = np.concatenate([i, i]), np.concatenate([j, j])
-    u = np.stack([np.cos(theta), np.sin(theta)], axis=1)  # outward normal of each tangent line
+    u = np.empty((len(theta), 2))  # outward normal of each tangent line (np.stack's values, without its wrappers)
+    np.cos(theta, out=u[:, 0])
+    np.sin(theta, out=u[:, 1])
     h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
-    edge = np.all(c @ u.T + r[:, None] <= h[None, :] + 1e-9, axis=0)  # every circle inside: a hull edge
+    edge = (c @ u.T + r[:, None] <= h[None, :] + 1e-9).all(axis=0)  # every circle inside: a hull edge
     pts = np.concatenate([c[i2[edge]] + r[i2[edge], None] * u[edge], c[j2[edge]] + r[j2[edge], None] * u[edge]])
     return CircleHull(tuple((float(x), float(y)) for x, y in c), tuple(float(v) for v in r),
                       tuple((float(x), float(y)) for x, y in pts))
@@ -169,7 +171,7 @@ def _near_edge(c: np.ndarray, r: np.ndarray, inner: BaseGeometry, ring_pts: np.n
     norm = np.hypot(nx, ny)
     real = norm > 0
     a, nx, ny, norm = a[real], nx[real], ny[real], norm[real]
-    centre = a.mean(axis=0)
+    centre = a.sum(axis=0) / len(a)  # np.mean's sum and division, without its Python wrappers
     sign = np.where((centre[0] - a[:, 0]) * nx + (centre[1] - a[:, 1]) * ny > 0, -1.0, 1.0) / norm
     nx, ny = nx * sign, ny * sign  # outward unit normals
     reach = r / math.cos(math.pi / ring_pts.shape[1])  # the drawn points' distance from their centre
@@ -179,7 +181,7 @@ def _near_edge(c: np.ndarray, r: np.ndarray, inner: BaseGeometry, ring_pts: np.n
     if len(ci):
         val = ((ring_pts[ci, :, 0] - a[ei, 0, None]) * nx[ei, None]
                + (ring_pts[ci, :, 1] - a[ei, 1, None]) * ny[ei, None])
-        first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])  # np.nonzero gives the bases in order
+        first = np.flatnonzero(np.concatenate(([True], ci[1:] != ci[:-1])))  # np.nonzero gives the bases in order
         out[ci[first]] = np.maximum.reduceat(val, first, axis=0)
     return np.asarray(out >= -OUTLINE_INSIDE_MM)
 
