@@ -506,28 +506,41 @@ def sight_rays(observer: Model, target: Model, *, rays: int = RAYS) -> np.ndarra
     target's radius across its base (``s`` from -1 to 1), stopping where it enters
     the target's base.
     """
-    o = np.asarray(observer.position_mm, dtype=float)
-    c = np.asarray(target.position_mm, dtype=float)
-    ra, rb = observer.base_mm / 2.0, target.base_mm / 2.0
+    segs, apart = _sight_rays_many(np.asarray([observer.position_mm], dtype=float),
+                                   np.asarray([target.position_mm], dtype=float),
+                                   np.array([observer.base_mm / 2.0]), np.array([target.base_mm / 2.0]),
+                                   _RAY_SPREAD if rays == RAYS else np.linspace(-1.0, 1.0, rays))
+    return segs[0] if apart[0] else None
+
+
+def _sight_rays_many(o: np.ndarray, c: np.ndarray, ra: np.ndarray, rb: np.ndarray,
+                     spread: np.ndarray = _RAY_SPREAD) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sight_rays` of many pairs at once: ``(P', rays, 2, 2)`` for the pairs whose bases do not touch, and
+    which those are (``(P,)``).
+
+    ``o``, ``c`` ``(P, 2)`` the observers' and targets' centres, ``ra``, ``rb`` ``(P,)`` their base radii. The same
+    arithmetic element by element as for one pair (a matrix product where one pair's dot products are one).
+    """
     v = c - o
-    dist = float(np.hypot(*v))
-    if dist <= ra + rb + CONTACT_TOLERANCE_MM:
-        return None
-    u = v / dist
-    perp = np.array([-u[1], u[0]])
-    s = (_RAY_SPREAD if rays == RAYS else np.linspace(-1.0, 1.0, rays)) * rb * 0.999
-    ends = c[None, :] + s[:, None] * perp[None, :]
-    d = ends - o[None, :]
-    length = np.hypot(d[:, 0], d[:, 1])
+    dist = np.hypot(v[:, 0], v[:, 1])
+    apart = dist > ra + rb + CONTACT_TOLERANCE_MM
+    if not apart.all():
+        o, c, ra, rb, v, dist = o[apart], c[apart], ra[apart], rb[apart], v[apart], dist[apart]
+    u = v / dist[:, None]
+    perp = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    s = spread[None, :] * rb[:, None] * 0.999
+    ends = c[:, None, :] + s[:, :, None] * perp[:, None, :]
+    d = ends - o[:, None, :]
+    length = np.hypot(d[..., 0], d[..., 1])
     f = o - c
-    a = np.einsum("ij,ij->i", d, d)
-    b = 2.0 * d @ f
-    cc = f @ f - rb * rb
+    a = np.einsum("pij,pij->pi", d, d)
+    b = np.matmul(2.0 * d, f[:, :, None])[..., 0]
+    cc = np.einsum("pj,pj->p", f, f)[:, None] - (rb * rb)[:, None]
     t_entry = (-b - np.sqrt(np.maximum(b * b - 4 * a * cc, 0.0))) / (2 * a)
-    t_start = np.minimum(ra / length, t_entry)
-    starts = o[None, :] + t_start[:, None] * d
-    stops = o[None, :] + t_entry[:, None] * d
-    return np.stack([starts, stops], axis=1)
+    t_start = np.minimum(ra[:, None] / length, t_entry)
+    starts = o[:, None, :] + t_start[..., None] * d
+    stops = o[:, None, :] + t_entry[..., None] * d
+    return np.stack([starts, stops], axis=2), apart
 
 
 @placed_only
@@ -592,7 +605,7 @@ def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts:
     near = np.arange(len(cands))
     if len(cands) > HULL_FIRST:
         # what meets no ray misses the rays' hull: one test per candidate first, then every ray against the rest
-        near = np.flatnonzero(shapely.intersects(geoms, shapely.convex_hull(shapely.multipoints(segs.reshape(-1, 2)))))
+        near = np.flatnonzero(shapely.intersects(geoms, shapely.convex_hull(shapely.linestrings(segs.reshape(-1, 2)))))
         cands = [cands[k] for k in near.tolist()]
     if cands:
         lines = shapely.linestrings(segs)
@@ -672,27 +685,35 @@ def _visible_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sig
     against its rays' hull, one every (candidate, ray) left, one clip measures every depth.
     """
     out = [True] * len(pairs)
+    if not pairs:
+        return out
+    rays, apart = _sight_rays_many(np.array([f.position_mm for f, _ in pairs], dtype=float),
+                                   np.array([t.position_mm for _, t in pairs], dtype=float),
+                                   np.array([f.base_mm for f, _ in pairs], dtype=float) / 2.0,
+                                   np.array([t.base_mm for _, t in pairs], dtype=float) / 2.0)
+    ends = rays.reshape(len(rays), -1, 2)  # bases in contact see each other: only the others have rays
+    lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
     idx: list[int] = []
-    seg_list: list[np.ndarray] = []
+    keep: list[int] = []
     cand_list: list[list[_Candidate]] = []
-    for k, (f, t) in enumerate(pairs):
-        segs = sight_rays(f, t)
-        if segs is None:
-            continue  # bases in contact see each other
-        cands = _candidates_for(plan, f, t, rs, rays_box(segs), ctx)
+    for j, k in enumerate(np.flatnonzero(apart).tolist()):
+        f, t = pairs[k]
+        within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
+        cands = _candidates_for(plan, f, t, rs, within, ctx)
         if cands:
             idx.append(k)
-            seg_list.append(segs)
+            keep.append(j)
             cand_list.append(cands)
     if not idx:
         return out
-    segs_all = np.stack(seg_list)  # (P, R, 2, 2)
+    segs_all = rays[keep] if len(keep) < len(rays) else rays  # (P, R, 2, 2)
     n_pairs, n_rays = segs_all.shape[:2]
     cands = [c for cs in cand_list for c in cs]
     pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
     geoms = np.empty(len(cands), dtype=object)
     geoms[:] = [c.geometry for c in cands]
-    hulls = shapely.convex_hull(shapely.multipoints(segs_all.reshape(n_pairs, -1, 2)))
+    hulls = shapely.convex_hull(shapely.linestrings(segs_all.reshape(n_pairs, -1, 2)))  # the ends' hull: one
+    # line through them is far cheaper to build than as many points
     near = np.flatnonzero(shapely.intersects(geoms, hulls[pair_of]))  # what misses the hull meets no ray
     lines = shapely.linestrings(segs_all.reshape(-1, 2, 2)).reshape(n_pairs, n_rays)
     meets = np.zeros((len(cands), n_rays), dtype=bool)
