@@ -562,95 +562,148 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
     -------
     Sight
     """
-    if a_id == b_id:
-        plan.model(a_id)
-        raise InvalidActionError("a model always sees itself; ask about two different models",
-                                 msg_id="los.itself", params={"model": a_id})
-    rs = ruleset
+    return _lines_of_sight(plan, [(a_id, b_id)], options, ruleset)[0]
+
+
+@placed_only
+def lines_of_sight(plan: TablePlan, pairs: Sequence[tuple[str, str]], *, options: Mapping[str, Any] | None = None,
+                   ruleset: SightRules) -> list[Sight]:
+    """Return :func:`line_of_sight` of each ``(observer, target)`` pair of ids, the rays of every pair traced at once.
+
+    The same answers, explanations and refusals (the first pair refused in the order given).
+    """
+    return _lines_of_sight(plan, pairs, options, ruleset)
+
+
+def _lines_of_sight(plan: TablePlan, pairs: Sequence[tuple[str, str]], options: Mapping[str, Any] | None,
+                    rs: SightRules) -> list[Sight]:
+    models: list[tuple[Model, Model]] = []
+    for a_id, b_id in pairs:
+        if a_id == b_id:
+            plan.model(a_id)
+            raise InvalidActionError("a model always sees itself; ask about two different models",
+                                     msg_id="los.itself", params={"model": a_id})
+        models.append((plan.model(a_id), plan.model(b_id)))
     opts = {**rs.defaults(), **(options or {})}
-    observer, target = plan.model(a_id), plan.model(b_id)
-    rays = _rays(plan, observer, target, rs, opts)
-    if rays is None:
-        step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
-                    rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
-                    msg="los.contact", params={"a": a_id, "b": b_id})
-        return Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,))
-    return _sight_result(rs, opts, observer, target, *rays)
+    out = []
+    for (observer, target), rays in zip(models, _trace_many(plan, models, rs, opts, _context(plan, rs))):
+        if rays is None:
+            a_id, b_id = observer.model_id, target.model_id
+            step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
+                        rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
+                        msg="los.contact", params={"a": a_id, "b": b_id})
+            out.append(Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,)))
+        else:
+            out.append(_sight_result(rs, opts, observer, target, *rays))
+    return out
 
 
 def _rays(plan: TablePlan, observer: Model, target: Model, rs: SightRules, opts: Mapping[str, Any],
           ctx: _Context | None = None, *, explain: bool = True
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple["Blocker", np.ndarray]]] | None:
-    """Trace the sight rays: which are blocked, which covered, the depth each crosses, what hit them.
+    """Trace the sight rays of one pair (:func:`_trace_many`); ``ctx`` is ``plan``'s :func:`_context` when
+    many pairs are asked one by one."""
+    return _trace_many(plan, [(observer, target)], rs, opts, ctx if ctx is not None else _context(plan, rs),
+                       explain=explain)[0]
 
-    ``None`` when the bases touch. ``plan`` holds only figures on the table (a view, or a plan
-    with none off it); ``ctx`` is its :func:`_context` when many pairs are asked at once. Without
-    ``explain`` only ``blocked`` is meant to be read: what hit the rays is not named.
-    Every candidate is tested against every ray in one shapely call (prepared geometries);
-    a depth is clipped only for the rays that meet its piece (the others cross none of it).
+
+HULL_FIRST = 6  # more candidates than this: test them against the rays' hulls before every ray
+
+
+_Traced = tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[Blocker, np.ndarray]]]
+
+
+def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: SightRules, opts: Mapping[str, Any],
+                ctx: _Context, *, explain: bool = True) -> list[_Traced | None]:
+    """Trace every pair's sight rays: which are blocked, which covered, the depth each crosses, what hit them.
+
+    ``None`` for a pair whose bases touch. ``plan`` holds only figures on the table (a view, or a
+    plan with none off it); ``ctx`` is its :func:`_context`. Without ``explain`` only ``blocked`` is
+    meant to be read: what hit the rays is not named. One shapely call tests every pair's candidates
+    against its rays' hull, one every (candidate, ray) left (prepared geometries first), one clip
+    measures every depth a ray crosses; depths add up in each pair's candidates' order.
     """
-    segs = sight_rays(observer, target)
-    if segs is None:
-        return None
-    cands = _candidates_for(plan, observer, target, rs, rays_box(segs),
-                            ctx if ctx is not None else _context(plan, rs))
-    n = len(segs)
-    blocked = np.zeros(n, dtype=bool)
-    covered = np.zeros(n, dtype=bool)
-    depth_sum = np.zeros(n)
-    separate = opts.get("sight_depth", "proportional") == "separate"
-    hit_by: list[tuple[Blocker, np.ndarray]] = []
+    out: list[_Traced | None] = [None] * len(pairs)
+    if not pairs:
+        return out
+    rays, apart = _sight_rays_many(np.array([f.position_mm for f, _ in pairs], dtype=float),
+                                   np.array([t.position_mm for _, t in pairs], dtype=float),
+                                   np.array([f.base_mm for f, _ in pairs], dtype=float) / 2.0,
+                                   np.array([t.base_mm for _, t in pairs], dtype=float) / 2.0)
+    n_pairs, n_rays = rays.shape[:2]  # only the pairs whose bases do not touch have rays
+    if not n_pairs:
+        return out
+    ends = rays.reshape(n_pairs, -1, 2)
+    lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
+    traced = np.flatnonzero(apart).tolist()
+    cand_list: list[list[_Candidate]] = []
+    for j, k in enumerate(traced):
+        f, t = pairs[k]
+        within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
+        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx))
+    cands = [c for cs in cand_list for c in cs]
+    pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
     geoms = np.empty(len(cands), dtype=object)
     geoms[:] = [c.geometry for c in cands]
+    lines = shapely.linestrings(rays.reshape(-1, 2, 2)).reshape(n_pairs, n_rays)
+    meets = np.zeros((len(cands), n_rays), dtype=bool)
     near = np.arange(len(cands))
-    if len(cands) > HULL_FIRST:
-        # what meets no ray misses the rays' hull: one test per candidate first, then every ray against the rest
-        near = np.flatnonzero(shapely.intersects(geoms, shapely.convex_hull(shapely.linestrings(segs.reshape(-1, 2)))))
-        cands = [cands[k] for k in near.tolist()]
-    if cands:
-        lines = shapely.linestrings(segs)
-        meets = shapely.intersects(geoms[near][None, :], lines[:, None])  # (rays, candidates); the prepared one first
-        for k, c in enumerate(cands):
-            hits = meets[:, k]
-            if c.effect == "depth":
-                ratio = np.zeros(n)
-                if hits.any():
-                    ratio[hits] = _depth_mm(lines, segs, hits, c) / c.limit_mm
-                if separate:
-                    hits = ratio >= 1.0 - 1e-9
-                    blocked |= hits
-                else:
-                    depth_sum += ratio
-                    hits = ratio > 0
-            elif c.effect == "blocks":
-                blocked |= hits
-            else:
-                covered |= hits
-            if explain and hits.any():
-                hit_by.append((c.make(), hits))
+    if len(cands) > HULL_FIRST:  # what misses the hull of a pair's rays meets none of them
+        # (the hull of one line through the rays' ends: far cheaper to build than from as many points)
+        hulls = shapely.convex_hull(shapely.linestrings(ends))
+        near = np.flatnonzero(shapely.intersects(geoms, hulls[pair_of]))
+    if len(near):
+        meets[near] = shapely.intersects(geoms[near][:, None], lines[pair_of[near]])
+    effect = np.array([c.effect for c in cands], dtype=object)
+    blocked = np.zeros((n_pairs, n_rays), dtype=bool)
+    covered = np.zeros((n_pairs, n_rays), dtype=bool)
+    depth_sum = np.zeros((n_pairs, n_rays))
+    hits = meets.copy()  # what each candidate counts as hit (for a depth: the rays it adds to or blocks)
+    hard = np.flatnonzero(effect == "blocks")
+    np.logical_or.at(blocked, pair_of[hard], meets[hard])
+    soft = np.flatnonzero(effect == "cover")
+    np.logical_or.at(covered, pair_of[soft], meets[soft])
+    separate = opts.get("sight_depth", "proportional") == "separate"
+    deep = np.flatnonzero((effect == "depth") & meets.any(axis=1))
+    if len(deep):
+        ratio = np.zeros((len(deep), n_rays))
+        ki, ri = np.nonzero(meets[deep])  # every (depth candidate, ray) that meets, candidates in order
+        got = np.zeros(len(ki))
+        clip = [cands[int(k)].clip for k in deep]
+        convex = np.array([c is not None for c in clip])[ki]
+        segs_ki = rays[pair_of[deep][ki], ri]
+        if convex.any():
+            width = max(len(c[1]) for c in clip if c is not None)
+            normal = np.zeros((len(deep), width, 2))
+            offset = np.full((len(deep), width), np.inf)
+            for j, c in enumerate(clip):
+                if c is not None:
+                    normal[j, :len(c[1])], offset[j, :len(c[1])] = c
+            sel = np.flatnonzero(convex)
+            got[sel] = _clip_rows(segs_ki[sel, 0], segs_ki[sel, 1], normal[ki[sel]], offset[ki[sel]])
+        exact = ~convex | (got < GRAZE_MM)  # other pieces and grazing rays: shapely's intersection
+        if exact.any():
+            sel = np.flatnonzero(exact)
+            got[sel] = shapely.length(shapely.intersection(lines[pair_of[deep][ki[sel]], ri[sel]],
+                                                           geoms[deep][ki[sel]]))
+        limits = np.array([cands[int(k)].limit_mm for k in deep])
+        ratio[ki, ri] = got / limits[ki]
+        if separate:
+            hits[deep] = ratio >= 1.0 - 1e-9
+            np.logical_or.at(blocked, pair_of[deep], hits[deep])
+        else:
+            hits[deep] = ratio > 0
+            np.add.at(depth_sum, pair_of[deep], ratio)  # in each pair's candidates' order
     if not separate:
         blocked |= depth_sum >= 1.0 - 1e-9
-    return blocked, covered, depth_sum, hit_by
-
-
-HULL_FIRST = 6  # more candidates than this: test them against the rays' hull before every ray
-
-
-def _depth_mm(lines: np.ndarray, segs: np.ndarray, hits: np.ndarray, c: _Candidate) -> np.ndarray:
-    """The length of each ray of ``hits`` inside candidate ``c``'s area: what shapely's intersection measures.
-
-    A convex piece is clipped (Cyrus-Beck, :func:`_clip_length`); a ray found to graze it (under
-    ``GRAZE_MM`` inside) and any other piece are measured by shapely's intersection.
-    """
-    if c.clip is None:
-        return np.asarray(shapely.length(shapely.intersection(lines[hits], c.geometry)))
-    sel = segs[hits]
-    normal, offset = c.clip
-    got = _clip_rows(sel[:, 0], sel[:, 1], normal[None, :, :], offset[None, :])
-    graze = got < GRAZE_MM
-    if graze.any():
-        got[graze] = shapely.length(shapely.intersection(lines[hits][graze], c.geometry))
-    return got
+    said: list[bool] = np.asarray(hits.any(axis=1)).tolist()
+    first = 0
+    for j, k in enumerate(traced):
+        last = first + len(cand_list[j])
+        hit_by = [(cands[i].make(), hits[i]) for i in range(first, last) if said[i]] if explain else []
+        out[k] = (blocked[j], covered[j], depth_sum[j], hit_by)
+        first = last
+    return out
 
 
 GRAZE_MM = 1e-6
@@ -679,82 +732,8 @@ def _clip_rows(p: np.ndarray, q: np.ndarray, normal: np.ndarray, offset: np.ndar
 
 def _visible_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: SightRules, opts: Mapping[str, Any],
                   ctx: _Context) -> list[bool]:
-    """Whether each observer sees its target (some ray clear): :func:`_rays` of many pairs, batched.
-
-    The same candidates and tests as :func:`_rays`, but one shapely call tests every pair's candidates
-    against its rays' hull, one every (candidate, ray) left, one clip measures every depth.
-    """
-    out = [True] * len(pairs)
-    if not pairs:
-        return out
-    rays, apart = _sight_rays_many(np.array([f.position_mm for f, _ in pairs], dtype=float),
-                                   np.array([t.position_mm for _, t in pairs], dtype=float),
-                                   np.array([f.base_mm for f, _ in pairs], dtype=float) / 2.0,
-                                   np.array([t.base_mm for _, t in pairs], dtype=float) / 2.0)
-    ends = rays.reshape(len(rays), -1, 2)  # bases in contact see each other: only the others have rays
-    lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
-    idx: list[int] = []
-    keep: list[int] = []
-    cand_list: list[list[_Candidate]] = []
-    for j, k in enumerate(np.flatnonzero(apart).tolist()):
-        f, t = pairs[k]
-        within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
-        cands = _candidates_for(plan, f, t, rs, within, ctx)
-        if cands:
-            idx.append(k)
-            keep.append(j)
-            cand_list.append(cands)
-    if not idx:
-        return out
-    segs_all = rays[keep] if len(keep) < len(rays) else rays  # (P, R, 2, 2)
-    n_pairs, n_rays = segs_all.shape[:2]
-    cands = [c for cs in cand_list for c in cs]
-    pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
-    geoms = np.empty(len(cands), dtype=object)
-    geoms[:] = [c.geometry for c in cands]
-    hulls = shapely.convex_hull(shapely.linestrings(segs_all.reshape(n_pairs, -1, 2)))  # the ends' hull: one
-    # line through them is far cheaper to build than as many points
-    near = np.flatnonzero(shapely.intersects(geoms, hulls[pair_of]))  # what misses the hull meets no ray
-    lines = shapely.linestrings(segs_all.reshape(-1, 2, 2)).reshape(n_pairs, n_rays)
-    meets = np.zeros((len(cands), n_rays), dtype=bool)
-    meets[near] = shapely.intersects(geoms[near][:, None], lines[pair_of[near]])
-    effect = np.array([c.effect for c in cands])
-    blocked = np.zeros((n_pairs, n_rays), dtype=bool)
-    hard = np.flatnonzero(effect == "blocks")
-    np.logical_or.at(blocked, pair_of[hard], meets[hard])
-    deep = np.flatnonzero((effect == "depth") & meets.any(axis=1))
-    if len(deep):
-        ratio = np.zeros((len(deep), n_rays))
-        ki, ri = np.nonzero(meets[deep])  # every (depth candidate, ray) that meets, candidates in order
-        got = np.zeros(len(ki))
-        clip = [cands[int(k)].clip for k in deep]
-        convex = np.array([c is not None for c in clip])[ki]
-        segs_ki = segs_all[pair_of[deep][ki], ri]
-        if convex.any():
-            width = max(len(c[1]) for c in clip if c is not None)
-            normal = np.zeros((len(deep), width, 2))
-            offset = np.full((len(deep), width), np.inf)
-            for j, c in enumerate(clip):
-                if c is not None:
-                    normal[j, :len(c[1])], offset[j, :len(c[1])] = c
-            sel = np.flatnonzero(convex)
-            got[sel] = _clip_rows(segs_ki[sel, 0], segs_ki[sel, 1], normal[ki[sel]], offset[ki[sel]])
-        exact = ~convex | (got < GRAZE_MM)  # other pieces and grazing rays: shapely's intersection
-        if exact.any():
-            sel = np.flatnonzero(exact)
-            got[sel] = shapely.length(shapely.intersection(lines[pair_of[deep][ki[sel]], ri[sel]],
-                                                           geoms[deep][ki[sel]]))
-        limits = np.array([cands[int(k)].limit_mm for k in deep])
-        ratio[ki, ri] = got / limits[ki]
-        if opts.get("sight_depth", "proportional") == "separate":
-            np.logical_or.at(blocked, pair_of[deep], ratio >= 1.0 - 1e-9)
-        else:
-            depth_sum = np.zeros((n_pairs, n_rays))
-            np.add.at(depth_sum, pair_of[deep], ratio)  # in the candidates' order, as _rays adds them
-            blocked |= depth_sum >= 1.0 - 1e-9
-    for j, k in enumerate(idx):
-        out[k] = not bool(blocked[j].all())
-    return out
+    """Whether each observer sees its target (some ray clear, or the bases touch): :func:`_trace_many`."""
+    return [r is None or not bool(r[0].all()) for r in _trace_many(plan, pairs, rs, opts, ctx, explain=False)]
 
 
 def _half_planes(g: BaseGeometry) -> tuple[np.ndarray, np.ndarray] | None:

@@ -38,7 +38,7 @@ from rules.rulesets.common import COMMON_QUESTIONS, Args, Handler, band_of, hand
 from rules.rulesets.kit import has_rule, unit_rules
 from rules.rulesets.params import Param, describe
 from rules.terrain import TerrainKind, pieces_at
-from rules.visibility import line_of_sight, sight_pairs
+from rules.visibility import Sight, line_of_sight, lines_of_sight, sight_pairs
 
 logger = logging.getLogger(__name__)
 
@@ -305,34 +305,54 @@ class RuleSet:
         which firer; one viewpoint per target model, the nearest that sees it, so the verdict
         does not change with the weapon chosen); the other rule sets have their own cover rules.
         """
-        inside = [p for p in pieces_at(target.position_mm, plan.terrain) if self.kind_of(p).cover]
-        if inside:
-            return CoverVerdict(True, tuple(p.terrain_id for p in inside),
-                                f"{target.model_id} stands in {inside[0].terrain_id} ({inside[0].kind})")
-        if not obstacles:
-            return CoverVerdict(False)
-        others = [f for f in firers if f.model_id != target.model_id]
-        if on_table(plan) is plan and others:
-            # the full explained sight only from the firer that decides: the nearest first (a stable
-            # sort keeps the firers' order on a tie, as min does); if it does not see the target, who
-            # of the others does is traced in one batch of rays, and the nearest of them decides
-            order = sorted(others, key=lambda f: model_distance_mm(f, target))
-            s = line_of_sight(plan, order[0].model_id, target.model_id, options=options, ruleset=self)
-            if not s.visible:
-                rest = order[1:]
-                sees = sight_pairs(plan, rest, [target], options=options, ruleset=self) if rest else {}
-                seeing = [f for f in rest if sees[f.model_id]]
-                if not seeing:
-                    return CoverVerdict(False)
-                s = line_of_sight(plan, seeing[0].model_id, target.model_id, options=options, ruleset=self)
-        else:  # an off-table figure among them (refused as line_of_sight refuses it), or no firer
+        return self.in_cover_many(plan, firers, [target], options, obstacles=obstacles)[0]
+
+    def in_cover_many(self, plan: TablePlan, firers: Sequence[Model], targets: Sequence[Model],
+                      options: Mapping[str, Any], *, obstacles: bool = True) -> list[CoverVerdict]:
+        """Return :meth:`in_cover` of each of ``targets``, the sight of every target traced in the same batches."""
+        out: dict[int, CoverVerdict] = {}
+        asked: list[tuple[int, list[Model]]] = []  # targets judged by sight: the firers, nearest first
+        for i, target in enumerate(targets):
+            inside = [p for p in pieces_at(target.position_mm, plan.terrain) if self.kind_of(p).cover]
+            if inside:
+                out[i] = CoverVerdict(True, tuple(p.terrain_id for p in inside),
+                                      f"{target.model_id} stands in {inside[0].terrain_id} ({inside[0].kind})")
+                continue
+            if not obstacles:
+                out[i] = CoverVerdict(False)
+                continue
+            others = [f for f in firers if f.model_id != target.model_id]
+            if on_table(plan) is plan and others:
+                # the full explained sight only from the firer that decides: the nearest first (a stable
+                # sort keeps the firers' order on a tie, as min does); if it does not see the target, who
+                # of the others does is traced in one batch of rays, and the nearest of them decides
+                asked.append((i, sorted(others, key=lambda f: model_distance_mm(f, target))))
+                continue
+            # an off-table figure among them (refused as line_of_sight refuses it), or no firer
             sights = [(f, line_of_sight(plan, f.model_id, target.model_id, options=options, ruleset=self))
                       for f in others]
             seen = [(f, s) for f, s in sights if s.visible]
-            if not seen:
-                return CoverVerdict(False)
-            _, s = min(seen, key=lambda fs: model_distance_mm(fs[0], target))
-        if s.cover and s.cover_fraction >= 0.5:
+            out[i] = self._cover_seen(target, min(seen, key=lambda fs: model_distance_mm(fs[0], target))[1]
+                                      if seen else None)
+        first = lines_of_sight(plan, [(order[0].model_id, targets[i].model_id) for i, order in asked],
+                               options=options, ruleset=self)
+        unseen = [(i, order) for (i, order), s in zip(asked, first) if not s.visible]
+        later = {f.model_id for _, order in unseen for f in order[1:]}
+        rest = [f for f in firers if f.model_id in later]
+        sees = sight_pairs(plan, rest, [targets[i] for i, _ in unseen], options=options, ruleset=self) if rest else {}
+        then = [(i, next((f for f in order[1:] if targets[i].model_id in sees.get(f.model_id, ())), None))
+                for i, order in unseen]
+        second = iter(lines_of_sight(plan, [(f.model_id, targets[i].model_id) for i, f in then if f is not None],
+                                     options=options, ruleset=self))
+        decided: dict[int, Sight | None] = {i: s for (i, _), s in zip(asked, first) if s.visible}
+        decided.update((i, next(second) if f is not None else None) for i, f in then)
+        out.update((i, self._cover_seen(targets[i], s)) for i, s in decided.items())
+        return [out[i] for i in range(len(targets))]
+
+    @staticmethod
+    def _cover_seen(target: Model, s: Sight | None) -> CoverVerdict:
+        """The cover verdict from the sight of the firer that decides (``None``: no firer sees the target)."""
+        if s is not None and s.cover and s.cover_fraction >= 0.5:
             by = tuple(i for _, i, _ in s.cover)
             return CoverVerdict(True, by,
                                 f"{target.model_id} is {s.cover_fraction:.0%} hidden behind {', '.join(by)}")

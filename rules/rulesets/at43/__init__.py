@@ -222,12 +222,12 @@ def cover_state(self: "AT43", plan: TablePlan, firing: str, target: str, opts: M
             if ins:
                 covering[m.model_id].append(piece.terrain_id)
     state: dict[str, str] = {}
-    # hidden: no firer sees it. The first firer is asked about each target; the targets it does not
+    # hidden: no firer sees it. The first firer is asked about every target in one batch; the targets it does not
     # see are asked of the others in a few batched calls (the same verdicts as line_of_sight pair by
     # pair, tests/rules/test_sight_speedups.py)
     first, others = firers[0], firers[1:]
-    unseen = [m for m in targets
-              if not line_of_sight(plan, first.model_id, m.model_id, options=opts, ruleset=self).visible]
+    seen_first = set(sight_pairs(plan, [first], targets, options=opts, ruleset=self)[first.model_id])
+    unseen = [m for m in targets if m.model_id not in seen_first]
     seen_later = {t for ts in sight_pairs(plan, others, unseen, options=opts, ruleset=self).values() for t in ts} \
         if unseen and others else set()
     hidden = {m.model_id for m in unseen} - seen_later

@@ -144,19 +144,14 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     return RangeAnswer(per, length_of(self, closest, opts), beyond9, stealth, relentless, answer, tuple(steps))
 
 
-def _model_in_cover(self: "Firefight", plan: TablePlan, firers: tuple[Model, ...], t: Model,
-                    opts: Mapping[str, Any]) -> tuple[bool, list[str]]:
-    verdict = self.in_cover(plan, firers, t, opts)  # the one cover rule `resolve shoot` applies too
-    return verdict.in_cover, list(verdict.by)
-
-
 def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
     """cover FIRING_UNIT TARGET_UNIT: +1 Defense to the target when most of its models are in or behind cover."""
     v = args.parse(("FIRING_UNIT", "TARGET_UNIT"))
     firers, targets = plan.models_of(v["FIRING_UNIT"]), plan.models_of(v["TARGET_UNIT"])
     if not firers or not targets:
         raise InvalidActionError("cover: both units need models on the table", msg_id="firefight.units_need_models")
-    per = {t.model_id: _model_in_cover(self, plan, firers, t, opts) for t in targets}
+    verdicts = self.in_cover_many(plan, firers, targets, opts)  # the one cover rule `resolve shoot` applies too
+    per = {t.model_id: (v.in_cover, list(v.by)) for t, v in zip(targets, verdicts)}
     covered = [k for k, (c, _) in per.items() if c]
     most = 2 * len(covered) > len(targets)
     steps = [Step("in cover", f"{k}: in or behind {', '.join(r)}", SRC_TERRAIN, msg="firefight.cover.model",

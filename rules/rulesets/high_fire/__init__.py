@@ -32,7 +32,7 @@ from rules.rulesets.high_fire.answers import (
 from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
-from rules.visibility import line_of_sight, sight_pairs, unit_centre_distance_mm
+from rules.visibility import line_of_sight, lines_of_sight, sight_pairs, unit_centre_distance_mm
 
 SRC_TERRAIN = "High Fire, Terrains"
 SRC_SIGHT = "High Fire, Ligne de vue"
@@ -154,9 +154,9 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
         raise InvalidActionError("cover: both units need models on the table", msg_id="high_fire.cover_needs_models")
     how = self.measure_how(opts)
     affected: dict[str, list[str]] = {}
-    for t in targets:
-        near = min(firers, key=lambda f: model_distance_mm(f, t, how=how))
-        s = line_of_sight(plan, near.model_id, t.model_id, options=opts, ruleset=self)
+    nearest = [min(firers, key=lambda f: model_distance_mm(f, t, how=how)).model_id for t in targets]
+    sights = lines_of_sight(plan, [(f, t.model_id) for f, t in zip(nearest, targets)], options=opts, ruleset=self)
+    for t, s in zip(targets, sights):
         inside = [p.terrain_id for p in plan.terrain if p.shape == "area" and
                   self.kind_of(p).sight in ("sparse", "dense") and _covers(p, t.position_mm)]
         reasons = inside + [i for _, i, _ in s.cover if i not in inside] + [i for _, i, _ in s.blockers]
