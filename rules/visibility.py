@@ -176,6 +176,7 @@ class _Candidate(NamedTuple):
     limit_mm: float
     make: Callable[[], Blocker]
     clip: "tuple[np.ndarray, np.ndarray] | None" = None  # a convex area's outward normals and offsets (depth)
+    circle: "tuple[float, float, float] | None" = None  # a figure's base: centre and radius (its disc is a polygon)
 
 
 @dataclass(frozen=True)
@@ -260,8 +261,11 @@ def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
-                    ctx: _Context) -> list[_Candidate]:
-    """The blockers of :func:`blockers_for`, in its order, as candidates (nothing made for what no ray meets)."""
+                    ctx: _Context, figures: list[_Candidate] | None = None) -> list[_Candidate]:
+    """The blockers of :func:`blockers_for`, in its order, as candidates (nothing made for what no ray meets).
+
+    ``figures``: the figures' candidates when already found (:func:`_figure_candidates_many`).
+    """
     out: list[_Candidate] = []
     origin: BaseGeometry | None = None
     kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
@@ -308,7 +312,7 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
             out.append(_Candidate(geom, kind.sight, 0.0, functools.partial(
                 Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
                 what=kind_msg(rs.name, piece.kind))))
-    out.extend(_figure_candidates(rs, observer, target, within, ctx))
+    out.extend(_figure_candidates(rs, observer, target, within, ctx) if figures is None else figures)
     return out
 
 
@@ -356,7 +360,8 @@ def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: B
             if m.model_id in (observer.model_id, target.model_id):
                 continue
             disc = _disc(m)
-            out.append(_Candidate(disc, "blocks", 0.0, functools.partial(_figure_blocker, m.model_id, disc, source)))
+            out.append(_Candidate(disc, "blocks", 0.0, functools.partial(_figure_blocker, m.model_id, disc, source),
+                                  circle=(m.position_mm[0], m.position_mm[1], m.base_mm / 2.0)))
     elif rs.models_block_sight == "infantry-units":
         skip = {observer.unit_id, target.unit_id}
         source = rs.source("Ligne de vue")
@@ -370,6 +375,41 @@ def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: B
                     out.append(_Candidate(hull, "blocks", 0.0, functools.partial(_unit_blocker, ident, hull, source)))
                 else:
                     out.append(_Candidate(hull, "cover", 0.0, functools.partial(_lone_blocker, ident, hull, source)))
+    return out
+
+
+def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]], ctx: _Context
+                            ) -> list[list[_Candidate]] | None:
+    """:func:`_figure_candidates` of every pair (with the rays' boxes) where every figure blocks, else ``None``.
+
+    The figures near each centre line in one array pass; each figure's candidate made once for every pair.
+    """
+    if rs.models_block_sight != "models" or not pairs:
+        return None
+    o = np.array([f.position_mm for f, _ in pairs], dtype=float)
+    v = np.array([t.position_mm for _, t in pairs], dtype=float) - o
+    p = ctx.xy[None, :, :] - o[:, None, :]
+    t = np.clip(np.einsum("pnj,pj->pn", p, v) / np.maximum(np.einsum("pj,pj->p", v, v), 1e-12)[:, None], 0.0, 1.0)
+    gap = np.hypot(p[..., 0] - t * v[:, 0:1], p[..., 1] - t * v[:, 1:2])
+    reach = np.array([tg.base_mm for _, tg in pairs], dtype=float) / 2.0 + CONTACT_TOLERANCE_MM + 1e-6
+    # a margin over _near_centre_line's: a figure this near is only tested against the rays, never one fewer
+    near = gap <= ctx.rad[None, :] + reach[:, None] + 1e-6
+    source = rs.source("Règles de Tir (note importante)")
+    made: dict[int, _Candidate] = {}
+    out = []
+    for (f, tg), row in zip(pairs, near):
+        cands = []
+        for k in np.flatnonzero(row).tolist():
+            c = made.get(k)
+            if c is None:
+                m = ctx.models[k]
+                disc = _disc(m)
+                c = made[k] = _Candidate(disc, "blocks", 0.0, functools.partial(
+                    _figure_blocker, m.model_id, disc, source), circle=(m.position_mm[0], m.position_mm[1],
+                                                                        m.base_mm / 2.0))
+            if ctx.models[k].model_id not in (f.model_id, tg.model_id):
+                cands.append(c)
+        out.append(cands)
     return out
 
 
@@ -637,23 +677,39 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
     lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
     traced = np.flatnonzero(apart).tolist()
     cand_list: list[list[_Candidate]] = []
+    figures = _figure_candidates_many(rs, [pairs[k] for k in traced], ctx)
     for j, k in enumerate(traced):
         f, t = pairs[k]
         within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
-        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx))
+        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, None if figures is None else figures[j]))
     cands = [c for cs in cand_list for c in cs]
     pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
     geoms = np.empty(len(cands), dtype=object)
     geoms[:] = [c.geometry for c in cands]
-    lines = shapely.linestrings(rays.reshape(-1, 2, 2)).reshape(n_pairs, n_rays)
+    lines = np.empty((n_pairs, n_rays), dtype=object)  # each pair's rays as shapely lines, made when first needed
+    made = np.zeros(n_pairs, dtype=bool)
+
+    def lines_of(rows: np.ndarray) -> np.ndarray:
+        new = np.unique(rows[~made[rows]])
+        if len(new):
+            lines[new] = shapely.linestrings(rays[new].reshape(-1, 2, 2)).reshape(len(new), n_rays)
+            made[new] = True
+        return lines
+
     meets = np.zeros((len(cands), n_rays), dtype=bool)
-    near = np.arange(len(cands))
-    if len(cands) > HULL_FIRST:  # what misses the hull of a pair's rays meets none of them
+    circle = np.array([c.circle is not None for c in cands], dtype=bool)
+    near = np.flatnonzero(~circle)
+    if len(near) > HULL_FIRST:  # what misses the hull of a pair's rays meets none of them
         # (the hull of one line through the rays' ends: far cheaper to build than from as many points)
         hulls = shapely.convex_hull(shapely.linestrings(ends))
-        near = np.flatnonzero(shapely.intersects(geoms, hulls[pair_of]))
+        near = near[shapely.intersects(geoms[near], hulls[pair_of[near]])]
     if len(near):
-        meets[near] = shapely.intersects(geoms[near][:, None], lines[pair_of[near]])
+        meets[near] = shapely.intersects(geoms[near][:, None], lines_of(pair_of[near])[pair_of[near]])
+    discs = np.flatnonzero(circle)
+    if len(discs):
+        meets[discs] = _meets_discs(np.array([cands[k].circle for k in discs]), rays[pair_of[discs]],
+                                    lambda i, r: shapely.intersects(geoms[discs[i]],
+                                                                    lines_of(pair_of[discs[i]])[pair_of[discs[i]], r]))
     effect = np.array([c.effect for c in cands], dtype=object)
     blocked = np.zeros((n_pairs, n_rays), dtype=bool)
     covered = np.zeros((n_pairs, n_rays), dtype=bool)
@@ -684,8 +740,8 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         exact = ~convex | (got < GRAZE_MM)  # other pieces and grazing rays: shapely's intersection
         if exact.any():
             sel = np.flatnonzero(exact)
-            got[sel] = shapely.length(shapely.intersection(lines[pair_of[deep][ki[sel]], ri[sel]],
-                                                           geoms[deep][ki[sel]]))
+            rows = pair_of[deep][ki[sel]]
+            got[sel] = shapely.length(shapely.intersection(lines_of(rows)[rows, ri[sel]], geoms[deep][ki[sel]]))
         limits = np.array([cands[int(k)].limit_mm for k in deep])
         ratio[ki, ri] = got / limits[ki]
         if separate:
@@ -707,6 +763,31 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
 
 
 GRAZE_MM = 1e-6
+DISC_MARGIN_MM = 1e-6  # a ray this much beyond a base's circle, or inside its polygon's inscribed circle, is decided
+_INSCRIBED = math.cos(math.pi / (4 * FOOTPRINT_QUAD_SEGS))  # a base polygon's inscribed radius, in radii
+
+
+def _meets_discs(circle: np.ndarray, segs: np.ndarray, exact: Callable[[np.ndarray, np.ndarray], np.ndarray]
+                 ) -> np.ndarray:
+    """Whether each ray of ``segs`` ``(C, R, 2, 2)`` meets base ``c``'s polygon (``circle`` ``(C, 3)``: centre, radius).
+
+    The polygon's corners lie on the circle: a ray farther from the centre than the radius misses
+    it, one nearer than the inscribed radius meets it (beyond ``DISC_MARGIN_MM`` either way); the
+    few in between are asked of shapely (``exact(candidates, rays)``), as every ray was.
+    """
+    p = segs[:, :, 0]
+    d = segs[:, :, 1] - p
+    w = circle[:, None, :2] - p
+    t = np.clip((w[..., 0] * d[..., 0] + w[..., 1] * d[..., 1]) / (d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1]),
+                0.0, 1.0)
+    gap = np.hypot(w[..., 0] - t * d[..., 0], w[..., 1] - t * d[..., 1])
+    r = circle[:, 2:3]
+    out = gap < r * _INSCRIBED - DISC_MARGIN_MM
+    unsure = ~out & (gap <= r + DISC_MARGIN_MM)
+    if unsure.any():
+        i, j = np.nonzero(unsure)
+        out[i, j] = exact(i, j)
+    return np.asarray(out)
 
 
 def _clip_rows(p: np.ndarray, q: np.ndarray, normal: np.ndarray, offset: np.ndarray) -> np.ndarray:

@@ -332,6 +332,9 @@ def test_firefight_cover_from_the_batched_sight_is_the_one_from_every_firers_ful
                 got = rs.in_cover(plan, firers, target, opts)
                 assert got == _cover_reference(plan, firers, target, opts), (seed, a, target.model_id)
                 verdicts.append(got.in_cover)
+            targets = list(plan.models_of(b))  # every target at once: the same verdicts
+            assert rs.in_cover_many(plan, firers, targets, opts) == [_cover_reference(plan, firers, t, opts)
+                                                                     for t in targets], (seed, a, b)
     assert any(verdicts) and not all(verdicts)  # the tables decide both ways
 
 
@@ -418,3 +421,49 @@ def test_remembered_terrain_part_follows_the_pieces_and_the_eyes() -> None:
     seen = all_pairs_sight(_wall_table(20.0, 30.0), ruleset=rs)  # the same wall, the eyes now above it
     assert seen.sees("a", "b") and seen.sees("a", "c")  # c is beside the wall's end
     assert not all_pairs_sight(_wall_table(40.0, 30.0), ruleset=rs).sees("a", "b")  # the wall grew
+
+
+def test_lines_of_sight_at_once_are_each_pairs_line_of_sight() -> None:
+    """The batch gives each pair's answer, explanation and all, whatever else is in the batch."""
+    from rules.visibility import line_of_sight, lines_of_sight
+
+    for ruleset in HEIGHT_KINDS:
+        rs = find_ruleset(ruleset)
+        plan = _random_table(ruleset, 5)
+        rng = random.Random(ruleset)
+        pairs = [tuple(m.model_id for m in rng.sample(list(plan.models), 2)) for _ in range(40)]
+        pairs += [(m.model_id, plan.models[1].model_id) for m in plan.models[:1]]
+        got = [s.to_json() for s in lines_of_sight(plan, pairs, ruleset=rs)]
+        assert got == [line_of_sight(plan, a, b, ruleset=rs).to_json() for a, b in pairs], ruleset
+        assert any(s["visible"] for s in got) and not all(s["visible"] for s in got)
+
+
+def test_base_polygons_meet_rays_as_shapely_says() -> None:
+    """A base's polygon against rays decided from its circle, grazing rays asked of shapely: shapely's answer."""
+    from rules.measure import FOOTPRINT_QUAD_SEGS
+    from rules.visibility import _meets_discs
+
+    rng = np.random.default_rng(3)
+    n, rays = 300, 16
+    circle = np.column_stack([rng.uniform(0, 500, n), rng.uniform(0, 500, n), rng.choice([10.0, 12.5, 16.0, 20.0], n)])
+    # rays passing the centre at distances spread over the band between the inscribed and the outer circle, and beyond
+    gap = circle[:, 2:3] * rng.uniform(0.99, 1.01, (n, rays))
+    gap[:, :4] = circle[:, 2:3] * rng.uniform(0.0, 2.0, (n, 4))
+    gap[:, 4] = circle[:, 2] * math.cos(math.pi / (4 * FOOTPRINT_QUAD_SEGS))  # touching a side
+    gap[:, 5] = circle[:, 2]  # touching a corner's circle
+    ang = rng.uniform(0, 2 * np.pi, (n, rays))
+    foot = circle[:, None, :2] + gap[..., None] * np.stack([np.cos(ang), np.sin(ang)], axis=-1)
+    along = np.stack([-np.sin(ang), np.cos(ang)], axis=-1)
+    ends = np.stack([foot - rng.uniform(-5, 80, (n, rays, 1)) * along, foot + rng.uniform(1, 80, (n, rays, 1)) * along],
+                    axis=2)
+    discs = shapely.buffer(shapely.points(circle[:, :2]), circle[:, 2], quad_segs=FOOTPRINT_QUAD_SEGS)
+    lines = shapely.linestrings(ends.reshape(-1, 2, 2)).reshape(n, rays)
+    want = shapely.intersects(discs[:, None], lines)
+    asked = []
+
+    def exact(i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        asked.append(len(i))
+        return np.asarray(shapely.intersects(discs[i], lines[i, j]))
+
+    assert np.array_equal(_meets_discs(circle, ends, exact), want)
+    assert sum(asked) < want.size // 2 and want.any() and not want.all()  # most decided by the circles
