@@ -261,10 +261,12 @@ def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
-                    ctx: _Context, figures: list[_Candidate] | None = None) -> list[_Candidate]:
+                    ctx: _Context, figures: list[_Candidate] | None = None, meet: Sequence[int] | None = None
+                    ) -> list[_Candidate]:
     """The blockers of :func:`blockers_for`, in its order, as candidates (nothing made for what no ray meets).
 
-    ``figures``: the figures' candidates when already found (:func:`_figure_candidates_many`).
+    ``figures``, ``meet``: the figures' candidates and the pieces whose box meets ``within`` when already
+    found for many pairs (:func:`_figure_candidates_many`, :func:`_boxes_meet`).
     """
     out: list[_Candidate] = []
     origin: BaseGeometry | None = None
@@ -273,12 +275,12 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
     depth = rs.sight_depth_mm
     ea, eb = eye_mm(observer), eye_mm(target)
     lower_eyes = min(ea, eb) if ea is not None and eb is not None else None  # sees_over, once for the pair
-    if within is None:
-        meet: Sequence[int] = range(len(terrain))
+    if meet is not None:
+        pass
+    elif within is None:
+        meet = range(len(terrain))
     else:  # the pieces whose box meets the rays' box (the others meet no ray), in the plan's order
-        b = ctx.boxes
-        meet = np.flatnonzero((b[:, 2] >= within[0]) & (within[2] >= b[:, 0])
-                              & (b[:, 3] >= within[1]) & (within[3] >= b[:, 1])).tolist()
+        meet = np.flatnonzero(_boxes_meet(ctx.boxes, np.array([within]))[0]).tolist()
     for k in meet:
         piece = terrain[k]
         kind = kinds[k]
@@ -378,13 +380,33 @@ def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: B
     return out
 
 
-def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]], ctx: _Context
-                            ) -> list[list[_Candidate]] | None:
-    """:func:`_figure_candidates` of every pair (with the rays' boxes) where every figure blocks, else ``None``.
+def _boxes_meet(boxes: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """``(W, B)``: whether box ``b`` of ``boxes`` ``(B, 4)`` meets box ``w`` of ``within`` ``(W, 4)``."""
+    w = within[:, None, :]
+    return np.asarray((boxes[None, :, 2] >= w[..., 0]) & (w[..., 2] >= boxes[None, :, 0])
+                      & (boxes[None, :, 3] >= w[..., 1]) & (w[..., 3] >= boxes[None, :, 1]))
 
-    The figures near each centre line in one array pass; each figure's candidate made once for every pair.
+
+def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]], ctx: _Context,
+                            within: np.ndarray) -> list[list[_Candidate]] | None:
+    """:func:`_figure_candidates` of every pair (``within``: the boxes of its rays, ``(P, 4)``), else ``None``.
+
+    The figures near each centre line, or the unit obstacles meeting each box, in one array pass;
+    each figure's or obstacle's candidate made once for every pair.
     """
-    if rs.models_block_sight != "models" or not pairs:
+    if not pairs:
+        return None
+    if rs.models_block_sight == "infantry-units":
+        source = rs.source("Ligne de vue")
+        units = [uid for uid, obstacles in ctx.obstacles for _ in obstacles]
+        obs = [_Candidate(hull, "blocks", 0.0, functools.partial(_unit_blocker, ident, hull, source)) if solid else
+               _Candidate(hull, "cover", 0.0, functools.partial(_lone_blocker, ident, hull, source))
+               for _, obstacles in ctx.obstacles for ident, solid, hull, _ in obstacles]
+        meets = _boxes_meet(np.array([box for _, obstacles in ctx.obstacles for *_, box in obstacles],
+                                     dtype=float).reshape(-1, 4), within)
+        return [[obs[k] for k in np.flatnonzero(row).tolist() if units[k] != f.unit_id and units[k] != t.unit_id]
+                for (f, t), row in zip(pairs, meets)]
+    if rs.models_block_sight != "models":
         return None
     o = np.array([f.position_mm for f, _ in pairs], dtype=float)
     v = np.array([t.position_mm for _, t in pairs], dtype=float) - o
@@ -677,11 +699,14 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
     lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
     traced = np.flatnonzero(apart).tolist()
     cand_list: list[list[_Candidate]] = []
-    figures = _figure_candidates_many(rs, [pairs[k] for k in traced], ctx)
+    boxes = np.concatenate([lo, hi], axis=1)
+    figures = _figure_candidates_many(rs, [pairs[k] for k in traced], ctx, boxes)
+    meet = _boxes_meet(ctx.boxes, boxes)
     for j, k in enumerate(traced):
         f, t = pairs[k]
         within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
-        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, None if figures is None else figures[j]))
+        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, None if figures is None else figures[j],
+                                         np.flatnonzero(meet[j]).tolist()))
     cands = [c for cs in cand_list for c in cs]
     pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
     geoms = np.empty(len(cands), dtype=object)
