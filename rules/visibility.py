@@ -380,6 +380,28 @@ def _figure_candidates(rs: SightRules, observer: Model, target: Model, within: B
     return out
 
 
+def _pieces_in_reach(rs: SightRules, ctx: _Context, within: np.ndarray, hulls: Callable[[], np.ndarray]
+                     ) -> np.ndarray:
+    """``(P, T)``: the pieces that may meet each pair's rays and are worth the candidates' Python work.
+
+    Those whose box meets the rays' box ``within`` ``(P, 4)``, not clear, and (when there are more than
+    ``HULL_FIRST``) meeting the rays' hull (``hulls()``); a piece whose kind the rule set does not know is
+    refused there, the first in the pairs' order, as :func:`_candidates_for` refuses it.
+    """
+    meet = _boxes_meet(ctx.boxes, within)
+    unknown = np.array([k is None for k in ctx.kinds], dtype=bool)
+    if (meet & unknown).any():
+        rs.kind_of(ctx.terrain[int(np.argwhere(meet & unknown)[0, 1])])  # raises: the kind is unknown
+    meet &= np.array([k is None or k.sight != "clear" for k in ctx.kinds], dtype=bool)
+    if meet.sum() > HULL_FIRST:
+        pi, ki = np.nonzero(meet)
+        geoms = np.empty(len(ctx.geoms), dtype=object)
+        geoms[:] = ctx.geoms
+        miss = ~shapely.intersects(geoms[ki], hulls()[pi])
+        meet[pi[miss], ki[miss]] = False
+    return meet
+
+
 def _boxes_meet(boxes: np.ndarray, within: np.ndarray) -> np.ndarray:
     """``(W, B)``: whether box ``b`` of ``boxes`` ``(B, 4)`` meets box ``w`` of ``within`` ``(W, 4)``."""
     w = within[:, None, :]
@@ -388,14 +410,12 @@ def _boxes_meet(boxes: np.ndarray, within: np.ndarray) -> np.ndarray:
 
 
 def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]], ctx: _Context,
-                            within: np.ndarray) -> list[list[_Candidate]] | None:
-    """:func:`_figure_candidates` of every pair (``within``: the boxes of its rays, ``(P, 4)``), else ``None``.
+                            within: np.ndarray) -> list[list[_Candidate]]:
+    """:func:`_figure_candidates` of every pair (``within``: the boxes of its rays, ``(P, 4)``).
 
     The figures near each centre line, or the unit obstacles meeting each box, in one array pass;
     each figure's or obstacle's candidate made once for every pair.
     """
-    if not pairs:
-        return None
     if rs.models_block_sight == "infantry-units":
         source = rs.source("Ligne de vue")
         units = [uid for uid, obstacles in ctx.obstacles for _ in obstacles]
@@ -407,7 +427,7 @@ def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]]
         return [[obs[k] for k in np.flatnonzero(row).tolist() if units[k] != f.unit_id and units[k] != t.unit_id]
                 for (f, t), row in zip(pairs, meets)]
     if rs.models_block_sight != "models":
-        return None
+        return [[] for _ in pairs]  # no figure blocks sight
     o = np.array([f.position_mm for f, _ in pairs], dtype=float)
     v = np.array([t.position_mm for _, t in pairs], dtype=float) - o
     p = ctx.xy[None, :, :] - o[:, None, :]
@@ -698,17 +718,26 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
     ends = rays.reshape(n_pairs, -1, 2)
     lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
     traced = np.flatnonzero(apart).tolist()
-    cand_list: list[list[_Candidate]] = []
     boxes = np.concatenate([lo, hi], axis=1)
+    hulls: np.ndarray | None = None
+
+    def hulls_of() -> np.ndarray:  # what misses the hull of a pair's rays meets none of them (the hull of one
+        nonlocal hulls  # line through the rays' ends: far cheaper to build than from as many points)
+        if hulls is None:
+            hulls = shapely.convex_hull(shapely.linestrings(ends))
+        return hulls
+
+    meet = _pieces_in_reach(rs, ctx, boxes, hulls_of)
     figures = _figure_candidates_many(rs, [pairs[k] for k in traced], ctx, boxes)
-    meet = _boxes_meet(ctx.boxes, boxes)
+    cand_list: list[list[_Candidate]] = []
     for j, k in enumerate(traced):
         f, t = pairs[k]
         within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
-        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, None if figures is None else figures[j],
-                                         np.flatnonzero(meet[j]).tolist()))
+        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, figures[j], np.flatnonzero(meet[j]).tolist()))
     cands = [c for cs in cand_list for c in cs]
     pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
+    pieces = np.array([i < len(cs) - len(fs) for cs, fs in zip(cand_list, figures) for i in range(len(cs))],
+                      dtype=bool).reshape(-1)  # the pieces come first: already found to meet their pair's rays' hull
     geoms = np.empty(len(cands), dtype=object)
     geoms[:] = [c.geometry for c in cands]
     lines = np.empty((n_pairs, n_rays), dtype=object)  # each pair's rays as shapely lines, made when first needed
@@ -723,11 +752,10 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
 
     meets = np.zeros((len(cands), n_rays), dtype=bool)
     circle = np.array([c.circle is not None for c in cands], dtype=bool)
-    near = np.flatnonzero(~circle)
-    if len(near) > HULL_FIRST:  # what misses the hull of a pair's rays meets none of them
-        # (the hull of one line through the rays' ends: far cheaper to build than from as many points)
-        hulls = shapely.convex_hull(shapely.linestrings(ends))
-        near = near[shapely.intersects(geoms[near], hulls[pair_of[near]])]
+    near = np.flatnonzero(~circle & ~pieces)  # High Fire's unit obstacles
+    if len(near) > HULL_FIRST:
+        near = near[shapely.intersects(geoms[near], hulls_of()[pair_of[near]])]
+    near = np.union1d(near, np.flatnonzero(pieces))
     if len(near):
         meets[near] = shapely.intersects(geoms[near][:, None], lines_of(pair_of[near])[pair_of[near]])
     discs = np.flatnonzero(circle)
