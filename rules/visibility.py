@@ -649,16 +649,17 @@ def line_of_sight(plan: TablePlan, a_id: str, b_id: str, *, options: Mapping[str
 
 @placed_only
 def lines_of_sight(plan: TablePlan, pairs: Sequence[tuple[str, str]], *, options: Mapping[str, Any] | None = None,
-                   ruleset: SightRules) -> list[Sight]:
+                   ruleset: SightRules, explained: bool = True) -> list[Sight]:
     """Return :func:`line_of_sight` of each ``(observer, target)`` pair of ids, the rays of every pair traced at once.
 
-    The same answers, explanations and refusals (the first pair refused in the order given).
+    The same answers, explanations and refusals (the first pair refused in the order given); without
+    ``explained``, Sights without their explanation steps (for a rule that reads only the verdict and reasons).
     """
-    return _lines_of_sight(plan, pairs, options, ruleset)
+    return _lines_of_sight(plan, pairs, options, ruleset, explained)
 
 
 def _lines_of_sight(plan: TablePlan, pairs: Sequence[tuple[str, str]], options: Mapping[str, Any] | None,
-                    rs: SightRules) -> list[Sight]:
+                    rs: SightRules, explained: bool = True) -> list[Sight]:
     models: list[tuple[Model, Model]] = []
     for a_id, b_id in pairs:
         if a_id == b_id:
@@ -674,9 +675,9 @@ def _lines_of_sight(plan: TablePlan, pairs: Sequence[tuple[str, str]], options: 
             step = Step("line of sight", f"{a_id} and {b_id} are in base contact: they see each other",
                         rs.source("Ligne de vue") if rs.name == "high-fire" else "geometry",
                         msg="los.contact", params={"a": a_id, "b": b_id})
-            out.append(Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,)))
+            out.append(Sight(a_id, b_id, True, 1.0, 0.0, True, (), (), (step,) if explained else ()))
         else:
-            out.append(_sight_result(rs, opts, observer, target, *rays))
+            out.append(_sight_result(rs, opts, observer, target, *rays, explained=explained))
     return out
 
 
@@ -891,7 +892,8 @@ def _half_planes(g: BaseGeometry) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, target: Model,
                   blocked: np.ndarray, covered: np.ndarray, depth_sum: np.ndarray,
-                  hit_by: list[tuple[Blocker, np.ndarray]]) -> Sight:
+                  hit_by: list[tuple[Blocker, np.ndarray]], *, explained: bool = True) -> Sight:
+    """The :class:`Sight` of traced rays; without ``explained``, without its steps (the verdict and reasons kept)."""
     n = len(blocked)
     mid = n // 2
     steps: list[Step] = []
@@ -903,24 +905,29 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
         if bl.effect == "depth":
             reason = Reason(f"{bl.reason}; sight passes through it ({share})", msg("sight.reason.depth", **params))
             cover.append((bl.kind, bl.ident, reason))
-            steps.append(Step("area depth", f"{bl.ident}: {reason}", bl.source, msg="los.depth_through", params=params))
+            if explained:
+                steps.append(Step("area depth", f"{bl.ident}: {reason}", bl.source, msg="los.depth_through",
+                                  params=params))
         elif bl.effect == "blocks" and (hits & blocked).any():
             reason = Reason(f"{bl.reason} ({share} blocked)", msg("sight.reason.blocks", **params))
             blockers.append((bl.kind, bl.ident, reason))
-            steps.append(Step("blocked", f"{bl.ident}: {reason}", bl.source, msg="los.blocked_by", params=params))
+            if explained:
+                steps.append(Step("blocked", f"{bl.ident}: {reason}", bl.source, msg="los.blocked_by", params=params))
         elif bl.effect == "cover":
             reason = Reason(f"{bl.reason} (hides {share})", msg("sight.reason.cover", **params))
             cover.append((bl.kind, bl.ident, reason))
-            steps.append(Step("cover", f"{bl.ident}: {reason}", bl.source, msg="los.cover_by", params=params))
+            if explained:
+                steps.append(Step("cover", f"{bl.ident}: {reason}", bl.source, msg="los.cover_by", params=params))
     if depth_sum.max(initial=0.0) > 0:
-        worst = float(depth_sum[mid])
-        separate = opts.get("sight_depth") == "separate"
-        text = (f"area depth on the centre line: {worst:.2f} of what blocks (sparse 4\", dense 2\"; "
-                f"{'each piece on its own' if separate else 'depths add up in proportion'})")
-        steps.append(Step("area depth", text, rs.source("Ligne de vue"), value=round(worst, 4),
-                          option=rs.changed(opts, "sight_depth"),
-                          msg="los.depth_separate" if separate else "los.depth_added",
-                          params={"depth": round(worst, 2)}))
+        if explained:
+            worst = float(depth_sum[mid])
+            separate = opts.get("sight_depth") == "separate"
+            text = (f"area depth on the centre line: {worst:.2f} of what blocks (sparse 4\", dense 2\"; "
+                    f"{'each piece on its own' if separate else 'depths add up in proportion'})")
+            steps.append(Step("area depth", text, rs.source("Ligne de vue"), value=round(worst, 4),
+                              option=rs.changed(opts, "sight_depth"),
+                              msg="los.depth_separate" if separate else "los.depth_added",
+                              params={"depth": round(worst, 2)}))
         if blocked.any():
             blockers.extend((bl.kind, bl.ident, Reason(f"{bl.reason}: too deep to see through",
                                                        msg("sight.reason.too_deep", piece=bl.ident, what=bl.what)))
@@ -929,6 +936,9 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
     visible = bool(clear.any())
     fraction = float(clear.mean())
     cover_fraction = float((covered | blocked).mean()) if covered.any() else 0.0
+    if not explained:
+        return Sight(observer.model_id, target.model_id, visible, fraction, cover_fraction,
+                     bool(clear[mid]), tuple(blockers), tuple(cover))
     steps.append(Step("line of sight",
                       f"{observer.model_id} {'sees' if visible else 'does not see'} {target.model_id}: "
                       f"{fraction:.0%} of its base width seen from {observer.model_id}'s base centre"

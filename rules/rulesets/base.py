@@ -335,7 +335,7 @@ class RuleSet:
             out[i] = self._cover_seen(target, min(seen, key=lambda fs: model_distance_mm(fs[0], target))[1]
                                       if seen else None)
         first = lines_of_sight(plan, [(order[0].model_id, targets[i].model_id) for i, order in asked],
-                               options=options, ruleset=self)
+                               options=options, ruleset=self, explained=False)
         unseen = [(i, order) for (i, order), s in zip(asked, first) if not s.visible]
         later = {f.model_id for _, order in unseen for f in order[1:]}
         rest = [f for f in firers if f.model_id in later]
@@ -343,7 +343,7 @@ class RuleSet:
         then = [(i, next((f for f in order[1:] if targets[i].model_id in sees.get(f.model_id, ())), None))
                 for i, order in unseen]
         second = iter(lines_of_sight(plan, [(f.model_id, targets[i].model_id) for i, f in then if f is not None],
-                                     options=options, ruleset=self))
+                                     options=options, ruleset=self, explained=False))
         decided: dict[int, Sight | None] = {i: s for (i, _), s in zip(asked, first) if s.visible}
         decided.update((i, next(second) if f is not None else None) for i, f in then)
         out.update((i, self._cover_seen(targets[i], s)) for i, s in decided.items())

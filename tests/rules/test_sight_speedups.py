@@ -433,9 +433,13 @@ def test_lines_of_sight_at_once_are_each_pairs_line_of_sight() -> None:
         rng = random.Random(ruleset)
         pairs = [tuple(m.model_id for m in rng.sample(list(plan.models), 2)) for _ in range(40)]
         pairs += [(m.model_id, plan.models[1].model_id) for m in plan.models[:1]]
-        got = [s.to_json() for s in lines_of_sight(plan, pairs, ruleset=rs)]
+        sights = lines_of_sight(plan, pairs, ruleset=rs)
+        got = [s.to_json() for s in sights]
         assert got == [line_of_sight(plan, a, b, ruleset=rs).to_json() for a, b in pairs], ruleset
         assert any(s["visible"] for s in got) and not all(s["visible"] for s in got)
+        # without the explanation: the same sights, reasons and all, only without their steps
+        assert lines_of_sight(plan, pairs, ruleset=rs, explained=False) == [dataclasses.replace(s, steps=())
+                                                                             for s in sights]
 
 
 def test_base_polygons_meet_rays_as_shapely_says() -> None:

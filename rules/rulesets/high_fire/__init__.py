@@ -11,6 +11,9 @@ import math
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
+import numpy as np
+import shapely
+
 from calibration.units import inches
 from rules.cohesion import chain_cohesion
 from rules.errors import InvalidActionError
@@ -31,7 +34,7 @@ from rules.rulesets.high_fire.answers import (
 )
 from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
-from rules.terrain import TerrainKind, path_profile
+from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight, lines_of_sight, sight_pairs, unit_centre_distance_mm
 
 SRC_TERRAIN = "High Fire, Terrains"
@@ -155,10 +158,12 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
     how = self.measure_how(opts)
     affected: dict[str, list[str]] = {}
     nearest = [min(firers, key=lambda f: model_distance_mm(f, t, how=how)).model_id for t in targets]
-    sights = lines_of_sight(plan, [(f, t.model_id) for f, t in zip(nearest, targets)], options=opts, ruleset=self)
+    sights = lines_of_sight(plan, [(f, t.model_id) for f, t in zip(nearest, targets)], options=opts, ruleset=self,
+                            explained=False)  # the pieces named, not the steps
+    areas = [p for p in plan.terrain if p.shape == "area" and self.kind_of(p).sight in ("sparse", "dense")]
+    outlines = np.array([terrain_geometry(p) for p in areas], dtype=object)
     for t, s in zip(targets, sights):
-        inside = [p.terrain_id for p in plan.terrain if p.shape == "area" and
-                  self.kind_of(p).sight in ("sparse", "dense") and _covers(p, t.position_mm)]
+        inside = [p.terrain_id for p, c in zip(areas, shapely.covers(outlines, shapely.Point(t.position_mm))) if c]
         reasons = inside + [i for _, i, _ in s.cover if i not in inside] + [i for _, i, _ in s.blockers]
         affected[t.model_id] = sorted(set(reasons))
     hit = [k for k, r in affected.items() if r]
@@ -173,13 +178,6 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
     return CoverAnswer({k: tuple(r) for k, r in affected.items()}, len(hit), len(targets), applies,
                        f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
                        f"{'applies' if applies else 'does not apply'}", tuple(steps))
-
-
-def _covers(piece: Any, point: tuple[float, float]) -> bool:
-    import shapely
-
-    from rules.terrain import terrain_geometry
-    return bool(terrain_geometry(piece).covers(shapely.Point(point)))
 
 
 def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ProximityAnswer:
