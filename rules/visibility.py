@@ -402,6 +402,15 @@ def _pieces_in_reach(rs: SightRules, ctx: _Context, within: np.ndarray, hulls: C
     return meet
 
 
+def _rows(mask: np.ndarray) -> list[list[int]]:
+    """The columns set in each row of a boolean matrix, in order (one ``nonzero`` for the whole matrix)."""
+    out: list[list[int]] = [[] for _ in range(len(mask))]
+    rows, cols = np.nonzero(mask)
+    for r, c in zip(rows.tolist(), cols.tolist()):
+        out[r].append(c)
+    return out
+
+
 def _boxes_meet(boxes: np.ndarray, within: np.ndarray) -> np.ndarray:
     """``(W, B)``: whether box ``b`` of ``boxes`` ``(B, 4)`` meets box ``w`` of ``within`` ``(W, 4)``."""
     w = within[:, None, :]
@@ -424,8 +433,8 @@ def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]]
                for _, obstacles in ctx.obstacles for ident, solid, hull, _ in obstacles]
         meets = _boxes_meet(np.array([box for _, obstacles in ctx.obstacles for *_, box in obstacles],
                                      dtype=float).reshape(-1, 4), within)
-        return [[obs[k] for k in np.flatnonzero(row).tolist() if units[k] != f.unit_id and units[k] != t.unit_id]
-                for (f, t), row in zip(pairs, meets)]
+        return [[obs[k] for k in row if units[k] != f.unit_id and units[k] != t.unit_id]
+                for (f, t), row in zip(pairs, _rows(meets))]
     if rs.models_block_sight != "models":
         return [[] for _ in pairs]  # no figure blocks sight
     o = np.array([f.position_mm for f, _ in pairs], dtype=float)
@@ -439,9 +448,9 @@ def _figure_candidates_many(rs: SightRules, pairs: Sequence[tuple[Model, Model]]
     source = rs.source("Règles de Tir (note importante)")
     made: dict[int, _Candidate] = {}
     out = []
-    for (f, tg), row in zip(pairs, near):
+    for (f, tg), row in zip(pairs, _rows(near)):
         cands = []
-        for k in np.flatnonzero(row).tolist():
+        for k in row:
             c = made.get(k)
             if c is None:
                 m = ctx.models[k]
@@ -731,10 +740,10 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
     meet = _pieces_in_reach(rs, ctx, boxes, hulls_of)
     figures = _figure_candidates_many(rs, [pairs[k] for k in traced], ctx, boxes)
     cand_list: list[list[_Candidate]] = []
-    for j, k in enumerate(traced):
+    for j, (k, reach) in enumerate(zip(traced, _rows(meet))):
         f, t = pairs[k]
         within = (float(lo[j, 0]), float(lo[j, 1]), float(hi[j, 0]), float(hi[j, 1]))
-        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, figures[j], np.flatnonzero(meet[j]).tolist()))
+        cand_list.append(_candidates_for(plan, f, t, rs, within, ctx, figures[j], reach))
     cands = [c for cs in cand_list for c in cs]
     pair_of = np.repeat(np.arange(n_pairs), [len(cs) for cs in cand_list])
     pieces = np.array([i < len(cs) - len(fs) for cs, fs in zip(cand_list, figures) for i in range(len(cs))],
