@@ -164,6 +164,9 @@ LEARN_MIN_PIXELS = 12
 LEARN_HUE_DEG = 30.0
 LEARN_APART = 20.0
 LEARN_MIN_MAT = 12.0
+#: The set colour's mask taking this share of the rim bands the colour is learnt on (median over the
+#: bases) takes the rim already: no second look.
+LEARN_MAX_TAKEN = 0.5
 #: A circle found by a learnt colour must show its ring in this share of the directions.
 LEARNT_MIN_SUPPORT = 0.6
 
@@ -643,11 +646,12 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
     s = view.px_per_mm
     fit = _PlanFit(plan, origin_px, view, setup, rng, core_mm, reach_mm)
     found: list[FoundBase] = []
-    for side, mask in side_masks(plan, sides, mat, origin_px=origin_px, px_per_mm=s).items():
+    masks = side_masks(plan, sides, mat, origin_px=origin_px, px_per_mm=s)
+    for side, mask in masks.items():
         found += fit.circles(mask, side, known_mm, known_pad_mm)
     lab8 = cv2.cvtColor(plan, cv2.COLOR_BGR2LAB)
     mat_lab = mat.overall if mat is not None else np.median(lab8.reshape(-1, 3)[::7], axis=0).astype(np.float32)
-    learnt = learnt_rims(lab8, origin_px, s, found, sides, mat_lab)
+    learnt = learnt_rims(lab8, origin_px, s, found, sides, mat_lab, masks)
     if not learnt:
         return found
     seen = np.array([(b.x_mm, b.y_mm, b.diameter_mm) for b in found], float).reshape(-1, 3)
@@ -665,18 +669,25 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
 
 
 def learnt_rims(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
-                sides: dict[str, str], mat_lab: np.ndarray) -> dict[str, str]:
+                sides: dict[str, str], mat_lab: np.ndarray, masks: dict[str, np.ndarray]) -> dict[str, str]:
     """The sides whose rim a plan image (Lab, 8-bit) shows in a colour far from the set one: side -> colour seen.
 
     The colour seen (:func:`_rims_seen`) is kept when it stands at least :data:`LEARN_APART`
-    from the set one and :data:`LEARN_MIN_MAT` from the mat's overall colour ``mat_lab``.
+    from the set one and :data:`LEARN_MIN_MAT` from the mat's overall colour ``mat_lab``, and
+    the side's mask by the set colour (``masks``) took less than :data:`LEARN_MAX_TAKEN` of the
+    rim bands it was seen on (a rim found by its outline's few pixels of paint; where the set
+    colour takes the rim already, a second look would only cost time).
     """
     out: dict[str, str] = {}
-    for side, lab in _rims_seen(lab8, origin_px, px_per_mm, found, sides).items():
+    for side, (lab, bases) in _rims_seen(lab8, origin_px, px_per_mm, found, sides).items():
         rim = _lab_of(sides[side])
         wts = _weights(rim)
-        if (float(np.linalg.norm((lab - rim) * wts)) >= LEARN_APART
-                and float(np.linalg.norm((lab - mat_lab) * wts)) >= LEARN_MIN_MAT):
+        if (float(np.linalg.norm((lab - rim) * wts)) < LEARN_APART
+                or float(np.linalg.norm((lab - mat_lab) * wts)) < LEARN_MIN_MAT):
+            continue
+        bands = [_band(lab8.shape, origin_px, px_per_mm, b) for b in bases]
+        taken = [float(np.mean(masks[side][g[0]][g[1]] > 0)) for g in bands if g is not None]
+        if taken and float(np.median(taken)) < LEARN_MAX_TAKEN:
             bgr = _bgr_of(lab)
             out[side] = f"#{int(bgr[2]):02x}{int(bgr[1]):02x}{int(bgr[0]):02x}"
     return out
@@ -688,7 +699,7 @@ def rims_in_frame(image: np.ndarray, view: PlanView, setup: Setup,
     sides without a base found over most of its round are left out (:func:`_rims_seen`)."""
     seen = _rims_seen(cv2.cvtColor(view.warp(image), cv2.COLOR_BGR2LAB), (0, 0), view.px_per_mm, found,
                       dict(setup.bases.sides))
-    return {side: tuple(float(v) for v in _bgr_of(lab)) for side, lab in seen.items()}  # type: ignore[misc]
+    return {side: tuple(float(v) for v in _bgr_of(lab)) for side, (lab, _) in seen.items()}  # type: ignore[misc]
 
 
 def _bgr_of(lab: np.ndarray) -> np.ndarray:
@@ -696,8 +707,8 @@ def _bgr_of(lab: np.ndarray) -> np.ndarray:
 
 
 def _rims_seen(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
-               sides: dict[str, str]) -> dict[str, np.ndarray]:
-    """Each coloured side's rim as a plan image (Lab, 8-bit) shows it: side -> Lab.
+               sides: dict[str, str]) -> dict[str, tuple[np.ndarray, list[FoundBase]]]:
+    """Each coloured side's rim as a plan image (Lab, 8-bit) shows it: side -> (Lab, the bases it is seen on).
 
     The median, over the bases found by the side's colour over most of their round
     (:data:`STRONG_FIT_ARC_DEG`, :data:`STRONG_FIT_FRACTION`), of each one's colour in the band
@@ -706,15 +717,15 @@ def _rims_seen(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, f
     coloured sides are seen so.
     """
     strong = [b for b in found if b.arc_deg >= STRONG_FIT_ARC_DEG and b.inlier_fraction >= STRONG_FIT_FRACTION]
-    out: dict[str, np.ndarray] = {}
+    out: dict[str, tuple[np.ndarray, list[FoundBase]]] = {}
     for side, colour in sides.items():
         if _is_achromatic(colour):
             continue
         rim = _lab_of(colour)
-        seen = [c for b in strong if b.side == side
+        seen = [(c, b) for b in strong if b.side == side
                 and (c := _band_colour(lab8, origin_px, px_per_mm, b)) is not None and _same_hue(c, rim)]
         if seen:
-            out[side] = np.median(np.array(seen), axis=0).astype(np.float32)
+            out[side] = (np.median(np.array([c for c, _ in seen]), axis=0).astype(np.float32), [b for _, b in seen])
     return out
 
 
@@ -734,10 +745,12 @@ def _shows_learnt(base: FoundBase, mask: np.ndarray, lab8: np.ndarray, origin_px
     return support >= LEARNT_MIN_SUPPORT and outside <= MAX_PIECES_OUTSIDE
 
 
-def _band_colour(lab8: np.ndarray, origin_px: tuple[int, int], s: float, base: FoundBase) -> np.ndarray | None:
-    """The median Lab colour of the band :data:`LEARN_BAND_MM` inside a base's outline, None if too few pixels."""
+def _band(shape: tuple[int, ...], origin_px: tuple[int, int], s: float,
+          base: FoundBase) -> tuple[tuple[slice, slice], np.ndarray] | None:
+    """The band :data:`LEARN_BAND_MM` inside a base's outline in a plan image (or crop) of ``shape``:
+    (window, pixels of the window in the band); None with fewer than :data:`LEARN_MIN_PIXELS`."""
     r = base.diameter_mm / 2
-    h, w = lab8.shape[:2]
+    h, w = shape[:2]
     ox, oy = origin_px
     x0, y0 = max(0, int(math.floor((base.x_mm - r) * s)) - ox), max(0, int(math.floor((base.y_mm - r) * s)) - oy)
     x1, y1 = min(w, int(math.ceil((base.x_mm + r) * s)) + 1 - ox), min(h, int(math.ceil((base.y_mm + r) * s)) + 1 - oy)
@@ -748,7 +761,16 @@ def _band_colour(lab8: np.ndarray, origin_px: tuple[int, int], s: float, base: F
     band = (rho >= r - LEARN_BAND_MM) & (rho <= r)
     if int(band.sum()) < LEARN_MIN_PIXELS:
         return None
-    return np.asarray(np.median(lab8[y0:y1, x0:x1][band], axis=0), dtype=np.float32)
+    return (slice(y0, y1), slice(x0, x1)), band
+
+
+def _band_colour(lab8: np.ndarray, origin_px: tuple[int, int], s: float, base: FoundBase) -> np.ndarray | None:
+    """The median Lab colour of a base's band (:func:`_band`), None if too few pixels."""
+    got = _band(lab8.shape, origin_px, s, base)
+    if got is None:
+        return None
+    window, band = got
+    return np.asarray(np.median(lab8[window][band], axis=0), dtype=np.float32)
 
 
 def _same_hue(lab: np.ndarray, rim: np.ndarray) -> bool:

@@ -89,3 +89,26 @@ def test_a_region_search_learns_too() -> None:
     view = PlanView(ScaledPlane(PX), setup, px_per_mm=PX)  # type: ignore[arg-type]
     found = find_bases_in(img, view, setup, [(50.0, 60.0, 210.0, 140.0)])  # type: ignore[arg-type]
     assert len(_near(found, 180, 100)) == 1, found
+
+
+def test_a_rim_the_paint_already_takes_is_not_looked_for_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A red rim seen darker than its paint, far from it, but taken by it all round: one look only
+    (a second would find nothing more and cost a whole plan's colour work)."""
+    import tracker.bases as bases
+
+    img = np.full((int(200 * PX), int(300 * PX), 3), MAT, np.uint8)
+    cv2.circle(img, _pt(120, 100), int(round(10 * PX * 16)), (55, 65, 80), -1, cv2.LINE_AA, shift=4)
+    _ring(img, 120, 100, 12.5, (40, 50, 140), 2.5)                   # the paint #c0392b, seen darker
+    setup = parse_setup({"table": {"width_mm": 300, "depth_mm": 200}, "markers": {"base_height_mm": 0.0},
+                         "bases": {"sides": {"red": "#c0392b", "blue": "#1e5abe"}}})
+    calls = []
+    real = bases.side_masks
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bases, "side_masks", counted)
+    found = find_bases(img, PlanView(ScaledPlane(PX), setup, px_per_mm=PX), setup)  # type: ignore[arg-type]
+    assert [(round(b.x_mm), round(b.y_mm), b.side) for b in found] == [(120, 100, "red")]
+    assert len(calls) == 1
