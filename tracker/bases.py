@@ -649,9 +649,9 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
     masks = side_masks(plan, sides, mat, origin_px=origin_px, px_per_mm=s)
     for side, mask in masks.items():
         found += fit.circles(mask, side, known_mm, known_pad_mm)
-    lab8 = cv2.cvtColor(plan, cv2.COLOR_BGR2LAB)
-    mat_lab = mat.overall if mat is not None else np.median(lab8.reshape(-1, 3)[::7], axis=0).astype(np.float32)
-    learnt = learnt_rims(lab8, origin_px, s, found, sides, mat_lab, masks)
+    mat_lab = (mat.overall if mat is not None else
+               np.median(cv2.cvtColor(plan, cv2.COLOR_BGR2LAB).reshape(-1, 3)[::7], axis=0).astype(np.float32))
+    learnt = learnt_rims(plan, origin_px, s, found, sides, mat_lab, masks)
     if not learnt:
         return found
     seen = np.array([(b.x_mm, b.y_mm, b.diameter_mm) for b in found], float).reshape(-1, 3)
@@ -663,14 +663,14 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
         for b in fit.circles(again[side], side, seen, max(pad, known_pad_mm)):
             apart = all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
                         for o in found)
-            if apart and _shows_learnt(b, again[side], lab8, origin_px, view, _lab_of(learnt[side]), mat_lab):
+            if apart and _shows_learnt(b, again[side], plan, origin_px, view, _lab_of(learnt[side]), mat_lab):
                 found.append(b)
     return found
 
 
-def learnt_rims(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
+def learnt_rims(plan: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
                 sides: dict[str, str], mat_lab: np.ndarray, masks: dict[str, np.ndarray]) -> dict[str, str]:
-    """The sides whose rim a plan image (Lab, 8-bit) shows in a colour far from the set one: side -> colour seen.
+    """The sides whose rim a plan image (BGR) shows in a colour far from the set one: side -> colour seen.
 
     The colour seen (:func:`_rims_seen`) is kept when it stands at least :data:`LEARN_APART`
     from the set one and :data:`LEARN_MIN_MAT` from the mat's overall colour ``mat_lab``, and
@@ -679,13 +679,13 @@ def learnt_rims(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, 
     colour takes the rim already, a second look would only cost time).
     """
     out: dict[str, str] = {}
-    for side, (lab, bases) in _rims_seen(lab8, origin_px, px_per_mm, found, sides).items():
+    for side, (lab, bases) in _rims_seen(plan, origin_px, px_per_mm, found, sides).items():
         rim = _lab_of(sides[side])
         wts = _weights(rim)
         if (float(np.linalg.norm((lab - rim) * wts)) < LEARN_APART
                 or float(np.linalg.norm((lab - mat_lab) * wts)) < LEARN_MIN_MAT):
             continue
-        bands = [_band(lab8.shape, origin_px, px_per_mm, b) for b in bases]
+        bands = [_band(plan.shape, origin_px, px_per_mm, b) for b in bases]
         taken = [float(np.mean(masks[side][g[0]][g[1]] > 0)) for g in bands if g is not None]
         if taken and float(np.median(taken)) < LEARN_MAX_TAKEN:
             bgr = _bgr_of(lab)
@@ -697,8 +697,7 @@ def rims_in_frame(image: np.ndarray, view: PlanView, setup: Setup,
                   found: Sequence[FoundBase]) -> dict[str, tuple[float, float, float]]:
     """Each side's rim colour (BGR) as a frame shows it on the bases found in it (:func:`find_bases`);
     sides without a base found over most of its round are left out (:func:`_rims_seen`)."""
-    seen = _rims_seen(cv2.cvtColor(view.warp(image), cv2.COLOR_BGR2LAB), (0, 0), view.px_per_mm, found,
-                      dict(setup.bases.sides))
+    seen = _rims_seen(view.warp(image), (0, 0), view.px_per_mm, found, dict(setup.bases.sides))
     return {side: tuple(float(v) for v in _bgr_of(lab)) for side, (lab, _) in seen.items()}  # type: ignore[misc]
 
 
@@ -706,9 +705,9 @@ def _bgr_of(lab: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.cvtColor(np.rint(lab).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_LAB2BGR)[0, 0])
 
 
-def _rims_seen(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
+def _rims_seen(plan: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
                sides: dict[str, str]) -> dict[str, tuple[np.ndarray, list[FoundBase]]]:
-    """Each coloured side's rim as a plan image (Lab, 8-bit) shows it: side -> (Lab, the bases it is seen on).
+    """Each coloured side's rim as a plan image (BGR) shows it: side -> (Lab, the bases it is seen on).
 
     The median, over the bases found by the side's colour over most of their round
     (:data:`STRONG_FIT_ARC_DEG`, :data:`STRONG_FIT_FRACTION`), of each one's colour in the band
@@ -723,19 +722,19 @@ def _rims_seen(lab8: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, f
             continue
         rim = _lab_of(colour)
         seen = [(c, b) for b in strong if b.side == side
-                and (c := _band_colour(lab8, origin_px, px_per_mm, b)) is not None and _same_hue(c, rim)]
+                and (c := _band_colour(plan, origin_px, px_per_mm, b)) is not None and _same_hue(c, rim)]
         if seen:
             out[side] = (np.median(np.array([c for c, _ in seen]), axis=0).astype(np.float32), [b for _, b in seen])
     return out
 
 
-def _shows_learnt(base: FoundBase, mask: np.ndarray, lab8: np.ndarray, origin_px: tuple[int, int], view: PlanView,
+def _shows_learnt(base: FoundBase, mask: np.ndarray, plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
                   learnt: np.ndarray, mat_lab: np.ndarray) -> bool:
     """Whether a circle found by a side's learnt colour is a rim of it, not a patch of a mottled mat:
     its band (:func:`_band_colour`) nearer the learnt colour than the mat's, and the ring showing
     in :data:`LEARNT_MIN_SUPPORT` of the directions with nothing of the colour outside beyond
     :data:`MAX_PIECES_OUTSIDE`."""
-    band = _band_colour(lab8, origin_px, view.px_per_mm, base)
+    band = _band_colour(plan, origin_px, view.px_per_mm, base)
     if band is None:
         return False
     wts = _weights(learnt)
@@ -764,13 +763,14 @@ def _band(shape: tuple[int, ...], origin_px: tuple[int, int], s: float,
     return (slice(y0, y1), slice(x0, x1)), band
 
 
-def _band_colour(lab8: np.ndarray, origin_px: tuple[int, int], s: float, base: FoundBase) -> np.ndarray | None:
-    """The median Lab colour of a base's band (:func:`_band`), None if too few pixels."""
-    got = _band(lab8.shape, origin_px, s, base)
+def _band_colour(plan: np.ndarray, origin_px: tuple[int, int], s: float, base: FoundBase) -> np.ndarray | None:
+    """The median Lab colour (8-bit) of a base's band (:func:`_band`) in a plan image (BGR), None if too few pixels."""
+    got = _band(plan.shape, origin_px, s, base)
     if got is None:
         return None
     window, band = got
-    return np.asarray(np.median(lab8[window][band], axis=0), dtype=np.float32)
+    lab = cv2.cvtColor(np.ascontiguousarray(plan[window][band]).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    return np.asarray(np.median(lab.reshape(-1, 3), axis=0), dtype=np.float32)
 
 
 def _same_hue(lab: np.ndarray, rim: np.ndarray) -> bool:
