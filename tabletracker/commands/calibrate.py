@@ -75,12 +75,11 @@ def run(args: argparse.Namespace) -> int:
         save_intrinsics(args.save_camera, cal.intrinsics,
                         rms_px=cal.lens.rms_px if cal.lens is not None else cal.reprojection_rms_px, views=1)
     warnings = list(cal.warnings)
-    from tabletracker.i18n import localize, render, user_language
+    from tabletracker.i18n import localize
     from tracker.rimcheck import rim_colour_warnings
 
     rims = rim_colour_warnings(image, cal, setup)           # bare bases: rims that stand apart
-    lang = "en" if args.json else user_language()
-    warnings += [render(w["msg"], w["params"], lang) or w["msg"] for w in rims]
+    warnings += [said(rim["msg"], **rim["params"]) for rim in rims]
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
         warnings.append(said("cli.calibrate.markers_too_small", base=f"{base:g}", px=number(readable.min_side_px, 1),
