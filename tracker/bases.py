@@ -152,6 +152,23 @@ CONFIRM_SHIFT_MM = 2.0
 CONFIRM_MIN_SUPPORT = 0.25
 #: A circle whose centre is this close to a known model's base centre is that model, mm.
 MODEL_EXCLUSION_MM = 10.0
+#: A side's rim colour as this frame shows it (:func:`learnt_rims`) is learnt from the bases found
+#: by it over at least STRONG_FIT_ARC_DEG with STRONG_FIT_FRACTION in inliers: the median colour of
+#: the band LEARN_BAND_MM inside each one's outline (at least LEARN_MIN_PIXELS pixels), kept when
+#: its hue is within LEARN_HUE_DEG of the set colour's and its chroma at least ACHROMATIC_CHROMA
+#: (a model's marker, paper or ink is not the rim). When the colour learnt stands at least
+#: LEARN_APART from the set one and LEARN_MIN_MAT from the mat (Lab, weighted by :func:`_weights`),
+#: the side's rim is looked for again by it.
+LEARN_BAND_MM = 1.5
+LEARN_MIN_PIXELS = 12
+LEARN_HUE_DEG = 30.0
+LEARN_APART = 20.0
+LEARN_MIN_MAT = 12.0
+#: The set colour's mask taking this share of the rim bands the colour is learnt on (median over the
+#: bases) takes the rim already: no second look.
+LEARN_MAX_TAKEN = 0.5
+#: A circle found by a learnt colour must show its ring in this share of the directions.
+LEARNT_MIN_SUPPORT = 0.6
 
 
 @dataclass(frozen=True)
@@ -620,17 +637,171 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
     fitted (no circle centred in the region can pass through them). Pieces lying wholly
     within ``known_pad_mm`` of a known base's outline (``known_mm`` rows x, y, diameter)
     are not fitted either.
+
+    A side whose rim this frame shows in another colour than the set one (blur, the light,
+    a thin rim lit on its edge: :func:`learnt_rims`, from the bases found confidently) is
+    looked for again by the colour learnt, away from the bases already found.
     """
-    allowed = setup.bases.diameters_mm
+    sides = dict(setup.bases.sides)
     s = view.px_per_mm
-    min_d, max_d = min(allowed), max(allowed)
-    ox, oy = origin_px
-    if core_mm is not None:
-        cx0, cy0, cx1, cy1 = ((v * s) for v in (core_mm[0] - reach_mm, core_mm[1] - reach_mm,
-                                                 core_mm[2] + reach_mm, core_mm[3] + reach_mm))
+    fit = _PlanFit(plan, origin_px, view, setup, rng, core_mm, reach_mm)
     found: list[FoundBase] = []
-    for side, mask in side_masks(plan, dict(setup.bases.sides), mat, origin_px=origin_px,
-                                        px_per_mm=s).items():
+    masks = side_masks(plan, sides, mat, origin_px=origin_px, px_per_mm=s)
+    for side, mask in masks.items():
+        found += fit.circles(mask, side, known_mm, known_pad_mm)
+    mat_lab = (mat.overall if mat is not None else
+               np.median(cv2.cvtColor(plan, cv2.COLOR_BGR2LAB).reshape(-1, 3)[::7], axis=0).astype(np.float32))
+    learnt = learnt_rims(plan, origin_px, s, found, sides, mat_lab, masks)
+    if not learnt:
+        return found
+    seen = np.array([(b.x_mm, b.y_mm, b.diameter_mm) for b in found], float).reshape(-1, 3)
+    if known_mm is not None:
+        seen = np.concatenate([np.asarray(known_mm, float).reshape(-1, 3), seen])
+    pad = search_margin_mm(view, setup) - MERGE_GAP_MM - max(setup.bases.diameters_mm) / 2 + 1.0 / s
+    again = side_masks(plan, {**sides, **learnt}, mat, origin_px=origin_px, px_per_mm=s)
+    for side in learnt:
+        for b in fit.circles(again[side], side, seen, max(pad, known_pad_mm)):
+            apart = all(math.hypot(b.x_mm - o.x_mm, b.y_mm - o.y_mm) >= min(b.diameter_mm, o.diameter_mm) / 2
+                        for o in found)
+            if apart and _shows_learnt(b, again[side], plan, origin_px, view, _lab_of(learnt[side]), mat_lab):
+                found.append(b)
+    return found
+
+
+def learnt_rims(plan: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
+                sides: dict[str, str], mat_lab: np.ndarray, masks: dict[str, np.ndarray]) -> dict[str, str]:
+    """The sides whose rim a plan image (BGR) shows in a colour far from the set one: side -> colour seen.
+
+    The colour seen (:func:`_rims_seen`) is kept when it stands at least :data:`LEARN_APART`
+    from the set one and :data:`LEARN_MIN_MAT` from the mat's overall colour ``mat_lab``, and
+    the side's mask by the set colour (``masks``) took less than :data:`LEARN_MAX_TAKEN` of the
+    rim bands it was seen on (a rim found by its outline's few pixels of paint; where the set
+    colour takes the rim already, a second look would only cost time).
+    """
+    out: dict[str, str] = {}
+    for side, (lab, bases) in _rims_seen(plan, origin_px, px_per_mm, found, sides).items():
+        rim = _lab_of(sides[side])
+        wts = _weights(rim)
+        if (float(np.linalg.norm((lab - rim) * wts)) < LEARN_APART
+                or float(np.linalg.norm((lab - mat_lab) * wts)) < LEARN_MIN_MAT):
+            continue
+        bands = [_band(plan.shape, origin_px, px_per_mm, b) for b in bases]
+        taken = [float(np.mean(masks[side][g[0]][g[1]] > 0)) for g in bands if g is not None]
+        if taken and float(np.median(taken)) < LEARN_MAX_TAKEN:
+            bgr = _bgr_of(lab)
+            out[side] = f"#{int(bgr[2]):02x}{int(bgr[1]):02x}{int(bgr[0]):02x}"
+    return out
+
+
+def rims_in_frame(image: np.ndarray, view: PlanView, setup: Setup,
+                  found: Sequence[FoundBase]) -> dict[str, tuple[float, float, float]]:
+    """Each side's rim colour (BGR) as a frame shows it on the bases found in it (:func:`find_bases`);
+    sides without a base found over most of its round are left out (:func:`_rims_seen`)."""
+    seen = _rims_seen(view.warp(image), (0, 0), view.px_per_mm, found, dict(setup.bases.sides))
+    return {side: tuple(float(v) for v in _bgr_of(lab)) for side, (lab, _) in seen.items()}  # type: ignore[misc]
+
+
+def _bgr_of(lab: np.ndarray) -> np.ndarray:
+    return np.asarray(cv2.cvtColor(np.rint(lab).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_LAB2BGR)[0, 0])
+
+
+def _rims_seen(plan: np.ndarray, origin_px: tuple[int, int], px_per_mm: float, found: Sequence[FoundBase],
+               sides: dict[str, str]) -> dict[str, tuple[np.ndarray, list[FoundBase]]]:
+    """Each coloured side's rim as a plan image (BGR) shows it: side -> (Lab, the bases it is seen on).
+
+    The median, over the bases found by the side's colour over most of their round
+    (:data:`STRONG_FIT_ARC_DEG`, :data:`STRONG_FIT_FRACTION`), of each one's colour in the band
+    :data:`LEARN_BAND_MM` inside its outline; a base whose band is of another hue than the set
+    colour's (:data:`LEARN_HUE_DEG`) or grey is left out (a model's marker on its base). Only
+    coloured sides are seen so.
+    """
+    strong = [b for b in found if b.arc_deg >= STRONG_FIT_ARC_DEG and b.inlier_fraction >= STRONG_FIT_FRACTION]
+    out: dict[str, tuple[np.ndarray, list[FoundBase]]] = {}
+    for side, colour in sides.items():
+        if _is_achromatic(colour):
+            continue
+        rim = _lab_of(colour)
+        seen = [(c, b) for b in strong if b.side == side
+                and (c := _band_colour(plan, origin_px, px_per_mm, b)) is not None and _same_hue(c, rim)]
+        if seen:
+            out[side] = (np.median(np.array([c for c, _ in seen]), axis=0).astype(np.float32), [b for _, b in seen])
+    return out
+
+
+def _shows_learnt(base: FoundBase, mask: np.ndarray, plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
+                  learnt: np.ndarray, mat_lab: np.ndarray) -> bool:
+    """Whether a circle found by a side's learnt colour is a rim of it, not a patch of a mottled mat:
+    its band (:func:`_band_colour`) nearer the learnt colour than the mat's, and the ring showing
+    in :data:`LEARNT_MIN_SUPPORT` of the directions with nothing of the colour outside beyond
+    :data:`MAX_PIECES_OUTSIDE`."""
+    band = _band_colour(plan, origin_px, view.px_per_mm, base)
+    if band is None:
+        return False
+    wts = _weights(learnt)
+    if float(np.linalg.norm((band - learnt) * wts)) >= float(np.linalg.norm((band - mat_lab) * wts)):
+        return False
+    support, outside = ring_support(mask, origin_px, view, base)
+    return support >= LEARNT_MIN_SUPPORT and outside <= MAX_PIECES_OUTSIDE
+
+
+def _band(shape: tuple[int, ...], origin_px: tuple[int, int], s: float,
+          base: FoundBase) -> tuple[tuple[slice, slice], np.ndarray] | None:
+    """The band :data:`LEARN_BAND_MM` inside a base's outline in a plan image (or crop) of ``shape``:
+    (window, pixels of the window in the band); None with fewer than :data:`LEARN_MIN_PIXELS`."""
+    r = base.diameter_mm / 2
+    h, w = shape[:2]
+    ox, oy = origin_px
+    x0, y0 = max(0, int(math.floor((base.x_mm - r) * s)) - ox), max(0, int(math.floor((base.y_mm - r) * s)) - oy)
+    x1, y1 = min(w, int(math.ceil((base.x_mm + r) * s)) + 1 - ox), min(h, int(math.ceil((base.y_mm + r) * s)) + 1 - oy)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    rho = np.hypot((xs + ox) / s - base.x_mm, (ys + oy) / s - base.y_mm)
+    band = (rho >= r - LEARN_BAND_MM) & (rho <= r)
+    if int(band.sum()) < LEARN_MIN_PIXELS:
+        return None
+    return (slice(y0, y1), slice(x0, x1)), band
+
+
+def _band_colour(plan: np.ndarray, origin_px: tuple[int, int], s: float, base: FoundBase) -> np.ndarray | None:
+    """The median Lab colour (8-bit) of a base's band (:func:`_band`) in a plan image (BGR), None if too few pixels."""
+    got = _band(plan.shape, origin_px, s, base)
+    if got is None:
+        return None
+    window, band = got
+    lab = cv2.cvtColor(np.ascontiguousarray(plan[window][band]).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    return np.asarray(np.median(lab.reshape(-1, 3), axis=0), dtype=np.float32)
+
+
+def _same_hue(lab: np.ndarray, rim: np.ndarray) -> bool:
+    """Whether a colour seen (Lab, 8-bit) is coloured and of the rim colour's hue (:data:`LEARN_HUE_DEG`)."""
+    a, b = float(lab[1]) - 128.0, float(lab[2]) - 128.0
+    if math.hypot(a, b) < ACHROMATIC_CHROMA:
+        return False
+    turn = math.degrees(math.atan2(b, a) - math.atan2(float(rim[2]) - 128.0, float(rim[1]) - 128.0))
+    return abs((turn + 180.0) % 360.0 - 180.0) <= LEARN_HUE_DEG
+
+
+class _PlanFit:
+    """Circles fitted to a side's mask of one plan image (or crop): :func:`_bases_in_plan`'s work per mask."""
+
+    def __init__(self, plan: np.ndarray, origin_px: tuple[int, int], view: PlanView, setup: Setup,
+                 rng: np.random.Generator, core_mm: tuple[float, float, float, float] | None,
+                 reach_mm: float) -> None:
+        self.plan, self.origin_px, self.view, self.rng = plan, origin_px, view, rng
+        self.allowed = setup.bases.diameters_mm
+        s = view.px_per_mm
+        self.core_px = None if core_mm is None else tuple(
+            v * s for v in (core_mm[0] - reach_mm, core_mm[1] - reach_mm, core_mm[2] + reach_mm, core_mm[3] + reach_mm))
+
+    def circles(self, mask: np.ndarray, side: str, known_mm: np.ndarray | None,
+                known_pad_mm: float) -> list[FoundBase]:
+        """The circles of one side's mask, pieces lying wholly within a known base left out."""
+        view, plan, rng, allowed = self.view, self.plan, self.rng, self.allowed
+        s = view.px_per_mm
+        min_d, max_d = min(allowed), max(allowed)
+        ox, oy = self.origin_px
+        found: list[FoundBase] = []
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
@@ -640,8 +811,10 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
             x, y, w, h, area = stats[k]
             if max(w, h) < SPARE_MIN_EXTENT * min_d * s:
                 continue
-            if core_mm is not None and (x + ox > cx1 or x + w + ox < cx0 or y + oy > cy1 or y + h + oy < cy0):
-                continue
+            if self.core_px is not None:
+                cx0, cy0, cx1, cy1 = self.core_px
+                if x + ox > cx1 or x + w + ox < cx0 or y + oy > cy1 or y + h + oy < cy0:
+                    continue
             pad = 2
             x0, y0 = max(0, x - pad), max(0, y - pad)
             window = (slice(y0, y + h + pad), slice(x0, x + w + pad))
@@ -667,7 +840,7 @@ def _bases_in_plan(plan: np.ndarray, origin_px: tuple[int, int], view: PlanView,
             if not circles:
                 spare.append((pts, np.array([x + ox, y + oy, x + w + ox, y + h + oy], float) / s))
         found += _circles_of_pieces(spare, mask, (ox, oy), view, side, allowed, rng, max_d, found)
-    return found
+        return found
 
 
 def _smaller_in_halo(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base: FoundBase,

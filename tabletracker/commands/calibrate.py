@@ -75,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
         save_intrinsics(args.save_camera, cal.intrinsics,
                         rms_px=cal.lens.rms_px if cal.lens is not None else cal.reprojection_rms_px, views=1)
     warnings = list(cal.warnings)
+    from tabletracker.i18n import localize
     from tracker.rimcheck import rim_colour_warnings
 
-    warnings += rim_colour_warnings(image, cal, setup)      # bare bases: rims that stand apart
+    rims = rim_colour_warnings(image, cal, setup)           # bare bases: rims that stand apart
+    warnings += [said(rim["msg"], **rim["params"]) for rim in rims]
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
         warnings.append(said("cli.calibrate.markers_too_small", base=f"{base:g}", px=number(readable.min_side_px, 1),
@@ -98,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             "setup_report": report.to_dict(),
             "camera_file": str(args.save_camera) if args.save_camera is not None else None,
             "warnings": warnings,
+            "rim_colours": localize(rims),      # the rim warnings with their words in French and English
             "saved": calibration_to_dict(cal),
         }
         print(json.dumps(out, indent=2))
