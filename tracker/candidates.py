@@ -587,6 +587,9 @@ def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArr
 #: the mean of the frame around the square (out to this many sides: a one-cell margin).
 RING_INNER = 0.7
 RING_OUTER = 1.34
+#: ... or with the mean of the black border, between this fraction of the side and the side
+#: (the place of a marker whose data cells are mostly light: its middle is not dark)
+RING_BORDER_INNER = 4.0 / 6.0
 #: ... at marker sides this many times apart, from the smallest to the largest one expected.
 RING_SCALE_STEP = 1.2
 #: The frame must be this much lighter than the middle (grey levels) for a place to be tried.
@@ -606,7 +609,9 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
     neither OpenCV's outlines nor the ink blobs give its square; on a dark top the blurred
     marker is not even darker than what is around it. Its paper's margin (or the white disc
     it is printed on) still frames it: box means give, at each place, the frame's mean grey
-    minus the middle's, for a few marker sides; the local maxima over
+    minus the middle's (or minus the black border's, where that is darker: a marker whose
+    data cells are mostly light has no dark middle, and the middle's place was 5 px off), for
+    a few marker sides; the local maxima over
     :data:`RING_CONTRAST` are the places tried (the marker's centre within a pixel or two).
     The square's angle comes from the gradients there (:func:`_square_angles`), its size
     and shape from the calibration (``sizes``); :func:`read_candidates` with
@@ -626,9 +631,15 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
         k_in, k_mid, k_out = (max(3, int(round(side * r)) | 1) for r in (RING_INNER, 1.0, RING_OUTER))
         a_mid, a_out = float(k_mid * k_mid), float(k_out * k_out)
         # the frame's mean: the outer box's sum less the square's, over the frame's area
+        square = cv2.blur(small, (k_mid, k_mid))
         frame = cv2.addWeighted(cv2.blur(small, (k_out, k_out)), a_out / (a_out - a_mid),
-                                cv2.blur(small, (k_mid, k_mid)), -a_mid / (a_out - a_mid), 0.0)
-        resp = cv2.subtract(frame, cv2.blur(small, (k_in, k_in)))
+                                square, -a_mid / (a_out - a_mid), 0.0)
+        # against the middle, or against the black border alone (the square less its inner
+        # part), darker than the middle where most data cells are light
+        k_b = max(3, int(round(side * RING_BORDER_INNER)) | 1)
+        a_b = float(k_b * k_b)
+        border = cv2.addWeighted(square, a_mid / (a_mid - a_b), cv2.blur(small, (k_b, k_b)), -a_b / (a_mid - a_b), 0.0)
+        resp = cv2.subtract(frame, cv2.min(cv2.blur(small, (k_in, k_in)), border))
         best = np.asarray(resp if best is None else cv2.max(best, resp), np.float32)
     assert best is not None
     peak = max(3, int(round(lo / shrink * RING_PEAK_SIDES)) | 1)
