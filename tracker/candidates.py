@@ -25,7 +25,10 @@ rejects are nearly always there, though. Here each candidate quadrilateral is re
    cells off is still unambiguous. A reading is accepted when its distance to the best
    code is at most ``max_errors`` and every other code in play is at least
    :data:`MIN_MARGIN` cells farther; the number of cells corrected is returned (the
-   confidence the JSON reports).
+   confidence the JSON reports);
+4. a square of known size placed for a blurred marker whose cells split into no code in play
+   is read by fitting the codes in play, blurred along a few directions and lengths, to its
+   grey levels (:func:`read_blurred`).
 
 Examples
 --------
@@ -318,7 +321,7 @@ BLUR_SHRINK = 0.85
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
                     quiet_cells: float = 1.0, known_size: bool = False,
-                    scales: tuple[float, ...] = SCALES) -> Readings:
+                    scales: tuple[float, ...] = SCALES, blurred: bool = False) -> Readings:
     """Read each candidate quad as one of ``allowed_ids`` (see the module's docstring).
 
     Parameters
@@ -344,6 +347,9 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     scales : tuple of float
         The scales each hypothesis is also read at (see :data:`SCALES`; squares whose size
         the calibration gives may leave them out).
+    blurred : bool
+        With ``known_size``: the aligned squares that read as no id are also read as the
+        codes in play seen through a motion blur (:func:`read_blurred`).
 
     Returns
     -------
@@ -364,6 +370,7 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     q, raw = q[keep], raw[keep]
     if not len(q):
         return Readings.empty()
+    big = np.zeros(len(q), bool)
     if known_size:
         # a square of known size is only misplaced: also tried where its cells split cleanest
         # (a marker too small to read is not searched for: at hundreds of places, noise reads)
@@ -401,12 +408,18 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
         out_i.append(int(owners[best[m]]))
         out_e.append(int(d_best[m]))
         out_s.append(float(spread[m]))
+    more = Readings.empty()
+    if blurred:
+        # the aligned squares that read as no id, but as one within a few cells at some nudge
+        near = d_best.reshape(len(q), nh * nv).min(axis=1) <= BLUR_GATE_CELLS
+        more = read_blurred(g, raw[~keep & big & near, -1], dictionary, allowed)
     if not out_c:
-        return Readings.empty()
+        return more
     corners = np.array(out_c)
     refined, ok = refine_corners_status(g, corners, cells=n, max_shift_modules=0.5)
     corners = np.where(ok[:, None, None], refined, corners)
-    return Readings(corners, np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s))
+    return Readings.concat([Readings(corners, np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s)),
+                            more])
 
 
 #: How much darker than the mean around it (grey levels) ink must be, one pass per value.
@@ -587,6 +600,8 @@ def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArr
 #: the mean of the frame around the square (out to this many sides: a one-cell margin).
 RING_INNER = 0.7
 RING_OUTER = 1.34
+#: ... or with the mean of the black border, between the middle and the side (the place of a
+#: marker whose data cells are mostly light: its middle is not dark)
 #: ... at marker sides this many times apart, from the smallest to the largest one expected.
 RING_SCALE_STEP = 1.2
 #: The frame must be this much lighter than the middle (grey levels) for a place to be tried.
@@ -606,7 +621,9 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
     neither OpenCV's outlines nor the ink blobs give its square; on a dark top the blurred
     marker is not even darker than what is around it. Its paper's margin (or the white disc
     it is printed on) still frames it: box means give, at each place, the frame's mean grey
-    minus the middle's, for a few marker sides; the local maxima over
+    minus the middle's (or minus the black border's, where that is darker: a marker whose
+    data cells are mostly light has no dark middle, and the middle's place was 5 px off), for
+    a few marker sides; the local maxima over
     :data:`RING_CONTRAST` are the places tried (the marker's centre within a pixel or two).
     The square's angle comes from the gradients there (:func:`_square_angles`), its size
     and shape from the calibration (``sizes``); :func:`read_candidates` with
@@ -626,9 +643,15 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
         k_in, k_mid, k_out = (max(3, int(round(side * r)) | 1) for r in (RING_INNER, 1.0, RING_OUTER))
         a_mid, a_out = float(k_mid * k_mid), float(k_out * k_out)
         # the frame's mean: the outer box's sum less the square's, over the frame's area
+        square = cv2.blur(small, (k_mid, k_mid))
         frame = cv2.addWeighted(cv2.blur(small, (k_out, k_out)), a_out / (a_out - a_mid),
-                                cv2.blur(small, (k_mid, k_mid)), -a_mid / (a_out - a_mid), 0.0)
-        resp = cv2.subtract(frame, cv2.blur(small, (k_in, k_in)))
+                                square, -a_mid / (a_out - a_mid), 0.0)
+        # against the middle, or against the black border alone (the square less its middle),
+        # darker than the middle where most data cells are light
+        middle = cv2.blur(small, (k_in, k_in))
+        a_in = float(k_in * k_in)
+        border = cv2.addWeighted(square, a_mid / (a_mid - a_in), middle, -a_in / (a_mid - a_in), 0.0)
+        resp = cv2.subtract(frame, cv2.min(middle, border))
         best = np.asarray(resp if best is None else cv2.max(best, resp), np.float32)
     assert best is not None
     peak = max(3, int(round(lo / shrink * RING_PEAK_SIDES)) | 1)
@@ -780,3 +803,226 @@ def best_per_marker(readings: Readings, min_distance_px: float | None = None) ->
     keep = [k for k in chosen if k not in dropped]
     idx = np.array(sorted(keep), dtype=np.int64)
     return Readings(readings.corners[idx], readings.ids[idx], readings.errors[idx], readings.spread[idx])
+
+
+# --------------------------------------------------------------------------------------
+# Blurred markers read by fitting blurred codes
+
+#: A square of known size whose cells do not split cleanly is also read as the codes in play
+#: seen through a motion blur: each code, blurred along :data:`BLUR_ANGLES_DEG` (in the
+#: marker's own frame) over :data:`BLUR_LENGTHS_CELLS` (and a little defocus), is fitted to
+#: the grey levels of the square and a margin around it.
+BLUR_LENGTHS_CELLS = (0.5, 1.0, 1.5, 2.0)
+BLUR_ANGLES_DEG = tuple(range(0, 180, 15))
+BLUR_DEFOCUS_CELLS = 0.35
+#: Patch px per cell of the blurred codes, and the margin sampled around the square (cells).
+BLUR_CELL_PX = 3
+BLUR_MARGIN_CELLS = 0.5
+#: The best code's fit must leave at most this fraction of the grey levels' variance, and
+#: the best code of every other id in play at least this many times as much. Measured with a
+#: first version of the fit on the stress set, the realistic renders and the dev scenes
+#: (3,600 squares): every square whose best id fitted at least 1.9 times better than any
+#: other was that marker at its place; the one place that was no marker fitted 1.7 times
+#: better, with a margin as dark as the ink (:data:`BLUR_MIN_MARGIN_CONTRAST`).
+BLUR_MAX_RESIDUAL = 0.2
+BLUR_MIN_RATIO = 2.5
+#: Squares whose fit, where they lie, is not this much better than another id's are not
+#: searched further (most places are texture: about one in forty passes).
+BLUR_GATE_RATIO = 1.3
+#: ... and only squares whose cells, split plainly at some nudge, are this many cells or
+#: fewer from a code in play are fitted at all.
+BLUR_GATE_CELLS = 2
+#: The margin's grey (paper) must stand above the ink by this fraction of the light cells'.
+BLUR_MIN_MARGIN_CONTRAST = 0.5
+#: The place search: steps (px), turns (deg) at the last step.
+BLUR_STEPS_PX = (0.6, 0.3)
+BLUR_TURN_DEG = 2.0
+
+
+def _line_psf(length_cells: float, angle_deg: float) -> NDArray[np.float32]:
+    """A motion blur kernel (a line, anti-aliased, then a little defocus) in patch px, summing to 1."""
+    s = BLUR_CELL_PX
+    size = 4 * s + 1
+    k = np.zeros((size, size), np.float32)
+    c = size // 2
+    half = length_cells * s / 2.0
+    a = math.radians(angle_deg)
+    for t in np.linspace(-half, half, max(1, int(half * 8)) + 1):
+        x, y = c + t * math.cos(a), c + t * math.sin(a)
+        x0, y0 = int(math.floor(x)), int(math.floor(y))
+        fx, fy = x - x0, y - y0
+        k[y0:y0 + 2, x0:x0 + 2] += np.array([[(1 - fx) * (1 - fy), fx * (1 - fy)], [(1 - fx) * fy, fx * fy]],
+                                            np.float32)
+    smooth = cv2.GaussianBlur(k, (0, 0), BLUR_DEFOCUS_CELLS * s)
+    out: NDArray[np.float32] = (smooth / smooth.sum()).astype(np.float32)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _blur_bases(cells: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(H, P, D + 2) the blurred image of each data cell (lit), of the margin, and a constant, at
+    P sample points, for each blur; (P, 2) the sample points in the marker's unit square.
+
+    The marker is drawn in a patch of :data:`BLUR_CELL_PX` px per cell with two cells around
+    it; the border cells are ink (the constant's level), the margin is paper (its own level).
+    """
+    s, pad = BLUR_CELL_PX, 2
+    w = (cells + 2 * pad) * s
+    lo = int(round((pad - BLUR_MARGIN_CELLS) * s))
+    hi = w - lo
+    drawn = []
+    for r in range(1, cells - 1):
+        for c in range(1, cells - 1):
+            im = np.zeros((w, w), np.float32)
+            im[(pad + r) * s:(pad + r + 1) * s, (pad + c) * s:(pad + c + 1) * s] = 1.0
+            drawn.append(im)
+    margin = np.ones((w, w), np.float32)
+    margin[pad * s:(pad + cells) * s, pad * s:(pad + cells) * s] = 0.0
+    drawn.append(margin)
+    kernels = [_line_psf(0.0, 0.0)] + [_line_psf(n, a) for n in BLUR_LENGTHS_CELLS for a in BLUR_ANGLES_DEG]
+    bases = np.array([np.stack([cv2.filter2D(im, -1, k, borderType=cv2.BORDER_REPLICATE)[lo:hi, lo:hi].reshape(-1)
+                                for im in drawn] + [np.ones((hi - lo) ** 2, np.float32)], axis=1)
+                      for k in kernels], np.float64)
+    bases[np.abs(bases) < 1e-6] = 0.0       # the kernels' far tails: subnormal products slow every fit down
+    u = ((np.arange(lo, hi) + 0.5) / s - pad) / cells
+    vv, uu = np.meshgrid(u, u, indexing="ij")
+    return bases, np.stack([uu, vv], axis=-1).reshape(-1, 2)
+
+
+@functools.lru_cache(maxsize=16)
+def _blur_models(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(P, H * (D + 2)) the bases side by side, and (H, K, 3, 3) the inverse normal matrices of the
+    fit of each code (lit data cells, margin, constant) under each blur."""
+    codes = _codes(dictionary, ids)[0]
+    n = int(round(math.sqrt(codes.shape[1])))
+    bases, _ = _blur_bases(n)
+    lit = codes[:, _inner_border(n)[0]].astype(np.float64)
+    gram = np.einsum("hpk,hpl->hkl", bases, bases)
+    v = np.zeros((len(lit), 3, bases.shape[2]))
+    v[:, 0, :-2], v[:, 1, -2], v[:, 2, -1] = lit, 1.0, 1.0
+    inv = np.linalg.inv(np.einsum("kai,hij,kbj->hkab", v, gram, v) + 1e-9 * np.eye(3))
+    return bases.transpose(1, 0, 2).reshape(bases.shape[1], -1), inv
+
+
+def _blur_fit(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str, ids: tuple[int, ...],
+              rows: NDArray[np.intp] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(M, K) the residual of the best blurred fit of each code (or of the codes ``rows`` only) to
+    each square (M, 4, 2), as a fraction of the grey levels' variance there; (M, K, 3) its
+    levels (lit cells over ink, margin over ink, ink)."""
+    flat, inv = _blur_models(dictionary, ids)
+    codes = _codes(dictionary, ids)[0]
+    n = int(round(math.sqrt(codes.shape[1])))
+    bases, pts = _blur_bases(n)
+    nh, nb = bases.shape[0], bases.shape[2]
+    lit = codes[:, _inner_border(n)[0]].astype(np.float64)
+    if rows is not None:
+        lit, inv = lit[rows], inv[:, rows]
+    hom = _homographies(quads).astype(np.float32)
+    p = np.concatenate([pts, np.ones((len(pts), 1))], axis=1).astype(np.float32)
+    mapped = np.matmul(p[None], hom.transpose(0, 2, 1))
+    xy = mapped[..., :2] / mapped[..., 2:3] - np.float32(0.5)
+    y = cv2.remap(gray, np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]), cv2.INTER_LINEAR,
+                  borderMode=cv2.BORDER_REPLICATE).astype(np.float64)                     # (M, P)
+    # einsum, not matmul: BLAS threads spin on products this small (3-20 times the CPU time)
+    xty = np.empty((len(y), nh, len(lit), 3))
+    if len(lit) == 1:
+        # one code: its three images under each blur first (a sixth of the products)
+        design = np.concatenate([np.einsum("hpi,i->hp", bases[..., :-2], lit[0])[..., None], bases[..., -2:]], axis=2)
+        xty[:, :, 0] = np.einsum("mp,pk->mk", y, np.ascontiguousarray(design.transpose(1, 0, 2)).reshape(len(pts), -1)
+                                 ).reshape(len(y), nh, 3)
+    else:
+        bty = np.einsum("mp,pk->mk", y, flat).reshape(len(y), nh, nb)
+        xty[..., 0] = np.einsum("mhi,ki->mhk", bty[..., :-2], lit)
+        xty[..., 1] = bty[..., -2:-1]
+        xty[..., 2] = bty[..., -1:]
+    # the residual is y.y less the fitted part, xty' inv xty (inv symmetric: written out)
+    x0, x1, x2, i = xty[..., 0], xty[..., 1], xty[..., 2], inv[None]
+    fitted = (x0 * (i[..., 0, 0] * x0 + 2 * i[..., 0, 1] * x1 + 2 * i[..., 0, 2] * x2)
+              + x1 * (i[..., 1, 1] * x1 + 2 * i[..., 1, 2] * x2) + x2 * i[..., 2, 2] * x2)
+    res = (y * y).sum(axis=1)[:, None, None] - fitted                                      # (M, H, K)
+    var = np.maximum(((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1), 1e-9)
+    h = res.argmin(axis=1)                                                                # (M, K)
+    picked = np.take_along_axis(xty, h[:, None, :, None], axis=1)[:, 0]                   # (M, K, 3)
+    levels = np.einsum("mkab,mkb->mka", inv[h, np.arange(len(lit))[None]], picked)
+    out: NDArray[np.float64] = res.min(axis=1) / var[:, None]
+    return out, levels
+
+
+def _blur_place(gray: NDArray[np.uint8], quad: NDArray[np.float64], dictionary: str, ids: tuple[int, ...],
+                row: int) -> NDArray[np.float64]:
+    """The square (4, 2) moved and turned (not scaled) to where the blurred code ``row`` fits best."""
+    q = quad
+    best = _blur_fit(gray, q[None], dictionary, ids, np.array([row]))[0][0, 0]
+    for step in BLUR_STEPS_PX:
+        turns = (-BLUR_TURN_DEG, 0.0, BLUR_TURN_DEG) if step == BLUR_STEPS_PX[-1] else (0.0,)
+        for _ in range(3):
+            c = q.mean(axis=0)
+            tried = []
+            for da in turns:
+                a = math.radians(da)
+                rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+                tried += [c + (q - c) @ rot.T + (dx, dy) for dx in (-step, 0.0, step) for dy in (-step, 0.0, step)
+                          if dx or dy or da]
+            res = _blur_fit(gray, np.array(tried), dictionary, ids, np.array([row]))[0][:, 0]
+            j = int(res.argmin())
+            if res[j] >= best:
+                break
+            q, best = tried[j], float(res[j])
+    return q
+
+
+def read_blurred(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
+                 allowed_ids: Iterable[int]) -> Readings:
+    """Read squares of the marker's known size (N, 4, 2) as the codes in play seen through a blur.
+
+    A 16 px marker under a 3-5 px motion blur has cells of under 3 px smeared over one or
+    two cells: its light cells bleed into the border and the quiet zone into the border's
+    cells along the motion, and split into dark and light (:func:`read_candidates`) it
+    reads a cell or two wrong, or with half its border light, although the right code,
+    blurred the same way, matches it closely. Each code in play is blurred along
+    :data:`BLUR_ANGLES_DEG` over :data:`BLUR_LENGTHS_CELLS` (a linear model: the grey levels are
+    ink plus the lit cells' and the margin's blurred images, each level free) and fitted by
+    least squares to the grey levels of the square and half a cell around it. The square
+    is moved (a few tenths of a pixel, a degree or two) to where the best code fits best,
+    then the reading is accepted when that code leaves little of the variance
+    (:data:`BLUR_MAX_RESIDUAL`), every other id's best code leaves :data:`BLUR_MIN_RATIO`
+    times as much, and the margin is light (:data:`BLUR_MIN_MARGIN_CONTRAST`). ``errors``
+    are the data cells the plain split reads wrong there.
+    """
+    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    q = clockwise(np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2))
+    if not len(q) or not allowed:
+        return Readings.empty()
+    g = np.ascontiguousarray(gray)
+    _, owners, turns = _codes(dictionary, allowed)
+    res, _ = _blur_fit(g, q, dictionary, allowed)
+    best = res.argmin(axis=1)
+    other = np.where(owners[None, :] != owners[best][:, None], res, np.inf).min(axis=1)
+    ratio = other / np.maximum(res[np.arange(len(q)), best], 1e-9)
+    out_c, out_i, out_e, out_s = [], [], [], []
+    done: list[NDArray[np.float64]] = []
+    n = int(get_dictionary(dictionary).markerSize) + 2
+    inner, _ = _inner_border(n)
+    codes = _codes(dictionary, allowed)[0]
+    for k in np.argsort(-ratio).tolist():
+        centre = q[k].mean(axis=0)
+        if ratio[k] < BLUR_GATE_RATIO or any(np.linalg.norm(centre - d) < 2.0 for d in done):
+            continue
+        done.append(centre)
+        placed = _blur_place(g, q[k], dictionary, allowed, int(best[k]))
+        r, levels = _blur_fit(g, placed[None], dictionary, allowed)
+        b = int(r[0].argmin())
+        other_b = float(np.where(owners != owners[b], r[0], np.inf).min())
+        gain, margin = float(levels[0, b, 0]), float(levels[0, b, 1])
+        if not (r[0, b] <= BLUR_MAX_RESIDUAL and other_b >= BLUR_MIN_RATIO * r[0, b]
+                and gain >= MIN_CONTRAST and margin >= BLUR_MIN_MARGIN_CONTRAST * gain):
+            continue
+        cells = _cell_means(g, placed[None], n)
+        bits, _, spread, _ = _split(cells[:, inner])
+        out_c.append(np.roll(placed, -int(turns[b]), axis=0))
+        out_i.append(int(owners[b]))
+        out_e.append(int((bits[0] != codes[b, inner]).sum()))
+        out_s.append(float(spread[0]))
+    if not out_c:
+        return Readings.empty()
+    return Readings(np.array(out_c), np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s))

@@ -460,7 +460,9 @@ class MarkerDetector:
         last, only a marker's side away from every marker read until then and as ids not
         read yet: placed by a centre and aligned on the cells, such a square can also land
         half on a marker read elsewhere and read as another id, and a place where they read
-        two ids (within a marker's side) gives neither.
+        two ids (within a marker's side) gives neither. Those whose cells split into no code
+        are also read as the codes in play seen through a motion blur
+        (:func:`tracker.candidates.read_blurred`).
         """
         if not self.in_play:
             return Readings.empty()
@@ -486,7 +488,7 @@ class MarkerDetector:
         soft = soft[side_lengths(soft) >= SEARCHED_MIN_SIDE_PX]
         # placed (and aligned) at the calibration's size: only shifted, not scaled (a third of the reads)
         late = read_candidates(gray, away(soft, taken, 1.0), self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
-                               known_size=True, scales=(1.0,))
+                               known_size=True, scales=(1.0,), blurred=True)
         late = late.select(~np.isin(late.ids, np.concatenate([found_ids, first.ids])))
         if len(late):
             late = best_per_marker(late, min_distance_px=float(side_lengths(late.corners).max()))
