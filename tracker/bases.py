@@ -1112,10 +1112,22 @@ def _within_known(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_m
 
 def _residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """(K, M) distance of each point to the nearer of the top circle and the shifted bottom circle."""
-    top = np.abs(np.hypot(pts[None, :, 0] - cx[:, None], pts[None, :, 1] - cy[:, None]) - r[:, None])
-    bottom = np.abs(np.hypot(pts[None, :, 0] - cx[:, None] - shift[0],
-                             pts[None, :, 1] - cy[:, None] - shift[1]) - r[:, None])
-    return np.asarray(np.minimum(top, bottom), dtype=float)
+    return _top_and_residuals(pts, cx, cy, r, shift)[1]
+
+
+def _top_and_residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray,
+                       shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K, M) distance of each point to the top circle, and :func:`_residuals`."""
+    dx = pts[None, :, 0] - cx[:, None]
+    dy = pts[None, :, 1] - cy[:, None]
+    top = np.abs(np.hypot(dx, dy) - r[:, None])
+    # in place: the same values as (pts - c) - shift, without new arrays
+    dx -= shift[0]
+    dy -= shift[1]
+    bottom = np.hypot(dx, dy, out=dx)
+    bottom -= r[:, None]
+    np.abs(bottom, out=bottom)
+    return top, np.asarray(np.minimum(top, bottom, out=bottom), dtype=float)
 
 
 def _circles_in(pts: np.ndarray, view: PlanView, side: str, allowed: Sequence[float],
@@ -1207,12 +1219,12 @@ def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Seq
             inset_mm: float, *, halo: bool = False) -> tuple[float, float, float, float, np.ndarray] | None:
     cx, cy, r = circle
     for band in REFINE_BANDS:
-        res = _residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)[0]
+        tops, residuals = _top_and_residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)
+        top, res = tops[0], residuals[0]
         inl = res <= INLIER_TOLERANCE_MM * band
         if inl.sum() < 8:
             return None
         # each inlier belongs to the top circle or to the bottom one: move the latter back
-        top = np.abs(np.hypot(pts[:, 0] - cx, pts[:, 1] - cy) - r)
         on_top = top <= res + 1e-9
         p = np.where(on_top[:, None], pts, pts - shift)[inl]
         cx, cy, r = fit_circle(p)

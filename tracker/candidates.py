@@ -590,7 +590,12 @@ def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArr
     rows = np.repeat(np.arange(len(gx)) * 90, quarter.shape[1])
     hist = np.bincount(rows + quarter.reshape(-1), weights=weight.reshape(-1),
                        minlength=90 * len(gx)).reshape(len(gx), 90)
-    smooth = sum(np.roll(hist, k, axis=1) for k in range(-3, 4))
+    # the histogram summed over 7 degrees around each (circularly): slices of one wrapped copy
+    # instead of seven rolled ones, added in the same order (the same sums)
+    wrapped = np.concatenate([hist[:, -3:], hist, hist[:, :3]], axis=1)
+    smooth = wrapped[:, 6:96].copy()
+    for k in range(-2, 4):
+        smooth += wrapped[:, 3 - k:93 - k]
     angles: NDArray[np.float64] = np.radians(np.argmax(smooth, axis=1) + 0.5)
     return angles
 
@@ -635,34 +640,83 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
     # box means need no detail finer than a cell: large markers are looked for on a smaller image
     shrink = max(1, int(lo // RING_MIN_SIDE_PX))
     small = (cv2.resize(g, (g.shape[1] // shrink, g.shape[0] // shrink), interpolation=cv2.INTER_AREA)
-             if shrink > 1 else g).astype(np.float32)
+             if shrink > 1 else g)
     n_scales = 1 + max(0, int(math.ceil(math.log(hi / lo) / math.log(RING_SCALE_STEP))))
-    best: NDArray[np.float32] | None = None
+    # box means straight from the 8-bit image into float (its sums are exact either way): no
+    # float copy of the image, and the same few buffers for every scale (a 4K frame's float
+    # image is 33 MB, each new one paged in afresh)
+    outer, square, inner, border, best = (np.empty(small.shape, np.float32) for _ in range(5))
     for k in range(n_scales):
         side = lo * RING_SCALE_STEP ** k / shrink
         k_in, k_mid, k_out = (max(3, int(round(side * r)) | 1) for r in (RING_INNER, 1.0, RING_OUTER))
         a_mid, a_out = float(k_mid * k_mid), float(k_out * k_out)
         # the frame's mean: the outer box's sum less the square's, over the frame's area
-        square = cv2.blur(small, (k_mid, k_mid))
-        frame = cv2.addWeighted(cv2.blur(small, (k_out, k_out)), a_out / (a_out - a_mid),
-                                square, -a_mid / (a_out - a_mid), 0.0)
-        # against the middle, or against the black border alone (the square less its middle),
-        # darker than the middle where most data cells are light
-        middle = cv2.blur(small, (k_in, k_in))
+        cv2.boxFilter(small, cv2.CV_32F, (k_out, k_out), dst=outer)
+        cv2.boxFilter(small, cv2.CV_32F, (k_mid, k_mid), dst=square)
+        cv2.addWeighted(outer, a_out / (a_out - a_mid), square, -a_mid / (a_out - a_mid), 0.0, dst=outer)
+        # against the middle, or against the black border alone (the square less its middle, never
+        # below black), darker than the middle where most data cells are light
+        cv2.boxFilter(small, cv2.CV_32F, (k_in, k_in), dst=inner)
         a_in = float(k_in * k_in)
-        border = cv2.addWeighted(square, a_mid / (a_mid - a_in), middle, -a_in / (a_mid - a_in), 0.0)
-        resp = cv2.subtract(frame, cv2.min(middle, border))
-        best = np.asarray(resp if best is None else cv2.max(best, resp), np.float32)
-    assert best is not None
+        cv2.addWeighted(square, a_mid / (a_mid - a_in), inner, -a_in / (a_mid - a_in), 0.0, dst=border)
+        np.maximum(border, 0.0, out=border)
+        cv2.min(inner, border, dst=inner)
+        if k == 0:
+            cv2.subtract(outer, inner, dst=best)
+        else:
+            cv2.max(best, cv2.subtract(outer, inner, dst=inner), dst=best)
     peak = max(3, int(round(lo / shrink * RING_PEAK_SIDES)) | 1)
-    top = cv2.dilate(best, np.ones((peak, peak), np.uint8))
-    ys, xs = np.nonzero((best >= top) & (best > RING_CONTRAST))
+    ys, xs = _local_maxima_over(best, peak, RING_CONTRAST)
     if not len(xs):
         return np.zeros((0, 4, 2))
     # a pixel of the small image covers shrink x shrink pixels: its centre in the image
     centres = (np.stack([xs, ys], axis=1).astype(np.float64) + 0.5) * shrink - 0.5
     jac = sizes.jacobians_at(centres + np.asarray(offset, np.float64))        # (N, 2, 2)
     return _squares_at(centres, jac, _square_angles(g, centres, jac, int(math.ceil(lo * 0.6))), sizes.sides_mm)
+
+
+def _local_maxima_over(values: NDArray[np.float32], size: int, floor: float,
+                       tile: int = 32) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Rows and columns (row-major order, as ``np.nonzero``) of the pixels above ``floor`` that
+    are the largest in the ``size`` x ``size`` square around them (ties included).
+
+    The same as comparing ``values`` with its grey dilation, but the dilation is computed only
+    on the runs of ``tile`` x ``tile`` blocks holding a pixel above ``floor`` (a few tenths of
+    a 4K frame): the square around a block's pixels lies within the block grown by half the
+    size, and the image's own border is treated as a whole-image dilation treats it.
+
+    Examples
+    --------
+    >>> v = np.zeros((70, 90), np.float32); v[10, 20] = 30.0; v[12, 21] = 40.0; v[50, 80] = 30.0
+    >>> [a.tolist() for a in _local_maxima_over(v, 5, 25.0)]
+    [[12, 50], [21, 80]]
+    """
+    h, w = values.shape
+    r = size // 2
+    above = np.greater(values, floor).view(np.uint8)
+    nh, nw = -(-h // tile), -(-w // tile)
+    padded = cv2.copyMakeBorder(above, 0, nh * tile - h, 0, nw * tile - w, cv2.BORDER_CONSTANT, value=0)
+    blocks = padded.reshape(nh, tile, nw * tile).max(axis=1).reshape(nh, nw, tile).max(axis=2) > 0
+    kernel = np.ones((size, size), np.uint8)
+    found_y: list[NDArray[np.intp]] = []
+    found_x: list[NDArray[np.intp]] = []
+    for i, row in enumerate(blocks):
+        # runs of consecutive blocks in this row of blocks: one dilation each
+        edges = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
+        y0, y1 = i * tile, min(h, (i + 1) * tile)
+        for j0, j1 in zip(np.nonzero(edges > 0)[0].tolist(), np.nonzero(edges < 0)[0].tolist()):
+            x0, x1 = j0 * tile, min(w, j1 * tile)
+            py0, px0 = max(0, y0 - r), max(0, x0 - r)
+            top = cv2.dilate(values[py0:min(h, y1 + r), px0:min(w, x1 + r)], kernel)
+            core = values[y0:y1, x0:x1]
+            ys, xs = np.nonzero((core >= top[y0 - py0:y1 - py0, x0 - px0:x1 - px0]) & (above[y0:y1, x0:x1] > 0))
+            found_y.append(ys + y0)
+            found_x.append(xs + x0)
+    if not found_y:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    ys, xs = np.concatenate(found_y), np.concatenate(found_x)
+    order = np.lexsort((xs, ys))
+    return ys[order], xs[order]
 
 
 def _squares_at(centres: NDArray[np.float64], jac: NDArray[np.float64], theta: NDArray[np.float64],

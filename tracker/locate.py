@@ -98,10 +98,11 @@ def locate_all(image: np.ndarray, calibration: TableMapping, setup: Setup, *,
     small = readability_warning(calibration, setup)
     if small:
         warnings.append(small)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     # base mode needs nothing from the marker scan until the end (the models' places, to leave
-    # them out): it runs beside it, on the other core (OpenCV and numpy release the GIL)
+    # them out): it runs beside it, on the other core (OpenCV and numpy release the GIL), and
+    # starts first (the grey image is the marker scan's alone)
     search = _BaseSearch(image, calibration, setup) if bare_bases and image.ndim == 3 else None
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     det = detector_for(calibration, setup).detect(gray)
     fixes = locate_models(det, calibration, setup)
     bases: tuple[FoundBase, ...] = ()
