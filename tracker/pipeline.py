@@ -400,7 +400,8 @@ class Tracker:
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
             timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions,
-            present_ids=self._present, present_bases=self._present_bases)
+            present_ids=self._present, present_bases=self._present_bases,
+            unsearched_ids=set(self._search_queue))
         if bases is not None:
             self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
