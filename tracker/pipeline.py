@@ -73,9 +73,9 @@ BASE_STEP_S = 0.1
 #: At most this many known bases (or missing models' places) are fitted again in one step, and
 #: this many beside a tile of the sweep.
 BASE_FITS_PER_STEP = 3
+BASE_FITS_WITH_TILE = 1
 #: Base work put off this long behind other steps (seconds of video) goes before the next band.
 BASE_MAX_WAIT_S = 0.25
-BASE_FITS_WITH_TILE = 1
 CORNER_CHECK_EVERY = 30
 #: A full marker scan covers about this many pixels per frame (a 1080p frame in two frames,
 #: a 4K one in eight).
