@@ -2,27 +2,30 @@
 
 After a full scan of the first frame, each marker seen in the last frame is followed by
 refining its old corners on the new frame (:mod:`tracker.refine`) and checking that the
-refined square still reads as the same id (:mod:`tracker.decode`); a marker that moved
-too far for that is searched for in a small region around where it was (the ArUco
-detector runs on the crop; at most :data:`REGION_SEARCH_PIXELS` of such regions per frame,
-the others carried to the next frames, oldest first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and
-sooner (every :data:`MISSING_SCAN_EVERY` frames) while a known model is missing; it
-keeps following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
+refined square still reads as the same id (:mod:`tracker.decode`); a marker that moved too
+far for that is searched for in a small region around where it was (the ArUco detector runs
+on the crop; at most :data:`REGION_SEARCHES_PER_FRAME` such regions and
+:data:`REGION_SEARCH_PIXELS` per frame, the others carried to the next frames, oldest
+first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every
+:data:`MISSING_SCAN_EVERY` frames) while a known model is missing; it keeps following the
+known markers it misses (one read on its base, :mod:`tracker.onbase`).
 
 Bare bases are searched on the rectified plan (:mod:`tracker.bases`) incrementally, so no
 frame pays for the whole table: the whole table is searched once, on the first calibrated
-frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known
-base (and each missing model, whose marker may be read on its base) is fitted again in a
-small region around where it was, each once every :data:`BASE_SCAN_INTERVAL_S` seconds
-(spread over the interval), and new bases are looked for in one tile of the table at a
-time, the tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of
-video (a 60 x 60 cm table at 1080p in about a second, a 120 x 120 cm one at 4K in about
-four). That work is done every :data:`BASE_STEP_S` seconds, never on a frame that ran a
-full marker scan, a few fits at a time (:data:`BASE_FITS_PER_STEP`, fewer beside a tile),
-the others waiting for the next step. A known
-base the fit does not find is looked for again where it stood, knowing its size
-(:func:`tracker.bases.confirm_bases`: a hand over part of it keeps it), and is hidden only
-when two fits in a row miss it.
+frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known base
+(and each missing model, whose marker may be read on its base) is fitted again in a small
+region around where it was, each once every :data:`BASE_SCAN_INTERVAL_S` seconds (spread
+over the interval), and new bases are looked for in one tile of the table at a time, the
+tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of video (a 60 x
+60 cm table at 1080p in about a second, a 120 x 120 cm one at 4K in about four); where the
+table changed since it was last searched (a base put down, :mod:`tracker.changes`) is
+searched first, once it has settled. That work is done every :data:`BASE_STEP_S` seconds,
+never on a frame that ran a full marker scan nor (at 5 frames a second or more) beside
+another expensive step (a band of a spread scan waits for it once it has waited
+:data:`BASE_MAX_WAIT_S`), a few fits at a time (:data:`BASE_FITS_PER_STEP`, fewer beside a
+tile), the others waiting for the next step. A known base the fit does not find is looked
+for again where it stood, knowing its size (:func:`tracker.bases.confirm_bases`: a hand over
+part of it keeps it), and is hidden only when two fits in a row miss it.
 
 The corner markers are checked every :data:`CORNER_CHECK_EVERY` frames: when all four are
 visible and have shifted (the table or camera was bumped) or :data:`RECALIBRATE_EVERY`
@@ -44,6 +47,7 @@ import numpy as np
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
+from tracker.changes import ChangeMap
 from tracker.decode import same_ids
 from tracker.detections import Detections
 from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_for, locate_models, side_lengths
@@ -70,6 +74,8 @@ BASE_STEP_S = 0.1
 #: this many beside a tile of the sweep.
 BASE_FITS_PER_STEP = 3
 BASE_FITS_WITH_TILE = 1
+#: Base work put off this long behind other steps (seconds of video) goes before the next band.
+BASE_MAX_WAIT_S = 0.25
 CORNER_CHECK_EVERY = 30
 #: A full marker scan covers about this many pixels per frame (a 1080p frame in two frames,
 #: a 4K one in eight).
@@ -91,6 +97,10 @@ ROI_MIN_PX = 48
 #: once (a hand sweeping the table, a bumped camera), the rest wait for the next frames,
 #: oldest first, so that no frame pays for all of them (the full scan is spread the same way).
 REGION_SEARCH_PIXELS = 60_000
+#: And at most this many lost markers' regions per frame: what a region costs is reading the
+#: candidates found in it (a blurred marker's, a hand's edges), 20 to 50 ms CPU at 1080p
+#: whatever its size, so that three or four in one frame went over 100 ms.
+REGION_SEARCHES_PER_FRAME = 2
 #: Corner markers seen farther than this from where the calibration puts them: recalibrate.
 CORNER_SHIFT_PX = 1.5
 #: While a corner marker is hidden, the corners are checked every this many frames.
@@ -261,12 +271,14 @@ class Tracker:
         self._base_last_s: float | None = None          # timestamp of the last frame with base work
         self._frame_last_s: float | None = None         # timestamp of the last frame asked for base work
         self._sweep_credit = 0.0                        # plan px of tiles due
+        self._t_now = 0.0                               # this frame's timestamp
         self._sweep_next = 0
         self._present: set[int] = set()      # missing models whose base was seen in place
         self._present_bases: set[str] = set()   # base tracks not found but confirmed in place
         self._base_missed: set[str] = set()     # base tracks missed at their last fit (fitted again soon)
         self._fitted_now: list[str] = []        # base tracks whose regions this base step fits
         self._tiles: list[tuple[float, float, float, float]] = []
+        self._changes: ChangeMap | None = None          # where the table changed since its tiles were swept
         self._last_calibrated = 0
         self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
@@ -329,6 +341,9 @@ class Tracker:
         self._plan = PlanView(calibration, self.setup) if self._find_bases else None
         self._tiles = sweep_tiles(self.setup.table.width_mm, self.setup.table.depth_mm,
                                   BASE_TILE_PX / self._plan.px_per_mm) if self._plan is not None else []
+        self._changes = None if self._plan is None else ChangeMap(
+            calibration, (self.setup.table.width_mm, self.setup.table.depth_mm), self._tiles,
+            grow_mm=max(self.setup.bases.diameters_mm) / 2.0, height_mm=self._plan.height_mm)
         self._last_calibrated = self._frames
 
     # ------------------------------------------------------------------------------ loop
@@ -352,6 +367,7 @@ class Tracker:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         self._corners_checked = False
         self._steps = []
+        self._t_now = frame.timestamp_s
         if self._calibration is None:
             if self._frames - self._last_attempt < CALIBRATION_RETRY_EVERY and self._frames > 0:
                 self._frames += 1                 # the last attempt was a moment ago
@@ -384,7 +400,8 @@ class Tracker:
             [Fix(m.marker_id, m.x_mm, m.y_mm, m.facing_deg) for m in fixes.models],
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
             timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions,
-            present_ids=self._present, present_bases=self._present_bases)
+            present_ids=self._present, present_bases=self._present_bases,
+            unsearched_ids=set(self._search_queue))
         if bases is not None:
             self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
@@ -444,7 +461,8 @@ class Tracker:
         # once markers are followed, a frame runs one expensive step: the band waits for a frame
         # after the corner check, and after the search around lost markers put off until now
         # (a lost model first: the regions went first; the band finds new markers)
-        busy = bool(self._steps) or (self._regions_waiting and bool(self._search_queue))
+        busy = (bool(self._steps) or (self._regions_waiting and bool(self._search_queue))
+                or self._base_overdue())
         self._band_now = (self._band_next is not None and (every_frame or self._frames % 2 == 1)
                           and not (busy and self._last_corners))
         # a band scanned on an odd frame leaves the next (even) one free: the regions around
@@ -521,9 +539,10 @@ class Tracker:
     def _due_regions(self, budget_px: int | None = None) -> list[tuple[int, int, int, int]]:
         """Take the lost markers' regions due now off the search queue, oldest first, merged.
 
-        Their merged area stays within ``budget_px`` (:data:`REGION_SEARCH_PIXELS`), except
-        that one region is always taken, so every lost marker's region is searched within
-        as many frames as markers were lost before it.
+        Their merged area stays within ``budget_px`` (:data:`REGION_SEARCH_PIXELS`), and
+        they are :data:`REGION_SEARCHES_PER_FRAME` at most, except that one region is always
+        taken, so every lost marker's region is searched within as many frames as markers
+        were lost before it.
         """
         budget = REGION_SEARCH_PIXELS if budget_px is None else budget_px
         if budget <= 0:
@@ -534,6 +553,8 @@ class Tracker:
             (x, y), side = quad.mean(axis=0), float(side_lengths(quad[None])[0])
             half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
             box = (int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1)
+            if len(boxes) >= REGION_SEARCHES_PER_FRAME:
+                break
             more = merge_boxes([*boxes, box])
             if boxes and sum(w * h for _, _, w, h in more) > budget:
                 break
@@ -567,7 +588,6 @@ class Tracker:
             return None, None, fixes
         t = timestamp_s
         gap = None if self._frame_last_s is None else t - self._frame_last_s
-        soon = gap is not None and 0.0 <= gap <= BASE_STEP_S / 2
         # (frames two base steps apart or closer: 10 a second, one dropped now and then; 1 % for
         # the timestamps' rounding)
         near = gap is not None and 0.0 <= gap <= 2 * BASE_STEP_S * 1.01
@@ -577,19 +597,19 @@ class Tracker:
             return None, None, fixes
         # (with no marker known, every frame scans: the base work cannot wait)
         steps = set(self._steps) if self._last_corners else set()
-        if ((steps and soon) or (near and steps - {"band"})) and not self._base_full_due \
-                and self._base_interval_s > 0.0:
+        if steps and near and not self._base_full_due and self._base_interval_s > 0.0:
             # this frame ran another expensive step (a band of a spread scan, the search around
             # lost markers, the corner check): the work waits for the next frame, when frames
             # come often enough that it is only put off (at a few frames a second the sweep
-            # would fall behind); after the search around lost markers or the corner check
-            # (rarer than bands) at 10 frames a second too
+            # would fall behind); a band waits for it in turn once it is overdue (_base_overdue)
             return None, None, fixes
         if dt < 0.0:
             # the source's clock started again (a source reopened): keep the fits' spacing
             self._base_fitted_s = {k: v + dt for k, v in self._base_fitted_s.items()}
             dt = 0.0
         self._base_last_s = t
+        if self._changes is not None:
+            self._changes.look(image)
         # Circles under the models seen now are theirs. Circles where a known model is missing
         # are looked at for its marker (the marker scan may not read it, see tracker.onbase),
         # and are never reported as bare bases.
@@ -602,6 +622,8 @@ class Tracker:
             self._sweep_credit, self._sweep_next = 0.0, 0
             regions = None
             bases = list(find_bases(image, self._plan, self.setup, exclude_mm=here))
+            if self._changes is not None:
+                self._changes.searched(None)
             self._fitted_now = [b.track_id for b in self._book.state().bases]
         else:
             regions, tiles = self._base_regions(t, dt, missing)
@@ -627,6 +649,13 @@ class Tracker:
                                          for _, x, y in missing)]
         return bases, regions, fixes
 
+    def _base_overdue(self) -> bool:
+        """Whether the base work has waited :data:`BASE_MAX_WAIT_S` behind other steps: the next
+        band of a spread scan then waits for it (while a model is missing, a 1080p frame's
+        bands follow each other on every frame, and would leave no frame to the bare bases)."""
+        return (self._plan is not None and self._base_last_s is not None and self._base_interval_s > 0.0
+                and self._t_now - self._base_last_s >= BASE_MAX_WAIT_S)
+
     def _model_base_mm(self, marker_id: int) -> float:
         """A model's base diameter: from the setup, else the largest allowed."""
         base = self.setup.markers.for_marker(marker_id).base_mm
@@ -651,10 +680,13 @@ class Tracker:
             cost = (x1 - x0) * (y1 - y0) * self._plan.px_per_mm ** 2      # plan px of one tile
             # one tile a step at most; after a gap in the video, the next step's tile is due too
             self._sweep_credit = min(self._sweep_credit + dt * self._base_sweep_rate, 2 * cost)
-            if self._sweep_credit >= cost:
-                self._sweep_credit -= cost
-                tiles.append(self._tiles[self._sweep_next])
-                self._sweep_next = (self._sweep_next + 1) % len(self._tiles)
+            area = self._sweep_area(self._sweep_credit >= cost)
+            if area is not None:
+                # (where the table changed goes first even before its credit: the sweep's turn comes later)
+                self._sweep_credit = max(self._sweep_credit - cost, -cost)
+                tiles.append(area)
+                if self._changes is not None:
+                    self._changes.searched(area)
         # the longest waiting first, a few a step (fewer beside a tile): the others wait for
         # the next step, so that no frame pays for many
         due.sort(key=lambda p: self._base_fitted_s[p[0]])
@@ -666,6 +698,21 @@ class Tracker:
             self._base_fitted_s[key] = t
             self._fitted_now.append(key)
         return regions, tiles
+
+    def _sweep_area(self, due: bool) -> tuple[float, float, float, float] | None:
+        """The sweep's region to search now: around where the table changed since it was last
+        searched and has settled (a base put down there), else when ``due`` the next tile in
+        turn, those with something moving over them (a hand) skipped (searched once it settles)."""
+        changed = self._changes.changed_area() if self._changes is not None else None
+        if changed is not None or not due:
+            return changed
+        moving = set(self._changes.moving_tiles()) if self._changes is not None else set()
+        for _ in range(len(self._tiles)):
+            k = self._sweep_next
+            self._sweep_next = (self._sweep_next + 1) % len(self._tiles)
+            if k not in moving:
+                return self._tiles[k]
+        return None
 
     def _confirm_missed(self, image: np.ndarray, bases: list[FoundBase], models_mm: list[tuple[float, float]],
                         t: float) -> set[str]:

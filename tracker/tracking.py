@@ -177,7 +177,8 @@ class TrackBook:
                frame_index: int | None = None,
                base_regions: Sequence[tuple[float, float, float, float]] | None = None,
                present_ids: Collection[int] = (),
-               present_bases: Collection[str] = ()) -> list[dict[str, Any]]:
+               present_bases: Collection[str] = (),
+               unsearched_ids: Collection[int] = ()) -> list[dict[str, Any]]:
         """Take one frame's fixes; return the events they cause.
 
         ``bases`` is None when bare bases were not looked for in this frame (their tracks
@@ -188,7 +189,9 @@ class TrackBook:
         where they stand (their marker unreadable, not lifted): they are not missing.
         ``present_bases`` are base tracks without a fix whose base was still seen where it
         stands (partly covered: :func:`tracker.bases.confirm_bases`): they are not hidden,
-        and keep their position.
+        and keep their position. ``unsearched_ids`` are models without a fix that were not
+        looked for in this frame (their region's search waits for a next frame): this frame
+        neither counts them missing nor seen.
         """
         self._frame = self._frame + 1 if frame_index is None else frame_index
         self._t = timestamp_s
@@ -202,6 +205,8 @@ class TrackBook:
                 continue
             if marker_id in present_ids:
                 tr.missing = []
+                continue
+            if marker_id in unsearched_ids:
                 continue
             tr.missing.append(timestamp_s)
             if len(tr.missing) >= HIDE_AFTER_FRAMES:

@@ -217,8 +217,8 @@ def test_band_frames_leave_region_search_and_base_work_to_the_next(monkeypatch: 
 def test_one_expensive_step_per_frame(monkeypatch: pytest.MonkeyPatch, fps: float) -> None:
     """Markers followed, a full scan spread over bands, a bare base fitted and swept for, and
     models that slide too far to follow (the search around them): once the first frame is
-    done, no frame runs two of these steps (nor with the corner check; at 10 frames a second
-    only a band and the base work may share one), and every slid model is found where it went."""
+    done, no frame runs two of these steps (nor with the corner check), at 30 or 10 frames a
+    second, and every slid model is found where it went."""
     import tracker.pipeline as pipeline
 
     bands = pipeline.scan_bands
@@ -238,9 +238,43 @@ def test_one_expensive_step_per_frame(monkeypatch: pytest.MonkeyPatch, fps: floa
     assert steps[0] and set(steps[0]) <= {"corners", "band", "bases"}     # the first frame does all
     kinds = {s for frame in steps for s in frame}
     assert kinds == {"corners", "band", "regions", "bases"}, steps
-    if fps >= 30.0:
-        assert all(len(frame) <= 1 for frame in steps[1:]), steps
-    else:   # at 10 frames a second a band may share a frame with the base work (the sweep keeps pace)
-        assert all(len(frame) <= 1 or frame == ("band", "bases") for frame in steps[1:]), steps
+    assert all(len(frame) <= 1 for frame in steps[1:]), steps
     for m in tracker.state.models:
         assert m.seen and math.hypot(m.x_mm - now[m.marker_id][0], m.y_mm - now[m.marker_id][1]) < 1.0
+
+
+@pytest.mark.parametrize("fps", [10.0, 30.0])
+def test_new_base_reported_promptly_with_one_step_per_frame(monkeypatch: pytest.MonkeyPatch, fps: float) -> None:
+    """A bare base put down while the sweep is slow (a tile every 4 s: none taken in turn during
+    the test) is reported within 0.5 s wherever it lands: the sweep searches first where the
+    table changed. Meanwhile a frame still runs one expensive step, and the sweep searches no
+    tile before the base is put down (nothing changed)."""
+    import tracker.pipeline as pipeline
+
+    grid = {50 + k: (60.0 + 90.0 * k, 60.0, 10.0 * k) for k in range(3)}
+    find_in = pipeline.find_bases_in
+    swept: list[int] = []
+    now = [0]
+
+    def spy(image: np.ndarray, plan: object, setup: object, regions: object, **kw: object) -> object:
+        if "known_mm" in kw:
+            swept.append(now[0])
+        return find_in(image, plan, setup, regions, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "find_bases_in", spy)
+    for x, y, at in ((230.0, 230.0, 9), (70.0, 220.0, 14), (220.0, 90.0, 20)):
+        tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), base_sweep_px_per_s=90_000.0 / 4.0, full_scan_every=4)
+        swept.clear()
+        steps: list[tuple[str, ...]] = []
+        appeared: list[int] = []
+        for i in range(int(at + 1.5 * fps)):
+            now[0] = i
+            image = draw(grid, [(x, y, 32.0, "red")] if i >= at else [], noise_seed=i)
+            appeared += [i for e in tracker.process(Frame(i, i / fps, image)) if e["type"] == "base_appeared"]
+            steps.append(tracker.last_steps)
+        assert len(appeared) == 1 and at <= appeared[0] <= at + 0.5 * fps, (appeared, at, swept)
+        assert [b.track_id for b in tracker.state.bases] == ["base-1"]
+        b = tracker.state.bases[0]
+        assert math.hypot(b.x_mm - x, b.y_mm - y) < 1.5
+        assert swept and min(swept) >= at, swept
+        assert all(len(frame) <= 1 for frame in steps[1:]), steps

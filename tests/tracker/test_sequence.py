@@ -142,7 +142,8 @@ def test_bare_bases_and_the_new_one(run: dict[str, Any]) -> None:
     for e, t in zip(appeared, [*initial, new]):
         assert math.hypot(e["x_mm"] - t["x_mm"], e["y_mm"] - t["y_mm"]) <= 2.0
         assert (e["diameter_mm"], e["side"]) == (t["diameter_mm"], t["side"])
-    assert appeared[-1]["frame"] >= new["frame"]
+    # reported within a few frames of being put down: the sweep looks first where the table changed
+    assert new["frame"] <= appeared[-1]["frame"] <= new["frame"] + 3
     assert not _of(run, "base_moved")
     final = run["states"][max(run["states"])]
     assert [b.track_id for b in final.bases] == ["base-1", "base-2", "base-3"]

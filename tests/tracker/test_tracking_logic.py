@@ -181,3 +181,16 @@ def test_a_model_whose_base_is_seen_in_place_is_not_hidden() -> None:
     events += book.update([], None, timestamp_s=1.5)
     events += book.update([], None, timestamp_s=1.6)
     assert [(e["type"], e["marker_id"]) for e in events] == [("hidden", 17)]
+
+
+def test_a_model_not_looked_for_is_not_missing() -> None:
+    """A model whose region's search waits for a next frame (``unsearched_ids``) is neither
+    missing nor seen in that frame: two frames without it are needed where it was looked for."""
+    book = TrackBook()
+    book.update([Fix(5, 100.0, 100.0, 0.0)], [], timestamp_s=0.0)
+    assert book.update([], [], timestamp_s=0.1) == []                         # lost: its region queued
+    assert book.update([], [], timestamp_s=0.2, unsearched_ids={5}) == []     # not searched yet
+    assert book.state().model(5).seen
+    hidden = book.update([], [], timestamp_s=0.3)                              # searched, not found
+    assert [(e["type"], e["timestamp_s"]) for e in hidden] == [("hidden", 0.3)]
+    assert book.state().model(5).unseen_since_s == 0.1
