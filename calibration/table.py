@@ -463,7 +463,9 @@ def solve_pose_uncovered(object_points: NDArray[np.float64], image_points: NDArr
         rvec, tvec, rms = solve_pose(obj[used], img[used], intrinsics)
         proj, _ = cv2.projectPoints(obj[~used], rvec, tvec, intrinsics.matrix, intrinsics.distortion)
         off = np.linalg.norm(proj.reshape(-1, 2) - img[~used], axis=1)
-        if np.all(off >= COVERED_CORNER_PX) and np.all(off >= COVERED_CORNER_RATIO * rms):
+        if np.any(off < COVERED_CORNER_PX):  # the next worst would lie nearer still: nothing more is covered
+            break
+        if np.all(off >= COVERED_CORNER_RATIO * rms):
             best = (rvec, tvec, rms, used)
     rvec, tvec, rms, used = best
     if not used.all():
