@@ -73,11 +73,11 @@ MIN_CORNERS_KNOWN_LENS = 2
 """Corner markers needed for the pose when the lens is known (each gives four points)."""
 
 COVERED_CORNER_PX = 3.0
-"""A corner-marker corner this far (px) from where the others put it is taken as covered, see
+"""A corner-marker corner this far (px) from where the corners kept put it is taken as covered, see
 :func:`solve_pose_uncovered`."""
 
 COVERED_CORNER_RATIO = 10.0
-"""... and only when it is this many times farther than the other corners' RMS: a wrong table
+"""... and only when it is this many times farther than the kept corners' RMS: a wrong table
 size or marker size moves every corner alike and is still refused."""
 
 MAX_COVERED_CORNERS = 2
