@@ -73,11 +73,11 @@ MIN_CORNERS_KNOWN_LENS = 2
 """Corner markers needed for the pose when the lens is known (each gives four points)."""
 
 COVERED_CORNER_PX = 3.0
-"""A corner-marker corner this far (px) from where the others put it is taken as covered, see
+"""A corner-marker corner this far (px) from where the corners kept put it is taken as covered, see
 :func:`solve_pose_uncovered`."""
 
 COVERED_CORNER_RATIO = 10.0
-"""... and only when it is this many times farther than the other corners' RMS: a wrong table
+"""... and only when it is this many times farther than the kept corners' RMS: a wrong table
 size or marker size moves every corner alike and is still refused."""
 
 MAX_COVERED_CORNERS = 2
@@ -440,29 +440,37 @@ def solve_pose_uncovered(object_points: NDArray[np.float64], image_points: NDArr
     finds is then cut along the hand, and the "corner" it reports lies on the hand's edge,
     many pixels from the real one (20 px on a 1080p frame: 4.5 px RMS over the sixteen
     points, a frame refused with the true lens). With the lens known, the other corners
-    fix the pose: a corner at least :data:`COVERED_CORNER_PX` from where they put it, and
-    :data:`COVERED_CORNER_RATIO` times farther than they lie from their own fit, is left
-    out (at most :data:`MAX_COVERED_CORNERS`). The RMS is that of the points used.
+    fix the pose. The corners farthest from the fit are left out one by one (at most
+    :data:`MAX_COVERED_CORNERS`); the most left out such that each is at least
+    :data:`COVERED_CORNER_PX` from where the corners kept put it, and
+    :data:`COVERED_CORNER_RATIO` times farther than they lie from their own fit, are taken
+    as covered. Judging each against the corners finally kept, not against the others
+    still in, matters when an arm cuts two corners of one marker (a blurred frame: 8 and
+    4 px off): either one left out alone still leaves the other in the RMS it is compared
+    with. The RMS is that of the points used.
     """
     obj = np.asarray(object_points, dtype=np.float64).reshape(-1, 3)
     img = np.asarray(image_points, dtype=np.float64).reshape(-1, 2)
     used = np.ones(len(obj), dtype=bool)
     rvec, tvec, rms = solve_pose(obj, img, intrinsics)
+    best = (rvec, tvec, rms, used)
     while rms > COVERED_CORNER_PX / COVERED_CORNER_RATIO and (~used).sum() < MAX_COVERED_CORNERS \
             and used.sum() > 4 * MIN_CORNERS_KNOWN_LENS:
         proj, _ = cv2.projectPoints(obj, rvec, tvec, intrinsics.matrix, intrinsics.distortion)
         error = np.where(used, np.linalg.norm(proj.reshape(-1, 2) - img, axis=1), -1.0)
-        worst = int(np.argmax(error))
-        rest = used.copy()
-        rest[worst] = False
-        r2, t2, rms2 = solve_pose(obj[rest], img[rest], intrinsics)
-        proj, _ = cv2.projectPoints(obj[worst:worst + 1], r2, t2, intrinsics.matrix, intrinsics.distortion)
-        off = float(np.linalg.norm(proj.reshape(2) - img[worst]))
-        if off < COVERED_CORNER_PX or off < COVERED_CORNER_RATIO * rms2:
+        used = used.copy()
+        used[int(np.argmax(error))] = False
+        rvec, tvec, rms = solve_pose(obj[used], img[used], intrinsics)
+        proj, _ = cv2.projectPoints(obj[~used], rvec, tvec, intrinsics.matrix, intrinsics.distortion)
+        off = np.linalg.norm(proj.reshape(-1, 2) - img[~used], axis=1)
+        if np.any(off < COVERED_CORNER_PX):  # the next worst would lie nearer still: nothing more is covered
             break
-        logger.info("corner point %d of the corner markers left out of the pose as covered: %.1f px from where "
-                    "the others put it (they fit to %.2f px)", worst, off, rms2)
-        used, rvec, tvec, rms = rest, r2, t2, rms2
+        if np.all(off >= COVERED_CORNER_RATIO * rms):
+            best = (rvec, tvec, rms, used)
+    rvec, tvec, rms, used = best
+    if not used.all():
+        logger.info("corner point(s) %s of the corner markers left out of the pose as covered (the others fit "
+                    "to %.2f px)", np.nonzero(~used)[0].tolist(), rms)
     return rvec, tvec, rms, used
 
 
