@@ -180,3 +180,23 @@ def test_markers_too_small_to_read_give_no_wrong_id() -> None:
     for m in found.models:
         assert m.marker_id in where
         assert np.hypot(m.x_mm - where[m.marker_id][0], m.y_mm - where[m.marker_id][1]) <= 15.0, m
+
+
+def test_a_detector_builds_the_blurred_codes_of_its_ids_before_the_first_blurred_marker() -> None:
+    """The blurred codes of the ids in play are built on their own thread when a detector is made
+    (built on the first blurred square instead, they made that tracking frame 140 ms)."""
+    import threading
+
+    setup = parse_setup({"table": {"width_mm": 600, "depth_mm": 600},
+                         "markers": {"per_marker": {str(i): {"base_mm": 25} for i in (31, 32, 33)}}})
+    candidates._blur_models.cache_clear()
+    detector_for(ScaledPlane(2.0), setup)
+    for t in threading.enumerate():
+        if t.name == "blurred-codes":
+            t.join()
+    ids = tuple(sorted(markers.ids_in_play(setup) or ()))
+    assert ids
+    before = candidates._blur_models.cache_info()
+    candidates._blur_models(setup.markers.dictionary, ids)
+    after = candidates._blur_models.cache_info()
+    assert after.hits == before.hits + 1 and after.misses == before.misses
