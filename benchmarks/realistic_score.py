@@ -50,7 +50,8 @@ class Score:
     bare_err_mm: list[float] = field(default_factory=list)
     frames: int = 0
     no_answer: int = 0          # frames with no calibration although the corners were visible
-    no_answer_readable: int = 0  # ... although enough corner markers were readable (unanswered_readable)
+    corners_enough: int = 0     # frames with enough corner markers readable (unanswered_readable)
+    no_answer_readable: int = 0  # ... of which no calibration
     no_answer_frames: list[str] = field(default_factory=list)   # their labels
     missed: list[str] = field(default_factory=list)
 
@@ -93,12 +94,15 @@ def score_frame(truth: dict[str, Any], decodable: dict[str, bool], models: list[
                 corners_needed: int = CORNERS_NEEDED_LENS_ESTIMATED) -> Score:
     """Score one frame. ``models``/``bases``: ``locate --json`` items (None: no answer).
 
-    ``corners_readable`` (corner id -> readable from its true outline), when given, counts an
-    unanswered frame in ``no_answer_readable`` if at least ``corners_needed`` were readable."""
+    ``corners_readable`` (corner id -> readable from its true outline), when given, counts the
+    frame in ``corners_enough`` if at least ``corners_needed`` were readable, and in
+    ``no_answer_readable`` if it went unanswered as well."""
     s = Score(frames=1)
-    if corners_readable is not None and unanswered_readable(models is not None, corners_readable, corners_needed):
-        s.no_answer_readable = 1
-        s.no_answer_frames.append(label)
+    if corners_readable is not None and unanswered_readable(False, corners_readable, corners_needed):
+        s.corners_enough = 1
+        if models is None:
+            s.no_answer_readable = 1
+            s.no_answer_frames.append(label)
     true_bases = truth["bases"]
     by_id = {b["id"]: b for b in true_bases if b.get("id") is not None}
     for b in true_bases:

@@ -31,7 +31,8 @@ def test_score_frame_names_the_unanswered_frames() -> None:
     for label, models in (("a", None), ("b", [{"marker_id": 7, "x_mm": 100.0, "y_mm": 101.0}]), ("c", None)):
         total.add(score_frame(truth, {"7": True}, models, None, camera_known=True, label=label,
                               corners_readable=readable, corners_needed=CORNERS_NEEDED_CAMERA_KNOWN))
-    assert (total.no_answer, total.no_answer_readable, total.no_answer_frames) == (0, 2, ["a", "c"])
+    assert (total.no_answer, total.corners_enough, total.no_answer_readable, total.no_answer_frames) == (
+        0, 3, 2, ["a", "c"])
     lens = score_frame(truth, {"7": True}, None, None, camera_known=False, label="a", corners_readable=readable,
                        corners_needed=CORNERS_NEEDED_LENS_ESTIMATED)
-    assert (lens.no_answer_readable, lens.no_answer_frames) == (0, [])
+    assert (lens.corners_enough, lens.no_answer_readable, lens.no_answer_frames) == (0, 0, [])
