@@ -7,6 +7,11 @@ its rim is visible; a reported base within half its diameter of a true base matc
 any other reported base away from every true base is a false one. Position error is the
 distance from the reported centre to the true ``centre_mm``.
 
+A frame with no answer is counted twice: once when its four corner markers are all (99.9 %)
+visible, once when enough of them are readable from their true outline (:func:`unanswered_readable`):
+two with the camera's intrinsics known (the pose is solved from any two), four when the lens
+has to be estimated.
+
 Used by ``benchmarks/tracker.py`` for the project's own realistic renders and for the six
 dev-scenes; pure functions on plain dicts, so both share one scorer.
 """
@@ -14,6 +19,7 @@ dev-scenes; pure functions on plain dicts, so both share one scorer.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +50,9 @@ class Score:
     bare_err_mm: list[float] = field(default_factory=list)
     frames: int = 0
     no_answer: int = 0          # frames with no calibration although the corners were visible
+    corners_enough: int = 0     # frames with enough corner markers readable (unanswered_readable)
+    no_answer_readable: int = 0  # ... of which no calibration
+    no_answer_frames: list[str] = field(default_factory=list)   # their labels
     missed: list[str] = field(default_factory=list)
 
     def add(self, other: Score) -> None:
@@ -68,10 +77,32 @@ class Score:
         return real / self.bare_reported if self.bare_reported else float("nan")
 
 
+#: Corner markers the pose needs, the camera's intrinsics known (any two) or the lens estimated (all four).
+CORNERS_NEEDED_CAMERA_KNOWN = 2
+CORNERS_NEEDED_LENS_ESTIMATED = 4
+
+
+def unanswered_readable(answered: bool, corners_readable: Mapping[int, bool], needed: int) -> bool:
+    """Whether a frame went unanswered although at least ``needed`` of its corner markers were
+    readable from their true outline (``corners_readable``: corner id -> readable)."""
+    return not answered and sum(bool(v) for v in corners_readable.values()) >= needed
+
+
 def score_frame(truth: dict[str, Any], decodable: dict[str, bool], models: list[dict[str, Any]] | None,
-                bases: list[dict[str, Any]] | None, *, camera_known: bool, label: str = "") -> Score:
-    """Score one frame. ``models``/``bases``: ``locate --json`` items (None: no answer)."""
+                bases: list[dict[str, Any]] | None, *, camera_known: bool, label: str = "",
+                corners_readable: Mapping[int, bool] | None = None,
+                corners_needed: int = CORNERS_NEEDED_LENS_ESTIMATED) -> Score:
+    """Score one frame. ``models``/``bases``: ``locate --json`` items (None: no answer).
+
+    ``corners_readable`` (corner id -> readable from its true outline), when given, counts the
+    frame in ``corners_enough`` if at least ``corners_needed`` were readable, and in
+    ``no_answer_readable`` if it went unanswered as well."""
     s = Score(frames=1)
+    if corners_readable is not None and unanswered_readable(False, corners_readable, corners_needed):
+        s.corners_enough = 1
+        if models is None:
+            s.no_answer_readable = 1
+            s.no_answer_frames.append(label)
     true_bases = truth["bases"]
     by_id = {b["id"]: b for b in true_bases if b.get("id") is not None}
     for b in true_bases:
