@@ -1031,8 +1031,8 @@ def prepare_blurred_reading(dictionary: str, allowed_ids: Iterable[int]) -> None
 
     They take about a tenth of a second of CPU, once per process and set of ids: built on
     the first blurred square instead, they made that tracking frame's search around lost
-    markers the slowest of a sequence (140 ms). A detector calls this when it is made (a
-    calibration later); the codes are the same either way.
+    markers the slowest of a sequence (140 ms). The tracker calls this when it takes a
+    calibration; the codes are the same either way.
     """
     allowed = tuple(sorted({int(i) for i in allowed_ids}))
     if allowed:

@@ -46,7 +46,6 @@ from tracker.candidates import (
     Readings,
     best_per_marker,
     ink_candidates,
-    prepare_blurred_reading,
     read_candidates,
     ring_squares,
     snapped_squares,
@@ -642,10 +641,7 @@ def detector_for(calibration: TableMapping, setup: Setup) -> MarkerDetector:
     sizes = [m.base_size_mm] + [o.size_mm for o in m.per_marker.values() if o.size_mm]
     lo, _ = marker_side_px_range(calibration, setup, min(sizes), height_mm=m.base_height_mm)
     _, hi = marker_side_px_range(calibration, setup, max(sizes), height_mm=m.base_height_mm)
-    in_play = ids_in_play(setup)
-    if in_play is not None:
-        prepare_blurred_reading(m.dictionary, in_play)     # ready before the first blurred marker
-    return MarkerDetector(m.dictionary, lo * DETECT_SIDE_FRACTION, hi * 1.5, in_play,
+    return MarkerDetector(m.dictionary, lo * DETECT_SIDE_FRACTION, hi * 1.5, ids_in_play(setup),
                           marker_sizes(calibration, setup, tuple(sorted(set(sizes)))))
 
 

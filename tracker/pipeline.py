@@ -47,6 +47,7 @@ import numpy as np
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
+from tracker.candidates import prepare_blurred_reading
 from tracker.changes import ChangeMap
 from tracker.decode import same_ids
 from tracker.detections import Detections
@@ -338,6 +339,10 @@ class Tracker:
     def _use_calibration(self, calibration: TableMapping) -> None:
         self._calibration = calibration
         self._detector = detector_for(calibration, self.setup)
+        if self._detector.in_play is not None:
+            # built on the first blurred square instead, they made that frame's search around
+            # lost markers 140 ms (a single `locate` builds them only if it meets one)
+            prepare_blurred_reading(self._detector.dictionary, self._detector.in_play)
         self._plan = PlanView(calibration, self.setup) if self._find_bases else None
         self._tiles = sweep_tiles(self.setup.table.width_mm, self.setup.table.depth_mm,
                                   BASE_TILE_PX / self._plan.px_per_mm) if self._plan is not None else []

@@ -182,15 +182,17 @@ def test_markers_too_small_to_read_give_no_wrong_id() -> None:
         assert np.hypot(m.x_mm - where[m.marker_id][0], m.y_mm - where[m.marker_id][1]) <= 15.0, m
 
 
-def test_a_detector_builds_the_blurred_codes_of_its_ids_before_the_first_blurred_marker() -> None:
-    """The blurred codes of the ids in play are built on their own thread when a detector is made
-    (built on the first blurred square instead, they made that tracking frame 140 ms)."""
+def test_a_tracker_builds_the_blurred_codes_of_its_ids_when_it_takes_a_calibration() -> None:
+    """The blurred codes of the ids in play are built on their own thread when the tracker takes a
+    calibration (built on the first blurred square instead, they made that tracking frame 140 ms)."""
     import threading
+
+    from tracker.pipeline import Tracker
 
     setup = parse_setup({"table": {"width_mm": 600, "depth_mm": 600},
                          "markers": {"per_marker": {str(i): {"base_mm": 25} for i in (31, 32, 33)}}})
     candidates._blur_models.cache_clear()
-    detector_for(ScaledPlane(2.0), setup)
+    Tracker(setup, ScaledPlane(2.0), find_bare_bases=False)
     for t in threading.enumerate():
         if t.name == "blurred-codes":
             t.join()
