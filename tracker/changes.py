@@ -78,7 +78,6 @@ class ChangeMap:
         self._now: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._ref: np.ndarray | None = None
-        self._differs = np.zeros(self._shape, bool)
         self._moving: list[int] | None = None
 
     def look(self, image: np.ndarray) -> None:
@@ -116,12 +115,12 @@ class ChangeMap:
         if self._now is None or self._ref is None:
             return None
         moving = set(self.moving_tiles())
-        over, counts = self._count_over(self._ref, self._changed_cells)
+        over, counts, differs = self._count_over(self._ref, self._changed_cells)
         over = [k for k in over if k not in moving]
         if not over:
             return None
         rows, cols = self._tiles[max(over, key=lambda k: counts[k])]
-        ys, xs = np.nonzero(self._differs[rows, cols])
+        ys, xs = np.nonzero(differs[rows, cols])
         g, c = self._grow, CELL_MM
         x0, y0 = (cols.start + xs.min()) * c, (rows.start + ys.min()) * c
         x1, y1 = (cols.start + xs.max() + 1) * c, (rows.start + ys.max() + 1) * c
@@ -129,14 +128,14 @@ class ChangeMap:
                 float(min(self._table[0], x1 + g, cols.stop * c + g)),
                 float(min(self._table[1], y1 + g, rows.stop * c + g)))
 
-    def _count_over(self, other: np.ndarray, least: int) -> tuple[list[int], list[int]]:
-        """The tiles where at least ``least`` cells differ between now and ``other``, and each
-        tile's count (the cells that differ: ``_differs``)."""
+    def _count_over(self, other: np.ndarray, least: int) -> tuple[list[int], list[int], np.ndarray]:
+        """The tiles where at least ``least`` cells differ between now and ``other``, each tile's
+        count, and the cells that differ."""
         assert self._now is not None
         # the overall brightness matched channel by channel: an exposure drift is no change
         # (on every third cell each way: the median of the whole picture costs ten times more)
         gain = (np.median(other[::3, ::3].reshape(-1, other.shape[-1]), axis=0) + 1.0) / (
             np.median(self._now[::3, ::3].reshape(-1, self._now.shape[-1]), axis=0) + 1.0)
-        differs = self._differs = (np.abs(self._now * gain - other) > CHANGE_LEVEL).any(axis=-1)
+        differs = (np.abs(self._now * gain - other) > CHANGE_LEVEL).any(axis=-1)
         counts = [int(np.count_nonzero(differs[rows, cols])) for rows, cols in self._tiles]
-        return [k for k, n in enumerate(counts) if n >= least], counts
+        return [k for k, n in enumerate(counts) if n >= least], counts, differs
