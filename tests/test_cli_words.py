@@ -179,3 +179,25 @@ def test_every_argument_of_every_command_has_its_french_help(command: str, monke
                if a.help and a.dest != "help" and f"cli.arg.{command}.{a.dest}" not in i18n.catalogue("fr")]
     assert missing == []
     parser.format_help()  # every %(default)s of the French helps is one argparse fills in
+
+
+def test_the_command_lines_messages_all_live_in_its_own_catalogue() -> None:
+    # i18n.render looks a cli.* id up in the command line's file only (reading every file at each start cost
+    # a tenth of a second): one put in another file would never be said
+    for lang in i18n.LANGS:
+        elsewhere = [k for k in i18n.catalogue(lang) if k.startswith("cli.") and k not in i18n._command_line(lang)]
+        assert elsewhere == [], lang
+
+
+def test_starting_a_command_reads_only_the_command_lines_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from tabletracker.cli import build_parser
+
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    i18n.catalogue.cache_clear()
+    build_parser()
+    parser = Parser(prog="tabletracker locate")
+    importlib.import_module(COMMANDS["locate"]).add_arguments(parser)
+    assert i18n.catalogue.cache_info().currsize == 0
+    assert i18n.render("cli.no.such.id", {}, "fr") is None and i18n.catalogue.cache_info().currsize == 0
