@@ -198,11 +198,15 @@ class _Context:
     geoms: tuple[BaseGeometry, ...]
     clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]  # convex areas' half-planes (depth clipping)
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...]  # High Fire: per infantry unit
+    unknown: np.ndarray  # (T,) the pieces whose kind the rule set does not know
+    hides: np.ndarray  # (T,) the pieces whose kind is known and not clear (they may hide something)
+    geom_array: np.ndarray  # (T,) ``geoms`` as an array of objects
+    candidates: tuple["_Candidate | None", ...]  # (T,) each piece as its kind makes it (not seen over)
 
 
 def _context(plan: TablePlan, rs: SightRules) -> _Context:
     """Only what the rule set's figures need: their arrays where every figure blocks, High Fire's unit obstacles."""
-    boxes, box_tuples, kinds, geoms, clips = _terrain_info(plan.terrain, rs)  # one look-up by value
+    boxes, box_tuples, kinds, geoms, clips, unknown, hides, geom_array, candidates = _terrain_info(plan.terrain, rs)
     units: dict[str, tuple[Model, ...]] = {}
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...] = ()
     xy, rad = _NO_XY, _NO_RAD
@@ -216,16 +220,29 @@ def _context(plan: TablePlan, rs: SightRules) -> _Context:
     elif rs.models_block_sight == "models":
         xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
         rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
-    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, box_tuples, kinds, geoms, clips, obstacles)
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, box_tuples, kinds, geoms, clips, obstacles,
+                    unknown, hides, geom_array, candidates)
 
 
 _NO_XY = np.zeros((0, 2))
 _NO_RAD = np.zeros(0)
 
 
-def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
-                  ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
-                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
+class _TerrainInfo(NamedTuple):
+    """What sight reads of the terrain, by value (:func:`_terrain_of_thread`)."""
+
+    boxes: np.ndarray
+    box_tuples: tuple[Box, ...]
+    kinds: tuple[TerrainKind | None, ...]
+    geoms: tuple[BaseGeometry, ...]
+    clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]
+    unknown: np.ndarray
+    hides: np.ndarray
+    geom_array: np.ndarray
+    candidates: tuple["_Candidate | None", ...]
+
+
+def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules) -> _TerrainInfo:
     """:func:`_terrain_of_thread` for the calling thread (prepared geometries: one thread's own)."""
     return _terrain_of_thread(threading.get_ident(), terrain, rs)
 
@@ -238,11 +255,10 @@ def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
 
 
 @functools.lru_cache(maxsize=16)
-def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
-                       ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
-                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
+def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules) -> _TerrainInfo:
     """Every piece's box (as an array and as tuples), kind (``None`` when the rule set does not know it) and prepared
-    geometry, by value."""
+    geometry, by value; which kinds are unknown and which hide something, as arrays, and each piece's candidate
+    blocker (read for every question)."""
     kinds: list[TerrainKind | None] = []
     for t in terrain:
         try:
@@ -256,8 +272,33 @@ def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
         shapely.prepare(g)
     box_tuples = _terrain_boxes(terrain)
     boxes = np.array(box_tuples, dtype=float).reshape(-1, 4)
-    boxes.flags.writeable = False
-    return boxes, box_tuples, tuple(kinds), geoms, tuple(_half_planes(g) for g in geoms)
+    unknown = np.array([k is None for k in kinds], dtype=bool)
+    hides = np.array([k is not None and k.sight != "clear" for k in kinds], dtype=bool)
+    geom_array = np.empty(len(geoms), dtype=object)
+    geom_array[:] = geoms
+    for arr in (boxes, unknown, hides, geom_array):
+        arr.flags.writeable = False
+    clips = tuple(_half_planes(g) for g in geoms)
+    return _TerrainInfo(boxes, box_tuples, tuple(kinds), geoms, clips, unknown, hides, geom_array,
+                        tuple(_piece_candidate(rs, piece, kind, geom, clip)
+                              for piece, kind, geom, clip in zip(terrain, kinds, geoms, clips)))
+
+
+def _piece_candidate(rs: SightRules, piece: Terrain, kind: TerrainKind | None, geom: BaseGeometry,
+                     clip: tuple[np.ndarray, np.ndarray] | None) -> "_Candidate | None":
+    """The candidate blocker a piece makes by its kind (``None`` when clear or unknown): a High Fire depth, or what
+    the kind does (a piece seen over is the pair's own, :func:`_candidates_for`)."""
+    if kind is None or kind.sight == "clear":
+        return None
+    depth = rs.sight_depth_mm
+    if kind.sight in depth:
+        limit = depth[kind.sight]
+        return _Candidate(geom, "depth", limit, functools.partial(
+            Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
+            what=kind_msg(rs.name, piece.kind)), clip)
+    return _Candidate(geom, kind.sight, 0.0, functools.partial(
+        Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
+        what=kind_msg(rs.name, piece.kind)))
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
@@ -272,7 +313,6 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
     origin: BaseGeometry | None = None
     kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
     boxes = ctx.box_tuples
-    depth = rs.sight_depth_mm
     ea, eb = eye_mm(observer), eye_mm(target)
     lower_eyes = min(ea, eb) if ea is not None and eb is not None else None  # sees_over, once for the pair
     if meet is not None:
@@ -300,20 +340,15 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
             origin = origin if origin is not None else shapely.Point(observer.position_mm)
             if geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM:
                 continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
-        if kind.sight in depth:
-            limit = depth[kind.sight]
-            out.append(_Candidate(geom, "depth", limit, functools.partial(
-                Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
-                what=kind_msg(rs.name, piece.kind)), ctx.clips[k]))
-        elif (kind.sight == "blocks" and lower_eyes is not None and piece.height_mm is not None
-              and float(piece.height_mm) < lower_eyes):  # sees_over(piece, observer, target)
+        if (kind.sight == "blocks" and lower_eyes is not None and piece.height_mm is not None
+                and float(piece.height_mm) < lower_eyes):  # sees_over(piece, observer, target)
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
             out.append(_Candidate(geom, "cover", 0.0, functools.partial(
                 _seen_over_blocker, piece, kind, geom, observer, target)))
-        else:
-            out.append(_Candidate(geom, kind.sight, 0.0, functools.partial(
-                Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
-                what=kind_msg(rs.name, piece.kind))))
+        else:  # what the piece's kind does, the same for every pair (made once with the terrain)
+            cand = ctx.candidates[k]
+            assert cand is not None  # a known kind that is not clear
+            out.append(cand)
     out.extend(_figure_candidates(rs, observer, target, within, ctx) if figures is None else figures)
     return out
 
@@ -389,15 +424,13 @@ def _pieces_in_reach(rs: SightRules, ctx: _Context, within: np.ndarray, hulls: C
     refused there, the first in the pairs' order, as :func:`_candidates_for` refuses it.
     """
     meet = _boxes_meet(ctx.boxes, within)
-    unknown = np.array([k is None for k in ctx.kinds], dtype=bool)
-    if (meet & unknown).any():
+    unknown = ctx.unknown
+    if unknown.any() and (meet & unknown).any():
         rs.kind_of(ctx.terrain[int(np.argwhere(meet & unknown)[0, 1])])  # raises: the kind is unknown
-    meet &= np.array([k is None or k.sight != "clear" for k in ctx.kinds], dtype=bool)
+    meet &= ctx.hides
     if meet.sum() > HULL_FIRST:
         pi, ki = np.nonzero(meet)
-        geoms = np.empty(len(ctx.geoms), dtype=object)
-        geoms[:] = ctx.geoms
-        miss = ~shapely.intersects(geoms[ki], hulls()[pi])
+        miss = ~shapely.intersects(ctx.geom_array[ki], hulls()[pi])
         meet[pi[miss], ki[miss]] = False
     return meet
 
@@ -617,11 +650,11 @@ def _sight_rays_many(o: np.ndarray, c: np.ndarray, ra: np.ndarray, rb: np.ndarra
     apart = dist > ra + rb + CONTACT_TOLERANCE_MM
     if not apart.all():
         o, c, ra, rb, v, dist = o[apart], c[apart], ra[apart], rb[apart], v[apart], dist[apart]
-    u = v / dist[:, None]
-    perp = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    ux, uy = v[:, 0] / dist, v[:, 1] / dist
     s = spread[None, :] * rb[:, None] * 0.999
-    ends = c[:, None, :] + s[:, :, None] * perp[:, None, :]
-    d = ends - o[:, None, :]
+    d = np.empty(s.shape + (2,))  # ends - o, x and y written in place (no stacked temporaries)
+    np.subtract(c[:, 0:1] + s * -uy[:, None], o[:, 0:1], out=d[..., 0])
+    np.subtract(c[:, 1:2] + s * ux[:, None], o[:, 1:2], out=d[..., 1])
     length = np.hypot(d[..., 0], d[..., 1])
     f = o - c
     a = np.einsum("pij,pij->pi", d, d)
@@ -629,9 +662,11 @@ def _sight_rays_many(o: np.ndarray, c: np.ndarray, ra: np.ndarray, rb: np.ndarra
     cc = np.einsum("pj,pj->p", f, f)[:, None] - (rb * rb)[:, None]
     t_entry = (-b - np.sqrt(np.maximum(b * b - 4 * a * cc, 0.0))) / (2 * a)
     t_start = np.minimum(ra[:, None] / length, t_entry)
-    starts = o[:, None, :] + t_start[..., None] * d
-    stops = o[:, None, :] + t_entry[..., None] * d
-    return np.stack([starts, stops], axis=2), apart
+    segs = np.empty(d.shape[:2] + (2, 2))
+    np.multiply(t_start[..., None], d, out=segs[:, :, 0])
+    np.multiply(t_entry[..., None], d, out=segs[:, :, 1])
+    segs += o[:, None, None, :]  # the starts and the stops
+    return segs, apart
 
 
 @placed_only
@@ -727,7 +762,7 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         return out
     ends = rays.reshape(n_pairs, -1, 2)
     lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
-    traced = np.flatnonzero(apart).tolist()
+    traced = [k for k, a in enumerate(apart.tolist()) if a]
     boxes = np.concatenate([lo, hi], axis=1)
     hulls: np.ndarray | None = None
 
@@ -761,29 +796,34 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         return lines
 
     meets = np.zeros((len(cands), n_rays), dtype=bool)
-    circle = np.array([c.circle is not None for c in cands], dtype=bool)
-    near = np.flatnonzero(~circle & ~pieces)  # High Fire's unit obstacles
-    if len(near) > HULL_FIRST:
-        near = near[shapely.intersects(geoms[near], hulls_of()[pair_of[near]])]
-    near = np.union1d(near, np.flatnonzero(pieces))
+    near = np.flatnonzero(pieces)
+    if rs.models_block_sight == "infantry-units":  # the candidates after the pieces are unit obstacles
+        units = np.flatnonzero(~pieces)
+        if len(units) > HULL_FIRST:
+            units = units[shapely.intersects(geoms[units], hulls_of()[pair_of[units]])]
+        tested = pieces.copy()
+        tested[units] = True  # the unit obstacles left, with the pieces, in order
+        near = np.flatnonzero(tested)
     if len(near):
         meets[near] = shapely.intersects(geoms[near][:, None], lines_of(pair_of[near])[pair_of[near]])
-    discs = np.flatnonzero(circle)
-    if len(discs):
+    if rs.models_block_sight == "models" and len(discs := np.flatnonzero(~pieces)):  # figures' bases: circles
         meets[discs] = _meets_discs(np.array([cands[k].circle for k in discs]), rays[pair_of[discs]],
                                     lambda i, r: shapely.intersects(geoms[discs[i]],
                                                                     lines_of(pair_of[discs[i]])[pair_of[discs[i]], r]))
-    effect = np.array([c.effect for c in cands], dtype=object)
+    effect = [c.effect for c in cands]
     blocked = np.zeros((n_pairs, n_rays), dtype=bool)
     covered = np.zeros((n_pairs, n_rays), dtype=bool)
     depth_sum = np.zeros((n_pairs, n_rays))
     hits = meets.copy()  # what each candidate counts as hit (for a depth: the rays it adds to or blocks)
-    hard = np.flatnonzero(effect == "blocks")
-    np.logical_or.at(blocked, pair_of[hard], meets[hard])
-    soft = np.flatnonzero(effect == "cover")
-    np.logical_or.at(covered, pair_of[soft], meets[soft])
+    for out_rays, what in ((blocked, "blocks"), (covered, "cover")):
+        rows = np.array([e == what for e in effect], dtype=bool)
+        if n_pairs == 1:  # one pair: a plain reduction (ufunc.at's set-up costs more than the work)
+            out_rays[0] = meets[rows].any(axis=0)
+        else:
+            np.logical_or.at(out_rays, pair_of[rows], meets[rows])
     separate = opts.get("sight_depth", "proportional") == "separate"
-    deep = np.flatnonzero((effect == "depth") & meets.any(axis=1))
+    deep = (np.flatnonzero(np.array([e == "depth" for e in effect], dtype=bool) & meets.any(axis=1))
+            if "depth" in effect else np.zeros(0, dtype=np.intp))
     if len(deep):
         ratio = np.zeros((len(deep), n_rays))
         ki, ri = np.nonzero(meets[deep])  # every (depth candidate, ray) that meets, candidates in order
@@ -813,7 +853,7 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         else:
             hits[deep] = ratio > 0
             np.add.at(depth_sum, pair_of[deep], ratio)  # in each pair's candidates' order
-    if not separate:
+    if not separate and len(deep):  # (no depth crossed: every sum is 0)
         blocked |= depth_sum >= 1.0 - 1e-9
     said: list[bool] = np.asarray(hits.any(axis=1)).tolist()
     first = 0
@@ -909,8 +949,9 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
     blockers: list[tuple[str, str, str]] = []
     cover: list[tuple[str, str, str]] = []
     for bl, hits in hit_by:
-        share = f"{int(hits.sum())}/{n} sight rays"
-        params = {"piece": bl.ident, "what": bl.what, "hit": int(hits.sum()), "rays": n}
+        hit = int(np.count_nonzero(hits))
+        share = f"{hit}/{n} sight rays"
+        params = {"piece": bl.ident, "what": bl.what, "hit": hit, "rays": n}
         if bl.effect == "depth":
             reason = Reason(f"{bl.reason}; sight passes through it ({share})", msg("sight.reason.depth", **params))
             cover.append((bl.kind, bl.ident, reason))
@@ -942,9 +983,10 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
                                                        msg("sight.reason.too_deep", piece=bl.ident, what=bl.what)))
                             for bl, hits in hit_by if bl.effect == "depth" and (hits & blocked).any())
     clear = ~blocked
-    visible = bool(clear.any())
-    fraction = float(clear.mean())
-    cover_fraction = float((covered | blocked).mean()) if covered.any() else 0.0
+    seen = int(np.count_nonzero(clear))
+    visible = seen > 0
+    fraction = seen / n  # the mean of ``clear`` (its sum is exact), without np.mean's wrappers
+    cover_fraction = int(np.count_nonzero(covered | blocked)) / n if covered.any() else 0.0
     if not explained:
         return Sight(observer.model_id, target.model_id, visible, fraction, cover_fraction,
                      bool(clear[mid]), tuple(blockers), tuple(cover))
@@ -1122,10 +1164,15 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
-    ang = np.arctan2(dy, dx)  # in [-pi, pi]: _wrap's first step, in place
-    np.add(ang, TWO_PI, out=ang, where=ang < 0)
+    if rs.models_block_sight == "models":  # the figures' pass reads directions both ways
+        ang = np.arctan2(dy, dx)  # in [-pi, pi]: _wrap's first step, in place
+        np.add(ang, TWO_PI, out=ang, where=ang < 0)
+    else:  # the open pairs are read from the lower index (an arctangent costs as much as a hundred products)
+        ang = np.zeros((n, n))
+        up = _upper_flat(n)
+        ang.ravel()[up] = _directions(dx, dy, up)
     blocked = np.zeros((n, n), dtype=bool)
-    pts = _Points(x, y, rad)
+    pts = _Points(x, y, rad, dx, dy)
     if pieces is not None:
         _terrain_pass(pts, dist, ang, pieces, geoms, hard, limits, own, unit_of,
                       str(opts.get("sight_depth", "proportional")), blocked, members)
@@ -1242,6 +1289,22 @@ def _wrap(z: np.ndarray) -> np.ndarray:
     np.add(out, TWO_PI, out=out, where=z < 0)
     np.subtract(out, TWO_PI, out=out, where=z >= TWO_PI)
     return out
+
+
+def _directions(dx: np.ndarray, dy: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """The direction in [0, 2 pi) of the ``(n, n)`` offsets ``dx``, ``dy`` at flat indices ``flat`` (what the
+    whole matrix's ``np.arctan2`` gives there, bit for bit)."""
+    out = np.arctan2(dy.ravel()[flat], dx.ravel()[flat])
+    np.add(out, TWO_PI, out=out, where=out < 0)
+    return np.asarray(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _upper_flat(n: int) -> np.ndarray:
+    """The flat indices of the pairs ``i < j`` of ``n`` models, in order (read-only)."""
+    flat = np.flatnonzero(_upper(n))
+    flat.flags.writeable = False
+    return flat
 
 
 @functools.lru_cache(maxsize=8)
@@ -1370,6 +1433,8 @@ class _Points:
     x: np.ndarray
     y: np.ndarray
     rad: np.ndarray
+    dx: np.ndarray  # (n, n): from row model to column model
+    dy: np.ndarray
 
     def segments(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Return ``px, py, qx, qy``: the centre segments from ``i``'s base edge to ``j``'s base edge."""
@@ -1487,12 +1552,16 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
     extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
     if g_count > n_static:
         cols = slice(n_static, g_count)
-        extents.append(_extent(pieces, cols, xr, yr) if members is None
-                       else _circle_extent(members, rows, dist, ang, rad, _far_corner(pieces, cols, xr, yr)))
-    ac, wmin, wmax, dmax, imin, imax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
-                                        for part in zip(*extents))
-    lo, span = ac + wmin, wmax - wmin
-    inner_lo, inner_span = imin - wmin, imax - imin  # where a piece surely lies, from ``lo`` (the rest: tested)
+        if members is None:
+            extents.append(_extent(pieces, cols, xr, yr))
+        else:
+            ac, wmin, wmax, far, imin, imax = _circle_extent(members, rows, dist, ang, pts,
+                                                             _far_corner(pieces, cols, xr, yr))
+            extents.append((ac + wmin, wmax - wmin, far, imin - wmin, imax - imin))
+    # where each piece's directions start and how far they span, its farthest point's bound, and where
+    # it surely lies (from ``lo``; the rest is tested)
+    lo, span, dmax, inner_lo, inner_span = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
+                                            for part in zip(*extents))
     wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
@@ -1593,10 +1662,10 @@ def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], 
 
 
 def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return, seen from each point, the direction of each piece's box centre, the angles its
-    vertices span either side of it (twice: where the piece may lie and where it surely lies
-    are the same interval) and its farthest vertex's distance: ``(R, C)`` arrays.
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return, seen from each point, where each piece's directions start (its vertices' least angle from its box
+    centre's direction), the angle they span, its farthest vertex's bound, and where it surely lies (the same
+    interval: ``0`` from the start, the same span): ``(R, C)`` arrays.
 
     Only as many vertex rows as the widest piece of ``cols`` has are used (the rest repeat a vertex).
     An area's last vertex row (its last edge's end) closes a ring, so it repeats a vertex already
@@ -1611,8 +1680,9 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
     np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
     np.add(w, TWO_PI, out=w, where=w < -np.pi)
-    wmin, wmax = w.min(axis=0), w.max(axis=0)
-    return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
+    wmin = w.min(axis=0)
+    span = w.max(axis=0) - wmin
+    return ac + wmin, span, _far_corner(pieces, cols, x, y), np.zeros_like(wmin), span
 
 
 def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -1624,7 +1694,7 @@ def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) ->
     return np.asarray(np.sqrt(fx * fx + fy * fy))
 
 
-def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang: np.ndarray, rad: np.ndarray,
+def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang: np.ndarray, pts: _Points,
                    far: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_extent` of the unit solids, from their bases' circles instead of their hulls' vertices.
 
@@ -1641,21 +1711,28 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
     Only the members that may show on the outline are read (:func:`_outer_members`).
     """
-    at = rows[:, None, None] * dist.shape[1] + members[None, :, :]  # flat indices (R, S, M): one gather each
+    # members first, (M, R, S): the reductions over a solid's few members run over long rows, not along the
+    # last axis of a handful of items
+    by_member = members.T
+    at = rows[None, :, None] * dist.shape[1] + by_member[:, None, :]  # flat indices: one gather each
     d = dist.ravel()[at]
     w = ang.ravel()[at]
-    ac = w[:, :, 0].copy()
-    w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
+    below = rows[None, :, None] >= by_member[:, None, :]  # ``ang`` holds only the pairs i < j: the others anew
+    w[below] = _directions(pts.dx, pts.dy, at[below])
+    rad = pts.rad
+    ac = w[0].copy()
+    w -= ac  # in (-2 pi, 2 pi): brought into [-pi, pi)
     np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
     np.add(w, TWO_PI, out=w, where=w < -np.pi)
-    r = rad[members]  # (S, M)
+    r = rad[by_member][:, None, :]  # (M, 1, S)
     inner = r / np.maximum(d, 1e-12)  # sin of a circle's half span: at most the half span (a lower bound)
     s = np.minimum(inner * HULL_SCALE, 1.0)
     with np.errstate(divide="ignore"):  # tan of an outer circle's half span: at least the half span (an upper bound)
         outer = np.minimum(s / np.sqrt(1.0 - s * s), np.pi / 2)
-    dmax = np.minimum(far, (d + r * HULL_SCALE).max(axis=2))
-    return (ac, (w - outer).min(axis=2), (w + outer).max(axis=2), dmax,
-            (w - inner).min(axis=2), (w + inner).max(axis=2))
+    d += r * HULL_SCALE
+    dmax = np.minimum(far, d.max(axis=0))
+    return (ac, (w - outer).min(axis=0), (w + outer).max(axis=0), dmax,
+            (w - inner).min(axis=0), (w + inner).max(axis=0))
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,

@@ -20,6 +20,7 @@ from rules.visibility import (
     _far_corner,
     _outlines,
     _pieces_from_edges,
+    _Points,
     _terrain_and_solids,
     _unit_solids,
     _wrap,
@@ -144,7 +145,8 @@ def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
         dist, ang = np.sqrt(dx * dx + dy * dy), _wrap(np.arctan2(dy, dx))
         rows = np.arange(len(bases), len(xy))
         far = _far_corner(pieces, slice(0, len(hulls)), obs[:, 0], obs[:, 1])
-        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, ang, rad, far)
+        pts = _Points(xy[:, 0].copy(), xy[:, 1].copy(), rad, dx, dy)
+        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, ang, pts, far)
         for s, hull in enumerate(hulls):
             verts = shapely.get_coordinates(hull)
             for r_, (ox, oy) in enumerate(obs):
@@ -471,3 +473,23 @@ def test_base_polygons_meet_rays_as_shapely_says() -> None:
 
     assert np.array_equal(_meets_discs(circle, ends, exact), want)
     assert sum(asked) < want.size // 2 and want.any() and not want.all()  # most decided by the circles
+
+
+def test_a_piece_seen_over_is_the_pairs_own_and_the_kinds_candidate_is_shared() -> None:
+    """The candidate a piece makes by its kind is made once with the terrain; a low wall seen over by one pair
+    (both figures' eyes above it) is still a wall that blocks for another pair asked in the same batch."""
+    from rules.visibility import _context, lines_of_sight
+
+    plan = parse_game({"ruleset": "firefight", "table": {"width_mm": 600, "depth_mm": 600},
+                       "units": [{"id": "u", "side": "A"}, {"id": "v", "side": "B"}],
+                       "models": [{"id": "tall", "unit": "u", "x_mm": 100, "y_mm": 300, "base_mm": 25, "height_mm": 30},
+                                  {"id": "low", "unit": "u", "x_mm": 100, "y_mm": 340, "base_mm": 25, "height_mm": 10},
+                                  {"id": "far", "unit": "v", "x_mm": 500, "y_mm": 320, "base_mm": 25, "height_mm": 30}],
+                       "terrain": [{"id": "w", "kind": "wall", "shape": "line", "points_mm": [[300, 200], [300, 450]],
+                                    "height_mm": 20}]})
+    rs = find_ruleset("firefight")
+    over, under = lines_of_sight(plan, [("tall", "far"), ("low", "far")], ruleset=rs)
+    assert over.visible and [c[:2] for c in over.cover] == [("wall", "w")] and not over.blockers
+    assert "lower than the eyes" in over.cover[0][2]
+    assert not under.visible and [b[:2] for b in under.blockers] == [("wall", "w")]
+    assert _context(plan, rs).candidates[0] is _context(plan, rs).candidates[0]  # remembered with the terrain
