@@ -1308,6 +1308,17 @@ def _upper_flat(n: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
+def _all_open(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`_sweep` reads of ``_upper(n)`` (every pair open): the pairs' second models, flat indices,
+    the rows with a pair and each pair's row among them (read-only)."""
+    pi, pj = np.nonzero(_upper(n))
+    out = (pj, _upper_flat(n), np.unique(pi), pi)  # the rows with a pair are the first n - 1: each its own place
+    for arr in out:
+        arr.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=8)
 def _upper(n: int) -> np.ndarray:
     """Return the (read-only) mask of the pairs ``i < j`` of ``n`` models."""
     mask = np.triu(np.ones((n, n), dtype=bool), k=1)
@@ -1466,14 +1477,18 @@ class _Sweep:
 
 def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
     """Return the :class:`_Sweep` of the open pairs ``still`` (``i < j``), or ``None`` if there are none."""
-    pi, pj = np.nonzero(still)
-    if not len(pi):
-        return None
-    has = still.any(axis=1)
-    rows = np.flatnonzero(has)
-    local = np.cumsum(has) - 1
-    a = ang.ravel()[pi * still.shape[1] + pj]  # flat: faster than indexing by two arrays
-    key = local[pi] * (SWEEP_BINS + 1) + _bin(a)
+    if len(still) > 1 and still is _upper(len(still)):  # every pair open (nothing blocked yet): indices known
+        pj, flat, rows, local_pi = _all_open(len(still))
+    else:
+        pi, pj = np.nonzero(still)
+        if not len(pi):
+            return None
+        has = still.any(axis=1)
+        rows = np.flatnonzero(has)
+        local_pi = (np.cumsum(has) - 1)[pi]
+        flat = pi * still.shape[1] + pj  # flat: faster than indexing by two arrays
+    a = ang.ravel()[flat]
+    key = local_pi * (SWEEP_BINS + 1) + _bin(a)
     small = key.astype(np.uint16) if len(rows) * (SWEEP_BINS + 1) <= 65535 else key
     perm = np.argsort(small, kind="stable")  # a radix sort when the keys fit in 16 bits
     first = np.zeros(len(rows) * (SWEEP_BINS + 1) + 1, dtype=np.intp)
@@ -1539,9 +1554,6 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
     x, y, rad = pts.x, pts.y, pts.rad
     g_count = len(own)
     n_static = int((own < 0).sum())
-    gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
-    gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
-    dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
     _deep_inside(pts, pieces, hard, own, unit_of, blocked)
     n = len(x)
     sweep = _sweep(ang, _upper(n) & ~(blocked | blocked.T) if blocked.any() else _upper(n))
@@ -1549,6 +1561,9 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
+    gx = np.maximum(np.maximum(pieces.lox[None, :] - xr[:, None], xr[:, None] - pieces.hix[None, :]), 0.0)
+    gy = np.maximum(np.maximum(pieces.loy[None, :] - yr[:, None], yr[:, None] - pieces.hiy[None, :]), 0.0)
+    dmin = np.sqrt(gx * gx + gy * gy)  # (R, G) distance to the piece's box: a lower bound of the distance to it
     extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
     if g_count > n_static:
         cols = slice(n_static, g_count)
@@ -1562,7 +1577,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
     # it surely lies (from ``lo``; the rest is tested)
     lo, span, dmax, inner_lo, inner_span = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
                                             for part in zip(*extents))
-    wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
+    wide = (dmin <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
     if n_static < g_count:
@@ -1575,16 +1590,16 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
         li, cj, cg = _candidates(sweep, lo, span, None)
     ci = rows[li]
     pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
+    ig = li * g_count + cg  # and into the observers' (R, G) spans
     end = dist.ravel()[pair] - rad[cj]
-    reach = dmin.ravel()[ci * g_count + cg] <= end + CONTACT_TOLERANCE_MM
-    if n_static < g_count:  # nor does the target's own solid hide it
-        own_c = own[cg]
-        reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+    reach = dmin.ravel()[ig] <= end + CONTACT_TOLERANCE_MM
+    if n_static < g_count:  # nor does the target's own solid hide it (the observer's own were never asked)
+        reach &= own[cg] != unit_of[cj]  # (terrain's -1 is no unit)
     reach &= ~blocked.ravel()[pair]
     solid = hard[cg]
     s = np.flatnonzero(reach & solid)  # solid pieces first: a pair they block asks nothing of the depths
     if len(s):
-        _solid_pass(pts, ang, pieces, blocked, ci[s], cj[s], cg[s], end[s], li[s] * g_count + cg[s], pair[s],
+        _solid_pass(pts, ang, pieces, blocked, ci[s], cj[s], cg[s], end[s], ig[s], pair[s],
                     (lo, inner_lo, inner_span, wide, dmax))
     d = reach & ~solid
     if d.any():
