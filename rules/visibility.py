@@ -1091,9 +1091,11 @@ class _Key:
 class _SightTable:
     """What all-pairs sight depends on, as a hashable key (the plan rides along, not compared).
 
-    Equal when the models, units, terrain, rule set and depth option are equal; the
-    hash is taken once, and the terrain's with the rule set (``terrain_key``) once too,
-    for the caches of what depends on them alone.
+    Equal when what sight reads of the figures (ids, and :func:`_figure_columns`: centres, bases, eyes
+    and units), the units (order and which are infantry), the terrain, the rule set and the depth option
+    are equal: the figures' columns are hashed as bytes, not a hundred records field by field (and
+    ``_all_pairs`` reads them). The hash is taken once, and the terrain's with the rule set
+    (``terrain_key``) once too, for the caches of what depends on them alone.
     """
 
     plan: TablePlan
@@ -1102,11 +1104,15 @@ class _SightTable:
     key: tuple[Any, ...] = field(init=False)
     hashed: int = field(init=False)
     terrain_key: _Key = field(init=False)
+    columns: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         terrain_key = _Key((self.plan.terrain, self.ruleset))
-        key = (self.plan.models, self.plan.units, terrain_key, self.sight_depth)
+        columns = _figure_columns(self.plan)
+        units = tuple((u.unit_id, _is_infantry(u)) for u in self.plan.units)
+        key = (tuple(m.model_id for m in self.plan.models), columns.tobytes(), units, terrain_key, self.sight_depth)
         object.__setattr__(self, "terrain_key", terrain_key)
+        object.__setattr__(self, "columns", columns)
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "hashed", hash(key))
 
@@ -1120,26 +1126,34 @@ class _SightTable:
 @functools.lru_cache(maxsize=8)
 def _all_pairs_remembered(table: _SightTable) -> SightMatrix:
     """:func:`all_pairs_sight` of one table, remembered by value (the matrix is read-only)."""
-    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth}, table.terrain_key)
+    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth}, table.terrain_key, table.columns)
 
 
 def _is_infantry(unit: Unit) -> bool:
     return unit.kind is None or unit.kind == "infantry"
 
 
-def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain_key: _Key) -> SightMatrix:
-    """Compute :func:`all_pairs_sight` (``opts``: the options in force; ``terrain_key``: the terrain and ``rs``)."""
+def _figure_columns(plan: TablePlan) -> np.ndarray:
+    """``(n, 5)``: every figure's centre, base, eyes (rules.heights.eyes: -inf where unknown) and unit (its
+    place in ``plan.units``), in one pass over the figures (read-only)."""
+    unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
+    cols = np.array([(m.position_mm[0], m.position_mm[1], m.base_mm,
+                      -math.inf if m.height_mm is None
+                      else (float(m.elevation_mm) if m.elevation_mm is not None else 0.0) + float(m.height_mm),
+                      unit_index[m.unit_id]) for m in plan.models], dtype=float).reshape(-1, 5)
+    cols.flags.writeable = False
+    return cols
+
+
+def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain_key: _Key,
+               cols: np.ndarray) -> SightMatrix:
+    """Compute :func:`all_pairs_sight` (``opts``: the options in force; ``terrain_key``: the terrain and ``rs``;
+    ``cols``: :func:`_figure_columns`)."""
     models = plan.models
     n = len(models)
     ids = tuple(m.model_id for m in models)
     if n < 2:
         return SightMatrix(ids, np.ones((n, n), dtype=bool))
-    unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
-    # one pass over the figures: centre, base, eyes (rules.heights.eyes: -inf where unknown) and unit
-    cols = np.array([(m.position_mm[0], m.position_mm[1], m.base_mm,
-                      -math.inf if m.height_mm is None
-                      else (float(m.elevation_mm) if m.elevation_mm is not None else 0.0) + float(m.height_mm),
-                      unit_index[m.unit_id]) for m in models], dtype=float)
     x, y, eye = cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 3].copy()
     rad = cols[:, 2] / 2.0
     unit_of = cols[:, 4].astype(np.intp)
@@ -1382,7 +1396,8 @@ def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: n
     full = np.array([g + g[:1] * (width - len(g)) for g in groups], dtype=np.intp)
     if outlines is not None:
         vx, vy = outlines.edges[:, :, 0, 0], outlines.edges[:, :, 0, 1]  # (S, E) corners, NaN past the last
-        d = np.hypot(vx[:, :, None] - x[full][:, None, :], vy[:, :, None] - y[full][:, None, :])  # (S, E, M)
+        ex, ey = vx[:, :, None] - x[full][:, None, :], vy[:, :, None] - y[full][:, None, :]
+        d = np.sqrt(ex * ex + ey * ey)  # (S, E, M); within 1e-9 of the circle either way (np.hypot is 5x slower)
         outer = rad[full][:, None, :] * HULL_SCALE
         with np.errstate(invalid="ignore"):
             on = np.abs(d - outer) <= 1e-9 * outer

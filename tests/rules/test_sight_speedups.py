@@ -493,3 +493,32 @@ def test_a_piece_seen_over_is_the_pairs_own_and_the_kinds_candidate_is_shared() 
     assert "lower than the eyes" in over.cover[0][2]
     assert not under.visible and [b[:2] for b in under.blockers] == [("wall", "w")]
     assert _context(plan, rs).candidates[0] is _context(plan, rs).candidates[0]  # remembered with the terrain
+
+
+def test_remembered_all_pairs_follow_every_field_sight_reads() -> None:
+    """The remembered answer is keyed on what sight reads of the figures and units (as bytes, not records):
+    a change of a figure's height, ground, base or place, or of a unit's kind, is a new table."""
+    from rules.visibility import _all_pairs_remembered
+
+    def fresh(plan: TablePlan) -> np.ndarray:
+        _all_pairs_remembered.cache_clear()
+        return all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset)).clear
+
+    hf = _high_fire_table(3)
+    tall = _random_table("firefight", 2)
+    changed = [
+        dataclasses.replace(hf, units=tuple(dataclasses.replace(u, kind="vehicle") for u in hf.units)),
+        dataclasses.replace(hf, models=tuple(dataclasses.replace(m, position_mm=(m.position_mm[0] + 40.0,
+                                                                                  m.position_mm[1]))
+                                             if m.unit_id == "u2" else m for m in hf.models)),
+        dataclasses.replace(tall, models=tuple(dataclasses.replace(m, height_mm=5.0) for m in tall.models)),
+        dataclasses.replace(tall, models=tuple(dataclasses.replace(m, elevation_mm=200.0) if k % 2 else m
+                                               for k, m in enumerate(tall.models))),
+        dataclasses.replace(tall, models=tuple(dataclasses.replace(m, base_mm=60.0) for m in tall.models)),
+    ]
+    for before, after in zip([hf, hf, tall, tall, tall], changed):
+        rs = find_ruleset(before.ruleset)
+        _all_pairs_remembered.cache_clear()
+        first = all_pairs_sight(before, ruleset=rs).clear
+        remembered = all_pairs_sight(after, ruleset=rs).clear  # asked right after the other table
+        assert np.array_equal(remembered, fresh(after)) and not np.array_equal(first, remembered)
