@@ -1186,7 +1186,7 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain
         up = _upper_flat(n)
         ang.ravel()[up] = _directions(dx, dy, up)
     blocked = np.zeros((n, n), dtype=bool)
-    pts = _Points(x, y, rad, dx, dy)
+    pts = _Points(x, y, rad)
     if pieces is not None:
         _terrain_pass(pts, dist, ang, pieces, geoms, hard, limits, own, unit_of,
                       str(opts.get("sight_depth", "proportional")), blocked, members)
@@ -1459,8 +1459,6 @@ class _Points:
     x: np.ndarray
     y: np.ndarray
     rad: np.ndarray
-    dx: np.ndarray  # (n, n): from row model to column model
-    dy: np.ndarray
 
     def segments(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Return ``px, py, qx, qy``: the centre segments from ``i``'s base edge to ``j``'s base edge."""
@@ -1585,7 +1583,7 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
         if members is None:
             extents.append(_extent(pieces, cols, xr, yr))
         else:
-            ac, wmin, wmax, far, imin, imax = _circle_extent(members, rows, dist, ang, pts,
+            ac, wmin, wmax, far, imin, imax = _circle_extent(members, rows, dist, ang, rad,
                                                              _far_corner(pieces, cols, xr, yr))
             extents.append((ac + wmin, wmax - wmin, far, imin - wmin, imax - imin))
     # where each piece's directions start and how far they span, its farthest point's bound, and where
@@ -1724,7 +1722,7 @@ def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) ->
     return np.asarray(np.sqrt(fx * fx + fy * fy))
 
 
-def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang: np.ndarray, pts: _Points,
+def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang: np.ndarray, rad: np.ndarray,
                    far: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_extent` of the unit solids, from their bases' circles instead of their hulls' vertices.
 
@@ -1741,28 +1739,28 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
     Only the members that may show on the outline are read (:func:`_outer_members`).
     """
-    # members first, (M, R, S): the reductions over a solid's few members run over long rows, not along the
-    # last axis of a handful of items
-    by_member = members.T
-    at = rows[None, :, None] * dist.shape[1] + by_member[:, None, :]  # flat indices: one gather each
+    n = dist.shape[1]
+    at = rows[:, None, None] * n + members[None, :, :]  # flat indices (R, S, M): one gather each
     d = dist.ravel()[at]
     w = ang.ravel()[at]
-    below = rows[None, :, None] >= by_member[:, None, :]  # ``ang`` holds only the pairs i < j: the others anew
-    w[below] = _directions(pts.dx, pts.dy, at[below])
-    rad = pts.rad
-    ac = w[0].copy()
-    w -= ac  # in (-2 pi, 2 pi): brought into [-pi, pi)
+    # ``ang`` may hold only the pairs i < j (:func:`_all_pairs`): from a later observer, the direction is the
+    # reverse of the member's toward it, half a turn away (to rounding: these spans are bounds, not answers)
+    below = np.flatnonzero(rows[:, None, None] > members[None, :, :])
+    back = ang.ravel()[(members[None, :, :] * n + rows[:, None, None]).ravel()[below]] + np.pi
+    np.subtract(back, TWO_PI, out=back, where=back >= TWO_PI)
+    w.ravel()[below] = back
+    ac = w[:, :, 0].copy()
+    w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
     np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
     np.add(w, TWO_PI, out=w, where=w < -np.pi)
-    r = rad[by_member][:, None, :]  # (M, 1, S)
+    r = rad[members]  # (S, M)
     inner = r / np.maximum(d, 1e-12)  # sin of a circle's half span: at most the half span (a lower bound)
     s = np.minimum(inner * HULL_SCALE, 1.0)
     with np.errstate(divide="ignore"):  # tan of an outer circle's half span: at least the half span (an upper bound)
         outer = np.minimum(s / np.sqrt(1.0 - s * s), np.pi / 2)
-    d += r * HULL_SCALE
-    dmax = np.minimum(far, d.max(axis=0))
-    return (ac, (w - outer).min(axis=0), (w + outer).max(axis=0), dmax,
-            (w - inner).min(axis=0), (w + inner).max(axis=0))
+    dmax = np.minimum(far, (d + r * HULL_SCALE).max(axis=2))
+    return (ac, (w - outer).min(axis=2), (w + outer).max(axis=2), dmax,
+            (w - inner).min(axis=2), (w + inner).max(axis=2))
 
 
 def _deep_inside(pts: _Points, pieces: "_Pieces", hard: np.ndarray, own: np.ndarray, unit_of: np.ndarray,

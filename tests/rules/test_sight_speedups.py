@@ -20,7 +20,6 @@ from rules.visibility import (
     _far_corner,
     _outlines,
     _pieces_from_edges,
-    _Points,
     _terrain_and_solids,
     _unit_solids,
     _wrap,
@@ -145,8 +144,7 @@ def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
         dist, ang = np.sqrt(dx * dx + dy * dy), _wrap(np.arctan2(dy, dx))
         rows = np.arange(len(bases), len(xy))
         far = _far_corner(pieces, slice(0, len(hulls)), obs[:, 0], obs[:, 1])
-        pts = _Points(xy[:, 0].copy(), xy[:, 1].copy(), rad, dx, dy)
-        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, ang, pts, far)
+        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, np.triu(ang, 1), rad, far)
         for s, hull in enumerate(hulls):
             verts = shapely.get_coordinates(hull)
             for r_, (ox, oy) in enumerate(obs):
