@@ -1178,13 +1178,11 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
-    if rs.models_block_sight == "models":  # the figures' pass reads directions both ways
-        ang = np.arctan2(dy, dx)  # in [-pi, pi]: _wrap's first step, in place
-        np.add(ang, TWO_PI, out=ang, where=ang < 0)
-    else:  # the open pairs are read from the lower index (an arctangent costs as much as a hundred products)
-        ang = np.zeros((n, n))
-        up = _upper_flat(n)
-        ang.ravel()[up] = _directions(dx, dy, up)
+    # directions in [0, 2 pi) of the pairs i < j only (an arctangent costs as much as a hundred products):
+    # the open pairs are read from the lower index, and the other way round by :func:`_towards`
+    ang = np.zeros((n, n))
+    up = _upper_flat(n)
+    ang.ravel()[up] = _directions(dx, dy, up)
     blocked = np.zeros((n, n), dtype=bool)
     pts = _Points(x, y, rad)
     if pieces is not None:
@@ -1310,6 +1308,18 @@ def _directions(dx: np.ndarray, dy: np.ndarray, flat: np.ndarray) -> np.ndarray:
     whole matrix's ``np.arctan2`` gives there, bit for bit)."""
     out = np.arctan2(dy.ravel()[flat], dx.ravel()[flat])
     np.add(out, TWO_PI, out=out, where=out < 0)
+    return np.asarray(out)
+
+
+def _towards(ang: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """The direction from figure ``i`` to figure ``j`` (``i != j``) out of ``ang``, which holds the pairs
+    ``i < j``: for ``i > j`` the reverse of ``j``'s toward ``i``, half a turn away (to rounding: it feeds
+    bounds with margins, never a verdict)."""
+    n = ang.shape[1]
+    later = i > j
+    out = ang.ravel()[np.where(later, j * n + i, i * n + j)]
+    np.add(out, np.pi, out=out, where=later)
+    np.subtract(out, TWO_PI, out=out, where=out >= TWO_PI)
     return np.asarray(out)
 
 
@@ -1739,16 +1749,12 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     corner) bounds the farthest vertex, as does the farthest outer circle: the nearer is kept.
     Only the members that may show on the outline are read (:func:`_outer_members`).
     """
-    n = dist.shape[1]
-    at = rows[:, None, None] * n + members[None, :, :]  # flat indices (R, S, M): one gather each
+    at = rows[:, None, None] * dist.shape[1] + members[None, :, :]  # flat indices (R, S, M): one gather each
     d = dist.ravel()[at]
     w = ang.ravel()[at]
-    # ``ang`` may hold only the pairs i < j (:func:`_all_pairs`): from a later observer, the direction is the
-    # reverse of the member's toward it, half a turn away (to rounding: these spans are bounds, not answers)
-    below = np.flatnonzero(rows[:, None, None] > members[None, :, :])
-    back = ang.ravel()[(members[None, :, :] * n + rows[:, None, None]).ravel()[below]] + np.pi
-    np.subtract(back, TWO_PI, out=back, where=back >= TWO_PI)
-    w.ravel()[below] = back
+    below = np.flatnonzero(rows[:, None, None] > members[None, :, :])  # ``ang`` holds the pairs i < j
+    w.ravel()[below] = _towards(ang, np.broadcast_to(rows[:, None, None], at.shape).ravel()[below],
+                                np.broadcast_to(members[None, :, :], at.shape).ravel()[below])
     ac = w[:, :, 0].copy()
     w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
     np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
@@ -1932,7 +1938,7 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     half = np.arcsin(np.minimum(np.maximum(rad[ok] / np.where(d > 0, d, 1.0), 0.0), 1.0))
     obs = rows[oi]
     wide = d <= rad[obs] + rad[ok] + CONTACT_TOLERANCE_MM
-    lo = np.where(wide, 0.0, ang.ravel()[obs * n + ok] - half)
+    lo = np.where(wide, 0.0, _towards(ang, obs, ok) - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
     li, cj, ck = _candidates(sweep, lo, span, (oi, ok))
     base = li * n

@@ -520,3 +520,23 @@ def test_remembered_all_pairs_follow_every_field_sight_reads() -> None:
         first = all_pairs_sight(before, ruleset=rs).clear
         remembered = all_pairs_sight(after, ruleset=rs).clear  # asked right after the other table
         assert np.array_equal(remembered, fresh(after)) and not np.array_equal(first, remembered)
+
+
+def test_directions_the_other_way_are_half_a_turn_from_the_stored_ones() -> None:
+    """All-pairs keeps the directions of the pairs i < j only; the other way round is read half a turn away,
+    within rounding of the arctangent's own answer (and the stored ones are the arctangent's, bit for bit)."""
+    from rules.visibility import _directions, _towards, _upper_flat
+
+    rng = np.random.default_rng(4)
+    xy = np.concatenate([rng.uniform(0, 1200, (60, 2)), np.round(rng.uniform(0, 1200, (20, 2)) / 50) * 50])
+    n = len(xy)
+    dx, dy = xy[None, :, 0] - xy[:, None, 0], xy[None, :, 1] - xy[:, None, 1]
+    exact = _wrap(np.arctan2(dy, dx))
+    ang = np.zeros((n, n))
+    ang.ravel()[_upper_flat(n)] = _directions(dx, dy, _upper_flat(n))
+    assert np.array_equal(np.triu(ang, 1), np.triu(exact, 1))
+    i, j = np.nonzero((dx != 0) | (dy != 0))  # (two figures on one spot are in contact: no direction read)
+    got = _towards(ang, i, j)
+    assert ((got >= 0) & (got < 2 * np.pi)).all()
+    off = np.abs(got - exact[i, j])
+    assert np.minimum(off, 2 * np.pi - off).max() <= 1e-12
