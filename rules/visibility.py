@@ -1108,7 +1108,7 @@ class _SightTable:
 
     def __post_init__(self) -> None:
         terrain_key = _Key((self.plan.terrain, self.ruleset))
-        columns = _figure_columns(self.plan)
+        columns = _figure_columns(self.plan) if len(self.plan.models) >= 2 else _NO_COLUMNS  # (alone: all it sees)
         units = tuple((u.unit_id, _is_infantry(u)) for u in self.plan.units)
         key = (tuple(m.model_id for m in self.plan.models), columns.tobytes(), units, terrain_key, self.sight_depth)
         object.__setattr__(self, "terrain_key", terrain_key)
@@ -1131,6 +1131,10 @@ def _all_pairs_remembered(table: _SightTable) -> SightMatrix:
 
 def _is_infantry(unit: Unit) -> bool:
     return unit.kind is None or unit.kind == "infantry"
+
+
+_NO_COLUMNS = np.zeros((0, 5))
+_NO_COLUMNS.flags.writeable = False
 
 
 def _figure_columns(plan: TablePlan) -> np.ndarray:
