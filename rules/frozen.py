@@ -34,6 +34,13 @@ class FrozenDict(Mapping[str, Any]):
         self._data: dict[str, Any] = dict(data or {})
         self._hash: int | None = None
 
+    @classmethod
+    def _owning(cls, data: dict[str, Any]) -> FrozenDict:
+        """A FrozenDict keeping ``data`` itself (a dict nobody else holds), not a copy."""
+        frozen = cls()
+        frozen._data = data
+        return frozen
+
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
 
@@ -57,8 +64,16 @@ class FrozenDict(Mapping[str, Any]):
         return f"FrozenDict({self._data!r})"
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # frozen as they are
+
+
 def freeze(value: Any) -> Any:
     """Return ``value`` with dicts as :class:`FrozenDict` and lists as tuples (already frozen: as it is)."""
+    kind = type(value)
+    if kind in _PLAIN or kind is FrozenDict:  # most values: no isinstance of an abstract class
+        return value
+    if kind is dict:  # a message's parameters: frozen into a new dict the FrozenDict keeps (no second copy)
+        return FrozenDict._owning({k: freeze(v) for k, v in value.items()})
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):

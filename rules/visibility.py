@@ -198,11 +198,15 @@ class _Context:
     geoms: tuple[BaseGeometry, ...]
     clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]  # convex areas' half-planes (depth clipping)
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...]  # High Fire: per infantry unit
+    unknown: np.ndarray  # (T,) the pieces whose kind the rule set does not know
+    hides: np.ndarray  # (T,) the pieces whose kind is known and not clear (they may hide something)
+    geom_array: np.ndarray  # (T,) ``geoms`` as an array of objects
+    candidates: tuple["_Candidate | None", ...]  # (T,) each piece as its kind makes it (not seen over)
 
 
 def _context(plan: TablePlan, rs: SightRules) -> _Context:
     """Only what the rule set's figures need: their arrays where every figure blocks, High Fire's unit obstacles."""
-    boxes, box_tuples, kinds, geoms, clips = _terrain_info(plan.terrain, rs)  # one look-up by value
+    boxes, box_tuples, kinds, geoms, clips, unknown, hides, geom_array, candidates = _terrain_info(plan.terrain, rs)
     units: dict[str, tuple[Model, ...]] = {}
     obstacles: tuple[tuple[str, tuple[tuple[str, bool, BaseGeometry, Box], ...]], ...] = ()
     xy, rad = _NO_XY, _NO_RAD
@@ -216,16 +220,29 @@ def _context(plan: TablePlan, rs: SightRules) -> _Context:
     elif rs.models_block_sight == "models":
         xy = np.array([m.position_mm for m in plan.models], dtype=float).reshape(-1, 2)
         rad = np.array([m.base_mm for m in plan.models], dtype=float) / 2.0
-    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, box_tuples, kinds, geoms, clips, obstacles)
+    return _Context(plan.models, units, xy, rad, plan.terrain, boxes, box_tuples, kinds, geoms, clips, obstacles,
+                    unknown, hides, geom_array, candidates)
 
 
 _NO_XY = np.zeros((0, 2))
 _NO_RAD = np.zeros(0)
 
 
-def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
-                  ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
-                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
+class _TerrainInfo(NamedTuple):
+    """What sight reads of the terrain, by value (:func:`_terrain_of_thread`)."""
+
+    boxes: np.ndarray
+    box_tuples: tuple[Box, ...]
+    kinds: tuple[TerrainKind | None, ...]
+    geoms: tuple[BaseGeometry, ...]
+    clips: tuple[tuple[np.ndarray, np.ndarray] | None, ...]
+    unknown: np.ndarray
+    hides: np.ndarray
+    geom_array: np.ndarray
+    candidates: tuple["_Candidate | None", ...]
+
+
+def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules) -> _TerrainInfo:
     """:func:`_terrain_of_thread` for the calling thread (prepared geometries: one thread's own)."""
     return _terrain_of_thread(threading.get_ident(), terrain, rs)
 
@@ -238,11 +255,10 @@ def _terrain_info(terrain: tuple[Terrain, ...], rs: SightRules
 
 
 @functools.lru_cache(maxsize=16)
-def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
-                       ) -> tuple[np.ndarray, tuple[Box, ...], tuple[TerrainKind | None, ...], tuple[BaseGeometry, ...],
-                             tuple[tuple[np.ndarray, np.ndarray] | None, ...]]:
+def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules) -> _TerrainInfo:
     """Every piece's box (as an array and as tuples), kind (``None`` when the rule set does not know it) and prepared
-    geometry, by value."""
+    geometry, by value; which kinds are unknown and which hide something, as arrays, and each piece's candidate
+    blocker (read for every question)."""
     kinds: list[TerrainKind | None] = []
     for t in terrain:
         try:
@@ -256,8 +272,33 @@ def _terrain_of_thread(thread: int, terrain: tuple[Terrain, ...], rs: SightRules
         shapely.prepare(g)
     box_tuples = _terrain_boxes(terrain)
     boxes = np.array(box_tuples, dtype=float).reshape(-1, 4)
-    boxes.flags.writeable = False
-    return boxes, box_tuples, tuple(kinds), geoms, tuple(_half_planes(g) for g in geoms)
+    unknown = np.array([k is None for k in kinds], dtype=bool)
+    hides = np.array([k is not None and k.sight != "clear" for k in kinds], dtype=bool)
+    geom_array = np.empty(len(geoms), dtype=object)
+    geom_array[:] = geoms
+    for arr in (boxes, unknown, hides, geom_array):
+        arr.flags.writeable = False
+    clips = tuple(_half_planes(g) for g in geoms)
+    return _TerrainInfo(boxes, box_tuples, tuple(kinds), geoms, clips, unknown, hides, geom_array,
+                        tuple(_piece_candidate(rs, piece, kind, geom, clip)
+                              for piece, kind, geom, clip in zip(terrain, kinds, geoms, clips)))
+
+
+def _piece_candidate(rs: SightRules, piece: Terrain, kind: TerrainKind | None, geom: BaseGeometry,
+                     clip: tuple[np.ndarray, np.ndarray] | None) -> "_Candidate | None":
+    """The candidate blocker a piece makes by its kind (``None`` when clear or unknown): a High Fire depth, or what
+    the kind does (a piece seen over is the pair's own, :func:`_candidates_for`)."""
+    if kind is None or kind.sight == "clear":
+        return None
+    depth = rs.sight_depth_mm
+    if kind.sight in depth:
+        limit = depth[kind.sight]
+        return _Candidate(geom, "depth", limit, functools.partial(
+            Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
+            what=kind_msg(rs.name, piece.kind)), clip)
+    return _Candidate(geom, kind.sight, 0.0, functools.partial(
+        Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
+        what=kind_msg(rs.name, piece.kind)))
 
 
 def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRules, within: Box | None,
@@ -272,7 +313,6 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
     origin: BaseGeometry | None = None
     kinds, geoms, terrain = ctx.kinds, ctx.geoms, ctx.terrain
     boxes = ctx.box_tuples
-    depth = rs.sight_depth_mm
     ea, eb = eye_mm(observer), eye_mm(target)
     lower_eyes = min(ea, eb) if ea is not None and eb is not None else None  # sees_over, once for the pair
     if meet is not None:
@@ -300,20 +340,15 @@ def _candidates_for(plan: TablePlan, observer: Model, target: Model, rs: SightRu
             origin = origin if origin is not None else shapely.Point(observer.position_mm)
             if geom.distance(origin) <= observer.base_mm / 2.0 + CONTACT_TOLERANCE_MM:
                 continue  # a shooter against a linear obstacle sees over it (Feu à Volonté, Combats à distance)
-        if kind.sight in depth:
-            limit = depth[kind.sight]
-            out.append(_Candidate(geom, "depth", limit, functools.partial(
-                Blocker, piece.kind, piece.terrain_id, geom, "depth", f"{kind.text}", kind.source, limit,
-                what=kind_msg(rs.name, piece.kind)), ctx.clips[k]))
-        elif (kind.sight == "blocks" and lower_eyes is not None and piece.height_mm is not None
-              and float(piece.height_mm) < lower_eyes):  # sees_over(piece, observer, target)
+        if (kind.sight == "blocks" and lower_eyes is not None and piece.height_mm is not None
+                and float(piece.height_mm) < lower_eyes):  # sees_over(piece, observer, target)
             # heights decide: a piece lower than both figures' eyes is seen over and gives cover
             out.append(_Candidate(geom, "cover", 0.0, functools.partial(
                 _seen_over_blocker, piece, kind, geom, observer, target)))
-        else:
-            out.append(_Candidate(geom, kind.sight, 0.0, functools.partial(
-                Blocker, piece.kind, piece.terrain_id, geom, kind.sight, kind.text, kind.source,
-                what=kind_msg(rs.name, piece.kind))))
+        else:  # what the piece's kind does, the same for every pair (made once with the terrain)
+            cand = ctx.candidates[k]
+            assert cand is not None  # a known kind that is not clear
+            out.append(cand)
     out.extend(_figure_candidates(rs, observer, target, within, ctx) if figures is None else figures)
     return out
 
@@ -389,15 +424,13 @@ def _pieces_in_reach(rs: SightRules, ctx: _Context, within: np.ndarray, hulls: C
     refused there, the first in the pairs' order, as :func:`_candidates_for` refuses it.
     """
     meet = _boxes_meet(ctx.boxes, within)
-    unknown = np.array([k is None for k in ctx.kinds], dtype=bool)
-    if (meet & unknown).any():
+    unknown = ctx.unknown
+    if unknown.any() and (meet & unknown).any():
         rs.kind_of(ctx.terrain[int(np.argwhere(meet & unknown)[0, 1])])  # raises: the kind is unknown
-    meet &= np.array([k is None or k.sight != "clear" for k in ctx.kinds], dtype=bool)
+    meet &= ctx.hides
     if meet.sum() > HULL_FIRST:
         pi, ki = np.nonzero(meet)
-        geoms = np.empty(len(ctx.geoms), dtype=object)
-        geoms[:] = ctx.geoms
-        miss = ~shapely.intersects(geoms[ki], hulls()[pi])
+        miss = ~shapely.intersects(ctx.geom_array[ki], hulls()[pi])
         meet[pi[miss], ki[miss]] = False
     return meet
 
@@ -617,11 +650,11 @@ def _sight_rays_many(o: np.ndarray, c: np.ndarray, ra: np.ndarray, rb: np.ndarra
     apart = dist > ra + rb + CONTACT_TOLERANCE_MM
     if not apart.all():
         o, c, ra, rb, v, dist = o[apart], c[apart], ra[apart], rb[apart], v[apart], dist[apart]
-    u = v / dist[:, None]
-    perp = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    ux, uy = v[:, 0] / dist, v[:, 1] / dist
     s = spread[None, :] * rb[:, None] * 0.999
-    ends = c[:, None, :] + s[:, :, None] * perp[:, None, :]
-    d = ends - o[:, None, :]
+    d = np.empty(s.shape + (2,))  # ends - o, x and y written in place (no stacked temporaries)
+    np.subtract(c[:, 0:1] + s * -uy[:, None], o[:, 0:1], out=d[..., 0])
+    np.subtract(c[:, 1:2] + s * ux[:, None], o[:, 1:2], out=d[..., 1])
     length = np.hypot(d[..., 0], d[..., 1])
     f = o - c
     a = np.einsum("pij,pij->pi", d, d)
@@ -629,9 +662,11 @@ def _sight_rays_many(o: np.ndarray, c: np.ndarray, ra: np.ndarray, rb: np.ndarra
     cc = np.einsum("pj,pj->p", f, f)[:, None] - (rb * rb)[:, None]
     t_entry = (-b - np.sqrt(np.maximum(b * b - 4 * a * cc, 0.0))) / (2 * a)
     t_start = np.minimum(ra[:, None] / length, t_entry)
-    starts = o[:, None, :] + t_start[..., None] * d
-    stops = o[:, None, :] + t_entry[..., None] * d
-    return np.stack([starts, stops], axis=2), apart
+    segs = np.empty(d.shape[:2] + (2, 2))
+    np.multiply(t_start[..., None], d, out=segs[:, :, 0])
+    np.multiply(t_entry[..., None], d, out=segs[:, :, 1])
+    segs += o[:, None, None, :]  # the starts and the stops
+    return segs, apart
 
 
 @placed_only
@@ -727,7 +762,7 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         return out
     ends = rays.reshape(n_pairs, -1, 2)
     lo, hi = ends.min(axis=1) - CONTACT_TOLERANCE_MM, ends.max(axis=1) + CONTACT_TOLERANCE_MM  # rays_box of each
-    traced = np.flatnonzero(apart).tolist()
+    traced = [k for k, a in enumerate(apart.tolist()) if a]
     boxes = np.concatenate([lo, hi], axis=1)
     hulls: np.ndarray | None = None
 
@@ -761,29 +796,34 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         return lines
 
     meets = np.zeros((len(cands), n_rays), dtype=bool)
-    circle = np.array([c.circle is not None for c in cands], dtype=bool)
-    near = np.flatnonzero(~circle & ~pieces)  # High Fire's unit obstacles
-    if len(near) > HULL_FIRST:
-        near = near[shapely.intersects(geoms[near], hulls_of()[pair_of[near]])]
-    near = np.union1d(near, np.flatnonzero(pieces))
+    near = np.flatnonzero(pieces)
+    if rs.models_block_sight == "infantry-units":  # the candidates after the pieces are unit obstacles
+        units = np.flatnonzero(~pieces)
+        if len(units) > HULL_FIRST:
+            units = units[shapely.intersects(geoms[units], hulls_of()[pair_of[units]])]
+        tested = pieces.copy()
+        tested[units] = True  # the unit obstacles left, with the pieces, in order
+        near = np.flatnonzero(tested)
     if len(near):
         meets[near] = shapely.intersects(geoms[near][:, None], lines_of(pair_of[near])[pair_of[near]])
-    discs = np.flatnonzero(circle)
-    if len(discs):
+    if rs.models_block_sight == "models" and len(discs := np.flatnonzero(~pieces)):  # figures' bases: circles
         meets[discs] = _meets_discs(np.array([cands[k].circle for k in discs]), rays[pair_of[discs]],
                                     lambda i, r: shapely.intersects(geoms[discs[i]],
                                                                     lines_of(pair_of[discs[i]])[pair_of[discs[i]], r]))
-    effect = np.array([c.effect for c in cands], dtype=object)
+    effect = [c.effect for c in cands]
     blocked = np.zeros((n_pairs, n_rays), dtype=bool)
     covered = np.zeros((n_pairs, n_rays), dtype=bool)
     depth_sum = np.zeros((n_pairs, n_rays))
     hits = meets.copy()  # what each candidate counts as hit (for a depth: the rays it adds to or blocks)
-    hard = np.flatnonzero(effect == "blocks")
-    np.logical_or.at(blocked, pair_of[hard], meets[hard])
-    soft = np.flatnonzero(effect == "cover")
-    np.logical_or.at(covered, pair_of[soft], meets[soft])
+    for out_rays, what in ((blocked, "blocks"), (covered, "cover")):
+        rows = np.array([e == what for e in effect], dtype=bool)
+        if n_pairs == 1:  # one pair: a plain reduction (ufunc.at's set-up costs more than the work)
+            out_rays[0] = meets[rows].any(axis=0)
+        else:
+            np.logical_or.at(out_rays, pair_of[rows], meets[rows])
     separate = opts.get("sight_depth", "proportional") == "separate"
-    deep = np.flatnonzero((effect == "depth") & meets.any(axis=1))
+    deep = (np.flatnonzero(np.array([e == "depth" for e in effect], dtype=bool) & meets.any(axis=1))
+            if "depth" in effect else np.zeros(0, dtype=np.intp))
     if len(deep):
         ratio = np.zeros((len(deep), n_rays))
         ki, ri = np.nonzero(meets[deep])  # every (depth candidate, ray) that meets, candidates in order
@@ -813,7 +853,7 @@ def _trace_many(plan: TablePlan, pairs: Sequence[tuple[Model, Model]], rs: Sight
         else:
             hits[deep] = ratio > 0
             np.add.at(depth_sum, pair_of[deep], ratio)  # in each pair's candidates' order
-    if not separate:
+    if not separate and len(deep):  # (no depth crossed: every sum is 0)
         blocked |= depth_sum >= 1.0 - 1e-9
     said: list[bool] = np.asarray(hits.any(axis=1)).tolist()
     first = 0
@@ -909,8 +949,9 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
     blockers: list[tuple[str, str, str]] = []
     cover: list[tuple[str, str, str]] = []
     for bl, hits in hit_by:
-        share = f"{int(hits.sum())}/{n} sight rays"
-        params = {"piece": bl.ident, "what": bl.what, "hit": int(hits.sum()), "rays": n}
+        hit = int(np.count_nonzero(hits))
+        share = f"{hit}/{n} sight rays"
+        params = {"piece": bl.ident, "what": bl.what, "hit": hit, "rays": n}
         if bl.effect == "depth":
             reason = Reason(f"{bl.reason}; sight passes through it ({share})", msg("sight.reason.depth", **params))
             cover.append((bl.kind, bl.ident, reason))
@@ -942,9 +983,10 @@ def _sight_result(rs: SightRules, opts: Mapping[str, Any], observer: Model, targ
                                                        msg("sight.reason.too_deep", piece=bl.ident, what=bl.what)))
                             for bl, hits in hit_by if bl.effect == "depth" and (hits & blocked).any())
     clear = ~blocked
-    visible = bool(clear.any())
-    fraction = float(clear.mean())
-    cover_fraction = float((covered | blocked).mean()) if covered.any() else 0.0
+    seen = int(np.count_nonzero(clear))
+    visible = seen > 0
+    fraction = seen / n  # the mean of ``clear`` (its sum is exact), without np.mean's wrappers
+    cover_fraction = int(np.count_nonzero(covered | blocked)) / n if covered.any() else 0.0
     if not explained:
         return Sight(observer.model_id, target.model_id, visible, fraction, cover_fraction,
                      bool(clear[mid]), tuple(blockers), tuple(cover))
@@ -1049,9 +1091,11 @@ class _Key:
 class _SightTable:
     """What all-pairs sight depends on, as a hashable key (the plan rides along, not compared).
 
-    Equal when the models, units, terrain, rule set and depth option are equal; the
-    hash is taken once, and the terrain's with the rule set (``terrain_key``) once too,
-    for the caches of what depends on them alone.
+    Equal when what sight reads of the figures (ids, and :func:`_figure_columns`: centres, bases, eyes
+    and units), the units (order and which are infantry), the terrain, the rule set and the depth option
+    are equal: the figures' columns are hashed as bytes, not a hundred records field by field (and
+    ``_all_pairs`` reads them). The hash is taken once, and the terrain's with the rule set
+    (``terrain_key``) once too, for the caches of what depends on them alone.
     """
 
     plan: TablePlan
@@ -1060,11 +1104,15 @@ class _SightTable:
     key: tuple[Any, ...] = field(init=False)
     hashed: int = field(init=False)
     terrain_key: _Key = field(init=False)
+    columns: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         terrain_key = _Key((self.plan.terrain, self.ruleset))
-        key = (self.plan.models, self.plan.units, terrain_key, self.sight_depth)
+        columns = _figure_columns(self.plan) if len(self.plan.models) >= 2 else _NO_COLUMNS  # (alone: all it sees)
+        units = tuple((u.unit_id, _is_infantry(u)) for u in self.plan.units)
+        key = (tuple(m.model_id for m in self.plan.models), columns.tobytes(), units, terrain_key, self.sight_depth)
         object.__setattr__(self, "terrain_key", terrain_key)
+        object.__setattr__(self, "columns", columns)
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "hashed", hash(key))
 
@@ -1078,26 +1126,38 @@ class _SightTable:
 @functools.lru_cache(maxsize=8)
 def _all_pairs_remembered(table: _SightTable) -> SightMatrix:
     """:func:`all_pairs_sight` of one table, remembered by value (the matrix is read-only)."""
-    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth}, table.terrain_key)
+    return _all_pairs(table.plan, table.ruleset, {"sight_depth": table.sight_depth}, table.terrain_key, table.columns)
 
 
 def _is_infantry(unit: Unit) -> bool:
     return unit.kind is None or unit.kind == "infantry"
 
 
-def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain_key: _Key) -> SightMatrix:
-    """Compute :func:`all_pairs_sight` (``opts``: the options in force; ``terrain_key``: the terrain and ``rs``)."""
+_NO_COLUMNS = np.zeros((0, 5))
+_NO_COLUMNS.flags.writeable = False
+
+
+def _figure_columns(plan: TablePlan) -> np.ndarray:
+    """``(n, 5)``: every figure's centre, base, eyes (rules.heights.eyes: -inf where unknown) and unit (its
+    place in ``plan.units``), in one pass over the figures (read-only)."""
+    unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
+    cols = np.array([(m.position_mm[0], m.position_mm[1], m.base_mm,
+                      -math.inf if m.height_mm is None
+                      else (float(m.elevation_mm) if m.elevation_mm is not None else 0.0) + float(m.height_mm),
+                      unit_index[m.unit_id]) for m in plan.models], dtype=float).reshape(-1, 5)
+    cols.flags.writeable = False
+    return cols
+
+
+def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain_key: _Key,
+               cols: np.ndarray) -> SightMatrix:
+    """Compute :func:`all_pairs_sight` (``opts``: the options in force; ``terrain_key``: the terrain and ``rs``;
+    ``cols``: :func:`_figure_columns`)."""
     models = plan.models
     n = len(models)
     ids = tuple(m.model_id for m in models)
     if n < 2:
         return SightMatrix(ids, np.ones((n, n), dtype=bool))
-    unit_index = {un.unit_id: k for k, un in enumerate(plan.units)}
-    # one pass over the figures: centre, base, eyes (rules.heights.eyes: -inf where unknown) and unit
-    cols = np.array([(m.position_mm[0], m.position_mm[1], m.base_mm,
-                      -math.inf if m.height_mm is None
-                      else (float(m.elevation_mm) if m.elevation_mm is not None else 0.0) + float(m.height_mm),
-                      unit_index[m.unit_id]) for m in models], dtype=float)
     x, y, eye = cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 3].copy()
     rad = cols[:, 2] / 2.0
     unit_of = cols[:, 4].astype(np.intp)
@@ -1122,8 +1182,11 @@ def _all_pairs(plan: TablePlan, rs: SightRules, opts: Mapping[str, Any], terrain
     dx = x[None, :] - x[:, None]  # (n, n): from row model to column model
     dy = y[None, :] - y[:, None]
     dist = np.sqrt(dx * dx + dy * dy)  # np.hypot is 5x slower; where it matters (contact) it is used below
-    ang = np.arctan2(dy, dx)  # in [-pi, pi]: _wrap's first step, in place
-    np.add(ang, TWO_PI, out=ang, where=ang < 0)
+    # directions in [0, 2 pi) of the pairs i < j only (an arctangent costs as much as a hundred products):
+    # the open pairs are read from the lower index, and the other way round by :func:`_towards`
+    ang = np.zeros((n, n))
+    up = _upper_flat(n)
+    ang.ravel()[up] = _directions(dx, dy, up)
     blocked = np.zeros((n, n), dtype=bool)
     pts = _Points(x, y, rad)
     if pieces is not None:
@@ -1244,6 +1307,45 @@ def _wrap(z: np.ndarray) -> np.ndarray:
     return out
 
 
+def _directions(dx: np.ndarray, dy: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """The direction in [0, 2 pi) of the ``(n, n)`` offsets ``dx``, ``dy`` at flat indices ``flat`` (what the
+    whole matrix's ``np.arctan2`` gives there, bit for bit)."""
+    out = np.arctan2(dy.ravel()[flat], dx.ravel()[flat])
+    np.add(out, TWO_PI, out=out, where=out < 0)
+    return np.asarray(out)
+
+
+def _towards(ang: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """The direction from figure ``i`` to figure ``j`` (``i != j``) out of ``ang``, which holds the pairs
+    ``i < j``: for ``i > j`` the reverse of ``j``'s toward ``i``, half a turn away (to rounding: it feeds
+    bounds with margins, never a verdict)."""
+    n = ang.shape[1]
+    later = i > j
+    out = ang.ravel()[np.where(later, j * n + i, i * n + j)]
+    np.add(out, np.pi, out=out, where=later)
+    np.subtract(out, TWO_PI, out=out, where=out >= TWO_PI)
+    return np.asarray(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _upper_flat(n: int) -> np.ndarray:
+    """The flat indices of the pairs ``i < j`` of ``n`` models, in order (read-only)."""
+    flat = np.flatnonzero(_upper(n))
+    flat.flags.writeable = False
+    return flat
+
+
+@functools.lru_cache(maxsize=8)
+def _all_open(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`_sweep` reads of ``_upper(n)`` (every pair open): the pairs' second models, flat indices,
+    the rows with a pair and each pair's row among them (read-only)."""
+    pi, pj = np.nonzero(_upper(n))
+    out = (pj, _upper_flat(n), np.unique(pi), pi)  # the rows with a pair are the first n - 1: each its own place
+    for arr in out:
+        arr.flags.writeable = False
+    return out
+
+
 @functools.lru_cache(maxsize=8)
 def _upper(n: int) -> np.ndarray:
     """Return the (read-only) mask of the pairs ``i < j`` of ``n`` models."""
@@ -1308,7 +1410,8 @@ def _outer_members(groups: list[list[int]], x: np.ndarray, y: np.ndarray, rad: n
     full = np.array([g + g[:1] * (width - len(g)) for g in groups], dtype=np.intp)
     if outlines is not None:
         vx, vy = outlines.edges[:, :, 0, 0], outlines.edges[:, :, 0, 1]  # (S, E) corners, NaN past the last
-        d = np.hypot(vx[:, :, None] - x[full][:, None, :], vy[:, :, None] - y[full][:, None, :])  # (S, E, M)
+        ex, ey = vx[:, :, None] - x[full][:, None, :], vy[:, :, None] - y[full][:, None, :]
+        d = np.sqrt(ex * ex + ey * ey)  # (S, E, M); within 1e-9 of the circle either way (np.hypot is 5x slower)
         outer = rad[full][:, None, :] * HULL_SCALE
         with np.errstate(invalid="ignore"):
             on = np.abs(d - outer) <= 1e-9 * outer
@@ -1401,14 +1504,18 @@ class _Sweep:
 
 def _sweep(ang: np.ndarray, still: np.ndarray) -> _Sweep | None:
     """Return the :class:`_Sweep` of the open pairs ``still`` (``i < j``), or ``None`` if there are none."""
-    pi, pj = np.nonzero(still)
-    if not len(pi):
-        return None
-    has = still.any(axis=1)
-    rows = np.flatnonzero(has)
-    local = np.cumsum(has) - 1
-    a = ang.ravel()[pi * still.shape[1] + pj]  # flat: faster than indexing by two arrays
-    key = local[pi] * (SWEEP_BINS + 1) + _bin(a)
+    if len(still) > 1 and still is _upper(len(still)):  # every pair open (nothing blocked yet): indices known
+        pj, flat, rows, local_pi = _all_open(len(still))
+    else:
+        pi, pj = np.nonzero(still)
+        if not len(pi):
+            return None
+        has = still.any(axis=1)
+        rows = np.flatnonzero(has)
+        local_pi = (np.cumsum(has) - 1)[pi]
+        flat = pi * still.shape[1] + pj  # flat: faster than indexing by two arrays
+    a = ang.ravel()[flat]
+    key = local_pi * (SWEEP_BINS + 1) + _bin(a)
     small = key.astype(np.uint16) if len(rows) * (SWEEP_BINS + 1) <= 65535 else key
     perm = np.argsort(small, kind="stable")  # a radix sort when the keys fit in 16 bits
     first = np.zeros(len(rows) * (SWEEP_BINS + 1) + 1, dtype=np.intp)
@@ -1474,9 +1581,6 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
     x, y, rad = pts.x, pts.y, pts.rad
     g_count = len(own)
     n_static = int((own < 0).sum())
-    gx = np.maximum(np.maximum(pieces.lox[None, :] - x[:, None], x[:, None] - pieces.hix[None, :]), 0.0)
-    gy = np.maximum(np.maximum(pieces.loy[None, :] - y[:, None], y[:, None] - pieces.hiy[None, :]), 0.0)
-    dmin = np.sqrt(gx * gx + gy * gy)  # distance to the piece's box: a lower bound of the distance to the piece
     _deep_inside(pts, pieces, hard, own, unit_of, blocked)
     n = len(x)
     sweep = _sweep(ang, _upper(n) & ~(blocked | blocked.T) if blocked.any() else _upper(n))
@@ -1484,16 +1588,23 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
         return
     rows = sweep.rows
     xr, yr = x[rows], y[rows]
+    gx = np.maximum(np.maximum(pieces.lox[None, :] - xr[:, None], xr[:, None] - pieces.hix[None, :]), 0.0)
+    gy = np.maximum(np.maximum(pieces.loy[None, :] - yr[:, None], yr[:, None] - pieces.hiy[None, :]), 0.0)
+    dmin = np.sqrt(gx * gx + gy * gy)  # (R, G) distance to the piece's box: a lower bound of the distance to it
     extents = [_extent(pieces, slice(0, n_static), xr, yr)] if n_static else []  # terrain, then unit hulls
     if g_count > n_static:
         cols = slice(n_static, g_count)
-        extents.append(_extent(pieces, cols, xr, yr) if members is None
-                       else _circle_extent(members, rows, dist, ang, rad, _far_corner(pieces, cols, xr, yr)))
-    ac, wmin, wmax, dmax, imin, imax = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
-                                        for part in zip(*extents))
-    lo, span = ac + wmin, wmax - wmin
-    inner_lo, inner_span = imin - wmin, imax - imin  # where a piece surely lies, from ``lo`` (the rest: tested)
-    wide = (dmin[rows] <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
+        if members is None:
+            extents.append(_extent(pieces, cols, xr, yr))
+        else:
+            ac, wmin, wmax, far, imin, imax = _circle_extent(members, rows, dist, ang, rad,
+                                                             _far_corner(pieces, cols, xr, yr))
+            extents.append((ac + wmin, wmax - wmin, far, imin - wmin, imax - imin))
+    # where each piece's directions start and how far they span, its farthest point's bound, and where
+    # it surely lies (from ``lo``; the rest is tested)
+    lo, span, dmax, inner_lo, inner_span = (np.concatenate(part, axis=1) if len(extents) > 1 else part[0]
+                                            for part in zip(*extents))
+    wide = (dmin <= rad[rows, None] + CONTACT_TOLERANCE_MM) | (span >= np.pi - 1e-6)
     lo = np.where(wide, 0.0, lo)
     span = np.where(wide, 2 * np.pi, span)
     if n_static < g_count:
@@ -1506,16 +1617,16 @@ def _terrain_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, pieces: "_Pie
         li, cj, cg = _candidates(sweep, lo, span, None)
     ci = rows[li]
     pair = ci * n + cj  # flat indices: much faster than indexing the (n, n) arrays by two arrays
+    ig = li * g_count + cg  # and into the observers' (R, G) spans
     end = dist.ravel()[pair] - rad[cj]
-    reach = dmin.ravel()[ci * g_count + cg] <= end + CONTACT_TOLERANCE_MM
-    if n_static < g_count:  # nor does the target's own solid hide it
-        own_c = own[cg]
-        reach &= (own_c == -1) | ((own_c != unit_of[ci]) & (own_c != unit_of[cj]))
+    reach = dmin.ravel()[ig] <= end + CONTACT_TOLERANCE_MM
+    if n_static < g_count:  # nor does the target's own solid hide it (the observer's own were never asked)
+        reach &= own[cg] != unit_of[cj]  # (terrain's -1 is no unit)
     reach &= ~blocked.ravel()[pair]
     solid = hard[cg]
     s = np.flatnonzero(reach & solid)  # solid pieces first: a pair they block asks nothing of the depths
     if len(s):
-        _solid_pass(pts, ang, pieces, blocked, ci[s], cj[s], cg[s], end[s], li[s] * g_count + cg[s], pair[s],
+        _solid_pass(pts, ang, pieces, blocked, ci[s], cj[s], cg[s], end[s], ig[s], pair[s],
                     (lo, inner_lo, inner_span, wide, dmax))
     d = reach & ~solid
     if d.any():
@@ -1593,10 +1704,10 @@ def _depth_pass(pts: _Points, pieces: "_Pieces", geoms: Sequence[BaseGeometry], 
 
 
 def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return, seen from each point, the direction of each piece's box centre, the angles its
-    vertices span either side of it (twice: where the piece may lie and where it surely lies
-    are the same interval) and its farthest vertex's distance: ``(R, C)`` arrays.
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return, seen from each point, where each piece's directions start (its vertices' least angle from its box
+    centre's direction), the angle they span, its farthest vertex's bound, and where it surely lies (the same
+    interval: ``0`` from the start, the same span): ``(R, C)`` arrays.
 
     Only as many vertex rows as the widest piece of ``cols`` has are used (the rest repeat a vertex).
     An area's last vertex row (its last edge's end) closes a ring, so it repeats a vertex already
@@ -1611,8 +1722,9 @@ def _extent(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray
     w -= ac[None, :, :]  # in (-3 pi, 3 pi): brought into [-pi, pi) in place
     np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
     np.add(w, TWO_PI, out=w, where=w < -np.pi)
-    wmin, wmax = w.min(axis=0), w.max(axis=0)
-    return ac, wmin, wmax, _far_corner(pieces, cols, x, y), wmin, wmax
+    wmin = w.min(axis=0)
+    span = w.max(axis=0) - wmin
+    return ac + wmin, span, _far_corner(pieces, cols, x, y), np.zeros_like(wmin), span
 
 
 def _far_corner(pieces: "_Pieces", cols: slice, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -1644,6 +1756,9 @@ def _circle_extent(members: np.ndarray, rows: np.ndarray, dist: np.ndarray, ang:
     at = rows[:, None, None] * dist.shape[1] + members[None, :, :]  # flat indices (R, S, M): one gather each
     d = dist.ravel()[at]
     w = ang.ravel()[at]
+    below = np.flatnonzero(rows[:, None, None] > members[None, :, :])  # ``ang`` holds the pairs i < j
+    w.ravel()[below] = _towards(ang, np.broadcast_to(rows[:, None, None], at.shape).ravel()[below],
+                                np.broadcast_to(members[None, :, :], at.shape).ravel()[below])
     ac = w[:, :, 0].copy()
     w -= ac[:, :, None]  # in (-2 pi, 2 pi): brought into [-pi, pi)
     np.subtract(w, TWO_PI, out=w, where=w >= np.pi)  # masked in place: no gather and scatter of the masked values
@@ -1827,7 +1942,7 @@ def _disc_pass(pts: _Points, dist: np.ndarray, ang: np.ndarray, blocked: np.ndar
     half = np.arcsin(np.minimum(np.maximum(rad[ok] / np.where(d > 0, d, 1.0), 0.0), 1.0))
     obs = rows[oi]
     wide = d <= rad[obs] + rad[ok] + CONTACT_TOLERANCE_MM
-    lo = np.where(wide, 0.0, ang.ravel()[obs * n + ok] - half)
+    lo = np.where(wide, 0.0, _towards(ang, obs, ok) - half)
     span = np.where(wide, 2 * np.pi, 2 * half)
     li, cj, ck = _candidates(sweep, lo, span, (oi, ok))
     base = li * n

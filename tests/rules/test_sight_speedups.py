@@ -144,7 +144,7 @@ def test_unit_solid_spans_from_circles_hold_the_hull_and_lie_in_it() -> None:
         dist, ang = np.sqrt(dx * dx + dy * dy), _wrap(np.arctan2(dy, dx))
         rows = np.arange(len(bases), len(xy))
         far = _far_corner(pieces, slice(0, len(hulls)), obs[:, 0], obs[:, 1])
-        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, ang, rad, far)
+        ac, wmin, wmax, dmax, imin, imax = _circle_extent(members, rows, dist, np.triu(ang, 1), rad, far)
         for s, hull in enumerate(hulls):
             verts = shapely.get_coordinates(hull)
             for r_, (ox, oy) in enumerate(obs):
@@ -471,3 +471,72 @@ def test_base_polygons_meet_rays_as_shapely_says() -> None:
 
     assert np.array_equal(_meets_discs(circle, ends, exact), want)
     assert sum(asked) < want.size // 2 and want.any() and not want.all()  # most decided by the circles
+
+
+def test_a_piece_seen_over_is_the_pairs_own_and_the_kinds_candidate_is_shared() -> None:
+    """The candidate a piece makes by its kind is made once with the terrain; a low wall seen over by one pair
+    (both figures' eyes above it) is still a wall that blocks for another pair asked in the same batch."""
+    from rules.visibility import _context, lines_of_sight
+
+    plan = parse_game({"ruleset": "firefight", "table": {"width_mm": 600, "depth_mm": 600},
+                       "units": [{"id": "u", "side": "A"}, {"id": "v", "side": "B"}],
+                       "models": [{"id": "tall", "unit": "u", "x_mm": 100, "y_mm": 300, "base_mm": 25, "height_mm": 30},
+                                  {"id": "low", "unit": "u", "x_mm": 100, "y_mm": 340, "base_mm": 25, "height_mm": 10},
+                                  {"id": "far", "unit": "v", "x_mm": 500, "y_mm": 320, "base_mm": 25, "height_mm": 30}],
+                       "terrain": [{"id": "w", "kind": "wall", "shape": "line", "points_mm": [[300, 200], [300, 450]],
+                                    "height_mm": 20}]})
+    rs = find_ruleset("firefight")
+    over, under = lines_of_sight(plan, [("tall", "far"), ("low", "far")], ruleset=rs)
+    assert over.visible and [c[:2] for c in over.cover] == [("wall", "w")] and not over.blockers
+    assert "lower than the eyes" in over.cover[0][2]
+    assert not under.visible and [b[:2] for b in under.blockers] == [("wall", "w")]
+    assert _context(plan, rs).candidates[0] is _context(plan, rs).candidates[0]  # remembered with the terrain
+
+
+def test_remembered_all_pairs_follow_every_field_sight_reads() -> None:
+    """The remembered answer is keyed on what sight reads of the figures and units (as bytes, not records):
+    a change of a figure's height, ground, base or place, or of a unit's kind, is a new table."""
+    from rules.visibility import _all_pairs_remembered
+
+    def fresh(plan: TablePlan) -> np.ndarray:
+        _all_pairs_remembered.cache_clear()
+        return all_pairs_sight(plan, ruleset=find_ruleset(plan.ruleset)).clear
+
+    hf = _high_fire_table(3)
+    tall = _random_table("firefight", 2)
+    changed = [
+        dataclasses.replace(hf, units=tuple(dataclasses.replace(u, kind="vehicle") for u in hf.units)),
+        dataclasses.replace(hf, models=tuple(dataclasses.replace(m, position_mm=(m.position_mm[0] + 40.0,
+                                                                                  m.position_mm[1]))
+                                             if m.unit_id == "u2" else m for m in hf.models)),
+        dataclasses.replace(tall, models=tuple(dataclasses.replace(m, height_mm=5.0) for m in tall.models)),
+        dataclasses.replace(tall, models=tuple(dataclasses.replace(m, elevation_mm=200.0) if k % 2 else m
+                                               for k, m in enumerate(tall.models))),
+        dataclasses.replace(tall, models=tuple(dataclasses.replace(m, base_mm=60.0) for m in tall.models)),
+    ]
+    for before, after in zip([hf, hf, tall, tall, tall], changed):
+        rs = find_ruleset(before.ruleset)
+        _all_pairs_remembered.cache_clear()
+        first = all_pairs_sight(before, ruleset=rs).clear
+        remembered = all_pairs_sight(after, ruleset=rs).clear  # asked right after the other table
+        assert np.array_equal(remembered, fresh(after)) and not np.array_equal(first, remembered)
+
+
+def test_directions_the_other_way_are_half_a_turn_from_the_stored_ones() -> None:
+    """All-pairs keeps the directions of the pairs i < j only; the other way round is read half a turn away,
+    within rounding of the arctangent's own answer (and the stored ones are the arctangent's, bit for bit)."""
+    from rules.visibility import _directions, _towards, _upper_flat
+
+    rng = np.random.default_rng(4)
+    xy = np.concatenate([rng.uniform(0, 1200, (60, 2)), np.round(rng.uniform(0, 1200, (20, 2)) / 50) * 50])
+    n = len(xy)
+    dx, dy = xy[None, :, 0] - xy[:, None, 0], xy[None, :, 1] - xy[:, None, 1]
+    exact = _wrap(np.arctan2(dy, dx))
+    ang = np.zeros((n, n))
+    ang.ravel()[_upper_flat(n)] = _directions(dx, dy, _upper_flat(n))
+    assert np.array_equal(np.triu(ang, 1), np.triu(exact, 1))
+    i, j = np.nonzero((dx != 0) | (dy != 0))  # (two figures on one spot are in contact: no direction read)
+    got = _towards(ang, i, j)
+    assert ((got >= 0) & (got < 2 * np.pi)).all()
+    off = np.abs(got - exact[i, j])
+    assert np.minimum(off, 2 * np.pi - off).max() <= 1e-12
