@@ -1,0 +1,34 @@
+"""Sentences the calibration says to its user in English, each carrying its message id and parameters.
+
+A :class:`Said` is the English sentence itself (a ``str``: whoever joins, logs or stores the
+warnings of a calibration keeps doing so), with ``msg_id`` and ``params`` for the edges, which
+word it in the user's language from the catalogues (``tabletracker/locale/<lang>.table.po``),
+as they do the package's errors. A parameter may be a message itself (``{"msg": id, "params": {...}}``).
+
+>>> w = Said("corner marker(s) 3 not seen", "calibration.corners_hidden", hidden="3", seen="0, 1, 2")
+>>> w == "corner marker(s) 3 not seen", w.msg_id, dict(w.params)
+(True, 'calibration.corners_hidden', {'hidden': '3', 'seen': '0, 1, 2'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+
+class Said(str):
+    """An English sentence for the user with its message id and parameters (see the module docstring)."""
+
+    msg_id: str
+    params: Mapping[str, Any]
+
+    def __new__(cls, text: str, msg_id: str, **params: Any) -> Said:
+        out = super().__new__(cls, text)
+        out.msg_id = msg_id
+        out.params = MappingProxyType(params)
+        return out
+
+    def words(self) -> dict[str, Any]:
+        """The sentence as a message object (``{"msg", "params", "text"}``), as the rules core's steps are."""
+        return {"msg": self.msg_id, "params": dict(self.params), "text": str(self)}
