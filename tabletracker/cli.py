@@ -14,7 +14,6 @@ import gc
 import importlib
 import logging
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -98,11 +97,7 @@ def argparse_words(message: str, lang: str) -> str:
     """
     from tabletracker import i18n
 
-    for pattern, msg_id in _ARGPARSE_MESSAGES:
-        match = re.fullmatch(pattern, message)
-        if match:
-            return i18n.render(msg_id, match.groupdict(), lang) or message
-    return message
+    return i18n.pattern_words(message, _ARGPARSE_MESSAGES, lang)
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -235,6 +235,20 @@ def source_words(source: Any, lang: str) -> str:
     return re.sub(r"\brule choice (\d+)", lambda m: render("cli.rule_choice", {"n": m[1]}, lang) or m[0], out)
 
 
+def pattern_words(message: str, patterns: Any, lang: str, *, numbers: bool = False) -> str:
+    """Return an English sentence another package writes (argparse, the tracker) in ``lang``, as it is when none of
+    ``patterns`` (``(regex, message id)``, the regex's named groups the message's parameters) matches it;
+    ``numbers``: the groups written as decimal numbers are said with the language's decimal mark."""
+    for pattern, msg_id in patterns:
+        match = re.fullmatch(pattern, message)
+        if match:
+            params: dict[str, Any] = dict(match.groupdict())
+            if numbers:
+                params = {k: float(v) if re.fullmatch(r"-?\d+\.\d+", v) else v for k, v in params.items()}
+            return render(msg_id, params, lang) or message
+    return message
+
+
 def message_of(value: Any) -> dict[str, Any]:
     """Return a warning or note as a message object: one with a message id (``calibration.words.Said``, an error)
     as ``{"msg", "params", "text"}``, a message object as it is, any other sentence as ``{"text": ...}``."""
