@@ -31,7 +31,7 @@ from calibration.fields import Reader, read_json_file
 from calibration.images import load_image as load_image  # the images' reader, kept importable from here
 from calibration.setup import TableSize
 from calibration.table import TableCalibration
-from calibration.words import Said
+from tabletracker.words import Said
 
 CALIBRATION_FORMAT = "tabletracker-table-calibration"
 CAMERA_FORMAT = "tabletracker-camera"

@@ -47,7 +47,7 @@ from calibration.aruco import (
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError, ShapeError
 from calibration.setup import CORNER_IDS, Setup, TableSize
-from calibration.words import Said
+from tabletracker.words import Said
 
 if TYPE_CHECKING:   # the lens fit is imported where an unknown lens is measured: a known one never needs it
     from calibration.lens import LensFit, LensObservation, MarkerSighting

@@ -250,7 +250,7 @@ def pattern_words(message: str, patterns: Any, lang: str, *, numbers: bool = Fal
 
 
 def message_of(value: Any) -> dict[str, Any]:
-    """Return a warning or note as a message object: one with a message id (``calibration.words.Said``, an error)
+    """Return a warning or note as a message object: one with a message id (``tabletracker.words.Said``, an error)
     as ``{"msg", "params", "text"}``, a message object as it is, any other sentence as ``{"text": ...}``."""
     if isinstance(value, Mapping):
         return dict(value)

@@ -76,6 +76,10 @@ def _paths(scene: dict[str, Path]) -> list[list[str]]:
         ["ask", "firefight", "cover", "squad-a", "squad-b"],
         ["ask", "at-43", "firezone", "sierra-alpha", "golems-256"],
         ["ask", "feu-a-volonte", "convert", "3"],
+        ["ask", "feu-a-volonte", "victory"],
+        ["ask", "star-wars", "objectives"],
+        ["ask", "firefight", "los", "a1", "b1"],
+        ["ask", "firefight", "distance", "a1", "b1"],
         ["resolve", "at-43", "shoot", "sierra-alpha", "golems-256", "--weapon", "laser rifle", "--seed", "3"],
         ["resolve", "feu-a-volonte", "shoot", "para-2", "us-3"],
         ["resolve", "feu-a-volonte", "melee", "para-1", "us-1", "--seed", "3"],
@@ -153,3 +157,45 @@ def test_every_questions_help_has_its_french_words() -> None:
         for q in describe(ruleset):
             assert question_help(ruleset, q, "fr") != q["help"], (ruleset, q["help"])
             assert question_help(ruleset, q, "en") == q["help"]
+
+
+def test_asks_one_line_answer_is_in_french(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, fr = _run(["ask", "firefight", "distance", "a1", "b1"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 0
+    assert fr.splitlines()[0] == 'distance (firefight): a1 à b1 : 28,57" de bord de socle à bord de socle'
+    code, en = _run(["ask", "firefight", "distance", "a1", "b1"], capsys, monkeypatch, "en_GB.UTF-8")
+    assert en.splitlines()[0] == 'distance (firefight): a1 to b1: 28.57" base edge to base edge'
+    # a rule set's own question without the words yet: its explanation says the answer, no English summary
+    code, fr = _run(["ask", "firefight", "cover", "squad-a", "squad-b"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert fr.splitlines()[0] == "cover (firefight)" and "+1 en Défense" in fr and "in cover" not in fr
+    code, doc = _run(["ask", "star-wars", "los", "st-1", "rb-1", "--json"], capsys, monkeypatch, "fr_FR.UTF-8")
+    answer = json.loads(doc)
+    assert answer["answer"] == "st-1 sees rb-1 (100% of its base); behind low-wall-1"  # the stable English text
+    assert answer["answer_words"]["texts"]["fr"] == "st-1 voit rb-1 (100 % de son socle) ; derrière low-wall-1"
+
+
+def _said_ids() -> set[str]:
+    """The message ids the rules core words its answers' summaries with (``Said(text, id)``, ``msg("answer...")``)."""
+    import ast
+
+    out = set()
+    for path in sorted((ROOT / "rules").glob("**/*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", "")
+            args = node.args[1:2] if name == "Said" else node.args[:1] if name == "msg" else []
+            if args and isinstance(args[0], ast.Constant) and str(args[0].value).startswith("answer."):
+                out.add(str(args[0].value))
+            elif args and isinstance(args[0], ast.IfExp):
+                out |= {str(b.value) for b in (args[0].body, args[0].orelse) if isinstance(b, ast.Constant)}
+    return out
+
+
+def test_every_answer_summary_has_its_words_in_both_languages() -> None:
+    ids = _said_ids()
+    assert {"answer.distance", "answer.los.sees", "answer.victory.fav_over", "answer.length"} <= ids
+    same = {"answer.length", "answer.length_inch", "answer.objectives", "answer.convert"}  # numbers and ids alone
+    for msg_id in ids:
+        fr, en = i18n.catalogue("fr").get(msg_id), i18n.catalogue("en").get(msg_id)
+        assert fr and en and (fr != en or msg_id in same), msg_id

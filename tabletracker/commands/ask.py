@@ -65,8 +65,12 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
 
 def _summary(answer: dict[str, Any], lang: str | None = None) -> str:
     lang = lang or user_language()
-    lines = [f"{answer['question']} ({answer['ruleset']}): {answer.get('answer', '')}"]
-    return "\n".join([*lines, *explanation_lines(answer.get("explanation"), lang)])
+    summary = answer.get("answer", "")
+    if lang != "en":  # the rules core's summary is English: its words in the reader's language, when it has them
+        summary = (answer.get("answer_words") or {}).get("texts", {}).get(lang)
+    # without them the explanation below says the answer in the reader's language, step by step
+    head = f"{answer['question']} ({answer['ruleset']})" + (f": {summary}" if summary else "")
+    return "\n".join([head, *explanation_lines(answer.get("explanation"), lang)])
 
 
 def question_help(ruleset: str, question: dict[str, str], lang: str) -> str:

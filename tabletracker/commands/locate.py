@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from calibration.errors import CalibrationError
-from calibration.words import Said
 from tabletracker.i18n import (
     LANGS,
     message_of,
@@ -27,6 +26,7 @@ from tabletracker.i18n import (
     user_language,
     worded,
 )
+from tabletracker.words import Said
 
 if TYPE_CHECKING:
     import numpy as np

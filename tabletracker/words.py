@@ -1,9 +1,11 @@
-"""Sentences the calibration says to its user in English, each carrying its message id and parameters.
+"""Sentences a package says to its user in English, each carrying its message id and parameters.
 
-A :class:`Said` is the English sentence itself (a ``str``: whoever joins, logs or stores the
-warnings of a calibration keeps doing so), with ``msg_id`` and ``params`` for the edges, which
-word it in the user's language from the catalogues (``tabletracker/locale/<lang>.table.po``),
-as they do the package's errors. A parameter may be a message itself (``{"msg": id, "params": {...}}``).
+A :class:`Said` is the English sentence itself (a ``str``: whoever joins, logs or stores a
+calibration's warnings or an answer's summary keeps doing so), with ``msg_id`` and ``params``
+for the edges, which word it in the user's language from the catalogues
+(``tabletracker/locale/<lang>*.po``), as they do the packages' errors. Standard library only:
+the calibration and the rules core import it, as they do ``tabletracker.errors``. A parameter
+may be a message itself (``{"msg": id, "params": {...}}``).
 
 >>> w = Said("corner marker(s) 3 not seen", "calibration.corners_hidden", hidden="3", seen="0, 1, 2")
 >>> w == "corner marker(s) 3 not seen", w.msg_id, dict(w.params)
