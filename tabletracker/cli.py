@@ -30,10 +30,11 @@ def _in_user_language(exc: BaseException) -> str:
     words = texts.get(lang) or (getattr(exc, "message_fr", None) if lang == "fr" else None)
     if not words or words == str(exc):
         return str(exc)
-    if texts.get("en") == str(exc):  # the catalogue says all the English sentence says
-        return words
-    # the core's own sentence says more (a field's path, a value): it follows, for whoever edits the files
-    return f"{words}\n  ({exc})"
+    if texts.get("en") != str(exc):
+        # the core's own English sentence, worded otherwise (a source, a field's path): with -v, for whoever edits
+        # the files; the user reads the catalogue's words alone, not the same refusal twice or in English
+        logging.getLogger("tabletracker").info("%s", exc)
+    return words
 
 
 def _said_error(prog: str, message: str) -> str:
