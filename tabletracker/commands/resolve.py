@@ -27,6 +27,8 @@ from tabletracker.errors import TabletrackerError, UsageError
 from tabletracker.i18n import (
     explanation_lines,
     localize,
+    message_of,
+    message_text,
     number,
     outcome_word,
     render,
@@ -124,8 +126,9 @@ def summary(out: dict[str, Any], lang: str | None = None) -> str:
     """Return the readable text of a resolution's JSON (its steps in ``lang``, by default the user's)."""
     lang = lang or user_language()
     lines = [f"{out['action']} ({out['ruleset']})", *explanation_lines(out.get("explanation"), lang)]
-    for name, needed in out.get("needed", {}).items():
-        lines.append(_said("cli.resolve.needed", lang, name=rule_word(name, lang), needed=needed))
+    for name, needed in out.get("needed", {}).items():  # a roll ("3+"), or a sentence with its message id
+        lines.append(_said("cli.resolve.needed", lang, name=rule_word(name, lang),
+                           needed=message_text(message_of(needed), lang)))
     for name, dist in out.get("odds", {}).items():
         lines.append(_said("cli.resolve.odds", lang, name=rule_word(name, lang)))
         for entry in dist:
