@@ -195,7 +195,8 @@ def _said_ids() -> set[str]:
 def test_every_answer_summary_has_its_words_in_both_languages() -> None:
     ids = _said_ids()
     assert {"answer.distance", "answer.los.sees", "answer.victory.fav_over", "answer.length"} <= ids
-    same = {"answer.length", "answer.length_inch", "answer.objectives", "answer.convert"}  # numbers and ids alone
+    same = {"answer.length", "answer.length_inch", "answer.objectives", "answer.convert",  # numbers and ids alone
+            "answer.firefight.aura", "answer.firefight.jump", "answer.firefight.jump.impossible"}
     for msg_id in ids:
         fr, en = i18n.catalogue("fr").get(msg_id), i18n.catalogue("en").get(msg_id)
         assert fr and en and (fr != en or msg_id in same), msg_id

@@ -209,6 +209,14 @@ def length_of(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> Length
     return Length(value_mm, unit.from_mm(value_mm), unit.symbol)
 
 
+def semicolons(words: Sequence[Any]) -> Any:
+    """Return messages joined by semicolons, as one message (a list parameter is joined by commas)."""
+    out = words[-1] if words else ""
+    for w in reversed(words[:-1]):
+        out = msg("answer.objectives.then", first=w, rest=out)
+    return out
+
+
 def length_words(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> Mapping[str, Any]:
     """Return a length in the rule set's unit as a message (two decimals, as :meth:`RuleSet.fmt` writes it)."""
     unit = rs.unit(opts)
@@ -363,10 +371,7 @@ def q_objectives(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, 
         words.append(msg("answer.objectives.one", objective=s.objective_id, nearest=[
             msg("answer.objectives.nearest", side=side, model=mid, length=length_words(rs, d, opts))
             for side, (mid, d) in s.nearest.items()] or msg("answer.objectives.no_model")))
-    chain = words[-1] if words else None
-    for w in reversed(words[:-1]):
-        chain = msg("answer.objectives.then", first=w, rest=chain)
-    summary = (Said("; ".join(parts), "answer.objectives", objectives=chain) if parts
+    summary = (Said("; ".join(parts), "answer.objectives", objectives=semicolons(words)) if parts
                else Said("no objectives in this game", "answer.objectives.none"))
     return ObjectivesAnswer(states, summary, (step,))
 
