@@ -10,6 +10,10 @@ may be a message itself (``{"msg": id, "params": {...}}``).
 >>> w = Said("corner marker(s) 3 not seen", "calibration.corners_hidden", hidden="3", seen="0, 1, 2")
 >>> w == "corner marker(s) 3 not seen", w.msg_id, dict(w.params)
 (True, 'calibration.corners_hidden', {'hidden': '3', 'seen': '0, 1, 2'})
+>>> import copy, pickle
+>>> copies = (copy.deepcopy(w), pickle.loads(pickle.dumps(w)))
+>>> [(x, x.msg_id, dict(x.params)) for x in copies] == [(w, w.msg_id, dict(w.params))] * 2
+True
 """
 
 from __future__ import annotations
@@ -23,14 +27,19 @@ class Said(str):
     """An English sentence for the user with its message id and parameters (see the module docstring)."""
 
     msg_id: str
-    params: Mapping[str, Any]
+    _params: dict[str, Any]
 
-    def __new__(cls, text: str, msg_id: str, **params: Any) -> Said:
+    def __new__(cls, text: str, msg_id: str = "", **params: Any) -> Said:  # the defaults: copy and pickle
         out = super().__new__(cls, text)
         out.msg_id = msg_id
-        out.params = MappingProxyType(params)
+        out._params = dict(params)
         return out
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """The message's parameters (read-only)."""
+        return MappingProxyType(self._params)
 
     def words(self) -> dict[str, Any]:
         """The sentence as a message object (``{"msg", "params", "text"}``), as the rules core's steps are."""
-        return {"msg": self.msg_id, "params": dict(self.params), "text": str(self)}
+        return {"msg": self.msg_id, "params": dict(self._params), "text": str(self)}
