@@ -91,13 +91,15 @@ def _fav(plan: TablePlan) -> VictoryAnswer:
              Step("victory", f"the rules say when the game ends, not who wins: no winner or score is defined, the "
                   f"scenario's objectives decide. Turn {turn} is being played; the scenario sets how many",
                   "Feu à Volonté, Fin de partie", value=turn, msg="victory.fav_no_winner", params={"turn": turn})]
+    from rules.rulesets.common import semicolons  # common imports this module at its end
+
     lost_words = [msg("victory.lost", side=s, lost=v["lost"], company=v["company"]) for s, v in per.items()]
     return VictoryAnswer(True, bool(broken),
                          (Said(f"over: {', '.join(broken)} lost 3/4 of the company (the scenario names the winner)",
                                "answer.victory.fav_over", broken=list(broken))
                           if broken else Said(f"not over by losses ({text}); the scenario's objectives and turns "
                                               f"decide the rest (turn {turn})", "answer.victory.fav_not_over",
-                                              losses=lost_words or "-", turn=turn)),
+                                              losses=semicolons(lost_words) or "-", turn=turn)),
                          {"losses": per, "broken": broken, "turn": turn}, tuple(steps))
 
 

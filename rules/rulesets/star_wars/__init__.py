@@ -236,7 +236,8 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                                           "figures": ids_or_none(inside)})]
     return AuraAnswer(m.model_id, m.role, length_of(self, a.radius_mm, opts), tuple(inside),
                       Said(f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}",
-                           "answer.star_wars.bubble", n=len(inside), hero=m.model_id, figures=ids_or_none(inside)),
+                           "answer.star_wars.bubble", n=len(inside), hero=m.model_id,
+                           figures=list(inside) or msg("answer.none")),
                       tuple(steps))
 
 
@@ -255,7 +256,8 @@ def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[
                                   params={"hero": m.model_id, "figures": ids_or_none(can), "done": done})]
     return ActivationAnswer(m.model_id, m.has_status("activated"), tuple(can), tuple(done),
                             Said(f"{len(can)} figure(s) may be activated with {m.model_id}: {', '.join(can) or 'none'}",
-                                 "answer.star_wars.activation", n=len(can), hero=m.model_id, figures=ids_or_none(can)),
+                                 "answer.star_wars.activation", n=len(can), hero=m.model_id,
+                                 figures=list(can) or msg("answer.none")),
                             tuple(steps))
 
 
@@ -298,7 +300,7 @@ def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                           "figures": ids_or_none(names)})]
     return ZoneAnswer((centre[0], centre[1]), v["radius"], tuple(names),
                       Said(f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", "answer.star_wars.zone",
-                           n=len(names), figures=ids_or_none(names)), tuple(steps))
+                           n=len(names), figures=list(names) or msg("answer.none")), tuple(steps))
 
 
 def kind_of_id_safe(plan: TablePlan, ident: str) -> str | None:
@@ -325,7 +327,8 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
         steps.extend(a.steps)
         return ForceAnswer(key, reach, user.model_id,
                            Said(f"{len(a.inside)} figure(s) affected: {', '.join(a.inside) or 'none'}",
-                                "answer.star_wars.affected", n=len(a.inside), figures=ids_or_none(a.inside)),
+                                "answer.star_wars.affected", n=len(a.inside),
+                                figures=list(a.inside) or msg("answer.none")),
                            affected=tuple(a.inside), steps=tuple(steps))
     elif kind == "move":
         return ForceAnswer(key, reach, user.model_id, Said(f"{user.model_id} moves {reach:g} pas more",
