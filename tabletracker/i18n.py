@@ -3,8 +3,10 @@
 The rules core raises errors, and writes explanation steps, carrying a message id and
 parameters (``rules.errors``, ``rules.explain``); the edges (the web server, the CLI) render
 them here from ``tabletracker/locale/<lang>.po`` and ``<lang>.<part>.po`` (one file per rule
-set, merged), read with Babel's ``read_po`` (no compile step), numbers written with the
-language's decimal mark. A parameter may be a message itself (``{"msg": id, "params": {...}}``).
+set, merged), read as they are (no compile step: the ``msgid``/``msgstr`` pairs and comments
+they hold, as Babel's ``read_po`` reads them, without loading it and the e-mail parser it
+reads a header with at every command's start), numbers written with the language's decimal
+mark. A parameter may be a message itself (``{"msg": id, "params": {...}}``).
 A message without an entry falls back to the core's English sentence.
 
 Examples
@@ -25,9 +27,6 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Mapping, TypeVar
-
-from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
 
 from tabletracker.errors import TabletrackerError
 
@@ -50,20 +49,50 @@ def catalogue(lang: str) -> Mapping[str, str]:
     """Return the message texts of ``lang`` (``fr`` or ``en``) by message id, all its files merged."""
     out: dict[str, str] = {}
     for path in catalogue_files(lang):
-        out.update(_read(path, lang))
+        out.update(_read(path))
     return out
 
 
 @functools.cache
 def _command_line(lang: str) -> Mapping[str, str]:
     """The command line's own messages (``cli.*``), read alone: ``tabletracker --help`` reads no other file."""
-    return _read(LOCALE_DIR / f"{lang}.cli.po", lang)
+    return _read(LOCALE_DIR / f"{lang}.cli.po")
 
 
-def _read(path: Path, lang: str) -> dict[str, str]:
-    with open(path, "rb") as f:
-        cat = read_po(f, locale=lang)
-    return {str(m.id): str(m.string) for m in cat if m.id and m.string}
+_PO_LINE = re.compile(r'(msgid|msgstr)?\s*("(?:[^"\\]|\\.)*")\s*')
+_PO_ESCAPE = re.compile(r'\\([\\trn"])')
+_PO_ESCAPED = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def _read(path: Path) -> dict[str, str]:
+    """The translated messages of one catalogue file by id (its header and empty translations left out).
+
+    Comments (``#``, obsolete ``#~`` entries too) are skipped; a string continues on the lines
+    that hold only a string; escapes are those of the format (``\\n``, ``\\t``, ``\\r``, ``\\"``, ``\\\\``).
+    A line of any other kind (``msgctxt``, plurals) is refused: these catalogues hold none.
+    """
+    out: dict[str, str] = {}
+    key, parts = "", {"msgid": [], "msgstr": []}
+
+    def done() -> None:
+        msg_id, text = "".join(parts["msgid"]), "".join(parts["msgstr"])
+        if msg_id and text:
+            out[msg_id] = text
+        parts["msgid"], parts["msgstr"] = [], []
+
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _PO_LINE.fullmatch(line)
+        if match is None or (match.group(1) is None and not key):
+            raise ValueError(f"{path}:{n}: not a line this reader knows: {line!r}")
+        if match.group(1) == "msgid":
+            done()
+        key = match.group(1) or key
+        parts[key].append(_PO_ESCAPE.sub(lambda m: _PO_ESCAPED.get(m.group(1), m.group(1)), match.group(2)[1:-1]))
+    done()
+    return out
 
 
 def _value(v: Any, lang: str) -> str:
@@ -73,6 +102,8 @@ def _value(v: Any, lang: str) -> str:
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, (int, float)):
+        from babel.numbers import format_decimal  # Babel's locale data loads only for a number said
+
         return str(format_decimal(v, locale=lang))
     if isinstance(v, (list, tuple)):
         return ", ".join(_value(x, lang) for x in v)
@@ -82,8 +113,9 @@ def _value(v: Any, lang: str) -> str:
 def render(msg_id: str, params: Mapping[str, Any], lang: str) -> str | None:
     """Return the message ``msg_id`` in ``lang`` with its parameters, or ``None`` when the catalogue lacks it."""
     lang = lang if lang in LANGS else "en"
-    text = _command_line(lang).get(msg_id) if msg_id.startswith("cli.") else None
-    text = catalogue(lang).get(msg_id) if text is None else text
+    # the command line's messages live in its own file alone: an id it lacks (a command's option
+    # without words of its own) reads no other file (all of them took a tenth of a second at every start)
+    text = _command_line(lang).get(msg_id) if msg_id.startswith("cli.") else catalogue(lang).get(msg_id)
     if text is None:
         return None
     values = {k: _value(v, lang) for k, v in params.items()}
@@ -150,6 +182,8 @@ def said(msg_id: str, **params: Any) -> str:
 def number(value: float, digits: int, *, trim: bool = False, lang: str | None = None) -> str:
     """Return ``value`` with ``digits`` decimals in ``lang``, by default the command-line user's (``0,051`` in
     French); ``trim``: at most ``digits`` decimals, none for a whole number (``1219,2``, ``600``)."""
+    from babel.numbers import format_decimal
+
     pattern = "0." + ("#" if trim else "0") * digits if digits else "0"
     return str(format_decimal(value, format=pattern, locale=lang or user_language()))
 

@@ -50,7 +50,7 @@ def _only_in(lang: str) -> set[str]:
     other = "en" if lang == "fr" else "fr"
     mine: dict[str, str] = {}
     for part in SWEPT:
-        mine.update(i18n._read(i18n.LOCALE_DIR / f"{lang}.{part}.po", lang))
+        mine.update(i18n._read(i18n.LOCALE_DIR / f"{lang}.{part}.po"))
     theirs = "\n".join(i18n.catalogue(other).values())
     page = i18n.page_words(lang)
     # the rule books' section names the sources cite are French in both languages: only the English source words

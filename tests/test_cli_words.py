@@ -179,3 +179,45 @@ def test_every_argument_of_every_command_has_its_french_help(command: str, monke
                if a.help and a.dest != "help" and f"cli.arg.{command}.{a.dest}" not in i18n.catalogue("fr")]
     assert missing == []
     parser.format_help()  # every %(default)s of the French helps is one argparse fills in
+
+
+def test_the_command_lines_messages_all_live_in_its_own_catalogue() -> None:
+    # i18n.render looks a cli.* id up in the command line's file only (reading every file at each start cost
+    # a tenth of a second): one put in another file would never be said
+    for lang in i18n.LANGS:
+        elsewhere = [k for k in i18n.catalogue(lang) if k.startswith("cli.") and k not in i18n._command_line(lang)]
+        assert elsewhere == [], lang
+
+
+def test_starting_a_command_reads_only_the_command_lines_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from tabletracker.cli import build_parser
+
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    i18n.catalogue.cache_clear()
+    build_parser()
+    parser = Parser(prog="tabletracker locate")
+    importlib.import_module(COMMANDS["locate"]).add_arguments(parser)
+    assert i18n.catalogue.cache_info().currsize == 0
+    assert i18n.render("cli.no.such.id", {}, "fr") is None and i18n.catalogue.cache_info().currsize == 0
+
+
+def test_the_catalogues_read_as_babel_reads_them(tmp_path: Path) -> None:
+    from babel.messages.pofile import read_po
+
+    files = sorted(i18n.LOCALE_DIR.glob("*.po"))
+    assert len(files) > 10
+    for path in files:
+        with open(path, "rb") as f:
+            theirs = {str(m.id): str(m.string) for m in read_po(f) if m.id and m.string}
+        assert i18n._read(path) == theirs, path.name
+    odd = tmp_path / "odd.po"      # continued strings, escapes, an obsolete entry, an untranslated one
+    odd.write_text('# c\nmsgid ""\nmsgstr "H: 1\\n"\n\n#, fuzzy\nmsgid "a.b"\nmsgstr ""\n"x \\"y\\"\\t"\n"\\\\z\\n"\n\n'
+                   'msgid "c"\nmsgstr ""\n\n#~ msgid "d"\n#~ msgstr "e"\n', encoding="utf-8")
+    with open(odd, "rb") as f:
+        theirs = {str(m.id): str(m.string) for m in read_po(f) if m.id and m.string}
+    assert i18n._read(odd) == theirs == {"a.b": 'x "y"\t\\z\n'}
+    (tmp_path / "ctxt.po").write_text('msgctxt "k"\nmsgid "a"\nmsgstr "b"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="ctxt.po:1"):
+        i18n._read(tmp_path / "ctxt.po")

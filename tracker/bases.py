@@ -452,19 +452,20 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
         mat_lab = mat.overall
         local8 = mat.local_in_plan(lab8.shape[:2], origin_px, px_per_mm)
     apart = cv2.transform(cv2.absdiff(lab8, local8), np.ones((1, 3), np.float32))
-    ys, xs = np.nonzero(apart >= RIM_APART_L1)
-    if not len(ys):
+    # the pixels by their index in the flattened plan (one index array, not a row and a column)
+    at = np.flatnonzero(apart >= RIM_APART_L1)
+    if not len(at):
         return {name: np.zeros(plan_bgr.shape[:2], np.uint8) for name in sides}
     # one contiguous array per channel: the arithmetic below runs on 1-D arrays
-    px = [lab8[:, :, c][ys, xs].astype(np.float32) for c in range(3)]
-    bg = [local8[:, :, c][ys, xs].astype(np.float32) for c in range(3)]
+    px = [lab8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
+    bg = [local8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
     rims = {name: _lab_of(colour) for name, colour in sides.items()}
     hue_sides = {name for name in sides if _hue_apart(sides[name], mat_lab)}
-    hsv = (cv2.cvtColor(np.ascontiguousarray(plan_bgr[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
+    hsv = (cv2.cvtColor(np.ascontiguousarray(plan_bgr.reshape(-1, 3)[at]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
            if hue_sides else None)
 
     def dist2(centre: Sequence[float] | list[np.ndarray] | np.ndarray, wts: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(ys), np.float32)
+        out = np.zeros(len(at), np.float32)
         for c in range(3):
             d = (px[c] - centre[c]) * float(wts[c])
             out += d * d
@@ -478,8 +479,8 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
         limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
         mask = (d_rim2 < dist2(mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
         # a thin rim blurred into the mat: on the way from the background to the rim colour
-        n2 = np.zeros(len(ys), np.float32)
-        dot = np.zeros(len(ys), np.float32)
+        n2 = np.zeros(len(at), np.float32)
+        dot = np.zeros(len(at), np.float32)
         for c in range(3):
             w2 = float(wts[c]) ** 2
             axis = float(rim[c]) - bg[c]
@@ -494,7 +495,7 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
         if name in hue_sides and hsv is not None:
             mask |= (_hue_mask(hsv, sides[name]).ravel() > 0) & (d_local2 > BACKGROUND_APART ** 2)
         m8 = np.zeros(plan_bgr.shape[:2], np.uint8)
-        m8[ys[mask], xs[mask]] = 255
+        m8.reshape(-1)[at[mask]] = 255
         out[name] = cv2.morphologyEx(m8, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
     return out
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
         args.image = str(bundled_frame())
         if args.setup is None and args.calibration is None:
             args.setup = str(Path(args.image).parent / "setup.json")
+    # numpy's BLAS starts a thread per core when numpy is imported (0.04-0.06 s of CPU, on the
+    # start-up's path) for matrix products this command never makes large: one thread, unless
+    # the user's environment says otherwise (the answers are the same)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # the image is decoded on another core while the rest of the program is imported (the
     # decoder releases the GIL): a 4K JPEG takes about as long as those imports from bytecode
     reading = _ImageRead(args.image)
