@@ -295,8 +295,14 @@ def message_of(value: Any) -> dict[str, Any]:
 
 
 def message_text(message: Mapping[str, Any], lang: str) -> str:
-    """Return a message object's sentence in ``lang`` (its English ``text`` without a catalogue entry)."""
-    return (step_texts(message) or {}).get(lang) or str(message.get("text") or message.get("msg", ""))
+    """Return a message object's sentence in ``lang`` (its English ``text`` without a catalogue entry).
+
+    In English a message that carries its sentence (a ``Said``'s) is that sentence: no catalogue is read.
+    """
+    if lang == "en" and message.get("text"):
+        return str(message["text"])
+    text = render(message["msg"], message.get("params") or {}, lang) if isinstance(message.get("msg"), str) else None
+    return text or str(message.get("text") or message.get("msg", ""))
 
 
 def step_line(step: Mapping[str, Any], lang: str) -> str:

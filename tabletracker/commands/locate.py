@@ -102,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
            "calibration": source, "table_mm": [setup.table.width_mm, setup.table.depth_mm]}
     doc.update(found.to_dict())
     doc["warnings"] = warnings
-    doc["warning_texts"] = [{lang: warning_words(w, lang) for lang in LANGS} for w in warnings]
-    if args.json:
+    if args.json:  # the words in both languages for a program that reads the JSON (the readable list: the user's)
+        doc["warning_texts"] = [{lang: warning_words(w, lang) for lang in LANGS} for w in warnings]
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
