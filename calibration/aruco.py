@@ -111,7 +111,9 @@ def get_dictionary(name: str) -> cv2.aruco.Dictionary:
         return custom
     if name not in DICTIONARY_NAMES or not hasattr(cv2.aruco, name):
         raise CalibrationError(
-            f"unknown ArUco dictionary {name!r}; valid ones are {', '.join(DICTIONARY_NAMES)}")
+            f"unknown ArUco dictionary {name!r}; valid ones are {', '.join(DICTIONARY_NAMES)}",
+            msg_id="calibration.unknown_dictionary",
+            params={"name": repr(name), "names": ", ".join(DICTIONARY_NAMES)})
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 

@@ -73,21 +73,6 @@ class SetupReport:
                 "error_centre_mm": round(self.error_centre_mm, 3), "error_edge_mm": round(self.error_edge_mm, 3),
                 "largest_table_12mm_markers_mm": [round(v) for v in self.largest_table_mm]}
 
-    def lines(self) -> list[str]:
-        """The report as lines for the command line."""
-        base = (f"{self.smallest_base_mm:g} mm bases and up" if self.smallest_base_mm is not None
-                else "no standard base holds them")
-        w, d = self.largest_table_mm
-        return [
-            f"smallest marker read everywhere on this table: {self.smallest_marker_mm:.1f} mm ({base}); "
-            f"your {self.marker_mm:g} mm markers are {self.smallest_marker_px:.1f} px across at worst "
-            f"({self.required_px:g} px needed)",
-            f"expected position error: {self.error_centre_mm:.2f} mm at the centre, {self.error_edge_mm:.2f} mm "
-            "at the edges",
-            f"largest table this camera covers with {REFERENCE_MARKER_MM:g} mm markers (same framing): "
-            f"{w:.0f} x {d:.0f} mm",
-        ]
-
 
 def setup_report(cal: TableCalibration, setup: Setup, *, trials: int = 60) -> SetupReport:
     """Answer the set-up questions for ``cal`` (markers at the setup's base height)."""

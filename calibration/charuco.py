@@ -33,6 +33,7 @@ from calibration.aruco import get_dictionary
 from calibration.board import KIT_BOARD, BoardSpec
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError
+from tabletracker.words import Said
 
 logger = logging.getLogger(__name__)
 
@@ -106,20 +107,26 @@ def make_board(spec: BoardSpec = KIT_BOARD) -> cv2.aruco.CharucoBoard:
     """
     if spec.squares_x < 2 or spec.squares_y < 2:
         raise CalibrationError(
-            f"the board needs at least 2 x 2 squares, got {spec.squares_x} x {spec.squares_y}")
+            f"the board needs at least 2 x 2 squares, got {spec.squares_x} x {spec.squares_y}",
+            msg_id="camera.board_too_small", params={"x": str(spec.squares_x), "y": str(spec.squares_y)})
     if spec.square_mm <= 0 or spec.marker_mm <= 0:
         raise CalibrationError(
-            f"square and marker sizes must be positive, got {spec.square_mm:g} mm and {spec.marker_mm:g} mm")
+            f"square and marker sizes must be positive, got {spec.square_mm:g} mm and {spec.marker_mm:g} mm",
+            msg_id="camera.sizes_positive", params={"square": f"{spec.square_mm:g}", "marker": f"{spec.marker_mm:g}"})
     if spec.marker_mm >= spec.square_mm:
         raise CalibrationError(
-            f"the board's markers ({spec.marker_mm:g} mm) must be smaller than its squares ({spec.square_mm:g} mm)")
+            f"the board's markers ({spec.marker_mm:g} mm) must be smaller than its squares ({spec.square_mm:g} mm)",
+            msg_id="camera.markers_too_large",
+            params={"square": f"{spec.square_mm:g}", "marker": f"{spec.marker_mm:g}"})
     dictionary = get_dictionary(spec.dictionary)
     markers_needed = (spec.squares_x * spec.squares_y) // 2
     available = dictionary.bytesList.shape[0]
     if markers_needed > available:
         raise CalibrationError(
             f"a {spec.squares_x} x {spec.squares_y} board needs {markers_needed} markers but {spec.dictionary} "
-            f"has only {available}; choose a larger dictionary")
+            f"has only {available}; choose a larger dictionary", msg_id="camera.dictionary_too_small",
+            params={"x": str(spec.squares_x), "y": str(spec.squares_y), "needed": str(markers_needed),
+                    "dictionary": spec.dictionary, "available": str(available)})
     return cv2.aruco.CharucoBoard((spec.squares_x, spec.squares_y), float(spec.square_mm), float(spec.marker_mm),
                                   dictionary)
 
@@ -207,19 +214,22 @@ def calibrate_camera_model(images: Sequence[NDArray[np.uint8] | str | Path], boa
         elif size != (w, h):
             raise CalibrationError(
                 f"{name}: is {w}x{h} but the first photo is {size[0]}x{size[1]}; "
-                "take every photo at the same resolution as the camera will stream")
+                "take every photo at the same resolution as the camera will stream", msg_id="camera.other_size",
+                params={"name": name, "size": f"{w}x{h}", "first": f"{size[0]}x{size[1]}"})
         corners, ids = detect_board(image, cv_board)
         reason = ""
         if len(ids) < MIN_CORNERS_PER_VIEW:
-            reason = f"only {len(ids)} of {total} board corners found"
+            reason = Said(f"only {len(ids)} of {total} board corners found", "camera.view.few_corners",
+                          found=str(len(ids)), total=str(total))
         elif cv_board.checkCharucoCornersCollinear(ids.reshape(-1, 1).astype(np.int32)):
-            reason = "the corners found lie on one line"
+            reason = Said("the corners found lie on one line", "camera.view.one_line")
         if reason:
             reports.append(ViewReport(name, len(ids), False, reason))
             continue
         twin = _same_view(ids, corners, views_seen)
         if twin is not None:
-            reports.append(ViewReport(name, len(ids), False, f"the same view as {twin} (move the board or camera)"))
+            reports.append(ViewReport(name, len(ids), False, Said(f"the same view as {twin} (move the board or camera)",
+                                                                  "camera.view.same", other=twin)))
             continue
         views_seen.append((name, ids.reshape(-1), corners.reshape(-1, 2)))
         obj, img = cv_board.matchImagePoints(corners.reshape(-1, 1, 2).astype(np.float32),  # type: ignore[call-overload]
@@ -229,13 +239,15 @@ def calibrate_camera_model(images: Sequence[NDArray[np.uint8] | str | Path], boa
         used_index.append(len(reports))
         reports.append(ViewReport(name, len(ids), True, corners_px=corners))
     if size is None:
-        raise CalibrationError("no photo given: pass photos of the ChArUco board")
+        raise CalibrationError("no photo given: pass photos of the ChArUco board", msg_id="camera.no_photo")
     if not obj_points:
         raise CalibrationError(
             f"only {len(obj_points)} of {len(reports)} photos show enough of the board (at least one, and "
             f"{MIN_VIEWS} or more for a full lens model, with {MIN_CORNERS_PER_VIEW} or more corners are needed): "
             "take more photos from different angles, each with the whole board in view, in even light without "
-            "glare on the board" + _unused_text(reports))
+            "glare on the board" + _unused_text(reports), msg_id="camera.too_few_views",
+            params={"usable": str(len(obj_points)), "photos": str(len(reports)), "views": str(MIN_VIEWS),
+                    "corners": str(MIN_CORNERS_PER_VIEW), "unused": _unused_words(reports)})
     model, (rms, matrix, dist, std_intr, per_view) = _choose_model(obj_points, img_points, size)
     per_view = np.asarray(per_view).reshape(-1)
     for k, index in enumerate(used_index):
@@ -244,9 +256,9 @@ def calibrate_camera_model(images: Sequence[NDArray[np.uint8] | str | Path], boa
     intrinsics = CameraIntrinsics(matrix, np.asarray(dist).reshape(-1)[:5], size)
     _check_result(float(rms), intrinsics, np.asarray(std_intr).reshape(-1), reports)
     coverage = image_coverage(reports, size)
-    if coverage < MIN_COVERAGE:
-        logger.warning("the board covered %.0f %% of the image: lens distortion near its edges is extrapolated",
-                       100 * coverage)
+    if coverage < MIN_COVERAGE:  # the command line warns in the user's language (image_coverage tells a caller)
+        logger.info("the board covered %.0f %% of the image: lens distortion near its edges is extrapolated",
+                    100 * coverage)
     logger.info("camera calibrated from %d photos: RMS %.3f px, f = %.1f px, lens model %s", len(obj_points), rms,
                 intrinsics.focal_px, model)
     return intrinsics, float(rms), tuple(reports), model
@@ -305,7 +317,7 @@ def _choose_model(obj_points: list[Any], img_points: list[Any], size: tuple[int,
                                               np.asarray(std_intr, dtype=np.float64).reshape(-1), per_view)))
     if not results:
         raise CalibrationError("OpenCV could not calibrate from these photos: take them again, sharper, with the "
-                               "whole board in view")
+                               "whole board in view", msg_id="camera.opencv_failed")
     # a simpler model that fits clearly worse than the richest is biased (a lens it leaves out), not simpler
     best_rms = min(r[2][0] for r in results)
     for name, estimated, fit in results:
@@ -316,7 +328,7 @@ def _choose_model(obj_points: list[Any], img_points: list[Any], size: tuple[int,
     raise CalibrationError(
         f"these {len(obj_points)} photo(s) do not tell the camera's focal length and lens apart (the photos are too "
         "alike): add photos with the board tilted 20-45 degrees toward and away from the camera, and near the image "
-        "corners")
+        "corners", msg_id="camera.too_alike", params={"n": str(len(obj_points))})
 
 
 SAME_VIEW_PX = 2.0
@@ -335,6 +347,18 @@ def _same_view(ids: NDArray[Any], corners: NDArray[Any], seen: list[tuple[str, N
     return None
 
 
+def _unused_words(reports: list[ViewReport]) -> Any:
+    """:func:`_unused_text` as a message (an empty text when every photo was used)."""
+    unused = [_message("camera.view.unused", name=r.name, reason=_message(r.reason.msg_id, **r.reason.params)
+                     if isinstance(r.reason, Said) else r.reason) for r in reports if not r.used]
+    return _message("camera.not_usable", photos=unused) if unused else ""
+
+
+def _message(msg_id: str, **params: Any) -> dict[str, Any]:
+    """A message as a parameter of another (``{"msg": id, "params": {...}}``)."""
+    return {"msg": msg_id, "params": params}
+
+
 def _unused_text(reports: list[ViewReport]) -> str:
     unused = [f"{r.name} ({r.reason})" for r in reports if not r.used]
     return f". Not usable: {'; '.join(unused)}" if unused else ""
@@ -346,9 +370,12 @@ def _check_result(rms: float, cam: CameraIntrinsics, std: NDArray[np.float64], r
         raise CalibrationError(
             f"the photos do not fit one camera (RMS error {rms:.2f} px, good is below {GOOD_RMS_PX} px): remove "
             f"blurred photos or ones where the board is not flat; worst: "
-            + ", ".join(f"{r.name} ({r.rms_px:.2f} px)" for r in worst))
+            + ", ".join(f"{r.name} ({r.rms_px:.2f} px)" for r in worst), msg_id="camera.not_one_camera",
+            params={"rms": round(rms, 2), "good": GOOD_RMS_PX,
+                    "worst": [_message("camera.worst", name=r.name, rms=round(r.rms_px or 0.0, 2)) for r in worst]})
     spread = float(std[0] / cam.matrix[0, 0]) if std.size and math.isfinite(std[0]) else math.inf
     if spread > MAX_FOCAL_SPREAD:
         raise CalibrationError(
             f"the photos are too alike to tell the focal length (uncertain by {100 * spread:.0f} %): add photos with "
-            "the board tilted 20-45 degrees toward and away from the camera, and near the image corners")
+            "the board tilted 20-45 degrees toward and away from the camera, and near the image corners",
+            msg_id="camera.focal_uncertain", params={"pct": f"{100 * spread:.0f}"})

@@ -171,16 +171,19 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
     """
     path = Path(path)
     if not path.exists():
-        raise CalibrationError(f"{path}: no such image file")
+        raise CalibrationError(f"{path}: no such image file", msg_id="image.missing", params={"path": str(path)})
     if path.is_dir():
-        raise CalibrationError(f"{path}: is a directory, not an image file")
+        raise CalibrationError(f"{path}: is a directory, not an image file", msg_id="image.directory",
+                               params={"path": str(path)})
     try:
         data = np.fromfile(path, dtype=np.uint8)
     except OSError as exc:
-        raise CalibrationError(f"{path}: cannot read the image ({exc.strerror or exc})") from None
+        raise CalibrationError(f"{path}: cannot read the image ({exc.strerror or exc})", msg_id="image.unreadable",
+                               params={"path": str(path), "reason": str(exc.strerror or exc)}) from None
     if (big := too_large(data, str(path))) is not None:  # size from the header, before decoding
         raise CalibrationError(big.text, msg_id=big.msg_id, params=big.params)
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
-        raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)")
+        raise CalibrationError(f"{path}: not an image OpenCV can read (is it a complete JPEG or PNG file?)",
+                               msg_id="image.not_an_image", params={"path": str(path)})
     return np.asarray(image, dtype=np.uint8)

@@ -141,7 +141,9 @@ def dictionary_size(name: str) -> int:
 
 def _dictionary(name: str) -> cv2.aruco.Dictionary:
     if name not in ARUCO_DICTIONARIES or not hasattr(cv2.aruco, name):
-        raise KitError(f"unknown ArUco dictionary {name!r}; expected one of {', '.join(ARUCO_DICTIONARIES)}")
+        raise KitError(f"unknown ArUco dictionary {name!r}; expected one of {', '.join(ARUCO_DICTIONARIES)}",
+                       msg_id="kit.unknown_dictionary",
+                       params={"name": repr(name), "names": ", ".join(ARUCO_DICTIONARIES)})
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
 
 
@@ -157,19 +159,23 @@ def parse_id_ranges(text: str, *, dictionary_size: int) -> tuple[int, ...]:
     for part in text.replace(" ", "").split(","):
         bounds = part.split("-")
         if len(bounds) > 2 or not all(b.isdigit() for b in bounds):
-            raise KitError(f"--ids: expected ids like 4-249 or 4-20,30,40-45, got {text!r}")
+            raise KitError(f"--ids: expected ids like 4-249 or 4-20,30,40-45, got {text!r}", msg_id="kit.ids_syntax",
+                           params={"text": repr(text)})
         low, high = int(bounds[0]), int(bounds[-1])
         if low > high:
-            raise KitError(f"--ids: range {part} runs backwards; write it low-high, e.g. {high}-{low}")
+            raise KitError(f"--ids: range {part} runs backwards; write it low-high, e.g. {high}-{low}",
+                           msg_id="kit.ids_backwards", params={"part": part, "low": str(low), "high": str(high)})
         if low < FIRST_MODEL_ID:
             raise KitError(
                 f"--ids: ids 0-3 are the table corners (always printed); base marker ids start at "
-                f"{FIRST_MODEL_ID}, got {part}"
+                f"{FIRST_MODEL_ID}, got {part}", msg_id="kit.ids_corners",
+                params={"first": str(FIRST_MODEL_ID), "part": part}
             )
         if high >= dictionary_size:
             raise KitError(
                 f"--ids: the dictionary holds ids 0-{dictionary_size - 1}, got {part}; "
-                "choose lower ids or a larger dictionary"
+                "choose lower ids or a larger dictionary", msg_id="kit.ids_beyond",
+                params={"last": str(dictionary_size - 1), "part": part}
             )
         ids.update(range(low, high + 1))
     return tuple(sorted(ids))
@@ -178,23 +184,33 @@ def parse_id_ranges(text: str, *, dictionary_size: int) -> tuple[int, ...]:
 def validate(options: KitOptions) -> KitOptions:
     """Check ``options``; return them unchanged or raise :class:`KitError`."""
     if options.paper not in PAPERS:
-        raise KitError(f"unknown paper {options.paper!r}; expected one of {', '.join(PAPERS)}")
+        raise KitError(f"unknown paper {options.paper!r}; expected one of {', '.join(PAPERS)}",
+                       msg_id="kit.unknown_paper", params={"paper": repr(options.paper), "papers": ", ".join(PAPERS)})
     size = dictionary_size(options.dictionary)
     if not options.base_ids:
-        raise KitError("no base marker ids to print; give --ids such as 4-249")
+        raise KitError("no base marker ids to print; give --ids such as 4-249", msg_id="kit.no_ids")
     bad = [i for i in options.base_ids if not FIRST_MODEL_ID <= i < size]
     if bad:
         raise KitError(f"base marker ids must be from {FIRST_MODEL_ID} to {size - 1} in "
-                       f"{options.dictionary}, got {bad[:5]}")
+                       f"{options.dictionary}, got {bad[:5]}", msg_id="kit.ids_range",
+                       params={"first": str(FIRST_MODEL_ID), "last": str(size - 1), "dictionary": options.dictionary,
+                               "ids": str(bad[:5])})
     low, high = BASE_SIZE_RANGE_MM
     if not low <= options.base_size_mm <= high:
-        raise KitError(f"--base-size-mm must be from {low:g} to {high:g} mm, got {options.base_size_mm:g}")
+        raise KitError(f"--base-size-mm must be from {low:g} to {high:g} mm, got {options.base_size_mm:g}",
+                       msg_id="kit.base_size", params={"low": f"{low:g}", "high": f"{high:g}",
+                                                       "size": f"{options.base_size_mm:g}"})
     for marker_id, size_mm in options.size_overrides_mm:
         if not low <= size_mm <= high:
-            raise KitError(f"marker {marker_id}'s size must be from {low:g} to {high:g} mm, got {size_mm:g}")
+            raise KitError(f"marker {marker_id}'s size must be from {low:g} to {high:g} mm, got {size_mm:g}",
+                           msg_id="kit.marker_size",
+                           params={"id": str(marker_id), "low": f"{low:g}", "high": f"{high:g}",
+                                   "size": f"{size_mm:g}"})
     low, high = CORNER_SIZE_RANGE_MM
     if not low <= options.corner_size_mm <= high:
-        raise KitError(f"corner markers must be from {low:g} to {high:g} mm, got {options.corner_size_mm:g}")
+        raise KitError(f"corner markers must be from {low:g} to {high:g} mm, got {options.corner_size_mm:g}",
+                       msg_id="kit.corner_size", params={"low": f"{low:g}", "high": f"{high:g}",
+                                                         "size": f"{options.corner_size_mm:g}"})
     return options
 
 
@@ -220,7 +236,9 @@ def marker_modules(dictionary: str, marker_id: int) -> np.ndarray:
     """
     d = _dictionary(dictionary)
     if not 0 <= marker_id < d.bytesList.shape[0]:
-        raise KitError(f"marker id {marker_id} is not in {dictionary} (ids 0-{d.bytesList.shape[0] - 1})")
+        raise KitError(f"marker id {marker_id} is not in {dictionary} (ids 0-{d.bytesList.shape[0] - 1})",
+                       msg_id="kit.id_not_in_dictionary", params={"id": str(marker_id), "dictionary": dictionary,
+                                                                  "last": str(d.bytesList.shape[0] - 1)})
     cells = d.markerSize + 2
     out = np.frombuffer(_modules(dictionary, marker_id), dtype=bool).reshape(cells, cells).copy()
     out.flags.writeable = False
@@ -308,7 +326,8 @@ def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int) -> li
         spots = {i: (i, (width - cell) / 2, top) for i in CORNER_IDS}
     else:
         raise KitError(f"{size:g} mm corner markers do not fit on {options.paper} paper; "
-                       f"use at most {CORNER_SIZE_RANGE_MM[1]:g} mm")
+                       f"use at most {CORNER_SIZE_RANGE_MM[1]:g} mm", msg_id="kit.corners_do_not_fit",
+                       params={"size": f"{size:g}", "paper": options.paper, "most": f"{CORNER_SIZE_RANGE_MM[1]:g}"})
     placed = []
     for marker_id in CORNER_IDS:
         sheet, cx, cy = spots[marker_id]
@@ -474,7 +493,8 @@ def _charuco_page(canvas: PdfCanvas, options: KitOptions, page: int) -> tuple[li
     y0 = top + 3.0
     if y0 + spec.height_mm > height - MARGIN_MM - 14.0:
         raise KitError(f"the ChArUco board ({spec.width_mm:g} x {spec.height_mm:g} mm) does not fit "
-                       f"{options.paper} paper")
+                       f"{options.paper} paper", msg_id="kit.board_does_not_fit",
+                       params={"width": f"{spec.width_mm:g}", "height": f"{spec.height_mm:g}", "paper": options.paper})
     # OpenCV's layout (non-legacy): square (row 0, column 0) is black, markers sit in the white ones.
     for row in range(spec.squares_y):
         for col in range(spec.squares_x):

@@ -48,6 +48,7 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -203,6 +204,27 @@ class LensFit:
         return (", ".join(parts) + f" (from {self.markers_used} base markers and {self.edge_points} points on the "
                 f"table's edges over {self.frames} frame" + ("s" if self.frames != 1 else "")
                 + f", {self.rms_px:.2f} px RMS)")
+
+    def words(self) -> dict[str, Any]:
+        """:meth:`describe` as a message object (``{"msg", "params", "text"}``) for the edges to word."""
+        k = self.intrinsics.distortion
+        m = self.intrinsics.matrix
+
+        def part(msg_id: str, **params: Any) -> dict[str, Any]:
+            return {"msg": msg_id, "params": params}
+
+        return {"msg": "calibration.lens", "text": self.describe(), "params": {
+            "focal": f"{self.intrinsics.focal_px:.0f}", "focal_sd": f"{self.focal_sd_px:.0f}",
+            "k1": part("calibration.lens.k1", k1=round(float(k[0]), 3), sd=round(self.k1_sd, 3))
+            if "k1" in self.model else part("calibration.lens.k1_unknown"),
+            "k2": part("calibration.lens.k2", k2=round(float(k[1]), 3), sd=round(self.k2_sd, 3))
+            if "k2" in self.model else "",
+            "centre": part("calibration.lens.centre", x=f"{m[0, 2]:.0f}", y=f"{m[1, 2]:.0f}",
+                           sd=f"{self.sd.get('cx', 0.0):.0f}") if "cx" in self.model else "",
+            "markers": str(self.markers_used), "points": str(self.edge_points),
+            "frames": part("calibration.lens.one_frame" if self.frames == 1 else "calibration.lens.frames",
+                           n=str(self.frames)),
+            "rms": round(self.rms_px, 2)}}
 
     def samples(self, n: int, seed: int = 0) -> list[tuple[CameraIntrinsics, FloatArray, FloatArray]]:
         """Draw ``n`` lenses and last-frame poses from the estimate's covariance."""

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from calibration.errors import CalibrationError
 from calibration.lens import LensFit, LensObservation, expected_error_mm, fit_lens
 from calibration.setup import Setup
-from calibration.table import TableCalibration, calibrate_table
+from calibration.table import TableCalibration, calibrate_table, lens_estimated
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +162,8 @@ class LensRefiner:
         if len(self._observations) > 1:
             fit = fit_lens(self._observations, cal.intrinsics.image_size, initial=cal.intrinsics)
         refined = replace(cal, intrinsics=fit.intrinsics, rvec=fit.rvecs[-1], tvec=fit.tvecs[-1], lens=fit,
-                          warnings=tuple(w if not w.startswith("no camera calibration given: lens estimated")
-                                         else f"no camera calibration given: lens estimated from the markers "
-                                              f"({fit.describe()})" for w in cal.warnings))
+                          warnings=tuple(w if getattr(w, "msg_id", None) != "calibration.lens_estimated"
+                                         else lens_estimated(fit) for w in cal.warnings))
         height = self.setup.markers.base_height_mm
         _centre, edge, _rms = expected_error_mm(fit, (cal.table.width_mm, cal.table.depth_mm), height_mm=height,
                                                 trials=20)

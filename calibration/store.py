@@ -31,6 +31,7 @@ from calibration.fields import Reader, read_json_file
 from calibration.images import load_image as load_image  # the images' reader, kept importable from here
 from calibration.setup import TableSize
 from calibration.table import TableCalibration
+from tabletracker.words import Said
 
 CALIBRATION_FORMAT = "tabletracker-table-calibration"
 CAMERA_FORMAT = "tabletracker-camera"
@@ -123,6 +124,9 @@ def calibration_to_dict(cal: TableCalibration) -> dict[str, Any]:
         "corner_ids": list(cal.corner_ids),
         "corners_px": cal.corners_px.tolist(),
         "warnings": list(cal.warnings),
+        # each warning's message id and parameters (null for one without), for the edges to word it
+        "warning_words": [{"msg": w.msg_id, "params": dict(w.params)} if isinstance(w, Said) else None
+                          for w in cal.warnings],
     }
 
 
@@ -135,7 +139,7 @@ def parse_calibration(data: Any, *, source: str = "calibration file") -> TableCa
     """Validate a parsed calibration document and return the :class:`TableCalibration`."""
     r = Reader(data, source=source, error=CalibrationError)
     r.only(("format", "version", "camera", "pose", "table", "corner_size_mm", "reprojection_rms_px",
-            "corner_ids", "corners_px", "warnings"))
+            "corner_ids", "corners_px", "warnings", "warning_words"))
     _check_format(r, CALIBRATION_FORMAT)
     camera = r.child("camera")
     camera.only(("matrix", "distortion", "image_size", "estimated"))
@@ -160,6 +164,12 @@ def parse_calibration(data: Any, *, source: str = "calibration file") -> TableCa
     warnings = r.array("warnings", [])
     if not all(isinstance(w, str) for w in warnings):
         r.fail("must be an array of strings", "warnings")
+    words = r.array("warning_words", [None] * len(warnings))
+    if len(words) != len(warnings) or not all(
+            w is None or (isinstance(w, dict) and isinstance(w.get("msg"), str) and isinstance(w.get("params"), dict))
+            for w in words):
+        r.fail("must hold, for each warning, null or its {\"msg\": id, \"params\": {...}}", "warning_words")
+    warnings = [Said(w, m["msg"], **m["params"]) if m is not None else w for w, m in zip(warnings, words)]
     return TableCalibration(cam, np.array(rvec), np.array(tvec), size, corner_mm, rms, tuple(ids),
                             np.array(corners, dtype=np.float64).reshape(-1, 2), tuple(warnings))
 

@@ -47,6 +47,7 @@ from calibration.aruco import (
 from calibration.camera import CameraIntrinsics
 from calibration.errors import CalibrationError, ShapeError
 from calibration.setup import CORNER_IDS, Setup, TableSize
+from tabletracker.words import Said
 
 if TYPE_CHECKING:   # the lens fit is imported where an unknown lens is measured: a known one never needs it
     from calibration.lens import LensFit, LensObservation, MarkerSighting
@@ -483,8 +484,14 @@ def _rms_for_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_siz
     return rms if math.isfinite(rms) else math.inf
 
 
+def lens_estimated(lens: LensFit) -> Said:
+    """The warning of a calibration without a camera file whose lens was estimated from the markers."""
+    return Said(f"no camera calibration given: lens estimated from the markers on the table ({lens.describe()})",
+                "calibration.lens_estimated", lens=lens.words())
+
+
 def estimate_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_size: tuple[int, int], *,
-                   around: float | None = None) -> tuple[CameraIntrinsics, str | None]:
+                   around: float | None = None) -> tuple[CameraIntrinsics, Said | None]:
     """Estimate the focal length from one view of planar points (principal point at the centre).
 
     A 1-D search on the focal length minimises the reprojection error of the points. When
@@ -518,9 +525,10 @@ def estimate_focal(obj: NDArray[np.float64], img: NDArray[np.float64], image_siz
     if around is None and f_hi / f_lo > _FOCAL_AMBIGUITY:
         typical = width / 2.0 / math.tan(math.radians(DEFAULT_HFOV_DEG / 2.0))
         chosen = float(np.clip(typical, f_lo, f_hi))
-        note = (f"this view cannot tell the focal length (anything from {f_lo:.0f} to {f_hi:.0f} px fits: "
-                f"the camera looks nearly straight down); assumed {chosen:.0f} px, a {DEFAULT_HFOV_DEG:.0f} degree "
-                "webcam: heights above the table are corrected less exactly")
+        note = Said(f"this view cannot tell the focal length (anything from {f_lo:.0f} to {f_hi:.0f} px fits: "
+                    f"the camera looks nearly straight down); assumed {chosen:.0f} px, a {DEFAULT_HFOV_DEG:.0f} "
+                    "degree webcam: heights above the table are corrected less exactly", "calibration.focal_ambiguous",
+                    low=f"{f_lo:.0f}", high=f"{f_hi:.0f}", focal=f"{chosen:.0f}", fov=f"{DEFAULT_HFOV_DEG:.0f}")
         best_f = chosen
     return CameraIntrinsics.pinhole(float(best_f), image_size, estimated=True), note
 
@@ -837,8 +845,9 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         check_corner_layout(corners, setup.table, setup.markers.corner_size_mm, source=source)
     else:
         hidden = [i for i in CORNER_IDS if i not in seen_ids]
-        warnings.append(f"corner marker(s) {_join(hidden)} not seen: the table's pose comes from corner marker(s) "
-                        f"{_join(list(seen_ids))} and the known lens")
+        warnings.append(Said(f"corner marker(s) {_join(hidden)} not seen: the table's pose comes from corner marker(s) "
+                             f"{_join(list(seen_ids))} and the known lens", "calibration.corners_not_seen",
+                             hidden=_join(hidden), seen=_join(list(seen_ids))))
     obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
     obj = _as3d(np.concatenate([obj_by_id[i] for i in seen_ids]), 0.0)
     img = np.concatenate([corners.corners_px[list(corners.ids).index(i)] for i in seen_ids])
@@ -860,15 +869,15 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         if lens is not None:
             intrinsics = lens.intrinsics
             pose = (lens.rvecs[-1], lens.tvecs[-1])
-            warnings.append(f"no camera calibration given: lens estimated from the markers on the table "
-                            f"({lens.describe()})")
+            warnings.append(lens_estimated(lens))
         else:
-            warnings.append(
+            warnings.append(Said(
                 f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
                 "principal point at the image centre, lens distortion ignored) because fewer than "
                 f"{MIN_BASE_MARKERS} base markers were seen to measure the lens; positions will be less accurate "
                 "(often 5-10 mm at the table's edge): put a dozen base markers spread over the table in view, "
-                "or run 'tabletracker calibrate-camera' and pass --camera")
+                "or run 'tabletracker calibrate-camera' and pass --camera", "calibration.focal_from_view",
+                focal=f"{intrinsics.focal_px:.0f}", markers=str(MIN_BASE_MARKERS)))
             if note:
                 warnings.append(note)
     if pose is None:
@@ -892,10 +901,11 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
             "table.depth_mm and markers.corner_size_mm in the setup file and that each marker lies flat and flush "
             "in its corner" + ("" if intrinsics.estimated else ", and that the camera calibration is for this camera"))
     if rms > MAX_CORNER_RMS_PX / 2 and (not intrinsics.has_distortion or lens is not None):
-        cal = replace(cal, warnings=cal.warnings + (
+        cal = replace(cal, warnings=cal.warnings + (Said(
             f"the corner markers fit the model only to {rms:.1f} px: lens distortion the model does not know "
             "(calibrate the camera with 'tabletracker calibrate-camera' for millimetre accuracy), or a table size "
-            "or corner marker size in the setup file that is not the real one",))
+            "or corner marker size in the setup file that is not the real one", "calibration.corners_fit_poorly",
+            rms=round(rms, 1)),))
     if observations_out is not None and cal.lens is not None:
         observations_out.extend(seen)
     logger.info("table calibrated: corner RMS %.3f px, camera %.0f mm above the table", rms, cal.camera_height_mm)

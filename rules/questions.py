@@ -36,6 +36,7 @@ from rules.plan import TablePlan
 from rules.rulesets import RuleSet, find_ruleset
 from rules.rulesets.answers import answer_parts
 from rules.rulesets.common import COMMON_QUESTIONS, Args
+from tabletracker.words import Said
 
 
 @placed_only
@@ -83,6 +84,9 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     out, steps = answer_parts(answer)
     result: dict[str, Any] = {"question": name, "ruleset": rs.name, "args": list(args)}
     result.update(out)
+    summary = out.get("answer")
+    if isinstance(summary, Said):  # the summary as a message too: the edges word it in the reader's language
+        result["answer_words"] = {"msg": summary.msg_id, "params": thaw(summary.params)}
     data = {s.name for s in rs.option_specs if s.kind == "data"}
     result["options"] = {k: ("(loaded)" if (k in data or isinstance(v, Mapping)) and v else thaw(v))
                          for k, v in opts.items()}  # a table of data (High Fire's tables) is not repeated

@@ -14,7 +14,6 @@ import gc
 import importlib
 import logging
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -31,10 +30,11 @@ def _in_user_language(exc: BaseException) -> str:
     words = texts.get(lang) or (getattr(exc, "message_fr", None) if lang == "fr" else None)
     if not words or words == str(exc):
         return str(exc)
-    if texts.get("en") == str(exc):  # the catalogue says all the English sentence says
-        return words
-    # the core's own sentence says more (a field's path, a value): it follows, for whoever edits the files
-    return f"{words}\n  ({exc})"
+    if texts.get("en") != str(exc):
+        # the core's own English sentence, worded otherwise (a source, a field's path): with -v, for whoever edits
+        # the files; the user reads the catalogue's words alone, not the same refusal twice or in English
+        logging.getLogger("tabletracker").info("%s", exc)
+    return words
 
 
 def _said_error(prog: str, message: str) -> str:
@@ -98,11 +98,7 @@ def argparse_words(message: str, lang: str) -> str:
     """
     from tabletracker import i18n
 
-    for pattern, msg_id in _ARGPARSE_MESSAGES:
-        match = re.fullmatch(pattern, message)
-        if match:
-            return i18n.render(msg_id, match.groupdict(), lang) or message
-    return message
+    return i18n.pattern_words(message, _ARGPARSE_MESSAGES, lang)
 
 
 class _Formatter(argparse.HelpFormatter):

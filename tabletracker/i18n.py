@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from pathlib import Path
@@ -33,6 +34,9 @@ E = TypeVar("E", bound=TabletrackerError)
 
 LANGS = ("fr", "en")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+# the web page's words: among them the rules core's English labels (``rule.*``: a step's rule name, the
+# names of needed rolls and odds tables; ``outcome.*``; ``source.*``), which the command line says as the page does
+PAGE_WORDS = Path(__file__).resolve().parent.parent / "server" / "static" / "i18n.js"
 
 
 def catalogue_files(lang: str) -> list[Path]:
@@ -175,11 +179,13 @@ def said(msg_id: str, **params: Any) -> str:
     return render(msg_id, params, user_language()) or render(msg_id, params, "en") or msg_id
 
 
-def number(value: float, digits: int) -> str:
-    """Return ``value`` with ``digits`` decimals in the command-line user's language (``0,051`` in French)."""
+def number(value: float, digits: int, *, trim: bool = False, lang: str | None = None) -> str:
+    """Return ``value`` with ``digits`` decimals in ``lang``, by default the command-line user's (``0,051`` in
+    French); ``trim``: at most ``digits`` decimals, none for a whole number (``1219,2``, ``600``)."""
     from babel.numbers import format_decimal
 
-    return str(format_decimal(value, format="0." + "0" * digits if digits else "0", locale=user_language()))
+    pattern = "0." + ("#" if trim else "0") * digits if digits else "0"
+    return str(format_decimal(value, format=pattern, locale=lang or user_language()))
 
 
 def user_language() -> str:
@@ -188,6 +194,127 @@ def user_language() -> str:
     return "fr" if env.lower().startswith("fr") else "en"
 
 
+@functools.cache
+def page_words(lang: str) -> Mapping[str, str]:
+    """Return the web page's words in ``lang`` (``server/static/i18n.js``; empty when the file is not there)."""
+    try:
+        text = PAGE_WORDS.read_text(encoding="utf-8")
+        words = json.loads(text[text.index("{"): text.rindex("}") + 1])
+    except (OSError, ValueError):
+        return {}
+    return dict(words.get(lang if lang in LANGS else "en", {}))
+
+
+def _page_word(key: str, lang: str) -> str | None:
+    return page_words(lang).get(key) if key in page_words("en") else None
+
+
+def rule_word(label: Any, lang: str) -> str:
+    """Return a rules core's English label (a step's rule name, a needed roll's or odds table's name) in ``lang``.
+
+    As the page does it: the whole label when known, else its ``(...)`` tail and its head
+    apart, else a known leading or trailing word, the rest (a weapon, a model id) kept as it is.
+
+    >>> rule_word("to hit (rifle)", "fr"), rule_word("models removed", "fr"), rule_word("b2 killed", "en")
+    ('pour toucher (rifle)', 'figurines retirées', 'b2 killed')
+    """
+    text = str(label)
+    known = page_words(lang)
+    english = page_words("en")
+    if f"rule.{text}" in english:
+        return known.get(f"rule.{text}", text)
+    paren = re.fullmatch(r"(.*\S)\s+(\([^()]*\))", text)
+    if paren:
+        tail = paren[2]
+        return f"{rule_word(paren[1], lang)} {known.get(f'rule.{tail}', tail) if f'rule.{tail}' in english else tail}"
+    words = text.split(" ")
+    for i in range(len(words) - 1, 0, -1):
+        head = " ".join(words[:i])
+        bare = head.removesuffix(":")
+        if f"rule.{bare}" in english:
+            return f"{known.get(f'rule.{bare}', bare)}{head[len(bare):]} {' '.join(words[i:])}"
+    for i in range(1, len(words)):
+        tail = " ".join(words[i:])
+        if f"rule.{tail}" in english:
+            return f"{' '.join(words[:i])} {known.get(f'rule.{tail}', tail)}"
+    return text
+
+
+def outcome_word(outcome: Any, lang: str) -> str:
+    """Return an odds table's outcome in ``lang``: a named effect, a yes or no, a number, or several of them.
+
+    >>> outcome_word([1, "none"], "fr"), outcome_word(True, "fr"), outcome_word("killed", "fr")
+    ('1, aucun effet', 'oui', 'tué')
+    """
+    if isinstance(outcome, (list, tuple)):
+        return ", ".join(outcome_word(o, lang) for o in outcome)
+    if isinstance(outcome, bool):
+        return _page_word("yes" if outcome else "no", lang) or str(outcome)
+    if isinstance(outcome, str):
+        paren = re.fullmatch(r"(.*\S)\s+\(([^()]*)\)", outcome)  # "wounded (bras)": the effect, where
+        if paren and _page_word(f"outcome.{paren[1]}", lang):
+            return f"{_page_word(f'outcome.{paren[1]}', lang)} ({paren[2]})"
+        return _page_word(f"outcome.{outcome}", lang) or rule_word(outcome, lang)
+    return _value(outcome, lang)
+
+
+def source_words(source: Any, lang: str) -> str:
+    """Return a step's source in ``lang``: the rule sets' section names are French already; the few English words
+    the core adds (geometry, a table's name, who gains a bonus, a rule choice's number) are said in ``lang``."""
+    out = str(source or "")
+    english = page_words("en")
+    keys = sorted((k for k in english if k.startswith("source.")), key=lambda k: -len(english[k]))
+    for key in keys:
+        out = out.replace(english[key], page_words(lang).get(key, english[key]))
+    return re.sub(r"\brule choice (\d+)", lambda m: render("cli.rule_choice", {"n": m[1]}, lang) or m[0], out)
+
+
+def pattern_words(message: str, patterns: Any, lang: str, *, numbers: bool = False) -> str:
+    """Return an English sentence another package writes (argparse, the tracker) in ``lang``, as it is when none of
+    ``patterns`` (``(regex, message id)``, the regex's named groups the message's parameters) matches it;
+    ``numbers``: the groups written as decimal numbers are said with the language's decimal mark."""
+    for pattern, msg_id in patterns:
+        match = re.fullmatch(pattern, message)
+        if match:
+            params: dict[str, Any] = dict(match.groupdict())
+            if numbers:
+                params = {k: float(v) if re.fullmatch(r"-?\d+\.\d+", v) else v for k, v in params.items()}
+            return render(msg_id, params, lang) or message
+    return message
+
+
+def message_of(value: Any) -> dict[str, Any]:
+    """Return a warning or note as a message object: one with a message id (``tabletracker.words.Said``, an error)
+    as ``{"msg", "params", "text"}``, a message object as it is, any other sentence as ``{"text": ...}``."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    msg_id = getattr(value, "msg_id", None)
+    if msg_id:
+        return {"msg": msg_id, "params": dict(getattr(value, "params", {}) or {}), "text": str(value)}
+    return {"text": str(value)}
+
+
+def message_text(message: Mapping[str, Any], lang: str) -> str:
+    """Return a message object's sentence in ``lang`` (its English ``text`` without a catalogue entry).
+
+    In English a message that carries its sentence (a ``Said``'s) is that sentence: no catalogue is read.
+    """
+    if lang == "en" and message.get("text"):
+        return str(message["text"])
+    text = render(message["msg"], message.get("params") or {}, lang) if isinstance(message.get("msg"), str) else None
+    return text or str(message.get("text") or message.get("msg", ""))
+
+
 def step_line(step: Mapping[str, Any], lang: str) -> str:
     """Return a localized JSON step's text in ``lang`` (the core's English sentence without a translation)."""
     return str((step.get("texts") or {}).get(lang) or step.get("text", ""))
+
+
+def explanation_lines(steps: Any, lang: str) -> list[str]:
+    """Return a localized answer's explanation as the command line prints it: rule, text, source, option."""
+    lines = []
+    for step in steps or []:
+        option = f" [{render('cli.option', {'option': step['option']}, lang)}]" if "option" in step else ""
+        lines.append(f"  - {rule_word(step['rule'], lang)}: {step_line(step, lang)} "
+                     f"({source_words(step['source'], lang)}){option}")
+    return lines

@@ -35,6 +35,7 @@ from rules.rulesets.answers import (
 from rules.terrain import kind_msg, pieces_at, terrain_geometry
 from rules.visibility import line_of_sight, unit_sight
 from rules.zones import objective_states, template
+from tabletracker.words import Said
 
 if TYPE_CHECKING:
     from rules.rulesets.base import RuleSet
@@ -208,6 +209,21 @@ def length_of(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> Length
     return Length(value_mm, unit.from_mm(value_mm), unit.symbol)
 
 
+def semicolons(words: Sequence[Any]) -> Any:
+    """Return messages joined by semicolons, as one message (a list parameter is joined by commas)."""
+    out = words[-1] if words else ""
+    for w in reversed(words[:-1]):
+        out = msg("answer.objectives.then", first=w, rest=out)
+    return out
+
+
+def length_words(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Return a length in the rule set's unit as a message (two decimals, as :meth:`RuleSet.fmt` writes it)."""
+    unit = rs.unit(opts)
+    return msg("answer.length_inch" if unit.symbol == '"' else "answer.length",
+               value=round(unit.from_mm(value_mm), 2), unit=unit.symbol)
+
+
 def length_json(rs: "RuleSet", value_mm: float, opts: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``{"mm": ..., "value": ..., "unit": ...}`` for a length."""
     return length_of(rs, value_mm, opts).to_json()
@@ -268,7 +284,8 @@ def q_distance(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, An
     label = "base edge to base edge" if how == "edge" else "centre to centre"
     return DistanceAnswer(a, b, length_of(rs, values[how], opts), length_of(rs, values["edge"], opts),
                           length_of(rs, values["centre"], opts), how,
-                          f"{a} to {b}: {rs.fmt(values[how], opts)} {label}",
+                          Said(f"{a} to {b}: {rs.fmt(values[how], opts)} {label}", "answer.distance", a=a, b=b,
+                               length=length_words(rs, values[how], opts), how=msg(f"answer.how.{how}")),
                           from_model=from_model, to_model=to_model, edge=edge, steps=tuple(steps))
 
 
@@ -284,10 +301,16 @@ def q_los(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -
     ka, kb = kind_of_id(plan, a), kind_of_id(plan, b)
     if ka == "model" and kb == "model":
         sight = line_of_sight(plan, a, b, options=opts, ruleset=rs)
-        return SightAnswer(sight, f"{a} {'sees' if sight.visible else 'does not see'} {b}"
-                           + (f" ({sight.visible_fraction:.0%} of its base)" if sight.visible else "")
-                           + (f"; blocked by {', '.join(i for _, i, _ in sight.blockers)}" if sight.blockers else "")
-                           + (f"; behind {', '.join(i for _, i, _ in sight.cover)}" if sight.cover else ""))
+        blockers, cover = [i for _, i, _ in sight.blockers], [i for _, i, _ in sight.cover]
+        return SightAnswer(sight, Said(
+            f"{a} {'sees' if sight.visible else 'does not see'} {b}"
+            + (f" ({sight.visible_fraction:.0%} of its base)" if sight.visible else "")
+            + (f"; blocked by {', '.join(blockers)}" if sight.blockers else "")
+            + (f"; behind {', '.join(cover)}" if sight.cover else ""),
+            "answer.los.sees" if sight.visible else "answer.los.does_not_see", a=a, b=b,
+            percent=f"{sight.visible_fraction:.0%}".removesuffix("%"),
+            blocked=msg("answer.los.blocked", pieces=blockers) if blockers else "",
+            behind=msg("answer.los.behind", pieces=cover) if cover else ""))
     if ka == "unit" and kb == "unit":
         return rs_unit_los(rs, plan, a, b, opts)
     raise InvalidActionError(f"los: name two models or two units; {a!r} is a {ka}, {b!r} is a {kb}",
@@ -301,8 +324,10 @@ def rs_unit_los(rs: "RuleSet", plan: TablePlan, a: str, b: str, opts: Mapping[st
     if hook is not None:
         return hook(plan, a, b, opts)  # type: ignore[no-any-return]
     us = unit_sight(plan, a, b, options=opts, ruleset=rs)
-    return UnitSightAnswer(us, f"{a} {'sees' if us.visible else 'does not see'} {b}: {len(us.seeing)} model(s) "
-                           f"see {len(us.seen)} target model(s)")
+    return UnitSightAnswer(us, Said(f"{a} {'sees' if us.visible else 'does not see'} {b}: {len(us.seeing)} model(s) "
+                                    f"see {len(us.seen)} target model(s)",
+                                    "answer.unit_los.sees" if us.visible else "answer.unit_los.does_not_see",
+                                    a=a, b=b, seeing=len(us.seeing), seen=len(us.seen)))
 
 
 def q_cohesion(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CohesionAnswer:
@@ -317,8 +342,9 @@ def q_cohesion(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, An
     c = chain_cohesion(plan, v["UNIT"], link_mm=link, all_within_mm=all_within, how=how,
                        mode=str(opts.get("cohesion", "chain")),
                        exempt=lambda mid: rs.cohesion_exempt(plan, mid), source=source)
-    return CohesionAnswer(c, f"{c.unit_id} is in cohesion" if c.in_cohesion
-                          else f"{c.unit_id} is out of cohesion; breaking it: {', '.join(c.breaking)}")
+    return CohesionAnswer(c, Said(f"{c.unit_id} is in cohesion", "answer.cohesion.in", unit=c.unit_id) if c.in_cohesion
+                          else Said(f"{c.unit_id} is out of cohesion; breaking it: {', '.join(c.breaking)}",
+                                    "answer.cohesion.out", unit=c.unit_id, breaking=list(c.breaking)))
 
 
 def q_template(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> TemplateAnswer:
@@ -328,7 +354,8 @@ def q_template(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, An
     r = args.number(v, "RADIUS_MM", minimum=0.0)
     t = template(plan, (x, y), r, source="geometry: a circular template, bases even partly under it")
     return TemplateAnswer(t, length_of(rs, r, opts),
-                          f"{len(t.under)} model(s) under the template: {', '.join(t.under) or 'none'}")
+                          Said(f"{len(t.under)} model(s) under the template: {', '.join(t.under) or 'none'}",
+                               "answer.template", n=len(t.under), models=list(t.under) or msg("answer.none")))
 
 
 def q_objectives(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ObjectivesAnswer:
@@ -337,11 +364,16 @@ def q_objectives(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, 
     states = objective_states(plan, None, how=rs.measure_how(opts))
     step = Step("objectives", f"{rs.title} gives no rule for holding objectives: the nearest model of each side "
                 "is given", rs.source("(no objective rule)"), msg="objectives.no_rule", params={"ruleset": rs.title})
-    parts = []
+    parts, words = [], []
     for s in states:
         near = ", ".join(f"{side} {mid} at {rs.fmt(d, opts)}" for side, (mid, d) in s.nearest.items())
         parts.append(f"{s.objective_id}: {near or 'no model'}")
-    return ObjectivesAnswer(states, "; ".join(parts) or "no objectives in this game", (step,))
+        words.append(msg("answer.objectives.one", objective=s.objective_id, nearest=[
+            msg("answer.objectives.nearest", side=side, model=mid, length=length_words(rs, d, opts))
+            for side, (mid, d) in s.nearest.items()] or msg("answer.objectives.no_model")))
+    summary = (Said("; ".join(parts), "answer.objectives", objectives=semicolons(words)) if parts
+               else Said("no objectives in this game", "answer.objectives.none"))
+    return ObjectivesAnswer(states, summary, (step,))
 
 
 def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AnswerLike:
@@ -350,7 +382,9 @@ def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any
     kinds = tuple(rs.terrain_kinds.values())
     if "MODEL" not in v:
         pieces = tuple((t.terrain_id, rs.kind_of(t)) for t in plan.terrain)
-        return TerrainKindsAnswer(kinds, pieces, f"{rs.title} terrain kinds: {', '.join(rs.terrain_kinds)}",
+        return TerrainKindsAnswer(kinds, pieces, Said(f"{rs.title} terrain kinds: {', '.join(rs.terrain_kinds)}",
+                                                      "answer.terrain_kinds", ruleset=rs.title,
+                                                      kinds=list(rs.terrain_kinds)),
                                   (Step("terrain kinds", f"{len(kinds)} kinds, {len(pieces)} piece(s) on the table",
                                         rs.source("terrain"), msg="terrain.kinds_count",
                                         params={"kinds": len(kinds), "pieces": len(pieces)}),))
@@ -363,8 +397,11 @@ def q_terrain(rs: "RuleSet", plan: TablePlan, args: Args, opts: Mapping[str, Any
                                                  "what": kind_msg(rs.name, t.kind)})
              for t in at] or [Step("terrain", f"{m.model_id}'s base touches no terrain piece: open ground", "geometry",
                                    msg="terrain.open", params={"model": m.model_id})]
-    return TerrainAtAnswer(m.model_id, found, f"{m.model_id} is on {', '.join(t.terrain_id for t in at)}" if at
-                           else f"{m.model_id} is in the open", tuple(steps))
+    on = [t.terrain_id for t in at]
+    return TerrainAtAnswer(m.model_id, found, Said(f"{m.model_id} is on {', '.join(on)}", "answer.terrain_on",
+                                                   model=m.model_id, pieces=on) if at
+                           else Said(f"{m.model_id} is in the open", "answer.terrain_open", model=m.model_id),
+                           tuple(steps))
 
 
 from rules.rulesets.convert import q_convert  # noqa: E402  (below the helpers it does not need)

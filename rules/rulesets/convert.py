@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from calibration.units import DEFAULT_UD_MM, LengthUnit, length_unit
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.plan import TablePlan
 from rules.rulesets.answers import ConvertAnswer
+from tabletracker.words import Said
 
 if TYPE_CHECKING:
     from rules.rulesets.base import RuleSet
@@ -90,6 +91,11 @@ def _len(v: float, unit: LengthUnit) -> str:
     return f"{_fmt(v)}{unit.symbol}" if unit.symbol == '"' else f"{_fmt(v)} {unit.symbol}"
 
 
+def _len_words(v: float, unit: LengthUnit) -> Mapping[str, Any]:
+    """:func:`_len` as a message, the number written in the reader's language."""
+    return msg("answer.length_inch" if unit.symbol == '"' else "answer.length", value=round(v, 3), unit=unit.symbol)
+
+
 def q_convert(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, Any]) -> ConvertAnswer:
     """convert LENGTH [FROM] [TO]: a length in another unit (mm, cm, in, UD, pas), by default the rule set's."""
     value, src_key, dst_key = parse_convert(args.raw)
@@ -118,5 +124,7 @@ def q_convert(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, A
         band = int(math.floor(mm / 100.0 + 1e-9)) if mm >= 0 else 0
         steps.append(Step("range band", f"{_fmt(mm / 10.0)} cm is portée {band} (bands of 10 cm)", "AT-43, Portée",
                           msg="convert.at43_band", params={"cm": round(mm / 10.0, 3), "band": band}))
-    return ConvertAnswer(value, src.symbol, dst.symbol, mm, out, every, f"{_len(value, src)} = {_len(out, dst)}",
+    summary = Said(f"{_len(value, src)} = {_len(out, dst)}", "answer.convert", given=_len_words(value, src),
+                   result=_len_words(out, dst))
+    return ConvertAnswer(value, src.symbol, dst.symbol, mm, out, every, summary,
                          range_band=band, steps=tuple(steps))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from rules.explain import Step, msg
 from rules.plan import TablePlan
 from rules.rulesets.answers import VictoryAnswer
+from tabletracker.words import Said
 
 if TYPE_CHECKING:
     from rules.rulesets.base import RuleSet
@@ -58,7 +59,11 @@ def _firefight(plan: TablePlan) -> VictoryAnswer:
                   msg="victory.firefight_over" if over else "victory.firefight",
                   params={"rounds": FIREFIGHT_ROUNDS, "round": min(rnd, FIREFIGHT_ROUNDS),
                           "held": [msg("victory.held", side=s, count=n) for s, n in count.items()] or "-"})]
-    return VictoryAnswer(True, over, f"objectives {text or 'none'}: {verdict}",
+    verdict_words = (msg("answer.victory.wins" if over else "answer.victory.leads", side=lead) if lead
+                     else msg("answer.victory.draw" if over else "answer.victory.nobody_leads"))
+    summary = Said(f"objectives {text or 'none'}: {verdict}", "answer.victory.firefight", verdict=verdict_words,
+                   held=[msg("victory.held", side=s, count=n) for s, n in count.items()] or msg("answer.none"))
+    return VictoryAnswer(True, over, summary,
                          {"objectives_held": count, "leader": lead}, tuple(steps))
 
 
@@ -86,10 +91,15 @@ def _fav(plan: TablePlan) -> VictoryAnswer:
              Step("victory", f"the rules say when the game ends, not who wins: no winner or score is defined, the "
                   f"scenario's objectives decide. Turn {turn} is being played; the scenario sets how many",
                   "Feu à Volonté, Fin de partie", value=turn, msg="victory.fav_no_winner", params={"turn": turn})]
+    from rules.rulesets.common import semicolons  # common imports this module at its end
+
+    lost_words = [msg("victory.lost", side=s, lost=v["lost"], company=v["company"]) for s, v in per.items()]
     return VictoryAnswer(True, bool(broken),
-                         (f"over: {', '.join(broken)} lost 3/4 of the company (the scenario names the winner)"
-                          if broken else f"not over by losses ({text}); the scenario's objectives and turns decide "
-                          f"the rest (turn {turn})"),
+                         (Said(f"over: {', '.join(broken)} lost 3/4 of the company (the scenario names the winner)",
+                               "answer.victory.fav_over", broken=list(broken))
+                          if broken else Said(f"not over by losses ({text}); the scenario's objectives and turns "
+                                              f"decide the rest (turn {turn})", "answer.victory.fav_not_over",
+                                              losses=semicolons(lost_words) or "-", turn=turn)),
                          {"losses": per, "broken": broken, "turn": turn}, tuple(steps))
 
 
@@ -101,5 +111,5 @@ def q_victory(rs: "RuleSet", plan: TablePlan, args: "Args", opts: Mapping[str, A
     if rs.name == "feu-a-volonte":
         return _fav(plan)
     source, text = NOT_DEFINED[rs.name]
-    return VictoryAnswer(False, None, text,
+    return VictoryAnswer(False, None, Said(text, f"victory.none.{rs.name.replace('-', '_')}"),
                          steps=(Step("victory", text, source, msg=f"victory.none.{rs.name.replace('-', '_')}"),))

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from tabletracker.errors import UsageError
-from tabletracker.i18n import localize, said, step_line, user_language, worded
+from tabletracker.i18n import LANGS, explanation_lines, localize, render, said, user_language, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,11 +65,28 @@ def _split(args: argparse.Namespace) -> tuple[list[str], bool, dict[str, str]]:
 
 def _summary(answer: dict[str, Any], lang: str | None = None) -> str:
     lang = lang or user_language()
-    lines = [f"{answer['question']} ({answer['ruleset']}): {answer.get('answer', '')}"]
-    for step in answer.get("explanation", []):
-        extra = f" [option {step['option']}]" if "option" in step else ""
-        lines.append(f"  - {step['rule']}: {step_line(step, lang)} ({step['source']}){extra}")
-    return "\n".join(lines)
+    summary = answer.get("answer", "")
+    if lang != "en":  # the rules core's summary is English: its words in the reader's language, when it has them
+        summary = (answer.get("answer_words") or {}).get("texts", {}).get(lang)
+    # without them the explanation below says the answer in the reader's language, step by step
+    head = f"{answer['question']} ({answer['ruleset']})" + (f": {summary}" if summary else "")
+    return "\n".join([head, *explanation_lines(answer.get("explanation"), lang)])
+
+
+def question_help(ruleset: str, question: dict[str, str], lang: str) -> str:
+    """Return a question's help (its usage line and what it answers) in ``lang``.
+
+    The catalogues hold it by rule set (``question.<ruleset>.<question>``) or for every rule set
+    (``question.<question>``); a help the rules core has since reworded is said as the core says it.
+
+    >>> question_help("firefight", {"question": "los", "help": "los A B: sight between two models, or between "
+    ...                                                             "two units."}, "fr")
+    'los A B : la vue entre deux figurines, ou entre deux unités.'
+    """
+    for msg_id in (f"question.{ruleset}.{question['question']}", f"question.{question['question']}"):
+        if render(msg_id, {}, "en") == question["help"]:
+            return render(msg_id, {}, lang) or question["help"]
+    return question["help"]
 
 
 def lengths_for_core(ruleset: str, question: str, rest: list[str], options: dict[str, str],
@@ -105,11 +122,12 @@ def run(args: argparse.Namespace) -> int:
     if args.question is None:
         menu = describe(plan)
         if as_json:
-            print(json.dumps({"ruleset": plan.ruleset, "questions": menu}, ensure_ascii=False))
+            worded_menu = [{**q, "texts": {lang: question_help(plan.ruleset, q, lang) for lang in LANGS}} for q in menu]
+            print(json.dumps({"ruleset": plan.ruleset, "questions": worded_menu}, ensure_ascii=False))
         else:
             print(said("cli.questions", ruleset=plan.ruleset, questions=", ".join(q["question"] for q in menu)))
             for q in menu:
-                print(f"  {q['help']}")
+                print(f"  {question_help(plan.ruleset, q, user_language())}")
         return 0
     rest = lengths_for_core(plan.ruleset, args.question, rest, options, describe(plan))
     answer = localize(ask(plan, args.question, rest, options))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tabletracker.errors import UsageError
-from tabletracker.i18n import number, said, worded
+from tabletracker.i18n import LANGS, localize, message_of, message_text, number, said, step_texts, user_language, worded
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,18 +74,16 @@ def run(args: argparse.Namespace) -> int:
     if args.save_camera is not None:
         save_intrinsics(args.save_camera, cal.intrinsics,
                         rms_px=cal.lens.rms_px if cal.lens is not None else cal.reprojection_rms_px, views=1)
-    warnings = list(cal.warnings)
-    from tabletracker.i18n import localize
     from tracker.rimcheck import rim_colour_warnings
 
     rims = rim_colour_warnings(image, cal, setup)           # bare bases: rims that stand apart
-    warnings += [said(rim["msg"], **rim["params"]) for rim in rims]
+    warnings = [message_of(w) for w in (*cal.warnings, *rims)]
     if not readable.ok:
         w, d = readable.largest_table_mm(setup.table)
-        warnings.append(said("cli.calibrate.markers_too_small", base=f"{base:g}", px=number(readable.min_side_px, 1),
-                             x=f"{readable.at_mm[0]:.0f}", y=f"{readable.at_mm[1]:.0f}",
-                             required=f"{readable.required_px:g}", smallest=number(readable.smallest_marker_mm, 1),
-                             width=f"{w:.0f}", depth=f"{d:.0f}"))
+        warnings.append({"msg": "cli.calibrate.markers_too_small", "params": {
+            "base": f"{base:g}", "px": round(readable.min_side_px, 1), "x": f"{readable.at_mm[0]:.0f}",
+            "y": f"{readable.at_mm[1]:.0f}", "required": f"{readable.required_px:g}",
+            "smallest": round(readable.smallest_marker_mm, 1), "width": f"{w:.0f}", "depth": f"{d:.0f}"}})
     if args.json:
         out: dict[str, Any] = {
             "calibration": str(args.out),
@@ -99,18 +97,38 @@ def run(args: argparse.Namespace) -> int:
             "lens": _lens_json(cal),
             "setup_report": report.to_dict(),
             "camera_file": str(args.save_camera) if args.save_camera is not None else None,
-            "warnings": warnings,
+            "warnings": [message_text(w, "en") for w in warnings],
+            "warning_texts": [{lang: message_text(w, lang) for lang in LANGS} for w in warnings],
             "rim_colours": localize(rims),      # the rim warnings with their words in French and English
             "saved": calibration_to_dict(cal),
         }
         print(json.dumps(out, indent=2))
     else:
-        _print_text(args, cal, error, readable, warnings)
-        for line in report.lines():
+        lang = user_language()
+        _print_text(args, cal, error, readable, [message_text(w, lang) for w in warnings])
+        for line in report_lines(report):
             print(f"  {line}")
         if args.save_camera is not None:
             print(said("cli.calibrate.lens_written", path=args.save_camera))
     return 0
+
+
+def report_lines(report: Any) -> list[str]:
+    """The set-up report (``calibration.capability.SetupReport``) as lines in the user's language."""
+    from calibration.capability import REFERENCE_MARKER_MM
+
+    bases = (said("cli.calibrate.report_bases", base=number(report.smallest_base_mm, 1, trim=True))
+             if report.smallest_base_mm is not None else said("cli.calibrate.report_no_base"))
+    w, d = report.largest_table_mm
+    return [
+        said("cli.calibrate.report_smallest", smallest=number(report.smallest_marker_mm, 1), bases=bases,
+             marker=number(report.marker_mm, 1, trim=True), px=number(report.smallest_marker_px, 1),
+             required=number(report.required_px, 1, trim=True)),
+        said("cli.calibrate.report_error", centre=number(report.error_centre_mm, 2),
+             edge=number(report.error_edge_mm, 2)),
+        said("cli.calibrate.report_largest", marker=number(REFERENCE_MARKER_MM, 1, trim=True),
+             width=f"{w:.0f}", depth=f"{d:.0f}"),
+    ]
 
 
 def _lens_json(cal: Any) -> dict[str, Any] | None:
@@ -118,7 +136,8 @@ def _lens_json(cal: Any) -> dict[str, Any] | None:
     if lens is None:
         return None
     k = cal.intrinsics.distortion
-    return {"focal_px": cal.intrinsics.focal_px, "focal_sd_px": lens.focal_sd_px, "k1": float(k[0]),
+    return {"texts": step_texts(lens.words()),
+            "focal_px": cal.intrinsics.focal_px, "focal_sd_px": lens.focal_sd_px, "k1": float(k[0]),
             "k1_sd": lens.k1_sd, "k2": float(k[1]), "k2_sd": lens.k2_sd,
             "principal_point_px": [float(cal.intrinsics.matrix[0, 2]), float(cal.intrinsics.matrix[1, 2])],
             "model": list(lens.model), "base_markers": lens.markers_used, "edge_points": lens.edge_points,
@@ -128,13 +147,14 @@ def _lens_json(cal: Any) -> dict[str, Any] | None:
 def _print_text(args: argparse.Namespace, cal: Any, error: Any, readable: Any, warnings: list[str]) -> None:
     cam = cal.intrinsics
     w, h = cam.image_size
-    print(said("cli.calibrate.table", width=f"{cal.table.width_mm:g}", depth=f"{cal.table.depth_mm:g}",
+    print(said("cli.calibrate.table", width=number(cal.table.width_mm, 2, trim=True),
+               depth=number(cal.table.depth_mm, 2, trim=True),
                image=args.image, size=f"{w}x{h}"))
     print(said("cli.calibrate.reprojection", rms=number(cal.reprojection_rms_px, 3)))
     print(said("cli.calibrate.expected_error", max=number(error.max_mm, 2), rms=number(error.rms_mm, 2),
                noise=number(error.sigma_px, 2)))
     if cal.lens is not None:
-        print(said("cli.calibrate.lens", lens=cal.lens.describe()))
+        print(said("cli.calibrate.lens", lens=cal.lens.words()))
     elif not cam.has_distortion:
         print(said("cli.calibrate.no_distortion"))
     source = ("cli.calibrate.focal_from_image" if cam.estimated and cal.lens is None

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from calibration.board import KIT_BOARD
-from tabletracker.i18n import number, said
+from tabletracker.i18n import LANGS, message_of, message_text, number, said
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +47,10 @@ def run(args: argparse.Namespace) -> int:
                           "image_coverage": coverage,
                           "intrinsics": intrinsics_to_dict(cam),
                           "views": [{"image": r.name, "corners": r.corners_found, "used": r.used,
-                                     "reason": r.reason, "rms_px": r.rms_px} for r in report]}, indent=2))
+                                     "reason": r.reason, "rms_px": r.rms_px,
+                                     **({"reason_texts": {lang: message_text(message_of(r.reason), lang)
+                                                          for lang in LANGS}} if r.reason else {})}
+                                    for r in report]}, indent=2))
         return 0
     m = cam.matrix
     print(said("cli.camera.calibrated", used=str(used), photos=str(len(report)),
@@ -56,21 +59,24 @@ def run(args: argparse.Namespace) -> int:
                limit=number(GOOD_RMS_PX, 1)))
     print(said("cli.camera.focal", fx=number(m[0, 0], 1), fy=number(m[1, 1], 1), fov=number(cam.horizontal_fov_deg, 1)))
     print(said("cli.camera.principal_point", x=number(m[0, 2], 1), y=number(m[1, 2], 1)))
-    print(said("cli.camera.distortion", values=", ".join(f"{v:.5f}" for v in cam.distortion)))
-    print(said("cli.camera.lens_model", model=model))
+    print(said("cli.camera.distortion", values=", ".join(number(float(v), 5) for v in cam.distortion)))
+    index = next((i for i, m in enumerate(LENS_MODELS) if m[0] == model), None)
+    print(said("cli.camera.lens_model", model={"msg": f"camera.model.{index}", "text": model}))
     print(said("cli.camera.coverage", pct=f"{100 * coverage:.0f}"))
     for r in report:
         if r.used and r.rms_px is not None:
             print(said("cli.camera.photo_used", name=r.name, corners=str(r.corners_found), rms=number(r.rms_px, 3)))
         else:
-            print(said("cli.camera.photo_unused", name=r.name, corners=str(r.corners_found), reason=r.reason))
+            print(said("cli.camera.photo_unused", name=r.name, corners=str(r.corners_found),
+                       reason=message_of(r.reason)))
     print(said("cli.camera.written", path=args.out))
     warn = "tabletracker calibrate-camera"
     if coverage < MIN_COVERAGE:
         print(said("cli.warning", prog=warn, message=said("cli.camera.low_coverage", pct=f"{100 * coverage:.0f}")),
               file=sys.stderr)
     if model != LENS_MODELS[1][0] and model != LENS_MODELS[0][0]:
-        print(said("cli.warning", prog=warn, message=said("cli.camera.simpler_model", used=str(used), model=model)),
+        print(said("cli.warning", prog=warn, message=said("cli.camera.simpler_model", used=str(used),
+                                                           model={"msg": f"camera.model.{index}", "text": model})),
               file=sys.stderr)
     if rms >= GOOD_RMS_PX:
         print(said("cli.warning", prog=warn, message=said("cli.camera.high_rms", rms=number(rms, 2),

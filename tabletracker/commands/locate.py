@@ -13,10 +13,21 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from calibration.errors import CalibrationError
-from tabletracker.i18n import said, step_texts, user_language, worded
+from tabletracker.i18n import (
+    LANGS,
+    message_of,
+    message_text,
+    pattern_words,
+    render,
+    said,
+    step_texts,
+    user_language,
+    worded,
+)
+from tabletracker.words import Said
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,13 +76,13 @@ def run(args: argparse.Namespace) -> int:
         reading.result()      # an unreadable image is told first, as when it was read first
         raise
     image = reading.result()
-    notes: list[str] = []
+    notes: list[Said] = []
     if args.calibration:
         cal = load_calibration(args.calibration)
         if setup is None:
             setup = parse_setup({"table": {"width_mm": cal.table.width_mm, "depth_mm": cal.table.depth_mm}},
                                 source=args.calibration)
-            notes.append(said("cli.locate.default_markers"))
+            notes.append(Said(render("cli.locate.default_markers", {}, "en") or "", "cli.locate.default_markers"))
         source = args.calibration
     else:
         if setup is None:
@@ -91,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
            "calibration": source, "table_mm": [setup.table.width_mm, setup.table.depth_mm]}
     doc.update(found.to_dict())
     doc["warnings"] = warnings
-    if args.json:
+    if args.json:  # the words in both languages for a program that reads the JSON (the readable list: the user's)
+        doc["warning_texts"] = [{lang: warning_words(w, lang) for lang in LANGS} for w in warnings]
         json.dump(doc, sys.stdout)
         sys.stdout.write("\n")
         return 0
@@ -113,8 +125,26 @@ def _print_readable(doc: dict, rejected: list[tuple[int, str]]) -> None:
                        x=f"{b['x_mm']:8.1f}", y=f"{b['y_mm']:8.1f}") + "\n")
     for marker_id, reason in rejected:
         out.write(said("cli.locate.rejected", id=str(marker_id), reason=reason) + "\n")
+    lang = user_language()
     for w in doc["warnings"]:
-        out.write(said("cli.locate.warning", warning=w) + "\n")
+        out.write(said("cli.locate.warning", warning=warning_words(w, lang)) + "\n")
+
+
+# the tracker's warnings (tracker/locate.py, in English) and their message ids: said in the user's language
+_TRACKER_WARNINGS = (
+    (r"(?P<size>\S+) mm base markers are only (?P<px>\S+) px across in this image, and a marker needs about "
+     r"(?P<required>\S+) px to be read: with this camera use markers of at least (?P<smallest>\S+) mm, or a table of "
+     r"at most (?P<width>\S+) x (?P<depth>\S+) mm \(camera closer\), or a higher-resolution camera\. Bare bases are "
+     r"still found by their rim colour\.", "cli.locate.markers_unreadable"),
+    (r"grey image: bare bases need colour to tell the sides, none looked for", "cli.locate.grey_image"),
+)
+
+
+def warning_words(warning: Any, lang: str) -> str:
+    """A warning of the calibration (with its message id) or of the tracker (known sentences) in ``lang``."""
+    if getattr(warning, "msg_id", None):
+        return message_text(message_of(warning), lang)
+    return pattern_words(str(warning), _TRACKER_WARNINGS, lang, numbers=True)
 
 
 @contextmanager

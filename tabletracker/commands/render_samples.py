@@ -22,11 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from synth.generate import generate
+    from synth.generate import GROUPS, SCENES, generate
 
     out: Path = args.out
     if out.exists() and not out.is_dir():
         raise worded(UsageError, "cli.out_is_file", path=out)
+    if args.only is not None and args.only not in (*SCENES, *GROUPS):
+        raise worded(UsageError, "cli.samples.unknown", name=repr(args.only), names=", ".join((*SCENES, *GROUPS)))
     start = time.monotonic()
 
     def progress(name: str) -> None:

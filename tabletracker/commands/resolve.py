@@ -24,7 +24,19 @@ from typing import Any, Sequence
 
 from calibration.units import DEFAULT_UD_MM
 from tabletracker.errors import TabletrackerError, UsageError
-from tabletracker.i18n import localize, render, said, step_line, user_language, worded
+from tabletracker.i18n import (
+    explanation_lines,
+    localize,
+    message_of,
+    message_text,
+    number,
+    outcome_word,
+    render,
+    rule_word,
+    said,
+    user_language,
+    worded,
+)
 
 MAX_DICE = 200  # the dice of one action, as the web page allows
 
@@ -106,23 +118,21 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     return request
 
 
-def _fraction(entry: dict[str, Any]) -> str:
-    return f"{entry['probability'] * 100:6.2f} %  ({entry['fraction']})"
+def _fraction(entry: dict[str, Any], lang: str) -> str:
+    return f"{number(entry['probability'] * 100, 2, lang=lang):>6} %  ({entry['fraction']})"
 
 
 def summary(out: dict[str, Any], lang: str | None = None) -> str:
     """Return the readable text of a resolution's JSON (its steps in ``lang``, by default the user's)."""
     lang = lang or user_language()
-    lines = [f"{out['action']} ({out['ruleset']})"]
-    for step in out.get("explanation", []):
-        option = f" [option {step['option']}]" if "option" in step else ""
-        lines.append(f"  - {step['rule']}: {step_line(step, lang)} ({step['source']}){option}")
-    for name, needed in out.get("needed", {}).items():
-        lines.append(_said("cli.resolve.needed", lang, name=name, needed=needed))
+    lines = [f"{out['action']} ({out['ruleset']})", *explanation_lines(out.get("explanation"), lang)]
+    for name, needed in out.get("needed", {}).items():  # a roll ("3+"), or a sentence with its message id
+        lines.append(_said("cli.resolve.needed", lang, name=rule_word(name, lang),
+                           needed=message_text(message_of(needed), lang)))
     for name, dist in out.get("odds", {}).items():
-        lines.append(_said("cli.resolve.odds", lang, name=name))
+        lines.append(_said("cli.resolve.odds", lang, name=rule_word(name, lang)))
         for entry in dist:
-            lines.append(f"    {entry['outcome']!s:>24}: {_fraction(entry)}")
+            lines.append(f"    {outcome_word(entry['outcome'], lang):>24}: {_fraction(entry, lang)}")
     if "dice" in out:
         rolled = ", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or _said("cli.resolve.no_dice", lang)
         lines.append(_said("cli.resolve.dice", lang, dice=rolled))

@@ -92,11 +92,14 @@ def run(args: argparse.Namespace) -> int:
         tracker = LensRefiningTracker(tracker, LensRefiner(setup, background=live))
     out = sys.stdout
     count = 0
+    why: Any = None  # the last refused calibration's message, for a single image's reason
     try:
         for frame in frames:
             events = tracker.process(frame)
             for event in events:
                 out.write(json.dumps(_worded(event)) + "\n")
+                if event.get("type") == "calibration_failed" and "msg" in event:
+                    why = {"msg": event["msg"], "params": event.get("params") or {}, "text": event.get("message")}
             if plan is not None:
                 for change in track_changes(plan, [event_from_dict(e) for e in events]):
                     out.write(json.dumps({"type": f"game_{change.kind}", **change.payload}) + "\n")
@@ -125,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if parse_source(args.source).kind == "image" and tracker.calibration is None:
         # one image and nothing to track it with: exit non-zero with the reason
         raise worded(CalibrationError, "cli.image_not_calibrated", source=args.source,
-                     reasons="; ".join(tracker.state.warnings or ("not calibrated",)))
+                     reasons=why or "; ".join(tracker.state.warnings or ("not calibrated",)))
     if count == 0:
         log.warning("%s", said("cli.no_frame", source=args.source))
     return 0

@@ -18,7 +18,7 @@ import shapely.ops
 
 from rules.dice import needed_text
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import model_distance_mm
 from rules.plan import TablePlan
 from rules.rulesets.at43.actions import ACTIONS, DOC_TABLE, validate_roster
@@ -42,6 +42,7 @@ from rules.rulesets.common import Args, leader_model, length_of
 from rules.terrain import TerrainKind, terrain_geometry
 from rules.visibility import line_of_sight, sight_pairs
 from rules.zones import bases_hull, deviate, partly_inside, template
+from tabletracker.words import Said
 
 SRC = "AT-43, Couvert"
 
@@ -128,6 +129,7 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
     d, band, steps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
     accuracy = None
     answer = f"portée {band} ({d / 10:.1f} cm between the leaders): difficulty {band}"
+    precision: Any = ""
     if "accuracy" in v:
         diff = int(v["accuracy"]) - band
         needed = at43_roll_needed(diff)
@@ -140,7 +142,10 @@ def ask_range(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
                           params={"precision": v["accuracy"], "band": band, "diff": f"{diff:+d}",
                                   "needed": need_msg(needed)}, doc=DOC_TABLE))
         answer += f"; précision {v['accuracy']} needs {needed_text(needed)}"
-    return RangeAnswer(length_of(self, d, opts), band, answer, accuracy, tuple(steps))
+        precision = msg("answer.at43.precision", precision=v["accuracy"], needed=need_msg(needed))
+    return RangeAnswer(length_of(self, d, opts), band, Said(answer, "answer.at43.range", band=band,
+                                                            cm=round(d / 10, 1), precision=precision),
+                       accuracy, tuple(steps))
 
 
 def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> FireZoneAnswer:
@@ -158,7 +163,10 @@ def ask_firezone(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     d, band, rsteps = _range(self, plan, v["FIRING_UNIT"], v["TARGET_UNIT"], opts)
     answer = (f"{len(fz.caught)} model(s) in the fire zone take impacts first: {', '.join(fz.caught)}"
               if fz.caught else "nobody stands in the fire zone: the target takes every impact") + f"; portée {band}"
-    return FireZoneAnswer(fz, band, length_of(self, d, opts), answer, (*fz.steps, *rsteps))
+    who = (msg("answer.at43.caught", n=len(fz.caught), models=list(fz.caught)) if fz.caught
+           else msg("answer.at43.nobody_caught"))
+    return FireZoneAnswer(fz, band, length_of(self, d, opts), Said(answer, "answer.at43.firezone", who=who, band=band),
+                          (*fz.steps, *rsteps))
 
 
 def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ShootersAnswer:
@@ -177,7 +185,10 @@ def ask_shooters(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
                   f"{len(can)} may shoot, {len(cannot)} may not" + (f" ({', '.join(cannot)})" if cannot else ""),
                   SRC_TEST, value=len(can), msg="at43.who_may_shoot_not" if cannot else "at43.who_may_shoot",
                   params={"can": len(can), "cannot": len(cannot), "models": cannot})]
-    answer = f"{len(can)} of {len(can) + len(cannot)} may shoot" + (f"; not {', '.join(cannot)}" if cannot else "")
+    answer = Said(f"{len(can)} of {len(can) + len(cannot)} may shoot"
+                  + (f"; not {', '.join(cannot)}" if cannot else ""),
+                  "answer.at43.shooters", can=len(can), of=len(can) + len(cannot),
+                  cannot=msg("answer.at43.not", models=list(cannot)) if cannot else "")
     return ShootersAnswer(tuple(can), tuple(cannot), seen, fz.caught, answer, tuple(steps))
 
 
@@ -264,7 +275,8 @@ def ask_cover(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]
                   + ("at least half, the unit makes cover saves (5+, 3+ with 'À couvert !')" if saves
                      else "fewer than half, nobody makes cover saves"), SRC_COVER, value=saves,
                   msg="at43.cover_saves" if saves else "at43.cover_no_saves", params={"safe": len(safe), "size": n})]
-    answer = f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves")
+    answer = Said(f"{len(safe)} of {n} in cover or hidden: " + ("cover saves" if saves else "no cover saves"),
+                  "answer.at43.cover_saves" if saves else "answer.at43.no_cover_saves", safe=len(safe), size=n)
     return CoverAnswer(state, cs.covering, cs.ignored, len(safe), n,
                        saves, answer, tuple(steps))
 
@@ -282,7 +294,7 @@ def ask_casualties(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str,
                       SRC_LOSSES, value=order, msg="at43.removal_order_ties" if ties else "at43.removal_order",
                       params={"leader": lf.model_id, "models": order}))
     return CasualtiesAnswer(tuple(order), {mid: round(d, 2) for d, mid in dists}, tuple(ties),
-                            "remove " + ", ".join(order), tuple(steps))
+                            Said("remove " + ", ".join(order), "answer.at43.casualties", models=order), tuple(steps))
 
 
 def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> IndirectAnswer:
@@ -323,9 +335,10 @@ def ask_indirect(self: "AT43", plan: TablePlan, args: Args, opts: Mapping[str, A
     return IndirectAnswer(
         bool(seers), tuple(seers), (centre[0], centre[1]), length_of(self, radius_cm * 10.0, opts), impacts,
         tuple(t.under),
-        f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
-        f"under it ({impacts} impact(s) each)"
-        + ("" if seers else "; not allowed: no firer sees the target"),
+        Said(f"radius {radius_cm:g} cm at ({centre[0]:.0f}, {centre[1]:.0f}) mm: {len(t.under)} model(s) "
+             f"under it ({impacts} impact(s) each)" + ("" if seers else "; not allowed: no firer sees the target"),
+             "answer.at43.indirect", radius=radius_cm, x=f"{centre[0]:.0f}", y=f"{centre[1]:.0f}", n=len(t.under),
+             impacts=impacts, unseen="" if seers else msg("answer.at43.unseen")),
         tuple(steps))
 
 

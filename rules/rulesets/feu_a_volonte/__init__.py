@@ -18,7 +18,7 @@ from rules.explain import Step, msg
 from rules.measure import CONTACT_TOLERANCE_MM, model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, length_of, table_point
+from rules.rulesets.common import Args, length_of, semicolons, table_point
 from rules.rulesets.feu_a_volonte.actions import ACTIONS, validate_roster
 from rules.rulesets.feu_a_volonte.answers import (
     ArcAnswer,
@@ -148,7 +148,7 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
         band = "pistol"
     else:
         band, mod = band_modifier(d_ud, str(opts.get("band_boundary", "nearer")))
-        mods.append(Modifier(f"range {band}", mod))
+        mods.append(Modifier(Phrase(f"range {band}", "answer.fav.mod.range", band=band), mod))
         steps.append(Step("range band", f"{band}: {mod:+d}", SRC_BANDS, value=mod,
                           option=self.changed(opts, "band_boundary"), msg="fav.range.band",
                           params={"band": band, "mod": signed(mod)}))
@@ -158,19 +158,22 @@ def ask_range(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                           params={"range": max_ud}))
     rel = relative_bearing_deg(t, s.position_mm)
     if rel is not None and abs(rel) > 90.0 + 1e-9:
-        mods.append(Modifier("shot in the back", 1))
+        mods.append(Modifier(Phrase("shot in the back", "answer.fav.mod.back"), 1))
         steps.append(Step("rear shot", f"{s.model_id} is behind {t.model_id} ({abs(rel):.0f}° from its facing): +1",
                           SRC_BANDS, value=1, msg="fav.range.rear",
                           params={"shooter": s.model_id, "target": t.model_id, "deg": round(abs(rel))}))
     covered, why = _cover(self, plan, s, t, opts)
     if covered:
-        mods.append(Modifier("target in cover or prone", -1))
+        mods.append(Modifier(Phrase("target in cover or prone", "answer.fav.mod.cover"), -1))
         steps.append(Step("cover or prone", f"{t.model_id}: {why}: -1", SRC_BANDS + " / " + SRC_SHOOT, value=-1,
                           msg="fav.range.cover", params={"target": t.model_id, "why": said(why)}))
     total = sum(m.modifier for m in mods)
-    answer = (f"{d_ud:.2f} UD, band {band}; modifiers {total:+d} ("
-              + (", ".join(f"{m.rule} {m.modifier:+d}" for m in mods) or "none") + ")"
-              + ("" if in_range else "; out of range"))
+    answer = Phrase(f"{d_ud:.2f} UD, band {band}; modifiers {total:+d} ("
+                    + (", ".join(f"{m.rule} {m.modifier:+d}" for m in mods) or "none") + ")"
+                    + ("" if in_range else "; out of range"), "answer.fav.range", distance=round(d_ud, 2),
+                    band=msg("answer.fav.pistol") if band == "pistol" else band, total=signed(total),
+                    mods=[msg("answer.fav.mod", rule=said(m.rule), mod=signed(m.modifier)) for m in mods]
+                    or msg("answer.none"), out="" if in_range else msg("answer.fav.out_of_range"))
     return RangeAnswer(length_of(self, d, opts), weapon, band, in_range, tuple(mods), answer, tuple(steps))
 
 
@@ -196,7 +199,9 @@ def ask_cover(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                                       msg="fav.cover.step_covered" if covered else "fav.cover.step",
                                       params={"target": t.model_id, "why": said(why)})]
     return CoverAnswer(sight.visible, sight.visible_fraction, covered, why,
-                       "not visible" if not sight.visible else f"{'in cover' if covered else 'in the open'}: {why}",
+                       Phrase("not visible", "answer.fav.not_visible") if not sight.visible
+                       else Phrase(f"{'in cover' if covered else 'in the open'}: {why}",
+                                   "answer.fav.in_cover" if covered else "answer.fav.in_the_open", why=said(why)),
                        tuple(steps))
 
 
@@ -230,7 +235,7 @@ def ask_arc(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str,
     if not v.get("window"):
         steps.append(Step("free turn", "declaring a target turns the shooter up to 45° toward it for free",
                           SRC_SHOOT, msg="fav.arc.free_turn"))
-    return ArcAnswer(rel, state, can, state, tuple(steps))
+    return ArcAnswer(rel, state, can, Phrase(state, "answer.fav.arc", state=said(state)), tuple(steps))
 
 
 def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ShootersAnswer:
@@ -263,7 +268,8 @@ def ask_shooters(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping
     steps += [Step("cannot fire", f"{k}: {r}", SRC_SHOOT, msg="fav.shooters.cannot", params={"who": k, "why": said(r)})
               for k, r in unable.items()]
     return ShootersAnswer(tuple(s.model_id for s in able), unable,
-                          f"main shooter {main}, +{bonus}" if main else "nobody can fire", tuple(steps))
+                          Phrase(f"main shooter {main}, +{bonus}", "answer.fav.main_shooter", main=main, bonus=bonus)
+                          if main else Phrase("nobody can fire", "answer.fav.nobody_can_fire"), tuple(steps))
 
 
 def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AuraAnswer:
@@ -278,7 +284,8 @@ def ask_aura(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     steps = list(a.steps) + [Step("reserve dice", "the reserve dice may be added to the quality rolls of figures "
                                   "within 3 UD of the leader or a second", SRC_ROLE, msg="fav.aura.reserve")]
     return AuraAnswer(m.model_id, m.role, length_of(self, a.radius_mm, opts), tuple(a.inside), a.distances_mm,
-                      f"{len(a.inside)} friend(s) within 3 UD of {m.model_id}: {', '.join(a.inside) or 'none'}",
+                      Phrase(f"{len(a.inside)} friend(s) within 3 UD of {m.model_id}: {', '.join(a.inside) or 'none'}",
+                             "answer.fav.aura", n=len(a.inside), model=m.model_id, friends=id_list(a.inside)),
                       tuple(steps))
 
 
@@ -313,7 +320,8 @@ def ask_radio(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
     steps.append(Step("radio", f"more than 4 UD from the leader and every second: +1 PA on the first action: "
                       f"{', '.join(far) or 'none'}", SRC_RADIO, value=len(far), msg="fav.radio.far_list",
                       params={"figures": id_list(far)}))
-    return RadioAnswer(per, f"+1 PA for {', '.join(far)}" if far else "everyone in radio range", tuple(steps))
+    return RadioAnswer(per, Phrase(f"+1 PA for {', '.join(far)}", "answer.fav.radio", models=list(far)) if far
+                       else Phrase("everyone in radio range", "answer.fav.radio_all"), tuple(steps))
 
 
 def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> SpotAnswer:
@@ -330,8 +338,10 @@ def ask_spot(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
                                           "state": msg("fav.spot.is_hidden" if hidden else "fav.spot.not_hidden"),
                                           "how": msg("fav.spot.near" if a.inside else "fav.spot.needs_roll")})]
     return SpotAnswer(m.model_id, hidden, tuple(a.inside),
-                      f"spotted automatically by {', '.join(a.inside)}" if a.inside
-                      else "not spotted automatically (Quality 7+ to spot)", tuple(steps))
+                      Phrase(f"spotted automatically by {', '.join(a.inside)}", "answer.fav.spotted",
+                             by=list(a.inside)) if a.inside
+                      else Phrase("not spotted automatically (Quality 7+ to spot)", "answer.fav.not_spotted"),
+                      tuple(steps))
 
 
 def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> HideAnswer:
@@ -358,7 +368,9 @@ def ask_hide(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
                   msg="fav.hide.none" if best is None else "fav.hide.may" if ok else "fav.hide.may_not",
                   params={} if best is None else {"piece": best[1], "distance": round(self.to_unit(best[0], opts), 2)})]
     return HideAnswer(m.model_id, ok, best[1] if best else None, length_of(self, best[0], opts) if best else None,
-                      ("may hide" if ok else "may not hide") + (f" ({best[1]})" if best else ""), tuple(steps))
+                      Phrase(("may hide" if ok else "may not hide") + (f" ({best[1]})" if best else ""),
+                             "answer.fav.may_hide" if ok else "answer.fav.may_not_hide",
+                             piece=msg("answer.fav.piece", piece=best[1]) if best else ""), tuple(steps))
 
 
 def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> GrenadeAnswer:
@@ -395,7 +407,9 @@ def ask_grenade(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[
     names = [k for _, k in hit]
     steps.append(Step("blast", f"every figure within 3 UD of the impact is hit: {', '.join(names) or 'none'}",
                       SRC_AREA, value=len(names), msg="fav.grenade.blast", params={"hit": id_list(names)}))
-    answer = ("" if in_range else "out of range; ") + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}"
+    answer = Phrase(("" if in_range else "out of range; ")
+                    + f"{len(names)} figure(s) hit: {', '.join(names) or 'none'}",
+                    "answer.fav.grenade" if in_range else "answer.fav.grenade_out", n=len(names), hit=id_list(names))
     return GrenadeAnswer(weapon, in_range, (impact[0], impact[1]), length_of(self, radius, opts), tuple(names), answer,
                          tuple(steps))
 
@@ -412,7 +426,8 @@ def ask_split(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[st
                   + (f"; too far apart: {', '.join(f'{p.a}-{p.b}' for p in far)}" if far else ""), SRC_ROF,
                   value=not far, msg="fav.split.too_far" if far else "fav.split.ok",
                   params={"pairs": [f"{p.a}-{p.b}" for p in far]})]
-    return SplitAnswer(tuple(far), "the shots may be split" if not far else "the targets are too far apart",
+    return SplitAnswer(tuple(far), Phrase("the shots may be split", "answer.fav.split") if not far
+                       else Phrase("the targets are too far apart", "answer.fav.too_far_apart"),
                        tuple(steps))
 
 
@@ -475,7 +490,11 @@ def ask_move(self: "FeuAVolonte", plan: TablePlan, args: Args, opts: Mapping[str
     allowed = ok_len and not problems
     return MoveAnswer(m.model_id, length_of(self, cost_mm, opts), need_ud, length_of(self, base, opts), allowed,
                       tuple(problems),
-                      f"costs {need_ud:.2f} UD: " + ("allowed" if allowed else "not allowed: " + "; ".join(problems)),
+                      Phrase(f"costs {need_ud:.2f} UD: "
+                             + ("allowed" if allowed else "not allowed: " + "; ".join(problems)),
+                             "answer.fav.move", cost=round(need_ud, 2),
+                             verdict=msg("answer.allowed") if allowed
+                             else msg("answer.not_allowed", problems=semicolons([said(p) for p in problems]))),
                       tuple(steps))
 
 

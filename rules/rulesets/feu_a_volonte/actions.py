@@ -138,6 +138,7 @@ from rules.rulesets.kit import (
     with_extra,
     with_status,
 )
+from tabletracker.words import Said
 
 # -- figures on the plan -----------------------------------------------------------------------------------
 
@@ -545,8 +546,9 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
     from rules.rulesets.feu_a_volonte.support import crew_shot  # Groupe d'appui
 
     shot = crew_shot(plan, target, shot, steps)
-    needed = (f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
-              f"{d_dice}d6 keep 2 {d_mod:+d})")
+    needed = Said(f"more than the defence ({attack_dice}d6 keep 2 {attack_mod:+d} against "
+                  f"{d_dice}d6 keep 2 {d_mod:+d})", "feu_a_volonte.needed.attack", dice=attack_dice,
+                  mod=f"{attack_mod:+d}", defence=d_dice, defence_mod=f"{d_mod:+d}")
     return Aim(target, shot, (tq.dice, tq.cran), tuple(steps), needed), main
 
 

@@ -18,6 +18,7 @@ from rules.explain import Step, msg
 from rules.heights import ground_mm
 from rules.plan import TablePlan
 from rules.rulesets.feu_a_volonte.answers import ClimbAnswer
+from rules.rulesets.feu_a_volonte.words import Phrase
 
 if TYPE_CHECKING:
     from rules.rulesets.common import Args
@@ -72,6 +73,7 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
     if ladder:
         pa = max(1, math.ceil(height_ud / 4.0 - 1e-9))
         allowed, how = True, f"by a ladder or stair the {height_ud:.2f} UD between the levels count as distance"
+        how_words: Any = msg("answer.fav.ladder", height=round(height_ud, 2))
         steps.append(Step("ladder", how + f" ({pa} PA of 4 UD)", SRC, value=round(height_ud, 3), msg="fav.climb.ladder",
                           params={"height": round(height_ud, 2), "pa": pa}))
         cost_pa: int | None = pa
@@ -79,11 +81,16 @@ def ask_climb(self: "FeuAVolonte", plan: TablePlan, args: "Args", opts: Mapping[
         allowed = height_ud <= CLIMB_MAX_UD + 1e-9
         cost_pa = 2 if allowed else None
         how = ("climb" if rise >= 0 else "jump down") + f" {height_ud:.2f} UD ({abs(rise):g} mm)"
+        how_words = msg("answer.fav.climb_up" if rise >= 0 else "answer.fav.jump_down", height=round(height_ud, 2),
+                        mm=round(abs(rise), 1))
         steps.append(Step("climb or jump", how + (": allowed for 2 PA" if allowed else
                                                   f": more than {CLIMB_MAX_UD:g} UD, not allowed (a ladder or stair "
                                                   "would count the height as distance)"), SRC, value=allowed,
                           msg=("fav.climb.up" if rise >= 0 else "fav.climb.down") + ("_ok" if allowed else "_no"),
                           params={"height": round(height_ud, 2), "mm": round(abs(rise), 1), "max": CLIMB_MAX_UD}))
-    answer = (f"{how}: " + (f"{cost_pa} PA" if allowed else "not allowed")
-              + ("" if cross_ok is None or cross_ok else "; the obstacle cannot be crossed, only climbed"))
+    answer = Phrase(f"{how}: " + (f"{cost_pa} PA" if allowed else "not allowed")
+                    + ("" if cross_ok is None or cross_ok else "; the obstacle cannot be crossed, only climbed"),
+                    "answer.fav.climb", how=how_words,
+                    cost=msg("answer.fav.pa", pa=cost_pa) if allowed else msg("answer.fav.not_allowed"),
+                    crossing="" if cross_ok is None or cross_ok else msg("answer.fav.only_climbed"))
     return ClimbAnswer(m.model_id, height_ud, allowed, cost_pa, cross_ok, answer, tuple(steps))

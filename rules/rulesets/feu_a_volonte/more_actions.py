@@ -44,6 +44,7 @@ from rules.rulesets.feu_a_volonte.words import id_list, modifier_step, quality_w
 from rules.rulesets.kit import req_choice, req_int, req_str, with_extra
 from rules.rulesets.params import Param
 from rules.terrain import terrain_geometry
+from tabletracker.words import Said
 
 SRC_BUILDING = "Feu à Volonté, Faire feu sur une construction"
 SRC_SUPPORT = "Feu à Volonté, Groupe d'appui; Blessure et mort d'une figurine (1914 à nos jours)"
@@ -103,7 +104,9 @@ def shoot_building(plan: TablePlan, request: Mapping[str, Any], dice: Dice | Non
             label = _building_outcome(rep, int(d_total), attack_mod)  # type: ignore[call-overload]
             acc[label] = acc.get(label, Fraction(0)) + pa * pd
     odds = {"shot": Distribution(acc)}
-    needed = {"attack": f"more than the building ({attack_dice}d6 keep 2 {attack_mod:+d} against 2d6 {d_mod:+d})"}
+    needed = {"attack": Said(f"more than the building ({attack_dice}d6 keep 2 {attack_mod:+d} against 2d6 {d_mod:+d})",
+                             "feu_a_volonte.needed.building", dice=attack_dice, mod=f"{attack_mod:+d}",
+                             defence_mod=f"{d_mod:+d}")}
     if dice is None:
         return Resolution(RULESET, "shoot_building", tuple(steps), needed, odds)
     state = _spend(plan, main, "combat / grenade", steps)

@@ -27,20 +27,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from rules.explain import Step, msg
-from rules.frozen import freeze, thaw
+from rules.frozen import thaw
+from tabletracker.words import Said
 
-
-class Phrase(str):
-    """An English phrase (it is the ``str``) with the message id and parameters that say it in any language."""
-
-    msg_id: str
-    params: Mapping[str, Any]
-
-    def __new__(cls, text: str, msg_id: str = "", **params: Any) -> "Phrase":  # defaults: copy and pickle
-        self = super().__new__(cls, text)
-        self.msg_id = msg_id
-        self.params = freeze(params)
-        return self
+Phrase = Said
+"""An English phrase (it is the ``str``) with the message id and parameters that say it in any language."""
 
 
 def said(text: str) -> Mapping[str, Any] | str:

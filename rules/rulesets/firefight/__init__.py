@@ -20,7 +20,7 @@ from rules.measure import closest_models, model_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.answers import ObjectivesAnswer
 from rules.rulesets.base import DeploymentZone, Option, RuleSet
-from rules.rulesets.common import Args, kind_of_id, length_of, models_named, table_point
+from rules.rulesets.common import Args, kind_of_id, length_of, length_words, models_named, semicolons, table_point
 from rules.rulesets.firefight.actions import ACTIONS, ARGUMENTS, DOC_COVER, validate_roster
 from rules.rulesets.firefight.answers import (
     AmbushAnswer,
@@ -46,6 +46,7 @@ from rules.rulesets.kit import has_rule
 from rules.terrain import TerrainKind, path_profile
 from rules.visibility import line_of_sight
 from rules.zones import aura, deployment_zone, objective_states, wholly_inside
+from tabletracker.words import Said
 
 SRC = "Grimdark Future Firefight, Terrain"
 
@@ -139,8 +140,11 @@ def ask_range(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
     if relentless:
         steps.append(Step("Relentless", "more than 9\" away: unmodified 6s to hit score an extra hit",
                           SRC_RULES + " (Relentless)", msg="firefight.range.relentless"))
-    answer = (f"{len(shooting)} of {len(firers)} can shoot ({self.fmt(closest)} to the closest target)"
-              + ("; Stealth -1 to hit" if stealth else "") + ("; Relentless applies" if relentless else ""))
+    answer = Said(f"{len(shooting)} of {len(firers)} can shoot ({self.fmt(closest)} to the closest target)"
+                  + ("; Stealth -1 to hit" if stealth else "") + ("; Relentless applies" if relentless else ""),
+                  "answer.firefight.range", can=len(shooting), of=len(firers),
+                  length=length_words(self, closest, opts), stealth=msg("answer.firefight.stealth") if stealth else "",
+                  relentless=msg("answer.firefight.relentless") if relentless else "")
     return RangeAnswer(per, length_of(self, closest, opts), beyond9, stealth, relentless, answer, tuple(steps))
 
 
@@ -163,7 +167,10 @@ def ask_cover(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
                       msg="firefight.cover.most" if most else "firefight.cover.not_most",
                       params={"count": len(covered), "total": len(targets)}, doc=DOC_COVER))
     return CoverAnswer({k: (c, tuple(r)) for k, (c, r) in per.items()},
-                       f"{len(covered)} of {len(targets)} in cover: " + ("+1 Defense" if most else "no cover bonus"),
+                       Said(f"{len(covered)} of {len(targets)} in cover: "
+                            + ("+1 Defense" if most else "no cover bonus"),
+                            "answer.firefight.cover" if most else "answer.firefight.no_cover", count=len(covered),
+                            total=len(targets)),
                        tuple(steps))
 
 
@@ -177,6 +184,7 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     caster: CasterAura | None = None
     steps: list[Step] = []
     parts: list[str] = []
+    words: list[Any] = []
     if "hero" in rules:
         a = aura(plan, m.model_id, self.from_unit(12.0), who="friends", how=how, rule="Hero",
                  source=SRC_RULES + " (Hero)")
@@ -186,6 +194,7 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
                           f"{', '.join(units) or 'none'}", SRC_RULES + " (Hero)", value=len(units),
                           msg="firefight.aura.hero", params={"units": ids_or_none(units)}))
         parts.append(f"Hero: {len(units)} unit(s) within 12\"")
+        words.append(msg("answer.firefight.hero", n=len(units)))
     if "caster" in rules:
         a = aura(plan, m.model_id, self.from_unit(18.0), who="all", how=how, rule="Caster",
                  source=SRC_RULES + " (Caster)")
@@ -197,10 +206,13 @@ def ask_aura(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
                           f"{', '.join(helpers) or 'none'}", SRC_RULES + " (Caster)", value=len(helpers),
                           msg="firefight.aura.caster", params={"helpers": ids_or_none(helpers)}))
         parts.append(f"Caster: {len(helpers)} helper(s) within 18\" in sight")
+        words.append(msg("answer.firefight.caster", n=len(helpers)))
     if not parts:
         raise InvalidActionError(f"aura: {m.model_id}'s unit has no Hero or Caster rule", msg_id="firefight.aura.none",
                                  params={"model": m.model_id})
-    return AuraAnswer(m.model_id, "; ".join(parts), hero, caster, tuple(steps))
+    summary = Said("; ".join(parts), "answer.firefight.aura" if len(words) == 1 else "answer.firefight.auras",
+                   first=words[0], second=words[-1])
+    return AuraAnswer(m.model_id, summary, hero, caster, tuple(steps))
 
 
 def _move_allowance_in(self: "Firefight", plan: TablePlan, unit_id: str, action: str) -> tuple[float, list[str]]:
@@ -264,7 +276,9 @@ def ask_charge(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
                   + ("the unit may charge" if can else "the unit may not charge"), SRC_MOVE, value=bool(can),
                   msg="firefight.charge.may" if can else "firefight.charge.may_not",
                   params={"count": len(can), "target": v["TARGET_UNIT"]})]
-    return ChargeAnswer(per, f"{'may' if can else 'may not'} charge ({len(can)} model(s) in reach)", tuple(steps))
+    return ChargeAnswer(per, Said(f"{'may' if can else 'may not'} charge ({len(can)} model(s) in reach)",
+                                  "answer.firefight.may_charge" if can else "answer.firefight.may_not_charge",
+                                  n=len(can)), tuple(steps))
 
 
 def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> MeleeAnswer:
@@ -283,7 +297,9 @@ def ask_melee(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
         steps.append(Step("height", f"within 2\" on the plan but more than 4\" apart in height (elevation): "
                           f"{', '.join(high)}; they do not fight", SRC_MELEE,
                           msg="firefight.melee.height", params={"pairs": high}))
-    return MeleeAnswer(fighting, tuple(high), f"{len(fighters)} of {len(mine)} model(s) fight", tuple(steps))
+    return MeleeAnswer(fighting, tuple(high), Said(f"{len(fighters)} of {len(mine)} model(s) fight",
+                                                   "answer.firefight.melee", n=len(fighters), of=len(mine)),
+                       tuple(steps))
 
 
 def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> BlastAnswer:
@@ -308,7 +324,8 @@ def ask_blast(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
                   params={"count": len(near), "target": v["TARGET_UNIT"], "mult": mult, "x": v["x"],
                           "units": ids_or_none(units)})]
     return BlastAnswer(tuple(m.model_id for m in near), mult, tuple(units),
-                       f"each hit x{mult} ({len(near)} model(s) within 3\"), shared by {len(units)} unit(s)",
+                       Said(f"each hit x{mult} ({len(near)} model(s) within 3\"), shared by {len(units)} unit(s)",
+                            "answer.firefight.blast", mult=mult, n=len(near), units=len(units)),
                        tuple(steps))
 
 
@@ -319,10 +336,16 @@ def ask_objectives(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
                               can_hold=lambda m: not m.has_status("shaken"))
     parts = [f"{s.objective_id}: " + (s.controller if s.controller else "contested" if s.contested else "nobody near")
              for s in states]
+    held = [msg("answer.objectives.one", objective=s.objective_id,
+                nearest=s.controller if s.controller else msg("answer.firefight.contested" if s.contested
+                                                              else "answer.firefight.nobody_near"))
+            for s in states]
     steps = [Step("objectives", "a unit within 3\" of an objective with no enemy within 3\" seizes it; if both sides "
                   "are, it is contested (neutral); Shaken models cannot seize or contest", SRC_MISSION,
                   msg="firefight.objectives.rule")]
-    return ObjectivesAnswer(tuple(states), "; ".join(parts) or "no objectives", tuple(steps))
+    summary = (Said("; ".join(parts), "answer.objectives", objectives=semicolons(held)) if parts
+               else Said("no objectives", "answer.firefight.no_objectives"))
+    return ObjectivesAnswer(tuple(states), summary, tuple(steps))
 
 
 def deployment_edges(plan: TablePlan, opts: Mapping[str, Any]) -> dict[str, str]:
@@ -381,8 +404,9 @@ def ask_deployment(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping
                   params={"edges": [msg("firefight.side_edge", side=s, edge=msg(f"firefight.edge.{e}"))
                                     for s, e in edges.items()],
                           "count": len(bad), "units": ids_or_none(bad)})]
-    return DeploymentAnswer(edges, per, "every unit is in its deployment zone" if not bad
-                            else f"outside their zone: {', '.join(bad)}", tuple(steps))
+    return DeploymentAnswer(edges, per, Said("every unit is in its deployment zone", "answer.firefight.deployed")
+                            if not bad else Said(f"outside their zone: {', '.join(bad)}", "answer.firefight.outside",
+                                                 units=bad), tuple(steps))
 
 
 def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> AmbushAnswer:
@@ -402,7 +426,10 @@ def ask_ambush(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str
                   msg="firefight.ambush.closest" if c else "firefight.ambush.rule",
                   params={"enemy": c.b_id, "distance": round(self.to_unit(c.distance_mm), 2), "model": c.a_id}
                   if c else {})]
-    answer = ("allowed" if ok else "too close") + (f": {self.fmt(c.distance_mm)} from {c.b_id}" if c else "")
+    answer = Said(("allowed" if ok else "too close") + (f": {self.fmt(c.distance_mm)} from {c.b_id}" if c else ""),
+                  "answer.firefight.ambush" if ok else "answer.firefight.too_close",
+                  closest=msg("answer.firefight.from", length=length_words(self, c.distance_mm, opts), enemy=c.b_id)
+                  if c else "")
     return AmbushAnswer(ok, length_of(self, c.distance_mm, opts) if c else None, answer, tuple(steps))
 
 
@@ -422,7 +449,8 @@ def ask_scout(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str,
                   f"outside: {', '.join(out) or 'none'}", SRC_RULES + " (Scout)", value=not out,
                   msg="firefight.scout.check",
                   params={"edge": msg(f"firefight.edge.{edges[unit.side]}"), "models": ids_or_none(out)})]
-    return ScoutAnswer(tuple(out), edges[unit.side], "allowed" if not out else f"not allowed: {', '.join(out)} too far",
+    return ScoutAnswer(tuple(out), edges[unit.side], Said("allowed", "answer.allowed") if not out
+                       else Said(f"not allowed: {', '.join(out)} too far", "answer.firefight.too_far", models=out),
                        tuple(steps))
 
 
@@ -476,7 +504,9 @@ def ask_move(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
     steps += why
     return MoveAnswer(m.model_id, action, length_of(self, self.from_unit(cap_in), opts),
                       length_of(self, prof.length_mm, opts), tuple(prof.dangerous), tuple(problems),
-                      "allowed" if not problems else "not allowed: " + "; ".join(problems), tuple(steps))
+                      Said("allowed", "answer.allowed") if not problems
+                      else Said("not allowed: " + "; ".join(problems), "answer.not_allowed",
+                                problems=semicolons([msg(s.msg, **s.params) for s in why if s.msg])), tuple(steps))
 
 
 def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> JumpAnswer:
@@ -525,8 +555,11 @@ def ask_jump(self: "Firefight", plan: TablePlan, args: Args, opts: Mapping[str, 
                           "(one per full 3\") and ends the activation", SRC_SPECIAL, value=fall_ap,
                           msg="firefight.jump.fall", params={"drop": round(drop, 2), "ap": fall_ap}))
     return JumpAnswer(gap, drop, verdict, dice, fall_ap,
-                      verdict + (f": {dice} dice on 3+" if dice else "")
-                      + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""), tuple(steps))
+                      Said(verdict + (f": {dice} dice on 3+" if dice else "")
+                           + (f"; a fall would be a hit with AP({fall_ap})" if fall_ap is not None else ""),
+                           "answer.firefight.jump", verdict=msg(f"answer.firefight.jump.{verdict.replace(' ', '_')}"),
+                           dice=msg("answer.firefight.jump_dice", dice=dice) if dice else "",
+                           fall=msg("answer.firefight.fall", ap=fall_ap) if fall_ap is not None else ""), tuple(steps))
 
 
 class Firefight(RuleSet):

@@ -17,12 +17,12 @@ import shapely
 from calibration.units import inches
 from rules.cohesion import chain_cohesion
 from rules.errors import InvalidActionError
-from rules.explain import Step
+from rules.explain import Step, msg
 from rules.measure import closest_models, model_distance_mm
 from rules.ontable import on_table
 from rules.plan import TablePlan
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, length_of, table_point
+from rules.rulesets.common import Args, length_of, length_words, semicolons, table_point
 from rules.rulesets.high_fire.actions import ACTIONS, ARGUMENTS, validate_roster
 from rules.rulesets.high_fire.answers import (
     CoverAnswer,
@@ -36,6 +36,7 @@ from rules.rulesets.high_fire.more_actions import MORE_ACTIONS, MORE_PARAMS
 from rules.rulesets.high_fire.params import PARAMS
 from rules.terrain import TerrainKind, path_profile, terrain_geometry
 from rules.visibility import line_of_sight, lines_of_sight, sight_pairs, unit_centre_distance_mm
+from tabletracker.words import Said
 
 SRC_TERRAIN = "High Fire, Terrains"
 SRC_SIGHT = "High Fire, Ligne de vue"
@@ -119,8 +120,10 @@ def unit_line_of_sight(self: "HighFire", plan: TablePlan, a: str, b: str, opts: 
                   msg="high_fire.line_of_fire" if ok else "high_fire.no_line_of_fire", params={"a": a, "b": b})]
     return LineOfFireAnswer(a, b, ok, tuple(firers), tuple(targets), sees, tuple(counting),
                             length_of(self, centre_d, opts),
-                            f"{a} {'has' if ok else 'has no'} line of fire on {b} ({len(counting)} of {len(firers)} "
-                            "firers see at least half of the targets)", tuple(steps))
+                            Said(f"{a} {'has' if ok else 'has no'} line of fire on {b} ({len(counting)} of "
+                                 f"{len(firers)} firers see at least half of the targets)",
+                                 "answer.high_fire.line_of_fire" if ok else "answer.high_fire.no_line_of_fire",
+                                 a=a, b=b, n=len(counting), firers=len(firers)), tuple(steps))
 
 
 def _in(mm: float) -> float:
@@ -139,6 +142,7 @@ def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
                   SRC_MOD, msg="high_fire.booklet_ranges")]
     inside: bool | None = None
     answer = f"{self.fmt(d)} between the unit centres"
+    verdict: Any = ""
     if "weapon-range" in v:
         wr = self.from_unit(float(v["weapon-range"]))
         inside = d <= wr + 1e-6
@@ -146,7 +150,10 @@ def ask_range(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
                           SRC_FIRE, value=inside, msg="high_fire.in_range" if inside else "high_fire.out_of_range",
                           params={"range": float(v["weapon-range"])}))
         answer += f": {'in' if inside else 'out of'} range"
-    return RangeAnswer(length_of(self, d, opts), answer, inside, tuple(steps))
+        verdict = msg("answer.high_fire.in_range" if inside else "answer.high_fire.out_of_range")
+    return RangeAnswer(length_of(self, d, opts), Said(answer, "answer.high_fire.range",
+                                                      length=length_words(self, d, opts), verdict=verdict),
+                       inside, tuple(steps))
 
 
 def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> CoverAnswer:
@@ -176,8 +183,10 @@ def ask_cover(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, 
                       msg="high_fire.cover_applies" if applies else "high_fire.cover_does_not_apply",
                       params={"n": len(hit), "size": len(targets)}))
     return CoverAnswer({k: tuple(r) for k, r in affected.items()}, len(hit), len(targets), applies,
-                       f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
-                       f"{'applies' if applies else 'does not apply'}", tuple(steps))
+                       Said(f"{len(hit)} of {len(targets)} in or behind terrain: modifier "
+                            f"{'applies' if applies else 'does not apply'}",
+                            "answer.high_fire.cover_applies" if applies else "answer.high_fire.cover_does_not_apply",
+                            n=len(hit), size=len(targets)), tuple(steps))
 
 
 def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ProximityAnswer:
@@ -199,8 +208,10 @@ def ask_proximity(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[s
                   msg=("high_fire.proximity_assault" if v.get("assault") else "high_fire.proximity_refused")
                   if close else "high_fire.proximity_none", params={"n": len(close), "unit": unit.unit_id})]
     return ProximityAnswer(unit.unit_id, tuple(close), ok,
-                           "no enemy within 1\"" if not close else
-                           f"{len(close)} enemy unit(s) within 1\": {'allowed (assault)' if ok else 'not allowed'}",
+                           Said("no enemy within 1\"", "answer.high_fire.no_enemy_near") if not close else
+                           Said(f"{len(close)} enemy unit(s) within 1\": "
+                                f"{'allowed (assault)' if ok else 'not allowed'}",
+                                "answer.high_fire.assault" if ok else "answer.high_fire.too_near", n=len(close)),
                            tuple(steps))
 
 
@@ -238,7 +249,9 @@ def ask_move(self: "HighFire", plan: TablePlan, args: Args, opts: Mapping[str, A
     steps += [Step("not allowed", p, SRC_MOVE, msg=pm, params=pp) for p, (pm, pp) in zip(problems, problem_msgs)]
     return MoveAnswer(m.model_id, action, length_of(self, allowance, opts), length_of(self, prof.length_mm, opts),
                       tuple(touched), tuple(problems),
-                      "allowed" if not problems else "not allowed: " + "; ".join(problems), tuple(steps))
+                      Said("allowed", "answer.allowed") if not problems
+                      else Said("not allowed: " + "; ".join(problems), "answer.not_allowed",
+                                problems=semicolons([msg(pm, **pp) for pm, pp in problem_msgs])), tuple(steps))
 
 
 def _segment_meets(a: tuple[float, float], b: tuple[float, float], piece: Any) -> bool:

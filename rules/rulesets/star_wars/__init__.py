@@ -17,7 +17,7 @@ from rules.explain import Step, msg
 from rules.measure import model_distance_mm, point_distance_mm
 from rules.plan import Model, TablePlan
 from rules.rulesets.base import Option, RuleSet
-from rules.rulesets.common import Args, kind_of_id, length_of, table_point
+from rules.rulesets.common import Args, kind_of_id, length_of, length_words, semicolons, table_point
 from rules.rulesets.star_wars.actions import ACTIONS, ARGUMENTS, validate_roster
 from rules.rulesets.star_wars.answers import (
     ActivationAnswer,
@@ -35,6 +35,7 @@ from rules.rulesets.star_wars.params import PARAMS
 from rules.terrain import TerrainKind, path_profile
 from rules.visibility import line_of_sight
 from rules.zones import aura
+from tabletracker.words import Said
 
 SRC = "Star Wars Grandes escarmouches, Règles de Tir"
 
@@ -171,8 +172,12 @@ def ask_range(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
                           SRC_SHOOT, value=1, option=self.changed(opts, "hidden_threshold"),
                           msg="star_wars.range.hidden", params={"share": round(100 * hidden), "by": by}))
     total = sum(m.threshold for m in mods)
-    answer = (f"{d_pas:.2f} pas: {band}" + (f"; Tir threshold +{total}" if total and mod is not None else "")
-              + ("" if sight.visible else "; no line of sight"))
+    answer = Said(f"{d_pas:.2f} pas: {band}" + (f"; Tir threshold +{total}" if total and mod is not None else "")
+                  + ("" if sight.visible else "; no line of sight"), "answer.star_wars.range",
+                  distance=round(d_pas, 2),
+                  band=msg("answer.star_wars.band." + {"normal": "normal", "long": "long"}.get(band, "out")),
+                  threshold=msg("answer.star_wars.threshold", total=total) if total and mod is not None else "",
+                  sight="" if sight.visible else msg("answer.star_wars.no_sight"))
     return RangeAnswer(length_of(self, d, opts), por, band, mod is not None, sight.visible, hidden, tuple(mods), answer,
                        tuple(steps))
 
@@ -196,7 +201,9 @@ def ask_cover(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
                   params={"share": round(100 * hidden), "target": t.model_id, "shooter": s.model_id,
                           "by": ids_or_none(by), "width": round(100 * share.width)})]
     return CoverAnswer(hidden, share.width, tuple(by), more,
-                       f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"), tuple(steps))
+                       Said(f"{hidden:.0%} hidden: " + ("+1 to the Tir threshold" if more else "no modifier"),
+                            "answer.star_wars.hidden_more" if more else "answer.star_wars.hidden",
+                            share=f"{hidden:.0%}".removesuffix("%")), tuple(steps))
 
 
 def _bubble(self: "StarWars", plan: TablePlan, m: Model, opts: Mapping[str, Any]) -> Any:
@@ -228,7 +235,10 @@ def ask_aura(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                                           "bubble": BUBBLE_PAS[(m.role or "").lower()],
                                           "figures": ids_or_none(inside)})]
     return AuraAnswer(m.model_id, m.role, length_of(self, a.radius_mm, opts), tuple(inside),
-                      f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}", tuple(steps))
+                      Said(f"{len(inside)} figure(s) in {m.model_id}'s bubble: {', '.join(inside) or 'none'}",
+                           "answer.star_wars.bubble", n=len(inside), hero=m.model_id,
+                           figures=list(inside) or msg("answer.none")),
+                      tuple(steps))
 
 
 def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, Any]) -> ActivationAnswer:
@@ -245,7 +255,9 @@ def ask_activation(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[
                                   msg="star_wars.activation.done" if done else "star_wars.activation.free",
                                   params={"hero": m.model_id, "figures": ids_or_none(can), "done": done})]
     return ActivationAnswer(m.model_id, m.has_status("activated"), tuple(can), tuple(done),
-                            f"{len(can)} figure(s) may be activated with {m.model_id}: {', '.join(can) or 'none'}",
+                            Said(f"{len(can)} figure(s) may be activated with {m.model_id}: {', '.join(can) or 'none'}",
+                                 "answer.star_wars.activation", n=len(can), hero=m.model_id,
+                                 figures=list(can) or msg("answer.none")),
                             tuple(steps))
 
 
@@ -287,7 +299,8 @@ def ask_zone(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                           "base": msg("star_wars.base." + ("edge" if opts.get("zone_measure") == "edge" else "centre")),
                           "figures": ids_or_none(names)})]
     return ZoneAnswer((centre[0], centre[1]), v["radius"], tuple(names),
-                      f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", tuple(steps))
+                      Said(f"{len(names)} figure(s) attacked: {', '.join(names) or 'none'}", "answer.star_wars.zone",
+                           n=len(names), figures=list(names) or msg("answer.none")), tuple(steps))
 
 
 def kind_of_id_safe(plan: TablePlan, ident: str) -> str | None:
@@ -312,10 +325,15 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
     if kind == "around":
         a = aura(plan, user.model_id, self.from_unit(reach), who=who, how=how, strict=True, rule=key, source=SRC_FORCE)
         steps.extend(a.steps)
-        return ForceAnswer(key, reach, user.model_id, f"{len(a.inside)} figure(s) affected: "
-                           f"{', '.join(a.inside) or 'none'}", affected=tuple(a.inside), steps=tuple(steps))
+        return ForceAnswer(key, reach, user.model_id,
+                           Said(f"{len(a.inside)} figure(s) affected: {', '.join(a.inside) or 'none'}",
+                                "answer.star_wars.affected", n=len(a.inside),
+                                figures=list(a.inside) or msg("answer.none")),
+                           affected=tuple(a.inside), steps=tuple(steps))
     elif kind == "move":
-        return ForceAnswer(key, reach, user.model_id, f"{user.model_id} moves {reach:g} pas more",
+        return ForceAnswer(key, reach, user.model_id, Said(f"{user.model_id} moves {reach:g} pas more",
+                                                           "answer.star_wars.moves_more", model=user.model_id,
+                                                           reach=reach),
                            extra_move=length_of(self, self.from_unit(reach), opts), steps=tuple(steps))
     else:
         if "TARGET" not in v:
@@ -331,8 +349,11 @@ def ask_force(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, 
                           params={"target": t.model_id, "distance": round(self.to_unit(d), 2), "reach": reach,
                                   "note": msg("star_wars.force.no_long") if key == "telekinesis" else ""}))
         return ForceAnswer(key, reach, user.model_id,
-                           f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)"
-                           + ("" if seen else "; not in sight"),
+                           Said(f"{t.model_id} {'in' if ok else 'out of'} reach ({self.fmt(d)} of {reach:g} pas)"
+                                + ("" if seen else "; not in sight"),
+                                "answer.star_wars.in_reach" if ok else "answer.star_wars.out_of_reach",
+                                target=t.model_id, length=length_words(self, d, opts), reach=reach,
+                                sight="" if seen else msg("answer.star_wars.not_in_sight")),
                            target=ForceTarget(t.model_id, length_of(self, d, opts), ok, seen), steps=tuple(steps))
 
 
@@ -372,7 +393,10 @@ def ask_move(self: "StarWars", plan: TablePlan, args: Args, opts: Mapping[str, A
                           "obstacles": [line[0] for line in prof.lines] or msg("star_wars.none"),
                           "cost": round(self.to_unit(cost), 2)})]
     steps += [Step("not allowed", p, SRC_MOVE, msg=m, params=ps) for p, (m, ps) in zip(problems, said)]
-    answer = f"costs {self.fmt(cost)}: " + ("allowed" if not problems else "not allowed: " + "; ".join(problems))
+    answer = Said(f"costs {self.fmt(cost)}: " + ("allowed" if not problems else "not allowed: " + "; ".join(problems)),
+                  "answer.star_wars.move", cost=length_words(self, cost, opts),
+                  verdict=msg("answer.allowed") if not problems
+                  else msg("answer.not_allowed", problems=semicolons([msg(m, **ps) for m, ps in said])))
     return MoveAnswer(m.model_id, length_of(self, cost, opts), allowance, tuple(problems), answer, tuple(steps))
 
 
