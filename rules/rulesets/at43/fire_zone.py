@@ -66,6 +66,7 @@ class CircleHull:
     centres: tuple[tuple[float, float], ...]
     radii: tuple[float, ...]
     tangent_points: tuple[tuple[float, float], ...]
+    _arrays: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, models: Sequence[Model]) -> "CircleHull":
@@ -75,10 +76,18 @@ class CircleHull:
         """The convex polygon through the tangent points (empty when one disc holds all the others)."""
         return _tangent_polygon(self)
 
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The centres ``(N, 2)`` and radii ``(N,)`` as read-only arrays (made once per hull)."""
+        arrays = self._arrays
+        if arrays is None:
+            arrays = _read_only(np.array(self.centres, dtype=float).reshape(-1, 2), np.array(self.radii, dtype=float))
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
+
     def distances_mm(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
         """Exact distance from each point to the hull (0 inside): to the polygon or the nearest disc."""
         p = np.asarray(points, dtype=float).reshape(-1, 2)
-        c, r = np.asarray(self.centres), np.asarray(self.radii)
+        c, r = self.arrays()
         best = np.hypot(p[:, None, 0] - c[None, :, 0], p[:, None, 1] - c[None, :, 1]) - r[None, :]
         out = np.maximum(best.min(axis=1), 0.0)
         poly = self.polygon()
@@ -98,6 +107,11 @@ class CircleHull:
 # The hulls are remembered by value (the bases' centres and radii): a fire zone asked again while
 # nobody moved (the page refreshing) costs no geometry. Keys are values, never object ids.
 
+def _read_only(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c.flags.writeable = r.flags.writeable = False
+    return c, r
+
+
 @functools.lru_cache(maxsize=32)
 def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     """``np.triu_indices(n, k=1)``, read-only and remembered (it is slow for its size)."""
@@ -110,12 +124,12 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
     """:meth:`CircleHull.of` for bases ``(x, y, radius)``."""
     arr = np.array(bases, dtype=float).reshape(-1, 3)
-    c, r = np.ascontiguousarray(arr[:, :2]), arr[:, 2].copy()
+    c, r = arr[:, :2], arr[:, 2]
     i, j = _pairs(len(r))
     d = c[j] - c[i]
     length = np.hypot(d[:, 0], d[:, 1])
     dr = r[i] - r[j]
-    ok = length > np.abs(dr) + 1e-12  # otherwise one circle holds the other: no outer tangent
+    ok = np.flatnonzero(length > np.abs(dr) + 1e-12)  # otherwise one circle holds the other: no outer tangent
     i, j, d, length, dr = i[ok], j[ok], d[ok], length[ok], dr[ok]
     phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
     theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
@@ -124,10 +138,12 @@ def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
     np.cos(theta, out=u[:, 0])
     np.sin(theta, out=u[:, 1])
     h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
-    edge = (c @ u.T + r[:, None] <= h[None, :] + 1e-9).all(axis=0)  # every circle inside: a hull edge
-    pts = np.concatenate([c[i2[edge]] + r[i2[edge], None] * u[edge], c[j2[edge]] + r[j2[edge], None] * u[edge]])
-    return CircleHull(tuple((float(x), float(y)) for x, y in c), tuple(float(v) for v in r),
-                      tuple((float(x), float(y)) for x, y in pts))
+    edge = np.flatnonzero((c @ u.T + r[:, None] <= h[None, :] + 1e-9).all(axis=0))  # every circle inside: a hull edge
+    ie, je, ue = i2[edge], j2[edge], u[edge]
+    pts = np.concatenate([c[ie] + r[ie, None] * ue, c[je] + r[je, None] * ue])
+    # the bases' own floats (CircleHull.of made them floats), not numpy's copies of them
+    return CircleHull(tuple((x, y) for x, y, _ in bases), tuple(b[2] for b in bases), tuple(map(tuple, pts.tolist())),
+                      _read_only(c, r))
 
 
 @functools.lru_cache(maxsize=64)
@@ -138,52 +154,48 @@ def _tangent_polygon(hull: CircleHull) -> BaseGeometry:
     return shapely.convex_hull(shapely.linestrings(np.array(hull.tangent_points)))
 
 
-_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, 4 * HULL_DRAW_SEGS, endpoint=False)
-_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / (4 * HULL_DRAW_SEGS))
+_DRAW_K = 4 * HULL_DRAW_SEGS  # drawn points per base
+_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, _DRAW_K, endpoint=False)
+_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / _DRAW_K)
 _DRAW_RING.flags.writeable = False  # circumscribed: the drawn polygon holds the hull
-OUTLINE_INSIDE_MM = 1e-6  # a drawn point this far inside the tangent polygon is no corner of the outline
+# the outward normal of each drawn edge (from point e to point e + 1), e = -1 .. K - 1: there a drawn
+# polygon touches its circle, so a base's polygon reaches c . n + r along it
+_DRAW_NORMALS_T = np.ascontiguousarray(np.stack([np.cos(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K),
+                                                 np.sin(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K)]))
+_DRAW_NORMALS_T.flags.writeable = False
+_DRAW_COLS = np.arange(_DRAW_K + 1)
+_DRAW_COLS.flags.writeable = False
+OUTLINE_SLACK_MM = 1e-6  # a drawn point is kept unless it falls short of the outline by more than this
 
 
 @functools.lru_cache(maxsize=64)
 def _outline(hull: CircleHull) -> BaseGeometry:
     """:meth:`CircleHull.outline`: the convex hull of the circumscribed polygons of the bases."""
-    c, r = np.asarray(hull.centres, dtype=float).reshape(-1, 2), np.asarray(hull.radii, dtype=float)
-    pts = (c[:, None, :] + _DRAW_RING[None, :, :] * r[:, None, None]).reshape(-1, 2)
-    inner = _tangent_polygon(hull)
-    if inner.geom_type == "Polygon" and not inner.is_empty:
-        pts = pts[_near_edge(c, r, inner, pts.reshape(len(c), -1, 2)).ravel()]
-    if len(pts) < 2:
-        return shapely.convex_hull(shapely.multipoints(pts))
+    c, r = hull.arrays()
+    k, m = _outline_candidates(c, r)
+    pts = c[k] + _DRAW_RING[m] * r[k, None]
     return shapely.convex_hull(shapely.linestrings(pts))  # the points' hull, without one object a point
 
 
-def _near_edge(c: np.ndarray, r: np.ndarray, inner: BaseGeometry, ring_pts: np.ndarray) -> np.ndarray:
-    """Return ``(C, K)``: which drawn points ``ring_pts`` are not strictly inside the tangent polygon ``inner``.
+def _outline_candidates(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(base, point)`` indices of the drawn points that may be corners of the outline.
 
-    The tangent polygon lies inside the outline, so a point more than ``OUTLINE_INSIDE_MM`` inside
-    it is no corner of the outline: dropping it leaves the same hull and spares GEOS most points.
-    A drawn point lies within ``r / cos(pi / K)`` of its centre, so only the edges that near a
-    centre are tested against its points (a base wholly inside loses all its points at once).
+    Drawn point ``m`` of base ``k`` lies on two drawn edges, of outward normals ``a`` (before it) and
+    ``b`` (after it), where its polygon reaches ``S[k, a] = c_k . n_a + r_k``. It is a corner only
+    if it is farthest out, among the points ``m`` of every base, in a direction ``alpha n_a + beta n_b``
+    (``alpha, beta >= 0``). With ``j`` the base farthest along ``n_a``, that needs
+    ``S[j, a] - S[k, a] <= S[k, b] - S[j, b]`` when ``alpha <= beta``, and the same with ``a`` and ``b``
+    swapped otherwise: ``S[k, a] + S[k, b] >= S[j, a] + S[j, b]`` for one of the two ``j``. The points
+    failing both are dropped; every corner stays, so GEOS draws the same hull from far fewer points.
     """
-    ring = shapely.get_coordinates(inner.exterior)
-    a, b = ring[:-1], ring[1:]
-    nx, ny = b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]  # one normal of each edge
-    norm = np.hypot(nx, ny)
-    real = norm > 0
-    a, nx, ny, norm = a[real], nx[real], ny[real], norm[real]
-    centre = a.sum(axis=0) / len(a)  # np.mean's sum and division, without its Python wrappers
-    sign = np.where((centre[0] - a[:, 0]) * nx + (centre[1] - a[:, 1]) * ny > 0, -1.0, 1.0) / norm
-    nx, ny = nx * sign, ny * sign  # outward unit normals
-    reach = r / math.cos(math.pi / ring_pts.shape[1])  # the drawn points' distance from their centre
-    side = (c[:, None, 0] - a[None, :, 0]) * nx[None, :] + (c[:, None, 1] - a[None, :, 1]) * ny[None, :]
-    ci, ei = np.nonzero(side + reach[:, None] >= -OUTLINE_INSIDE_MM)  # (base, edge) its points may cross
-    out = np.full(ring_pts.shape[:2], -np.inf)
-    if len(ci):
-        val = ((ring_pts[ci, :, 0] - a[ei, 0, None]) * nx[ei, None]
-               + (ring_pts[ci, :, 1] - a[ei, 1, None]) * ny[ei, None])
-        first = np.flatnonzero(np.concatenate(([True], ci[1:] != ci[:-1])))  # np.nonzero gives the bases in order
-        out[ci[first]] = np.maximum.reduceat(val, first, axis=0)
-    return np.asarray(out >= -OUTLINE_INSIDE_MM)
+    s = c @ _DRAW_NORMALS_T + r[:, None]  # (bases, K + 1): column e + 1 is edge e, from e = -1
+    top = s.argmax(axis=0)
+    best = s[top, _DRAW_COLS]
+    after = best[:-1] + s[top[:-1], _DRAW_COLS[1:]]  # the farthest along n_a, reaching along n_b too
+    before = best[1:] + s[top[1:], _DRAW_COLS[:-1]]  # the farthest along n_b, reaching along n_a too
+    keep = s[:, :-1] + s[:, 1:] >= np.minimum(after, before) - OUTLINE_SLACK_MM
+    k, m = np.nonzero(keep)
+    return k, m
 
 
 @dataclass(frozen=True)
