@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import shapely
@@ -52,6 +52,15 @@ HULL_TOLERANCE_MM = 0.01  # a base must reach more than this into the zone to be
 HULL_DRAW_SEGS = 32  # points per quarter circle of the drawn zone (the test itself is exact)
 
 
+class _HullArrays(NamedTuple):
+    """A hull's numbers as read-only arrays, made once per hull: centres, radii, and which drawn
+    points of which bases may be corners of the outline (``None`` until asked)."""
+
+    centres: np.ndarray
+    radii: np.ndarray
+    corners: tuple[np.ndarray, np.ndarray] | None
+
+
 @dataclass(frozen=True)
 class CircleHull:
     """The exact convex hull of round bases: tangent segments between circles and arcs of them.
@@ -66,7 +75,7 @@ class CircleHull:
     centres: tuple[tuple[float, float], ...]
     radii: tuple[float, ...]
     tangent_points: tuple[tuple[float, float], ...]
-    _arrays: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
+    _arrays: _HullArrays | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, models: Sequence[Model]) -> "CircleHull":
@@ -76,18 +85,20 @@ class CircleHull:
         """The convex polygon through the tangent points (empty when one disc holds all the others)."""
         return _tangent_polygon(self)
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+    def arrays(self) -> _HullArrays:
         """The centres ``(N, 2)`` and radii ``(N,)`` as read-only arrays (made once per hull)."""
         arrays = self._arrays
         if arrays is None:
-            arrays = _read_only(np.array(self.centres, dtype=float).reshape(-1, 2), np.array(self.radii, dtype=float))
+            c, r = np.array(self.centres, dtype=float).reshape(-1, 2), np.array(self.radii, dtype=float)
+            c.flags.writeable = r.flags.writeable = False
+            arrays = _HullArrays(c, r, None)
             object.__setattr__(self, "_arrays", arrays)
         return arrays
 
     def distances_mm(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
         """Exact distance from each point to the hull (0 inside): to the polygon or the nearest disc."""
         p = np.asarray(points, dtype=float).reshape(-1, 2)
-        c, r = self.arrays()
+        c, r, _ = self.arrays()
         best = np.hypot(p[:, None, 0] - c[None, :, 0], p[:, None, 1] - c[None, :, 1]) - r[None, :]
         out = np.maximum(best.min(axis=1), 0.0)
         poly = self.polygon()
@@ -107,43 +118,92 @@ class CircleHull:
 # The hulls are remembered by value (the bases' centres and radii): a fire zone asked again while
 # nobody moved (the page refreshing) costs no geometry. Keys are values, never object ids.
 
-def _read_only(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    c.flags.writeable = r.flags.writeable = False
-    return c, r
-
-
 @functools.lru_cache(maxsize=32)
-def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.triu_indices(n, k=1)``, read-only and remembered (it is slow for its size)."""
+def _tangent_pairs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, sign)``: each pair ``i < j`` of ``n`` bases (``np.triu_indices``' order) twice, for its two
+    outer tangents (``sign`` +1 then -1), read-only and remembered (it is slow for its size)."""
     i, j = np.triu_indices(n, k=1)
-    i.flags.writeable = j.flags.writeable = False
-    return i, j
+    out = (np.concatenate([i, i]), np.concatenate([j, j]), np.repeat([1.0, -1.0], len(i)))
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
+_DRAW_K = 4 * HULL_DRAW_SEGS  # drawn points per base
+_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, _DRAW_K, endpoint=False)
+_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / _DRAW_K)
+_DRAW_RING.flags.writeable = False  # circumscribed: the drawn polygon holds the hull
+# the outward normal of each drawn edge (from point e to point e + 1), e = -1 .. K - 1: there a drawn
+# polygon touches its circle, so a base's polygon reaches c . n + r along it, as far as the base
+_DRAW_NORMALS_T = np.ascontiguousarray(np.stack([np.cos(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K),
+                                                 np.sin(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K)]))
+_DRAW_NORMALS_T.flags.writeable = False
+_DRAW_COLS = np.arange(_DRAW_K + 1)
+_DRAW_COLS.flags.writeable = False
+_DRAW_BULGE = 1.0 / math.cos(math.pi / _DRAW_K) - 1.0  # how far a drawn point stands out of its circle, per mm
+SUPPORT_SLACK_MM = 1e-6  # rounding allowance of the tests below (far above it, far below anything drawn)
+
+
+def _support_candidates(c: np.ndarray, r: np.ndarray, slack: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(near, corner)``: which bases reach within ``slack`` of the farthest along a drawn
+    normal ``(N, K + 1)``, and which drawn points may be corners of the outline ``(N, K)``.
+
+    ``S[k, e] = c_k . n_e + r_k`` is how far base ``k`` (and its drawn polygon) reaches along the
+    normal ``n_e``. Drawn point ``m`` lies between the normals ``a = m - 1`` and ``b = m``. If base
+    (or drawn point) ``k`` is within ``d`` of the farthest in a direction ``alpha n_a + beta n_b``
+    (``alpha, beta >= 0``, so ``alpha + beta`` is 1 to ``1 + _DRAW_BULGE``), then with ``j`` the
+    farthest along ``n_a`` and ``beta <= alpha``: either ``S[j, a] - S[k, a] <= 2 d`` or
+    ``S[k, a] + S[k, b] >= S[j, a] + S[j, b] - 2 d``; and the same with ``a`` and ``b`` swapped when
+    ``alpha <= beta``. What fails all four is no corner of the outline (for a drawn point) and
+    no hull base (for a base, with ``d`` counting the bases' differing bulges).
+    """
+    s = c @ _DRAW_NORMALS_T + r[:, None]  # (bases, K + 1): column e + 1 is normal e, from e = -1
+    top = s.argmax(axis=0)
+    best = s[top, _DRAW_COLS]
+    after = best[:-1] + s[top[:-1], _DRAW_COLS[1:]]  # the farthest along n_a, as far as it reaches along n_b
+    before = best[1:] + s[top[1:], _DRAW_COLS[:-1]]  # the farthest along n_b, as far as it reaches along n_a
+    corner = s[:, :-1] + s[:, 1:] >= np.minimum(after, before) - slack
+    return s >= best - slack, corner
+
+
+def _corners(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (base, drawn point) indices where ``corner`` is true."""
+    k, m = np.nonzero(corner)
+    return k, m
 
 
 @functools.lru_cache(maxsize=64)
 def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
-    """:meth:`CircleHull.of` for bases ``(x, y, radius)``."""
+    """:meth:`CircleHull.of` for bases ``(x, y, radius)``.
+
+    Only the bases that may touch the hull (:func:`_support_candidates`, a superset of those
+    that do) are paired: the others lie inside it and can neither make nor break an edge.
+    """
     arr = np.array(bases, dtype=float).reshape(-1, 3)
     c, r = arr[:, :2], arr[:, 2]
-    i, j = _pairs(len(r))
-    d = c[j] - c[i]
+    c.flags.writeable = r.flags.writeable = False
+    slack = 2.0 * (SUPPORT_SLACK_MM + _DRAW_BULGE * float(r.max() - r.min())) if len(r) else SUPPORT_SLACK_MM
+    near, corner = _support_candidates(c, r, slack)
+    hull_bases = np.flatnonzero(near.any(axis=1) | corner.any(axis=1))
+    ch, rh = c[hull_bases], r[hull_bases]
+    i, j, sign = _tangent_pairs(len(hull_bases))
+    ci, ri = ch[i], rh[i]
+    d = ch[j] - ci
     length = np.hypot(d[:, 0], d[:, 1])
-    dr = r[i] - r[j]
-    ok = np.flatnonzero(length > np.abs(dr) + 1e-12)  # otherwise one circle holds the other: no outer tangent
-    i, j, d, length, dr = i[ok], j[ok], d[ok], length[ok], dr[ok]
-    phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
-    theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
-    i2, j2 = np.concatenate([i, i]), np.concatenate([j, j])
+    # a pair where one circle holds the other (|dr| >= length) has no outer tangent: its angle is
+    # NaN, and a NaN line is no edge below
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.arctan2(d[:, 1], d[:, 0]) + sign * np.arccos((ri - rh[j]) / length)
     u = np.empty((len(theta), 2))  # outward normal of each tangent line (np.stack's values, without its wrappers)
     np.cos(theta, out=u[:, 0])
     np.sin(theta, out=u[:, 1])
-    h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
-    edge = np.flatnonzero((c @ u.T + r[:, None] <= h[None, :] + 1e-9).all(axis=0))  # every circle inside: a hull edge
-    ie, je, ue = i2[edge], j2[edge], u[edge]
-    pts = np.concatenate([c[ie] + r[ie, None] * ue, c[je] + r[je, None] * ue])
+    h = np.einsum("ij,ij->i", ci, u) + ri
+    edge = np.flatnonzero((ch @ u.T + rh[:, None] <= h[None, :] + 1e-9).all(axis=0))  # every circle inside: an edge
+    ends = np.concatenate([i[edge], j[edge]])
+    pts = ch[ends] + rh[ends, None] * np.concatenate([u[edge], u[edge]])
     # the bases' own floats (CircleHull.of made them floats), not numpy's copies of them
     return CircleHull(tuple((x, y) for x, y, _ in bases), tuple(b[2] for b in bases), tuple(map(tuple, pts.tolist())),
-                      _read_only(c, r))
+                      _HullArrays(c, r, _corners(corner)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -154,48 +214,16 @@ def _tangent_polygon(hull: CircleHull) -> BaseGeometry:
     return shapely.convex_hull(shapely.linestrings(np.array(hull.tangent_points)))
 
 
-_DRAW_K = 4 * HULL_DRAW_SEGS  # drawn points per base
-_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, _DRAW_K, endpoint=False)
-_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / _DRAW_K)
-_DRAW_RING.flags.writeable = False  # circumscribed: the drawn polygon holds the hull
-# the outward normal of each drawn edge (from point e to point e + 1), e = -1 .. K - 1: there a drawn
-# polygon touches its circle, so a base's polygon reaches c . n + r along it
-_DRAW_NORMALS_T = np.ascontiguousarray(np.stack([np.cos(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K),
-                                                 np.sin(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K)]))
-_DRAW_NORMALS_T.flags.writeable = False
-_DRAW_COLS = np.arange(_DRAW_K + 1)
-_DRAW_COLS.flags.writeable = False
-OUTLINE_SLACK_MM = 1e-6  # a drawn point is kept unless it falls short of the outline by more than this
-
-
 @functools.lru_cache(maxsize=64)
 def _outline(hull: CircleHull) -> BaseGeometry:
-    """:meth:`CircleHull.outline`: the convex hull of the circumscribed polygons of the bases."""
-    c, r = hull.arrays()
-    k, m = _outline_candidates(c, r)
+    """:meth:`CircleHull.outline`: the convex hull of the circumscribed polygons of the bases.
+
+    Only the drawn points that may be corners go to GEOS (:func:`_support_candidates`): the same hull.
+    """
+    c, r, corners = hull.arrays()
+    k, m = corners if corners is not None else _corners(_support_candidates(c, r, SUPPORT_SLACK_MM)[1])
     pts = c[k] + _DRAW_RING[m] * r[k, None]
     return shapely.convex_hull(shapely.linestrings(pts))  # the points' hull, without one object a point
-
-
-def _outline_candidates(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(base, point)`` indices of the drawn points that may be corners of the outline.
-
-    Drawn point ``m`` of base ``k`` lies on two drawn edges, of outward normals ``a`` (before it) and
-    ``b`` (after it), where its polygon reaches ``S[k, a] = c_k . n_a + r_k``. It is a corner only
-    if it is farthest out, among the points ``m`` of every base, in a direction ``alpha n_a + beta n_b``
-    (``alpha, beta >= 0``). With ``j`` the base farthest along ``n_a``, that needs
-    ``S[j, a] - S[k, a] <= S[k, b] - S[j, b]`` when ``alpha <= beta``, and the same with ``a`` and ``b``
-    swapped otherwise: ``S[k, a] + S[k, b] >= S[j, a] + S[j, b]`` for one of the two ``j``. The points
-    failing both are dropped; every corner stays, so GEOS draws the same hull from far fewer points.
-    """
-    s = c @ _DRAW_NORMALS_T + r[:, None]  # (bases, K + 1): column e + 1 is edge e, from e = -1
-    top = s.argmax(axis=0)
-    best = s[top, _DRAW_COLS]
-    after = best[:-1] + s[top[:-1], _DRAW_COLS[1:]]  # the farthest along n_a, reaching along n_b too
-    before = best[1:] + s[top[1:], _DRAW_COLS[:-1]]  # the farthest along n_b, reaching along n_a too
-    keep = s[:, :-1] + s[:, 1:] >= np.minimum(after, before) - OUTLINE_SLACK_MM
-    k, m = np.nonzero(keep)
-    return k, m
 
 
 @dataclass(frozen=True)
