@@ -95,6 +95,14 @@ def freeze(value: Any) -> Any:
 
 def thaw(value: Any) -> Any:
     """Return a plain JSON value (dicts and lists) from a frozen one."""
+    kind = type(value)
+    if kind in _PLAIN:  # as in freeze: the common cases before the abstract-class checks
+        return value
+    if kind is FrozenDict or kind is dict:
+        items = value._data.items() if kind is FrozenDict else value.items()  # not Mapping's view, key by key
+        return {k: v if type(v) in _PLAIN else thaw(v) for k, v in items}
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else thaw(v) for v in value]
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

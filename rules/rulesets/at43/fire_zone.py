@@ -245,8 +245,9 @@ class FireZone:
     steps: tuple[Step, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
+        ring = shapely.get_coordinates(self.zone.exterior).tolist()  # one list, not a shapely tuple per corner
         return {"firing_unit": self.firing_unit, "target_unit": self.target_unit,
-                "zone_mm": [list(map(lambda v: round(v, 2), c)) for c in self.zone.exterior.coords],
+                "zone_mm": [[round(x, 2), round(y, 2)] for x, y in ring],
                 "caught": list(self.caught),
                 "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)}
                                  for mid in self.caught],
