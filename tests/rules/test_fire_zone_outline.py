@@ -130,3 +130,14 @@ def test_the_zone_json_rounds_each_corner_as_before() -> None:
     fz = FZ.fire_zone(plan, "f", "t")
     assert fz.to_json()["zone_mm"] == [[round(v, 2) for v in c] for c in fz.zone.exterior.coords]
     assert fz.to_json()["caught"] == ["x1"]
+
+
+def test_a_hull_of_no_base_or_made_by_hand_draws_as_before() -> None:
+    empty = FZ.CircleHull.of([])
+    assert empty.outline().is_empty and empty.polygon().is_empty
+    models = _models(random.Random(2), 10)
+    built = FZ.CircleHull.of(models)
+    FZ._outline.cache_clear()
+    by_hand = FZ.CircleHull(built.centres, built.radii, built.tangent_points)  # no remembered corners
+    ref = _reference_outline(built)
+    assert np.array_equal(shapely.get_coordinates(by_hand.outline()), shapely.get_coordinates(ref))

@@ -87,7 +87,8 @@ class CircleHull:
         return _tangent_polygon(self)
 
     def arrays(self) -> _HullArrays:
-        """The centres ``(N, 2)`` and radii ``(N,)`` as read-only arrays (made once per hull)."""
+        """The centres ``(N, 2)`` and radii ``(N,)`` as read-only arrays, and the drawn points that may be
+        corners of the outline when the hull was built from bases (made once per hull)."""
         arrays = self._arrays
         if arrays is None:
             c, r = np.array(self.centres, dtype=float).reshape(-1, 2), np.array(self.radii, dtype=float)
@@ -188,7 +189,9 @@ def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
     arr = np.fromiter(itertools.chain.from_iterable(bases), float, 3 * len(bases)).reshape(-1, 3)  # np.array's values
     c, r = arr[:, :2], arr[:, 2]
     c.flags.writeable = r.flags.writeable = False
-    slack = 2.0 * (SUPPORT_SLACK_MM + _DRAW_BULGE * float(r.max() - r.min())) if len(r) else SUPPORT_SLACK_MM
+    if not bases:
+        return CircleHull((), (), (), _HullArrays(c, r, _corners(np.zeros((_DRAW_K, 0), bool))))
+    slack = 2.0 * (SUPPORT_SLACK_MM + _DRAW_BULGE * float(r.max() - r.min()))
     near, corner = _support_candidates(c, r, slack)
     hull_bases = np.flatnonzero(near.any(axis=0) | corner.any(axis=0))
     ch, rh = c[hull_bases], r[hull_bases]
@@ -227,8 +230,12 @@ def _outline(hull: CircleHull) -> BaseGeometry:
     Only the drawn points that may be corners go to GEOS (:func:`_support_candidates`): the same hull.
     """
     c, r, corners = hull.arrays()
-    k, m = corners if corners is not None else _corners(_support_candidates(c, r, SUPPORT_SLACK_MM)[1])
+    if corners is None:  # a hull made by hand, not from bases
+        corners = _corners(_support_candidates(c, r, SUPPORT_SLACK_MM)[1] if len(r) else np.zeros((_DRAW_K, 0), bool))
+    k, m = corners
     pts = c[k] + _DRAW_RING[m] * r[k, None]
+    if len(pts) < 2:  # no base
+        return shapely.convex_hull(shapely.multipoints(pts))
     return shapely.convex_hull(shapely.linestrings(pts))  # the points' hull, without one object a point
 
 
