@@ -141,3 +141,13 @@ def test_a_hull_of_no_base_or_made_by_hand_draws_as_before() -> None:
     by_hand = FZ.CircleHull(built.centres, built.radii, built.tangent_points)  # no remembered corners
     ref = _reference_outline(built)
     assert np.array_equal(shapely.get_coordinates(by_hand.outline()), shapely.get_coordinates(ref))
+
+
+def test_round_2_rounds_as_python_does_even_at_the_halves() -> None:
+    rng = np.random.default_rng(3)
+    halves = np.arange(-20000, 20000) / 200.0 + 0.005  # 2.675 and its kind: a half in decimal, not in binary
+    values = np.concatenate([rng.uniform(-1300, 1300, 20000), halves, np.array([0.0, -0.0, -0.004, 1e7 + 0.005])])
+    values = np.concatenate([values, np.nextafter(values, np.inf), np.nextafter(values, -np.inf)])
+    got = FZ.round_2(values.reshape(-1, 2)).ravel().tolist()
+    want = [round(v, 2) for v in values.tolist()]
+    assert got == want and [math.copysign(1, v) for v in got] == [math.copysign(1, v) for v in want]
