@@ -69,6 +69,7 @@ def pair_distances(models: Sequence[Model], *, how: str = "edge") -> np.ndarray:
 
 def _components(adj: np.ndarray) -> list[list[int]]:
     n = len(adj)
+    rows = adj.tolist()  # plain lists: a unit is a few models, numpy's per-row calls cost more than the walk
     seen = [False] * n
     out: list[list[int]] = []
     for start in range(n):
@@ -79,10 +80,10 @@ def _components(adj: np.ndarray) -> list[list[int]]:
         while stack:
             k = stack.pop()
             comp.append(k)
-            for j in np.nonzero(adj[k])[0]:
-                if not seen[j]:
+            for j, linked in enumerate(rows[k]):
+                if linked and not seen[j]:
                     seen[j] = True
-                    stack.append(int(j))
+                    stack.append(j)
         out.append(sorted(comp))
     return out
 
@@ -134,7 +135,9 @@ def chain_cohesion(plan: TablePlan, unit_id: str, *, link_mm: float, all_within_
     if all_within_mm is not None:
         main = comps[0]
         centre = np.mean([ms[k].position_mm for k in main], axis=0)
-        far_i, far_j = np.nonzero(np.triu(d > all_within_mm + TOLERANCE_MM, k=1))
+        far_i, far_j = np.nonzero(d > all_within_mm + TOLERANCE_MM)  # each pair once (i < j), as np.triu kept them
+        upper = far_i < far_j
+        far_i, far_j = far_i[upper], far_j[upper]
         for i, j in zip(far_i, far_j):
             too_far.append((ms[i].model_id, ms[j].model_id, float(d[i, j])))
             # The farther from the main group's centre breaks it; on a tie, not the leader, then the later one.

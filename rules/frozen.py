@@ -50,6 +50,12 @@ class FrozenDict(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def get(self, key: str, default: Any = None) -> Any:  # the dict's own, not Mapping's try/except
+        return self._data.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(frozenset(self._data.items()))
@@ -74,6 +80,8 @@ def freeze(value: Any) -> Any:
         return value
     if kind is dict:  # a message's parameters: frozen into a new dict the FrozenDict keeps (no second copy)
         return FrozenDict._owning({k: freeze(v) for k, v in value.items()})
+    if kind is list or kind is tuple:  # its plain items as they are, without a call each
+        return tuple([v if type(v) in _PLAIN else freeze(v) for v in value])
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):
@@ -87,6 +95,14 @@ def freeze(value: Any) -> Any:
 
 def thaw(value: Any) -> Any:
     """Return a plain JSON value (dicts and lists) from a frozen one."""
+    kind = type(value)
+    if kind in _PLAIN:  # as in freeze: the common cases before the abstract-class checks
+        return value
+    if kind is FrozenDict or kind is dict:
+        items = value._data.items() if kind is FrozenDict else value.items()  # not Mapping's view, key by key
+        return {k: v if type(v) in _PLAIN else thaw(v) for k, v in items}
+    if kind is tuple or kind is list:
+        return [v if type(v) in _PLAIN else thaw(v) for v in value]
     if isinstance(value, Mapping):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -35,7 +35,7 @@ from rules.ontable import placed_only
 from rules.plan import TablePlan
 from rules.rulesets import RuleSet, find_ruleset
 from rules.rulesets.answers import answer_parts
-from rules.rulesets.common import COMMON_QUESTIONS, Args
+from rules.rulesets.common import COMMON_QUESTIONS, Args, handler
 from tabletracker.words import Said
 
 
@@ -71,13 +71,13 @@ def ask(plan: TablePlan, question: str, args: Sequence[str] = (), options: Mappi
     rs = find_ruleset(plan.ruleset)
     rs.check_plan(plan)
     opts = rs.resolve_options(plan, options)
-    handlers = rs.ask_handlers()
     name = question.strip().lower()
-    if name not in handlers:
+    if name not in rs.question_names:  # the names of rs.ask_handlers(), without making every handler
+        known = list(dict.fromkeys(rs.question_names))
         raise InvalidActionError(f"{rs.title} has no question {question!r}; its questions are: "
-                                 f"{', '.join(handlers)}", msg_id="ask.unknown_question",
-                                 params={"ruleset": rs.title, "question": question, "known": list(handlers)})
-    answer = handlers[name](plan, Args(name, list(args)), opts)
+                                 f"{', '.join(known)}", msg_id="ask.unknown_question",
+                                 params={"ruleset": rs.title, "question": question, "known": known})
+    answer = handler(rs, name)(plan, Args(name, list(args)), opts)
     if isinstance(answer, dict):  # every question has a typed answer record: a dict is a programming error
         raise TypeError(f"{rs.name} question {name!r} answered a plain dict; a question's handler returns a typed "
                         "answer record with to_json() and steps (rules.rulesets.answers)")

@@ -124,3 +124,23 @@ def test_at43_template_radius(area: float, ok: int, ko: int, radius: float, impa
 def test_at43_template_needs_dice() -> None:
     with pytest.raises(InvalidActionError, match="at least one die"):
         at43_template_radius_cm(3, 0, 0)
+
+
+@pytest.mark.parametrize("how", ["edge", "centre"])
+def test_template_on_a_crowded_table_keeps_the_bases_on_its_rim(how: str) -> None:
+    # Past 15 models the template first sifts the far ones out with numpy: bases whose edge (or
+    # centre) lies a hair inside or outside the rim must get the answer the exact test gives
+    # them one by one (a pool of fewer than 16 is not sifted).
+    centre, radius = (500.0, 500.0), 60.0
+    models = []
+    for k in range(40):
+        ang, r = 2 * math.pi * k / 40, 12.5 + (k % 3) * 5
+        reach = radius + (r if how == "edge" else 0.0) + (-1e-7, 0.0, 1e-7, 3e-6, -3e-6, 0.5, -0.5, 40.0)[k % 8]
+        models.append({"id": f"m{k}", "unit": "u", "x_mm": centre[0] + reach * math.cos(ang),
+                       "y_mm": centre[1] + reach * math.sin(ang), "base_mm": 2 * r})
+    plan = parse_game({"ruleset": "firefight", "table": {"width_mm": 1200, "depth_mm": 1200},
+                       "units": [{"id": "u", "side": "A"}], "models": models})
+    whole = template(plan, centre, radius, how=how)
+    one_by_one = {mid: d for m in plan.models for mid, d in template(plan, centre, radius, how=how,
+                                                                        models=[m]).distances_mm.items()}
+    assert dict(whole.distances_mm) == one_by_one and 0 < len(whole.under) < 40

@@ -22,9 +22,10 @@ Examples
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import shapely
@@ -52,6 +53,15 @@ HULL_TOLERANCE_MM = 0.01  # a base must reach more than this into the zone to be
 HULL_DRAW_SEGS = 32  # points per quarter circle of the drawn zone (the test itself is exact)
 
 
+class _HullArrays(NamedTuple):
+    """A hull's numbers as read-only arrays, made once per hull: centres, radii, and which drawn
+    points of which bases may be corners of the outline (``None`` until asked)."""
+
+    centres: np.ndarray
+    radii: np.ndarray
+    corners: tuple[np.ndarray, np.ndarray] | None
+
+
 @dataclass(frozen=True)
 class CircleHull:
     """The exact convex hull of round bases: tangent segments between circles and arcs of them.
@@ -66,6 +76,7 @@ class CircleHull:
     centres: tuple[tuple[float, float], ...]
     radii: tuple[float, ...]
     tangent_points: tuple[tuple[float, float], ...]
+    _arrays: _HullArrays | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, models: Sequence[Model]) -> "CircleHull":
@@ -75,10 +86,21 @@ class CircleHull:
         """The convex polygon through the tangent points (empty when one disc holds all the others)."""
         return _tangent_polygon(self)
 
-    def distances_mm(self, points: Sequence[tuple[float, float]]) -> np.ndarray:
+    def arrays(self) -> _HullArrays:
+        """The centres ``(N, 2)`` and radii ``(N,)`` as read-only arrays, and the drawn points that may be
+        corners of the outline when the hull was built from bases (made once per hull)."""
+        arrays = self._arrays
+        if arrays is None:
+            c, r = np.array(self.centres, dtype=float).reshape(-1, 2), np.array(self.radii, dtype=float)
+            c.flags.writeable = r.flags.writeable = False
+            arrays = _HullArrays(c, r, None)
+            object.__setattr__(self, "_arrays", arrays)
+        return arrays
+
+    def distances_mm(self, points: Sequence[tuple[float, float]] | np.ndarray) -> np.ndarray:
         """Exact distance from each point to the hull (0 inside): to the polygon or the nearest disc."""
         p = np.asarray(points, dtype=float).reshape(-1, 2)
-        c, r = np.asarray(self.centres), np.asarray(self.radii)
+        c, r, _ = self.arrays()
         best = np.hypot(p[:, None, 0] - c[None, :, 0], p[:, None, 1] - c[None, :, 1]) - r[None, :]
         out = np.maximum(best.min(axis=1), 0.0)
         poly = self.polygon()
@@ -99,35 +121,98 @@ class CircleHull:
 # nobody moved (the page refreshing) costs no geometry. Keys are values, never object ids.
 
 @functools.lru_cache(maxsize=32)
-def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.triu_indices(n, k=1)``, read-only and remembered (it is slow for its size)."""
+def _tangent_pairs(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, sign)``: each pair ``i < j`` of ``n`` bases (``np.triu_indices``' order) twice, for its two
+    outer tangents (``sign`` +1 then -1), read-only and remembered (it is slow for its size)."""
     i, j = np.triu_indices(n, k=1)
-    i.flags.writeable = j.flags.writeable = False
-    return i, j
+    out = (np.concatenate([i, i]), np.concatenate([j, j]), np.repeat([1.0, -1.0], len(i)))
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
+_DRAW_K = 4 * HULL_DRAW_SEGS  # drawn points per base
+_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, _DRAW_K, endpoint=False)
+_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / _DRAW_K)
+_DRAW_RING.flags.writeable = False  # circumscribed: the drawn polygon holds the hull
+# the outward normal of each drawn edge (from point e to point e + 1), e = -1 .. K - 1 (row e + 1): there
+# a drawn polygon touches its circle, so a base's polygon reaches c . n + r along it, as far as the base
+_DRAW_NORMALS = np.stack([np.cos(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K),
+                          np.sin(_DRAW_ANGLES[np.arange(-1, _DRAW_K)] + np.pi / _DRAW_K)], axis=1)
+_DRAW_NORMALS.flags.writeable = False
+_DRAW_ROWS = np.arange(_DRAW_K + 1)
+_DRAW_ROWS.flags.writeable = False
+_DRAW_BULGE = 1.0 / math.cos(math.pi / _DRAW_K) - 1.0  # how far a drawn point stands out of its circle, per mm
+SUPPORT_SLACK_MM = 1e-6  # rounding allowance of the tests below (far above it, far below anything drawn)
+
+
+def _support_candidates(c: np.ndarray, r: np.ndarray, slack: float) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(near, corner)``: which bases reach within ``slack`` of the farthest along a drawn
+    normal ``(K + 1, N)``, and which drawn points may be corners of the outline ``(K, N)``.
+
+    ``S[e, k] = c_k . n_e + r_k`` is how far base ``k`` (and its drawn polygon) reaches along the
+    normal ``n_e``. Drawn point ``m`` lies between the normals ``a = m - 1`` and ``b = m``. If base
+    (or drawn point) ``k`` is within ``d`` of the farthest in a direction ``alpha n_a + beta n_b``
+    (``alpha, beta >= 0``, so ``alpha + beta`` is 1 to ``1 + _DRAW_BULGE``), then with ``j`` the
+    farthest along ``n_a`` and ``beta <= alpha``: either ``S[a, j] - S[a, k] <= 2 d`` or
+    ``S[a, k] + S[b, k] >= S[a, j] + S[b, j] - 2 d``; and the same with ``a`` and ``b`` swapped when
+    ``alpha <= beta``. What fails all four is no corner of the outline (for a drawn point) and
+    no hull base (for a base, with ``d`` counting the bases' differing bulges).
+    (Normals along the rows: numpy reduces and gathers along a row faster.)
+    """
+    s = np.dot(_DRAW_NORMALS, c.T)  # (K + 1, bases): row e + 1 is normal e, from e = -1
+    s += r
+    top = s.argmax(axis=1)
+    best = s[_DRAW_ROWS, top]
+    after = best[:-1] + s[_DRAW_ROWS[1:], top[:-1]]  # the farthest along n_a, as far as it reaches along n_b
+    before = best[1:] + s[_DRAW_ROWS[:-1], top[1:]]  # the farthest along n_b, as far as it reaches along n_a
+    floor = np.minimum(after, before)
+    floor -= slack
+    best -= slack
+    return s >= best[:, None], s[:-1] + s[1:] >= floor[:, None]
+
+
+def _corners(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (base, drawn point) indices where ``corner`` ``(K, N)`` is true, base by base as
+    ``np.nonzero`` of its transpose gives them (the flat indices: far faster than a 2-D nonzero)."""
+    k, m = np.divmod(corner.T.ravel().nonzero()[0], corner.shape[0])
+    return k, m
 
 
 @functools.lru_cache(maxsize=64)
 def _circle_hull(bases: tuple[tuple[float, float, float], ...]) -> CircleHull:
-    """:meth:`CircleHull.of` for bases ``(x, y, radius)``."""
-    arr = np.array(bases, dtype=float).reshape(-1, 3)
-    c, r = np.ascontiguousarray(arr[:, :2]), arr[:, 2].copy()
-    i, j = _pairs(len(r))
-    d = c[j] - c[i]
+    """:meth:`CircleHull.of` for bases ``(x, y, radius)``.
+
+    Only the bases that may touch the hull (:func:`_support_candidates`, a superset of those
+    that do) are paired: the others lie inside it and can neither make nor break an edge.
+    """
+    arr = np.fromiter(itertools.chain.from_iterable(bases), float, 3 * len(bases)).reshape(-1, 3)  # np.array's values
+    c, r = arr[:, :2], arr[:, 2]
+    c.flags.writeable = r.flags.writeable = False
+    if not bases:
+        return CircleHull((), (), (), _HullArrays(c, r, _corners(np.zeros((_DRAW_K, 0), bool))))
+    slack = 2.0 * (SUPPORT_SLACK_MM + _DRAW_BULGE * float(r.max() - r.min()))
+    near, corner = _support_candidates(c, r, slack)
+    hull_bases = np.flatnonzero(near.any(axis=0) | corner.any(axis=0))
+    ch, rh = c[hull_bases], r[hull_bases]
+    i, j, sign = _tangent_pairs(len(hull_bases))
+    ci, ri = ch[i], rh[i]
+    d = ch[j] - ci
     length = np.hypot(d[:, 0], d[:, 1])
-    dr = r[i] - r[j]
-    ok = length > np.abs(dr) + 1e-12  # otherwise one circle holds the other: no outer tangent
-    i, j, d, length, dr = i[ok], j[ok], d[ok], length[ok], dr[ok]
-    phi, half = np.arctan2(d[:, 1], d[:, 0]), np.arccos(dr / length)
-    theta = np.concatenate([phi + half, phi - half])  # the two outer tangents of each pair
-    i2, j2 = np.concatenate([i, i]), np.concatenate([j, j])
+    # a pair where one circle holds the other (|dr| >= length) has no outer tangent: its angle is
+    # NaN, and a NaN line is no edge below
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.arctan2(d[:, 1], d[:, 0]) + sign * np.arccos((ri - rh[j]) / length)
     u = np.empty((len(theta), 2))  # outward normal of each tangent line (np.stack's values, without its wrappers)
     np.cos(theta, out=u[:, 0])
     np.sin(theta, out=u[:, 1])
-    h = np.einsum("ij,ij->i", c[i2], u) + r[i2]
-    edge = (c @ u.T + r[:, None] <= h[None, :] + 1e-9).all(axis=0)  # every circle inside: a hull edge
-    pts = np.concatenate([c[i2[edge]] + r[i2[edge], None] * u[edge], c[j2[edge]] + r[j2[edge], None] * u[edge]])
-    return CircleHull(tuple((float(x), float(y)) for x, y in c), tuple(float(v) for v in r),
-                      tuple((float(x), float(y)) for x, y in pts))
+    h = np.einsum("ij,ij->i", ci, u) + ri
+    edge = np.flatnonzero((ch @ u.T + rh[:, None] <= h[None, :] + 1e-9).all(axis=0))  # every circle inside: an edge
+    ends = np.concatenate([i[edge], j[edge]])
+    pts = ch[ends] + rh[ends, None] * np.concatenate([u[edge], u[edge]])
+    # the bases' own floats (CircleHull.of made them floats), not numpy's copies of them
+    return CircleHull(tuple((x, y) for x, y, _ in bases), tuple(b[2] for b in bases), tuple(map(tuple, pts.tolist())),
+                      _HullArrays(c, r, _corners(corner)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -138,52 +223,20 @@ def _tangent_polygon(hull: CircleHull) -> BaseGeometry:
     return shapely.convex_hull(shapely.linestrings(np.array(hull.tangent_points)))
 
 
-_DRAW_ANGLES = np.linspace(0.0, 2 * np.pi, 4 * HULL_DRAW_SEGS, endpoint=False)
-_DRAW_RING = np.stack([np.cos(_DRAW_ANGLES), np.sin(_DRAW_ANGLES)], axis=1) / math.cos(math.pi / (4 * HULL_DRAW_SEGS))
-_DRAW_RING.flags.writeable = False  # circumscribed: the drawn polygon holds the hull
-OUTLINE_INSIDE_MM = 1e-6  # a drawn point this far inside the tangent polygon is no corner of the outline
-
-
 @functools.lru_cache(maxsize=64)
 def _outline(hull: CircleHull) -> BaseGeometry:
-    """:meth:`CircleHull.outline`: the convex hull of the circumscribed polygons of the bases."""
-    c, r = np.asarray(hull.centres, dtype=float).reshape(-1, 2), np.asarray(hull.radii, dtype=float)
-    pts = (c[:, None, :] + _DRAW_RING[None, :, :] * r[:, None, None]).reshape(-1, 2)
-    inner = _tangent_polygon(hull)
-    if inner.geom_type == "Polygon" and not inner.is_empty:
-        pts = pts[_near_edge(c, r, inner, pts.reshape(len(c), -1, 2)).ravel()]
-    if len(pts) < 2:
+    """:meth:`CircleHull.outline`: the convex hull of the circumscribed polygons of the bases.
+
+    Only the drawn points that may be corners go to GEOS (:func:`_support_candidates`): the same hull.
+    """
+    c, r, corners = hull.arrays()
+    if corners is None:  # a hull made by hand, not from bases
+        corners = _corners(_support_candidates(c, r, SUPPORT_SLACK_MM)[1] if len(r) else np.zeros((_DRAW_K, 0), bool))
+    k, m = corners
+    pts = c[k] + _DRAW_RING[m] * r[k, None]
+    if len(pts) < 2:  # no base
         return shapely.convex_hull(shapely.multipoints(pts))
     return shapely.convex_hull(shapely.linestrings(pts))  # the points' hull, without one object a point
-
-
-def _near_edge(c: np.ndarray, r: np.ndarray, inner: BaseGeometry, ring_pts: np.ndarray) -> np.ndarray:
-    """Return ``(C, K)``: which drawn points ``ring_pts`` are not strictly inside the tangent polygon ``inner``.
-
-    The tangent polygon lies inside the outline, so a point more than ``OUTLINE_INSIDE_MM`` inside
-    it is no corner of the outline: dropping it leaves the same hull and spares GEOS most points.
-    A drawn point lies within ``r / cos(pi / K)`` of its centre, so only the edges that near a
-    centre are tested against its points (a base wholly inside loses all its points at once).
-    """
-    ring = shapely.get_coordinates(inner.exterior)
-    a, b = ring[:-1], ring[1:]
-    nx, ny = b[:, 1] - a[:, 1], a[:, 0] - b[:, 0]  # one normal of each edge
-    norm = np.hypot(nx, ny)
-    real = norm > 0
-    a, nx, ny, norm = a[real], nx[real], ny[real], norm[real]
-    centre = a.sum(axis=0) / len(a)  # np.mean's sum and division, without its Python wrappers
-    sign = np.where((centre[0] - a[:, 0]) * nx + (centre[1] - a[:, 1]) * ny > 0, -1.0, 1.0) / norm
-    nx, ny = nx * sign, ny * sign  # outward unit normals
-    reach = r / math.cos(math.pi / ring_pts.shape[1])  # the drawn points' distance from their centre
-    side = (c[:, None, 0] - a[None, :, 0]) * nx[None, :] + (c[:, None, 1] - a[None, :, 1]) * ny[None, :]
-    ci, ei = np.nonzero(side + reach[:, None] >= -OUTLINE_INSIDE_MM)  # (base, edge) its points may cross
-    out = np.full(ring_pts.shape[:2], -np.inf)
-    if len(ci):
-        val = ((ring_pts[ci, :, 0] - a[ei, 0, None]) * nx[ei, None]
-               + (ring_pts[ci, :, 1] - a[ei, 1, None]) * ny[ei, None])
-        first = np.flatnonzero(np.concatenate(([True], ci[1:] != ci[:-1])))  # np.nonzero gives the bases in order
-        out[ci[first]] = np.maximum.reduceat(val, first, axis=0)
-    return np.asarray(out >= -OUTLINE_INSIDE_MM)
 
 
 @dataclass(frozen=True)
@@ -200,12 +253,34 @@ class FireZone:
 
     def to_json(self) -> dict[str, Any]:
         return {"firing_unit": self.firing_unit, "target_unit": self.target_unit,
-                "zone_mm": [list(map(lambda v: round(v, 2), c)) for c in self.zone.exterior.coords],
+                "zone_mm": round_2(shapely.get_coordinates(self.zone.exterior)).tolist(),
                 "caught": list(self.caught),
                 "impact_order": [{"model": mid, "distance_mm": round(self.distances_mm[mid], 2)}
                                  for mid in self.caught],
                 "skipped": [{"model": mid, "reason": r} for mid, r in self.skipped],
                 "explanation": explanation_json(self.steps)}
+
+
+ROUND_SURE = 1e-6  # x * 100 this far from a half: its float product rounds the same way as the exact one
+
+
+def round_2(values: np.ndarray) -> np.ndarray:
+    """``round(v, 2)`` of every value, as Python rounds (the nearest float to the decimal rounded
+    half-even from the exact value), without a Python call per value (a zone has some 130 corners).
+
+    ``rint(v * 100) / 100`` is that float when ``v * 100`` (rounded) is not within ``ROUND_SURE`` of a
+    half: its rounding error (under 1e-8 below 1e6 mm) cannot cross the half, and the division is
+    correctly rounded. The values near a half, or huge, are rounded by Python itself.
+    """
+    v = np.asarray(values, dtype=float)
+    scaled = v * 100.0
+    out = np.rint(scaled) / 100.0
+    unsure = ~(np.abs(scaled - np.floor(scaled) - 0.5) >= ROUND_SURE) | ~(np.abs(v) < 1e6)
+    if unsure.any():
+        flat, src = out.reshape(-1), v.reshape(-1)
+        for k in np.flatnonzero(unsure.reshape(-1)).tolist():
+            flat[k] = round(float(src[k]), 2)
+    return out
 
 
 @placed_only
@@ -239,8 +314,9 @@ def fire_zone(plan: TablePlan, firing_unit: str, target_unit: str, *, how: str =
     hull = CircleHull.of(list(firers) + list(targets))
     zone = hull.outline()
     others = [m for m in plan.models if m.unit_id not in (firing_unit, target_unit)]
-    radii = np.array([m.base_mm / 2.0 for m in others], dtype=float)
-    inside = hull.distances_mm([m.position_mm for m in others]) < radii - HULL_TOLERANCE_MM
+    centres = np.fromiter(itertools.chain.from_iterable(m.position_mm for m in others), float, 2 * len(others))
+    radii = np.fromiter((m.base_mm for m in others), float, len(others)) / 2.0
+    inside = hull.distances_mm(centres.reshape(-1, 2)) < radii - HULL_TOLERANCE_MM
     leader = plan.leader_of(firing_unit) or firers[0]
     sizes_f = [s for s in (_size(plan, m) for m in firers) if s is not None]
     sizes_t = [s for s in (_size(plan, m) for m in targets) if s is not None]
