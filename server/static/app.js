@@ -1031,6 +1031,7 @@
   function onFormChange() {
     // a new question: the old answer goes (never an old result beside a new error)
     S.resolution = null; S.lastRoll = null; $("#resolution").replaceChildren(); $("#rs-apply").disabled = true;
+    S.resolveTicket = (S.resolveTicket || 0) + 1;  // an answer still on its way is for the old question
     previewShot().catch((err) => showError(err, $("#rs-form")));
   }
 
@@ -1201,9 +1202,12 @@
     S.applied = null; $("#applied").replaceChildren();
     $("#resolution").replaceChildren(); S.resolution = null;
     const body = { ...resolutionRequest(), ...extra };
+    const ticket = (S.resolveTicket = (S.resolveTicket || 0) + 1);
     const res = await api("POST", "api/resolve", body);
+    if (S.resolveTicket !== ticket) return;  // the form changed, or another roll was asked, meanwhile
     S.resolution = res;
-    S.lastRoll = res.result ? { ...resolutionRequest(), dice: (res.dice || []).map((d) => d.value) } : null;
+    // applied as asked: these dice with the request they were rolled for, never with the form as it is now
+    S.lastRoll = res.result ? { action: body.action, request: body.request, dice: (res.dice || []).map((d) => d.value) } : null;
     $("#rs-apply").disabled = !(S.lastRoll && res.game);
     showResolution(res);
     $("#rs-headline").scrollIntoView({ block: "start" });
