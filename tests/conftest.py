@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,6 +19,11 @@ if "TABLETRACKER_DATA" not in os.environ:
     _DATA = tempfile.mkdtemp(prefix="tabletracker-test-data-")
     os.environ["TABLETRACKER_DATA"] = _DATA
     atexit.register(shutil.rmtree, _DATA, ignore_errors=True)
+
+# Property tests check answers, not speed: no per-example deadline (hypothesis's default 200 ms fails
+# on a loaded 2-core CI machine); speed lives in benchmarks/.
+settings.register_profile("tabletracker", deadline=None)
+settings.load_profile("tabletracker")
 
 
 @pytest.fixture

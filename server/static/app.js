@@ -489,6 +489,9 @@
     // the live feed first repeats the game the page already drew: nothing to redo
     if (before && before.event_id === view.event_id && before.game_id === view.game_id &&
         JSON.stringify(before) === JSON.stringify(view)) return;
+    // a state asked for before a later change reached the page (the live feed is another connection):
+    // older than the game drawn, it never replaces it
+    if (before && before.game_id === view.game_id && view.event_id < before.event_id) return;
     S.game = view;
     setStatus();
     $("#views").classList.toggle("no-camera", S.server.live === false);
@@ -585,7 +588,9 @@
   // the distance the rule set measures first (edge to edge, or centre to centre), the other after
   async function measure(a, b) {
     const t0 = performance.now();
+    const ticket = (S.answerTicket = (S.answerTicket || 0) + 1);
     const ans = await ask("distance", [a, b]);
+    if (S.answerTicket !== ticket) return;  // a later measurement or sight line asked since: its answer is shown
     const c = num(ans.centre_to_centre), e = num(ans.edge_to_edge);
     const pa = centre(a), pb = centre(b);
     const mid = [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
@@ -613,7 +618,9 @@
   }
   async function lineOfSight(a, b) {
     const t0 = performance.now();
+    const ticket = (S.answerTicket = (S.answerTicket || 0) + 1);
     const ans = await ask("los", [a, b]);
+    if (S.answerTicket !== ticket) return;  // a later measurement or sight line asked since: its answer is shown
     const v = sightVerdict(ans);
     S.highlight = new Set(v.blockers);
     S.layers.tool = [{ kind: "line", pts: [centre(a), centre(b)], cls: v.visible ? (v.key === "sight.visible" ? "los-clear" : "los-partial") : "los-blocked" }];
@@ -884,7 +891,9 @@
 
   // -- log -------------------------------------------------------------------------------------
   async function loadLog() {
+    const ticket = (S.logTicket = (S.logTicket || 0) + 1);
     const data = await api("GET", "api/log?limit=200");
+    if (S.logTicket !== ticket) return;  // a newer change's log was asked for since: it is the one shown
     S.logEvents = data.events;
     renderLog(data.events);
   }
@@ -1022,6 +1031,7 @@
   function onFormChange() {
     // a new question: the old answer goes (never an old result beside a new error)
     S.resolution = null; S.lastRoll = null; $("#resolution").replaceChildren(); $("#rs-apply").disabled = true;
+    S.resolveTicket = (S.resolveTicket || 0) + 1;  // an answer still on its way is for the old question
     previewShot().catch((err) => showError(err, $("#rs-form")));
   }
 
@@ -1192,9 +1202,12 @@
     S.applied = null; $("#applied").replaceChildren();
     $("#resolution").replaceChildren(); S.resolution = null;
     const body = { ...resolutionRequest(), ...extra };
+    const ticket = (S.resolveTicket = (S.resolveTicket || 0) + 1);
     const res = await api("POST", "api/resolve", body);
+    if (S.resolveTicket !== ticket) return;  // the form changed, or another roll was asked, meanwhile
     S.resolution = res;
-    S.lastRoll = res.result ? { ...resolutionRequest(), dice: (res.dice || []).map((d) => d.value) } : null;
+    // applied as asked: these dice with the request they were rolled for, never with the form as it is now
+    S.lastRoll = res.result ? { action: body.action, request: body.request, dice: (res.dice || []).map((d) => d.value) } : null;
     $("#rs-apply").disabled = !(S.lastRoll && res.game);
     showResolution(res);
     $("#rs-headline").scrollIntoView({ block: "start" });

@@ -54,14 +54,14 @@ def wait_live(page: Any, frames: int = 2) -> None:
 def pick_units(page: Any, firing: str, target: str) -> None:
     page.select_option("#fz-firing", firing)
     page.select_option("#fz-target", target)
-    page.wait_for_selector("#plan-svg polygon.firezone", timeout=10_000)
+    page.wait_for_selector("#plan-svg polygon.firezone", timeout=30_000)
 
 
 def measure(page: Any, a: str, b: str) -> str:
     page.click("[data-tool=measure]")
     page.click(f'#plan-svg polygon[data-model="{a}"]')
     page.click(f'#plan-svg polygon[data-model="{b}"]')
-    page.wait_for_selector("#measure-result", timeout=10_000)
+    page.wait_for_selector("#measure-result", timeout=30_000)
     return str(page.inner_text("#measure-result"))
 
 

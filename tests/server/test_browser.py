@@ -54,7 +54,10 @@ def test_the_page_shows_the_sample_table_live(browser: Any, sample: Served) -> N
     run = page.evaluate("() => window.TT.live.run")
     assert run and sample.url + f"api/frame/plan.jpg?run={run}&seq=" in page.get_attribute("#plan-svg image", "href")
     assert sample.url + f"api/frame/camera.jpg?run={run}&seq=" in page.get_attribute("#camera-svg image", "href")
-    assert page.inner_text("#status").startswith("en direct")
+    # live: a frame came within the last seconds (a loaded machine may leave a gap: "paused" until the next one)
+    status = page.wait_for_function("""() => { const s = document.querySelector("#status");
+                                              return s.dataset.status === "ok" && s.innerText; }""").json_value()
+    assert status.startswith("en direct"), status
     names = page.locator("#plan-svg text.model-label").all_text_contents()
     assert any((m.get("name") or m["id"]) in " ".join(names) for m in models)
     assert page.errors == []
@@ -328,9 +331,104 @@ def test_the_cameras_moves_are_folded_in_the_log(browser: Any, sample: Served) -
     page = open_page(browser, sample.url)
     page.click("[data-tab=log]")
     # the sample's camera places and moves models: three in a row or more become one line
-    page.wait_for_selector("#log li.camera-run summary", timeout=60_000)
-    summary = page.inner_text("#log li.camera-run summary")
+    page.wait_for_selector("#log li.camera-run:not(.camera-rejected) summary", timeout=60_000)
+    # the line and its entries read at once: the sequence goes on, and a new move redraws the log
+    summary, count = page.evaluate("""() => {
+        const run = document.querySelector("#log li.camera-run:not(.camera-rejected)");
+        return [run.querySelector("summary").innerText, run.querySelectorAll("ol > li").length];
+    }""")
     assert re.fullmatch(r"caméra : \d+ mouvements et placements vus", summary), summary
     n = int(re.search(r"\d+", summary).group())
-    assert n >= 3 and page.locator("#log li.camera-run ol > li").count() == n
+    assert n >= 3 and count == n
     page.close()
+
+
+def _hold_first(page: Any, pattern: str, asking: str) -> list[Any]:
+    """Route ``pattern``: its first request whose body holds ``asking`` is answered by the server at once but
+    the answer reaches the page only when :func:`_let_go` says; the others pass."""
+    held: list[Any] = []
+
+    def handler(route: Any) -> None:
+        if held or asking not in (route.request.post_data or ""):
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    page.route(pattern, handler)
+    return held
+
+
+def _wait_held(page: Any, held: list[Any]) -> None:
+    for _ in range(1200):  # the request reaches the route a moment after the click (30 s at most)
+        if held:
+            return
+        page.wait_for_timeout(25)
+    raise AssertionError("the request to hold never came")
+
+
+def _let_go(page: Any, held: list[Any], pattern: str) -> None:
+    """Answer the held request now, then leave the page time to handle that late answer."""
+    _wait_held(page, held)
+    with page.expect_response(pattern) as late:
+        route, answer = held[0]
+        route.fulfill(response=answer)
+    late.value.finished()
+    page.wait_for_timeout(500)  # a page that used the late answer has done so by now
+
+
+def test_a_roll_answered_after_the_target_changed_is_not_offered_to_apply(
+        browser: Any, battle: tuple[Served, dict[str, Any]]) -> None:
+    served, game = battle
+    weapon = next(w for m in game["models"] if m["unit"] == "sierra-bravo" for w in m.get("weapons", []))
+    page = open_page(browser, served.url)
+    page.click("[data-tab=resolve]")
+    page.select_option("#rs-action", "shoot")
+    page.select_option("#arg-firing", "sierra-bravo")
+    page.select_option("#arg-target", "golems-264")
+    page.select_option("#arg-weapon", weapon)
+    held = _hold_first(page, "**/api/resolve", '"seed"')
+    page.click("#rs-roll")
+    page.select_option("#arg-target", "golems-256")  # the player changes the target before the dice come back
+    _let_go(page, held, "**/api/resolve")
+    assert page.is_disabled("#rs-apply")  # never the first target's dice applied to the second
+    assert page.locator("#rolled-dice").count() == 0
+    assert page.evaluate("() => window.TT.lastRoll") is None
+    page.close()
+
+
+def test_a_sight_line_answered_after_a_measurement_does_not_replace_it(browser: Any, at43: Served) -> None:
+    page = open_page(browser, at43.url)
+    held = _hold_first(page, "**/api/ask", '"los"')
+    page.click("[data-tool=los]")
+    page.click('#plan-svg polygon[data-model="sa-1"]')
+    page.click('#plan-svg polygon[data-model="sa-2"]')
+    text = measure(page, "sa-1", "sa-4")  # asked after the sight line, answered before it
+    _let_go(page, held, "**/api/ask")
+    assert page.inner_text("#measure-result") == text
+    assert page.locator("#los-result").count() == 0
+    page.close()
+
+
+def test_a_state_or_a_log_answered_before_a_later_change_does_not_replace_it(browser: Any, at43: Served) -> None:
+    page = open_page(browser, at43.url)
+    page.wait_for_function("() => window.TT.logEvents !== undefined && window.TT.logEvents !== null")
+    # the state read again (the set-up applied with nothing changed) is answered after the next change came
+    page.click("[data-tab=setup]")
+    held = _hold_first(page, "**/api/state", "")
+    page.click("#su-apply")
+    _wait_held(page, held)
+    first = at43.post("api/objectives", {"x_mm": 650, "y_mm": 1100})[1]["event"]["id"]
+    page.wait_for_function(f"() => window.TT.game.event_id === {first}")
+    _let_go(page, held, "**/api/state")
+    assert page.evaluate("() => window.TT.game.event_id") == first
+    # the log asked for after one change is answered after the next change's
+    held = _hold_first(page, "**/api/log*", "")
+    assert at43.post("api/objectives", {"x_mm": 700, "y_mm": 1100})[0] == 200
+    _wait_held(page, held)
+    third = at43.post("api/objectives", {"x_mm": 750, "y_mm": 1100})[1]["event"]["id"]
+    page.wait_for_selector(f'#log li[data-event="{third}"]', state="attached")
+    _let_go(page, held, "**/api/log*")
+    assert page.locator(f'#log li[data-event="{third}"]').count() == 1
+    page.close()
+    for _ in range(3):  # the game as the other tests found it
+        assert at43.post("api/undo", {})[0] == 200

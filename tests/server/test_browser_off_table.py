@@ -34,6 +34,6 @@ def test_off_table_figures_are_not_drawn_until_placed(tmp_path: Path) -> None:
         assert drawn == {m.model_id for m in merged.models} - set(waiting)
         status, body = served.post("api/models/" + waiting[0] + "/move", {"x_mm": 300.0, "y_mm": 300.0})
         assert status == 200, body
-        page.wait_for_selector(f"#plan-svg polygon.model[data-model='{waiting[0]}']", timeout=10_000)
+        page.wait_for_selector(f"#plan-svg polygon.model[data-model='{waiting[0]}']", timeout=30_000)
         assert page.errors == []
         page.close()

@@ -14,12 +14,12 @@ from tests.server.serving import Served
 pytestmark = pytest.mark.browser
 
 
-def _serve(frames: Path, setup: dict, tmp_path: Path) -> Served:
-    """Serve the image folder ``frames`` at 2 frames a second, on ``setup``'s table with an empty game."""
+def _serve(frames: Path, setup: dict, tmp_path: Path, fps: float = 2.0) -> Served:
+    """Serve the image folder ``frames`` at ``fps`` frames a second, on ``setup``'s table with an empty game."""
     (tmp_path / "setup.json").write_text(json.dumps(setup))
     (tmp_path / "game.json").write_text(json.dumps({"ruleset": "firefight", "table": setup["table"],
                                                     "units": [], "models": []}))
-    return Served(["--images", str(frames), "--fps", "2", "--setup", str(tmp_path / "setup.json"),
+    return Served(["--images", str(frames), "--fps", str(fps), "--setup", str(tmp_path / "setup.json"),
                    "--game", str(tmp_path / "game.json"), "--db", str(tmp_path / "g.db")])
 
 
@@ -46,7 +46,8 @@ def test_the_pill_says_live_paused_ended_and_disconnected(tmp_path: Path) -> Non
             assert f"run={run}&seq=" in (page.get_attribute("#camera-svg image", "href") or "")
             # frames stop coming while the source runs (a stalled camera): paused
             page.evaluate("() => { window.TT.live = { ...window.TT.live, status: 'ok' }; window.TT.lastLiveAt = Date.now() - 10000; }")
-            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'paused'", timeout=5_000)
+            page.wait_for_function("() => document.querySelector('#status').dataset.status === 'paused'",
+                                   timeout=30_000)
             assert "ms" not in page.inner_text("#status")
             served.kill()
             page.wait_for_function("() => document.querySelector('#status').dataset.status === 'offline'", timeout=30_000)
@@ -109,9 +110,11 @@ def test_the_status_line_says_a_frame_of_another_size_in_the_pages_language(tmp_
     cv2.imwrite(str(frames / "frame_0000.jpg"), image)
     for i in range(1, 25):  # then a camera giving smaller frames (fewer than make it calibrate again)
         cv2.imwrite(str(frames / f"frame_{i:04d}.jpg"), image[:600, :800])
-    served = _serve(frames, truth["setup"], tmp_path)
-    try:
-        with chromium() as browser:
+    # the smaller frames are read for as long as this test looks at the page (the source then ends and the
+    # status with it): the browser is up before the source starts, and one frame a second leaves 24 s
+    with chromium() as browser:
+        served = _serve(frames, truth["setup"], tmp_path, fps=1.0)
+        try:
             page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
@@ -130,5 +133,5 @@ def test_the_status_line_says_a_frame_of_another_size_in_the_pages_language(tmp_
             assert page.inner_text("#status-detail").startswith("image de 800 x 600 px")
             assert errors == []
             page.close()
-    finally:
-        served.kill()
+        finally:
+            served.kill()

@@ -161,12 +161,16 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     page.wait_for_selector("#su-mapping:not([hidden])")
     assert page.locator("#su-mapping select").count() == len(game.get("terrain", []))
     shot(page, f"{name}-1-mapping")
-    page.click("#su-apply")
+    # the page reloads its state once the switch is answered: that answer read before the undo below,
+    # so an older state cannot come back after the undo's
+    with page.expect_response(lambda r: r.url.endswith("api/state")):
+        page.click("#su-apply")
     page.wait_for_function(f"() => window.TT.game.game.ruleset === '{switch_to}'")
     kinds = {k["kind"] for k in served.get("api/state")["terrain_kinds"]}
     assert {t["kind"] for t in served.get("api/state")["game"]["game"].get("terrain", [])} <= kinds
     page.click("[data-tab=log]")
-    page.click("#undo")
+    with page.expect_response(lambda r: r.url.endswith("api/undo")):
+        page.click("#undo")
     page.wait_for_function(f"() => window.TT.game.game.ruleset === '{ruleset}'")
     page.wait_for_function(f"() => document.querySelector('#su-ruleset').value === '{ruleset}'")
 
@@ -251,8 +255,13 @@ def play_turn(page: Any, served: Served, *, lang: str, touch: bool, switch_to: s
     line = page.inner_text("#log li.log-resolution:not(.undone)")
     assert all((models[m].get("name") or m) in line for m in removed), line
 
-    # 6. undo the shot: the models are back, the log says so
-    page.click("#undo")
+    # 6. undo the shot: the models are back, the log says so (answered before the next pass or test acts:
+    # a figure put out of action stays drawn, so its return below does not wait for the undo)
+    with page.expect_response(lambda r: r.url.endswith("api/undo")) as undone:
+        page.click("#undo")
+    assert undone.value.ok
+    event = undone.value.json()["event"]["id"]
+    page.wait_for_selector(f'#log li[data-event="{event}"]')
     page.wait_for_selector("#log li.log-resolution.undone")
     for m in removed:
         page.wait_for_selector(f'#plan-svg polygon[data-model="{m}"]')

@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 
 BOUNDARY = "tabletrackerframe"
+#: After a part that is not a JPEG, the stream waits this long before the next frame.
+GARBAGE_HELD_S = 1.0
 
 
 def jpeg(size: tuple[int, int], value: int) -> bytes:
@@ -75,9 +77,13 @@ class CameraServer:
                             continue
                         if state.mode == "down":
                             return
+                        held = 0.0
                         if state.mode == "garbage":
                             body = b"this is not a JPEG image at all" * 10
                             state.mode = "ok"
+                            # the reader keeps only the newest part: the next one waits, so a test on a loaded
+                            # machine takes this one before it is replaced (well under the stall time)
+                            held = GARBAGE_HELD_S
                         else:
                             body = jpeg(state.size, state.sent)
                         head = f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
@@ -87,7 +93,7 @@ class CameraServer:
                         self.wfile.flush()
                         state.sent_at[state.sent] = time.time()
                         state.sent += 1
-                        time.sleep(1.0 / state.fps)
+                        time.sleep(max(1.0 / state.fps, held))
                 except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
                     return
 

@@ -12,6 +12,9 @@ from calibration.setup import parse_setup
 from tests.tracker.mjpeg_server import CameraServer
 from tracker.sources import Frame, SourceError, frames_from_url, open_frames, open_frames_waiting, parse_source
 
+#: Short, so a stall is seen quickly, but longer than a loaded 2-core machine keeps a 50 fps stream waiting.
+STALL_S = 1.0
+
 
 def fast_sleep(seconds: float) -> None:
     time.sleep(min(seconds, 0.05))
@@ -67,7 +70,7 @@ def test_stream_without_content_length(camera: CameraServer) -> None:
 
 
 def test_a_stall_is_a_lost_camera_then_it_comes_back(camera: CameraServer) -> None:
-    frames = frames_from_url(camera.url("/video"), stall_s=0.4, sleep=fast_sleep)
+    frames = frames_from_url(camera.url("/video"), stall_s=STALL_S, sleep=fast_sleep)
     try:
         assert all(f.image is not None for f in take(frames, 3))
         camera.mode = "stall"
@@ -83,7 +86,7 @@ def test_a_stall_is_a_lost_camera_then_it_comes_back(camera: CameraServer) -> No
 
 
 def test_a_camera_switched_off_is_reconnected_with_back_off(camera: CameraServer) -> None:
-    frames = frames_from_url(camera.url("/video"), stall_s=0.4, sleep=fast_sleep)
+    frames = frames_from_url(camera.url("/video"), stall_s=STALL_S, sleep=fast_sleep)
     try:
         take(frames, 2)
         camera.mode = "down"
