@@ -9,7 +9,9 @@ differ from it now in a patch the size of a small base (:meth:`ChangeMap.changed
 sweep searches there first, around the change (a base across two tiles is searched whole).
 A tile that differs from the previous look (a hand moving over it, a shaken frame) is not
 searched yet (:meth:`ChangeMap.moving_tiles`): it is searched once it settles, so that the
-search neither pays for a hand's clutter nor misses what the hand put down.
+search neither pays for a hand's clutter nor misses what the hand put down. The places of
+the bare bases fitted are kept too (:meth:`ChangeMap.keep`): while one shows no change
+(:meth:`ChangeMap.unchanged`), its base is not fitted again.
 
 Examples
 --------

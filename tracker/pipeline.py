@@ -7,25 +7,28 @@ far for that is searched for in a small region around where it was (the ArUco de
 on the crop; at most :data:`REGION_SEARCHES_PER_FRAME` such regions and
 :data:`REGION_SEARCH_PIXELS` per frame, the others carried to the next frames, oldest
 first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every
-:data:`MISSING_SCAN_EVERY` frames) while a known model is missing; it keeps following the
-known markers it misses (one read on its base, :mod:`tracker.onbase`).
+:data:`MISSING_SCAN_EVERY` frames) while a known model is missing; once markers are followed
+it covers the table's part of the frame only (:data:`TABLE_SCAN_MARGIN_SIDES`); it keeps
+following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
 
 Bare bases are searched on the rectified plan (:mod:`tracker.bases`) incrementally, so no
 frame pays for the whole table: the whole table is searched once, on the first calibrated
 frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known base
 (and each missing model, whose marker may be read on its base) is fitted again in a small
 region around where it was, each once every :data:`BASE_SCAN_INTERVAL_S` seconds (spread
-over the interval), and new bases are looked for in one tile of the table at a time, the
-tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of video (a 60 x
-60 cm table at 1080p in about a second, a 120 x 120 cm one at 4K in about four); where the
-table changed since it was last searched (a base put down, :mod:`tracker.changes`) is
-searched first, once it has settled. That work is done every :data:`BASE_STEP_S` seconds,
-never on a frame that ran a full marker scan nor (at 5 frames a second or more) beside
-another expensive step (a band of a spread scan waits for it once it has waited
-:data:`BASE_MAX_WAIT_S`), a few fits at a time (:data:`BASE_FITS_PER_STEP`, fewer beside a
-tile), the others waiting for the next step. A known base the fit does not find is looked
-for again where it stood, knowing its size (:func:`tracker.bases.confirm_bases`: a hand over
-part of it keeps it), and is hidden only when two fits in a row miss it.
+over the interval; a base whose place shows no change since its last fit is left as it is,
+for up to :data:`BASE_UNCHANGED_MAX_S`), and new bases are looked for in one tile of the
+table at a time, the tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per
+second of video (a 60 x 60 cm table at 1080p in about four seconds, a 120 x 120 cm one at 4K
+in about sixteen: the safety net for a base the change map misses); where the table changed
+since it was last searched (a base put down, :mod:`tracker.changes`) is searched first, once
+it has settled. That work is done every :data:`BASE_STEP_S` seconds, never on a frame that
+ran a full marker scan nor (at 5 frames a second or more) beside another expensive step (a
+band of a spread scan waits for it once it has waited :data:`BASE_MAX_WAIT_S`), a few fits
+at a time (:data:`BASE_FITS_PER_STEP`, none beside a tile), the others waiting for the next
+step. A known base the fit does not find is looked for again where it stood, knowing its
+size (:func:`tracker.bases.confirm_bases`: a hand over part of it keeps it), and is hidden
+only when two fits in a row miss it.
 
 The corner markers are checked every :data:`CORNER_CHECK_EVERY` frames: when all four are
 visible and have shifted (the table or camera was bumped) or :data:`RECALIBRATE_EVERY`
@@ -61,20 +64,26 @@ from tracker.tracking import BASE_GATE_MM, BASE_SIZE_TOLERANCE_MM, STILL_GATE_MM
 log = logging.getLogger(__name__)
 
 FULL_SCAN_EVERY = 30
-MISSING_SCAN_EVERY = 3
+#: While a known model is missing, a full scan every this many frames (a 1080p scan of two
+#: bands leaves three frames of five to the other steps; at 3, the bands followed each other);
+#: a model put down is also found where the table changed, its marker read on its base
+#: (:mod:`tracker.onbase`).
+MISSING_SCAN_EVERY = 5
 #: Each known bare base (and a marker on it) is fitted again once per this many seconds of video.
 BASE_SCAN_INTERVAL_S = 1.0
-#: New bare bases are looked for over this much of the plan (px of the table) per second of video.
-BASE_SWEEP_PX_PER_S = 1.0e6
+#: New bare bases are looked for over this much of the plan (px of the table) per second of video
+#: (where the table changed is searched first, whatever the rate: this is the sweep in turn).
+BASE_SWEEP_PX_PER_S = 2.5e5
 #: A sweep tile spans about this many plan px (its crop adds the search margin around it).
 BASE_TILE_PX = 320
 #: The base work due (fits, a tile) is done together, once per this many seconds of video:
 #: most frames do none of it.
 BASE_STEP_S = 0.1
 #: At most this many known bases (or missing models' places) are fitted again in one step, and
-#: this many beside a tile of the sweep.
+#: this many beside a tile of the sweep (a tile and a fit together made the base step the
+#: slowest frequent step of a 10 fps sequence).
 BASE_FITS_PER_STEP = 3
-BASE_FITS_WITH_TILE = 1
+BASE_FITS_WITH_TILE = 0
 #: A known bare base whose place shows the same as when it was last fitted (:mod:`tracker.changes`)
 #: is not fitted again at its turn, for at most this long (seconds of video).
 BASE_UNCHANGED_MAX_S = 5.0
@@ -491,8 +500,8 @@ class Tracker:
             x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
         bands = self._bands_last = [(x + x0, y + y0, w, h) for x, y, w, h in scan_bands(
             max(1, x1 - x0), max(1, y1 - y0), self._detector.max_side_px)]
-        # while a model is missing, scans follow each other (a spread scan already takes
-        # several frames)
+        # while a model is missing, scans come sooner (a spread scan already takes several
+        # frames)
         full = (since_full >= self._full_every or not self._last_corners
                 or (missing and since_full >= max(1, MISSING_SCAN_EVERY - len(bands) + 1)))
         if full and self._band_next is None:
