@@ -9,7 +9,9 @@ differ from it now in a patch the size of a small base (:meth:`ChangeMap.changed
 sweep searches there first, around the change (a base across two tiles is searched whole).
 A tile that differs from the previous look (a hand moving over it, a shaken frame) is not
 searched yet (:meth:`ChangeMap.moving_tiles`): it is searched once it settles, so that the
-search neither pays for a hand's clutter nor misses what the hand put down.
+search neither pays for a hand's clutter nor misses what the hand put down. The places of
+the bare bases fitted are kept too (:meth:`ChangeMap.keep`): while one shows no change
+(:meth:`ChangeMap.unchanged`), its base is not fitted again.
 
 Examples
 --------
@@ -46,6 +48,8 @@ CHANGE_LEVEL = 35.0
 CHANGED_AREA_MM2 = 80.0
 #: A tile is moving where at least this much of it differs from the previous look.
 MOVING_AREA_MM2 = 48.0
+#: A region kept (a bare base fitted there) is unchanged while fewer cells than this differ.
+UNCHANGED_MAX_CELLS = 2
 
 
 class ChangeMap:
@@ -79,12 +83,16 @@ class ChangeMap:
         self._prev: np.ndarray | None = None
         self._ref: np.ndarray | None = None
         self._moving: list[int] | None = None
+        # key -> (its cells, their colours then, the picture's level then)
+        self._kept: dict[str, tuple[tuple[slice, slice], np.ndarray, np.ndarray]] = {}
+        self._now_level = self._prev_level = self._ref_level = np.zeros(3)
 
     def look(self, image: np.ndarray) -> None:
         """Take the coarse picture of this frame (BGR)."""
         samples = cv2.remap(image, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderValue=(0, 0, 0))
         self._prev = self._now
         self._now = cv2.resize(samples, self._shape[::-1], interpolation=cv2.INTER_AREA).astype(np.float32)
+        self._prev_level, self._now_level = self._now_level, self._level(self._now)
         self._moving = None
 
     def searched(self, region_mm: tuple[float, float, float, float] | None) -> None:
@@ -93,19 +101,52 @@ class ChangeMap:
         if self._now is None:
             return
         if region_mm is None or self._ref is None:
-            self._ref = self._now.copy()
+            self._ref, self._ref_level = self._now.copy(), self._now_level
             return
+        cells = self._cells(region_mm)
+        self._ref[cells] = self._now[cells]
+        self._ref_level = self._level(self._ref)
+
+    def keep(self, key: str, region_mm: tuple[float, float, float, float]) -> None:
+        """Keep this region's cells (x0, y0, x1, y1 mm) as the frame last looked at shows them,
+        under ``key`` (a bare base fitted there), for :meth:`unchanged`."""
+        if self._now is not None:
+            cells = self._cells(region_mm)
+            self._kept[key] = (cells, self._now[cells].copy(), self._now_level)
+
+    def forget(self, key: str) -> None:
+        """Drop the region kept under ``key``."""
+        self._kept.pop(key, None)
+
+    def unchanged(self, key: str) -> bool:
+        """Whether the region kept under ``key`` (:meth:`keep`) shows the same now: fewer than
+        :data:`UNCHANGED_MAX_CELLS` of its cells differ (after the overall brightness is matched)."""
+        kept = self._kept.get(key)
+        if kept is None or self._now is None:
+            return False
+        cells, then, level = kept
+        gain = ((level + 1.0) / (self._now_level + 1.0)).astype(np.float32)
+        differs = (np.abs(self._now[cells] * gain - then) > CHANGE_LEVEL).any(axis=-1)
+        return int(np.count_nonzero(differs)) < UNCHANGED_MAX_CELLS
+
+    @staticmethod
+    def _level(picture: np.ndarray) -> np.ndarray:
+        """The picture's overall colour, channel by channel (the median on every third cell each
+        way: the whole picture's costs ten times more)."""
+        return np.asarray(np.median(picture[::3, ::3].reshape(-1, picture.shape[-1]), axis=0))
+
+    @staticmethod
+    def _cells(region_mm: tuple[float, float, float, float]) -> tuple[slice, slice]:
         x0, y0, x1, y1 = region_mm
-        rows = slice(max(0, int(y0 // CELL_MM)), max(0, math.ceil(y1 / CELL_MM)))
-        cols = slice(max(0, int(x0 // CELL_MM)), max(0, math.ceil(x1 / CELL_MM)))
-        self._ref[rows, cols] = self._now[rows, cols]
+        return (slice(max(0, int(y0 // CELL_MM)), max(0, math.ceil(y1 / CELL_MM))),
+                slice(max(0, int(x0 // CELL_MM)), max(0, math.ceil(x1 / CELL_MM))))
 
     def moving_tiles(self) -> list[int]:
         """The tiles that differ from the previous look."""
         if self._now is None or self._prev is None:
             return []
         if self._moving is None:         # (once per look)
-            self._moving = self._count_over(self._prev, self._moving_cells)[0]
+            self._moving = self._count_over(self._prev, self._prev_level, self._moving_cells)[0]
         return self._moving
 
     def changed_area(self) -> tuple[float, float, float, float] | None:
@@ -115,7 +156,7 @@ class ChangeMap:
         if self._now is None or self._ref is None:
             return None
         moving = set(self.moving_tiles())
-        over, counts, differs = self._count_over(self._ref, self._changed_cells)
+        over, counts, differs = self._count_over(self._ref, self._ref_level, self._changed_cells)
         over = [k for k in over if k not in moving]
         if not over:
             return None
@@ -128,14 +169,13 @@ class ChangeMap:
                 float(min(self._table[0], x1 + g, cols.stop * c + g)),
                 float(min(self._table[1], y1 + g, rows.stop * c + g)))
 
-    def _count_over(self, other: np.ndarray, least: int) -> tuple[list[int], list[int], np.ndarray]:
+    def _count_over(self, other: np.ndarray, other_level: np.ndarray,
+                    least: int) -> tuple[list[int], list[int], np.ndarray]:
         """The tiles where at least ``least`` cells differ between now and ``other``, each tile's
         count, and the cells that differ."""
         assert self._now is not None
         # the overall brightness matched channel by channel: an exposure drift is no change
-        # (on every third cell each way: the median of the whole picture costs ten times more)
-        gain = (np.median(other[::3, ::3].reshape(-1, other.shape[-1]), axis=0) + 1.0) / (
-            np.median(self._now[::3, ::3].reshape(-1, self._now.shape[-1]), axis=0) + 1.0)
+        gain = ((other_level + 1.0) / (self._now_level + 1.0)).astype(np.float32)
         differs = (np.abs(self._now * gain - other) > CHANGE_LEVEL).any(axis=-1)
         counts = [int(np.count_nonzero(differs[rows, cols])) for rows, cols in self._tiles]
         return [k for k, n in enumerate(counts) if n >= least], counts, differs

@@ -7,25 +7,28 @@ far for that is searched for in a small region around where it was (the ArUco de
 on the crop; at most :data:`REGION_SEARCHES_PER_FRAME` such regions and
 :data:`REGION_SEARCH_PIXELS` per frame, the others carried to the next frames, oldest
 first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every
-:data:`MISSING_SCAN_EVERY` frames) while a known model is missing; it keeps following the
-known markers it misses (one read on its base, :mod:`tracker.onbase`).
+:data:`MISSING_SCAN_EVERY` frames) while a known model is missing; once markers are followed
+it covers the table's part of the frame only (:data:`TABLE_SCAN_MARGIN_SIDES`); it keeps
+following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
 
 Bare bases are searched on the rectified plan (:mod:`tracker.bases`) incrementally, so no
 frame pays for the whole table: the whole table is searched once, on the first calibrated
 frame (and when :meth:`Tracker.request_full_scan` asks for it); after that each known base
 (and each missing model, whose marker may be read on its base) is fitted again in a small
 region around where it was, each once every :data:`BASE_SCAN_INTERVAL_S` seconds (spread
-over the interval), and new bases are looked for in one tile of the table at a time, the
-tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per second of video (a 60 x
-60 cm table at 1080p in about a second, a 120 x 120 cm one at 4K in about four); where the
-table changed since it was last searched (a base put down, :mod:`tracker.changes`) is
-searched first, once it has settled. That work is done every :data:`BASE_STEP_S` seconds,
-never on a frame that ran a full marker scan nor (at 5 frames a second or more) beside
-another expensive step (a band of a spread scan waits for it once it has waited
-:data:`BASE_MAX_WAIT_S`), a few fits at a time (:data:`BASE_FITS_PER_STEP`, fewer beside a
-tile), the others waiting for the next step. A known base the fit does not find is looked
-for again where it stood, knowing its size (:func:`tracker.bases.confirm_bases`: a hand over
-part of it keeps it), and is hidden only when two fits in a row miss it.
+over the interval; a base whose place shows no change since its last fit is left as it is,
+for up to :data:`BASE_UNCHANGED_MAX_S`), and new bases are looked for in one tile of the
+table at a time, the tiles taken in turn at :data:`BASE_SWEEP_PX_PER_S` plan pixels per
+second of video (a 60 x 60 cm table at 1080p in about four seconds, a 120 x 120 cm one at 4K
+in about sixteen: the safety net for a base the change map misses); where the table changed
+since it was last searched (a base put down, :mod:`tracker.changes`) is searched first, once
+it has settled. That work is done every :data:`BASE_STEP_S` seconds, never on a frame that
+ran a full marker scan nor (at 5 frames a second or more) beside another expensive step (a
+band of a spread scan waits for it once it has waited :data:`BASE_MAX_WAIT_S`), a few fits
+at a time (:data:`BASE_FITS_PER_STEP`, none beside a tile), the others waiting for the next
+step. A known base the fit does not find is looked for again where it stood, knowing its
+size (:func:`tracker.bases.confirm_bases`: a hand over part of it keeps it), and is hidden
+only when two fits in a row miss it.
 
 The corner markers are checked every :data:`CORNER_CHECK_EVERY` frames: when all four are
 visible and have shifted (the table or camera was bumped) or :data:`RECALIBRATE_EVERY`
@@ -56,25 +59,34 @@ from tracker.onbase import markers_on_bases
 from tracker.refine import refine_corners_status
 from tracker.sources import Frame
 from tracker.state import TrackState
-from tracker.tracking import BASE_GATE_MM, BASE_SIZE_TOLERANCE_MM, BaseFix, Fix, TrackBook
+from tracker.tracking import BASE_GATE_MM, BASE_SIZE_TOLERANCE_MM, STILL_GATE_MM, BaseFix, Fix, TrackBook
 
 log = logging.getLogger(__name__)
 
 FULL_SCAN_EVERY = 30
-MISSING_SCAN_EVERY = 3
+#: While a known model is missing, a full scan every this many frames (a 1080p scan of two
+#: bands leaves three frames of five to the other steps; at 3, the bands followed each other);
+#: a model put down is also found where the table changed, its marker read on its base
+#: (:mod:`tracker.onbase`).
+MISSING_SCAN_EVERY = 5
 #: Each known bare base (and a marker on it) is fitted again once per this many seconds of video.
 BASE_SCAN_INTERVAL_S = 1.0
-#: New bare bases are looked for over this much of the plan (px of the table) per second of video.
-BASE_SWEEP_PX_PER_S = 1.0e6
+#: New bare bases are looked for over this much of the plan (px of the table) per second of video
+#: (where the table changed is searched first, whatever the rate: this is the sweep in turn).
+BASE_SWEEP_PX_PER_S = 2.5e5
 #: A sweep tile spans about this many plan px (its crop adds the search margin around it).
 BASE_TILE_PX = 320
 #: The base work due (fits, a tile) is done together, once per this many seconds of video:
 #: most frames do none of it.
 BASE_STEP_S = 0.1
 #: At most this many known bases (or missing models' places) are fitted again in one step, and
-#: this many beside a tile of the sweep.
+#: this many beside a tile of the sweep (a tile and a fit together made the base step the
+#: slowest frequent step of a 10 fps sequence).
 BASE_FITS_PER_STEP = 3
-BASE_FITS_WITH_TILE = 1
+BASE_FITS_WITH_TILE = 0
+#: A known bare base whose place shows the same as when it was last fitted (:mod:`tracker.changes`)
+#: is not fitted again at its turn, for at most this long (seconds of video).
+BASE_UNCHANGED_MAX_S = 5.0
 #: Base work put off this long behind other steps (seconds of video) goes before the next band.
 BASE_MAX_WAIT_S = 0.25
 CORNER_CHECK_EVERY = 30
@@ -205,6 +217,32 @@ def scan_bands(width: int, height: int, max_side_px: float, *,
     return out
 
 
+#: Once markers are followed, the spread scans cover the table's image (its outline at the
+#: table's and the markers' height) grown by this many largest marker sides: a marker whose
+#: centre is on the table lies within, and the frame beyond it (often half of a 16:9 frame)
+#: is not scanned. The first scan covers the whole frame (a marker off the table is reported).
+TABLE_SCAN_MARGIN_SIDES = 2.0
+
+
+def table_box(calibration: TableMapping, setup: Setup, margin_px: float) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) px around the table's image, at the table's and the base markers'
+    height, grown by ``margin_px`` (not clipped to the frame).
+
+    Examples
+    --------
+    >>> from calibration.setup import parse_setup
+    >>> from tracker.markers import ScaledPlane
+    >>> table_box(ScaledPlane(2.0), parse_setup({"table": {"width_mm": 600, "depth_mm": 400}}), 10.0)
+    (-10, -10, 1210, 810)
+    """
+    w, d = setup.table.width_mm, setup.table.depth_mm
+    outline = np.array([[0.0, 0.0], [w, 0.0], [w, d], [0.0, d]])
+    px = np.concatenate([calibration.to_image_px(outline, height_mm=h)
+                         for h in (0.0, setup.markers.base_height_mm)])
+    lo, hi = px.min(axis=0) - margin_px, px.max(axis=0) + margin_px
+    return int(math.floor(lo[0])), int(math.floor(lo[1])), int(math.ceil(hi[0])), int(math.ceil(hi[1]))
+
+
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Merge overlapping (x, y, w, h) boxes into their bounding boxes, until none overlap.
 
@@ -268,7 +306,8 @@ class Tracker:
         self._last_full = -10**9
         self._base_sweep_rate = max(1.0, base_sweep_px_per_s)
         self._base_full_due = True                      # the whole table on the first search
-        self._base_fitted_s: dict[str, float] = {}      # base track id -> when last fitted
+        self._base_fitted_s: dict[str, float] = {}      # base track id -> when last fitted (or seen unchanged)
+        self._base_refit_s: dict[str, float] = {}       # base track id -> when last fitted
         self._base_last_s: float | None = None          # timestamp of the last frame with base work
         self._frame_last_s: float | None = None         # timestamp of the last frame asked for base work
         self._sweep_credit = 0.0                        # plan px of tiles due
@@ -298,6 +337,7 @@ class Tracker:
         self._rejected_seen: set[tuple[int, str]] = set()
         self._calibration: TableMapping | None = None
         self._detector: MarkerDetector | None = None
+        self._scan_box: tuple[int, int, int, int] | None = None    # the spread scans' part of the frame
         self._plan: PlanView | None = None
         if calibration is not None:
             self._use_calibration(calibration)
@@ -339,6 +379,7 @@ class Tracker:
     def _use_calibration(self, calibration: TableMapping) -> None:
         self._calibration = calibration
         self._detector = detector_for(calibration, self.setup)
+        self._scan_box = table_box(calibration, self.setup, TABLE_SCAN_MARGIN_SIDES * self._detector.max_side_px)
         if self._detector.in_play is not None:
             # built on the first blurred square instead, they made that frame's search around
             # lost markers 140 ms (a single `locate` builds them only if it meets one)
@@ -452,9 +493,15 @@ class Tracker:
         assert self._detector is not None and self._calibration is not None
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
-        bands = self._bands_last = scan_bands(gray.shape[1], gray.shape[0], self._detector.max_side_px)
-        # while a model is missing, scans follow each other (a spread scan already takes
-        # several frames)
+        # (the first scan covers the whole frame, the later ones the table's part of it)
+        x0, y0, x1, y1 = (0, 0, gray.shape[1], gray.shape[0])
+        if self._last_corners and self._scan_box is not None:
+            bx0, by0, bx1, by1 = self._scan_box
+            x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
+        bands = self._bands_last = [(x + x0, y + y0, w, h) for x, y, w, h in scan_bands(
+            max(1, x1 - x0), max(1, y1 - y0), self._detector.max_side_px)]
+        # while a model is missing, scans come sooner (a spread scan already takes several
+        # frames)
         full = (since_full >= self._full_every or not self._last_corners
                 or (missing and since_full >= max(1, MISSING_SCAN_EVERY - len(bands) + 1)))
         if full and self._band_next is None:
@@ -611,6 +658,7 @@ class Tracker:
         if dt < 0.0:
             # the source's clock started again (a source reopened): keep the fits' spacing
             self._base_fitted_s = {k: v + dt for k, v in self._base_fitted_s.items()}
+            self._base_refit_s = {k: v + dt for k, v in self._base_refit_s.items()}
             dt = 0.0
         self._base_last_s = t
         if self._changes is not None:
@@ -647,6 +695,8 @@ class Tracker:
         self._steps.append("bases")
         bases, fixes = self._markers_on(image, gray, bases, fixes)
         self._present_bases = self._confirm_missed(image, bases, [(m.x_mm, m.y_mm) for m in fixes.models], t)
+        if regions is not None:
+            self._keep_still(bases)
         # a missing model whose base is still where it stood was not lifted (its marker blurred)
         self._present = {mid for mid, x, y in missing
                          if any(math.hypot(b.x_mm - x, b.y_mm - y) <= MODEL_EXCLUSION_MM for b in bases)}
@@ -677,8 +727,16 @@ class Tracker:
         due = []
         for key, x, y in places:
             first = t - self._base_interval_s if key.startswith("model-") else t
-            if t - self._base_fitted_s.setdefault(key, first) >= self._base_interval_s:
-                due.append((key, x, y))
+            if t - self._base_fitted_s.setdefault(key, first) < self._base_interval_s:
+                continue
+            if (self._changes is not None and key not in self._base_missed
+                    and t - self._base_refit_s.get(key, -math.inf) < BASE_UNCHANGED_MAX_S
+                    and self._changes.unchanged(key)):
+                # a base seen where the table shows the same as when it was last fitted there
+                # (neither lifted nor slid): fitting it again would find it again
+                self._base_fitted_s[key] = t
+                continue
+            due.append((key, x, y))
         tiles = []
         if self._tiles:
             x0, y0, x1, y1 = self._tiles[0]
@@ -700,7 +758,7 @@ class Tracker:
         self._fitted_now = []
         for key, x, y in due:
             regions.append((x - g, y - g, x + g, y + g))
-            self._base_fitted_s[key] = t
+            self._base_fitted_s[key] = self._base_refit_s[key] = t
             self._fitted_now.append(key)
         return regions, tiles
 
@@ -718,6 +776,23 @@ class Tracker:
             if k not in moving:
                 return self._tiles[k]
         return None
+
+    def _keep_still(self, bases: list[FoundBase]) -> None:
+        """Keep the places of the base tracks fitted now that the fit found where they stood (within
+        :data:`~tracker.tracking.STILL_GATE_MM`): while such a place shows no change, the track is
+        not fitted again (:meth:`_base_regions`). A track found elsewhere (slid, its new place not
+        settled yet) or not found is fitted again at its next turn."""
+        if self._changes is None:
+            return
+        g = BASE_GATE_MM
+        for b in self._book.state().bases:
+            if b.track_id not in self._fitted_now:
+                continue
+            if b.seen and any(math.hypot(f.x_mm - b.x_mm, f.y_mm - b.y_mm) <= STILL_GATE_MM and f.side == b.side
+                              and abs(f.diameter_mm - b.diameter_mm) <= BASE_SIZE_TOLERANCE_MM for f in bases):
+                self._changes.keep(b.track_id, (b.x_mm - g, b.y_mm - g, b.x_mm + g, b.y_mm + g))
+            else:
+                self._changes.forget(b.track_id)
 
     def _confirm_missed(self, image: np.ndarray, bases: list[FoundBase], models_mm: list[tuple[float, float]],
                         t: float) -> set[str]:

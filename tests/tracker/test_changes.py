@@ -48,3 +48,20 @@ def test_a_hand_moving_over_a_tile_is_not_a_change_until_it_settles() -> None:
     assert x0 <= 110.0 <= x1 and y0 <= 65.0 <= y1 and x1 - x0 <= 60.0 and y1 - y0 <= 60.0
     changes.searched(area)
     assert changes.changed_area() is None
+
+
+def test_a_kept_place_is_unchanged_until_something_covers_or_leaves_it() -> None:
+    changes = ChangeMap(ScaledPlane(2.0), (200.0, 100.0), TILES, grow_mm=16.0)
+    base = table(0)
+    base[60:100, 100:140] = (43, 57, 192)                 # a 20 mm base at (60, 40) mm
+    changes.look(base)
+    changes.keep("base-1", (48.0, 28.0, 72.0, 52.0))
+    assert not changes.unchanged("base-2")                 # nothing kept under that key
+    changes.look(np.clip(base.astype(np.float64) * 1.1, 0, 255).astype(np.uint8))   # brighter: no change
+    assert changes.unchanged("base-1")
+    lifted = table(1)
+    changes.look(lifted)
+    assert not changes.unchanged("base-1")
+    changes.forget("base-1")
+    changes.look(base)
+    assert not changes.unchanged("base-1")
