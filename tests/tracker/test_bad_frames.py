@@ -3,6 +3,9 @@ a setup putting corner ids in play. A clear message, the last good state kept, n
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from calibration.errors import SetupFileError
@@ -133,11 +136,13 @@ def test_a_frame_with_no_readable_corner_is_refused_in_the_users_language(
     assert err.count("found 0 of the 4") == 1            # the English words once, not twice
 
 
-def test_the_table_catalogue_has_every_message_in_both_languages() -> None:
+def test_every_calibration_message_is_in_both_languages() -> None:
     from tabletracker.i18n import LOCALE_DIR
 
     def ids(lang: str) -> set[str]:
-        text = (LOCALE_DIR / f"{lang}.table.po").read_text(encoding="utf-8")
+        text = "".join((LOCALE_DIR / f"{lang}.{part}.po").read_text(encoding="utf-8") for part in ("table", "kit"))
         return {line.split('"')[1] for line in text.splitlines() if line.startswith('msgid "') and line != 'msgid ""'}
 
-    assert ids("fr") == ids("en") and len(ids("en")) == 8
+    used = {m for path in (Path(__file__).parents[2] / "calibration").glob("*.py")
+            for m in re.findall(r'"(calibration\.[a-z_]+)"', path.read_text(encoding="utf-8"))}
+    assert ids("fr") == ids("en") and used and used <= ids("en"), sorted(used - ids("en"))
