@@ -34,11 +34,19 @@ def median_ms(fn, repeat: int = 15) -> float:  # type: ignore[no-untyped-def]
 def main() -> None:
     wall = Terrain("wall-1", "low-wall", "line", ((300.0, 540.0), (700.0, 540.0)), height_mm=25.0)
     at43 = dataclasses.replace(at43_plan(475.0), terrain=(wall,))
+    alpha = [m for m in at43.models if m.unit_id == "sierra-alpha"]
+    four_more = tuple(dataclasses.replace(alpha[i % len(alpha)], model_id=f"sa-x{i}",
+                                          position_mm=(alpha[i % len(alpha)].position_mm[0] + 30.0 * (i + 1),
+                                                       alpha[i % len(alpha)].position_mm[1] - 30.0))
+                      for i in range(10 - len(alpha)))
+    at43_ten = dataclasses.replace(at43, models=(*at43.models, *four_more))
     fav = fav_plan()
     thrower = fav.model("para-2")
     fav_grenadier = fav.with_model(dataclasses.replace(thrower, position_mm=(340.0, 220.0), extra={"rules": ["Grenade"]}))
     cases = [
         ("AT-43 laser rifles, 6 firers at 9 golems behind a wall", at43, "shoot",
+         {"firing": "sierra-alpha", "target": "golems-256", "weapon": "laser rifle"}),
+        ("AT-43 laser rifles, a 10-model salvo at 9 golems (the wall)", at43_ten, "shoot",
          {"firing": "sierra-alpha", "target": "golems-256", "weapon": "laser rifle"}),
         ("AT-43 grenade launchers, template with deviation", at43, "shoot",
          {"firing": "sierra-bravo", "target": "g256-1", "weapon": "grenade launcher"}),

@@ -174,7 +174,28 @@ def with_reroll(p: Fraction) -> Fraction:
 
 
 def binomial(n: int, p: Fraction) -> Distribution:
-    """Return the exact distribution of successes among ``n`` independent dice."""
+    """Return the exact distribution of successes among ``n`` independent dice.
+
+    Exact odds use the closed form C(n, k) p^k (1-p)^(n-k), k from n down to 0 (the
+    outcomes in the order n convolutions of one die gave them; a salvo asks it for every
+    number of hits, so this is most of an AT-43 salvo's cost); a Monte-Carlo draw
+    convolves die by die as before (the same draws for the same seed).
+
+    >>> binomial(3, Fraction(1, 2)).probs[2], list(binomial(2, Fraction(1, 3)).probs)
+    (Fraction(3, 8), [2, 1, 0])
+    >>> all(binomial(n, p) == _binomial_convolved(n, p) for n in range(12)
+    ...     for p in (Fraction(0), Fraction(1, 6), Fraction(1, 2), Fraction(5, 6), Fraction(1)))
+    True
+    """
+    guard = GUARD.get()
+    if guard is not None and guard.sampling:
+        return _binomial_convolved(n, p)
+    q = 1 - p
+    return Distribution({k: math.comb(n, k) * p ** k * q ** (n - k)
+                         for k in range(n, -1, -1) if (p or k == 0) and (q or k == n)})
+
+
+def _binomial_convolved(n: int, p: Fraction) -> Distribution:
     dist = Distribution.certain(0)
     one = Distribution.from_pairs(((1, p), (0, 1 - p)))
     for _ in range(n):

@@ -256,6 +256,24 @@ class Geometry:
             self._sight[key] = line_of_sight(self.plan, a.model_id, b.model_id, options=self.opts, ruleset=self.rs)
         return self._sight[key]
 
+    def trace_first(self, pairs: Sequence[tuple[Model, Model]]) -> None:
+        """Trace ``pairs`` in one batch ahead of :meth:`sight` asking them one by one (the same answers).
+
+        A refused batch is left to the single calls, which refuse in their own order.
+        """
+        from rules.errors import RulesError
+        from rules.visibility import lines_of_sight
+
+        todo = list(dict.fromkeys((a.model_id, b.model_id) for a, b in pairs
+                                  if (a.model_id, b.model_id) not in self._sight))
+        if len(todo) < 2:
+            return
+        try:
+            found = lines_of_sight(self.plan, todo, options=self.opts, ruleset=self.rs)
+        except RulesError:
+            return
+        self._sight.update(zip(todo, found))
+
     def sees(self, a: Model, b: Model) -> bool:
         return bool(self.sight(a, b).visible)
 
@@ -569,6 +587,8 @@ def _direct(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None, firi
     seen_targets = [*in_zone, *t_models]
     firers, blind = [], []
     blind_msgs = []
+    if seen_targets:  # each firer's first look, traced at once
+        geo.trace_first([(m, seen_targets[0]) for m in armed if m.model_id not in no_sight])
     for m in armed:
         if m.model_id in no_sight:
             blind.append(f"{m.model_id} (the players say so)")
