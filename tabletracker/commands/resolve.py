@@ -31,6 +31,7 @@ from tabletracker.i18n import (
     message_text,
     number,
     outcome_word,
+    page_words,
     render,
     rule_word,
     said,
@@ -136,9 +137,44 @@ def summary(out: dict[str, Any], lang: str | None = None) -> str:
     if "dice" in out:
         rolled = ", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or _said("cli.resolve.no_dice", lang)
         lines.append(_said("cli.resolve.dice", lang, dice=rolled))
-    if "result" in out:
-        lines.append(_said("cli.resolve.result", lang, result=json.dumps(out["result"], ensure_ascii=False)))
+    worded_result = result_words(out.get("result"), lang)
+    if worded_result:  # the result's every number stays in the JSON answer (--json)
+        lines.append(_said("cli.resolve.result", lang, result=worded_result))
     return "\n".join(lines)
+
+
+def result_words(result: Any, lang: str) -> str:
+    """Return a rolled result in words, as the web page's headline says it: hits, models removed, the effect or
+    outcome, a unit that holds or falls back, a model wounded or killed (``""`` when it says none of these).
+
+    >>> result_words({"hits": 1, "removed": [], "effect": "pinned"}, "fr")
+    '1 touche(s) ; aucune perte ; cloué au sol'
+    >>> result_words({"outcome": "attacker wins", "wounded": "us-1", "location": "buste"}, "en")
+    'attacker wins; us-1 wounded (buste)'
+    """
+    if not isinstance(result, dict):
+        return ""
+    words = page_words(lang)
+
+    def page(key: str, **params: Any) -> str:
+        return (words.get(key) or page_words("en").get(key) or key).format(**params)
+
+    bits = []
+    if isinstance(result.get("hits"), int) and not isinstance(result["hits"], bool):
+        bits.append(page("headline.hits", n=result["hits"]))
+    if isinstance(result.get("removed"), list):
+        removed = ", ".join(str(r) for r in result["removed"])
+        bits.append(page("headline.removed", who=removed) if removed else page("headline.no_casualty"))
+    for key in ("effect", "outcome"):
+        if isinstance(result.get(key), str) and result[key] != "none":
+            bits.append(outcome_word(result[key], lang))
+    if isinstance(result.get("holds"), bool):
+        bits.append(outcome_word("holds" if result["holds"] else "falls back", lang))
+    for key in ("wounded", "killed"):
+        if isinstance(result.get(key), str):
+            where = f" ({result['location']})" if key == "wounded" and result.get("location") else ""
+            bits.append(f"{result[key]} {outcome_word(key, lang)}{where}")
+    return page("list_sep").join(bits)
 
 
 def _said(msg_id: str, lang: str, **params: Any) -> str:
