@@ -137,6 +137,23 @@ def test_resolve_names_its_odds_and_outcomes_in_french(capsys: Any, monkeypatch:
     assert "needed to hit: 6+" in en and re.search(r"^ +no: +83.33 %", en, re.M) and "chances" not in en
 
 
+def test_resolve_says_its_result_in_words_in_each_language(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    melee = ["resolve", "feu-a-volonte", "melee", "para-1", "us-1", "--seed", "3"]
+    code, fr = _run(melee, capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 0
+    assert "  résultat : l'attaquant l'emporte ; us-1 blessé (buste)" in fr
+    assert "  - attaquant: para-1" in fr and "  - défenseur: us-1" in fr and "(victoire) : le total le plus fort" in fr
+    assert "attacker" not in fr and "defender" not in fr and "higher total" not in fr and '"' not in fr
+    code, en = _run(melee, capsys, monkeypatch, "en_GB.UTF-8")
+    assert "  result: attacker wins; us-1 wounded (buste)" in en and "  - attacker: para-1" in en
+    assert "needed win: higher total" in en and "attaquant" not in en and "blessé" not in en
+    shoot = ["resolve", "at-43", "shoot", "sierra-alpha", "golems-256", "--weapon", "laser rifle", "--seed", "3"]
+    code, fr = _run(shoot, capsys, monkeypatch, "fr_FR.UTF-8")
+    assert "  résultat : 4 touche(s) ; g256-3, g256-1, g256-5 retiré(s)" in fr and "hits" not in fr
+    code, en = _run([*shoot, "--json"], capsys, monkeypatch, "fr_FR.UTF-8")  # the result's every number: --json
+    assert json.loads(en)["result"]["groups"][0]["damage_dice"] == [4, 6, 5, 1]
+
+
 def test_asks_question_list_is_in_french(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     code, fr = _run(["ask", "star-wars"], capsys, monkeypatch, "fr_FR.UTF-8")
     assert code == 0
