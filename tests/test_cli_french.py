@@ -154,6 +154,41 @@ def test_resolve_says_its_result_in_words_in_each_language(capsys: Any, monkeypa
     assert json.loads(en)["result"]["groups"][0]["damage_dice"] == [4, 6, 5, 1]
 
 
+def test_usage_and_help_placeholders_are_in_the_users_language(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, fr = _run(["resolve", "--help"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 0
+    assert "[--weapon ARME]" in fr and "[--roster FICHIER]" in fr and "partie [action] [arguments ...]" in fr
+    assert "WEAPON" not in fr and "FILE" not in fr and "game [action]" not in fr
+    code, fr = _run(["ask", "--help"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert "--option CLÉ=VALEUR" in fr and "KEY=VALUE" not in fr
+    code, fr = _run(["--help"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert "[-v] COMMANDE ..." in fr and "COMMAND " not in fr
+    code, en = _run(["resolve", "--help"], capsys, monkeypatch, "en_GB.UTF-8")
+    assert "[--weapon WEAPON]" in en and "[--roster FILE]" in en and "game [action] [args ...]" in en
+    assert "ARME" not in en and "FICHIER" not in en and "partie" not in en
+
+
+def test_every_placeholder_of_every_command_has_a_french_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import importlib
+
+    from tabletracker.cli import COMMANDS, Parser
+
+    monkeypatch.setenv("LANG", "en_GB.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    shown = {"COMMAND"}
+    for name, module in COMMANDS.items():
+        parser = Parser(prog=f"tabletracker {name}")
+        importlib.import_module(module).add_arguments(parser)
+        shown |= {a.metavar for a in parser._actions if isinstance(a.metavar, str) and not a.metavar.startswith("{")
+                  and not isinstance(a, argparse._HelpAction)}
+    assert {"FILE", "KEY=VALUE", "game", "SEED"} <= shown
+    missing = sorted(m for m in shown if i18n.render(f"cli.metavar.{m}", {}, "fr") is None
+                     or i18n.render(f"cli.metavar.{m}", {}, "en") != m)
+    assert missing == []
+
+
 def test_asks_question_list_is_in_french(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     code, fr = _run(["ask", "star-wars"], capsys, monkeypatch, "fr_FR.UTF-8")
     assert code == 0
