@@ -163,6 +163,10 @@ def test_usage_and_help_placeholders_are_in_the_users_language(capsys: Any, monk
     assert "--option CLÉ=VALEUR" in fr and "KEY=VALUE" not in fr
     code, fr = _run(["--help"], capsys, monkeypatch, "fr_FR.UTF-8")
     assert "[-v] COMMANDE ..." in fr and "COMMAND " not in fr
+    code, fr = _run(["resolve", "feu-a-volonte", "melee", "a", "b", "c"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 2 and "melee attend : ATTAQUANT DÉFENSEUR ; reçu 3" in fr and "ATTACKER" not in fr
+    code, en = _run(["resolve", "feu-a-volonte", "melee", "a", "b", "c"], capsys, monkeypatch, "en_GB.UTF-8")
+    assert "melee takes ATTACKER DEFENDER; got 3" in en
     code, en = _run(["resolve", "--help"], capsys, monkeypatch, "en_GB.UTF-8")
     assert "[--weapon WEAPON]" in en and "[--roster FILE]" in en and "game [action] [args ...]" in en
     assert "ARME" not in en and "FICHIER" not in en and "partie" not in en
@@ -184,6 +188,12 @@ def test_every_placeholder_of_every_command_has_a_french_word(monkeypatch: pytes
         shown |= {a.metavar for a in parser._actions if isinstance(a.metavar, str) and not a.metavar.startswith("{")
                   and not isinstance(a, argparse._HelpAction)}
     assert {"FILE", "KEY=VALUE", "game", "SEED"} <= shown
+    from rules.rulesets import RULESETS
+    from tabletracker.commands.resolve import DEFAULT_ARGUMENTS
+
+    typed = [*DEFAULT_ARGUMENTS.values(), *(n for rs in RULESETS for n in rs.action_arguments.values())]
+    shown |= {name.upper() for names in typed for name in names}  # resolve's main arguments: FIRING TARGET
+    assert {"CASTER", "ATTACKER", "USER"} <= shown
     missing = sorted(m for m in shown if i18n.render(f"cli.metavar.{m}", {}, "fr") is None
                      or i18n.render(f"cli.metavar.{m}", {}, "en") != m)
     assert missing == []

@@ -104,8 +104,8 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     request: dict[str, Any] = {}
     plain = [a for a in args if "=" not in a]
     if len(plain) > len(names):
-        expected: Any = " ".join(n.upper() for n in names) or {"msg": "cli.no_plain_arguments"}
-        raise worded(UsageError, "cli.too_many_plain", action=action, expected=expected, count=str(len(plain)),
+        raise worded(UsageError, "cli.too_many_plain", action=action, expected=placeholders(names),
+                     count=str(len(plain)),
                      args=" ".join(plain))
     request.update(zip(names, plain))
     for a in args:
@@ -117,6 +117,23 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     if weapon is not None:
         request["weapon"] = weapon
     return request
+
+
+def placeholders(names: Sequence[str]) -> dict[str, Any]:
+    """Return an action's main arguments as placeholders (``FIRING TARGET``), a message said in each language.
+
+    >>> from tabletracker.i18n import render
+    >>> render("cli.too_many_plain", {"action": "shoot", "expected": placeholders(("firing", "target")),
+    ...                               "count": "3", "args": "a b c"}, "fr").split(" ;")[0]
+    'shoot attend : TIREUR CIBLE'
+    """
+    if not names:
+        return {"msg": "cli.no_plain_arguments"}
+    said: dict[str, Any] = {"msg": f"cli.metavar.{names[-1].upper()}", "text": names[-1].upper()}
+    for name in reversed(names[:-1]):
+        first = {"msg": f"cli.metavar.{name.upper()}", "text": name.upper()}
+        said = {"msg": "cli.metavar.then", "params": {"first": first, "rest": said}}
+    return said
 
 
 def _fraction(entry: dict[str, Any], lang: str) -> str:
