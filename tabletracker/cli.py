@@ -101,6 +101,18 @@ def argparse_words(message: str, lang: str) -> str:
     return i18n.pattern_words(message, _ARGPARSE_MESSAGES, lang)
 
 
+def metavar_word(shown: str, lang: str) -> str:
+    """Return an argument's placeholder in the usage and help lines (``FILE``, ``KEY=VALUE``, ``game``) in ``lang``:
+    its ``cli.metavar.<placeholder>`` message, the placeholder as it is without one.
+
+    >>> metavar_word("KEY=VALUE", "fr"), metavar_word("game", "fr"), metavar_word("FILE", "en")
+    ('CLÉ=VALEUR', 'partie', 'FILE')
+    """
+    from tabletracker import i18n
+
+    return i18n.render(f"cli.metavar.{shown}", {}, lang) or shown
+
+
 class _Formatter(argparse.HelpFormatter):
     """argparse's help and usage, the usage line headed in the user's language."""
 
@@ -128,9 +140,13 @@ class Parser(argparse.ArgumentParser):
         """Add ``action``, its help in the user's language: ``cli.arg.<command>.<dest>`` (the code's English else)."""
         from tabletracker import i18n
 
-        words = i18n.render(f"cli.arg.{self.prog.split()[-1]}.{action.dest}", {}, i18n.user_language())
+        lang = i18n.user_language()
+        words = i18n.render(f"cli.arg.{self.prog.split()[-1]}.{action.dest}", {}, lang)
         if words and action.help:
             action.help = words
+        if action.nargs != 0 and (action.metavar is not None or not action.choices):
+            shown = action.metavar or (action.dest.upper() if action.option_strings else action.dest)
+            action.metavar = metavar_word(shown, lang)
         return super()._add_action(action)
 
     def error(self, message: str) -> NoReturn:
@@ -142,11 +158,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tabletracker.i18n import said
+    from tabletracker.i18n import said, user_language
 
     parser = Parser(prog="tabletracker", description=said("cli.description"), epilog=said("cli.epilog"))
     parser.add_argument("-v", "--verbose", action="store_true", help=said("cli.verbose"))
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar=metavar_word("COMMAND", user_language()))
     for name in COMMANDS:
         sub.add_parser(name, help=said(f"cli.command.{name}"), add_help=False)
     return parser

@@ -137,6 +137,68 @@ def test_resolve_names_its_odds_and_outcomes_in_french(capsys: Any, monkeypatch:
     assert "needed to hit: 6+" in en and re.search(r"^ +no: +83.33 %", en, re.M) and "chances" not in en
 
 
+def test_resolve_says_its_result_in_words_in_each_language(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    melee = ["resolve", "feu-a-volonte", "melee", "para-1", "us-1", "--seed", "3"]
+    code, fr = _run(melee, capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 0
+    assert "  résultat : l'attaquant l'emporte ; us-1 blessé (buste)" in fr
+    assert "  - attaquant: para-1" in fr and "  - défenseur: us-1" in fr and "(victoire) : le total le plus fort" in fr
+    assert "attacker" not in fr and "defender" not in fr and "higher total" not in fr and '"' not in fr
+    code, en = _run(melee, capsys, monkeypatch, "en_GB.UTF-8")
+    assert "  result: attacker wins; us-1 wounded (buste)" in en and "  - attacker: para-1" in en
+    assert "needed win: higher total" in en and "attaquant" not in en and "blessé" not in en
+    shoot = ["resolve", "at-43", "shoot", "sierra-alpha", "golems-256", "--weapon", "laser rifle", "--seed", "3"]
+    code, fr = _run(shoot, capsys, monkeypatch, "fr_FR.UTF-8")
+    assert "  résultat : 4 touche(s) ; g256-3, g256-1, g256-5 retiré(s)" in fr and "hits" not in fr
+    code, en = _run([*shoot, "--json"], capsys, monkeypatch, "fr_FR.UTF-8")  # the result's every number: --json
+    assert json.loads(en)["result"]["groups"][0]["damage_dice"] == [4, 6, 5, 1]
+
+
+def test_usage_and_help_placeholders_are_in_the_users_language(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, fr = _run(["resolve", "--help"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 0
+    assert "[--weapon ARME]" in fr and "[--roster FICHIER]" in fr and "partie [action] [arguments ...]" in fr
+    assert "WEAPON" not in fr and "FILE" not in fr and "game [action]" not in fr
+    code, fr = _run(["ask", "--help"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert "--option CLÉ=VALEUR" in fr and "KEY=VALUE" not in fr
+    code, fr = _run(["--help"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert "[-v] COMMANDE ..." in fr and "COMMAND " not in fr
+    code, fr = _run(["resolve", "feu-a-volonte", "melee", "a", "b", "c"], capsys, monkeypatch, "fr_FR.UTF-8")
+    assert code == 2 and "melee attend : ATTAQUANT DÉFENSEUR ; reçu 3" in fr and "ATTACKER" not in fr
+    code, en = _run(["resolve", "feu-a-volonte", "melee", "a", "b", "c"], capsys, monkeypatch, "en_GB.UTF-8")
+    assert "melee takes ATTACKER DEFENDER; got 3" in en
+    code, en = _run(["resolve", "--help"], capsys, monkeypatch, "en_GB.UTF-8")
+    assert "[--weapon WEAPON]" in en and "[--roster FILE]" in en and "game [action] [args ...]" in en
+    assert "ARME" not in en and "FICHIER" not in en and "partie" not in en
+
+
+def test_every_placeholder_of_every_command_has_a_french_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import importlib
+
+    from tabletracker.cli import COMMANDS, Parser
+
+    monkeypatch.setenv("LANG", "en_GB.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    shown = {"COMMAND"}
+    for name, module in COMMANDS.items():
+        parser = Parser(prog=f"tabletracker {name}")
+        importlib.import_module(module).add_arguments(parser)
+        shown |= {a.metavar for a in parser._actions if isinstance(a.metavar, str) and not a.metavar.startswith("{")
+                  and not isinstance(a, argparse._HelpAction)}
+    assert {"FILE", "KEY=VALUE", "game", "SEED"} <= shown
+    from rules.rulesets import RULESETS
+    from tabletracker.commands.resolve import DEFAULT_ARGUMENTS
+
+    typed = [*DEFAULT_ARGUMENTS.values(), *(n for rs in RULESETS for n in rs.action_arguments.values())]
+    shown |= {name.upper() for names in typed for name in names}  # resolve's main arguments: FIRING TARGET
+    assert {"CASTER", "ATTACKER", "USER"} <= shown
+    missing = sorted(m for m in shown if i18n.render(f"cli.metavar.{m}", {}, "fr") is None
+                     or i18n.render(f"cli.metavar.{m}", {}, "en") != m)
+    assert missing == []
+
+
 def test_asks_question_list_is_in_french(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     code, fr = _run(["ask", "star-wars"], capsys, monkeypatch, "fr_FR.UTF-8")
     assert code == 0

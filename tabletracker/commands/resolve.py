@@ -31,6 +31,7 @@ from tabletracker.i18n import (
     message_text,
     number,
     outcome_word,
+    page_words,
     render,
     rule_word,
     said,
@@ -103,8 +104,8 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     request: dict[str, Any] = {}
     plain = [a for a in args if "=" not in a]
     if len(plain) > len(names):
-        expected: Any = " ".join(n.upper() for n in names) or {"msg": "cli.no_plain_arguments"}
-        raise worded(UsageError, "cli.too_many_plain", action=action, expected=expected, count=str(len(plain)),
+        raise worded(UsageError, "cli.too_many_plain", action=action, expected=placeholders(names),
+                     count=str(len(plain)),
                      args=" ".join(plain))
     request.update(zip(names, plain))
     for a in args:
@@ -116,6 +117,23 @@ def build_request(action: str, args: Sequence[str], names: Sequence[str], weapon
     if weapon is not None:
         request["weapon"] = weapon
     return request
+
+
+def placeholders(names: Sequence[str]) -> dict[str, Any]:
+    """Return an action's main arguments as placeholders (``FIRING TARGET``), a message said in each language.
+
+    >>> from tabletracker.i18n import render
+    >>> render("cli.too_many_plain", {"action": "shoot", "expected": placeholders(("firing", "target")),
+    ...                               "count": "3", "args": "a b c"}, "fr").split(" ;")[0]
+    'shoot attend : TIREUR CIBLE'
+    """
+    if not names:
+        return {"msg": "cli.no_plain_arguments"}
+    said: dict[str, Any] = {"msg": f"cli.metavar.{names[-1].upper()}", "text": names[-1].upper()}
+    for name in reversed(names[:-1]):
+        first = {"msg": f"cli.metavar.{name.upper()}", "text": name.upper()}
+        said = {"msg": "cli.metavar.then", "params": {"first": first, "rest": said}}
+    return said
 
 
 def _fraction(entry: dict[str, Any], lang: str) -> str:
@@ -136,9 +154,44 @@ def summary(out: dict[str, Any], lang: str | None = None) -> str:
     if "dice" in out:
         rolled = ", ".join(f"d{d['sides']}={d['value']}" for d in out["dice"]) or _said("cli.resolve.no_dice", lang)
         lines.append(_said("cli.resolve.dice", lang, dice=rolled))
-    if "result" in out:
-        lines.append(_said("cli.resolve.result", lang, result=json.dumps(out["result"], ensure_ascii=False)))
+    worded_result = result_words(out.get("result"), lang)
+    if worded_result:  # the result's every number stays in the JSON answer (--json)
+        lines.append(_said("cli.resolve.result", lang, result=worded_result))
     return "\n".join(lines)
+
+
+def result_words(result: Any, lang: str) -> str:
+    """Return a rolled result in words, as the web page's headline says it: hits, models removed, the effect or
+    outcome, a unit that holds or falls back, a model wounded or killed (``""`` when it says none of these).
+
+    >>> result_words({"hits": 1, "removed": [], "effect": "pinned"}, "fr")
+    '1 touche(s) ; aucune perte ; cloué au sol'
+    >>> result_words({"outcome": "attacker wins", "wounded": "us-1", "location": "buste"}, "en")
+    'attacker wins; us-1 wounded (buste)'
+    """
+    if not isinstance(result, dict):
+        return ""
+    words = page_words(lang)
+
+    def page(key: str, **params: Any) -> str:
+        return (words.get(key) or page_words("en").get(key) or key).format(**params)
+
+    bits = []
+    if isinstance(result.get("hits"), int) and not isinstance(result["hits"], bool):
+        bits.append(page("headline.hits", n=result["hits"]))
+    if isinstance(result.get("removed"), list):
+        removed = ", ".join(str(r) for r in result["removed"])
+        bits.append(page("headline.removed", who=removed) if removed else page("headline.no_casualty"))
+    for key in ("effect", "outcome"):
+        if isinstance(result.get(key), str) and result[key] != "none":
+            bits.append(outcome_word(result[key], lang))
+    if isinstance(result.get("holds"), bool):
+        bits.append(outcome_word("holds" if result["holds"] else "falls back", lang))
+    for key in ("wounded", "killed"):
+        if isinstance(result.get(key), str):
+            where = f" ({result['location']})" if key == "wounded" and result.get("location") else ""
+            bits.append(f"{result[key]} {outcome_word(key, lang)}{where}")
+    return page("list_sep").join(bits)
 
 
 def _said(msg_id: str, lang: str, **params: Any) -> str:

@@ -1,8 +1,9 @@
 """The English words the rules core hands to the page: Step rule names, needed and odds labels.
 
 Scans every rules/**/*.py with :mod:`ast` (no import of the
-rules), the same way a reader greps for ``Step("...`` and ``needed``/``odds`` keys. A label built
-with an f-string counts by its fixed words: ``f"to hit ({w})"`` gives "to hit", ``f"{m} killed"``
+rules), the same way a reader greps for ``Step("...`` and ``needed``/``odds`` keys. A label
+chosen by a condition counts by both its words, one built
+with an f-string by its fixed words: ``f"to hit ({w})"`` gives "to hit", ``f"{m} killed"``
 gives "killed"; the page translates those words and keeps the rest (weapon, model id) as it is.
 """
 
@@ -19,6 +20,8 @@ def _fixed_words(node: ast.expr) -> set[str]:
     """The translatable words of a label: the whole string, or an f-string's fixed head/tail."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return {node.value}
+    if isinstance(node, ast.IfExp):  # Step("attacker" if ... else "defender", ...): both words
+        return _fixed_words(node.body) | _fixed_words(node.orelse)
     if isinstance(node, ast.JoinedStr):
         parts = [v.value if isinstance(v, ast.Constant) else None for v in node.values]
         out = set()

@@ -552,6 +552,10 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
     return Aim(target, shot, (tq.dice, tq.cran), tuple(steps), needed), main
 
 
+# what wins a melee (Les Combats en corps à corps), with its message id for the edges
+HIGHER_TOTAL = Said("higher total", "feu_a_volonte.needed.higher_total")
+
+
 def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Resolve a shot (Les Combats à distance): ``firing``, ``target``, optional ``weapon``.
 
@@ -939,8 +943,9 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
             mods.append((-arms, Phrase(f"wounded in the arm x{arms}", "fav.mod.arm_self", n=arms), SRC_WOUNDS))
         if who == "defender" and chest:
             mods.append((-chest, Phrase(f"wounded in the chest x{chest}", "fav.mod.chest_self", n=chest), SRC_WOUNDS))
-        steps.append(Step(who, f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, "
-                               + ", ".join(f"{v:+d} ({why})" for v, why, _ in mods) + ", and a d4",
+        rolls = f"{m.model_id} ({q.name}) rolls {q.dice}d6, keeps two, " + ", ".join(
+            f"{v:+d} ({why})" for v, why, _ in mods) + ", and a d4"
+        steps.append(Step("attacker" if who == "attacker" else "defender", rolls,  # words the page knows
                           SRC_MELEE, value=q.dice, msg="fav.melee.roll",
                           params={"who": m.model_id, "quality": quality_word(q.name), "dice": q.dice,
                                   "mods": mod_list(mods)}))
@@ -955,7 +960,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
     odds = {"melee": total(na, ka).convolve(total(nd, kd), lambda x, y: "attacker wins" if x > y else
                                             "defender wins" if y > x else "tie")}
     if dice is None:
-        return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds)
+        return Resolution(RULESET, "melee", tuple(steps), {"win": HIGHER_TOTAL}, odds)
     state = _spend(plan, a, "combat / grenade", steps)
     after = plan.with_state(state) if state != state_json(plan) else plan
     a_dice = dice.roll_many(na, 6)
@@ -978,7 +983,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
         if crew is not None:
             result = dataclasses.replace(result, outcome="attacker wins" if ta > td else "defender wins",
                                          wounded=loser.model_id, location=loc, killed=False, **crew[1])
-            return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
+            return Resolution(RULESET, "melee", tuple(steps), {"win": HIGHER_TOTAL}, odds, tuple(dice.rolled),
                               result.to_json(), crew[0])
         wounds = [*_wounds(current), loc]
         dead = loc == "tête" or len(wounds) >= WOUNDS_TO_DIE
@@ -990,7 +995,7 @@ def melee(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Res
                           params={"a": ta, "b": td, "who": loser.model_id, "location": location(loc),
                                   "effect": effect(loc)}))
         after = _remove(after, current) if dead else after.with_model(with_extra(current, wounds=wounds))
-    return Resolution(RULESET, "melee", tuple(steps), {"win": "higher total"}, odds, tuple(dice.rolled),
+    return Resolution(RULESET, "melee", tuple(steps), {"win": HIGHER_TOTAL}, odds, tuple(dice.rolled),
                       result.to_json(), after)
 
 
