@@ -12,7 +12,7 @@
     tool: null, picks: [], highlight: new Set(), outOfCohesion: new Set(), timings: {}, actionForms: {},
     layers: { tool: [], firezone: [], numbers: [], range: [], template: [], auras: [], objectives: [], deployment: [],
               preview: [], aim: [] },
-    drawing: null, placing: null, resolution: null, lastRoll: null,
+    drawing: null, placing: null, resolution: null, lastRoll: null, tickets: {},
     latencyMs: null, imagesBusy: { plan: false, camera: false }, imageSeq: { plan: -1, camera: -1 }, imageKey: {}, imageAskedAt: {},
   };
   window.TT = S; // for the end-to-end tests and the curious
@@ -511,7 +511,7 @@
     renderAll();
     if (before && before.game.ruleset !== view.game.ruleset) {
       // another rule set: other actions, questions and terrain kinds; a shot being shown is dropped
-      S.previewTicket = (S.previewTicket || 0) + 1; S.rulesetPending = true;
+      ticket("preview"); S.rulesetPending = true;
       api("GET", "api/state").then((st) => {
         S.rulesetPending = false;
         S.actions = st.actions; S.questions = st.questions; S.terrainKinds = st.terrain_kinds;
@@ -546,6 +546,12 @@
   }
 
   // -- questions -------------------------------------------------------------------------------
+  // Answers come back in any order: each request of a kind takes a ticket, and its answer is used only
+  // while no newer request of that kind was made (an older answer never replaces a newer one).
+  function ticket(kind) {
+    const n = (S.tickets[kind] = (S.tickets[kind] || 0) + 1);
+    return () => S.tickets[kind] === n;
+  }
   const ask = (question, args, options) => api("POST", "api/ask", { question, args: args || [], options: options || {} });
   const has = (q) => S.questions.length === 0 || S.questions.includes(q);
 
@@ -588,9 +594,9 @@
   // the distance the rule set measures first (edge to edge, or centre to centre), the other after
   async function measure(a, b) {
     const t0 = performance.now();
-    const ticket = (S.answerTicket = (S.answerTicket || 0) + 1);
+    const current = ticket("answer");
     const ans = await ask("distance", [a, b]);
-    if (S.answerTicket !== ticket) return;  // a later measurement or sight line asked since: its answer is shown
+    if (!current()) return;  // a later measurement or sight line asked, or a model tapped, since: it is shown
     const c = num(ans.centre_to_centre), e = num(ans.edge_to_edge);
     const pa = centre(a), pb = centre(b);
     const mid = [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
@@ -618,9 +624,9 @@
   }
   async function lineOfSight(a, b) {
     const t0 = performance.now();
-    const ticket = (S.answerTicket = (S.answerTicket || 0) + 1);
+    const current = ticket("answer");
     const ans = await ask("los", [a, b]);
-    if (S.answerTicket !== ticket) return;  // a later measurement or sight line asked since: its answer is shown
+    if (!current()) return;  // a later measurement or sight line asked, or a model tapped, since: it is shown
     const v = sightVerdict(ans);
     S.highlight = new Set(v.blockers);
     S.layers.tool = [{ kind: "line", pts: [centre(a), centre(b)], cls: v.visible ? (v.key === "sight.visible" ? "los-clear" : "los-partial") : "los-blocked" }];
@@ -640,9 +646,11 @@
 
   async function fireZone() {
     const f = $("#fz-firing").value, tg = $("#fz-target").value;
+    const current = ticket("firezone");  // (taken before the clearing: an older zone never comes back)
     S.layers.firezone = []; S.layers.numbers = [];
     if (!f || !tg || f === tg) { renderAll(); return; }
     const ans = await ask("firezone", [f, tg]);
+    if (!current()) return;  // other units chosen since: their zone is drawn
     const poly = firstPolygon(ans);
     const shapes = [];
     if (poly) shapes.push({ kind: "poly", pts: poly, cls: "firezone" });
@@ -676,7 +684,9 @@
     if (!m) return;
     const body = { model: m };
     if (raw !== "") body.weapon_range = parseFloat(raw.replace(",", "."));
+    const current = ticket("range");
     const ans = await api("POST", "api/bands", body);
+    if (!current()) return;  // another model or range asked since: its rings are drawn
     const c = ans.centre_mm, shapes = [];
     const model = modelById(m), radius = model ? model.base_mm / 2 : 0;
     // each ring's label says how it is measured: from the base's edge (its radius added) or its centre
@@ -702,7 +712,9 @@
   async function template(at, quiet) {
     const r = parseFloat($("#tp-radius").value) * S.game.unit.mm;
     if (!(r > 0)) throw new Error(t("label.radius"));
+    const current = ticket("template");
     const ans = await ask("template", [at[0].toFixed(1), at[1].toFixed(1), r.toFixed(1)]);
+    if (!current()) return;  // a template placed since: it is the one drawn
     const under = (ans.models || ans.under || []).map((x) => (typeof x === "string" ? x : x.model || x.id));
     S.highlight = new Set(under);
     S.layers.template = [{ kind: "circle", c: at, r: ans.radius_mm || r, cls: "template" }];
@@ -710,44 +722,50 @@
   }
 
   async function auras() {
-    S.layers.auras = [];
+    const current = ticket("auras"), shapes = [];
+    S.layers.auras = shapes;
     if (!has("aura")) return;
     const leaders = (S.game.game.models || []).filter((m) => m.role).map((m) => m.id);
     for (const id of leaders) {
       try {
         const a = await ask("aura", [id]);
+        if (!current()) return;  // asked again since (a newer game): that call draws them
         (a.auras || a.bubbles || (a.radius_mm ? [a] : [])).forEach((b) => {
           const r = num(b.radius_mm !== undefined ? b.radius_mm : b.radius);
-          if (r) S.layers.auras.push({ kind: "circle", c: centre(id), r: r + modelById(id).base_mm / 2, cls: "aura" });
+          if (r) shapes.push({ kind: "circle", c: centre(id), r: r + modelById(id).base_mm / 2, cls: "aura" });
         });
       } catch (e) { /* no aura for this model */ }
     }
   }
 
   async function objectives() {
-    S.layers.objectives = [];
-    (S.game.game.objectives || []).forEach((o) => S.layers.objectives.push({ kind: "circle", c: [o.x_mm, o.y_mm], r: 10, cls: "objective" }));
+    const current = ticket("objectives"), shapes = [];
+    S.layers.objectives = shapes;
+    (S.game.game.objectives || []).forEach((o) => shapes.push({ kind: "circle", c: [o.x_mm, o.y_mm], r: 10, cls: "objective" }));
     if (!(S.game.game.objectives || []).length || !has("objectives")) return;
     try {
       const a = await ask("objectives", []);
+      if (!current()) return;  // asked again since (a newer game): that call draws them
       (a.objectives || []).forEach((o) => {
         const obj = (S.game.game.objectives || []).find((x) => x.id === (o.objective || o.id));
         if (!obj) return;
         const side = o.controller || (o.contested ? "contested" : null);
         const r = num(o.reach_mm !== undefined ? o.reach_mm : a.reach_mm) || 0;
-        if (r) S.layers.objectives.push({ kind: "circle", c: [obj.x_mm, obj.y_mm], r, cls: `objective-zone${side ? "" : " contested"}` });
-        S.layers.objectives.push({ kind: "text", at: [obj.x_mm, obj.y_mm + 25], text: `${obj.id}: ${side || "—"}`, cls: "objective-label", size: 0.8 });
+        if (r) shapes.push({ kind: "circle", c: [obj.x_mm, obj.y_mm], r, cls: `objective-zone${side ? "" : " contested"}` });
+        shapes.push({ kind: "text", at: [obj.x_mm, obj.y_mm + 25], text: `${obj.id}: ${side || "—"}`, cls: "objective-label", size: 0.8 });
       });
     } catch (e) { /* rule set without objectives */ }
   }
 
   async function deployment() {
-    S.layers.deployment = [];
+    const current = ticket("deployment"), shapes = [];
+    S.layers.deployment = shapes;
     const a = await api("GET", "api/zones");
+    if (!current()) return;  // asked again since (a newer game): that call draws them
     a.deployment.forEach((z) => {
-      S.layers.deployment.push({ kind: "poly", pts: z.points_mm, cls: "deployment" });
+      shapes.push({ kind: "poly", pts: z.points_mm, cls: "deployment" });
       const c = z.points_mm.reduce((acc, p) => [acc[0] + p[0] / z.points_mm.length, acc[1] + p[1] / z.points_mm.length], [0, 0]);
-      S.layers.deployment.push({ kind: "text", at: c, text: `${z.side} (${z.depth}${z.unit})`, cls: "deployment-label", size: 0.8 });
+      shapes.push({ kind: "text", at: c, text: `${z.side} (${z.depth}${z.unit})`, cls: "deployment-label", size: 0.8 });
     });
   }
 
@@ -891,9 +909,9 @@
 
   // -- log -------------------------------------------------------------------------------------
   async function loadLog() {
-    const ticket = (S.logTicket = (S.logTicket || 0) + 1);
+    const current = ticket("log");
     const data = await api("GET", "api/log?limit=200");
-    if (S.logTicket !== ticket) return;  // a newer change's log was asked for since: it is the one shown
+    if (!current()) return;  // a newer change's log was asked for since: it is the one shown
     S.logEvents = data.events;
     renderLog(data.events);
   }
@@ -1031,7 +1049,7 @@
   function onFormChange() {
     // a new question: the old answer goes (never an old result beside a new error)
     S.resolution = null; S.lastRoll = null; $("#resolution").replaceChildren(); $("#rs-apply").disabled = true;
-    S.resolveTicket = (S.resolveTicket || 0) + 1;  // an answer still on its way is for the old question
+    ticket("resolve");  // an answer still on its way is for the old question
     previewShot().catch((err) => showError(err, $("#rs-form")));
   }
 
@@ -1054,9 +1072,9 @@
     const t0 = performance.now();
     if (S.previewKey !== key) {
       S.previewKey = key;
-      const ticket = (S.previewTicket = (S.previewTicket || 0) + 1);
+      const current = ticket("preview");
       const ans = await api("GET", `api/shot-preview?unit=${encodeURIComponent(unit)}`);
-      if (S.previewTicket !== ticket) return;  // a newer choice, or a newer game, already
+      if (!current()) return;  // a newer choice, or a newer game, already
       S.preview = ans;
       drawPreview(ans);
       S.timings.preview = performance.now() - t0;
@@ -1202,9 +1220,9 @@
     S.applied = null; $("#applied").replaceChildren();
     $("#resolution").replaceChildren(); S.resolution = null;
     const body = { ...resolutionRequest(), ...extra };
-    const ticket = (S.resolveTicket = (S.resolveTicket || 0) + 1);
+    const current = ticket("resolve");
     const res = await api("POST", "api/resolve", body);
-    if (S.resolveTicket !== ticket) return;  // the form changed, or another roll was asked, meanwhile
+    if (!current()) return;  // the form changed, or another roll was asked, meanwhile
     S.resolution = res;
     // applied as asked: these dice with the request they were rolled for, never with the form as it is now
     S.lastRoll = res.result ? { action: body.action, request: body.request, dice: (res.dice || []).map((d) => d.value) } : null;
@@ -1231,6 +1249,7 @@
   // rule set's actions with it as the actor), each one tap away.
   function offerActions(id) {
     const m = modelById(id);
+    ticket("answer");  // a measurement or sight line still on its way never replaces this box
     const box = $("#answer");
     box.replaceChildren();
     const title = document.createElement("p");

@@ -409,6 +409,28 @@ def test_a_sight_line_answered_after_a_measurement_does_not_replace_it(browser: 
     page.close()
 
 
+def test_a_fire_zone_answered_after_a_newer_one_does_not_replace_it(browser: Any, at43: Served) -> None:
+    game = load_game(game_path())
+    older = ask(game, "firezone", ["sierra-alpha", "golems-264"])
+    newer = ask(game, "firezone", ["sierra-alpha", "golems-256"])
+    assert older["zone_mm"] != newer["zone_mm"]  # (else the test could not tell them apart)
+    page = open_page(browser, at43.url)
+    held = _hold_first(page, "**/api/ask", '"golems-264"')
+    page.select_option("#fz-firing", "sierra-alpha")
+    page.select_option("#fz-target", "golems-264")
+    _wait_held(page, held)
+    page.select_option("#fz-target", "golems-256")  # asked after the first zone, answered before it
+    page.wait_for_selector("#plan-svg polygon.firezone", timeout=30_000)
+    shown = page.get_attribute("#plan-svg polygon.firezone", "points")
+    caught = page.inner_text("#firezone-result")
+    assert len(shown.split()) == len(newer["zone_mm"])
+    _let_go(page, held, "**/api/ask")
+    assert page.get_attribute("#plan-svg polygon.firezone", "points") == shown
+    assert page.inner_text("#firezone-result") == caught
+    assert page.locator("#plan-svg polygon.firezone").count() == 1
+    page.close()
+
+
 def test_a_state_or_a_log_answered_before_a_later_change_does_not_replace_it(browser: Any, at43: Served) -> None:
     page = open_page(browser, at43.url)
     page.wait_for_function("() => window.TT.logEvents !== undefined && window.TT.logEvents !== null")
