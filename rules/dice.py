@@ -191,8 +191,13 @@ def binomial(n: int, p: Fraction) -> Distribution:
     if guard is not None and guard.sampling:
         return _binomial_convolved(n, p)
     q = 1 - p
-    return Distribution({k: math.comb(n, k) * p ** k * q ** (n - k)
-                         for k in range(n, -1, -1) if (p or k == 0) and (q or k == n)})
+    probs: dict[Hashable, Fraction] = {}
+    for k in range(n, -1, -1):
+        if guard is not None:  # a budget can stop a huge pool between two terms
+            guard.tick()
+        if (p or k == 0) and (q or k == n):
+            probs[k] = math.comb(n, k) * p ** k * q ** (n - k)
+    return Distribution(probs)
 
 
 def _binomial_convolved(n: int, p: Fraction) -> Distribution:
