@@ -32,6 +32,22 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+def model_centre(page: Any, model: str) -> tuple[float, float]:
+    """The on-screen centre of a model's figure on the plan, once it is drawn.
+
+    The plan may be drawn again (a language switch, a live update) between finding the
+    figure and reading its box: the box is read again until the figure is on screen.
+    """
+    figure = page.locator(f'#plan-svg polygon[data-model="{model}"]')
+    for _ in range(100):
+        figure.wait_for(state="visible")
+        box = figure.bounding_box()
+        if box is not None:
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{model} is never drawn on the plan")
+
+
 def open_page(browser: Any, url: str, *, lang: str | None = None) -> Any:
     """Open the overlay and wait until the game is drawn (and, when live, a frame shown)."""
     page = browser.new_page(viewport=VIEWPORT)

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.server.browser import chromium
+from tests.server.browser import chromium, model_centre
 from tests.server.serving import Served
 
 pytestmark = pytest.mark.browser
@@ -47,13 +47,9 @@ def browser() -> Iterator[Any]:
 
 
 def _tap(page: Any, model: str) -> None:
+    x, y = model_centre(page, model)
     page.locator(f'#plan-svg polygon[data-model="{model}"]').dispatch_event(
-        "pointerdown", {"button": 0, "clientX": _centre(page, model)[0], "clientY": _centre(page, model)[1]})
-
-
-def _centre(page: Any, model: str) -> tuple[float, float]:
-    box = page.locator(f'#plan-svg polygon[data-model="{model}"]').bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        "pointerdown", {"button": 0, "clientX": x, "clientY": y})
 
 
 def _sight(page: Any) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.server.browser import chromium
+from tests.server.browser import chromium, model_centre
 from tests.server.conftest import ROOT
 from tests.server.serving import Served
 
@@ -41,9 +41,9 @@ def browser() -> Iterator[Any]:
 
 
 def _tap(page: Any, model: str) -> None:
-    box = page.locator(f'#plan-svg polygon[data-model="{model}"]').bounding_box()
+    x, y = model_centre(page, model)
     page.locator("#plan-svg").dispatch_event("pointerdown", {
-        "button": 0, "clientX": box["x"] + box["width"] / 2, "clientY": box["y"] + box["height"] / 2})
+        "button": 0, "clientX": x, "clientY": y})
 
 
 def _overflow(page: Any) -> list[str]:
