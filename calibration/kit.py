@@ -15,6 +15,10 @@
 
 Every page carries a 100 mm check bar: printed at 100 % it measures 100 mm.
 
+Every caption is a :class:`tabletracker.words.Said` (its English sentence, message id
+``kit.sheet.*`` and parameters), put on the page as ``say`` words it: in English by default,
+in the user's language when the command line passes its words (``tabletracker/locale/*.kit.po``).
+
 Examples
 --------
 >>> parse_id_ranges("4-6,10", dictionary_size=250)
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +49,7 @@ from calibration.board import KIT_BOARD, BoardSpec
 from calibration.errors import CalibrationPackageError
 from calibration.pdf import PdfCanvas, text_width_mm
 from calibration.setup import ARUCO_DICTIONARIES, CORNER_IDS, FIRST_MODEL_ID
+from tabletracker.words import Said
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +67,9 @@ MIN_QUIET_ZONE_MM = 2.0
 RULER_MM = 100.0
 CUT_GREY = 0.55
 CORNER_NAMES = {0: "TOP-LEFT", 1: "TOP-RIGHT", 2: "BOTTOM-RIGHT", 3: "BOTTOM-LEFT"}
+
+Say = Callable[[Said], str]
+"""How a caption reaches the page: ``str`` (its English sentence), or the user's language's words for it."""
 
 # Base-marker cell: arrow strip above the quiet zone, id strip under it (mm, text pt).
 _ARROW_STRIP_MM = 1.6
@@ -279,7 +287,7 @@ def quiet_zone_mm(dictionary: str, size_mm: float) -> float:
 
 
 # -- page furniture -----------------------------------------------------------------
-def draw_ruler(canvas: PdfCanvas, x_mm: float, y_mm: float) -> None:
+def draw_ruler(canvas: PdfCanvas, x_mm: float, y_mm: float, say: Say = str) -> None:
     """Draw the 100 mm check bar (2 mm tall, top-left at ``x_mm``, ``y_mm``) and its caption."""
     canvas.rect(x_mm, y_mm, RULER_MM, 2.0)
     for tick in range(0, int(RULER_MM) + 1, 10):
@@ -288,28 +296,35 @@ def draw_ruler(canvas: PdfCanvas, x_mm: float, y_mm: float) -> None:
     canvas.text(x_mm, y_mm + 7.5, "0", size_pt=6)
     canvas.text(x_mm + RULER_MM / 2, y_mm + 7.5, "50", size_pt=6, align="center")
     canvas.text(x_mm + RULER_MM, y_mm + 7.5, "100 mm", size_pt=6, align="center")
-    canvas.text(x_mm + RULER_MM + 4, y_mm + 1.0, "This bar must measure 100 mm.", size_pt=7.5)
-    canvas.text(x_mm + RULER_MM + 4, y_mm + 4.5, "Print at 100 %, no fit-to-page.", size_pt=7.5)
+    canvas.text(x_mm + RULER_MM + 4, y_mm + 1.0, say(Said("This bar must measure 100 mm.", "kit.sheet.bar")),
+                size_pt=7.5)
+    canvas.text(x_mm + RULER_MM + 4, y_mm + 4.5, say(Said("Print at 100 %, no fit-to-page.", "kit.sheet.print")),
+                size_pt=7.5)
 
 
 def _header(canvas: PdfCanvas, width_mm: float, title: str, lines: Sequence[str]) -> float:
-    """Write a page title and its lines of instructions; return the y below them."""
-    canvas.text(MARGIN_MM, MARGIN_MM + 5, title, size_pt=13)
+    """Write a page title and its lines of instructions; return the y below them.
+
+    A title too long for the page (many id ranges) is set smaller to fit.
+    """
+    room = width_mm - 2 * MARGIN_MM
+    for line in lines:
+        if text_width_mm(line, 8) > room:
+            raise ValueError(f"kit text does not fit the page: {line!r}")  # a layout bug, not input
+    canvas.text(MARGIN_MM, MARGIN_MM + 5, title, size_pt=min(13.0, 13.0 * room / max(text_width_mm(title, 13), 1e-9)))
     y = MARGIN_MM + 10.5
     for line in lines:
-        if text_width_mm(line, 8) > width_mm - 2 * MARGIN_MM:
-            raise ValueError(f"kit text does not fit the page: {line!r}")  # a layout bug, not input
         canvas.text(MARGIN_MM, y, line, size_pt=8, grey=0.15)
         y += 3.8
     return y + 2.0
 
 
-def _footer(canvas: PdfCanvas, height_mm: float) -> None:
-    draw_ruler(canvas, MARGIN_MM, height_mm - MARGIN_MM - 8.0)
+def _footer(canvas: PdfCanvas, height_mm: float, say: Say) -> None:
+    draw_ruler(canvas, MARGIN_MM, height_mm - MARGIN_MM - 8.0, say)
 
 
 # -- pages ----------------------------------------------------------------------------
-def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int) -> list[PlacedMarker]:
+def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int, say: Say) -> list[PlacedMarker]:
     """The four corner markers: on one page laid out as on the table, or one a page when too big."""
     width, height = PAPERS[options.paper]
     size = options.corner_size_mm
@@ -332,31 +347,37 @@ def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int) -> li
     for marker_id in CORNER_IDS:
         sheet, cx, cy = spots[marker_id]
         if sheet == canvas.page_count - first_page:
-            _corner_page_header(canvas, options, width, height)
+            _corner_page_header(canvas, options, width, height, say)
         mx, my = cx + quiet, cy + quiet
         draw_marker(canvas, options.dictionary, marker_id, mx, my, size)
         placed.append(PlacedMarker(marker_id, options.dictionary, first_page + sheet, mx, my, size))
         canvas.outline(cx, cy, cell, cell, width_mm=0.15, grey=CUT_GREY, dash_mm=2.0)
         _arrow(canvas, cx + cell / 2, cy - 3.6, 3.0)
         _corner_bracket(canvas, cx, cy, cell, marker_id)
-        canvas.text(cx + cell / 2, cy + cell + 8.0, f"Marker {marker_id}: {CORNER_NAMES[marker_id]} corner"
-                    + (" (origin)" if marker_id == 0 else ""), size_pt=10, align="center")
-        canvas.text(cx + cell / 2, cy + cell + 12.0,
-                    "the black square's corner nearest the grey L goes in the table's corner",
-                    size_pt=6.5, grey=0.3, align="center")
+        label = f"Marker {marker_id}: {CORNER_NAMES[marker_id]} corner" + (" (origin)" if marker_id == 0 else "")
+        canvas.text(cx + cell / 2, cy + cell + 8.0, say(Said(label, f"kit.sheet.corner_{marker_id}", id=marker_id)),
+                    size_pt=10, align="center")
+        hint = Said("the black square's corner nearest the grey L goes in the table's corner", "kit.sheet.corner_hint")
+        canvas.text(cx + cell / 2, cy + cell + 12.0, say(hint), size_pt=6.5, grey=0.3, align="center")
     return placed
 
 
-def _corner_page_header(canvas: PdfCanvas, options: KitOptions, width: float, height: float) -> None:
+def _corner_page_header(canvas: PdfCanvas, options: KitOptions, width: float, height: float, say: Say) -> None:
     canvas.page(width, height)
     size = options.corner_size_mm
-    _header(canvas, width, f"Table corner markers 0-3: {size:g} mm, {options.dictionary}", [
-        "Seen from above: 0 top-left (the table's origin), 1 top-right, 2 bottom-right, 3 bottom-left.",
-        "Lay each one flush in its corner: the black square's two outer edges on the play area's edges",
-        f"(its centre {size / 2:g} mm from both). Keep the white margin; let it overhang past the edge.",
-        "All four the same way round: the arrowed top edge toward the table edge joining markers 0 and 1.",
-    ])
-    _footer(canvas, height)
+    title = Said(f"Table corner markers 0-3: {size:g} mm, {options.dictionary}", "kit.sheet.corners_title",
+                 size=size, dictionary=options.dictionary)
+    _header(canvas, width, say(title), [say(line) for line in [
+        Said("Seen from above: 0 top-left (the table's origin), 1 top-right, 2 bottom-right, 3 bottom-left.",
+             "kit.sheet.corners_where"),
+        Said("Lay each one flush in its corner: the black square's two outer edges on the play area's edges",
+             "kit.sheet.corners_flush"),
+        Said(f"(its centre {size / 2:g} mm from both). Keep the white margin; let it overhang past the edge.",
+             "kit.sheet.corners_margin", centre=size / 2),
+        Said("All four the same way round: the arrowed top edge toward the table edge joining markers 0 and 1.",
+             "kit.sheet.corners_way"),
+    ]])
+    _footer(canvas, height, say)
 
 
 def _arrow(canvas: PdfCanvas, x_mm: float, tip_y_mm: float, width_mm: float) -> None:
@@ -395,7 +416,7 @@ def base_cell_mm(dictionary: str, size_mm: float) -> tuple[float, float, float]:
 
 
 def _base_pages(canvas: PdfCanvas, options: KitOptions, ids: Sequence[int], size: float,
-                first_page: int) -> list[PlacedMarker]:
+                first_page: int, say: Say) -> list[PlacedMarker]:
     """Sheets of base markers ``ids``, all ``size`` mm across."""
     width, height = PAPERS[options.paper]
     cell_w, cell_h, quiet = base_cell_mm(options.dictionary, size)
@@ -410,14 +431,17 @@ def _base_pages(canvas: PdfCanvas, options: KitOptions, ids: Sequence[int], size
     for sheet, chunk in enumerate(chunks):
         page = first_page + sheet
         canvas.page(width, height)
-        _header(canvas, width, f"Base markers {size:g} mm, {options.dictionary}: "
-                f"{'id' if len(chunk) == 1 else 'ids'} {format_id_ranges(chunk)} "
-                f"(sheet {sheet + 1} of {len(chunks)})", [
-            "Cut along the grey lines. The arrow marks the marker's top edge: glue it pointing where the "
-            "model faces.",
-            f"Keep the white margin ({round(quiet, 1):g} mm) round the black square; the id printed under each "
-            "marker is the model's marker_id.",
-        ])
+        one = len(chunk) == 1
+        title = Said(f"Base markers {size:g} mm, {options.dictionary}: {'id' if one else 'ids'} "
+                     f"{format_id_ranges(chunk)} (sheet {sheet + 1} of {len(chunks)})",
+                     "kit.sheet.bases_title_one" if one else "kit.sheet.bases_title", size=size,
+                     dictionary=options.dictionary, ids=format_id_ranges(chunk), sheet=sheet + 1, sheets=len(chunks))
+        _header(canvas, width, say(title), [say(line) for line in [
+            Said("Cut along the grey lines. The arrow marks the marker's top edge: glue it pointing where the "
+                 "model faces.", "kit.sheet.bases_cut"),
+            Said(f"Keep the white margin ({round(quiet, 1):g} mm) round the black square; the id printed under "
+                 "each marker is the model's marker_id.", "kit.sheet.bases_margin", margin=round(quiet, 1)),
+        ]])
         cells = []
         for k, marker_id in enumerate(chunk):
             cx = left + (k % columns) * cell_w
@@ -430,7 +454,7 @@ def _base_pages(canvas: PdfCanvas, options: KitOptions, ids: Sequence[int], size
             _arrow(canvas, cx + cell_w / 2, cy + 0.2, 2.0)
             canvas.text(cx + cell_w / 2, cy + cell_h - 0.8, str(marker_id), size_pt=_ID_PT, align="center")
         _cut_grid(canvas, left, top, cell_w, cell_h, columns, len(chunk))
-        _footer(canvas, height)
+        _footer(canvas, height, say)
     return placed
 
 
@@ -478,16 +502,21 @@ def charuco_board(spec: BoardSpec = KIT_BOARD) -> cv2.aruco.CharucoBoard:
                                   spec.marker_mm, _dictionary(spec.dictionary))
 
 
-def _charuco_page(canvas: PdfCanvas, options: KitOptions, page: int) -> tuple[list[PlacedMarker], tuple[float, float]]:
+def _charuco_page(canvas: PdfCanvas, options: KitOptions, page: int,
+                  say: Say) -> tuple[list[PlacedMarker], tuple[float, float]]:
     spec = options.board
     height, width = PAPERS[options.paper]  # landscape
     canvas.page(width, height)
-    top = _header(canvas, width, "ChArUco board for tabletracker calibrate-camera", [
-        f"{spec.squares_x} x {spec.squares_y} squares of {spec.square_mm:g} mm, markers {spec.marker_mm:g} mm, "
-        f"{spec.dictionary} (ids 0-{(spec.squares_x * spec.squares_y) // 2 - 1}): calibrate-camera's defaults.",
-        "Glue it flat on stiff card. Photograph it 15-30 times from different angles and distances, "
-        "filling much of the view.",
-    ])
+    last = (spec.squares_x * spec.squares_y) // 2 - 1
+    title = Said("ChArUco board for tabletracker calibrate-camera", "kit.sheet.board_title")
+    top = _header(canvas, width, say(title), [say(line) for line in [
+        Said(f"{spec.squares_x} x {spec.squares_y} squares of {spec.square_mm:g} mm, markers {spec.marker_mm:g} mm, "
+             f"{spec.dictionary} (ids 0-{last}): calibrate-camera's defaults.", "kit.sheet.board_spec",
+             x=spec.squares_x, y=spec.squares_y, square=spec.square_mm, marker=spec.marker_mm,
+             dictionary=spec.dictionary, last=last),
+        Said("Glue it flat on stiff card. Photograph it 15-30 times from different angles and distances, "
+             "filling much of the view.", "kit.sheet.board_photos"),
+    ]])
     board = charuco_board(spec)
     x0 = (width - spec.width_mm) / 2
     y0 = top + 3.0
@@ -505,15 +534,16 @@ def _charuco_page(canvas: PdfCanvas, options: KitOptions, page: int) -> tuple[li
         mx, my = float(corners[0][0]) + x0, float(corners[0][1]) + y0  # OpenCV's board frame: y down
         draw_marker(canvas, spec.dictionary, int(marker_id), mx, my, spec.marker_mm)
         placed.append(PlacedMarker(int(marker_id), spec.dictionary, page, mx, my, spec.marker_mm))
-    canvas.text(x0, y0 + spec.height_mm + 4.5,
-                f"Each square must measure {spec.square_mm:g} mm, each marker {spec.marker_mm:g} mm.",
-                size_pt=8, grey=0.15)
-    _footer(canvas, height)
+    check = Said(f"Each square must measure {spec.square_mm:g} mm, each marker {spec.marker_mm:g} mm.",
+                 "kit.sheet.board_check", square=spec.square_mm, marker=spec.marker_mm)
+    canvas.text(x0, y0 + spec.height_mm + 4.5, say(check), size_pt=8, grey=0.15)
+    _footer(canvas, height, say)
     return placed, (x0, y0)
 
 
-def build_kit(options: KitOptions = KitOptions()) -> Kit:
-    """Lay out the whole kit for ``options``: corner page, base sheets, ChArUco board.
+def build_kit(options: KitOptions = KitOptions(), say: Say = str) -> Kit:
+    """Lay out the whole kit for ``options``: corner page, base sheets, ChArUco board; ``say`` words the captions
+    (their English sentence by default).
 
     Raises
     ------
@@ -521,17 +551,18 @@ def build_kit(options: KitOptions = KitOptions()) -> Kit:
         When an option is out of range (see :func:`validate`).
     """
     validate(options)
-    canvas = PdfCanvas(title=f"tabletracker marker kit ({options.dictionary}, {options.paper})")
+    canvas = PdfCanvas(title=say(Said(f"tabletracker marker kit ({options.dictionary}, {options.paper})",
+                                      "kit.sheet.pdf_title", dictionary=options.dictionary, paper=options.paper)))
     kinds: list[str] = []
-    markers = _corner_pages(canvas, options, 0)
+    markers = _corner_pages(canvas, options, 0, say)
     kinds += ["corners"] * (canvas.page_count - len(kinds))
     by_size: dict[float, list[int]] = {}
     for marker_id in options.base_ids:
         by_size.setdefault(options.size_for(marker_id), []).append(marker_id)
     for size in sorted(by_size, key=lambda s: (s != options.base_size_mm, s)):
-        markers += _base_pages(canvas, options, by_size[size], size, canvas.page_count)
+        markers += _base_pages(canvas, options, by_size[size], size, canvas.page_count, say)
     kinds += ["bases"] * (canvas.page_count - len(kinds))
-    board_markers, origin = _charuco_page(canvas, options, canvas.page_count)
+    board_markers, origin = _charuco_page(canvas, options, canvas.page_count, say)
     markers += board_markers
     kinds += ["charuco"]
     width, height = PAPERS[options.paper]

@@ -4,7 +4,8 @@ The kit holds the four 60 mm table-corner markers (ids 0-3) with where each goes
 sheets of base markers with cut lines, and the ChArUco board for
 ``calibrate-camera``. Every page has a 100 mm check bar: print at 100 %.
 With ``--setup`` the dictionary and the corner, base and per-marker sizes come
-from the setup file, so the print matches what the tracker expects.
+from the setup file, so the print matches what the tracker expects. The sheets'
+captions are in the user's language (``LANG``), as the command's lines are.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from calibration.kit import (
     parse_id_ranges,
 )
 from calibration.setup import FIRST_MODEL_ID, MarkerSettings, load_setup
-from tabletracker.i18n import said, worded
+from tabletracker.i18n import message_text, said, user_language, worded
+from tabletracker.words import Said
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     """Build the kit and write it; print what was written."""
     options = kit_options(args)
     ids = options.base_ids
-    kit = build_kit(options)
+    lang = user_language()
+    kit = build_kit(options, lambda caption: sheet_words(caption, lang))
     try:
         kit.write(args.out)
     except OSError as exc:
@@ -67,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
         print(said("cli.kit.same_dictionary", dictionary=board.dictionary))
     print(said("cli.kit.print"))
     return 0
+
+
+def sheet_words(caption: Said, lang: str) -> str:
+    """A caption of the printed sheets in ``lang`` (``kit.sheet.*`` in ``tabletracker/locale/<lang>.kit.po``)."""
+    return message_text(caption.words(), lang)
 
 
 def kit_options(args: argparse.Namespace) -> KitOptions:

@@ -11,6 +11,7 @@ import json
 import re
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -22,7 +23,8 @@ from calibration.kit import (
     KitError, KitOptions, build_kit, format_id_ranges, marker_modules, parse_id_ranges, validate,
 )
 from calibration.pdf import MM_PER_PT, PdfCanvas, text_width_mm
-from tabletracker import cli
+from tabletracker import cli, i18n
+from tabletracker.words import Said
 
 DETECT_DPI = 200
 MEASURE_DPI = 600
@@ -385,6 +387,57 @@ def test_success_message_says_what_was_written(tmp_path: Path, capsys) -> None:
     make_kit(tmp_path, "--ids", "4-20,30", "--dictionary", "DICT_4X4_50")
     out = capsys.readouterr().out
     assert "3 pages" in out and "18 base markers of 12 mm (ids 4-20, 30)" in out and "100 %" in out
+
+
+# -- the sheets' words ------------------------------------------------------------------------------------
+def _sheet_fragments(lang: str) -> set[str]:
+    """The fixed words of the sheets' captions in ``lang`` (between their ``{fields}``), long enough to tell."""
+    captions = {k: v for k, v in i18n.catalogue(lang).items() if k.startswith("kit.sheet.")}
+    assert len(captions) >= 15, captions
+    return {p.strip(" ,;:().") for text in captions.values() for p in re.split(r"\{[^{}]*\}", text)
+            if len(p.strip(" ,;:().")) >= 12}
+
+
+@pytest.mark.parametrize(("env", "lang", "other"), [("fr_FR.UTF-8", "fr", "en"), ("en_GB.UTF-8", "en", "fr")])
+def test_the_sheets_captions_are_in_the_users_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       env: str, lang: str, other: str) -> None:
+    monkeypatch.setenv("LANG", env)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    pdf = pdfium.PdfDocument(make_kit(tmp_path, "--ids", "4-140", "--paper", "letter"))
+    text = " ".join(page_text(pdf, page).replace("\r\n", " ") for page in range(len(pdf)))
+    mine, theirs = _sheet_fragments(lang), _sheet_fragments(other)
+    assert sorted(f for f in theirs - mine if f in text) == []  # no caption in the other language
+    missing = sorted(f for f in mine if f not in text and "marker" not in f.lower() and "marqueur" not in f.lower())
+    assert missing == []  # every caption on the sheets, in the user's language (corner labels checked below)
+    corner = i18n.render("kit.sheet.corner_2", {"id": 2}, lang)
+    assert corner and corner in text and ("BOTTOM-RIGHT" in text) == (lang == "en")
+
+
+def test_every_caption_on_the_sheets_goes_through_their_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caption drawn without a message (English whatever the user's language) fails here: only figures
+    (ids, the check bar's scale) are drawn as they are."""
+    drawn: list[str] = []
+    original = PdfCanvas.text
+
+    def record(self: PdfCanvas, x_mm: float, y_mm: float, text: str, **kwargs: Any) -> None:
+        drawn.append(text)
+        original(self, x_mm, y_mm, text, **kwargs)
+
+    monkeypatch.setattr(PdfCanvas, "text", record)
+    said: list[Said] = []
+    kit = build_kit(KitOptions(base_ids=(4, 5, 9), size_overrides_mm=((9, 20.0),)),
+                    lambda caption: said.append(caption) or f"<{len(said) - 1}>")
+    bare = [t for t in drawn if not re.fullmatch(r"<\d+>", t)]
+    assert bare and all(re.fullmatch(r"\d+( mm)?", t) for t in bare), bare
+    assert re.fullmatch(r"<\d+>", kit.canvas.title)  # the document's title too
+    ids = {s.msg_id for s in said}
+    assert {"kit.sheet.bar", "kit.sheet.corner_0", "kit.sheet.bases_title", "kit.sheet.bases_title_one",
+            "kit.sheet.board_check", "kit.sheet.pdf_title"} <= ids
+    for caption in said:  # each one worded in both languages, the English catalogue saying what the code says
+        assert i18n.render(caption.msg_id, caption.params, "en") == str(caption), caption.msg_id
+        fr = i18n.render(caption.msg_id, caption.params, "fr")
+        assert fr and fr != str(caption), caption.msg_id
 
 
 # -- library ---------------------------------------------------------------------------------------------
