@@ -35,7 +35,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from calibration.images import too_large
+from calibration.errors import CalibrationError
+from calibration.images import load_image
 from tracker.errors import TrackerError
 from tracker.mjpeg import MjpegReader, StreamError
 
@@ -154,18 +155,23 @@ def parse_source(text: str) -> SourceSpec:
 
 
 def read_image(path: str | Path) -> np.ndarray:
-    """Read a colour image, raising ``SourceError`` with the reason when it cannot be decoded."""
-    p = Path(path)
-    if not p.is_file():
-        raise SourceError(f"{p}: no such image file", msg_id="live.no_such_picture", params={"path": str(p)})
-    data = np.fromfile(str(p), dtype=np.uint8)
-    if (big := too_large(data, str(p))) is not None:  # size from the header, before decoding
-        raise SourceError(big.text, msg_id=big.msg_id, params=big.params)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if image is None:
-        raise SourceError(f"{p}: cannot decode the image (corrupt or not an image file)",
-                          msg_id="live.picture_undecodable", params={"path": str(p)})
-    return image
+    """Read a colour image (:func:`calibration.images.load_image`), raising ``SourceError`` with the reason when it
+    cannot be read or decoded.
+
+    A missing or undecodable picture is said in the live feed's words (``live.*``); a file too large or
+    that cannot be read, as the calibration's reader says it (``image.*``).
+    """
+    try:
+        return load_image(path)
+    except CalibrationError as exc:
+        where = {"path": str(exc.params.get("path", path))}
+        if exc.msg_id in ("image.missing", "image.directory"):
+            raise SourceError(f"{where['path']}: no such image file", msg_id="live.no_such_picture",
+                              params=where) from None
+        if exc.msg_id == "image.not_an_image":
+            raise SourceError(f"{where['path']}: cannot decode the image (corrupt or not an image file)",
+                              msg_id="live.picture_undecodable", params=where) from None
+        raise SourceError(str(exc), msg_id=exc.msg_id, params=exc.params) from None
 
 
 def frames_from_folder(folder: str | Path, *, fps: float = FOLDER_FPS) -> Iterator[Frame]:

@@ -21,6 +21,7 @@ from tracker.sources import (
     frames_from_camera,
     open_frames,
     parse_source,
+    read_image,
 )
 
 
@@ -56,6 +57,35 @@ def test_folder_sorted_with_an_undecodable_frame(tmp_path: Path) -> None:
     assert [f.name for f in frames] == ["f000.png", "f001.png", "f002.png"]
     assert frames[1].image is None and "cannot decode" in (frames[1].error or "")
     assert frames[0].image is not None and frames[2].image is not None
+
+
+def test_read_image_says_each_refusal_in_the_live_feeds_words_or_the_readers(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The calibration's reader reads the picture; the live feed keeps its own words for a missing or undecodable
+    one, and says a file it cannot read as the reader does, in both languages."""
+    from tabletracker import i18n
+
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG broken")
+    (tmp_path / "folder.png").mkdir()
+    (tmp_path / "locked.png").write_bytes(b"x")
+    cases = {"missing.png": "live.no_such_picture", "folder.png": "live.no_such_picture",
+             "broken.png": "live.picture_undecodable", "locked.png": "image.unreadable"}
+    original = np.fromfile
+
+    def fromfile(path: object, *args: object, **kwargs: object) -> np.ndarray:
+        if str(path).endswith("locked.png"):
+            raise PermissionError(13, "Permission denied")
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(np, "fromfile", fromfile)
+    for name, msg_id in cases.items():
+        with pytest.raises(SourceError) as caught:
+            read_image(tmp_path / name)
+        err = caught.value
+        assert err.msg_id == msg_id and err.params["path"] == str(tmp_path / name), name
+        assert str(err) == i18n.render(msg_id, err.params, "en"), name
+        assert (i18n.render(msg_id, err.params, "fr") or "").startswith(f"{tmp_path / name} : "), name
+    assert read_image(Path(__file__).parents[2] / "sample_images" / "hf600_1080p_tilt20_webcam.jpg").shape[2] == 3
 
 
 def test_empty_folder(tmp_path: Path) -> None:
