@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from rules.dice import Dice, Distribution
 from rules.explain import Step, explanation_json
 from rules.plan import TablePlan, game_to_dict
+from tabletracker.words import Said
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,8 @@ class Resolution:
     """A resolved (or only evaluated) action.
 
     ``steps`` lists every modifier and rule applied with its source; ``needed``
-    the roll(s) needed, by name ("to hit": "5+"); ``odds`` the exact distributions
+    the roll(s) needed, by name ("to hit": "5+"; a :class:`~tabletracker.words.Said` when in words,
+    which ``to_json`` adds as ``needed_words`` for the edges to word); ``odds`` the exact distributions
     of outcomes, by name; ``dice`` the dice taken, in order, as ``(sides, value)``;
     ``result`` what happened (``None`` when no dice were given); ``plan_after`` the
     game after the result is applied (``None`` when no dice were given).
@@ -44,6 +46,10 @@ class Resolution:
             "needed": dict(self.needed),
             "odds": {name: dist.to_json() for name, dist in self.odds.items()},
         }
+        words = {name: {"msg": v.msg_id, "params": dict(v.params)} for name, v in self.needed.items()
+                 if isinstance(v, Said) and v.msg_id}
+        if words:  # a needed roll said in words ("higher total"): its message, for the edges to word it
+            out["needed_words"] = words
         if self.result is not None:
             out["dice"] = [{"sides": s, "value": v} for s, v in self.dice]
             out["result"] = dict(self.result)

@@ -24,6 +24,8 @@
     if (vars) s = s.replace(/\{(\w+)\}/g, (_, k) => (vars[k] === undefined || vars[k] === null ? "" : fmtValue(vars[k])));
     return s;
   }
+  // a message the server worded from its catalogues (texts.fr, texts.en) in the page's language; else the English
+  function worded(m, english) { return (m && m.texts && (m.texts[S.lang] || m.texts.en)) || english; }
   // The rules core speaks English: its rule names and its needed/odds labels ("to hit (rifle)",
   // "attack on b1", "b2 killed") are shown in the page's language. A label translates as a whole
   // when known; else its "(...)" tail and its head separately; else a known leading or trailing
@@ -448,7 +450,7 @@
   function statusDetail() {
     const live = S.live;
     if (S.offline || !live || ["ok", "source_ended"].includes(live.status)) return "";
-    return (live.texts && (live.texts[S.lang] || live.texts.en)) || live.message || "";
+    return worded(live, live.message || "");
   }
 
   function connect() {
@@ -567,7 +569,7 @@
       `<li><b>${esc(ruleWord(s.rule))}</b> ${esc(cleanSource(stepText(s)))} <cite>${esc(sourceText(s.source))}</cite>${docLink(s.doc)}</li>`).join("")}</ul></details>`;
   }
   // a step in the page's language: the rules core's message rendered from its catalogues, else its English sentence
-  function stepText(s) { return (s.texts && (s.texts[S.lang] || s.texts.en)) || s.text; }
+  function stepText(s) { return worded(s, s.text); }
   // a cited rule choice: a link to its entry in the project's docs (served by /docs/<page>)
   function docLink(doc) {
     const m = /^([a-z0-9-]+)\.md#([a-z0-9-]+?)-(\d+)$/.exec(doc || "");
@@ -972,7 +974,7 @@
       return t("log.setup.ruleset", p) + (m.length ? ` (${t("terrain_now")} ${m.join(", ")})` : "");
     }
     if (e.kind === "marker_rejected") {  // worded by the server in both languages (its catalogues)
-      return t("log.marker_rejected", { what: (p.texts && (p.texts[S.lang] || p.texts.en)) || p.reason || "" });
+      return t("log.marker_rejected", { what: worded(p, p.reason || "") });
     }
     if (e.kind === "terrain.add") p.kind = kindName(p.kind);
     const key = `log.${e.kind}`;
@@ -1204,7 +1206,9 @@
     return t(c.removed ? "headline.chance_removed" : "headline.chance_wound", { pct: pct(c.p, 0) });
   }
   function showResolution(res) {
-    const needed = Object.entries(res.needed || {}).map(([k, v]) => `${esc(ruleWord(k))}${t("sep")}<b>${esc(v)}</b>`).join(" · ");
+    // a roll ("5+"), or words ("higher total") the server says in both languages (needed_words)
+    const needed = Object.entries(res.needed || {}).map(([k, v]) =>
+      `${esc(ruleWord(k))}${t("sep")}<b>${esc(worded((res.needed_words || {})[k], v))}</b>`).join(" · ");
     let html = `<p class="headline" id="rs-headline">${esc(headline(res))}</p>`;
     if (res.result) html += `<p class="dice-line">${t("dice")}${t("sep")}<b id="rolled-dice">${(res.dice || []).map((d) => d.value).join(", ")}</b></p>`;
     html += needed ? `<p id="rs-needed">${t("needed")} ${needed}</p>` : "";

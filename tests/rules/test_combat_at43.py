@@ -13,6 +13,7 @@ from rules.dice import Dice, Distribution, binomial, success_chance, with_reroll
 from rules.errors import IllegalActionError, InvalidActionError
 from rules.frozen import freeze
 from rules.plan import Model, Terrain
+from tabletracker.i18n import step_texts
 from tests.rules.at43_table import at43_plan, moved, only
 from tests.rules.brute import brute_force
 
@@ -146,6 +147,8 @@ def test_out_of_range_is_an_automatic_failure() -> None:
     plan = at43_plan(1100.0)  # portée 10: 3 - 10 = -7 -> automatic failure
     res = resolve(plan, "shoot", NANO, Dice.given([]))
     assert res.needed["to hit"] == "automatic failure"
+    assert res.to_json()["needed_words"]["to hit"] == {"msg": "at43.need.fail", "params": {}}  # for the page
+    assert step_texts(res.to_json()["needed_words"]["to hit"]) == {"fr": "échec automatique", "en": "automatic failure"}
     assert res.odds["hits"] == Distribution.certain(0)
     assert res.result["removed"] == [] and res.dice == ()
 

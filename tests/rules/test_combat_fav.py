@@ -64,6 +64,7 @@ def test_hidden_figure_within_2_ud_is_spotted_automatically() -> None:
     plan = place(plan, {"us-2": (340.0, 430.0)})  # 1.75 UD from para-2
     res = resolve(plan, "spot", {"spotter": "us-2", "target": "para-2"}, Dice.given([]))
     assert res.result["spotted"] and "under 2 UD" in texts(res)
+    assert step_texts(res.to_json()["needed_words"]["spot"]) == {"fr": "automatique", "en": "automatic"}
     resolve(plan, "shoot", {"firing": "us-2", "target": "para-2"}, None)
 
 

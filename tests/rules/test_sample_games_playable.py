@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from rules.frozen import freeze, thaw
 from rules.plan import TablePlan, game_to_dict, load_game, parse_game
 from rules.roster import load_roster, merge_rosters, parse_roster
 from tabletracker.cli import main
+from tabletracker.i18n import render
+from tabletracker.words import Said
 from rules.rulesets.high_fire import actions as hf_actions
 from tests.rules.test_combat_high_fire import fake_tables
 
@@ -192,6 +195,10 @@ def test_every_action_resolves_on_the_sample_game(game: str, action: str, reques
     for name, dist in odds.odds.items():
         assert sum(dist.probs.values()) == Fraction(1), name
     json.dumps(odds.to_json())  # what the web page and --json print
+    for name, needed in odds.needed.items():  # a roll ("5+", "3 x 4+"), or words said in both languages
+        worded = isinstance(needed, Said) and all(render(needed.msg_id, needed.params, lang) for lang in ("fr", "en"))
+        assert re.fullmatch(r"(\d+ x )?\d+\+?", needed) or worded, (name, needed)
+        assert (name in odds.to_json().get("needed_words", {})) == worded, name
     rolled = resolve(plan, action, request_, Dice.seeded(1))
     assert rolled.result is not None
     json.dumps(rolled.to_json())

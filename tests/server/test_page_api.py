@@ -3,10 +3,11 @@ mapping, what an applied resolution changed, and the live status of the frame so
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from server.live import TrackEvent
-from tests.server.conftest import small_game, still
+from tests.server.conftest import ROOT, small_game, still
 from tests.server.test_api import at43_battle
 
 
@@ -91,6 +92,17 @@ def test_an_applied_shot_says_what_it_changed_and_the_removed_models_stay_known(
     assert [r["model"] for r in state["removed"]] == removed
     client.post("/api/undo", json={})
     assert client.get("/api/state").json["game"]["removed"] == []
+
+
+def test_a_needed_roll_in_words_comes_in_both_languages_beside_its_english(make_app: Any) -> None:
+    game = json.loads((ROOT / "rules" / "data" / "games" / "feu-a-volonte-sample.json").read_text(encoding="utf-8"))
+    client = make_app(GAME=game).test_client()
+    res = client.post("/api/resolve", json={"action": "melee", "request": {"attacker": "para-1", "defender": "us-2"}})
+    assert res.status_code == 200, res.json
+    assert res.json["needed"] == {"win": "higher total"}  # as before, for the API's users
+    words = res.json["needed_words"]["win"]
+    assert words["msg"] == "feu_a_volonte.needed.higher_total"
+    assert words["texts"] == {"fr": "le total le plus fort", "en": "higher total"}
 
 
 def test_the_live_view_names_its_run_and_says_when_the_source_ended(make_app: Any) -> None:

@@ -54,7 +54,7 @@ from rules.rulesets.at43.dice import at43_roll_needed
 from rules.rulesets.at43.fire_zone import skip_msg
 from rules.rulesets.at43.results import Activated, GroupOutcome, NewLeader, SalvoResult, TemplateOutcome, TurnBegun
 from rules.rulesets.at43.state import AT43State
-from rules.rulesets.at43.words import how_msg, ids_or_nobody, need_msg
+from rules.rulesets.at43.words import how_msg, ids_or_nobody, need_msg, need_said
 from rules.rulesets.kit import (
     fmt_len,
     remove_model,
@@ -775,9 +775,9 @@ def _finish(plan: TablePlan, action: str, steps: list[Step], dice: Dice | None, 
     else:
         losses = deviation["odds"]()
         odds = {"hits": hits, "models removed": losses}
-    needed_map = {"to hit": needed_text(needed)}
+    needed_map = {"to hit": need_said(needed)}
     if damage_on is not None:
-        needed_map[f"damage ({damage_on.profile})"] = needed_text(_damage_needed(plan, weapon, damage_on)[0])
+        needed_map[f"damage ({damage_on.profile})"] = need_said(_damage_needed(plan, weapon, damage_on)[0])
     if dice is None:
         return Resolution(RULESET, action, tuple(steps), needed_map, odds)
     rolled = roll_hits(dice, count, needed, weapon.rerolls)

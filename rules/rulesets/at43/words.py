@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from rules.dice import AUTO_SUCCESS
+from rules.dice import AUTO_SUCCESS, needed_text
 from rules.explain import msg
+from tabletracker.words import Said
 
 
 def need_msg(needed: int | None | str) -> Mapping[str, Any]:
@@ -23,6 +24,12 @@ def need_msg(needed: int | None | str) -> Mapping[str, Any]:
     if int(needed) >= 6:
         return msg("at43.need.six")
     return msg("at43.need.roll", face=int(needed))
+
+
+def need_said(needed: int | None | str) -> Said:
+    """The roll needed as a resolution's ``needed`` value: ``5+`` or "automatic failure", with its message id."""
+    words = need_msg(needed)
+    return Said(needed_text(needed), words["msg"], **words["params"])
 
 
 def how_msg(how: str) -> Mapping[str, Any]:

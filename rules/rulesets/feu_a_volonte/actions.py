@@ -554,6 +554,8 @@ def _aim(plan: TablePlan, shooters: Sequence[Model], target: Model, weapon: Weap
 
 # what wins a melee (Les Combats en corps à corps), with its message id for the edges
 HIGHER_TOTAL = Said("higher total", "feu_a_volonte.needed.higher_total")
+# no roll needed: a hidden figure within 2 UD is spotted (Se dissimuler)
+AUTOMATIC = Said("automatic", "feu_a_volonte.needed.automatic")
 
 
 def shoot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
@@ -803,7 +805,7 @@ def spot(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Reso
         p = nerve_odds(count, 0)
         p = with_reroll(p) if helper is not None else p
         odds = {"spotted": Distribution.from_pairs(((True, p), (False, 1 - p)))}
-    needed = {"spot": "automatic" if auto else "7+"}
+    needed = {"spot": AUTOMATIC if auto else "7+"}
     if dice is None:
         return Resolution(RULESET, "spot", tuple(steps), needed, odds)
     after = plan.with_state(extra_state) if extra_state != state_json(plan) else plan

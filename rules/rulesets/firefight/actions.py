@@ -105,6 +105,7 @@ from rules.rulesets.kit import (
     with_extra,
     with_status,
 )
+from tabletracker.words import Said
 
 if TYPE_CHECKING:
     from rules.rulesets.firefight import Firefight
@@ -1486,6 +1487,10 @@ def _wounds_rolled(plan: TablePlan, unit_id: str, wounds: int, dice: Dice, steps
     return _apply(plan, rolled)
 
 
+# what a dangerous-terrain die needs to wound (Terrain dangereux), with its message id for the edges
+ONE_WOUNDS = Said("a 1 wounds", "firefight.needed.one_wounds")
+
+
 def dangerous(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) -> Resolution:
     """Models moving through or activating in dangerous terrain roll a D6 each (Tough: X dice); each 1 is a wound.
 
@@ -1517,13 +1522,13 @@ def dangerous(plan: TablePlan, request: Mapping[str, Any], dice: Dice | None) ->
     odds = {"wounds": wounds,
             "outcome (models removed, last model)": wounds.bind(lambda k: _final_outcome(bodies, ((), k), 0))}
     if dice is None:
-        return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds)
+        return Resolution(RULESET, "dangerous", tuple(steps), {"each die": ONE_WOUNDS}, odds)
     faces = dice.roll_many(n)
     k = sum(1 for f in faces if f == 1)
     steps.append(Step("dangerous dice", f"{list(faces)}: {k} wound(s)", _src("Terrain, Terrain dangereux"),
                       msg="firefight.dangerous.rolled", params={"faces": list(faces), "wounds": k}))
     after, res = _wounds_rolled(plan, unit_id, k, dice, steps, request)
-    return Resolution(RULESET, "dangerous", tuple(steps), {"each die": "a 1 wounds"}, odds, tuple(dice.rolled), res,
+    return Resolution(RULESET, "dangerous", tuple(steps), {"each die": ONE_WOUNDS}, odds, tuple(dice.rolled), res,
                       after)
 
 
