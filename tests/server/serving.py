@@ -74,5 +74,11 @@ class Served:
         self.kill(signal.SIGTERM)
 
 
+def serve_game(folder: Path, game: Any) -> Served:
+    """Serve ``game`` (written to ``folder/game.json``, its log in ``folder/g.db``) with no frame source."""
+    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
+    return Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")])
+
+
 def game_path() -> Path:
     return ROOT / "rules" / "data" / "games" / "at-43-sample.json"

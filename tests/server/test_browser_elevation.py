@@ -8,14 +8,13 @@ labels the raised model; undo (a player's action) puts it back on the table.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from tests.server.browser import chromium, model_centre
-from tests.server.serving import Served
+from tests.server.serving import Served, serve_game
 
 pytestmark = pytest.mark.browser
 
@@ -34,9 +33,7 @@ GAME = {
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    folder = tmp_path_factory.mktemp("elevation")
-    (folder / "game.json").write_text(json.dumps(GAME), encoding="utf-8")
-    with Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")]) as s:
+    with serve_game(tmp_path_factory.mktemp("elevation"), GAME) as s:
         yield s
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from tests.server.browser import chromium, model_centre
 from tests.server.conftest import ROOT
-from tests.server.serving import Served
+from tests.server.serving import Served, serve_game
 
 pytestmark = pytest.mark.browser
 FR = ("m11 voit m16 : 100 % de la largeur de son socle", "ruins-1 : ruines : couvert et terrain difficile")
@@ -27,10 +27,8 @@ EN = ("m11 sees m16: 100% of its base width", "ruins-1: ruins: cover and difficu
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    folder = tmp_path_factory.mktemp("explain")
     game = json.loads((ROOT / "sample_images" / "sequence" / "game.json").read_text(encoding="utf-8"))
-    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
-    with Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")]) as s:
+    with serve_game(tmp_path_factory.mktemp("explain"), game) as s:
         yield s
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.server.browser import chromium
 from tests.server.conftest import ROOT
-from tests.server.serving import Served
+from tests.server.serving import Served, serve_game
 
 pytestmark = pytest.mark.browser
 WORDS = {"fr": ("le total le plus fort", "plus que la défense (4d6, on garde les 2 meilleurs"),
@@ -24,10 +24,8 @@ WORDS = {"fr": ("le total le plus fort", "plus que la défense (4d6, on garde le
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    folder = tmp_path_factory.mktemp("needed")
     game = json.loads((ROOT / "rules" / "data" / "games" / "feu-a-volonte-sample.json").read_text(encoding="utf-8"))
-    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
-    with Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")]) as s:
+    with serve_game(tmp_path_factory.mktemp("needed"), game) as s:
         yield s
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from tests.server.browser import chromium
 from tests.server.conftest import ROOT
-from tests.server.serving import Served
+from tests.server.serving import Served, serve_game
 
 pytestmark = pytest.mark.browser
 SIZES = {"desk": ({"width": 1440, "height": 900}, False), "phone": ({"width": 390, "height": 844}, True)}
@@ -43,15 +43,10 @@ def browser() -> Iterator[Any]:
         yield b
 
 
-def _serve(folder: Path, game: dict[str, Any]) -> Served:
-    (folder / "game.json").write_text(json.dumps(game), encoding="utf-8")
-    return Served(["--no-source", "--game", str(folder / "game.json"), "--db", str(folder / "g.db")])
-
-
 @pytest.fixture(scope="module")
 def firefight(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     game = json.loads((ROOT / "sample_images" / "sequence" / "game.json").read_text())
-    with _serve(tmp_path_factory.mktemp("ff"), game) as served:
+    with serve_game(tmp_path_factory.mktemp("ff"), game) as served:
         yield served
 
 
@@ -62,21 +57,21 @@ def at43(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     game = at43_battle()
     game["terrain"] = [{"id": "ruins-1", "kind": "ruins", "shape": "area", "name": "ruins",
                         "points_mm": [[500, 500], [620, 500], [620, 580], [500, 580]]}]
-    with _serve(tmp_path_factory.mktemp("at43"), game) as served:
+    with serve_game(tmp_path_factory.mktemp("at43"), game) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
 def star_wars(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     game = json.loads((ROOT / "rules" / "data" / "games" / "star-wars-sample.json").read_text())
-    with _serve(tmp_path_factory.mktemp("sw"), game) as served:
+    with serve_game(tmp_path_factory.mktemp("sw"), game) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
 def feu_a_volonte(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     game = json.loads((ROOT / "rules" / "data" / "games" / "feu-a-volonte-sample.json").read_text())
-    with _serve(tmp_path_factory.mktemp("fav"), game) as served:
+    with serve_game(tmp_path_factory.mktemp("fav"), game) as served:
         yield served
 
 
@@ -90,7 +85,7 @@ def high_fire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     (folder / "my-high-fire-tables.json").write_text(json.dumps(fake_tables(weapons=HF_WEAPONS)), encoding="utf-8")
     game = json.loads((ROOT / "rules" / "data" / "games" / "high-fire-sample.json").read_text())
     game["options"] = {**game.get("options", {}), "high_fire_tables": str(folder / "my-high-fire-tables.json")}
-    with _serve(folder, game) as served:
+    with serve_game(folder, game) as served:
         yield served
 
 
