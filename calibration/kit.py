@@ -311,12 +311,32 @@ def _header(canvas: PdfCanvas, width_mm: float, title: str, lines: Sequence[str]
     for line in lines:
         if text_width_mm(line, 8) > room:
             raise ValueError(f"kit text does not fit the page: {line!r}")  # a layout bug, not input
-    canvas.text(MARGIN_MM, MARGIN_MM + 5, title, size_pt=min(13.0, 13.0 * room / max(text_width_mm(title, 13), 1e-9)))
+    canvas.text(MARGIN_MM, MARGIN_MM + 5, title, size_pt=_fitting(title, 13.0, room))
     y = MARGIN_MM + 10.5
     for line in lines:
         canvas.text(MARGIN_MM, y, line, size_pt=8, grey=0.15)
         y += 3.8
     return y + 2.0
+
+
+def _fitting(text: str, size_pt: float, width_mm: float) -> float:
+    """The text size at most ``size_pt`` that sets ``text`` within ``width_mm``."""
+    return min(size_pt, size_pt * width_mm / max(text_width_mm(text, size_pt), 1e-9))
+
+
+def _wrapped(text: str, size_pt: float, width_mm: float) -> list[str]:
+    """``text`` cut at spaces into lines within ``width_mm`` (a word longer than that alone on its line).
+
+    >>> _wrapped("the black square's corner goes in the table's corner", 6.5, 40.0)
+    ["the black square's corner goes in the", "table's corner"]
+    """
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and text_width_mm(f"{lines[-1]} {word}", size_pt) <= width_mm:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def _footer(canvas: PdfCanvas, height_mm: float, say: Say) -> None:
@@ -337,8 +357,10 @@ def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int, say: 
         left = (width - 2 * cell - gap) / 2
         grid = {0: (0, 0), 1: (1, 0), 2: (1, 1), 3: (0, 1)}  # id -> (column, row) as on the table
         spots = {i: (0, left + c * (cell + gap), top + r * row_step) for i, (c, r) in grid.items()}
+        room = cell + gap - 2.0  # a caption may reach into the gap between two markers, not past it
     elif cell <= width - 2 * MARGIN_MM and top + row_step <= bottom:
         spots = {i: (i, (width - cell) / 2, top) for i in CORNER_IDS}
+        room = width - 2 * MARGIN_MM
     else:
         raise KitError(f"{size:g} mm corner markers do not fit on {options.paper} paper; "
                        f"use at most {CORNER_SIZE_RANGE_MM[1]:g} mm", msg_id="kit.corners_do_not_fit",
@@ -354,11 +376,12 @@ def _corner_pages(canvas: PdfCanvas, options: KitOptions, first_page: int, say: 
         canvas.outline(cx, cy, cell, cell, width_mm=0.15, grey=CUT_GREY, dash_mm=2.0)
         _arrow(canvas, cx + cell / 2, cy - 3.6, 3.0)
         _corner_bracket(canvas, cx, cy, cell, marker_id)
-        label = f"Marker {marker_id}: {CORNER_NAMES[marker_id]} corner" + (" (origin)" if marker_id == 0 else "")
-        canvas.text(cx + cell / 2, cy + cell + 8.0, say(Said(label, f"kit.sheet.corner_{marker_id}", id=marker_id)),
-                    size_pt=10, align="center")
+        english = f"Marker {marker_id}: {CORNER_NAMES[marker_id]} corner" + (" (origin)" if marker_id == 0 else "")
+        label = say(Said(english, f"kit.sheet.corner_{marker_id}", id=marker_id))
+        canvas.text(cx + cell / 2, cy + cell + 8.0, label, size_pt=_fitting(label, 10.0, room), align="center")
         hint = Said("the black square's corner nearest the grey L goes in the table's corner", "kit.sheet.corner_hint")
-        canvas.text(cx + cell / 2, cy + cell + 12.0, say(hint), size_pt=6.5, grey=0.3, align="center")
+        for k, line in enumerate(_wrapped(say(hint), 6.5, room)[:2]):  # two lines fit above the next row's arrow
+            canvas.text(cx + cell / 2, cy + cell + 12.0 + 2.6 * k, line, size_pt=6.5, grey=0.3, align="center")
     return placed
 
 

@@ -46,6 +46,13 @@ _HELVETICA_WIDTHS = (
     333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
     556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,
 )
+# The same for the WinAnsi letters and signs French needs (accented letters, guillemets, degree, no-break space).
+_HELVETICA_LATIN = {
+    **dict.fromkeys("àâäáèéêëôöòóùûüú", 556), "ç": 500, **dict.fromkeys("îïìí", 278), "ÿ": 500, "œ": 944, "æ": 889,
+    **dict.fromkeys("ÀÂÄÁ", 667), "Ç": 722, **dict.fromkeys("ÈÉÊË", 667), **dict.fromkeys("ÎÏ", 278),
+    **dict.fromkeys("ÔÖ", 778), **dict.fromkeys("ÙÛÜ", 722), "Œ": 1000, "«": 556, "»": 556, "°": 400,
+    "\u00a0": 278, "’": 222, "‘": 222, "“": 333, "”": 333, "–": 556, "—": 1000, "…": 1000, "€": 556,
+}
 _DEFAULT_WIDTH = 556
 
 
@@ -58,9 +65,12 @@ def text_width_mm(text: str, size_pt: float) -> float:
     3.923
     >>> text_width_mm("", 10.0)
     0.0
+    >>> round(text_width_mm("îç", 10.0), 3)  # narrower than most letters
+    2.745
     """
     units = sum(
-        _HELVETICA_WIDTHS[ord(ch) - 32] if 32 <= ord(ch) <= 126 else _DEFAULT_WIDTH for ch in text
+        _HELVETICA_WIDTHS[ord(ch) - 32] if 32 <= ord(ch) <= 126 else _HELVETICA_LATIN.get(ch, _DEFAULT_WIDTH)
+        for ch in text
     )
     return units / 1000.0 * size_pt * MM_PER_PT
 

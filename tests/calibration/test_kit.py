@@ -440,6 +440,37 @@ def test_every_caption_on_the_sheets_goes_through_their_words(monkeypatch: pytes
         assert fr and fr != str(caption), caption.msg_id
 
 
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("corner_mm", [30.0, 40.0, 60.0, 90.0, 140.0])
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_every_caption_fits_its_place_in_either_language(monkeypatch: pytest.MonkeyPatch, lang: str,
+                                                          corner_mm: float, paper: str) -> None:
+    """No caption runs off the page's margins or into another, whatever the language and the corner markers' size
+    (the longer French labels and hints are set smaller or on two lines where the markers sit close)."""
+    boxes: list[tuple[int, float, float, float, float, str]] = []  # page, left, right, cap top, baseline, text
+    original = PdfCanvas.text
+
+    def record(self: PdfCanvas, x_mm: float, y_mm: float, text: str, *, size_pt: float = 9.0,
+               align: str = "left", **kwargs: Any) -> None:
+        width = text_width_mm(text, size_pt)
+        left = x_mm - {"left": 0.0, "center": 0.5, "right": 1.0}[align] * width
+        boxes.append((self.page_count - 1, left, left + width, y_mm - 0.72 * size_pt * MM_PER_PT, y_mm, text))
+        original(self, x_mm, y_mm, text, size_pt=size_pt, align=align, **kwargs)
+
+    monkeypatch.setattr(PdfCanvas, "text", record)
+    kit = build_kit(KitOptions(paper=paper, base_ids=(4, 5, 9, 10), corner_size_mm=corner_mm,
+                               size_overrides_mm=((9, 20.0), (10, 20.0))),
+                    lambda caption: i18n.render(caption.msg_id, caption.params, lang) or "")
+    for n, page in enumerate(kit.pages):
+        mine = [b for b in boxes if b[0] == n]
+        assert mine and all(page.width_mm - 10.0 + 0.01 >= right and left >= 10.0 - 0.01 and top >= 0
+                            and base <= page.height_mm - 10.0 for _, left, right, top, base, _ in mine), (n, mine)
+        for i, a in enumerate(mine):
+            for b in mine[i + 1:]:
+                apart = a[2] <= b[1] or b[2] <= a[1] or a[4] <= b[3] or b[4] <= a[3]
+                assert apart, (n, a[5], b[5])
+
+
 # -- library ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "expected", "exception"),
