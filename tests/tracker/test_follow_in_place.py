@@ -10,6 +10,7 @@ place: it goes to the region search, which finds it where it now is.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -65,6 +66,20 @@ def tracker() -> Tracker:
     return Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False, full_scan_every=10**6)
 
 
+def followed_then_no_fast_follow(monkeypatch: pytest.MonkeyPatch) -> tuple[Tracker, list[dict[int, bool]]]:
+    """A tracker that followed the models over two frames, its fast follow then made to fail for
+    every marker (edges unmeasured, cells unread), and the record of its in-place readings."""
+    calls = spy_in_place(monkeypatch)
+    tr = tracker()
+    for i in range(2):
+        tr.process(Frame(i, i / 10.0, draw(MODELS, SOFT, seed=i)))
+    monkeypatch.setattr(pipeline, "refine_corners_status",
+                        lambda gray, old, cells: (np.array(old, float), np.zeros(len(old), bool)))
+    monkeypatch.setattr(pipeline, "same_ids", lambda gray, quads, ids, dictionary: np.zeros(len(ids), bool))
+    calls.clear()
+    return tr, calls
+
+
 def test_a_soft_marker_the_fast_follow_loses_is_read_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     """Marker 22 fails the fast follow on every frame and is read in place, without a region
     search but every :data:`~tracker.pipeline.IN_PLACE_CHECK_AFTER` + 1-th frame (the check),
@@ -90,22 +105,18 @@ def test_a_soft_marker_the_fast_follow_loses_is_read_in_place(monkeypatch: pytes
     assert "p" * pipeline.IN_PLACE_CHECK_AFTER in runs and "p" * (pipeline.IN_PLACE_CHECK_AFTER + 1) not in runs, runs
 
 
-@pytest.mark.parametrize(("dx_mm", "side_mm"), [(1.2, 12.0), (-2.0, 12.0), (4.0, 12.0), (0.0, 13.0)])
+@pytest.mark.parametrize(("dx_mm", "side_mm", "motion_px"),
+                         [(1.2, 12.0, 0.0), (-2.0, 12.0, 0.0), (4.0, 12.0, 0.0), (-1.2, 12.0, 4.0), (0.0, 13.0, 0.0)])
 def test_a_marker_moved_or_lifted_is_not_kept_at_its_old_place(monkeypatch: pytest.MonkeyPatch, dx_mm: float,
-                                                                side_mm: float) -> None:
-    """The fast follow fails for every marker (forced); marker 22 slid by a millimetre or more,
-    or looks 8 % bigger (lifted toward the camera): the in-place reading does not take it at its
-    old place, and the region search finds it where it now is."""
-    calls = spy_in_place(monkeypatch)
-    tr = tracker()
-    for i in range(2):
-        tr.process(Frame(i, i / 10.0, draw(MODELS, SOFT, seed=i)))
-    monkeypatch.setattr(pipeline, "refine_corners_status",
-                        lambda gray, old, cells: (np.array(old, float), np.zeros(len(old), bool)))
-    monkeypatch.setattr(pipeline, "same_ids", lambda gray, quads, ids, dictionary: np.zeros(len(ids), bool))
-    calls.clear()
+                                                                side_mm: float, motion_px: float) -> None:
+    """The fast follow fails for every marker (forced); marker 22 slid by a millimetre or more
+    (under a motion blur along the slide too, where the blurred square still reads as 22 near its
+    old place), or looks 8 % bigger (lifted toward the camera): the in-place reading does not take
+    it, and the region search finds it where it now is."""
+    tr, calls = followed_then_no_fast_follow(monkeypatch)
     x, y, f = MODELS[22]
-    tr.process(Frame(2, 0.2, draw({**MODELS, 22: (x + dx_mm, y, f)}, SOFT, seed=2, sides_mm={22: side_mm})))
+    photo = replace(SOFT, motion_px=motion_px)
+    tr.process(Frame(2, 0.2, draw({**MODELS, 22: (x + dx_mm, y, f)}, photo, seed=2, sides_mm={22: side_mm})))
     assert calls and calls[-1][22] is False
     assert sum(calls[-1].values()) >= len(IDS) - 2          # the others, still, were read in place
     assert tr.last_steps == ("regions",)
@@ -117,14 +128,7 @@ def test_a_marker_moved_or_lifted_is_not_kept_at_its_old_place(monkeypatch: pyte
 def test_a_marker_nudged_by_a_fraction_of_a_cell_is_followed_to_its_new_place(monkeypatch: pytest.MonkeyPatch,
                                                                               dx_mm: float) -> None:
     """Read in place, a marker nudged by under a millimetre is measured where it now is."""
-    calls = spy_in_place(monkeypatch)
-    tr = tracker()
-    for i in range(2):
-        tr.process(Frame(i, i / 10.0, draw(MODELS, SOFT, seed=i)))
-    monkeypatch.setattr(pipeline, "refine_corners_status",
-                        lambda gray, old, cells: (np.array(old, float), np.zeros(len(old), bool)))
-    monkeypatch.setattr(pipeline, "same_ids", lambda gray, quads, ids, dictionary: np.zeros(len(ids), bool))
-    calls.clear()
+    tr, calls = followed_then_no_fast_follow(monkeypatch)
     x, y, f = MODELS[22]
     tr.process(Frame(2, 0.2, draw({**MODELS, 22: (x + dx_mm, y, f)}, SOFT, seed=2)))
     assert calls and calls[-1][22] is True and tr.last_steps == ()
