@@ -626,10 +626,10 @@ class Tracker:
         square's centre and angle) is aligned on its cells and read against the ids in play
         as a searched square is (:func:`tracker.candidates.read_candidates` with
         ``known_size``, and the blurred codes), about 10 ms a frame at 1080p instead of a region
-        search's 25-60. On a frame that already ran an expensive step (a band of a scan, the
-        corner check) the blurred codes are left out (a motion-blurred frame's lost markers
-        made a band's frame the slowest): what their plain cells do not read waits for the
-        region search.
+        search's 25-60. On a frame that runs another expensive step (a band of a scan, the
+        corner check, a region search already queued) the blurred codes are left out (a
+        motion-blurred frame's lost markers made a band's frame the slowest): what their plain
+        cells do not read waits for the region search.
 
         The guard, so that a marker that moved is never kept at its old place:
 
@@ -664,7 +664,7 @@ class Tracker:
                       - side_lengths(old[rows])[None]).argmin(axis=0)
         squares = snapped[pick, np.arange(len(rows))]
         read = read_candidates(gray, squares, det.dictionary, sorted(det.in_play), max_errors=IN_PLAY_MAX_ERRORS,
-                               known_size=True, scales=(1.0,), blurred=not self._steps)
+                               known_size=True, scales=(1.0,), blurred=not (self._steps or self._search_queue))
         if not len(read):
             return placed, corners
         centres = diagonal_centres(read.corners)
