@@ -2,10 +2,14 @@
 
 After a full scan of the first frame, each marker seen in the last frame is followed by
 refining its old corners on the new frame (:mod:`tracker.refine`) and checking that the
-refined square still reads as the same id (:mod:`tracker.decode`); a marker that moved too
-far for that is searched for in a small region around where it was (the ArUco detector runs
-on the crop; at most :data:`REGION_SEARCHES_PER_FRAME` such regions and
-:data:`REGION_SEARCH_PIXELS` per frame, the others carried to the next frames, oldest
+refined square still reads as the same id (:mod:`tracker.decode`); a marker lost by that
+(a defocus and JPEG soften its edges and cells) is then read where it was, its square of
+known size aligned on its cells (:meth:`Tracker._read_in_place`: taken only as that id,
+within half a cell of its place and at its known size, at its new corners, and at most
+:data:`IN_PLACE_CHECK_AFTER` frames in a row); a marker that moved too far for either is
+searched for in a small region around where it was (the ArUco detector runs on the crop; at
+most :data:`REGION_SEARCHES_PER_FRAME` such regions and :data:`REGION_SEARCH_PIXELS` per
+frame, the others carried to the next frames, oldest
 first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every
 :data:`MISSING_SCAN_EVERY` frames) while a known model is missing; once markers are followed
 it covers the table's part of the frame only (:data:`TABLE_SCAN_MARGIN_SIDES`); it keeps
@@ -50,11 +54,19 @@ import numpy as np
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
-from tracker.candidates import prepare_blurred_reading
+from tracker.candidates import prepare_blurred_reading, read_candidates, snapped_squares
 from tracker.changes import ChangeMap
 from tracker.decode import same_ids
-from tracker.detections import Detections
-from tracker.markers import MarkerDetector, MarkerFixes, TableMapping, detector_for, locate_models, side_lengths
+from tracker.detections import Detections, diagonal_centres
+from tracker.markers import (
+    IN_PLAY_MAX_ERRORS,
+    MarkerDetector,
+    MarkerFixes,
+    TableMapping,
+    detector_for,
+    locate_models,
+    side_lengths,
+)
 from tracker.onbase import markers_on_bases
 from tracker.refine import refine_corners_status
 from tracker.sources import Frame
@@ -103,6 +115,11 @@ ROI_MARKER_SIDES = 4.0
 #: A marker followed by refining its old corners may have moved this far (marker cells);
 #: farther, its region is searched again.
 FOLLOW_MAX_SHIFT_MODULES = 0.5
+#: A lost marker read in place (:meth:`Tracker._read_in_place`) may measure this much bigger or
+#: smaller than its known size (a model lifted straight up looks bigger), as a fraction.
+IN_PLACE_MAX_SCALE = 0.05
+#: A marker read in place this many frames in a row goes to the region search at its next loss.
+IN_PLACE_CHECK_AFTER = 5
 #: Smallest region searched around a model, px.
 ROI_MIN_PX = 48
 #: The regions searched around lost markers cover at most this many pixels per frame (at
@@ -323,6 +340,7 @@ class Tracker:
         self._last_attempt = -10**9
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
         self._search_queue: dict[int, np.ndarray] = {}   # lost markers whose region is still to search
+        self._in_place_run: dict[int, int] = {}          # markers read in place, frames in a row
         self._warnings: tuple[str, ...] = ()
         self._corners_hidden: tuple[int, ...] = ()
         self._band_next: int | None = None             # next band of a full scan under way
@@ -475,6 +493,7 @@ class Tracker:
             self._frame_size, self._other_size = None, None
             self._last_corners = {}
             self._search_queue, self._regions_waiting = {}, False
+            self._in_place_run = {}
             self._last_attempt = -10**9
             return [{"type": "frame_size_changed", **stamp, "size_px": list(size),
                      "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again",
@@ -570,11 +589,21 @@ class Tracker:
             still[~ok] = same_ids(gray, old[~ok], ids[~ok], self._detector.dictionary)
             refined = np.where(still[:, None, None], old, refined)
             ok |= still
+        for marker_id in ids[ok].tolist():
+            self._in_place_run.pop(int(marker_id), None)
+        if (~ok).any():
+            # a blurred marker whose edges and plain cells the fast follow cannot trust: read
+            # where it was, at its known size, before any region search
+            placed, corners = self._read_in_place(gray, ids[~ok], old[~ok])
+            lost = np.flatnonzero(~ok)
+            refined[lost[placed]] = corners[placed]
+            ok[lost[placed]] = True
         kept = Detections.from_corners(refined[ok], ids[ok])
         if not search:
             return kept
         for marker_id, quad in zip(ids[~ok].tolist(), old[~ok]):
             self._search_queue.setdefault(int(marker_id), quad)
+            self._in_place_run.pop(int(marker_id), None)
         for marker_id in ids[ok].tolist():
             self._search_queue.pop(int(marker_id), None)
         if self._last_corners and self._steps:
@@ -587,6 +616,69 @@ class Tracker:
         self._steps.append("regions")
         found = found.select(~np.isin(found.marker_ids, ids[ok]))
         return Detections.concat([kept, found])
+
+    def _read_in_place(self, gray: np.ndarray, ids: np.ndarray, old: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Read lost markers where they were: (N,) which were read there, and (N, 4, 2) their new corners.
+
+        The fast follow loses a marker whose edges a defocus and JPEG leave too soft to fit
+        and whose plain cells read a cell wrong; it has mostly not moved. The square of the
+        marker's known size (the calibration's, :attr:`MarkerDetector.sizes`, at the old
+        square's centre and angle) is aligned on its cells and read against the ids in play
+        as a searched square is (:func:`tracker.candidates.read_candidates` with
+        ``known_size``, and the blurred codes), about 10 ms a frame at 1080p instead of a region
+        search's 25-60. On a frame that runs another expensive step (a band of a scan, the
+        corner check, a region search already queued) the blurred codes are left out (a
+        motion-blurred frame's lost markers made a band's frame the slowest): what their plain
+        cells do not read waits for the region search.
+
+        The guard, so that a marker that moved is never kept at its old place:
+
+        - the reading must be of that id, every other id in play reading clearly worse
+          (what the candidate reader requires of any reading), and its new corners are the
+          reading's (aligned, fitted to the edges where they show): a marker nudged by a
+          fraction of a cell is followed to where it now is;
+        - its centre may have moved by at most :data:`FOLLOW_MAX_SHIFT_MODULES` cells, well
+          within the alignment's reach (a marker farther off may have left the alignment at a
+          local optimum), and its side must stay within :data:`IN_PLACE_MAX_SCALE` of the
+          known size (a model lifted straight up looks bigger; the region search then decides);
+        - a marker read in place :data:`IN_PLACE_CHECK_AFTER` frames in a row goes to the region
+          search at its next loss, which measures it afresh over the whole region.
+
+        Whatever is not read here goes to the region search as before; a lifted model (no
+        marker there) reads as nothing and is hidden on time.
+        """
+        det = self._detector
+        assert det is not None
+        placed = np.zeros(len(ids), dtype=bool)
+        corners = np.array(old, dtype=np.float64, copy=True)
+        if not det.in_play or det.sizes is None or not len(ids):
+            return placed, corners
+        due = np.array([self._in_place_run.get(int(i), 0) < IN_PLACE_CHECK_AFTER for i in ids.tolist()])
+        if not due.any():
+            return placed, corners
+        rows = np.flatnonzero(due)
+        sides_mm = det.sizes.sides_mm
+        # the square of each size at the old centre and angle: the one nearest the old side
+        snapped = snapped_squares(old[rows], det.sizes).reshape(len(sides_mm), len(rows), 4, 2)
+        pick = np.abs(side_lengths(snapped.reshape(-1, 4, 2)).reshape(len(sides_mm), len(rows))
+                      - side_lengths(old[rows])[None]).argmin(axis=0)
+        squares = snapped[pick, np.arange(len(rows))]
+        read = read_candidates(gray, squares, det.dictionary, sorted(det.in_play), max_errors=IN_PLAY_MAX_ERRORS,
+                               known_size=True, scales=(1.0,), blurred=not (self._steps or self._search_queue))
+        if not len(read):
+            return placed, corners
+        centres = diagonal_centres(read.corners)
+        sides = side_lengths(read.corners)
+        for j, k in enumerate(rows.tolist()):
+            known = float(side_lengths(squares[j][None])[0])
+            shift = np.linalg.norm(centres - diagonal_centres(squares[j][None])[0], axis=1)
+            match = np.flatnonzero((read.ids == ids[k]) & (shift <= FOLLOW_MAX_SHIFT_MODULES * known / det.cells)
+                                   & (np.abs(sides / known - 1.0) <= IN_PLACE_MAX_SCALE))
+            if len(match) == 1:
+                placed[k] = True
+                corners[k] = read.corners[match[0]]
+                self._in_place_run[int(ids[k])] = self._in_place_run.get(int(ids[k]), 0) + 1
+        return placed, corners
 
     def _due_regions(self, budget_px: int | None = None) -> list[tuple[int, int, int, int]]:
         """Take the lost markers' regions due now off the search queue, oldest first, merged.
