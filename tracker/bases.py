@@ -392,13 +392,21 @@ class MatColours:
                               borderMode=cv2.BORDER_REPLICATE)
 
 
-def _lab_at(image: np.ndarray, view: PlanView, points_mm: np.ndarray) -> np.ndarray:
-    """(N, 3) uint8 Lab of the image at table points (height 0), clamped to the frame."""
-    px = np.rint(view.calibration.to_image_px(points_mm, height_mm=0.0)).astype(int)
+def _lab_at(image: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """(N, 3) uint8 Lab of the image at (N, 2) integer pixels, clamped to the frame."""
     h, w = image.shape[:2]
-    px[:, 0] = px[:, 0].clip(0, w - 1)
-    px[:, 1] = px[:, 1].clip(0, h - 1)
-    return _converted(image[px[:, 1], px[:, 0]], cv2.COLOR_BGR2LAB)
+    return _converted(image[px[:, 1].clip(0, h - 1), px[:, 0].clip(0, w - 1)], cv2.COLOR_BGR2LAB)
+
+
+def _table_grid_px(view: PlanView, key: tuple[float, ...], xs_mm: np.ndarray, ys_mm: np.ndarray) -> np.ndarray:
+    """(len(ys), len(xs), 2) integer image px of a grid of table points (height 0), computed once
+    per view (the mat is sampled on the same grids in every frame)."""
+    cache: dict[tuple[float, ...], np.ndarray] = view.__dict__.setdefault("_grid_px", {})
+    if key not in cache:
+        gx, gy = np.meshgrid(xs_mm, ys_mm)
+        px = view.calibration.to_image_px(np.column_stack([gx.ravel(), gy.ravel()]), height_mm=0.0)
+        cache[key] = np.rint(px).astype(int).reshape(len(ys_mm), len(xs_mm), 2)
+    return cache[key]
 
 
 def _converted(pixels: np.ndarray, code: int) -> np.ndarray:
@@ -424,9 +432,9 @@ def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
     """
     w, d = setup.table.width_mm, setup.table.depth_mm
     if overall is None:
-        gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
-        overall = np.median(_lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])),
-                            axis=0).astype(np.float32)
+        grid = _table_grid_px(view, (0.0, w, d), np.linspace(0.08 * w, 0.92 * w, 24),
+                              np.linspace(0.08 * d, 0.92 * d, 24))
+        overall = np.median(_lab_at(image, grid.reshape(-1, 2)), axis=0).astype(np.float32)
     step = BACKGROUND_STEP_MM
     nx, ny = int(math.ceil(w / step)) + 1, int(math.ceil(d / step)) + 1
     i0, j0, i1, j1 = 0, 0, nx, ny
@@ -437,8 +445,9 @@ def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
         j1 = min(ny, int(math.ceil(region_mm[3] / step)) + 1 + pad)
         i0, j0 = min(i0, nx - 1), min(j0, ny - 1)
         i1, j1 = max(i1, i0 + 1), max(j1, j0 + 1)
-    gx, gy = np.meshgrid(np.arange(i0, i1) * step, np.arange(j0, j1) * step)
-    samples = _lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])).reshape(j1 - j0, i1 - i0, 3)
+    # (the region's samples are the whole table grid's)
+    grid = _table_grid_px(view, (step, w, d), np.arange(nx) * step, np.arange(ny) * step)
+    samples = _lab_at(image, grid[j0:j1, i0:i1].reshape(-1, 2)).reshape(j1 - j0, i1 - i0, 3)
     local = cv2.medianBlur(np.ascontiguousarray(samples), BACKGROUND_WINDOW)
     return MatColours(overall, local, step, (i0, j0))
 
