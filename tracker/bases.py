@@ -300,18 +300,23 @@ def fit_centre_fixed_radius(points: np.ndarray, centre: np.ndarray, radius: floa
                             iterations: int = 10) -> np.ndarray:
     """Refine a circle's centre with its radius fixed (Gauss-Newton on geometric distances)."""
     c = np.asarray(centre, dtype=float).copy()
+    px, py = np.asarray(points[:, 0], dtype=float), np.asarray(points[:, 1], dtype=float)
     for _ in range(iterations):
-        d = points - c
-        rho = np.linalg.norm(d, axis=1)
+        dx, dy = px - c[0], py - c[1]
+        rho = np.hypot(dx, dy)
         rho[rho < 1e-9] = 1e-9
-        jac = -d / rho[:, None]
+        # the normal equations of the 2 x 2 system, solved in closed form (numpy's general
+        # solver cost more than the sums)
+        ux, uy = dx / rho, dy / rho
         res = rho - radius
-        jtj = jac.T @ jac
-        if abs(np.linalg.det(jtj)) < 1e-12:
+        sxx, sxy, syy = float(ux @ ux), float(ux @ uy), float(uy @ uy)
+        det = sxx * syy - sxy * sxy
+        if abs(det) < 1e-12:
             break
-        step = np.linalg.solve(jtj, -jac.T @ res)
+        gx, gy = float(ux @ res), float(uy @ res)
+        step = np.array([(syy * gx - sxy * gy) / det, (sxx * gy - sxy * gx) / det])
         c += step
-        if np.linalg.norm(step) < 1e-6:
+        if math.hypot(step[0], step[1]) < 1e-6:
             break
     return c
 
@@ -387,14 +392,31 @@ class MatColours:
                               borderMode=cv2.BORDER_REPLICATE)
 
 
-def _lab_at(image: np.ndarray, view: PlanView, points_mm: np.ndarray) -> np.ndarray:
-    """(N, 3) uint8 Lab of the image at table points (height 0), clamped to the frame."""
-    px = np.rint(view.calibration.to_image_px(points_mm, height_mm=0.0)).astype(int)
+def _lab_at(image: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """(N, 3) uint8 Lab of the image at (N, 2) integer pixels, clamped to the frame."""
     h, w = image.shape[:2]
-    px[:, 0] = px[:, 0].clip(0, w - 1)
-    px[:, 1] = px[:, 1].clip(0, h - 1)
-    bgr = np.ascontiguousarray(image[px[:, 1], px[:, 0]].reshape(-1, 1, 3))
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3)
+    return _converted(image[px[:, 1].clip(0, h - 1), px[:, 0].clip(0, w - 1)], cv2.COLOR_BGR2LAB)
+
+
+def _table_grid_px(view: PlanView, key: tuple[float, ...], xs_mm: np.ndarray, ys_mm: np.ndarray) -> np.ndarray:
+    """(len(ys), len(xs), 2) integer image px of a grid of table points (height 0), computed once
+    per view (the mat is sampled on the same grids in every frame)."""
+    cache: dict[tuple[float, ...], np.ndarray] = view.__dict__.setdefault("_grid_px", {})
+    if key not in cache:
+        gx, gy = np.meshgrid(xs_mm, ys_mm)
+        px = view.calibration.to_image_px(np.column_stack([gx.ravel(), gy.ravel()]), height_mm=0.0)
+        cache[key] = np.rint(px).astype(int).reshape(len(ys_mm), len(xs_mm), 2)
+    return cache[key]
+
+
+def _converted(pixels: np.ndarray, code: int) -> np.ndarray:
+    """(N, 3) uint8 pixels (BGR) converted by ``cv2.cvtColor`` with ``code``: (N, 3).
+
+    As one row of N pixels: OpenCV converts an image row by row, and a column of N one-pixel
+    rows cost ten times more (a tile's HSV look at its rim candidates, 1.3 ms, was 0.1).
+    """
+    row = np.ascontiguousarray(pixels, dtype=np.uint8).reshape(1, -1, 3)
+    return np.asarray(cv2.cvtColor(row, code)).reshape(-1, 3)
 
 
 def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
@@ -410,9 +432,9 @@ def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
     """
     w, d = setup.table.width_mm, setup.table.depth_mm
     if overall is None:
-        gx, gy = np.meshgrid(np.linspace(0.08 * w, 0.92 * w, 24), np.linspace(0.08 * d, 0.92 * d, 24))
-        overall = np.median(_lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])),
-                            axis=0).astype(np.float32)
+        grid = _table_grid_px(view, (0.0, w, d), np.linspace(0.08 * w, 0.92 * w, 24),
+                              np.linspace(0.08 * d, 0.92 * d, 24))
+        overall = np.median(_lab_at(image, grid.reshape(-1, 2)), axis=0).astype(np.float32)
     step = BACKGROUND_STEP_MM
     nx, ny = int(math.ceil(w / step)) + 1, int(math.ceil(d / step)) + 1
     i0, j0, i1, j1 = 0, 0, nx, ny
@@ -423,8 +445,9 @@ def mat_colour(image: np.ndarray, view: PlanView, setup: Setup,
         j1 = min(ny, int(math.ceil(region_mm[3] / step)) + 1 + pad)
         i0, j0 = min(i0, nx - 1), min(j0, ny - 1)
         i1, j1 = max(i1, i0 + 1), max(j1, j0 + 1)
-    gx, gy = np.meshgrid(np.arange(i0, i1) * step, np.arange(j0, j1) * step)
-    samples = _lab_at(image, view, np.column_stack([gx.ravel(), gy.ravel()])).reshape(j1 - j0, i1 - i0, 3)
+    # (the region's samples are the whole table grid's)
+    grid = _table_grid_px(view, (step, w, d), np.arange(nx) * step, np.arange(ny) * step)
+    samples = _lab_at(image, grid[j0:j1, i0:i1].reshape(-1, 2)).reshape(j1 - j0, i1 - i0, 3)
     local = cv2.medianBlur(np.ascontiguousarray(samples), BACKGROUND_WINDOW)
     return MatColours(overall, local, step, (i0, j0))
 
@@ -461,23 +484,31 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     bg = [local8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
     rims = {name: _lab_of(colour) for name, colour in sides.items()}
     hue_sides = {name for name in sides if _hue_apart(sides[name], mat_lab)}
-    hsv = (cv2.cvtColor(np.ascontiguousarray(plan_bgr.reshape(-1, 3)[at]).reshape(-1, 1, 3), cv2.COLOR_BGR2HSV)
-           if hue_sides else None)
+    hsv = _converted(plan_bgr.reshape(-1, 3)[at], cv2.COLOR_BGR2HSV).reshape(1, -1, 3) if hue_sides else None
 
-    def dist2(centre: Sequence[float] | list[np.ndarray] | np.ndarray, wts: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(at), np.float32)
-        for c in range(3):
-            d = (px[c] - centre[c]) * float(wts[c])
-            out += d * d
-        return out
+    # each pixel's difference from its local background, shared by every side's distances
+    off_bg = [px[c] - bg[c] for c in range(3)]
+    # a distance asked again (the other side's rim, the mat, the background, under the same
+    # weights: two coloured sides weigh alike) is the one computed before
+    known: dict[tuple[str, str, tuple[float, ...]], np.ndarray] = {}
+
+    def dist2(kind: str, name: str, centre: Sequence[float] | np.ndarray, wts: np.ndarray) -> np.ndarray:
+        key = (kind, name, tuple(float(w) for w in wts))
+        if key not in known:
+            out = np.zeros(len(at), np.float32)
+            for c in range(3):
+                d = (off_bg[c] if kind == "local" else px[c] - centre[c]) * float(wts[c])
+                out += d * d
+            known[key] = out
+        return known[key]
 
     out = {}
     for name, rim in rims.items():
         wts = _weights(rim)
-        d_rim2 = dist2(rim, wts)
-        d_local2 = dist2(bg, wts)
+        d_rim2 = dist2("rim", name, rim, wts)
+        d_local2 = dist2("local", "", (), wts)
         limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
-        mask = (d_rim2 < dist2(mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
+        mask = (d_rim2 < dist2("mat", "", mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
         # a thin rim blurred into the mat: on the way from the background to the rim colour
         n2 = np.zeros(len(at), np.float32)
         dot = np.zeros(len(at), np.float32)
@@ -485,13 +516,13 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
             w2 = float(wts[c]) ** 2
             axis = float(rim[c]) - bg[c]
             n2 += axis * axis * w2
-            dot += (px[c] - bg[c]) * axis * w2
+            dot += off_bg[c] * axis * w2
         n2 = np.maximum(n2, 1.0)
         mask |= ((dot >= BLEND_MIN * n2) & (d_local2 - dot * dot / n2 <= BLEND_PERP ** 2 * n2)
                  & (n2 >= RIM_MATCH_MIN ** 2))
         for other_name, other in rims.items():
             if other_name != name:
-                mask &= d_rim2 < dist2(other, wts)
+                mask &= d_rim2 < dist2("rim", other_name, other, wts)
         if name in hue_sides and hsv is not None:
             mask |= (_hue_mask(hsv, sides[name]).ravel() > 0) & (d_local2 > BACKGROUND_APART ** 2)
         m8 = np.zeros(plan_bgr.shape[:2], np.uint8)
@@ -770,8 +801,8 @@ def _band_colour(plan: np.ndarray, origin_px: tuple[int, int], s: float, base: F
     if got is None:
         return None
     window, band = got
-    lab = cv2.cvtColor(np.ascontiguousarray(plan[window][band]).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
-    return np.asarray(np.median(lab.reshape(-1, 3), axis=0), dtype=np.float32)
+    lab = _converted(plan[window][band], cv2.COLOR_BGR2LAB)
+    return np.asarray(np.median(lab, axis=0), dtype=np.float32)
 
 
 def _same_hue(lab: np.ndarray, rim: np.ndarray) -> bool:
@@ -808,14 +839,15 @@ class _PlanFit:
         grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
         n, labels, stats, _ = regions(grouped)
         spare: list[tuple[np.ndarray, np.ndarray]] = []     # pieces no circle was fitted to: (points, bbox)
-        for k in range(1, n):
-            x, y, w, h, area = stats[k]
-            if max(w, h) < SPARE_MIN_EXTENT * min_d * s:
-                continue
-            if self.core_px is not None:
-                cx0, cy0, cx1, cy1 = self.core_px
-                if x + ox > cx1 or x + w + ox < cx0 or y + oy > cy1 or y + h + oy < cy0:
-                    continue
+        # the pieces too short to be fitted, and those out of the core's reach, left out at once
+        # (a blurred, mottled mat leaves hundreds of specks in a tile's mask)
+        xs, ys, ws, hs = (stats[1:n, c].astype(np.int64) for c in range(4))
+        keep = np.maximum(ws, hs) >= SPARE_MIN_EXTENT * min_d * s
+        if self.core_px is not None:
+            cx0, cy0, cx1, cy1 = self.core_px
+            keep &= ~((xs + ox > cx1) | (xs + ws + ox < cx0) | (ys + oy > cy1) | (ys + hs + oy < cy0))
+        for k in (np.flatnonzero(keep) + 1).tolist():
+            x, y, w, h, area = (int(v) for v in stats[k])
             pad = 2
             x0, y0 = max(0, x - pad), max(0, y - pad)
             window = (slice(y0, y + h + pad), slice(x0, x + w + pad))
@@ -823,8 +855,10 @@ class _PlanFit:
             count = cv2.countNonZero(sub)
             if count < SPARE_MIN_SHARE * math.pi * min_d * s:
                 continue
-            if known_mm is not None and len(known_mm) and _within_known(sub, (x0 + ox, y0 + oy), s, known_mm,
-                                                                       known_pad_mm):
+            if known_mm is not None and len(known_mm) and _known_only(
+                    sub, (x0 + ox, y0 + oy), s, known_mm, known_pad_mm,
+                    min_extent_px=SPARE_MIN_EXTENT * min_d * s - (gap - 1),
+                    min_count=SPARE_MIN_SHARE * math.pi * min_d * s):
                 continue
             contours, _ = cv2.findContours(sub, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
             pts = (np.concatenate([c.reshape(-1, 2) for c in contours]).astype(float) + (x0 + ox, y0 + oy)) / s
@@ -1005,8 +1039,7 @@ def _like_the_rim(plan_bgr: np.ndarray, origin_px: tuple[int, int], s: float, ce
     def lab_at(radii: Sequence[float], keep: np.ndarray) -> np.ndarray:
         pts = centre[None, None] + np.asarray(radii)[None, :, None] * u[:, None, :]
         px = np.rint(pts * s - origin_px).astype(int)[keep]
-        bgr = np.ascontiguousarray(plan_bgr[px[:, 1], px[:, 0]].reshape(-1, 1, 3))
-        return np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3), dtype=np.float32)
+        return np.asarray(_converted(plan_bgr[px[:, 1], px[:, 0]], cv2.COLOR_BGR2LAB), dtype=np.float32)
 
     seen = np.median(lab_at([r - d for d in RING_INNER_MM], inner), axis=0)
     far = np.sqrt((((lab_at([r + d for d in RING_OUTER_MM], outer) - seen) * _weights(seen)) ** 2).sum(axis=1))
@@ -1096,19 +1129,32 @@ def _is_ring(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, base:
     return filled < FILLED_SHARE or roundness >= MIN_FILLED_ROUNDNESS
 
 
-def _within_known(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_mm: np.ndarray,
-                  pad_mm: float) -> bool:
-    """Whether every rim pixel of a piece lies within ``pad_mm`` of one known base's outline."""
+def _known_only(sub: np.ndarray, origin_px: tuple[int, int], s: float, known_mm: np.ndarray,
+                pad_mm: float, *, min_extent_px: float, min_count: float) -> bool:
+    """Whether a piece of rim is known bases' only: its pixels farther than ``pad_mm`` beyond every
+    known base's outline would not make a piece by themselves (fewer than ``min_count``, or
+    spanning less than ``min_extent_px`` px, the thresholds a piece is fitted from).
+
+    A known base whose rim the blur, a figure's paint or the wall's crescent spreads a little
+    beyond its outline is not fitted again (its circle was that model's or that followed base's);
+    a new base touching a known one leaves most of its rim outside it (three quarters of it at
+    least, for the smallest base beside the largest pad), and is fitted.
+    """
     ys, xs = np.nonzero(sub)
     pts = (np.column_stack([xs, ys]).astype(float) + origin_px) / s
     lo, hi = pts.min(axis=0), pts.max(axis=0)
+    left = np.ones(len(pts), bool)
     for x, y, d in known_mm:
         r = d / 2 + pad_mm
-        if lo[0] < x - r or lo[1] < y - r or hi[0] > x + r or hi[1] > y + r:
+        if hi[0] < x - r or hi[1] < y - r or lo[0] > x + r or lo[1] > y + r:
             continue
-        if float(np.max(np.hypot(pts[:, 0] - x, pts[:, 1] - y))) <= r:
-            return True
-    return False
+        left &= np.hypot(pts[:, 0] - x, pts[:, 1] - y) > r
+    if left.all():
+        return False
+    rest = pts[left]
+    if len(rest) < min_count:
+        return True
+    return float((rest.max(axis=0) - rest.min(axis=0)).max()) * s + 1.0 < min_extent_px
 
 
 def _residuals(pts: np.ndarray, cx: np.ndarray, cy: np.ndarray, r: np.ndarray, shift: np.ndarray) -> np.ndarray:

@@ -931,6 +931,8 @@ class Tracker:
                     fixes: MarkerFixes) -> tuple[list[FoundBase], MarkerFixes]:
         """Markers read on the bases found: those models join the fixes, their circles leave the bases."""
         assert self._plan is not None and self._calibration is not None
+        if not bases:
+            return bases, fixes
         more = markers_on_bases(image, gray, self._plan, self._calibration, self.setup, bases)
         more = more.select(~np.isin(more.marker_ids, [m.marker_id for m in fixes.models]))
         if not len(more):

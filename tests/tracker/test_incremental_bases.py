@@ -197,3 +197,31 @@ def test_a_base_whose_place_did_not_change_is_not_fitted_again(searches: list[ob
     red = [b for b in tracker.state.bases if b.diameter_mm == 32.0]
     assert len(red) == 1 and red[0].seen and red[0].x_mm == pytest.approx(156.0, abs=1.0)
     assert not [e for e in events if e["type"] in ("base_hidden", "hidden")]
+
+
+def test_a_known_base_whose_rim_spreads_past_its_outline_is_not_fitted_again(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A sweep tile leaves a known base's piece alone when only a few pixels of it lie beyond the
+    known outline (a blurred rim, a figure's paint): no circle is fitted to it. A new base of the
+    same colour touching the known one is fitted, and found."""
+    import tracker.bases as bases
+
+    fitted: list[float] = []          # how far from the known base each piece fitted lies
+    circles_in = bases._circles_in
+
+    def counting(pts, *args, **kwargs):  # type: ignore[no-untyped-def]
+        fitted.append(float(np.hypot(*(pts.mean(axis=0) - (150.0, 170.0)))))
+        return circles_in(pts, *args, **kwargs)
+
+    monkeypatch.setattr(bases, "_circles_in", counting)
+    view = PlanView(ScaledPlane(PX_PER_MM), SETUP, px_per_mm=PX_PER_MM)
+    region, known = [(100.0, 120.0, 200.0, 220.0)], [(150.0, 170.0, 32.0)]
+    img = draw(MODELS, BASES)
+    y = int((170 + 16 + 4) * PX_PER_MM)
+    img[y, 299:301] = (43, 57, 192)              # two pixels of the rim's colour 4 mm past it
+    assert find_bases_in(img, view, SETUP, region, known_mm=known) == ()
+    assert fitted and min(fitted) > 50.0             # (a piece of another colour's farther away)
+    touching = draw(MODELS, BASES + [(150.0, 196.0, 20.0, "red")])
+    # (the piece holds both rims: the known base's circle is fitted again with the new one)
+    (new,) = [b for b in find_bases_in(touching, view, SETUP, region, known_mm=known) if b.diameter_mm == 20.0]
+    assert new.side == "red" and math.hypot(new.x_mm - 150, new.y_mm - 196) < 0.5
+    assert min(fitted) < 50.0
