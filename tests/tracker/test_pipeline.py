@@ -278,3 +278,58 @@ def test_new_base_reported_promptly_with_one_step_per_frame(monkeypatch: pytest.
         assert math.hypot(b.x_mm - x, b.y_mm - y) < 1.5
         assert swept and min(swept) >= at, swept
         assert all(len(frame) <= 1 for frame in steps[1:]), steps
+
+
+def test_band_scan_leaves_followed_markers_to_the_follow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast scan given the markers followed in the frame returns only the others: OpenCV's
+    reading of a followed marker where it is followed is not checked again (its square not read
+    again), one of a followed id elsewhere is, and the thorough scan is as it was."""
+    from tracker.detections import Detections
+    from tracker.markers import MarkerDetector, detector_for
+
+    gray = cv2.cvtColor(draw(A), cv2.COLOR_BGR2GRAY)
+    detector = detector_for(ScaledPlane(PX_PER_MM), SETUP)
+    plain = detector.detect_in(gray, [None], thorough=False)
+    assert set(plain.marker_ids.tolist()) == set(A)
+    assert set(detector.detect_in(gray, [None]).marker_ids.tolist()) == set(A)
+    at17 = plain.marker_ids == 17
+    confirmed: list[int] = []
+    confirm = MarkerDetector._confirm
+
+    def spy(self: MarkerDetector, g: np.ndarray, quads: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        confirmed.extend(ids.tolist())
+        return confirm(self, g, quads, ids)
+
+    monkeypatch.setattr(MarkerDetector, "_confirm", spy)
+    followed = Detections.from_corners(plain.corners_px[at17] + 0.4, np.array([17]))
+    det = detector.detect_in(gray, [None], thorough=False, followed=followed)
+    assert set(det.marker_ids.tolist()) == set(A) - {17} and 17 not in confirmed
+    # followed elsewhere (it was moved): the reading where it is now is the scan's
+    elsewhere = Detections.from_corners(plain.corners_px[at17] + 60.0, np.array([17]))
+    assert set(detector.detect_in(gray, [None], thorough=False, followed=elsewhere).marker_ids.tolist()) == set(A)
+
+
+def test_band_frames_follow_the_known_markers_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A band frame follows the known markers before it scans, hands them to the scan, and keeps
+    them: a model put down meanwhile is found by the band, the others stay where they are."""
+    from tracker.markers import MarkerDetector
+
+    given: list[set[int]] = []
+    detect_in = MarkerDetector.detect_in
+
+    def spy(self: MarkerDetector, gray: np.ndarray, rois: list, *, thorough: bool = True,  # type: ignore[type-arg]
+            followed: object = None) -> object:
+        if not thorough:
+            given.append(set(followed.marker_ids.tolist()) if followed is not None else set())  # type: ignore[attr-defined]
+        return detect_in(self, gray, rois, thorough=thorough, followed=followed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkerDetector, "detect_in", spy)
+    two = {k: v for k, v in A.items() if k != 19}
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False, full_scan_every=2)
+    for i in range(6):
+        tracker.process(Frame(i, i / 30.0, draw(two if i < 2 else A, noise_seed=i)))
+    assert given and all(g == set(two) for g in given[:1])
+    seen = {m.marker_id: m for m in tracker.state.models if m.seen}
+    assert set(seen) == set(A)
+    for k, (x, y, _) in A.items():
+        assert math.hypot(seen[k].x_mm - x, seen[k].y_mm - y) < 1.0
