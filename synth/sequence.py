@@ -170,6 +170,13 @@ def _figure_radius(base: float) -> float:
     return min(0.18 * base, (base / 2 + _offset(base) - 6.0 - 1.0) / 2 - 0.5)
 
 
+def _hands(passing: tuple[tuple[float, float], ...], last: tuple[float, float]) -> tuple[tuple[int, HandSpec], ...]:
+    """A hand passing over the table on frames 14-17 (palm at ``passing``, the arm from the
+    players' side), and one at ``last`` on frame 41, over a model just put down."""
+    hands = tuple((f, HandSpec(x, y, 150.0, from_deg=95.0)) for f, (x, y) in zip((14, 15, 16, 17), passing))
+    return hands + ((41, HandSpec(last[0], last[1], 160.0, from_deg=80.0)),)
+
+
 def sequence_plan() -> SequencePlan:
     """The fixed plan of the bundled sequence."""
     moves = (
@@ -178,9 +185,7 @@ def sequence_plan() -> SequencePlan:
         Move(12, 27, 29, (390.0, 400.0), 225.0),
         Move(16, 38, 41, (455.0, 225.0), 150.0),
     )
-    hands = tuple((f, HandSpec(x, y, 150.0, from_deg=95.0)) for f, (x, y) in
-                  zip((14, 15, 16, 17), ((150.0, 200.0), (230.0, 230.0), (330.0, 260.0), (430.0, 280.0))))
-    hands += ((41, HandSpec(470.0, 260.0, 160.0, from_deg=80.0)),)
+    hands = _hands(((150.0, 200.0), (230.0, 230.0), (330.0, 260.0), (430.0, 280.0)), (470.0, 260.0))
     return SequencePlan(moves, hands, base_appears_frame=35, dropped_frames=(20,), corrupt_frames=(31,))
 
 
@@ -229,9 +234,7 @@ def sequence_plan_4k() -> SequencePlan:
         Move(26, 32, 34, (960.0, 650.0), 160.0),
         Move(32, 38, 41, (910.0, 460.0), 150.0),
     )
-    hands = tuple((f, HandSpec(x, y, 150.0, from_deg=95.0)) for f, (x, y) in
-                  zip((14, 15, 16, 17), ((420.0, 230.0), (330.0, 270.0), (640.0, 200.0), (900.0, 310.0))))
-    hands += ((41, HandSpec(930.0, 500.0, 160.0, from_deg=80.0)),)
+    hands = _hands(((420.0, 230.0), (330.0, 270.0), (640.0, 200.0), (900.0, 310.0)), (930.0, 500.0))
     return SequencePlan(moves, hands, base_appears_frame=35, dropped_frames=(20,), corrupt_frames=(31,),
                         table_mm=1200.0, models=MODELS_4K, units=(), terrain=TERRAIN_4K, start_bases=START_BASES_4K,
                         new_base=NEW_BASE_4K, image_size=(3840, 2160), camera_height_mm=1600.0)
