@@ -36,7 +36,9 @@ frame and per rim colour (``--dump DIR`` writes crops of the missed and false on
 
 ``sequence`` : the bundled 48-frame tracker sequence through the webcam model, a still camera
 and blurred sequences (motion blur on the handling frames and camera shake, JPEG 70-85,
-exposure drift): moves reported within 1 mm, false "hidden" events, ms per frame.
+exposure drift): moves reported within 1 mm, false "hidden" events, ms per frame; with
+``--full`` (or ``--sequences 4K``) also its 4K counterpart, a 120 x 120 cm table at
+3840 x 2160 (rendered once into the cache), under the same conditions.
 
 ``locate`` : ``tabletracker locate`` on a 4K realistic render, start-up included, wall and
 CPU (target <= 1.5 s wall).
@@ -596,10 +598,31 @@ def dev_frames() -> list[tuple[str, np.ndarray, dict[str, Any], dict[str, Any], 
     return out
 
 
-def sequence_part(conditions: int) -> None:
-    """The bundled tracker sequence seen through a webcam: every frame degraded (fixed seeds).
+#: Bump when the 4K sequence's plan or renderer changes (invalidates its cached frames).
+SEQUENCE_4K_VERSION = "s1"
 
-    Two kinds of condition, ``conditions`` of each:
+
+def sequence_4k_folder() -> Path:
+    """The 4K sequence (:func:`synth.sequence.sequence_plan_4k`), rendered once into the cache (a
+    minute or two) and read from there after; ``setup.json``, written last, marks a whole one."""
+    from synth.sequence import sequence_plan_4k, write_sequence
+
+    folder = CACHE / f"sequence4k_{SEQUENCE_4K_VERSION}"
+    if not (folder / "setup.json").exists():
+        print(f"(rendering the 4K sequence into {folder}, once)")
+        write_sequence(folder, sequence_plan_4k())
+    return folder
+
+
+def sequence_part(conditions: int, resolutions: tuple[str, ...] = ("1080p",)) -> None:
+    """The tracker sequences seen through a webcam: every frame degraded (fixed seeds).
+
+    ``1080p``: the bundled 48-frame sequence (``sample_images/sequence``, 60 x 60 cm);
+    ``4K``: the same events on a 120 x 120 cm table at 3840 x 2160
+    (:func:`synth.sequence.sequence_plan_4k`: sixteen models, five moves, hands over models,
+    markers as many pixels wide as at 1080p), rendered once into the cache.
+
+    Two kinds of condition, ``conditions`` of each (the same ones at both resolutions):
 
     - ``still camera``: one set of webcam conditions (:func:`synth.webcam.random_photo`;
       fresh sensor noise every frame, and its motion blur, if any, on the frames where a
@@ -610,26 +633,42 @@ def sequence_part(conditions: int) -> None:
 
     The tracker runs over the 48 frames. Figures: the moves reported (from, to and distance
     within 1 mm of the truth), "hidden" events for models nobody touched (nor a hand
-    covered), ms per frame (CPU).
+    covered), ms per frame (CPU), and the CPU per frame by the expensive steps it ran
+    (:attr:`tracker.pipeline.Tracker.last_steps`), with the slowest frames.
     """
+    from tracker.sources import SAMPLE_SEQUENCE
+
+    for res in resolutions:
+        folder = SAMPLE_SEQUENCE if res == "1080p" else sequence_4k_folder()
+        _sequence_runs(res, folder, conditions)
+
+
+def _sequence_runs(res: str, folder: Path, conditions: int) -> None:
+    """:func:`sequence_part` on the sequence in ``folder``."""
     from dataclasses import replace as dc_replace
 
     from calibration.setup import load_setup
     from synth.webcam import apply_photo, random_photo, sequence_photos
-    from tracker.sources import SAMPLE_SEQUENCE, open_frames
+    from tracker.sources import frames_from_folder
     from tracker.tracking import HIDE_AFTER_FRAMES
 
-    truth = json.loads((SAMPLE_SEQUENCE / "truth.json").read_text())
+    truth = json.loads((folder / "truth.json").read_text())
     moves = [e for e in truth["events"] if e["type"] == "move"]
     touched = {e["marker_id"] for e in moves}
     covered = {int(k): v for e in truth["events"] if e["type"] == "hand" for k, v in e["occluded_markers"].items()}
     busy = {f for m in moves for f in (m["lifted_frame"] - 1, m["lifted_frame"], m["placed_frame"],
                                        m["placed_frame"] - 1)}
     n_frames = int(truth.get("frame_count", 48))
-    print(f"\n== realistic sequences: the bundled {n_frames}-frame sequence under webcam conditions ==")
+    w, h = truth["image_size"]
+    table = truth["setup"]["table"]
+    print(f"\n== realistic sequences, {res}: the {n_frames}-frame sequence ({w} x {h}, "
+          f"{table['width_mm'] / 10:g} x {table['depth_mm'] / 10:g} cm, {len(truth['initial_models'])} models, "
+          f"{len(moves)} moves) under webcam conditions ==")
     for kind in ("still camera", "blurred"):
         total_ok = total = false_hidden = 0
         cpu: list[float] = []
+        by_steps: dict[str, list[float]] = {}
+        slowest: list[tuple[float, str]] = []
         for c in range(conditions):
             rng = np.random.default_rng(500 + c if kind == "still camera" else 700 + c)
             if kind == "still camera":
@@ -637,16 +676,20 @@ def sequence_part(conditions: int) -> None:
                 photos = [photo if i in busy else dc_replace(photo, motion_px=0.0) for i in range(n_frames + 1)]
             else:
                 photos = sequence_photos(rng, n_frames + 1, busy)
-            tracker = Tracker(load_setup(SAMPLE_SEQUENCE / "setup.json"))
+            tracker = Tracker(load_setup(folder / "setup.json"))
             events: list[dict[str, Any]] = []
-            for frame in open_frames("sample"):
+            for frame in frames_from_folder(folder):
                 if frame.image is not None:
                     p = photos[min(frame.index, len(photos) - 1)]
                     frame = dc_replace(frame, image=apply_photo(frame.image, p, seed=1000 * c + frame.index))
                 t0 = time.process_time()
                 out = tracker.process(frame)
                 if frame.index > 0:
-                    cpu.append((time.process_time() - t0) * 1000.0)
+                    ms = (time.process_time() - t0) * 1000.0
+                    steps = "+".join(tracker.last_steps) or "following"
+                    cpu.append(ms)
+                    by_steps.setdefault(steps, []).append(ms)
+                    slowest.append((ms, f"{c}#{frame.index} {steps}"))
                 events += [dict(e, frame=frame.index) if "frame" not in e else e for e in out]
             ok = 0
             bad: list[str] = []
@@ -668,13 +711,18 @@ def sequence_part(conditions: int) -> None:
             false_hidden += len(wrong_hidden)
             p0 = photos[0]
             blurred = sum(p.motion_px > 0 for p in photos)
-            print(f"  {kind} {c}: motion {max(p.motion_px for p in photos):.1f} px on {blurred} frames, defocus "
+            print(f"  {res} {kind} {c}: motion {max(p.motion_px for p in photos):.1f} px on {blurred} frames, defocus "
                   f"{p0.defocus_sigma:.2f}, JPEG {p0.jpeg_quality}, exposure {min(p.exposure for p in photos):.2f}-"
                   f"{max(p.exposure for p in photos):.2f}: moves within 1 mm {ok}/{len(moves)}, hidden for "
                   f"untouched models {len(wrong_hidden)}" + (f"  (missed {'; '.join(bad)})" if bad else "")
                   + (f"  (hidden: {[(e['marker_id'], e['frame']) for e in wrong_hidden]})" if wrong_hidden else ""))
-        print(f"  {kind}: moves within 1 mm {total_ok}/{total}; false 'hidden': {false_hidden}; ms/frame CPU "
+        print(f"  {res} {kind}: moves within 1 mm {total_ok}/{total}; false 'hidden': {false_hidden}; ms/frame CPU "
               f"median {float(np.median(cpu)):.1f}, max {float(np.max(cpu)):.1f}")
+        print("    CPU ms by step (frames: median / max): " + ", ".join(
+            f"{k} {len(v)}: {float(np.median(v)):.1f} / {max(v):.1f}"
+            for k, v in sorted(by_steps.items(), key=lambda kv: -len(kv[1]))))
+        print("    slowest frames (condition#frame steps): " + ", ".join(
+            f"{label} {ms:.0f}" for ms, label in sorted(slowest, reverse=True)[:5]))
 
 
 #: Rim colours the base-mode part's frames take first, frame after frame: the light rims (white,
@@ -852,6 +900,8 @@ def main() -> int:
                         help="bases part: write crops of missed and false bases to this folder")
     parser.add_argument("--weak", type=int, default=None,
                         help="weak part: frames per resolution (default 6, 12 with --full)")
+    parser.add_argument("--sequences", default=None,
+                        help="sequence part: comma-separated 1080p, 4K (default: 1080p; both with --full)")
     parser.add_argument("--seeds", type=int, default=None, help="random layouts per clean configuration")
     parser.add_argument("--frames", type=int, default=None,
                         help="frames timed per clean configuration (150 = 5 s of video: a whole sweep at 4K)")
@@ -884,7 +934,9 @@ def main() -> int:
     if "locate" in parts:
         locate_part(2 if args.quick else 5 if args.full else 3)
     if "sequence" in parts:
-        sequence_part(1 if args.quick else 4 if args.full else 2)
+        resolutions = tuple(args.sequences.split(",")) if args.sequences else \
+            ("1080p", "4K") if args.full else ("1080p",)
+        sequence_part(1 if args.quick else 4 if args.full else 2, resolutions)
     if "clean" in parts:
         seeds = args.seeds if args.seeds is not None else (1 if args.quick else 4 if args.full else 2)
         timed = args.frames if args.frames is not None else (30 if args.quick else 150 if args.full else 90)

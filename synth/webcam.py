@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -117,21 +118,10 @@ def apply_photo(image: np.ndarray, photo: PhotoSpec, seed: int = 0) -> np.ndarra
     """Return ``image`` (BGR uint8, a clean render) as the webcam described by ``photo`` saves it."""
     h, w = image.shape[:2]
     out = image.astype(np.float32) / 255.0
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    scale = float(max(w, h))
-    light = np.ones((h, w), np.float32)
-    if photo.gradient:
-        a = math.radians(photo.gradient_deg)
-        t = ((xs - w / 2) * math.cos(a) + (ys - h / 2) * math.sin(a)) / (scale / 2)
-        light *= 1.0 + photo.gradient * t
-    if photo.vignetting:
-        r2 = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-        light *= 1.0 - photo.vignetting * r2
+    light, spot = _light_maps(h, w, photo.gradient, photo.gradient_deg, photo.vignetting, photo.glare,
+                              photo.glare_xy, photo.glare_radius)
     out *= light[..., None]
-    if photo.glare:
-        gx, gy = photo.glare_xy[0] * w, photo.glare_xy[1] * h
-        s = photo.glare_radius * scale
-        spot = photo.glare * np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * s * s))
+    if spot is not None:
         out = out + (1.0 - out) * spot[..., None]        # a washed-out hot spot
     if photo.defocus_sigma > 0:
         out = cv2.GaussianBlur(out, (0, 0), photo.defocus_sigma)
@@ -150,6 +140,33 @@ def apply_photo(image: np.ndarray, photo: PhotoSpec, seed: int = 0) -> np.ndarra
         out = out + photo.sharpen * (out - soft)
     result = np.clip(np.rint(out), 0, 255).astype(np.uint8)
     return jpeg(result, photo.jpeg_quality)
+
+
+@functools.lru_cache(maxsize=2)
+def _light_maps(h: int, w: int, gradient: float, gradient_deg: float, vignetting: float, glare: float,
+                glare_xy: tuple[float, float], glare_radius: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """The light over an ``h`` x ``w`` frame (gradient and vignetting, a gain per pixel) and the
+    glare's hot spot (None without glare). The frames of one video share them: they are made
+    once (a 4K frame's took a third of :func:`apply_photo`)."""
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    scale = float(max(w, h))
+    light = np.ones((h, w), np.float32)
+    if gradient:
+        a = math.radians(gradient_deg)
+        t = ((xs - w / 2) * math.cos(a) + (ys - h / 2) * math.sin(a)) / (scale / 2)
+        light *= 1.0 + gradient * t
+    if vignetting:
+        r2 = ((xs - w / 2) ** 2 + (ys - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        light *= 1.0 - vignetting * r2
+    spot = None
+    if glare:
+        gx, gy = glare_xy[0] * w, glare_xy[1] * h
+        s = glare_radius * scale
+        spot = glare * np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * s * s))
+    light.flags.writeable = False
+    if spot is not None:
+        spot.flags.writeable = False
+    return light, spot
 
 
 def jpeg(image: np.ndarray, quality: int) -> np.ndarray:

@@ -565,7 +565,14 @@ class Tracker:
                 det = Detections.concat([det, self._follow(gray, only=missed, search=len(bands) > 1,
                                                            budget_px=0 if self._band_alone else None)])
         else:
-            det = self._follow(gray)
+            # on a frame scanned in more than two bands (4K), the search around lost markers waits,
+            # like a band, for base work that has waited too long: a marker missed in place on
+            # every frame (small and blurred, found again by its region's search each time) took
+            # every frame, the base work waited for a frame without another step and the bands
+            # for the base work, so no scan ended and a model put down was never found (with two
+            # bands or fewer a missing model's bands come every frame: the search goes first)
+            overdue = self._last_corners and len(bands) > 2 and self._base_overdue()
+            det = self._follow(gray, budget_px=0 if overdue else None)
         fixes = locate_models(det, self._calibration, self.setup)
         accepted = {m.marker_id for m in fixes.models}
         self._last_corners = {int(i): c for i, c in zip(det.marker_ids, det.corners_px) if int(i) in accepted}

@@ -333,3 +333,36 @@ def test_band_frames_follow_the_known_markers_first(monkeypatch: pytest.MonkeyPa
     assert set(seen) == set(A)
     for k, (x, y, _) in A.items():
         assert math.hypot(seen[k].x_mm - x, seen[k].y_mm - y) < 1.0
+
+
+def test_a_marker_missed_in_place_every_frame_leaves_frames_to_bases_and_bands(monkeypatch: pytest.MonkeyPatch
+                                                                               ) -> None:
+    """A marker the search around it reads again on every frame but its place never does (a
+    small blurred one: on the 4K sequence its search took every free frame), and a full scan
+    spread over bands as on a 4K frame: the base work and the bands still get frames, and a
+    model lifted and put down elsewhere is reported moved, where it went."""
+    import tracker.pipeline as pipeline
+
+    bands = pipeline.scan_bands
+    monkeypatch.setattr(pipeline, "scan_bands", lambda w, h, side: bands(w, h, side, band_pixels=100_000))
+    reads = pipeline.same_ids
+
+    def never_61(gray: np.ndarray, quads: np.ndarray, ids: np.ndarray, dictionary: str) -> np.ndarray:
+        return reads(gray, quads, ids, dictionary) & (np.asarray(ids) != 61)
+
+    monkeypatch.setattr(pipeline, "same_ids", never_61)
+    grid = {60: (60.0, 80.0, 0.0), 61: (150.0, 80.0, 20.0), 62: (240.0, 80.0, 40.0), 63: (150.0, 200.0, 60.0)}
+    lifted = {k: v for k, v in grid.items() if k != 63}
+    put = {**lifted, 63: (60.0, 230.0, 150.0)}
+    base = [(240.0, 240.0, 32.0, "red")]
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM))
+    steps: list[tuple[str, ...]] = []
+    moved: list[dict] = []
+    for i in range(40):
+        image = draw(grid if i < 6 else lifted if i < 10 else put, base, noise_seed=i)
+        moved += [e for e in tracker.process(Frame(i, i / 10.0, image)) if e["type"] == "moved"]
+        steps.append(tracker.last_steps)
+    later = [s for frame in steps[10:] for s in frame]
+    assert {"bases", "band", "regions"} <= set(later), steps
+    assert [e["marker_id"] for e in moved] == [63], (moved, steps)
+    assert math.dist(moved[0]["to_mm"], put[63][:2]) < 1.0
