@@ -492,6 +492,7 @@ class Tracker:
             self._calibration = self._detector = self._plan = None
             self._frame_size, self._other_size = None, None
             self._last_corners = {}
+            self._last_full, self._band_next = -10**9, None      # a first scan of the whole new frames
             self._search_queue, self._regions_waiting = {}, False
             self._in_place_run = {}
             self._last_attempt = -10**9
@@ -512,9 +513,14 @@ class Tracker:
         assert self._detector is not None and self._calibration is not None
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
-        # (the first scan covers the whole frame, the later ones the table's part of it)
+        # The first full scan (and one asked for) covers the whole frame, band after band until
+        # it is done; the later ones the table's part of it. (Its bands were laid over the table's
+        # part as soon as its first band found a marker: a 4K frame's bands changed under the
+        # scan, and a strip of the table was left out of the first scan, its models found only
+        # by the next one, or once moved.)
+        first = self._last_full < 0
         x0, y0, x1, y1 = (0, 0, gray.shape[1], gray.shape[0])
-        if self._last_corners and self._scan_box is not None:
+        if self._last_corners and self._scan_box is not None and not first:
             bx0, by0, bx1, by1 = self._scan_box
             x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
         bands = self._bands_last = [(x + x0, y + y0, w, h) for x, y, w, h in scan_bands(
@@ -547,7 +553,7 @@ class Tracker:
             # the known markers are followed first: the scan does not read the candidates on
             # those followed (a blurred one's cost 5 ms each), it looks for new markers
             followed = self._follow(gray, only=set(self._last_corners), search=False) if self._last_corners else None
-            # the first scan is thorough; later ones read OpenCV's squares only (fast)
+            # (its first band is thorough; later ones read OpenCV's squares only: fast)
             det = self._detector.detect_in(gray, [band], thorough=not self._last_corners, followed=followed)
             self._steps.append("band")
             self._band_next += 1

@@ -366,3 +366,39 @@ def test_a_marker_missed_in_place_every_frame_leaves_frames_to_bases_and_bands(m
     assert {"bases", "band", "regions"} <= set(later), steps
     assert [e["marker_id"] for e in moved] == [63], (moved, steps)
     assert math.dist(moved[0]["to_mm"], put[63][:2]) < 1.0
+
+
+def test_the_first_scan_covers_the_whole_frame_band_after_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first full scan, spread over bands, keeps its bands until it is done: every row of the
+    frame is scanned (its bands were laid over the table's part once its first band had found a
+    marker, so that a strip was left out of it, as on a 4K frame where a model was then found
+    only once it had been moved)."""
+    import tracker.pipeline as pipeline
+    from tracker.markers import MarkerDetector
+
+    bands = pipeline.scan_bands
+    monkeypatch.setattr(pipeline, "scan_bands", lambda w, h, side: bands(w, h, side, band_pixels=100_000))
+    rows: list[tuple[int, int]] = []
+    detect_in = MarkerDetector.detect_in
+
+    def spy(self: MarkerDetector, gray: np.ndarray, rois: list, **kw: object) -> object:  # type: ignore[type-arg]
+        for roi in rois:
+            if roi is not None and roi[2] == gray.shape[1]:            # a band: the frame's width
+                rows.append((roi[1], roi[1] + roi[3]))
+        return detect_in(self, gray, rois, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkerDetector, "detect_in", spy)
+    table = draw(A)
+    frame = np.concatenate([table, np.full_like(table, MAT)])           # the floor below the table
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False)
+    for i in range(40):
+        tracker.process(Frame(i, i / 30.0, frame))
+        if tracker._last_full >= 0:
+            break
+    assert tracker._last_full >= 0, "the first scan never ended"
+    covered = 0
+    for y0, y1 in sorted(rows):
+        assert y0 <= covered, f"rows {covered}-{y0} left out of the first scan: {sorted(rows)}"
+        covered = max(covered, y1)
+    assert covered >= frame.shape[0]
+    assert {m.marker_id for m in tracker.state.models if m.seen} == set(A)
