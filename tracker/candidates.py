@@ -320,6 +320,13 @@ def hypotheses(gray: NDArray[np.uint8], raw: NDArray[np.float64], cells: int) ->
 BLUR_SHRINK = 0.85
 
 
+def _in_play(dictionary: str, allowed_ids: Iterable[int]
+             ) -> tuple[tuple[int, ...], int, tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64]]]:
+    """The ids in play (sorted), the cells across a marker (border included), their :func:`_codes`."""
+    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    return allowed, int(get_dictionary(dictionary).markerSize) + 2, _codes(dictionary, allowed)
+
+
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
                     quiet_cells: float = 1.0, known_size: bool = False,
@@ -359,13 +366,11 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
         One per candidate read (several candidates may give the same marker: see
         :func:`best_per_marker`).
     """
-    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    allowed, n, (codes, owners, turns) = _in_play(dictionary, allowed_ids)
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     if not len(q) or not allowed:
         return Readings.empty()
     g = np.ascontiguousarray(gray)
-    n = int(get_dictionary(dictionary).markerSize) + 2
-    codes, owners, turns = _codes(dictionary, allowed)
     inner, border = _inner_border(n)
     raw = clockwise(q)[:, None] if known_size else raw_hypotheses(q, n, quiet_cells=quiet_cells)
     keep = _promising(g, raw, n, inner, border, codes[:, inner], max_errors)
@@ -479,16 +484,13 @@ def read_in_place(gray: NDArray[np.uint8], squares: NDArray[np.float64], diction
     fitted to the edges where they show; with ``blurred``, the aligned squares that read as no
     id but come near one are read by :func:`read_blurred`.
     """
-    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    allowed, n, (codes, owners, turns) = _in_play(dictionary, allowed_ids)
     q = clockwise(np.asarray(squares, dtype=np.float64).reshape(-1, 4, 2))
-    if not len(q) or not allowed:
-        return Readings.empty()
     g = np.ascontiguousarray(gray)
-    n = int(get_dictionary(dictionary).markerSize) + 2
-    codes, owners, turns = _codes(dictionary, allowed)
     inner, border = _inner_border(n)
-    q = q[_promising(g, q[:, None], n, inner, border, codes[:, inner], max_errors)]
-    if not len(q):
+    if len(q) and allowed:
+        q = q[_promising(g, q[:, None], n, inner, border, codes[:, inner], max_errors)]
+    if not len(q) or not allowed:
         return Readings.empty()
     big = side_lengths(q) >= SEARCHED_MIN_SIDE_PX
     aligned = q.copy()
