@@ -486,12 +486,10 @@ def read_in_place(gray: NDArray[np.uint8], squares: NDArray[np.float64], diction
     """
     allowed, n, (codes, owners, turns) = _in_play(dictionary, allowed_ids)
     q = clockwise(np.asarray(squares, dtype=np.float64).reshape(-1, 4, 2))
-    g = np.ascontiguousarray(gray)
-    inner, border = _inner_border(n)
-    if len(q) and allowed:
-        q = q[_promising(g, q[:, None], n, inner, border, codes[:, inner], max_errors)]
     if not len(q) or not allowed:
         return Readings.empty()
+    # (no rough first reading: the few squares here are where markers were, not texture's)
+    g = np.ascontiguousarray(gray)
     big = side_lengths(q) >= SEARCHED_MIN_SIDE_PX
     aligned = q.copy()
     aligned[big] = align_squares(g, q[big], n, steps_px=IN_PLACE_STEPS_PX, turns_deg=IN_PLACE_TURNS_DEG,

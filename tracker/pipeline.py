@@ -669,9 +669,10 @@ class Tracker:
             return placed, corners
         centres = diagonal_centres(read.corners)
         sides = side_lengths(read.corners)
+        starts, knowns = diagonal_centres(squares), side_lengths(squares)
         for j, k in enumerate(rows.tolist()):
-            known = float(side_lengths(squares[j][None])[0])
-            shift = np.linalg.norm(centres - diagonal_centres(squares[j][None])[0], axis=1)
+            known = float(knowns[j])
+            shift = np.linalg.norm(centres - starts[j], axis=1)
             match = np.flatnonzero((read.ids == ids[k]) & (shift <= FOLLOW_MAX_SHIFT_MODULES * known / det.cells)
                                    & (np.abs(sides / known - 1.0) <= IN_PLACE_MAX_SCALE))
             if len(match) == 1:
