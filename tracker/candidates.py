@@ -53,7 +53,7 @@ import functools
 import math
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -133,6 +133,7 @@ def _codes(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.uint8], ND
             np.array(turns, np.int64))
 
 
+@functools.lru_cache(maxsize=8)
 def _sample_grid(n: int) -> NDArray[np.float64]:
     """Unit-square points (n*n*s*s, 2) on the middle half of every cell, row by row."""
     s = CELL_SAMPLES
@@ -319,6 +320,13 @@ def hypotheses(gray: NDArray[np.uint8], raw: NDArray[np.float64], cells: int) ->
 BLUR_SHRINK = 0.85
 
 
+def _in_play(dictionary: str, allowed_ids: Iterable[int]
+             ) -> tuple[tuple[int, ...], int, tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64]]]:
+    """The ids in play (sorted), the cells across a marker (border included), their :func:`_codes`."""
+    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    return allowed, int(get_dictionary(dictionary).markerSize) + 2, _codes(dictionary, allowed)
+
+
 def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str,
                     allowed_ids: Iterable[int], *, max_errors: int = 1,
                     quiet_cells: float = 1.0, known_size: bool = False,
@@ -358,13 +366,11 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
         One per candidate read (several candidates may give the same marker: see
         :func:`best_per_marker`).
     """
-    allowed = tuple(sorted({int(i) for i in allowed_ids}))
+    allowed, n, (codes, owners, turns) = _in_play(dictionary, allowed_ids)
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     if not len(q) or not allowed:
         return Readings.empty()
     g = np.ascontiguousarray(gray)
-    n = int(get_dictionary(dictionary).markerSize) + 2
-    codes, owners, turns = _codes(dictionary, allowed)
     inner, border = _inner_border(n)
     raw = clockwise(q)[:, None] if known_size else raw_hypotheses(q, n, quiet_cells=quiet_cells)
     keep = _promising(g, raw, n, inner, border, codes[:, inner], max_errors)
@@ -383,6 +389,23 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
     variants = _nudged(hyp.reshape(-1, 4, 2), scales)                 # (N*H, V, 4, 2)
     nv = variants.shape[1]
     cells = _nudged_cell_means(g, hyp.reshape(-1, 4, 2), n, scales)  # (N*H*V, n*n)
+    best, d_best, score, spread = _judge(cells, codes, owners, n, max_errors)
+    score = score.reshape(len(q), nh * nv)
+    keep, picked = _picked(variants.reshape(-1, 4, 2), score, best, d_best, spread, owners, turns)
+    more = Readings.empty()
+    if blurred:
+        # the aligned squares that read as no id, but as one within a few cells at some nudge
+        near = d_best.reshape(len(q), nh * nv).min(axis=1) <= BLUR_GATE_CELLS
+        more = read_blurred(g, raw[~keep & big & near, -1], dictionary, allowed)
+    return Readings.concat([_edge_fitted(g, picked, n), more])
+
+
+def _judge(cells: NDArray[np.float64], codes: NDArray[np.uint8], owners: NDArray[np.int64], n: int, max_errors: int
+           ) -> tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+    """Read cell means (M, n*n) against the codes (K*4, n*n) of :func:`_codes`: the nearest code's
+    row and its distance (data cells), each reading's rank (lower is better; infinite where it is
+    not accepted, see the module's docstring) and its spread."""
+    inner, border = _inner_border(n)
     # the data cells set the threshold (blur bleeds the light quiet zone into the border's
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
@@ -397,30 +420,95 @@ def read_candidates(gray: NDArray[np.uint8], quads: NDArray[np.float64], diction
             & (light_border <= MAX_LIGHT_BORDER_CELLS)
             & (spread <= np.where(d_best > 0, MAX_SPREAD_CORRECTED, MAX_SPREAD)))
     # rank each candidate's variants: fewest errors, then the cleanest border and split
-    score = np.where(good, d_best + 0.25 * light_border + spread, np.inf).reshape(len(q), nh * nv)
+    score = np.where(good, d_best + 0.25 * light_border + spread, np.inf)
+    return best, d_best, score, spread
+
+
+def _picked(variants: NDArray[np.float64], score: NDArray[np.float64], best: NDArray[np.intp],
+            d_best: NDArray[np.int64], spread: NDArray[np.float64], owners: NDArray[np.int64],
+            turns: NDArray[np.int64]) -> tuple[NDArray[np.bool_], Readings]:
+    """Each candidate's best reading: ``score`` (N, V) ranks the V read versions of each of N
+    candidates (``variants`` (N*V, 4, 2), judged by :func:`_judge`); which candidates read, and
+    their readings (corners in OpenCV's order)."""
     pick = score.argmin(axis=1)
-    keep = np.isfinite(score[np.arange(len(q)), pick])
-    out_c, out_i, out_e, out_s = [], [], [], []
-    for k in np.nonzero(keep)[0]:
-        m = k * nh * nv + pick[k]
-        quad = variants.reshape(-1, 4, 2)[m]
-        r = int(turns[best[m]])
-        out_c.append(np.roll(quad, -r, axis=0))
-        out_i.append(int(owners[best[m]]))
-        out_e.append(int(d_best[m]))
-        out_s.append(float(spread[m]))
-    more = Readings.empty()
-    if blurred:
-        # the aligned squares that read as no id, but as one within a few cells at some nudge
-        near = d_best.reshape(len(q), nh * nv).min(axis=1) <= BLUR_GATE_CELLS
-        more = read_blurred(g, raw[~keep & big & near, -1], dictionary, allowed)
-    if not out_c:
-        return more
-    corners = np.array(out_c)
-    refined, ok = refine_corners_status(g, corners, cells=n, max_shift_modules=0.5)
-    corners = np.where(ok[:, None, None], refined, corners)
-    return Readings.concat([Readings(corners, np.array(out_i, np.int64), np.array(out_e, np.int64), np.array(out_s)),
-                            more])
+    keep = np.isfinite(score[np.arange(len(score)), pick])
+    m = np.flatnonzero(keep) * score.shape[1] + pick[keep]
+    r = turns[best[m]]
+    corners = np.array([np.roll(variants[k], -int(t), axis=0)
+                        for k, t in zip(m.tolist(), r.tolist())]).reshape(-1, 4, 2)
+    return keep, Readings(corners, owners[best[m]].astype(np.int64), d_best[m].astype(np.int64),
+                          spread[m].astype(np.float64))
+
+
+def _edge_fitted(gray: NDArray[np.uint8], readings: Readings, n: int) -> Readings:
+    """The readings with their corners fitted to the square's edges where those can be measured."""
+    if not len(readings):
+        return readings
+    refined, ok = refine_corners_status(gray, readings.corners, cells=n, max_shift_modules=0.5)
+    return replace(readings, corners=np.where(ok[:, None, None], refined, readings.corners))
+
+
+#: :func:`read_in_place`: the alignment's steps (px) and turns (deg), and its most moves per step
+#: (a square last frame's, within a few tenths of a pixel of the marker when it did not move).
+IN_PLACE_STEPS_PX = (0.15,)
+IN_PLACE_TURNS_DEG = (0.75,)
+IN_PLACE_ROUNDS = 4
+
+
+def _read_hypotheses(gray: NDArray[np.uint8], squares: NDArray[np.float64], n: int, codes: NDArray[np.uint8],
+                     owners: NDArray[np.int64], turns: NDArray[np.int64], max_errors: int
+                     ) -> tuple[NDArray[np.bool_], NDArray[np.bool_], Readings]:
+    """Read squares (N, 4, 2) and their edge fits, each shifted by :data:`SHIFTS_PX`: which read,
+    which come within :data:`BLUR_GATE_CELLS` of a code at some shift, and the readings."""
+    one = (1.0,)
+    hyp = hypotheses(gray, squares[:, None], n).reshape(-1, 4, 2)                   # (N*2, 4, 2)
+    cells = _nudged_cell_means(gray, hyp, n, one)
+    best, d_best, score, spread = _judge(cells, codes, owners, n, max_errors)
+    per = score.shape[0] // len(squares)
+    found, read = _picked(_nudged(hyp, one).reshape(-1, 4, 2), score.reshape(len(squares), per), best, d_best,
+                          spread, owners, turns)
+    return found, d_best.reshape(len(squares), per).min(axis=1) <= BLUR_GATE_CELLS, read
+
+
+def read_in_place(gray: NDArray[np.uint8], squares: NDArray[np.float64], dictionary: str,
+                  allowed_ids: Iterable[int], *, max_errors: int = 1, blurred: bool = False) -> Readings:
+    """Read squares of the marker's known size (N, 4, 2) where a marker was last frame.
+
+    What :func:`read_candidates` with ``known_size`` and one scale reads, for a fraction of its
+    cost (a lost marker read in place, :meth:`tracker.pipeline.Tracker._read_in_place`): the
+    start is last frame's place, within a few tenths of a pixel of the marker when it did not
+    move, so the square is aligned on its cells by the finest steps only
+    (:data:`IN_PLACE_STEPS_PX`), and read there and at its edge fit, each shifted by
+    :data:`SHIFTS_PX`, against the codes in play (the same acceptance); only the squares that
+    read as no id there are also read at the start and its edge fit. The readings' corners are
+    fitted to the edges where they show; with ``blurred``, the aligned squares that read as no
+    id but come near one are read by :func:`read_blurred`.
+    """
+    allowed, n, (codes, owners, turns) = _in_play(dictionary, allowed_ids)
+    q = clockwise(np.asarray(squares, dtype=np.float64).reshape(-1, 4, 2))
+    if not len(q) or not allowed:
+        return Readings.empty()
+    # (no rough first reading: the few squares here are where markers were, not texture's)
+    g = np.ascontiguousarray(gray)
+    big = side_lengths(q) >= SEARCHED_MIN_SIDE_PX
+    aligned = q.copy()
+    aligned[big] = align_squares(g, q[big], n, steps_px=IN_PLACE_STEPS_PX, turns_deg=IN_PLACE_TURNS_DEG,
+                                 rounds=IN_PLACE_ROUNDS)
+    # the aligned square and its edge fit (a marker lifted toward the camera reads in a square of
+    # its old size, but its edges give its new one), then, where neither reads, the start and its fit
+    keep = np.zeros(len(q), bool)
+    near = np.zeros(len(q), bool)
+    parts = []
+    for hyp_of in (aligned, q):
+        rest = np.flatnonzero(~keep)
+        if not len(rest):
+            break
+        found, close, read = _read_hypotheses(g, hyp_of[rest], n, codes, owners, turns, max_errors)
+        keep[rest[found]] = True
+        near[rest] |= close
+        parts.append(read)
+    more = read_blurred(g, aligned[~keep & big & near], dictionary, allowed) if blurred else Readings.empty()
+    return Readings.concat([_edge_fitted(g, Readings.concat(parts), n), more])
 
 
 #: How much darker than the mean around it (grey levels) ink must be, one pass per value.
@@ -758,15 +846,17 @@ ALIGN_STEPS_PX = (0.6, 0.3, 0.15)
 ALIGN_TURNS_DEG = (3.0, 1.5, 0.75)
 
 
-def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
+def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int, *,
+                  steps_px: tuple[float, ...] = ALIGN_STEPS_PX, turns_deg: tuple[float, ...] = ALIGN_TURNS_DEG,
+                  rounds: int = 3) -> NDArray[np.float64]:
     """Each square (N, 4, 2) moved and turned (not scaled) to where its cells split cleanest.
 
     A square of the marker's known size placed from a blob's or an outline's centre is off
     by a pixel or so, and a blurred 16 px marker reads right only within a few tenths of a
-    pixel of its place. A pattern search (steps of :data:`ALIGN_STEPS_PX` in x and y, turns
-    of :data:`ALIGN_TURNS_DEG`, coarse to fine) lowers the spread of the data cells around
-    their dark and light means (:func:`_split`, plus a little per light border cell): the
-    place where the grid lies on the cells.
+    pixel of its place. A pattern search (steps of ``steps_px`` in x and y, turns of
+    ``turns_deg``, coarse to fine, at most ``rounds`` moves per step) lowers the spread of
+    the data cells around their dark and light means (:func:`_split`, plus a little per
+    light border cell): the place where the grid lies on the cells.
     """
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2).copy()
     if not len(q):
@@ -782,10 +872,10 @@ def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: in
 
     best = score(q)
     rows = np.arange(len(q))
-    for step, turn in zip(ALIGN_STEPS_PX, ALIGN_TURNS_DEG):
+    for step, turn in zip(steps_px, turns_deg):
         moves = [(step, 0.0, 0.0), (-step, 0.0, 0.0), (0.0, step, 0.0), (0.0, -step, 0.0),
                  (0.0, 0.0, turn), (0.0, 0.0, -turn)]
-        for _ in range(3):
+        for _ in range(rounds):
             c = q.mean(axis=1, keepdims=True)
             tried = []
             for dx, dy, da in moves:

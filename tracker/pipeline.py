@@ -54,7 +54,7 @@ import numpy as np
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
-from tracker.candidates import prepare_blurred_reading, read_candidates, snapped_squares
+from tracker.candidates import prepare_blurred_reading, read_in_place, snapped_squares
 from tracker.changes import ChangeMap
 from tracker.decode import same_ids
 from tracker.detections import Detections, diagonal_centres
@@ -641,13 +641,13 @@ class Tracker:
         The fast follow loses a marker whose edges a defocus and JPEG leave too soft to fit
         and whose plain cells read a cell wrong; it has mostly not moved. The square of the
         marker's known size (the calibration's, :attr:`MarkerDetector.sizes`, at the old
-        square's centre and angle) is aligned on its cells and read against the ids in play
-        as a searched square is (:func:`tracker.candidates.read_candidates` with
-        ``known_size``, and the blurred codes), about 10 ms a frame at 1080p instead of a region
-        search's 25-60. On a frame that runs another expensive step (a band of a scan, the
-        corner check, a region search already queued) the blurred codes are left out (a
-        motion-blurred frame's lost markers made a band's frame the slowest): what their plain
-        cells do not read waits for the region search.
+        square's centre and angle) is aligned on its cells by a short search from there and
+        read against the ids in play as a searched square is (:func:`tracker.candidates.read_in_place`,
+        and the blurred codes), a few ms a frame at 1080p instead of a region search's 25-60.
+        On a frame that runs another expensive step (a band of a scan, the corner check, a
+        region search already queued) the blurred codes are left out (a motion-blurred frame's
+        lost markers made a band's frame the slowest): what their plain cells do not read waits
+        for the region search.
 
         The guard, so that a marker that moved is never kept at its old place:
 
@@ -681,15 +681,16 @@ class Tracker:
         pick = np.abs(side_lengths(snapped.reshape(-1, 4, 2)).reshape(len(sides_mm), len(rows))
                       - side_lengths(old[rows])[None]).argmin(axis=0)
         squares = snapped[pick, np.arange(len(rows))]
-        read = read_candidates(gray, squares, det.dictionary, sorted(det.in_play), max_errors=IN_PLAY_MAX_ERRORS,
-                               known_size=True, scales=(1.0,), blurred=not (self._steps or self._search_queue))
+        read = read_in_place(gray, squares, det.dictionary, sorted(det.in_play), max_errors=IN_PLAY_MAX_ERRORS,
+                             blurred=not (self._steps or self._search_queue))
         if not len(read):
             return placed, corners
         centres = diagonal_centres(read.corners)
         sides = side_lengths(read.corners)
+        starts, knowns = diagonal_centres(squares), side_lengths(squares)
         for j, k in enumerate(rows.tolist()):
-            known = float(side_lengths(squares[j][None])[0])
-            shift = np.linalg.norm(centres - diagonal_centres(squares[j][None])[0], axis=1)
+            known = float(knowns[j])
+            shift = np.linalg.norm(centres - starts[j], axis=1)
             match = np.flatnonzero((read.ids == ids[k]) & (shift <= FOLLOW_MAX_SHIFT_MODULES * known / det.cells)
                                    & (np.abs(sides / known - 1.0) <= IN_PLACE_MAX_SCALE))
             if len(match) == 1:
