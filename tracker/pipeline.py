@@ -818,8 +818,15 @@ class Tracker:
     def _base_overdue(self) -> bool:
         """Whether the base work has waited :data:`BASE_MAX_WAIT_S` behind other steps: the next
         band of a spread scan then waits for it (while a model is missing, a 1080p frame's
-        bands follow each other on every frame, and would leave no frame to the bare bases)."""
-        return (self._plan is not None and self._base_last_s is not None and self._base_interval_s > 0.0
+        bands follow each other on every frame, and would leave no frame to the bare bases).
+
+        Only while frames come two base steps apart or closer: slower (a camera at a few frames a
+        second), the base work runs beside the other steps (see :meth:`_detect_bases`) and is
+        always "overdue" on the next frame, so that a band waiting for it never ran: at 2 frames a
+        second the first scan never got past its first band."""
+        near = (self._frame_last_s is not None
+                and 0.0 <= self._t_now - self._frame_last_s <= 2 * BASE_STEP_S * 1.01)
+        return (near and self._plan is not None and self._base_last_s is not None and self._base_interval_s > 0.0
                 and self._t_now - self._base_last_s >= BASE_MAX_WAIT_S)
 
     def _model_base_mm(self, marker_id: int) -> float:

@@ -402,3 +402,22 @@ def test_the_first_scan_covers_the_whole_frame_band_after_band(monkeypatch: pyte
         covered = max(covered, y1)
     assert covered >= frame.shape[0]
     assert {m.marker_id for m in tracker.state.models if m.seen} == set(A)
+
+
+def test_a_slow_camera_s_first_scan_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 2 frames a second the base work runs beside the other steps on every frame: a band no
+    longer waits for it as "overdue" (it did, on every frame, so the first scan never got past its
+    first band and a marker below it was never read)."""
+    import tracker.pipeline as pipeline
+
+    bands = pipeline.scan_bands
+    monkeypatch.setattr(pipeline, "scan_bands", lambda w, h, side: bands(w, h, side, band_pixels=100_000))
+    table = draw(A)
+    frame = np.concatenate([table, np.full_like(table, MAT)])
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM))
+    for i in range(24):
+        tracker.process(Frame(i, i * 0.5, frame))
+        if tracker._last_full >= 0:
+            break
+    assert tracker._last_full >= 0, "the first scan never ended"
+    assert {m.marker_id for m in tracker.state.models if m.seen} == set(A)
