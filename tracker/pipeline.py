@@ -750,10 +750,7 @@ class Tracker:
             # (with no marker known, every frame scans: the base work cannot wait)
             return None, None, fixes
         t = timestamp_s
-        gap = None if self._frame_last_s is None else t - self._frame_last_s
-        # (frames two base steps apart or closer: 10 a second, one dropped now and then; 1 % for
-        # the timestamps' rounding)
-        near = gap is not None and 0.0 <= gap <= 2 * BASE_STEP_S * 1.01
+        near = self._frames_near()
         self._frame_last_s = t
         dt = 0.0 if self._base_last_s is None else t - self._base_last_s
         if 0.0 <= dt < BASE_STEP_S and not self._base_full_due and self._base_interval_s > 0.0:
@@ -815,6 +812,12 @@ class Tracker:
                                          for _, x, y in missing)]
         return bases, regions, fixes
 
+    def _frames_near(self) -> bool:
+        """Whether this frame came two base steps or less after the last one asked for base work
+        (10 a second, one dropped now and then; 1 % for the timestamps' rounding)."""
+        return (self._frame_last_s is not None
+                and 0.0 <= self._t_now - self._frame_last_s <= 2 * BASE_STEP_S * 1.01)
+
     def _base_overdue(self) -> bool:
         """Whether the base work has waited :data:`BASE_MAX_WAIT_S` behind other steps: the next
         band of a spread scan then waits for it (while a model is missing, a 1080p frame's
@@ -824,10 +827,8 @@ class Tracker:
         second), the base work runs beside the other steps (see :meth:`_detect_bases`) and is
         always "overdue" on the next frame, so that a band waiting for it never ran: at 2 frames a
         second the first scan never got past its first band."""
-        near = (self._frame_last_s is not None
-                and 0.0 <= self._t_now - self._frame_last_s <= 2 * BASE_STEP_S * 1.01)
-        return (near and self._plan is not None and self._base_last_s is not None and self._base_interval_s > 0.0
-                and self._t_now - self._base_last_s >= BASE_MAX_WAIT_S)
+        return (self._frames_near() and self._plan is not None and self._base_last_s is not None
+                and self._base_interval_s > 0.0 and self._t_now - self._base_last_s >= BASE_MAX_WAIT_S)
 
     def _model_base_mm(self, marker_id: int) -> float:
         """A model's base diameter: from the setup, else the largest allowed."""
