@@ -552,7 +552,7 @@ class Tracker:
             band = bands[min(self._band_next, len(bands) - 1)]
             # the known markers are followed first: the scan does not read the candidates on
             # those followed (a blurred one's cost 5 ms each), it looks for new markers
-            followed = self._follow(gray, only=set(self._last_corners), search=False) if self._last_corners else None
+            followed = self._follow(gray, search=False) if self._last_corners else None
             # (its first band is thorough; later ones read OpenCV's squares only: fast)
             det = self._detector.detect_in(gray, [band], thorough=not self._last_corners, followed=followed)
             self._steps.append("band")
@@ -565,11 +565,13 @@ class Tracker:
             # a marker followed until now that the scan missed and the follow lost (outside
             # this band, or moved) is searched for: the scan looks for new markers, it does
             # not drop known ones
-            missed = set(self._last_corners) - set(det.marker_ids.tolist())
-            if missed:
+            # (followed above already: they are not followed again on the same image)
+            missed = sorted(set(self._last_corners) - set(det.marker_ids.tolist()))
+            if missed and len(bands) > 1:
                 # (their regions wait for a next frame, but on the first scans: nothing else runs then)
-                det = Detections.concat([det, self._follow(gray, only=missed, search=len(bands) > 1,
-                                                           budget_px=0 if self._band_alone else None)])
+                det = Detections.concat([det, self._search_lost(
+                    gray, np.array(missed, dtype=np.int64), np.array([self._last_corners[i] for i in missed]),
+                    np.zeros(0, dtype=np.int64), budget_px=0 if self._band_alone else None)])
         else:
             # on a frame scanned in more than two bands (4K), the search around lost markers waits,
             # like a band, for base work that has waited too long: a marker missed in place on
@@ -586,13 +588,12 @@ class Tracker:
             self._search_queue.pop(marker_id, None)
         return fixes
 
-    def _follow(self, gray: np.ndarray, *, only: set[int] | None = None, search: bool = True,
-                budget_px: int | None = None) -> Detections:
-        """Find last frame's markers (or ``only`` these) again: refine their old corners, else
-        (with ``search``) search around them, within ``budget_px`` of regions (see
-        :meth:`_due_regions`; 0: the lost ones only wait in the queue)."""
+    def _follow(self, gray: np.ndarray, *, search: bool = True, budget_px: int | None = None) -> Detections:
+        """Find last frame's markers again: refine their old corners, else read them in place
+        (:meth:`_read_in_place`), else (with ``search``) search around them, within ``budget_px``
+        of regions (:meth:`_search_lost`; 0: the lost ones only wait in the queue)."""
         assert self._detector is not None
-        ids = np.array(sorted(self._last_corners if only is None else only), dtype=np.int64)
+        ids = np.array(sorted(self._last_corners), dtype=np.int64)
         old = np.array([self._last_corners[i] for i in ids])
         cells = self._detector.cells
         refined, ok = refine_corners_status(gray, old, cells=cells)
@@ -619,21 +620,28 @@ class Tracker:
         kept = Detections.from_corners(refined[ok], ids[ok])
         if not search:
             return kept
-        for marker_id, quad in zip(ids[~ok].tolist(), old[~ok]):
+        return Detections.concat([kept, self._search_lost(gray, ids[~ok], old[~ok], ids[ok], budget_px)])
+
+    def _search_lost(self, gray: np.ndarray, lost: np.ndarray, quads: np.ndarray, kept: np.ndarray,
+                     budget_px: int | None = None) -> Detections:
+        """Queue the ``lost`` markers (last squares ``quads``) for the search around them, take the
+        ``kept`` ones off the queue, and search the regions due now, within ``budget_px`` (see
+        :meth:`_due_regions`); the markers found there, but those of ids ``kept``."""
+        assert self._detector is not None
+        for marker_id, quad in zip(lost.tolist(), quads):
             self._search_queue.setdefault(int(marker_id), quad)
             self._in_place_run.pop(int(marker_id), None)
-        for marker_id in ids[ok].tolist():
+        for marker_id in kept.tolist():
             self._search_queue.pop(int(marker_id), None)
         if self._last_corners and self._steps:
             budget_px = 0             # one expensive step a frame: the regions wait for the next frame
         boxes = self._due_regions(budget_px)
         self._regions_waiting = bool(self._search_queue)
         if not boxes:
-            return kept
+            return Detections.empty()
         found = self._detector.detect_in(gray, list[tuple[int, int, int, int] | None](boxes))
         self._steps.append("regions")
-        found = found.select(~np.isin(found.marker_ids, ids[ok]))
-        return Detections.concat([kept, found])
+        return found.select(~np.isin(found.marker_ids, kept))
 
     def _read_in_place(self, gray: np.ndarray, ids: np.ndarray, old: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Read lost markers where they were: (N,) which were read there, and (N, 4, 2) their new corners.
