@@ -61,7 +61,7 @@ from numpy.typing import NDArray
 
 from calibration.aruco import get_dictionary
 from tracker.blobs import regions
-from tracker.refine import refine_corners_status
+from tracker.refine import refine_corners_status, remap_chunks
 
 #: Another code in play must be at least this many cells farther than the accepted one.
 MIN_MARGIN = 3
@@ -179,10 +179,9 @@ def _sample_points(quads: NDArray[np.float64], n: int) -> NDArray[np.float32]:
 def _means_at(gray: NDArray[np.uint8], xy: NDArray[np.float32], n: int) -> NDArray[np.float64]:
     """(N, n*n) mean grey level of the samples ``xy`` (N, P, 2) of each cell."""
     rows = xy.reshape(-1, xy.shape[-2], 2)
-    chunks = max(1, -(-len(rows) // 30000))
     vals = np.concatenate([cv2.remap(gray, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),
                                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                           for part in np.array_split(rows, chunks)]) if len(rows) else \
+                           for part in remap_chunks(rows)]) if len(rows) else \
         np.zeros((0, rows.shape[1]), np.uint8)
     s2 = CELL_SAMPLES * CELL_SAMPLES
     # the samples of a cell summed as integers (9 x 255 fits 16 bits), then one division
@@ -233,8 +232,14 @@ def _split(cells: NDArray[np.float64]
     lo = cells.min(axis=1, keepdims=True)
     hi = cells.max(axis=1, keepdims=True)
     t = (lo + hi) / 2
+    last: NDArray[np.bool_] | None = None
     for _ in range(4):
         light = cells > t
+        if last is not None and np.array_equal(light, last):
+            # the same split as the pass before: its means and threshold again, to the bit (the
+            # remaining passes would change nothing; most rows settle in one or two)
+            break
+        last = light
         n_light = light.sum(axis=1, keepdims=True)
         m_light = np.where(n_light > 0, (cells * light).sum(axis=1, keepdims=True) / np.maximum(n_light, 1), hi)
         n_dark = cells.shape[1] - n_light
@@ -496,17 +501,16 @@ def read_in_place(gray: NDArray[np.uint8], squares: NDArray[np.float64], diction
                                  rounds=IN_PLACE_ROUNDS)
     # the aligned square and its edge fit (a marker lifted toward the camera reads in a square of
     # its old size, but its edges give its new one), then, where neither reads, the start and its fit
-    keep = np.zeros(len(q), bool)
-    near = np.zeros(len(q), bool)
-    parts = []
-    for hyp_of in (aligned, q):
-        rest = np.flatnonzero(~keep)
-        if not len(rest):
-            break
-        found, close, read = _read_hypotheses(g, hyp_of[rest], n, codes, owners, turns, max_errors)
-        keep[rest[found]] = True
-        near[rest] |= close
-        parts.append(read)
+    # (both read at once: a second call cost more than reading the few starts the aligned
+    # squares make needless; the start's readings are taken only where the aligned one reads as
+    # no id, as if read after it)
+    found, close, read = _read_hypotheses(g, np.concatenate([aligned, q]), n, codes, owners, turns, max_errors)
+    keep, near = found[:len(q)], close[:len(q)].copy()
+    rest = ~keep
+    near[rest] |= close[len(q):][rest]
+    which = np.flatnonzero(found)
+    parts = [read.select(which < len(q)), read.select((which >= len(q)) & rest[which % len(q)])]
+    keep = keep | (found[len(q):] & rest)
     more = read_blurred(g, aligned[~keep & big & near], dictionary, allowed) if blurred else Readings.empty()
     return Readings.concat([_edge_fitted(g, Readings.concat(parts), n), more])
 
@@ -870,26 +874,34 @@ def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: in
         out: NDArray[np.float64] = spread + 0.05 * light + np.where(gap < MIN_CONTRAST, 1.0, 0.0)
         return out
 
-    best = score(q)
-    rows = np.arange(len(q))
+    best: NDArray[np.float64] | None = None
     for step, turn in zip(steps_px, turns_deg):
         moves = [(step, 0.0, 0.0), (-step, 0.0, 0.0), (0.0, step, 0.0), (0.0, -step, 0.0),
                  (0.0, 0.0, turn), (0.0, 0.0, -turn)]
+        turned = [np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]]).T
+                  for a in (math.radians(da) for _, _, da in moves)]
+        # only the squares that moved in a round are tried again: one that did not would be
+        # scored on the same versions and stay where it is (the same answers, fewer scores)
+        active = np.arange(len(q))
         for _ in range(rounds):
-            c = q.mean(axis=1, keepdims=True)
-            tried = []
-            for dx, dy, da in moves:
-                a = math.radians(da)
-                rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-                tried.append(c + (q - c) @ rot.T + (dx, dy))
-            versions = np.stack(tried, axis=1)                               # (N, M, 4, 2)
-            s = score(versions).reshape(len(q), len(moves))
+            qa = q[active]
+            c = qa.mean(axis=1, keepdims=True)
+            tried = [c + (qa - c) @ rot + (dx, dy) for (dx, dy, _), rot in zip(moves, turned)]
+            if best is None:
+                # the start scored with the first round's versions (one reading of the image)
+                s = score(np.stack([qa, *tried], axis=1)).reshape(len(qa), len(moves) + 1)
+                best, s = s[:, 0].copy(), s[:, 1:]
+            else:
+                s = score(np.stack(tried, axis=1)).reshape(len(qa), len(moves))
+            versions = np.stack(tried, axis=1)                               # (A, M, 4, 2)
+            rows = np.arange(len(qa))
             k = s.argmin(axis=1)
-            better = s[rows, k] < best
+            better = s[rows, k] < best[active]
             if not better.any():
                 break
-            q[better] = versions[rows, k][better]
-            best = np.where(better, s[rows, k], best)
+            active = active[better]
+            q[active] = versions[rows, k][better]
+            best[active] = s[rows, k][better]
     return q
 
 
