@@ -282,7 +282,9 @@ PRESCREEN_SLACK = 4
 def side_lengths(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
-    sides: NDArray[np.float64] = np.linalg.norm(q - np.roll(q, -1, axis=1), axis=2).mean(axis=1)
+    # (np.linalg.norm's values, and np.roll's order, by their cheapest calls: this runs on every frame)
+    d = q - q[:, [1, 2, 3, 0]]
+    sides: NDArray[np.float64] = np.sqrt((d * d).sum(axis=2)).mean(axis=1)
     return sides
 
 
@@ -886,7 +888,9 @@ def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: in
         for _ in range(rounds):
             qa = q[active]
             c = qa.mean(axis=1, keepdims=True)
-            tried = [c + (qa - c) @ rot + (dx, dy) for (dx, dy, _), rot in zip(moves, turned)]
+            # (the product with an unturned move's identity matrix is the square itself, to the bit)
+            d = qa - c
+            tried = [c + (d @ rot if da else d) + (dx, dy) for (dx, dy, da), rot in zip(moves, turned)]
             if best is None:
                 # the start scored with the first round's versions (one reading of the image)
                 s = score(np.stack([qa, *tried], axis=1)).reshape(len(qa), len(moves) + 1)
