@@ -265,6 +265,17 @@ class PlanView:
             self._shift_grid = self._exact_shift(self._shift_nodes())
         g = self._shift_grid
         ny, nx = g.shape[:2]
+        if len(p) == 1:
+            # one point (a circle's centre, asked for on every fit and ring test): the same sums in
+            # Python floats, without numpy's per-call cost on two-element arrays
+            x = min(max((float(p[0, 0]) + SHIFT_GRID_MM) / SHIFT_GRID_MM, 0.0), nx - 1.000001)
+            y = min(max((float(p[0, 1]) + SHIFT_GRID_MM) / SHIFT_GRID_MM, 0.0), ny - 1.000001)
+            i0, j0 = int(x), int(y)
+            ax, ay = x - i0, y - j0
+            (a0, a1), (b0, b1) = g[j0, i0].tolist(), g[j0, i0 + 1].tolist()
+            (c0, c1), (d0, d1) = g[j0 + 1, i0].tolist(), g[j0 + 1, i0 + 1].tolist()
+            return np.array([[(a0 * (1 - ax) + b0 * ax) * (1 - ay) + (c0 * (1 - ax) + d0 * ax) * ay,
+                              (a1 * (1 - ax) + b1 * ax) * (1 - ay) + (c1 * (1 - ax) + d1 * ax) * ay]])
         f = np.clip((p + SHIFT_GRID_MM) / SHIFT_GRID_MM, 0.0, [nx - 1.000001, ny - 1.000001])
         i, j = f[:, 0].astype(int), f[:, 1].astype(int)
         fx, fy = (f[:, 0] - i)[:, None], (f[:, 1] - j)[:, None]
@@ -1297,6 +1308,7 @@ def _circumcircles(tri: np.ndarray) -> np.ndarray:
 def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Sequence[float],
             inset_mm: float, *, halo: bool = False) -> tuple[float, float, float, float, np.ndarray] | None:
     cx, cy, r = circle
+    moved = pts - shift          # (the points as on the bottom circle, the same in every band)
     for band in REFINE_BANDS:
         tops, residuals = _top_and_residuals(pts, np.array([cx]), np.array([cy]), np.array([r]), shift)
         top, res = tops[0], residuals[0]
@@ -1305,7 +1317,7 @@ def _refine(pts: np.ndarray, circle: np.ndarray, shift: np.ndarray, allowed: Seq
             return None
         # each inlier belongs to the top circle or to the bottom one: move the latter back
         on_top = top <= res + 1e-9
-        p = np.where(on_top[:, None], pts, pts - shift)[inl]
+        p = np.where(on_top[:, None], pts, moved)[inl]
         cx, cy, r = fit_circle(p)
     fitted = 2 * (r + inset_mm)
     # every allowed size near the fitted one is tried: the one the most edge points lie on wins
