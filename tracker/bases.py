@@ -575,6 +575,18 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
 
 
 _CLOSE_KERNEL = np.ones((3, 3), np.uint8)
+#: The ring tests' :data:`RING_ANGLES` unit directions (A, 2), computed once (read-only).
+_RING_DIRECTIONS = np.column_stack([np.cos(np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)),
+                                    np.sin(np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False))])
+_RING_DIRECTIONS.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=8)
+def _disc(size: int) -> np.ndarray:
+    """OpenCV's elliptic structuring element of ``size`` px (read-only: made once per size)."""
+    kernel = np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+    kernel.flags.writeable = False
+    return kernel
 
 
 def find_bases(image: np.ndarray, view: PlanView, setup: Setup, *,
@@ -879,7 +891,7 @@ class _PlanFit:
         found: list[FoundBase] = []
         # pieces of one rim cut apart by a marker or a figure are grouped before fitting
         gap = max(3, int(round(MERGE_GAP_MM * s)) | 1)
-        grouped = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+        grouped = cv2.dilate(mask, _disc(gap))
         n, labels, stats, _ = regions(grouped)
         spare: list[tuple[np.ndarray, np.ndarray]] = []     # pieces no circle was fitted to: (points, bbox)
         # the pieces too short to be fitted, and those out of the core's reach, left out at once
@@ -955,8 +967,7 @@ def _inner_edge_centre(mask: np.ndarray, origin_px: tuple[int, int], s: float, c
     """The centre of the circle through a ring's inner edge: along each direction from ``centre``,
     the first mask pixel between 0.3 of radius ``r`` and just beyond it, where it lies within
     :data:`HALO_GROWTH_MM` inside the outline; None when too few directions show it."""
-    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
-    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    u = _RING_DIRECTIONS
     radii = np.arange(0.3 * r, r + 1.0, 0.25)
     px = np.rint((centre[None, None] + radii[None, :, None] * u[:, None, :]) * s - origin_px).astype(int)
     h, w = mask.shape
@@ -1042,8 +1053,7 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
     r = base.diameter_mm / 2
     centre = np.array([base.x_mm, base.y_mm])
     shift = view.bottom_shift_mm(centre[None])[0]
-    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
-    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    u = _RING_DIRECTIONS
     h, w = mask.shape
 
     def hits(radii: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1106,8 +1116,7 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
     r = base.diameter_mm / 2
     centre = np.array([base.x_mm, base.y_mm])
     shift = view.bottom_shift_mm(centre[None])[0]
-    ang = np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)
-    u = np.column_stack([np.cos(ang), np.sin(ang)])
+    u = _RING_DIRECTIONS
     radii = np.arange(0.2 * r, r + 3.0, 0.25)
     pts = centre[None, None] + radii[None, :, None] * u[:, None, :]
     px = np.rint(pts * s - origin_px).astype(int)
