@@ -389,13 +389,20 @@ def _hue_mask(hsv: np.ndarray, colour: str) -> np.ndarray:
     return mask
 
 
-def _hue_apart(colour: str, mat_lab: np.ndarray) -> bool:
-    """Whether the rim colour is saturated and the mat's hue far from it (then its hue alone tells it)."""
+def _hue_apart(colour: str, mat_hsv: tuple[int, int, int]) -> bool:
+    """Whether the rim colour is saturated and the mat's hue (:func:`_mat_hsv`) far from it (then its
+    hue alone tells it)."""
     h, s, _ = (int(c) for c in _hsv_of(colour))
-    mat_bgr = cv2.cvtColor(np.clip(mat_lab, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_LAB2BGR)
-    mh, ms, _ = (int(c) for c in cv2.cvtColor(mat_bgr, cv2.COLOR_BGR2HSV)[0, 0])
+    mh, ms, _ = mat_hsv
     dh = min(abs(h - mh), 180 - abs(h - mh))
     return s >= HUE_MIN_SATURATION and (dh > 2 * HUE_TOLERANCE or ms < MIN_SATURATION_FRACTION * s / 2)
+
+
+def _mat_hsv(mat_lab: np.ndarray) -> tuple[int, int, int]:
+    """The mat's colour (Lab, 8-bit scale) in OpenCV's HSV."""
+    mat_bgr = cv2.cvtColor(np.clip(mat_lab, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_LAB2BGR)
+    h, s, v = (int(c) for c in cv2.cvtColor(mat_bgr, cv2.COLOR_BGR2HSV)[0, 0])
+    return h, s, v
 
 
 def _is_achromatic(colour: str) -> bool:
@@ -524,7 +531,8 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     px = [lab8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
     bg = [local8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
     rims = {name: _lab_of(colour) for name, colour in sides.items()}
-    hue_sides = {name for name in sides if _hue_apart(sides[name], mat_lab)}
+    mat_hsv = _mat_hsv(mat_lab)          # (once for every side)
+    hue_sides = {name for name in sides if _hue_apart(sides[name], mat_hsv)}
     # (np.take: indexing the (N, 3) pixels by ``at`` costs three times more)
     hsv = (_converted(np.take(plan_bgr.reshape(-1, 3), at, axis=0), cv2.COLOR_BGR2HSV).reshape(1, -1, 3)
            if hue_sides else None)
