@@ -1066,6 +1066,21 @@ def _blur_models(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.floa
     return bases.transpose(1, 0, 2).reshape(bases.shape[1], -1), inv
 
 
+@functools.lru_cache(maxsize=32)
+def _blur_design(dictionary: str, ids: tuple[int, ...], row: int) -> NDArray[np.float64]:
+    """(P, H * 3) one code's (``row`` of :func:`_codes`) images under each blur: its lit data cells,
+    the margin, the constant. Made once per code (read-only): :func:`_blur_place` fits the same
+    code to a square's moves a dozen times, and making it cost more than each fit."""
+    codes = _codes(dictionary, ids)[0]
+    n = int(round(math.sqrt(codes.shape[1])))
+    bases, pts = _blur_bases(n)
+    lit = codes[row, _inner_border(n)[0]].astype(np.float64)
+    design = np.concatenate([np.einsum("hpi,i->hp", bases[..., :-2], lit)[..., None], bases[..., -2:]], axis=2)
+    out = np.ascontiguousarray(design.transpose(1, 0, 2)).reshape(len(pts), -1)
+    out.flags.writeable = False
+    return out
+
+
 def _blur_fit(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: str, ids: tuple[int, ...],
               rows: NDArray[np.intp] | None = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(M, K) the residual of the best blurred fit of each code (or of the codes ``rows`` only) to
@@ -1089,9 +1104,8 @@ def _blur_fit(gray: NDArray[np.uint8], quads: NDArray[np.float64], dictionary: s
     xty = np.empty((len(y), nh, len(lit), 3))
     if len(lit) == 1:
         # one code: its three images under each blur first (a sixth of the products)
-        design = np.concatenate([np.einsum("hpi,i->hp", bases[..., :-2], lit[0])[..., None], bases[..., -2:]], axis=2)
-        xty[:, :, 0] = np.einsum("mp,pk->mk", y, np.ascontiguousarray(design.transpose(1, 0, 2)).reshape(len(pts), -1)
-                                 ).reshape(len(y), nh, 3)
+        row = int(rows[0]) if rows is not None else 0
+        xty[:, :, 0] = np.einsum("mp,pk->mk", y, _blur_design(dictionary, ids, row)).reshape(len(y), nh, 3)
     else:
         bty = np.einsum("mp,pk->mk", y, flat).reshape(len(y), nh, nb)
         xty[..., 0] = np.einsum("mhi,ki->mhk", bty[..., :-2], lit)
