@@ -52,7 +52,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -227,6 +227,20 @@ def _inner_border(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     return inner, np.setdiff1d(grid.reshape(-1), inner)
 
 
+def _packed(bits: NDArray[np.uint8]) -> NDArray[np.uint64]:
+    """(M,) each row of 0/1 cells (M, B), B <= 64, as the bits of one integer."""
+    b = np.packbits(np.asarray(bits, np.uint8), axis=1, bitorder="little")
+    b = np.pad(b, ((0, 0), (0, 8 - b.shape[1])))
+    return np.ascontiguousarray(b).view(np.uint64)[:, 0]
+
+
+def _code_distances(bits: NDArray[np.uint8], codes: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """(M, K) how many cells of each reading (M, B) differ from each code (K,) packed by :func:`_packed`:
+    one XOR and bit count per pair, not B comparisons."""
+    dist: NDArray[np.int64] = np.bitwise_count(_packed(bits)[:, None] ^ codes[None, :]).astype(np.int64)
+    return dist
+
+
 def _split(cells: NDArray[np.float64]
            ) -> tuple[NDArray[np.uint8], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Two-means split of each row of cell values: bits (1 = light), contrast, spread/gap, threshold."""
@@ -263,7 +277,7 @@ def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner:
     cells = _cell_means(gray, raw.reshape(-1, 4, 2), n)
     bits, gap, _, t = _split(cells[:, inner])
     light = (cells[:, border] > t[:, None]).sum(axis=1)
-    dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
+    dist = _code_distances(bits, _packed(data_codes)).min(axis=1)
     ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
     promising: NDArray[np.bool_] = ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
     return promising
@@ -410,8 +424,7 @@ def _judge(cells: NDArray[np.float64], codes: NDArray[np.uint8], owners: NDArray
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
     light_border = (cells[:, border] > t[:, None]).sum(axis=1)
-    data_codes = codes[:, inner]
-    dist = (bits[:, None, :] != data_codes[None, :, :]).sum(axis=2)   # (M, K*4)
+    dist = _code_distances(bits, _packed(codes[:, inner]))             # (M, K*4)
     best = dist.argmin(axis=1)
     d_best = dist[np.arange(len(dist)), best]
     # distance to the nearest code of another id
@@ -549,7 +562,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
     mean = cv2.blur(g, (block, block))
     lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
     out = []
-    sized: list[NDArray[np.float64]] = []
+    joined: list[tuple[NDArray[np.uint8], tuple[int, int]]] = []     # regions joined to a figure or a shadow
     for constant in constants:
         # g < mean - constant, in uint8 (saturated at 0, where no pixel is darker): no int16 copies
         dark = np.asarray(cv2.compare(g, cv2.subtract(mean, np.full_like(mean, int(constant))), cv2.CMP_LT), np.uint8)
@@ -567,7 +580,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
             square = lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b) and cv2.contourArea(c) >= 0.6 * a * b
             if not square:
                 if sizes is not None:
-                    sized.extend(known_size_squares(g, blob, (x, y), sizes, offset))
+                    joined.append((blob, (x, y)))
                 continue
             # contour points are pixel centres: the outline lies half a pixel further out
             out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
@@ -575,6 +588,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
                 # motion blur stretches the blob along the motion: the square is its short side
                 side = min(a, b) + 1.0
                 out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
+    sized = known_size_squares_of(g, joined, sizes, offset) if sizes is not None and joined else []
     return (np.array(out, dtype=np.float64).reshape(-1, 4, 2), np.array(sized, dtype=np.float64).reshape(-1, 4, 2))
 
 
@@ -623,46 +637,56 @@ def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tup
     decides). ``blob`` is the region's mask, its top-left corner at ``at`` in ``gray``;
     ``offset`` is where ``gray`` lies in the image ``sizes`` describes.
     """
-    x, y = at
-    h, w = blob.shape
-    pad = 2
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(gray.shape[1], x + w + pad), min(gray.shape[0], y + h + pad)
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
-    ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero(mask)
-    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
-    centre = pts.mean(axis=0)
-    jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
-    theta = _square_angle(gray[y0:y1, x0:x1], ring, jac)
-    if theta is None:
+    return known_size_squares_of(gray, [(blob, at)], sizes, offset)
+
+
+def known_size_squares_of(gray: NDArray[np.uint8], blobs: Sequence[tuple[NDArray[np.uint8], tuple[int, int]]],
+                          sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
+    """:func:`known_size_squares` of several dark regions ((mask, top-left corner) each), in their order.
+
+    The regions' angles come from one pass over all their outlines' gradients (a 4K frame has a
+    hundred such regions, each a handful of small arrays), the same angles as one by one.
+    """
+    places = []
+    for blob, (x, y) in blobs:
+        h, w = blob.shape
+        pad = 2
+        x0, y0 = max(0, x - pad), max(0, y - pad)
+        x1, y1 = min(gray.shape[1], x + w + pad), min(gray.shape[0], y + h + pad)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
+        ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero(mask)
+        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+        centre = pts.mean(axis=0)
+        jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
+        patch = gray[y0:y1, x0:x1].astype(np.float32)
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)[ring].astype(np.float64)
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)[ring].astype(np.float64)
+        if np.any(gx) or np.any(gy):        # a flat patch has no angle
+            places.append((pts, centre, jac, gx, gy))
+    if not places:
         return []
-    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
-    to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
-    uv = (pts - centre) @ to_mm.T
-    lo, hi = uv.min(axis=0) - 0.5 * np.abs(to_mm).sum(axis=1), uv.max(axis=0) + 0.5 * np.abs(to_mm).sum(axis=1)
+    # the outlines side by side, padded with no gradient: a pixel of zero weight adds nothing to its histogram
+    gxs, gys = np.zeros((2, len(places), max(len(p[3]) for p in places)))
+    for row, (_, _, _, gx, gy) in enumerate(places):
+        gxs[row, :len(gx)], gys[row, :len(gy)] = gx, gy
+    thetas = _quarter_angles(gxs, gys, np.array([p[2] for p in places])).tolist()
     out: list[NDArray[np.float64]] = []
-    back = jac @ rot
-    for side in sizes.sides_mm:
-        if (hi - lo).max() < 0.8 * side or (hi - lo).min() < 0.6 * side:
-            continue
-        for u0 in {float(lo[0]), float(hi[0] - side)}:
-            for v0 in {float(lo[1]), float(hi[1] - side)}:
-                sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
-                out.append(centre + sq @ back.T - 0.0)
+    for (pts, centre, jac, _, _), theta in zip(places, thetas):
+        rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+        to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
+        uv = (pts - centre) @ to_mm.T
+        lo, hi = uv.min(axis=0) - 0.5 * np.abs(to_mm).sum(axis=1), uv.max(axis=0) + 0.5 * np.abs(to_mm).sum(axis=1)
+        back = jac @ rot
+        for side in sizes.sides_mm:
+            if (hi - lo).max() < 0.8 * side or (hi - lo).min() < 0.6 * side:
+                continue
+            for u0 in {float(lo[0]), float(hi[0] - side)}:
+                for v0 in {float(lo[1]), float(hi[1] - side)}:
+                    sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
+                    out.append(centre + sq @ back.T - 0.0)
     return out
-
-
-def _square_angle(patch: NDArray[np.uint8], where: NDArray[np.bool_], jac: NDArray[np.float64]) -> float | None:
-    """The angle (radians, modulo a quarter turn) of a square's sides in table mm, from the
-    image gradients of ``patch`` at the pixels ``where`` (None when the patch is flat)."""
-    p = patch.astype(np.float32)
-    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)[where].astype(np.float64)
-    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)[where].astype(np.float64)
-    if not np.any(gx) and not np.any(gy):
-        return None
-    return float(_quarter_angles(gx[None], gy[None], jac[None])[0])
 
 
 def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -826,7 +850,7 @@ def _squares_at(centres: NDArray[np.float64], jac: NDArray[np.float64], theta: N
 def _square_angles(gray: NDArray[np.uint8], centres: NDArray[np.float64], jac: NDArray[np.float64],
                    r: int) -> NDArray[np.float64]:
     """(N,) the angle (radians, modulo a quarter turn) of a square's sides in table mm around
-    each of ``centres`` (N, 2), from the image gradients within ``r`` px (see :func:`_square_angle`)."""
+    each of ``centres`` (N, 2), from the image gradients within ``r`` px (see :func:`known_size_squares`)."""
     d = np.arange(-r - 1, r + 2)
     xs = np.clip(np.rint(centres[:, 0]).astype(np.int64)[:, None, None] + d[None, None, :], 0, gray.shape[1] - 1)
     ys = np.clip(np.rint(centres[:, 1]).astype(np.int64)[:, None, None] + d[None, :, None], 0, gray.shape[0] - 1)
@@ -871,25 +895,30 @@ def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: in
         return out
 
     best = score(q)
-    rows = np.arange(len(q))
     for step, turn in zip(steps_px, turns_deg):
         moves = [(step, 0.0, 0.0), (-step, 0.0, 0.0), (0.0, step, 0.0), (0.0, -step, 0.0),
                  (0.0, 0.0, turn), (0.0, 0.0, -turn)]
+        rots = [np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+                for a in (math.radians(da) for _, _, da in moves)]
+        # a square no move bettered stays where it is, and would be scored the same again at this
+        # step: each round moves only the squares the round before moved (the same places, a
+        # fraction of the reads)
+        active = np.arange(len(q))
         for _ in range(rounds):
-            c = q.mean(axis=1, keepdims=True)
-            tried = []
-            for dx, dy, da in moves:
-                a = math.radians(da)
-                rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-                tried.append(c + (q - c) @ rot.T + (dx, dy))
-            versions = np.stack(tried, axis=1)                               # (N, M, 4, 2)
-            s = score(versions).reshape(len(q), len(moves))
+            qa = q[active]
+            c = qa.mean(axis=1, keepdims=True)
+            versions = np.stack([c + (qa - c) @ rot.T + (dx, dy) for (dx, dy, _), rot in zip(moves, rots)],
+                                axis=1)                                      # (A, M, 4, 2)
+            s = score(versions).reshape(len(qa), len(moves))
+            rows = np.arange(len(qa))
             k = s.argmin(axis=1)
-            better = s[rows, k] < best
+            better = s[rows, k] < best[active]
             if not better.any():
                 break
-            q[better] = versions[rows, k][better]
-            best = np.where(better, s[rows, k], best)
+            moved = active[better]
+            q[moved] = versions[rows, k][better]
+            best[moved] = s[rows, k][better]
+            active = moved
     return q
 
 
