@@ -179,14 +179,19 @@ def _sample_points(quads: NDArray[np.float64], n: int) -> NDArray[np.float32]:
 def _means_at(gray: NDArray[np.uint8], xy: NDArray[np.float32], n: int) -> NDArray[np.float64]:
     """(N, n*n) mean grey level of the samples ``xy`` (N, P, 2) of each cell."""
     rows = xy.reshape(-1, xy.shape[-2], 2)
-    chunks = max(1, -(-len(rows) // 30000))
-    vals = np.concatenate([cv2.remap(gray, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),
-                                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                           for part in np.array_split(rows, chunks)]) if len(rows) else \
-        np.zeros((0, rows.shape[1]), np.uint8)
+    return _means_of(gray, np.ascontiguousarray(rows[..., 0]), np.ascontiguousarray(rows[..., 1]), n)
+
+
+def _means_of(gray: NDArray[np.uint8], xs: NDArray[np.float32], ys: NDArray[np.float32], n: int
+              ) -> NDArray[np.float64]:
+    """(N, n*n) mean grey level of the samples of each cell, their x and y (N, P) given apart."""
+    chunks = max(1, -(-len(xs) // 30000))
+    vals = np.concatenate([cv2.remap(gray, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                           for x, y in zip(np.array_split(xs, chunks), np.array_split(ys, chunks))]) if len(xs) else \
+        np.zeros((0, xs.shape[1]), np.uint8)
     s2 = CELL_SAMPLES * CELL_SAMPLES
     # the samples of a cell summed as integers (9 x 255 fits 16 bits), then one division
-    sums = vals.reshape(len(rows), n * n, s2).sum(axis=2, dtype=np.uint16)
+    sums = vals.reshape(len(xs), n * n, s2).sum(axis=2, dtype=np.uint16)
     means: NDArray[np.float64] = sums / float(s2)
     return means
 
@@ -207,16 +212,19 @@ def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: i
     xy = _sample_points(quads, n)                                        # (N, P, 2)
     count, p = xy.shape[:2]
     # the samples are pixel-centre coordinates (0.5 less than the corners'): shift the centre alike
-    c = quads.mean(axis=1).astype(np.float32)[:, None, :] - np.float32(0.5)             # (N, 1, 2)
+    c = quads.mean(axis=1).astype(np.float32) - np.float32(0.5)                        # (N, 2)
     scale = np.repeat(np.asarray(scales, np.float32), len(SHIFTS_PX) ** 2)[None, :, None]   # (1, V, 1)
     shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(scales), np.float32)
-    # centre + (sample - centre) * scale + shift, in one (N, V, P*2) array built in place: the
-    # same sums in the same order as the broadcast over (N, V, P, 2), at a third of its time
-    # (rows of 2P values for numpy's inner loops instead of pairs, no temporary copies)
-    moved = np.multiply((xy - c).reshape(count, 1, p * 2), scale)
-    moved += np.broadcast_to(c, (count, p, 2)).reshape(count, 1, p * 2)
-    moved += np.tile(shift[:, None, :], (1, p, 1)).reshape(1, -1, p * 2)
-    return _means_at(gray, moved.reshape(-1, p, 2), n)
+    # centre + (sample - centre) * scale + shift, x and y each in one (N, V, P) array built in
+    # place: the same sums in the same order as the broadcast over (N, V, P, 2), with rows of P
+    # values for numpy's inner loops, and the maps OpenCV samples with, without copying them apart
+    moved = []
+    for k in range(2):
+        m = np.multiply((xy[..., k] - c[:, k, None]).reshape(count, 1, p), scale)
+        m += c[:, k, None, None]
+        m += shift[None, :, k, None]
+        moved.append(m.reshape(-1, p))
+    return _means_of(gray, moved[0], moved[1], n)
 
 
 @functools.lru_cache(maxsize=8)

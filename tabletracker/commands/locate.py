@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 
+#: Python's thread switch interval while locating (s): see :func:`run`.
+LOCK_SWITCH_S = 0.001
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", help="a photo of the table from the camera above it (JPEG, PNG...), or 'demo' "
                         "for a frame of the bundled demo sequence (with its setup)")
@@ -59,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
     # start-up's path) for matrix products this command never makes large: one thread, unless
     # the user's environment says otherwise (the answers are the same)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # the image is read, the warm-up and the bare-base search run on threads beside the main
+    # one, and each comes back from OpenCV or numpy (which release the interpreter's lock) many
+    # times: a thread waiting for the lock gets it from the other after at most this long
+    # instead of Python's 5 ms (the marker scan waited a tenth of a second in all; the answers
+    # are the same)
+    sys.setswitchinterval(LOCK_SWITCH_S)
     # the image is decoded on another core while the rest of the program is imported (the
     # decoder releases the GIL): a 4K JPEG takes about as long as those imports from bytecode
     reading = _ImageRead(args.image)
