@@ -7,6 +7,7 @@ same image (the setup file gives the table size, and the camera when known).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 
-#: Python's thread switch interval while locating (s): see :func:`run`.
+#: Python's thread switch interval while locating (s): see :func:`_interpreter_for_one_image`.
 LOCK_SWITCH_S = 0.001
 
 
@@ -63,12 +64,11 @@ def run(args: argparse.Namespace) -> int:
     # start-up's path) for matrix products this command never makes large: one thread, unless
     # the user's environment says otherwise (the answers are the same)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    # the image is read, the warm-up and the bare-base search run on threads beside the main
-    # one, and each comes back from OpenCV or numpy (which release the interpreter's lock) many
-    # times: a thread waiting for the lock gets it from the other after at most this long
-    # instead of Python's 5 ms (the marker scan waited a tenth of a second in all; the answers
-    # are the same)
-    sys.setswitchinterval(LOCK_SWITCH_S)
+    with _interpreter_for_one_image():
+        return _located(args)
+
+
+def _located(args: argparse.Namespace) -> int:
     # the image is decoded on another core while the rest of the program is imported (the
     # decoder releases the GIL): a 4K JPEG takes about as long as those imports from bytecode
     reading = _ImageRead(args.image)
@@ -155,6 +155,29 @@ def warning_words(warning: Any, lang: str) -> str:
     if getattr(warning, "msg_id", None):
         return message_text(message_of(warning), lang)
     return pattern_words(str(warning), _TRACKER_WARNINGS, lang, numbers=True)
+
+
+@contextmanager
+def _interpreter_for_one_image() -> Iterator[None]:
+    """Python's thread switch interval at :data:`LOCK_SWITCH_S` and its cycle collector off, while one image is located.
+
+    The image is read, the warm-up and the bare-base search run on threads beside the main
+    one, and each comes back from OpenCV or numpy (which release the interpreter's lock) many
+    times: a thread waiting for the lock gets it from the other within a millisecond instead
+    of Python's 5 ms (the marker scan's waits halved). The collector's fifty-odd passes over
+    the objects the imports create (15 ms of CPU, the lock held) find nothing to free: the
+    command makes no reference cycles worth collecting before it ends. The answers are the same.
+    """
+    interval = sys.getswitchinterval()
+    collecting = gc.isenabled()
+    sys.setswitchinterval(LOCK_SWITCH_S)
+    gc.disable()
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+        if collecting:
+            gc.enable()
 
 
 @contextmanager
