@@ -675,11 +675,10 @@ def known_size_squares_of(gray: NDArray[np.uint8], blobs: Sequence[tuple[NDArray
             places.append((pts, centre, jac, gx, gy))
     if not places:
         return []
-    # the outlines side by side, padded with no gradient: a pixel of zero weight adds nothing to its histogram
-    gxs, gys = np.zeros((2, len(places), max(len(p[3]) for p in places)))
-    for row, (_, _, _, gx, gy) in enumerate(places):
-        gxs[row, :len(gx)], gys[row, :len(gy)] = gx, gy
-    thetas = _quarter_angles(gxs, gys, np.array([p[2] for p in places])).tolist()
+    # the outlines one after the other
+    row_of = np.repeat(np.arange(len(places)), [len(p[3]) for p in places])
+    thetas = _quarter_angles(np.concatenate([p[3] for p in places]), np.concatenate([p[4] for p in places]),
+                             np.array([p[2] for p in places]), row_of).tolist()
     out: list[NDArray[np.float64]] = []
     for (pts, centre, jac, _, _), theta in zip(places, thetas):
         rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
@@ -697,20 +696,26 @@ def known_size_squares_of(gray: NDArray[np.uint8], blobs: Sequence[tuple[NDArray
     return out
 
 
-def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArray[np.float64]) -> NDArray[np.float64]:
+def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArray[np.float64],
+                    row_of: NDArray[np.intp] | None = None) -> NDArray[np.float64]:
     """(N,) the angle (radians, modulo a quarter turn) of a square's sides in table mm, from N
-    sets of image gradients (N, P) and the local maps ``jac`` (N, 2, 2).
+    sets of image gradients (N, P) and the local maps ``jac`` (N, 2, 2); or, with ``row_of``,
+    from the gradients of all N sets one after the other (M,), ``row_of`` (M,) saying whose.
 
     An edge's normal in table mm is the image gradient through the transposed local map;
     the sides' normals, weighted by their strength, pile up at one angle modulo 90 deg.
     """
-    nx = jac[:, 0, 0, None] * gx + jac[:, 1, 0, None] * gy
-    ny = jac[:, 0, 1, None] * gx + jac[:, 1, 1, None] * gy
+    n = len(jac)
+    if row_of is None:
+        nx = jac[:, 0, 0, None] * gx + jac[:, 1, 0, None] * gy
+        ny = jac[:, 0, 1, None] * gx + jac[:, 1, 1, None] * gy
+        row_of = np.repeat(np.arange(n), gx.shape[1])
+    else:
+        nx = jac[row_of, 0, 0] * gx + jac[row_of, 1, 0] * gy
+        ny = jac[row_of, 0, 1] * gx + jac[row_of, 1, 1] * gy
     weight = np.hypot(nx, ny)
     quarter = (np.degrees(np.arctan2(ny, nx)) % 90.0).astype(np.int64) % 90
-    rows = np.repeat(np.arange(len(gx)) * 90, quarter.shape[1])
-    hist = np.bincount(rows + quarter.reshape(-1), weights=weight.reshape(-1),
-                       minlength=90 * len(gx)).reshape(len(gx), 90)
+    hist = np.bincount(row_of * 90 + quarter.reshape(-1), weights=weight.reshape(-1), minlength=90 * n).reshape(n, 90)
     # the histogram summed over 7 degrees around each (circularly): slices of one wrapped copy
     # instead of seven rolled ones, added in the same order (the same sums)
     wrapped = np.concatenate([hist[:, -3:], hist, hist[:, :3]], axis=1)
