@@ -179,12 +179,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The command line's own run: the process ends right after. Frozen objects are left out of
     # the collector's last pass over everything at exit (a tenth of a second once numpy,
     # OpenCV and a 4K image are loaded); a caller that goes on (tests) passes argv.
+    command = _split_command(sys.argv[1:])[1][:1]
+    at_once = bool(command) and command[0] in ENDS_AT_ONCE
+    if at_once:
+        # nor is there anything for the cycle collector to free before the end: its passes over
+        # what the imports create (fifty-odd, 15 ms of CPU with the interpreter's lock held)
+        # are left out
+        gc.disable()
     try:
         code = _main(sys.argv[1:])
     finally:
         gc.freeze()
-    command = _split_command(sys.argv[1:])[1][:1]
-    if command and command[0] in ENDS_AT_ONCE:
+    if at_once:
         _end_now(code)
     return code
 

@@ -7,7 +7,6 @@ same image (the setup file gives the table size, and the camera when known).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
@@ -159,25 +158,19 @@ def warning_words(warning: Any, lang: str) -> str:
 
 @contextmanager
 def _interpreter_for_one_image() -> Iterator[None]:
-    """Python's thread switch interval at :data:`LOCK_SWITCH_S` and its cycle collector off, while one image is located.
+    """Python's thread switch interval at :data:`LOCK_SWITCH_S` while one image is located.
 
     The image is read, the warm-up and the bare-base search run on threads beside the main
     one, and each comes back from OpenCV or numpy (which release the interpreter's lock) many
     times: a thread waiting for the lock gets it from the other within a millisecond instead
-    of Python's 5 ms (the marker scan's waits halved). The collector's fifty-odd passes over
-    the objects the imports create (15 ms of CPU, the lock held) find nothing to free: the
-    command makes no reference cycles worth collecting before it ends. The answers are the same.
+    of Python's 5 ms (the marker scan's waits halved). The answers are the same.
     """
     interval = sys.getswitchinterval()
-    collecting = gc.isenabled()
     sys.setswitchinterval(LOCK_SWITCH_S)
-    gc.disable()
     try:
         yield
     finally:
         sys.setswitchinterval(interval)
-        if collecting:
-            gc.enable()
 
 
 @contextmanager

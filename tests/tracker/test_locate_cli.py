@@ -182,8 +182,8 @@ def test_opencv_keeps_its_worker_threads_after_locate(setup_file: Path, capsys: 
 
 
 def test_the_interpreter_is_as_it_was_after_locate(setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # one image is located with a short thread switch interval and the cycle collector off; a
-    # caller that goes on gets both back
+    # one image is located with a short thread switch interval; a caller that goes on gets its
+    # own back, and its cycle collector stays on (the command line's run alone turns it off)
     import gc
     import sys
 
