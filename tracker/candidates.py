@@ -1080,7 +1080,21 @@ def _blur_bases(cells: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 @functools.lru_cache(maxsize=16)
 def _blur_models(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(P, H * (D + 2)) the bases side by side, and (H, K, 3, 3) the inverse normal matrices of the
-    fit of each code (lit data cells, margin, constant) under each blur."""
+    fit of each code (lit data cells, margin, constant) under each blur.
+
+    Built once per process and set of ids: a thread asking while another builds them (see
+    :func:`prepare_blurred_reading`) waits for those instead of building them a second time.
+    """
+    with _BLUR_MODELS_LOCK:
+        return _built_blur_models(dictionary, ids)
+
+
+_BLUR_MODELS_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=16)
+def _built_blur_models(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`_blur_models`, built."""
     codes = _codes(dictionary, ids)[0]
     n = int(round(math.sqrt(codes.shape[1])))
     bases, _ = _blur_bases(n)
@@ -1165,7 +1179,8 @@ def prepare_blurred_reading(dictionary: str, allowed_ids: Iterable[int]) -> None
     They take about a tenth of a second of CPU, once per process and set of ids: built on
     the first blurred square instead, they made that tracking frame's search around lost
     markers the slowest of a sequence (140 ms). The tracker calls this when it takes a
-    calibration; the codes are the same either way.
+    calibration, ``locate`` when its bare-base search ends before the marker scan; the codes
+    are the same either way.
     """
     allowed = tuple(sorted({int(i) for i in allowed_ids}))
     if allowed:

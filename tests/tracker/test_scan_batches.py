@@ -59,3 +59,27 @@ def test_align_squares_moves_each_square_as_it_would_alone() -> None:
     alone = np.concatenate([align_squares(gray, q[None], 6) for q in quads])
     assert np.array_equal(together, alone)
     assert not np.array_equal(together, quads)
+
+
+def test_blurred_codes_asked_by_two_threads_at_once_are_built_once() -> None:
+    # locate's bare-base search builds them beside the marker scan, which may ask meanwhile
+    import threading
+
+    from tracker import candidates
+
+    ids = (201, 203, 207)                                   # a set of ids no other test builds
+    before = candidates._built_blur_models.cache_info().misses
+    start = threading.Barrier(2)
+    got: list[object] = []
+
+    def ask() -> None:
+        start.wait()
+        got.append(candidates._blur_models("DICT_4X4_250", ids))
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert candidates._built_blur_models.cache_info().misses == before + 1
+    assert got[0] is got[1]
