@@ -52,7 +52,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -188,13 +188,18 @@ def _homogeneous(n: int) -> NDArray[np.float32]:
 def _means_at(gray: NDArray[np.uint8], xy: NDArray[np.float32], n: int) -> NDArray[np.float64]:
     """(N, n*n) mean grey level of the samples ``xy`` (N, P, 2) of each cell."""
     rows = xy.reshape(-1, xy.shape[-2], 2)
-    vals = np.concatenate([cv2.remap(gray, np.ascontiguousarray(part[..., 0]), np.ascontiguousarray(part[..., 1]),
-                                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                           for part in remap_chunks(rows)]) if len(rows) else \
-        np.zeros((0, rows.shape[1]), np.uint8)
+    return _means_of(gray, np.ascontiguousarray(rows[..., 0]), np.ascontiguousarray(rows[..., 1]), n)
+
+
+def _means_of(gray: NDArray[np.uint8], xs: NDArray[np.float32], ys: NDArray[np.float32], n: int
+              ) -> NDArray[np.float64]:
+    """(N, n*n) mean grey level of the samples of each cell, their x and y (N, P) given apart."""
+    vals = np.concatenate([cv2.remap(gray, x, y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                           for x, y in zip(remap_chunks(xs), remap_chunks(ys))]) if len(xs) else \
+        np.zeros((0, xs.shape[1]), np.uint8)
     s2 = CELL_SAMPLES * CELL_SAMPLES
     # the samples of a cell summed as integers (9 x 255 fits 16 bits), then one division
-    sums = vals.reshape(len(rows), n * n, s2).sum(axis=2, dtype=np.uint16)
+    sums = vals.reshape(len(xs), n * n, s2).sum(axis=2, dtype=np.uint16)
     means: NDArray[np.float64] = sums / float(s2)
     return means
 
@@ -215,16 +220,19 @@ def _nudged_cell_means(gray: NDArray[np.uint8], quads: NDArray[np.float64], n: i
     xy = _sample_points(quads, n)                                        # (N, P, 2)
     count, p = xy.shape[:2]
     # the samples are pixel-centre coordinates (0.5 less than the corners'): shift the centre alike
-    c = quads.mean(axis=1).astype(np.float32)[:, None, :] - np.float32(0.5)             # (N, 1, 2)
+    c = quads.mean(axis=1).astype(np.float32) - np.float32(0.5)                        # (N, 2)
     scale = np.repeat(np.asarray(scales, np.float32), len(SHIFTS_PX) ** 2)[None, :, None]   # (1, V, 1)
     shift = np.array([(dx, dy) for dx in SHIFTS_PX for dy in SHIFTS_PX] * len(scales), np.float32)
-    # centre + (sample - centre) * scale + shift, in one (N, V, P*2) array built in place: the
-    # same sums in the same order as the broadcast over (N, V, P, 2), at a third of its time
-    # (rows of 2P values for numpy's inner loops instead of pairs, no temporary copies)
-    moved = np.multiply((xy - c).reshape(count, 1, p * 2), scale)
-    moved += np.broadcast_to(c, (count, p, 2)).reshape(count, 1, p * 2)
-    moved += np.tile(shift[:, None, :], (1, p, 1)).reshape(1, -1, p * 2)
-    return _means_at(gray, moved.reshape(-1, p, 2), n)
+    # centre + (sample - centre) * scale + shift, x and y each in one (N, V, P) array built in
+    # place: the same sums in the same order as the broadcast over (N, V, P, 2), with rows of P
+    # values for numpy's inner loops, and the maps OpenCV samples with, without copying them apart
+    moved = []
+    for k in range(2):
+        m = np.multiply((xy[..., k] - c[:, k, None]).reshape(count, 1, p), scale)
+        m += c[:, k, None, None]
+        m += shift[None, :, k, None]
+        moved.append(m.reshape(-1, p))
+    return _means_of(gray, moved[0], moved[1], n)
 
 
 @functools.lru_cache(maxsize=8)
@@ -233,6 +241,20 @@ def _inner_border(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     grid = np.arange(n * n).reshape(n, n)
     inner = grid[1:-1, 1:-1].reshape(-1)
     return inner, np.setdiff1d(grid.reshape(-1), inner)
+
+
+def _packed(bits: NDArray[np.uint8]) -> NDArray[np.uint64]:
+    """(M,) each row of 0/1 cells (M, B), B <= 64, as the bits of one integer."""
+    b = np.packbits(np.asarray(bits, np.uint8), axis=1, bitorder="little")
+    b = np.pad(b, ((0, 0), (0, 8 - b.shape[1])))
+    return np.ascontiguousarray(b).view(np.uint64)[:, 0]
+
+
+def _code_distances(bits: NDArray[np.uint8], codes: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """(M, K) how many cells of each reading (M, B) differ from each code (K,) packed by :func:`_packed`:
+    one XOR and bit count per pair, not B comparisons."""
+    dist: NDArray[np.int64] = np.bitwise_count(_packed(bits)[:, None] ^ codes[None, :]).astype(np.int64)
+    return dist
 
 
 def _split(cells: NDArray[np.float64]
@@ -277,7 +299,7 @@ def _promising(gray: NDArray[np.uint8], raw: NDArray[np.float64], n: int, inner:
     cells = _cell_means(gray, raw.reshape(-1, 4, 2), n)
     bits, gap, _, t = _split(cells[:, inner])
     light = (cells[:, border] > t[:, None]).sum(axis=1)
-    dist = (bits[:, None, :] != data_codes[None]).sum(axis=2).min(axis=1)
+    dist = _code_distances(bits, _packed(data_codes)).min(axis=1)
     ok = (gap >= 0.7 * MIN_CONTRAST) & (light <= 2 * MAX_LIGHT_BORDER_CELLS) & (dist <= max_errors + PRESCREEN_SLACK)
     promising: NDArray[np.bool_] = ok.reshape(raw.shape[0], raw.shape[1]).any(axis=1)
     return promising
@@ -426,8 +448,7 @@ def _judge(cells: NDArray[np.float64], codes: NDArray[np.uint8], owners: NDArray
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
     light_border = (cells[:, border] > t[:, None]).sum(axis=1)
-    data_codes = codes[:, inner]
-    dist = (bits[:, None, :] != data_codes[None, :, :]).sum(axis=2)   # (M, K*4)
+    dist = _code_distances(bits, _packed(codes[:, inner]))             # (M, K*4)
     best = dist.argmin(axis=1)
     d_best = dist[np.arange(len(dist)), best]
     # distance to the nearest code of another id
@@ -564,7 +585,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
     mean = cv2.blur(g, (block, block))
     lo, hi = 0.7 * min_side_px, 1.6 * max_side_px
     out = []
-    sized: list[NDArray[np.float64]] = []
+    joined: list[tuple[NDArray[np.uint8], tuple[int, int]]] = []     # regions joined to a figure or a shadow
     for constant in constants:
         # g < mean - constant, in uint8 (saturated at 0, where no pixel is darker): no int16 copies
         dark = np.asarray(cv2.compare(g, cv2.subtract(mean, np.full_like(mean, int(constant))), cv2.CMP_LT), np.uint8)
@@ -582,7 +603,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
             square = lo <= max(a, b) <= hi and min(a, b) >= 0.7 * max(a, b) and cv2.contourArea(c) >= 0.6 * a * b
             if not square:
                 if sizes is not None:
-                    sized.extend(known_size_squares(g, blob, (x, y), sizes, offset))
+                    joined.append((blob, (x, y)))
                 continue
             # contour points are pixel centres: the outline lies half a pixel further out
             out.append(cv2.boxPoints(((cx, cy), (a + 1.0, b + 1.0), angle)))
@@ -590,6 +611,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
                 # motion blur stretches the blob along the motion: the square is its short side
                 side = min(a, b) + 1.0
                 out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
+    sized = known_size_squares_of(g, joined, sizes, offset) if sizes is not None and joined else []
     return (np.array(out, dtype=np.float64).reshape(-1, 4, 2), np.array(sized, dtype=np.float64).reshape(-1, 4, 2))
 
 
@@ -638,62 +660,77 @@ def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tup
     decides). ``blob`` is the region's mask, its top-left corner at ``at`` in ``gray``;
     ``offset`` is where ``gray`` lies in the image ``sizes`` describes.
     """
-    x, y = at
-    h, w = blob.shape
-    pad = 2
-    x0, y0 = max(0, x - pad), max(0, y - pad)
-    x1, y1 = min(gray.shape[1], x + w + pad), min(gray.shape[0], y + h + pad)
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
-    ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero(mask)
-    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
-    centre = pts.mean(axis=0)
-    jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
-    theta = _square_angle(gray[y0:y1, x0:x1], ring, jac)
-    if theta is None:
+    return known_size_squares_of(gray, [(blob, at)], sizes, offset)
+
+
+def known_size_squares_of(gray: NDArray[np.uint8], blobs: Sequence[tuple[NDArray[np.uint8], tuple[int, int]]],
+                          sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
+    """:func:`known_size_squares` of several dark regions ((mask, top-left corner) each), in their order.
+
+    The regions' angles come from one pass over all their outlines' gradients (a 4K frame has a
+    hundred such regions, each a handful of small arrays), the same angles as one by one.
+    """
+    places = []
+    for blob, (x, y) in blobs:
+        h, w = blob.shape
+        pad = 2
+        x0, y0 = max(0, x - pad), max(0, y - pad)
+        x1, y1 = min(gray.shape[1], x + w + pad), min(gray.shape[0], y + h + pad)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        mask[y - y0:y - y0 + h, x - x0:x - x0 + w] = blob
+        ring = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > cv2.erode(mask, np.ones((3, 3), np.uint8))
+        ys, xs = np.nonzero(mask)
+        pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+        centre = pts.mean(axis=0)
+        jac = sizes.jacobian_at(centre + np.asarray(offset, np.float64))
+        patch = gray[y0:y1, x0:x1].astype(np.float32)
+        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)[ring].astype(np.float64)
+        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)[ring].astype(np.float64)
+        if np.any(gx) or np.any(gy):        # a flat patch has no angle
+            places.append((pts, centre, jac, gx, gy))
+    if not places:
         return []
-    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
-    to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
-    uv = (pts - centre) @ to_mm.T
-    lo, hi = uv.min(axis=0) - 0.5 * np.abs(to_mm).sum(axis=1), uv.max(axis=0) + 0.5 * np.abs(to_mm).sum(axis=1)
+    # the outlines one after the other
+    row_of = np.repeat(np.arange(len(places)), [len(p[3]) for p in places])
+    thetas = _quarter_angles(np.concatenate([p[3] for p in places]), np.concatenate([p[4] for p in places]),
+                             np.array([p[2] for p in places]), row_of).tolist()
     out: list[NDArray[np.float64]] = []
-    back = jac @ rot
-    for side in sizes.sides_mm:
-        if (hi - lo).max() < 0.8 * side or (hi - lo).min() < 0.6 * side:
-            continue
-        for u0 in {float(lo[0]), float(hi[0] - side)}:
-            for v0 in {float(lo[1]), float(hi[1] - side)}:
-                sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
-                out.append(centre + sq @ back.T - 0.0)
+    for (pts, centre, jac, _, _), theta in zip(places, thetas):
+        rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+        to_mm = np.linalg.inv(jac @ rot)                      # image px offsets -> square-aligned mm
+        uv = (pts - centre) @ to_mm.T
+        lo, hi = uv.min(axis=0) - 0.5 * np.abs(to_mm).sum(axis=1), uv.max(axis=0) + 0.5 * np.abs(to_mm).sum(axis=1)
+        back = jac @ rot
+        for side in sizes.sides_mm:
+            if (hi - lo).max() < 0.8 * side or (hi - lo).min() < 0.6 * side:
+                continue
+            for u0 in {float(lo[0]), float(hi[0] - side)}:
+                for v0 in {float(lo[1]), float(hi[1] - side)}:
+                    sq = np.array([[u0, v0], [u0 + side, v0], [u0 + side, v0 + side], [u0, v0 + side]])
+                    out.append(centre + sq @ back.T - 0.0)
     return out
 
 
-def _square_angle(patch: NDArray[np.uint8], where: NDArray[np.bool_], jac: NDArray[np.float64]) -> float | None:
-    """The angle (radians, modulo a quarter turn) of a square's sides in table mm, from the
-    image gradients of ``patch`` at the pixels ``where`` (None when the patch is flat)."""
-    p = patch.astype(np.float32)
-    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)[where].astype(np.float64)
-    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)[where].astype(np.float64)
-    if not np.any(gx) and not np.any(gy):
-        return None
-    return float(_quarter_angles(gx[None], gy[None], jac[None])[0])
-
-
-def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArray[np.float64]) -> NDArray[np.float64]:
+def _quarter_angles(gx: NDArray[np.float64], gy: NDArray[np.float64], jac: NDArray[np.float64],
+                    row_of: NDArray[np.intp] | None = None) -> NDArray[np.float64]:
     """(N,) the angle (radians, modulo a quarter turn) of a square's sides in table mm, from N
-    sets of image gradients (N, P) and the local maps ``jac`` (N, 2, 2).
+    sets of image gradients (N, P) and the local maps ``jac`` (N, 2, 2); or, with ``row_of``,
+    from the gradients of all N sets one after the other (M,), ``row_of`` (M,) saying whose.
 
     An edge's normal in table mm is the image gradient through the transposed local map;
     the sides' normals, weighted by their strength, pile up at one angle modulo 90 deg.
     """
-    nx = jac[:, 0, 0, None] * gx + jac[:, 1, 0, None] * gy
-    ny = jac[:, 0, 1, None] * gx + jac[:, 1, 1, None] * gy
+    n = len(jac)
+    if row_of is None:
+        nx = jac[:, 0, 0, None] * gx + jac[:, 1, 0, None] * gy
+        ny = jac[:, 0, 1, None] * gx + jac[:, 1, 1, None] * gy
+        row_of = np.repeat(np.arange(n), gx.shape[1])
+    else:
+        nx = jac[row_of, 0, 0] * gx + jac[row_of, 1, 0] * gy
+        ny = jac[row_of, 0, 1] * gx + jac[row_of, 1, 1] * gy
     weight = np.hypot(nx, ny)
     quarter = (np.degrees(np.arctan2(ny, nx)) % 90.0).astype(np.int64) % 90
-    rows = np.repeat(np.arange(len(gx)) * 90, quarter.shape[1])
-    hist = np.bincount(rows + quarter.reshape(-1), weights=weight.reshape(-1),
-                       minlength=90 * len(gx)).reshape(len(gx), 90)
+    hist = np.bincount(row_of * 90 + quarter.reshape(-1), weights=weight.reshape(-1), minlength=90 * n).reshape(n, 90)
     # the histogram summed over 7 degrees around each (circularly): slices of one wrapped copy
     # instead of seven rolled ones, added in the same order (the same sums)
     wrapped = np.concatenate([hist[:, -3:], hist, hist[:, :3]], axis=1)
@@ -841,7 +878,7 @@ def _squares_at(centres: NDArray[np.float64], jac: NDArray[np.float64], theta: N
 def _square_angles(gray: NDArray[np.uint8], centres: NDArray[np.float64], jac: NDArray[np.float64],
                    r: int) -> NDArray[np.float64]:
     """(N,) the angle (radians, modulo a quarter turn) of a square's sides in table mm around
-    each of ``centres`` (N, 2), from the image gradients within ``r`` px (see :func:`_square_angle`)."""
+    each of ``centres`` (N, 2), from the image gradients within ``r`` px (see :func:`known_size_squares`)."""
     d = np.arange(-r - 1, r + 2)
     xs = np.clip(np.rint(centres[:, 0]).astype(np.int64)[:, None, None] + d[None, None, :], 0, gray.shape[1] - 1)
     ys = np.clip(np.rint(centres[:, 1]).astype(np.int64)[:, None, None] + d[None, :, None], 0, gray.shape[0] - 1)
@@ -1063,7 +1100,21 @@ def _blur_bases(cells: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 @functools.lru_cache(maxsize=16)
 def _blur_models(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(P, H * (D + 2)) the bases side by side, and (H, K, 3, 3) the inverse normal matrices of the
-    fit of each code (lit data cells, margin, constant) under each blur."""
+    fit of each code (lit data cells, margin, constant) under each blur.
+
+    Built once per process and set of ids: a thread asking while another builds them (see
+    :func:`prepare_blurred_reading`) waits for those instead of building them a second time.
+    """
+    with _BLUR_MODELS_LOCK:
+        return _built_blur_models(dictionary, ids)
+
+
+_BLUR_MODELS_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=16)
+def _built_blur_models(dictionary: str, ids: tuple[int, ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """:func:`_blur_models`, built."""
     codes = _codes(dictionary, ids)[0]
     n = int(round(math.sqrt(codes.shape[1])))
     bases, _ = _blur_bases(n)
@@ -1162,7 +1213,8 @@ def prepare_blurred_reading(dictionary: str, allowed_ids: Iterable[int]) -> None
     They take about a tenth of a second of CPU, once per process and set of ids: built on
     the first blurred square instead, they made that tracking frame's search around lost
     markers the slowest of a sequence (140 ms). The tracker calls this when it takes a
-    calibration; the codes are the same either way.
+    calibration, ``locate`` when its bare-base search ends before the marker scan; the codes
+    are the same either way.
     """
     allowed = tuple(sorted({int(i) for i in allowed_ids}))
     if allowed:

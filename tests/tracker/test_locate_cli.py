@@ -179,3 +179,35 @@ def test_opencv_keeps_its_worker_threads_after_locate(setup_file: Path, capsys: 
     finally:
         cv2.setNumThreads(before)
     assert json.loads(capsys.readouterr().out)["models"]
+
+
+def test_the_interpreter_is_as_it_was_after_locate(setup_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # one image is located with a short thread switch interval; a caller that goes on gets its
+    # own back, and its cycle collector stays on (the command line's run alone turns it off)
+    import gc
+    import sys
+
+    interval = sys.getswitchinterval()
+    assert gc.isenabled()
+    assert main(["locate", str(SAMPLES / f"{NAME}.jpg"), "--setup", str(setup_file), "--json"]) == 0
+    assert sys.getswitchinterval() == interval and gc.isenabled()
+    assert main(["locate", str(setup_file.parent / "missing.jpg"), "--setup", str(setup_file)]) == 2
+    assert sys.getswitchinterval() == interval and gc.isenabled()
+    capsys.readouterr()
+
+
+def test_the_command_line_ends_at_once_with_its_output_and_status(setup_file: Path, tmp_path: Path) -> None:
+    # the command line's run ends the process without the interpreter's teardown: all it printed
+    # is there, and its exit status is the command's
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "-m", "tabletracker.cli", "locate"]
+    done = subprocess.run(cmd + [str(SAMPLES / f"{NAME}.jpg"), "--setup", str(setup_file), "--json"],
+                          capture_output=True, text=True, cwd=root, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["models"]
+    failed = subprocess.run(cmd + [str(tmp_path / "missing.jpg"), "--setup", str(setup_file)],
+                            capture_output=True, text=True, cwd=root, timeout=120)
+    assert failed.returncode == 2 and "missing.jpg" in failed.stderr
