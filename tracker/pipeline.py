@@ -56,7 +56,7 @@ import numpy as np
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
-from tracker.candidates import prepare_blurred_reading, read_in_place, snapped_squares
+from tracker.candidates import Readings, prepare_blurred_reading, read_in_place, snapped_squares
 from tracker.changes import ChangeMap
 from tracker.decode import same_ids
 from tracker.detections import Detections, diagonal_centres
@@ -120,6 +120,9 @@ FOLLOW_MAX_SHIFT_MODULES = 0.5
 #: A lost marker read in place (:meth:`Tracker._read_in_place`) may measure this much bigger or
 #: smaller than its known size (a model lifted straight up looks bigger), as a fraction.
 IN_PLACE_MAX_SCALE = 0.05
+#: At most this many lost markers a frame are read in place with the blurred codes (a shaken 4K
+#: frame's four to seven took 45 to 65 ms); the others are read by their plain cells only.
+IN_PLACE_BLURRED_PER_FRAME = 2
 #: A marker read in place this many frames in a row goes to the region search at its next loss.
 IN_PLACE_CHECK_AFTER = 5
 #: Smallest region searched around a model, px.
@@ -133,6 +136,10 @@ REGION_SEARCH_PIXELS = 60_000
 #: candidates found in it (a blurred marker's, a hand's edges), 20 to 50 ms CPU at 1080p
 #: whatever its size, so that three or four in one frame went over 100 ms.
 REGION_SEARCHES_PER_FRAME = 2
+#: On a frame of more than this many pixels (4K), one region a frame: the rest of the frame's
+#: work (following 16 markers, reading some in place) is 25 to 40 ms there, and a blurred region's
+#: reading 30 to 50 ms, so that two regions made frames of 95 to 115 ms.
+LARGE_FRAME_PIXELS = 4_000_000
 #: A frame on which the follow loses this many markers at once was shaken (the camera or the
 #: table bumped: a motion blur over the whole frame): those markers wait one frame, kept where
 #: they were, and are followed again on the next one (the shake has mostly passed) before any
@@ -571,10 +578,11 @@ class Tracker:
             band = bands[min(self._band_next, len(bands) - 1)]
             # the known markers are followed first: the scan does not read the candidates on
             # those followed (a blurred one's cost 5 ms each), it looks for new markers
+            # (a band's frame: the follow reads no lost marker with the blurred codes)
+            self._steps.append("band")
             followed = self._follow(gray, search=False) if self._last_corners else None
             # (its first band is thorough; later ones read OpenCV's squares only: fast)
             det = self._detector.detect_in(gray, [band], thorough=not self._last_corners, followed=followed)
-            self._steps.append("band")
             self._band_next += 1
             self._band_last = self._frames
             if self._band_next >= len(bands):
@@ -698,8 +706,9 @@ class Tracker:
         and the blurred codes), a few ms a frame at 1080p instead of a region search's 25-60.
         On a frame that runs another expensive step (a band of a scan, the corner check, a
         region search already queued) the blurred codes are left out (a motion-blurred frame's
-        lost markers made a band's frame the slowest): what their plain cells do not read waits
-        for the region search.
+        lost markers made a band's frame the slowest), and on any frame only
+        :data:`IN_PLACE_BLURRED_PER_FRAME` markers are read with them: what their plain cells do
+        not read waits for the region search.
 
         The guard, so that a marker that moved is never kept at its old place:
 
@@ -733,8 +742,12 @@ class Tracker:
         pick = np.abs(side_lengths(snapped.reshape(-1, 4, 2)).reshape(len(sides_mm), len(rows))
                       - side_lengths(old[rows])[None]).argmin(axis=0)
         squares = snapped[pick, np.arange(len(rows))]
-        read = read_in_place(gray, squares, det.dictionary, sorted(det.in_play), max_errors=IN_PLAY_MAX_ERRORS,
-                             blurred=not (self._steps or self._search_queue))
+        # the blurred codes for a few only (10 to 15 ms each at 4K): the others' plain cells, and
+        # what these do not read waits for the region search
+        blurred = 0 if self._steps or self._search_queue else IN_PLACE_BLURRED_PER_FRAME
+        read = Readings.concat([read_in_place(gray, part, det.dictionary, sorted(det.in_play),
+                                              max_errors=IN_PLAY_MAX_ERRORS, blurred=with_blurred)
+                                for part, with_blurred in ((squares[:blurred], True), (squares[blurred:], False))])
         if not len(read):
             return placed, corners
         centres = diagonal_centres(read.corners)
@@ -755,20 +768,23 @@ class Tracker:
         """Take the lost markers' regions due now off the search queue, oldest first, merged.
 
         Their merged area stays within ``budget_px`` (:data:`REGION_SEARCH_PIXELS`), and
-        they are :data:`REGION_SEARCHES_PER_FRAME` at most, except that one region is always
+        they are :data:`REGION_SEARCHES_PER_FRAME` at most (one on a frame of more than
+        :data:`LARGE_FRAME_PIXELS`), except that one region is always
         taken, so every lost marker's region is searched within as many frames as markers
         were lost before it.
         """
         budget = REGION_SEARCH_PIXELS if budget_px is None else budget_px
         if budget <= 0:
             return []
+        w, h = self._frame_size or (0, 0)
+        most = 1 if w * h > LARGE_FRAME_PIXELS else REGION_SEARCHES_PER_FRAME
         boxes: list[tuple[int, int, int, int]] = []
         merged: list[tuple[int, int, int, int]] = []
         for marker_id, quad in list(self._search_queue.items()):
             (x, y), side = quad.mean(axis=0), float(side_lengths(quad[None])[0])
             half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
             box = (int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1)
-            if len(boxes) >= REGION_SEARCHES_PER_FRAME:
+            if len(boxes) >= most:
                 break
             more = merge_boxes([*boxes, box])
             if boxes and sum(w * h for _, _, w, h in more) > budget:

@@ -487,3 +487,17 @@ def test_markers_lost_at_once_do_not_hold_back_a_scan_s_bands(monkeypatch: pytes
     assert any("regions" in s for s in steps[6:]), steps
     for m in tracker.state.models:
         assert m.seen and math.hypot(m.x_mm - slid[m.marker_id][0], m.y_mm - slid[m.marker_id][1]) < 1.0
+
+
+def test_one_region_a_frame_on_a_4k_frame() -> None:
+    """Lost markers' regions: two a frame (within their pixel budget), one on a frame of more
+    than LARGE_FRAME_PIXELS; the others stay queued for the next frames."""
+    quads = {k: np.array([[100.0 + 60 * k, 100.0], [124.0 + 60 * k, 100.0], [124.0 + 60 * k, 124.0],
+                          [100.0 + 60 * k, 124.0]]) for k in range(3)}
+    for size, searched in (((1920, 1080), 2), ((3840, 2160), 1)):
+        tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False)
+        tracker._frame_size = size
+        tracker._search_queue = dict(quads)
+        boxes = tracker._due_regions()
+        assert sum(w * h for _, _, w, h in boxes) > 0
+        assert len(quads) - len(tracker._search_queue) == searched, (size, boxes)
