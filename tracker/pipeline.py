@@ -95,8 +95,10 @@ BASE_TILE_PX = 320
 BASE_STEP_S = 0.1
 #: At most this many known bases (or missing models' places) are fitted again in one step, and
 #: this many beside a tile of the sweep (a tile and a fit together made the base step the
-#: slowest frequent step of a 10 fps sequence).
-BASE_FITS_PER_STEP = 3
+#: slowest frequent step of a 10 fps sequence). Three fits under a hand took 55 to 65 ms CPU at
+#: 1080p (the slowest frame of the blurred 1080p sequence once a shake's searches no longer
+#: took that frame); twenty fits a second are still many more than a table's bare bases.
+BASE_FITS_PER_STEP = 2
 BASE_FITS_WITH_TILE = 0
 #: A known bare base whose place shows the same as when it was last fitted (:mod:`tracker.changes`)
 #: is not fitted again at its turn, for at most this long (seconds of video).
