@@ -2,18 +2,20 @@
 
 After a full scan of the first frame, each marker seen in the last frame is followed by
 refining its old corners on the new frame (:mod:`tracker.refine`) and checking that the
-refined square still reads as the same id (:mod:`tracker.decode`); a marker lost by that
-(a defocus and JPEG soften its edges and cells) is then read where it was, its square of
-known size aligned on its cells (:meth:`Tracker._read_in_place`: taken only as that id,
-within half a cell of its place and at its known size, at its new corners, and at most
+refined square still reads as the same id (:mod:`tracker.decode`); a marker lost by that (a
+defocus and JPEG soften its edges and cells) is then read where it was, its square of known
+size aligned on its cells (:meth:`Tracker._read_in_place`: taken only as that id, within
+half a cell of its place and at its known size, at its new corners, and at most
 :data:`IN_PLACE_CHECK_AFTER` frames in a row); a marker that moved too far for either is
 searched for in a small region around where it was (the ArUco detector runs on the crop; at
 most :data:`REGION_SEARCHES_PER_FRAME` such regions and :data:`REGION_SEARCH_PIXELS` per
-frame, the others carried to the next frames, oldest
-first); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every
+frame, the others carried to the next frames, oldest first; when :data:`SHAKE_LOST_MARKERS`
+or more are lost at once, the frame was shaken: they first wait a frame, followed again on
+the next one); a full scan runs every :data:`FULL_SCAN_EVERY` frames, and sooner (every
 :data:`MISSING_SCAN_EVERY` frames) while a known model is missing; once markers are followed
-it covers the table's part of the frame only (:data:`TABLE_SCAN_MARGIN_SIDES`); it keeps
-following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
+it covers the table's part of the frame only (:data:`TABLE_SCAN_MARGIN_SIDES`); its bands
+wait for the search around lost markers at most :data:`BAND_MAX_WAIT_FRAMES` frames; it
+keeps following the known markers it misses (one read on its base, :mod:`tracker.onbase`).
 
 Bare bases are searched on the rectified plan (:mod:`tracker.bases`) incrementally, so no
 frame pays for the whole table: the whole table is searched once, on the first calibrated
@@ -54,7 +56,7 @@ import numpy as np
 from calibration.aruco import read_corner_markers
 from calibration.setup import CORNER_IDS, Setup
 from tracker.bases import MODEL_EXCLUSION_MM, FoundBase, PlanView, confirm_bases, find_bases, find_bases_in
-from tracker.candidates import prepare_blurred_reading, read_in_place, snapped_squares
+from tracker.candidates import Readings, prepare_blurred_reading, read_in_place, snapped_squares
 from tracker.changes import ChangeMap
 from tracker.decode import same_ids
 from tracker.detections import Detections, diagonal_centres
@@ -93,8 +95,10 @@ BASE_TILE_PX = 320
 BASE_STEP_S = 0.1
 #: At most this many known bases (or missing models' places) are fitted again in one step, and
 #: this many beside a tile of the sweep (a tile and a fit together made the base step the
-#: slowest frequent step of a 10 fps sequence).
-BASE_FITS_PER_STEP = 3
+#: slowest frequent step of a 10 fps sequence). Three fits under a hand took 55 to 65 ms CPU at
+#: 1080p (the slowest frame of the blurred 1080p sequence once a shake's searches no longer
+#: took that frame); twenty fits a second are still many more than a table's bare bases.
+BASE_FITS_PER_STEP = 2
 BASE_FITS_WITH_TILE = 0
 #: A known bare base whose place shows the same as when it was last fitted (:mod:`tracker.changes`)
 #: is not fitted again at its turn, for at most this long (seconds of video).
@@ -118,6 +122,9 @@ FOLLOW_MAX_SHIFT_MODULES = 0.5
 #: A lost marker read in place (:meth:`Tracker._read_in_place`) may measure this much bigger or
 #: smaller than its known size (a model lifted straight up looks bigger), as a fraction.
 IN_PLACE_MAX_SCALE = 0.05
+#: At most this many lost markers a frame are read in place with the blurred codes (a shaken 4K
+#: frame's four to seven took 45 to 65 ms); the others are read by their plain cells only.
+IN_PLACE_BLURRED_PER_FRAME = 2
 #: A marker read in place this many frames in a row goes to the region search at its next loss.
 IN_PLACE_CHECK_AFTER = 5
 #: Smallest region searched around a model, px.
@@ -131,6 +138,21 @@ REGION_SEARCH_PIXELS = 60_000
 #: candidates found in it (a blurred marker's, a hand's edges), 20 to 50 ms CPU at 1080p
 #: whatever its size, so that three or four in one frame went over 100 ms.
 REGION_SEARCHES_PER_FRAME = 2
+#: On a frame of more than this many pixels (4K), one region a frame: the rest of the frame's
+#: work (following 16 markers, reading some in place) is 25 to 40 ms there, and a blurred region's
+#: reading 30 to 50 ms, so that two regions made frames of 95 to 115 ms.
+LARGE_FRAME_PIXELS = 4_000_000
+#: A frame on which the follow loses this many markers at once was shaken (the camera or the
+#: table bumped: a motion blur over the whole frame): those markers wait one frame, kept where
+#: they were, and are followed again on the next one (the shake has mostly passed) before any
+#: search around them; lost again, they are searched for as usual. Each of their searches costs
+#: 30 to 50 ms at 4K, and a shaken 4K frame lost six or eight at once.
+SHAKE_LOST_MARKERS = 3
+#: A band of a spread scan put off this many frames by the search around lost markers goes
+#: before that search: a shaken camera loses several markers at once, frame after frame, and
+#: their searches took nearly every frame (a 4K scan took 45 frames, and a model put down
+#: meanwhile was never seen again).
+BAND_MAX_WAIT_FRAMES = 4
 #: Corner markers seen farther than this from where the calibration puts them: recalibrate.
 CORNER_SHIFT_PX = 1.5
 #: While a corner marker is hidden, the corners are checked every this many frames.
@@ -341,9 +363,12 @@ class Tracker:
         self._last_corners: dict[int, np.ndarray] = {}   # id -> (4, 2) px of last frame's markers
         self._search_queue: dict[int, np.ndarray] = {}   # lost markers whose region is still to search
         self._in_place_run: dict[int, int] = {}          # markers read in place, frames in a row
+        self._shaken: dict[int, np.ndarray] = {}         # lost on a shaken frame: followed again next frame
+        self._shaken_last: set[int] = set()              # ... those that waited on the last frame
         self._warnings: tuple[str, ...] = ()
         self._corners_hidden: tuple[int, ...] = ()
         self._band_next: int | None = None             # next band of a full scan under way
+        self._band_last = 0                            # frame of the last band (or of a scan's start)
         self._band_now = False                         # this frame scanned a band
         self._band_alone = False                       # ... and the next one will not
         self._corners_checked = False                  # this frame checked the corner markers
@@ -465,7 +490,7 @@ class Tracker:
             None if bases is None else [BaseFix(b.x_mm, b.y_mm, b.diameter_mm, b.side) for b in bases],
             timestamp_s=frame.timestamp_s, frame_index=frame.index, base_regions=regions,
             present_ids=self._present, present_bases=self._present_bases,
-            unsearched_ids=set(self._search_queue))
+            unsearched_ids=set(self._search_queue) | set(self._shaken))
         if bases is not None:
             self._after_base_update(frame.timestamp_s, full=regions is None)
         self._frames += 1
@@ -494,7 +519,7 @@ class Tracker:
             self._last_corners = {}
             self._last_full, self._band_next = -10**9, None      # a first scan of the whole new frames
             self._search_queue, self._regions_waiting = {}, False
-            self._in_place_run = {}
+            self._in_place_run, self._shaken = {}, {}
             self._last_attempt = -10**9
             return [{"type": "frame_size_changed", **stamp, "size_px": list(size),
                      "message": f"the camera now gives {size[0]} x {size[1]} px frames: calibrating the table again",
@@ -511,6 +536,7 @@ class Tracker:
 
     def _detect_models(self, gray: np.ndarray) -> MarkerFixes:
         assert self._detector is not None and self._calibration is not None
+        self._shaken_last, self._shaken = set(self._shaken), {}
         since_full = self._frames - self._last_full
         missing = any(not seen for _, _, _, seen in self._book.known_positions_mm())
         # The first full scan (and one asked for) covers the whole frame, band after band until
@@ -530,7 +556,7 @@ class Tracker:
         full = (since_full >= self._full_every or not self._last_corners
                 or (missing and since_full >= max(1, MISSING_SCAN_EVERY - len(bands) + 1)))
         if full and self._band_next is None:
-            self._band_next = 0
+            self._band_next, self._band_last = 0, self._frames
         # a scan spread over several frames runs on odd frames, the even ones left to the
         # corner check and the base work (nothing known yet, or a model missing from a frame
         # of two bands or fewer: every frame)
@@ -538,7 +564,9 @@ class Tracker:
         # once markers are followed, a frame runs one expensive step: the band waits for a frame
         # after the corner check, and after the search around lost markers put off until now
         # (a lost model first: the regions went first; the band finds new markers)
-        busy = (bool(self._steps) or (self._regions_waiting and bool(self._search_queue))
+        # (the regions go first until the band has waited BAND_MAX_WAIT_FRAMES)
+        band_overdue = self._band_next is not None and self._frames - self._band_last >= BAND_MAX_WAIT_FRAMES
+        busy = (bool(self._steps) or (self._regions_waiting and bool(self._search_queue) and not band_overdue)
                 or self._base_overdue())
         self._band_now = (self._band_next is not None and (every_frame or self._frames % 2 == 1)
                           and not (busy and self._last_corners))
@@ -552,11 +580,13 @@ class Tracker:
             band = bands[min(self._band_next, len(bands) - 1)]
             # the known markers are followed first: the scan does not read the candidates on
             # those followed (a blurred one's cost 5 ms each), it looks for new markers
+            # (a band's frame: the follow reads no lost marker with the blurred codes)
+            self._steps.append("band")
             followed = self._follow(gray, search=False) if self._last_corners else None
             # (its first band is thorough; later ones read OpenCV's squares only: fast)
             det = self._detector.detect_in(gray, [band], thorough=not self._last_corners, followed=followed)
-            self._steps.append("band")
             self._band_next += 1
+            self._band_last = self._frames
             if self._band_next >= len(bands):
                 self._band_next = None
                 self._last_full = self._frames
@@ -566,7 +596,7 @@ class Tracker:
             # this band, or moved) is searched for: the scan looks for new markers, it does
             # not drop known ones
             # (followed above already: they are not followed again on the same image)
-            missed = sorted(set(self._last_corners) - set(det.marker_ids.tolist()))
+            missed = sorted(set(self._last_corners) - set(det.marker_ids.tolist()) - set(self._shaken))
             if missed and len(bands) > 1:
                 # (their regions wait for a next frame, but on the first scans: nothing else runs then)
                 det = Detections.concat([det, self._search_lost(
@@ -586,6 +616,9 @@ class Tracker:
         self._last_corners = {int(i): c for i, c in zip(det.marker_ids, det.corners_px) if int(i) in accepted}
         for marker_id in accepted:
             self._search_queue.pop(marker_id, None)
+        # the markers lost on a shaken frame are followed again on the next one, from where they were
+        for marker_id, quad in self._shaken.items():
+            self._last_corners.setdefault(marker_id, quad)
         return fixes
 
     def _follow(self, gray: np.ndarray, *, search: bool = True, budget_px: int | None = None) -> Detections:
@@ -610,17 +643,38 @@ class Tracker:
             ok |= still
         for marker_id in ids[ok].tolist():
             self._in_place_run.pop(int(marker_id), None)
-        if (~ok).any():
+        waiting = self._wait_for_shake(ids, old, ok)
+        if (~ok & ~waiting).any():
             # a blurred marker whose edges and plain cells the fast follow cannot trust: read
             # where it was, at its known size, before any region search
-            placed, corners = self._read_in_place(gray, ids[~ok], old[~ok])
-            lost = np.flatnonzero(~ok)
+            lost = np.flatnonzero(~ok & ~waiting)
+            placed, corners = self._read_in_place(gray, ids[lost], old[lost])
             refined[lost[placed]] = corners[placed]
             ok[lost[placed]] = True
         kept = Detections.from_corners(refined[ok], ids[ok])
         if not search:
             return kept
-        return Detections.concat([kept, self._search_lost(gray, ids[~ok], old[~ok], ids[ok], budget_px)])
+        lost = ~ok & ~waiting
+        return Detections.concat([kept, self._search_lost(gray, ids[lost], old[lost], ids[ok], budget_px)])
+
+    def _wait_for_shake(self, ids: np.ndarray, old: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Which of the followed markers ``ids`` (last squares ``old``) wait for the next frame.
+
+        When the fast follow loses :data:`SHAKE_LOST_MARKERS` or more at once (``~ok``), the frame
+        was shaken: those that did not already wait on the last frame are neither read in place
+        nor searched for now; they stay where they were (:attr:`_shaken`), are followed again on
+        the next frame, and count neither seen nor missing meanwhile. Lost again there, they go
+        the usual way (read in place, then the search around them)."""
+        waiting = np.zeros(len(ids), dtype=bool)
+        if int((~ok).sum()) < SHAKE_LOST_MARKERS:
+            return waiting
+        for k in np.flatnonzero(~ok).tolist():
+            marker_id = int(ids[k])
+            if marker_id not in self._shaken_last:
+                waiting[k] = True
+                self._shaken[marker_id] = old[k]
+                self._in_place_run.pop(marker_id, None)
+        return waiting
 
     def _search_lost(self, gray: np.ndarray, lost: np.ndarray, quads: np.ndarray, kept: np.ndarray,
                      budget_px: int | None = None) -> Detections:
@@ -654,8 +708,9 @@ class Tracker:
         and the blurred codes), a few ms a frame at 1080p instead of a region search's 25-60.
         On a frame that runs another expensive step (a band of a scan, the corner check, a
         region search already queued) the blurred codes are left out (a motion-blurred frame's
-        lost markers made a band's frame the slowest): what their plain cells do not read waits
-        for the region search.
+        lost markers made a band's frame the slowest), and on any frame only
+        :data:`IN_PLACE_BLURRED_PER_FRAME` markers are read with them: what their plain cells do
+        not read waits for the region search.
 
         The guard, so that a marker that moved is never kept at its old place:
 
@@ -689,8 +744,12 @@ class Tracker:
         pick = np.abs(side_lengths(snapped.reshape(-1, 4, 2)).reshape(len(sides_mm), len(rows))
                       - side_lengths(old[rows])[None]).argmin(axis=0)
         squares = snapped[pick, np.arange(len(rows))]
-        read = read_in_place(gray, squares, det.dictionary, sorted(det.in_play), max_errors=IN_PLAY_MAX_ERRORS,
-                             blurred=not (self._steps or self._search_queue))
+        # the blurred codes for a few only (10 to 15 ms each at 4K): the others' plain cells, and
+        # what these do not read waits for the region search
+        blurred = 0 if self._steps or self._search_queue else IN_PLACE_BLURRED_PER_FRAME
+        read = Readings.concat([read_in_place(gray, part, det.dictionary, sorted(det.in_play),
+                                              max_errors=IN_PLAY_MAX_ERRORS, blurred=with_blurred)
+                                for part, with_blurred in ((squares[:blurred], True), (squares[blurred:], False))])
         if not len(read):
             return placed, corners
         centres = diagonal_centres(read.corners)
@@ -711,20 +770,23 @@ class Tracker:
         """Take the lost markers' regions due now off the search queue, oldest first, merged.
 
         Their merged area stays within ``budget_px`` (:data:`REGION_SEARCH_PIXELS`), and
-        they are :data:`REGION_SEARCHES_PER_FRAME` at most, except that one region is always
+        they are :data:`REGION_SEARCHES_PER_FRAME` at most (one on a frame of more than
+        :data:`LARGE_FRAME_PIXELS`), except that one region is always
         taken, so every lost marker's region is searched within as many frames as markers
         were lost before it.
         """
         budget = REGION_SEARCH_PIXELS if budget_px is None else budget_px
         if budget <= 0:
             return []
+        w, h = self._frame_size or (0, 0)
+        most = 1 if w * h > LARGE_FRAME_PIXELS else REGION_SEARCHES_PER_FRAME
         boxes: list[tuple[int, int, int, int]] = []
         merged: list[tuple[int, int, int, int]] = []
         for marker_id, quad in list(self._search_queue.items()):
             (x, y), side = quad.mean(axis=0), float(side_lengths(quad[None])[0])
             half = max(ROI_MIN_PX / 2.0, ROI_MARKER_SIDES * side / 2.0)
             box = (int(x - half), int(y - half), int(2 * half) + 1, int(2 * half) + 1)
-            if len(boxes) >= REGION_SEARCHES_PER_FRAME:
+            if len(boxes) >= most:
                 break
             more = merge_boxes([*boxes, box])
             if boxes and sum(w * h for _, _, w, h in more) > budget:
@@ -977,6 +1039,7 @@ class Tracker:
             hit = more.marker_ids == m.marker_id
             self._last_corners[m.marker_id] = more.corners_px[hit][0]
             self._search_queue.pop(m.marker_id, None)
+            self._shaken.pop(m.marker_id, None)
         models = tuple(sorted(fixes.models + extra.models, key=lambda m: m.marker_id))
         bases = [b for b in bases if all(math.hypot(b.x_mm - m.x_mm, b.y_mm - m.y_mm) > MODEL_EXCLUSION_MM
                                          for m in extra.models)]

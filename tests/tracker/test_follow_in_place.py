@@ -69,9 +69,11 @@ def tracker() -> Tracker:
     return Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False, full_scan_every=10**6)
 
 
-def followed_then_no_fast_follow(monkeypatch: pytest.MonkeyPatch) -> tuple[Tracker, list[dict[int, bool]]]:
+def followed_then_no_fast_follow(monkeypatch: pytest.MonkeyPatch, *, as_shaken: bool = False
+                                 ) -> tuple[Tracker, list[dict[int, bool]]]:
     """A tracker that followed the models over two frames, its fast follow then made to fail for
-    every marker (edges unmeasured, cells unread), and the record of its in-place readings."""
+    every marker (edges unmeasured, cells unread), and the record of its in-place readings.
+    Unless ``as_shaken``, so many lost at once are not taken for a shaken frame."""
     calls = spy_in_place(monkeypatch)
     tr = tracker()
     for i in range(2):
@@ -79,6 +81,8 @@ def followed_then_no_fast_follow(monkeypatch: pytest.MonkeyPatch) -> tuple[Track
     monkeypatch.setattr(pipeline, "refine_corners_status",
                         lambda gray, old, cells: (np.array(old, float), np.zeros(len(old), bool)))
     monkeypatch.setattr(pipeline, "same_ids", lambda gray, quads, ids, dictionary: np.zeros(len(ids), bool))
+    if not as_shaken:          # (else they would wait a frame)
+        monkeypatch.setattr(pipeline, "SHAKE_LOST_MARKERS", 10**6)
     calls.clear()
     return tr, calls
 
@@ -153,6 +157,33 @@ def test_a_lifted_model_is_hidden_on_time(monkeypatch: pytest.MonkeyPatch) -> No
     hidden = [(k, e["marker_id"]) for k, frame in enumerate(events) for e in frame if e["type"] == "hidden"]
     assert hidden == [(1, 22)]
 
+
+
+def test_markers_lost_at_once_wait_a_frame_then_few_are_read_with_the_blurred_codes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast follow fails for every marker (forced) on two frames in a row, as on two shaken
+    frames: on the first they wait (neither read in place nor searched); on the second they are
+    read in place, at most IN_PLACE_BLURRED_PER_FRAME of them with the blurred codes, and all
+    stay where they are."""
+    reads: list[tuple[int, bool]] = []
+    read = pipeline.read_in_place
+
+    def spy(gray: np.ndarray, squares: np.ndarray, *args: object, blurred: bool = False, **kw: object) -> object:
+        reads.append((len(squares), blurred))
+        return read(gray, squares, *args, blurred=blurred, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "read_in_place", spy)
+    tr, calls = followed_then_no_fast_follow(monkeypatch, as_shaken=True)
+    reads.clear()
+    tr.process(Frame(2, 0.2, draw(MODELS, SOFT, seed=2)))
+    assert not calls and tr.last_steps == () and set(tr._shaken) == set(IDS)
+    tr.process(Frame(3, 0.3, draw(MODELS, SOFT, seed=3)))
+    assert calls and set(calls[-1]) == set(IDS)
+    assert sum(n for n, blurred in reads if blurred) == pipeline.IN_PLACE_BLURRED_PER_FRAME, reads
+    assert sum(n for n, _ in reads) == len(IDS), reads
+    assert {m.marker_id for m in tr.state.models if m.seen} == set(IDS)
+    for m in tr.state.models:
+        assert math.dist((m.x_mm, m.y_mm), MODELS[m.marker_id][:2]) < 0.3
 
 DATA = Path(__file__).parent / "data"
 CROPS = json.loads((DATA / "blurred_markers.json").read_text())

@@ -135,7 +135,8 @@ def test_merge_boxes_keeps_separate_regions() -> None:
 
 def test_region_search_is_spread_over_frames(monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight markers all slide at once (too far to follow by their edges): no frame searches
-    more than its budget of regions, and each is found again, one region per frame."""
+    more than its budget of regions, and each is found again, one region per frame (after one
+    frame of waiting: so many lost at once is first taken for a shake)."""
     import tracker.pipeline as pipeline
 
     grid = {20 + k: (50.0 + 70.0 * (k % 4), 70.0 + 130.0 * (k // 4), 5.0 * k) for k in range(8)}
@@ -157,7 +158,7 @@ def test_region_search_is_spread_over_frames(monkeypatch: pytest.MonkeyPatch) ->
         tracker.process(Frame(i, i / 30.0, draw(grid, noise_seed=i)))
     assert {m.marker_id for m in tracker.state.models if m.seen} == set(grid)
     seen_at: dict[int, int] = {}
-    for i in range(2, 12):
+    for i in range(2, 13):
         tracker.process(Frame(i, i / 30.0, draw(slid, noise_seed=i)))
         for m in tracker.state.models:
             there = math.hypot(m.x_mm - slid[m.marker_id][0], m.y_mm - slid[m.marker_id][1]) < 1.0
@@ -166,7 +167,9 @@ def test_region_search_is_spread_over_frames(monkeypatch: pytest.MonkeyPatch) ->
     assert all(sum(w * h for _, _, w, h in boxes) <= one_region for boxes in searched)
     assert max(len(boxes) for boxes in searched) == 1
     assert set(seen_at) == set(grid), (seen_at, searched)
-    assert max(seen_at.values()) <= 2 + len(grid)      # one lost marker's region per frame
+    # eight lost at once: they wait a frame (a shake passes), then one lost marker's region per
+    # frame, but on the frame that checks the (hidden) corner markers
+    assert max(seen_at.values()) <= 4 + len(grid)
 
 
 def test_band_frames_leave_region_search_and_base_work_to_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -421,3 +424,80 @@ def test_a_slow_camera_s_first_scan_ends(monkeypatch: pytest.MonkeyPatch) -> Non
             break
     assert tracker._last_full >= 0, "the first scan never ended"
     assert {m.marker_id for m in tracker.state.models if m.seen} == set(A)
+
+
+def shaken(image: np.ndarray, length_px: int = 9) -> np.ndarray:
+    """The frame under a horizontal motion blur of ``length_px`` (the camera shaken)."""
+    kernel = np.full((1, length_px), 1.0 / length_px, np.float32)
+    return np.asarray(cv2.filter2D(image, -1, kernel), np.uint8)
+
+
+def test_markers_lost_on_a_shaken_frame_wait_a_frame_and_are_followed_again(monkeypatch: pytest.MonkeyPatch
+                                                                           ) -> None:
+    """A frame blurred all over (the camera shaken) loses several markers at once: they are
+    neither searched for there nor on the next frame (they did not move; the follow finds them
+    again once the shake has passed), and none is reported hidden or moved."""
+    grid = {20 + k: (50.0 + 70.0 * (k % 4), 70.0 + 130.0 * (k // 4), 5.0 * k) for k in range(8)}
+    searched: list[int] = []
+    due = Tracker._due_regions
+
+    def spy(self: Tracker, budget_px: int | None = None) -> list[tuple[int, int, int, int]]:
+        boxes = due(self, budget_px)
+        if boxes:
+            searched.append(self._frames)
+        return boxes
+
+    monkeypatch.setattr(Tracker, "_due_regions", spy)
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False, full_scan_every=10**6)
+    events: list[dict] = []
+    waited: list[int] = []
+    for i in range(8):
+        image = draw(grid, noise_seed=i)
+        events += tracker.process(Frame(i, i / 10.0, shaken(image) if i == 3 else image))
+        waited.append(len(tracker._shaken))
+    assert waited[3] >= 3, waited                      # the shaken frame lost several at once
+    assert waited[4] == 0 and not searched, (waited, searched)
+    assert not [e for e in events if e["type"] in ("hidden", "moved")], events
+    assert {m.marker_id for m in tracker.state.models if m.seen} == set(grid)
+
+
+def test_markers_lost_at_once_do_not_hold_back_a_scan_s_bands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight markers slide at once while a full scan spread over bands runs (their searches,
+    one region a frame, would take every frame): a band still runs at least every
+    BAND_MAX_WAIT_FRAMES frames, the scan ends, and every slid marker is found where it went."""
+    import tracker.pipeline as pipeline
+
+    bands = pipeline.scan_bands
+    monkeypatch.setattr(pipeline, "scan_bands", lambda w, h, side: bands(w, h, side, band_pixels=100_000))
+    monkeypatch.setattr(pipeline, "REGION_SEARCH_PIXELS", 97 * 97)     # one region a frame
+    monkeypatch.setattr(pipeline, "MISSING_SCAN_EVERY", 10**6)
+    grid = {20 + k: (50.0 + 70.0 * (k % 4), 70.0 + 130.0 * (k // 4), 5.0 * k) for k in range(8)}
+    slid = {k: (x + 6.0, y + 4.0, f) for k, (x, y, f) in grid.items()}
+    tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False, full_scan_every=10**6)
+    steps: list[tuple[str, ...]] = []
+    for i in range(24):
+        if i == 6:
+            tracker.request_full_scan()                 # a scan of four bands from frame 6
+        tracker.process(Frame(i, i / 10.0, draw(grid if i < 6 else slid, noise_seed=i)))
+        steps.append(tracker.last_steps)
+    band_frames = [i for i, s in enumerate(steps) if "band" in s and i >= 6]
+    assert len(band_frames) >= 4 and tracker._band_next is None, steps
+    gaps = np.diff([6, *band_frames[:4]])
+    assert gaps.max() <= pipeline.BAND_MAX_WAIT_FRAMES + 1, steps
+    assert any("regions" in s for s in steps[6:]), steps
+    for m in tracker.state.models:
+        assert m.seen and math.hypot(m.x_mm - slid[m.marker_id][0], m.y_mm - slid[m.marker_id][1]) < 1.0
+
+
+def test_one_region_a_frame_on_a_4k_frame() -> None:
+    """Lost markers' regions: two a frame (within their pixel budget), one on a frame of more
+    than LARGE_FRAME_PIXELS; the others stay queued for the next frames."""
+    quads = {k: np.array([[100.0 + 60 * k, 100.0], [124.0 + 60 * k, 100.0], [124.0 + 60 * k, 124.0],
+                          [100.0 + 60 * k, 124.0]]) for k in range(3)}
+    for size, searched in (((1920, 1080), 2), ((3840, 2160), 1)):
+        tracker = Tracker(SETUP, ScaledPlane(PX_PER_MM), find_bare_bases=False)
+        tracker._frame_size = size
+        tracker._search_queue = dict(quads)
+        boxes = tracker._due_regions()
+        assert sum(w * h for _, _, w, h in boxes) > 0
+        assert len(quads) - len(tracker._search_queue) == searched, (size, boxes)
