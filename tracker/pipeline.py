@@ -778,8 +778,8 @@ class Tracker:
         budget = REGION_SEARCH_PIXELS if budget_px is None else budget_px
         if budget <= 0:
             return []
-        w, h = self._frame_size or (0, 0)
-        most = 1 if w * h > LARGE_FRAME_PIXELS else REGION_SEARCHES_PER_FRAME
+        frame_w, frame_h = self._frame_size or (0, 0)
+        most = 1 if frame_w * frame_h > LARGE_FRAME_PIXELS else REGION_SEARCHES_PER_FRAME
         boxes: list[tuple[int, int, int, int]] = []
         merged: list[tuple[int, int, int, int]] = []
         for marker_id, quad in list(self._search_queue.items()):
