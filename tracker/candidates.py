@@ -611,7 +611,7 @@ def ink_candidates(gray: NDArray[np.uint8], min_side_px: float, max_side_px: flo
                 # motion blur stretches the blob along the motion: the square is its short side
                 side = min(a, b) + 1.0
                 out.append(cv2.boxPoints(((cx, cy), (side, side), angle)))
-    sized = known_size_squares_of(g, joined, sizes, offset) if sizes is not None and joined else []
+    sized = known_size_squares(g, joined, sizes, offset) if sizes is not None and joined else []
     return (np.array(out, dtype=np.float64).reshape(-1, 4, 2), np.array(sized, dtype=np.float64).reshape(-1, 4, 2))
 
 
@@ -647,9 +647,9 @@ class MarkerSizes:
         return jac
 
 
-def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tuple[int, int],
+def known_size_squares(gray: NDArray[np.uint8], blobs: Sequence[tuple[NDArray[np.uint8], tuple[int, int]]],
                        sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
-    """Squares of a marker's known size that fit the outline of a dark region (clockwise corners).
+    """Squares of a marker's known size that fit the outline of each dark region (clockwise corners).
 
     A figure standing on a white-disc top, or its shadow, touching the black square joins it
     in one dark region, whose outline is no square and fits no polygon. The marker's own
@@ -657,18 +657,11 @@ def known_size_squares(gray: NDArray[np.uint8], blob: NDArray[np.uint8], at: tup
     ``sizes``) the outline's gradient directions give the square's angle, and the square of
     known side lies against the region's extremes along those axes, at one of its four
     ends; these four squares (per marker size) are candidates (:func:`read_candidates`
-    decides). ``blob`` is the region's mask, its top-left corner at ``at`` in ``gray``;
-    ``offset`` is where ``gray`` lies in the image ``sizes`` describes.
-    """
-    return known_size_squares_of(gray, [(blob, at)], sizes, offset)
-
-
-def known_size_squares_of(gray: NDArray[np.uint8], blobs: Sequence[tuple[NDArray[np.uint8], tuple[int, int]]],
-                          sizes: MarkerSizes, offset: tuple[float, float] = (0.0, 0.0)) -> list[NDArray[np.float64]]:
-    """:func:`known_size_squares` of several dark regions ((mask, top-left corner) each), in their order.
-
-    The regions' angles come from one pass over all their outlines' gradients (a 4K frame has a
-    hundred such regions, each a handful of small arrays), the same angles as one by one.
+    decides). ``blobs`` are the regions, each its mask and its top-left corner in ``gray``;
+    ``offset`` is where ``gray`` lies in the image ``sizes`` describes. The squares come in the
+    regions' order; the regions' angles come from one pass over all their outlines' gradients
+    (a 4K frame has a hundred such regions, each a handful of small arrays), the same angles
+    as one by one.
     """
     places = []
     for blob, (x, y) in blobs:

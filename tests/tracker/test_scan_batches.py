@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tracker.candidates import MarkerSizes, _code_distances, _packed, align_squares, known_size_squares_of
+from tracker.candidates import MarkerSizes, _code_distances, _packed, align_squares, known_size_squares
 
 
 def test_code_distances_count_the_cells_that_differ() -> None:
@@ -42,8 +42,8 @@ def test_known_size_squares_of_several_regions_are_each_region_alone() -> None:
         x, y, w, h = (int(v) for v in stats[k, :4])
         blobs.append(((labels[y:y + h, x:x + w] == k).astype(np.uint8), (x, y)))
     assert len(blobs) == 4
-    together = known_size_squares_of(gray, blobs, sizes)
-    alone = [q for blob in blobs for q in known_size_squares_of(gray, [blob], sizes)]
+    together = known_size_squares(gray, blobs, sizes)
+    alone = [q for blob in blobs for q in known_size_squares(gray, [blob], sizes)]
     assert len(together) == len(alone) >= 16
     assert all(np.array_equal(a, b) for a, b in zip(together, alone))
 
