@@ -61,7 +61,7 @@ from numpy.typing import NDArray
 
 from calibration.aruco import get_dictionary
 from tracker.blobs import regions
-from tracker.refine import refine_corners_status, remap_chunks
+from tracker.refine import NEXT_CORNER, refine_corners_status, remap_chunks, vector_lengths
 
 #: Another code in play must be at least this many cells farther than the accepted one.
 MIN_MARGIN = 3
@@ -314,8 +314,7 @@ def side_lengths(quads: NDArray[np.float64]) -> NDArray[np.float64]:
     """Return the mean edge length of each quadrilateral (N, 4, 2) -> (N,)."""
     q = np.asarray(quads, dtype=np.float64).reshape(-1, 4, 2)
     # (np.linalg.norm's values, and np.roll's order, by their cheapest calls: this runs on every frame)
-    d = q - q[:, [1, 2, 3, 0]]
-    sides: NDArray[np.float64] = np.sqrt((d * d).sum(axis=2)).mean(axis=1)
+    sides: NDArray[np.float64] = vector_lengths(q - q[:, NEXT_CORNER]).mean(axis=1)
     return sides
 
 

@@ -72,9 +72,9 @@ def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *, cells: in
     # (small arrays: numpy's per-call cost dominates, so the cheapest equivalent calls are used:
     # an index for np.roll, the square root of the sum of squares np.linalg.norm computes)
     a = quad
-    b = quad[:, _NEXT]
+    b = quad[:, NEXT_CORNER]
     side = b - a
-    length = np.sqrt((side * side).sum(axis=2))                          # (N, 4)
+    length = vector_lengths(side)                                        # (N, 4)
     u = side / np.maximum(length, 1e-9)[..., None]
     normal = np.empty_like(u)
     normal[..., 0], normal[..., 1] = -u[..., 1], u[..., 0]
@@ -99,17 +99,18 @@ def refine_corners_status(gray: np.ndarray, corners_px: np.ndarray, *, cells: in
     coverage = np.isfinite(edge[..., 0]).mean(axis=-1).min(axis=-1)          # (N,) worst side
     corners = _intersect(point[:, [3, 0, 1, 2]], direction[:, [3, 0, 1, 2]], point, direction)
     good = (ok.all(axis=1) & np.isfinite(corners).all(axis=(1, 2)) & (coverage >= min_coverage)
-            & (_norms(np.nan_to_num(corners) - quad).max(axis=1) <= max_shift_modules * module))
+            & (vector_lengths(np.nan_to_num(corners) - quad).max(axis=1) <= max_shift_modules * module))
     return np.where(good[:, None, None], corners, quad), good
 
 
-_NEXT = [1, 2, 3, 0]
+#: Each corner's next, clockwise (``np.roll(quad, -1, axis=1)``'s order, by an index).
+NEXT_CORNER = [1, 2, 3, 0]
 #: Where the profiles lie along a side, and their samples across it (in half-lengths).
 _ALONG = np.linspace(EDGE_MARGIN, 1 - EDGE_MARGIN, PROFILES_PER_SIDE)
 _UNIT = np.linspace(-1.0, 1.0, SAMPLES_PER_PROFILE)
 
 
-def _norms(v: np.ndarray) -> np.ndarray:
+def vector_lengths(v: np.ndarray) -> np.ndarray:
     """``np.linalg.norm(v, axis=-1)`` for (..., 2) vectors, the same values at less cost."""
     return np.asarray(np.sqrt((v * v).sum(axis=-1)))
 
