@@ -809,6 +809,44 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
     return _squares_at(centres, jac, _square_angles(g, centres, jac, int(math.ceil(lo * 0.6))), sizes.sides_mm)
 
 
+#: A square of known size whose cells split cleanly (this spread at most) but whose border reads
+#: light in more places than a marker's may (:data:`MAX_LIGHT_BORDER_CELLS`) lies a cell off a marker.
+CELL_OFF_MAX_SPREAD = 0.2
+
+
+def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
+    """For the squares (N, 4, 2) that seem to lie a cell off a marker, the same square moved a cell
+    along its sides in each of the eight directions ((8 M, 4, 2), clockwise corners).
+
+    A figure over part of a marker's frame (its paper's margin, or its white-disc top) darkens
+    that side of the frame, and the ring pass's best place (:func:`ring_squares`) slides toward
+    the light side, by about a cell: too far for :func:`align_squares`, which moves a square by
+    a few tenths of a pixel a step. Its grid then still lies on the marker's cells (dark and
+    light cells split cleanly) but a row or a column of the frame's paper reads where the black
+    border should (more light border cells than :data:`MAX_LIGHT_BORDER_CELLS`). Moved a cell over,
+    the square must split as cleanly with a dark border: on the realistic frames, 0-10 squares
+    a frame are left of the few hundred the ring gives (a tenth of which seem a cell off).
+    """
+    q = clockwise(np.asarray(squares, np.float64).reshape(-1, 4, 2))
+    if not len(q):
+        return q
+    inner, border = _inner_border(cells)
+    means = _cell_means(gray, q, cells)
+    _, gap, spread, t = _split(means[:, inner])
+    light = (means[:, border] > t[:, None]).sum(axis=1)
+    off = q[(gap >= MIN_CONTRAST) & (spread <= CELL_OFF_MAX_SPREAD) & (light > MAX_LIGHT_BORDER_CELLS)]
+    u = (off[:, 1] - off[:, 0]) / cells
+    v = (off[:, 3] - off[:, 0]) / cells
+    moved = np.concatenate([off + (a * u + b * v)[:, None] for a in (-1, 0, 1) for b in (-1, 0, 1) if a or b])
+    # a cell over, the border must be the marker's
+    means = _cell_means(gray, moved, cells)
+    _, gap, spread, t = _split(means[:, inner])
+    light = (means[:, border] > t[:, None]).sum(axis=1)
+    out: NDArray[np.float64] = moved[(gap >= MIN_CONTRAST) & (spread <= CELL_OFF_MAX_SPREAD)
+                                     & (light <= MAX_LIGHT_BORDER_CELLS)]
+    return out
+
+
 def _local_maxima_over(values: NDArray[np.float32], size: int, floor: float,
                        tile: int = 32) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Rows and columns (row-major order, as ``np.nonzero``) of the pixels above ``floor`` that

@@ -45,6 +45,7 @@ from tracker.candidates import (
     MarkerSizes,
     Readings,
     best_per_marker,
+    cell_off_squares,
     ink_candidates,
     read_candidates,
     ring_squares,
@@ -477,18 +478,25 @@ class MarkerDetector:
         half on a marker read elsewhere and read as another id, and a place where they read
         two ids (within a marker's side) gives neither. Those whose cells split into no code
         are also read as the codes in play seen through a motion blur
-        (:func:`tracker.candidates.read_blurred`).
+        (:func:`tracker.candidates.read_blurred`). Last, where none of these reads, the soft
+        squares that lie a cell off a marker (a figure over part of its frame drew the ring's
+        place aside: :func:`tracker.candidates.cell_off_squares`) are read a cell over, under
+        the same conditions.
         """
         if not self.in_play:
             return Readings.empty()
 
-        def away(q: np.ndarray, taken: np.ndarray, gap: float = 0.5) -> np.ndarray:
+        def apart(q: np.ndarray, taken: np.ndarray, gap: float = 0.5) -> np.ndarray:
             sides = side_lengths(q)
-            keep = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
+            keep: np.ndarray = (sides >= self.min_side_px * 0.8) & (sides <= self.max_side_px * SECOND_CHANCE_SIZE)
             if len(taken) and len(q):
                 near = np.linalg.norm(diagonal_centres(q)[:, None] - diagonal_centres(taken)[None], axis=2)
                 keep &= near.min(axis=1) > side_lengths(taken).min() * gap
-            return q[keep]
+            return keep
+
+        def away(q: np.ndarray, taken: np.ndarray, gap: float = 0.5) -> np.ndarray:
+            kept: np.ndarray = q[apart(q, taken, gap)]
+            return kept
 
         ids = sorted(self.in_play)
         read = Readings.concat([
@@ -507,7 +515,18 @@ class MarkerDetector:
         late = late.select(~np.isin(late.ids, np.concatenate([found_ids, first.ids])))
         if len(late):
             late = best_per_marker(late, min_distance_px=float(side_lengths(late.corners).max()))
-        return Readings.concat([first, late])
+        # where none reads, the squares that seem to lie a cell off a marker (a figure over its
+        # frame drew the ring's place aside), a cell over: read as those, only a marker's side away
+        # from every marker read until then, as ids not read yet
+        taken = np.concatenate([taken, late.corners])
+        moved = away(cell_off_squares(gray, away(soft, taken, 1.0), self.cells), taken, 1.0)
+        aside = read_candidates(gray, moved, self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
+                                known_size=True, scales=(1.0,))
+        aside = aside.select(apart(aside.corners, taken, 1.0) & ~np.isin(aside.ids, np.concatenate(
+            [found_ids, first.ids, late.ids])))
+        if len(aside):
+            aside = best_per_marker(aside, min_distance_px=float(side_lengths(aside.corners).max()))
+        return Readings.concat([first, late, aside])
 
     def _confirm(self, gray: np.ndarray, quads: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Refine OpenCV's readings on the square's edges and keep those that are markers.

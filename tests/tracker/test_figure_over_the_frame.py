@@ -1,0 +1,79 @@
+"""A figure over part of a marker's frame (issue 9, item 2): the square tried a cell over.
+
+The crop comes from the benchmark's realistic 4K render of seed 4 (``synth.realistic``): marker
+163, 27 px across, printed on a white-disc top; a green part of the figure standing on the base
+covers the right-hand side of the marker's border and of the disc around it. The marker's bits
+read cleanly from its true outline, but the dark region of its ink joins the disc's black rim
+(no square of the marker's size comes from it) and the ring pass's places slide a cell toward
+the disc's light side. Those squares split cleanly into dark and light cells with a column of
+paper in the border: :func:`tracker.candidates.cell_off_squares` moves them a cell over.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.tracker.support import marker_layer
+from tracker import markers
+from tracker.candidates import MarkerSizes, cell_off_squares, ring_squares
+from tracker.markers import MarkerDetector
+
+DATA = Path(__file__).parent / "data"
+CASES = json.loads((DATA / "figure_over_the_frame.json").read_text())
+NAME = "marker_163_figure_over_its_disc"
+
+
+def _detector(case: dict) -> MarkerDetector:       # type: ignore[type-arg]
+    """The detector a calibration gives at the crop's place (its local map, the ids in play)."""
+    sizes = MarkerSizes(np.array([[48.0, 48.0]]), np.array([case["jacobian"]], float), (12.0,))
+    return MarkerDetector("DICT_4X4_250", case["min_side_px"], case["max_side_px"], frozenset(case["in_play"]), sizes)
+
+
+def test_marker_with_a_figure_over_its_frame_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    case = CASES[NAME]
+    gray = cv2.imread(str(DATA / f"{NAME}.png"), cv2.IMREAD_GRAYSCALE)
+    truth = np.array(case["corners_px"])
+    found = _detector(case).detect(gray)
+    assert found.marker_ids.tolist() == [163]
+    # the right way up, the centre within a pixel (0.3 mm here): the covered side's corners are
+    # fitted to the edge of the figure's part, 2.2 px inside the true one
+    assert np.linalg.norm(found.corners_px[0].mean(axis=0) - truth.mean(axis=0)) < 1.0
+    assert np.linalg.norm(found.corners_px[0] - truth, axis=1).max() < 2.5
+    # the ring pass's places alone read nothing there: the nearest is a cell off
+    d = _detector(case)
+    assert d.sizes is not None
+    places = ring_squares(gray, d.sizes, d.min_side_px, d.max_side_px).mean(axis=1)
+    cell = np.linalg.norm(truth[1] - truth[0]) / 6
+    assert np.linalg.norm(places - truth.mean(axis=0), axis=1).min() > 0.9 * cell
+    monkeypatch.setattr(markers, "cell_off_squares", lambda *a, **k: np.zeros((0, 4, 2)))
+    assert _detector(case).detect(gray).marker_ids.tolist() == []
+
+
+def _printed(marker_id: int, quad: np.ndarray, size: int = 80) -> np.ndarray:
+    """A marker on white paper (grey 225) on a mid-grey mat (120)."""
+    ink, cover = marker_layer(marker_id, quad, size)
+    c = quad.mean(axis=0)
+    paper = np.zeros((size, size), np.uint8)
+    cv2.fillConvexPoly(paper, np.rint(c + (quad - c) * 1.6).astype(np.int32), 1)
+    base = np.where(paper > 0, 225.0, 120.0).astype(np.float32)
+    ink = ink * 225.0 / 255.0
+    return np.clip(base * (1 - cover) + ink * cover, 0, 255).astype(np.uint8)
+
+
+def test_cell_off_squares_moves_a_square_a_cell_over() -> None:
+    """A square a cell to the left of a marker (a column of paper where its border should be)
+    gives the marker's own square among its moves (those that look like a marker); a square on
+    the marker, or on the bare mat, gives none."""
+    truth = np.array([[30.0, 28.0], [54.0, 30.0], [52.0, 54.0], [28.0, 52.0]])
+    gray = _printed(57, truth)
+    cell = (truth[1] - truth[0]) / 6
+    moved = cell_off_squares(gray, (truth - cell)[None], 6)
+    assert len(moved) == 1 and np.abs(moved[0] - truth).max() < 1e-9     # the other seven show no marker
+    assert cell_off_squares(gray, truth[None], 6).shape == (0, 4, 2)
+    on_the_mat = np.array([[[2.0, 2.0], [14.0, 2.0], [14.0, 14.0], [2.0, 14.0]]])
+    assert cell_off_squares(gray, on_the_mat, 6).shape == (0, 4, 2)
