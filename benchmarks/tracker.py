@@ -796,7 +796,7 @@ def _dump_base_crops(dump: Path, label: str, image: np.ndarray, truth: dict[str,
             crop(f"false{k}_{f['side']}_{f['diameter_mm']:g}", f["x_mm"], f["y_mm"], f["diameter_mm"])
 
 
-def bases_part(n_hd: int, n_4k: int, dump: Path | None = None) -> None:
+def bases_part(n_hd: int, n_4k: int, dump: Path | None = None, first_seed: int = 0) -> None:
     """Base mode on realistic frames, the true camera given: per rim colour and per frame.
 
     The project's own renders (:func:`synth.realistic.render_realistic`) with the sides' rim
@@ -804,7 +804,8 @@ def bases_part(n_hd: int, n_4k: int, dump: Path | None = None) -> None:
     from the mat by Delta E >= 25), then the shared dev-scenes one by one. Figures: bare
     bases found (at least 75 % of the rim visible), reported bases that are real, centre
     RMS (mm), as ``benchmarks/realistic_score.py`` counts them. ``dump``: a folder where
-    crops of the missed and false bases are written.
+    crops of the missed and false bases are written. ``first_seed``: the frames' first seed (see
+    ``--first-seed``).
     """
     from benchmarks.realistic_score import Score, bare_by_rim, score_frame
 
@@ -813,7 +814,7 @@ def bases_part(n_hd: int, n_4k: int, dump: Path | None = None) -> None:
 
     frames = []
     for res, n in (("1080p", n_hd), ("4K", n_4k)):
-        for seed in range(n):
+        for seed in range(first_seed, first_seed + n):
             rims = BASES_RIMS_FIRST[(seed + (3 if res == "4K" else 0)) % len(BASES_RIMS_FIRST)]
             image, truth, setup_doc = bases_frame(seed, res, rims)
             frames.append((f"{res}#{seed}", image, truth, setup_doc, "own"))
@@ -911,6 +912,9 @@ def main() -> int:
                         help="weak part: frames per resolution (default 6, 12 with --full)")
     parser.add_argument("--sequences", default=None,
                         help="sequence part: comma-separated 1080p, 4K (default: 1080p; both with --full)")
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="realistic, weak and bases parts: the frames' first seed (the default 0 gives the frames "
+                             "the detector was tuned on; 100 and up, frames it never saw: a held-out check)")
     parser.add_argument("--seeds", type=int, default=None, help="random layouts per clean configuration")
     parser.add_argument("--frames", type=int, default=None,
                         help="frames timed per clean configuration (150 = 5 s of video: a whole sweep at 4K)")
@@ -922,7 +926,7 @@ def main() -> int:
     if "realistic" in parts:
         frames = []
         for res, n in (("1080p", n_hd), ("4K", n_4k)):
-            for seed in range(n):
+            for seed in range(args.first_seed, args.first_seed + n):
                 image, truth, setup_doc, decodable = realistic_frame(seed, res)
                 frames.append((f"{res}#{seed}", image, truth, setup_doc, decodable))
         realistic_part(frames, "realistic renders (synth.realistic)")
@@ -930,7 +934,7 @@ def main() -> int:
         n_weak = args.weak if args.weak is not None else (2 if args.quick else 12 if args.full else 6)
         frames = []
         for res in ("1080p", "4K"):
-            for seed in range(n_weak):
+            for seed in range(args.first_seed, args.first_seed + n_weak):
                 image, truth, setup_doc, decodable = realistic_frame(seed, res, weak=True)
                 frames.append((f"{res}#{seed}w", image, truth, setup_doc, decodable))
         realistic_part(frames, "realistic renders, every frame with a 2-5 px motion blur and JPEG 70-79")
@@ -939,7 +943,7 @@ def main() -> int:
         if frames:
             realistic_part(frames, "shared dev-scenes (independent renderer)")
     if "bases" in parts:
-        bases_part(n_hd, n_4k, args.dump)
+        bases_part(n_hd, n_4k, args.dump, args.first_seed)
     if "locate" in parts:
         locate_part(2 if args.quick else 5 if args.full else 3)
     if "sequence" in parts:
