@@ -810,40 +810,49 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
 
 
 #: A square of known size whose cells split cleanly (this spread at most) but whose border reads
-#: light in more places than a marker's may (:data:`MAX_LIGHT_BORDER_CELLS`) lies a cell off a marker.
+#: light in more places than a marker's may (:data:`MAX_LIGHT_BORDER_CELLS`) lies off a marker ...
 CELL_OFF_MAX_SPREAD = 0.2
+#: ... by up to this many cells along each side.
+CELL_OFF_MAX_CELLS = 2
+
+
+def _clean_and_light(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int
+                     ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """(N,) whether each square's data cells split cleanly into dark and light, and (N,) how many
+    of its border cells read light."""
+    inner, border = _inner_border(cells)
+    means = _cell_means(gray, quads, cells)
+    _, gap, spread, t = _split(means[:, inner])
+    light: NDArray[np.int64] = (means[:, border] > t[:, None]).sum(axis=1)
+    return (gap >= MIN_CONTRAST) & (spread <= CELL_OFF_MAX_SPREAD), light
 
 
 def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
-    """For the squares (N, 4, 2) that seem to lie a cell off a marker, the same square moved a cell
-    along its sides in each of the eight directions ((8 M, 4, 2), clockwise corners).
+    """For the squares (N, 4, 2) that seem to lie a cell or two off a marker, the same square moved
+    along its sides by whole cells, where it then looks like a marker ((M, 4, 2), clockwise corners).
 
-    A figure over part of a marker's frame (its paper's margin, or its white-disc top) darkens
-    that side of the frame, and the ring pass's best place (:func:`ring_squares`) slides toward
-    the light side, by about a cell: too far for :func:`align_squares`, which moves a square by
-    a few tenths of a pixel a step. Its grid then still lies on the marker's cells (dark and
-    light cells split cleanly) but a row or a column of the frame's paper reads where the black
-    border should (more light border cells than :data:`MAX_LIGHT_BORDER_CELLS`). Moved a cell over,
-    the square must split as cleanly with a dark border: on the realistic frames, 0-10 squares
-    a frame are left of the few hundred the ring gives (a tenth of which seem a cell off).
+    A figure over part of a marker's frame (its paper's margin, or its white-disc top), or the
+    disc's dark rim touching the marker, darkens that side of the frame, and the ring pass's best
+    place (:func:`ring_squares`) slides toward the light side by a cell or two: too far for
+    :func:`align_squares`, which moves a square by a few tenths of a pixel a step. Its grid then
+    still lies on the marker's cells (dark and light cells split cleanly) but rows or columns of
+    the frame's paper read where the black border should (more light border cells than
+    :data:`MAX_LIGHT_BORDER_CELLS`). Each such square is moved by up to
+    :data:`CELL_OFF_MAX_CELLS` cells along each side, and the moves that split as cleanly with a
+    dark border are kept: on the realistic frames, 0-35 squares a frame of the few hundred the
+    ring gives.
     """
     q = clockwise(np.asarray(squares, np.float64).reshape(-1, 4, 2))
     if not len(q):
         return q
-    inner, border = _inner_border(cells)
-    means = _cell_means(gray, q, cells)
-    _, gap, spread, t = _split(means[:, inner])
-    light = (means[:, border] > t[:, None]).sum(axis=1)
-    off = q[(gap >= MIN_CONTRAST) & (spread <= CELL_OFF_MAX_SPREAD) & (light > MAX_LIGHT_BORDER_CELLS)]
+    clean, light = _clean_and_light(gray, q, cells)
+    off = q[clean & (light > MAX_LIGHT_BORDER_CELLS)]
     u = (off[:, 1] - off[:, 0]) / cells
     v = (off[:, 3] - off[:, 0]) / cells
-    moved = np.concatenate([off + (a * u + b * v)[:, None] for a in (-1, 0, 1) for b in (-1, 0, 1) if a or b])
-    # a cell over, the border must be the marker's
-    means = _cell_means(gray, moved, cells)
-    _, gap, spread, t = _split(means[:, inner])
-    light = (means[:, border] > t[:, None]).sum(axis=1)
-    out: NDArray[np.float64] = moved[(gap >= MIN_CONTRAST) & (spread <= CELL_OFF_MAX_SPREAD)
-                                     & (light <= MAX_LIGHT_BORDER_CELLS)]
+    steps = range(-CELL_OFF_MAX_CELLS, CELL_OFF_MAX_CELLS + 1)
+    moved = np.concatenate([off + (a * u + b * v)[:, None] for a in steps for b in steps if a or b])
+    clean, light = _clean_and_light(gray, moved, cells)
+    out: NDArray[np.float64] = moved[clean & (light <= MAX_LIGHT_BORDER_CELLS)]
     return out
 
 

@@ -479,9 +479,9 @@ class MarkerDetector:
         two ids (within a marker's side) gives neither. Those whose cells split into no code
         are also read as the codes in play seen through a motion blur
         (:func:`tracker.candidates.read_blurred`). Last, where none of these reads, the soft
-        squares that lie a cell off a marker (a figure over part of its frame drew the ring's
-        place aside: :func:`tracker.candidates.cell_off_squares`) are read a cell over, under
-        the same conditions.
+        squares that lie a cell or two off a marker (a figure over part of its frame, or a dark
+        rim touching it, drew the ring's place aside: :func:`tracker.candidates.cell_off_squares`)
+        are read moved onto it, under the same conditions.
         """
         if not self.in_play:
             return Readings.empty()
@@ -515,9 +515,8 @@ class MarkerDetector:
         late = late.select(~np.isin(late.ids, np.concatenate([found_ids, first.ids])))
         if len(late):
             late = best_per_marker(late, min_distance_px=float(side_lengths(late.corners).max()))
-        # where none reads, the squares that seem to lie a cell off a marker (a figure over its
-        # frame drew the ring's place aside), a cell over: read as those, only a marker's side away
-        # from every marker read until then, as ids not read yet
+        # where none reads, the squares that seem to lie a cell or two off a marker, moved onto it:
+        # read as those, only a marker's side away from every marker read until then, as ids not read yet
         taken = np.concatenate([taken, late.corners])
         moved = away(cell_off_squares(gray, away(soft, taken, 1.0), self.cells), taken, 1.0)
         aside = read_candidates(gray, moved, self.dictionary, ids, max_errors=IN_PLAY_MAX_ERRORS,
