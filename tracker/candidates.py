@@ -814,45 +814,76 @@ def ring_squares(gray: NDArray[np.uint8], sizes: MarkerSizes, min_side_px: float
 CELL_OFF_MAX_SPREAD = 0.2
 #: ... by up to this many cells along each side.
 CELL_OFF_MAX_CELLS = 2
+#: Placed by the ring, such a square is also off the cells' grid: those that split this cleanly are
+#: aligned first.
+CELL_OFF_ROUGH_SPREAD = 0.35
 
 
-def _clean_and_light(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int
-                     ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
-    """(N,) whether each square's data cells split cleanly into dark and light, and (N,) how many
-    of its border cells read light."""
+def _spread_and_light(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int
+                      ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """(N,) how cleanly each square's data cells split into dark and light (:func:`_split`'s
+    spread; infinite under :data:`MIN_CONTRAST`), and (N,) how many of its border cells read light."""
+    return _spread_and_light_of(_cell_means(gray, quads, cells), cells)
+
+
+def _spread_and_light_of(means: NDArray[np.float64], cells: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`_spread_and_light` from the cell means (N, cells * cells)."""
     inner, border = _inner_border(cells)
-    means = _cell_means(gray, quads, cells)
     _, gap, spread, t = _split(means[:, inner])
     light: NDArray[np.int64] = (means[:, border] > t[:, None]).sum(axis=1)
-    return (gap >= MIN_CONTRAST) & (spread <= CELL_OFF_MAX_SPREAD), light
+    return np.where(gap >= MIN_CONTRAST, spread, np.inf), light
 
 
 def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cells: int) -> NDArray[np.float64]:
     """For the squares (N, 4, 2) that seem to lie a cell or two off a marker, the same square moved
-    along its sides by whole cells, where it then looks like a marker ((M, 4, 2), clockwise corners).
+    along its sides by whole cells to where it looks like a marker ((M, 4, 2), clockwise corners).
 
     A figure over part of a marker's frame (its paper's margin, or its white-disc top), or the
     disc's dark rim touching the marker, darkens that side of the frame, and the ring pass's best
     place (:func:`ring_squares`) slides toward the light side by a cell or two: too far for
-    :func:`align_squares`, which moves a square by a few tenths of a pixel a step. Its grid then
-    still lies on the marker's cells (dark and light cells split cleanly) but rows or columns of
-    the frame's paper read where the black border should (more light border cells than
-    :data:`MAX_LIGHT_BORDER_CELLS`). Each such square is moved by up to
-    :data:`CELL_OFF_MAX_CELLS` cells along each side, and the moves that split as cleanly with a
-    dark border are kept: on the realistic frames, 0-35 squares a frame of the few hundred the
-    ring gives.
+    :func:`align_squares`, which moves a square by a few tenths of a pixel a step. Aligned on the
+    cells, its grid then lies on the marker's cells (dark and light cells split cleanly) but rows
+    or columns of the frame's paper read where the black border should (more light border cells
+    than :data:`MAX_LIGHT_BORDER_CELLS`). Each such square is moved by up to
+    :data:`CELL_OFF_MAX_CELLS` cells along each side; the move that splits cleanest with a dark
+    border is kept, once per place (several of the ring's squares lie around one marker): on
+    the realistic frames, 0-10 squares a frame of the few hundred the ring gives.
     """
     q = clockwise(np.asarray(squares, np.float64).reshape(-1, 4, 2))
     if not len(q):
         return q
-    clean, light = _clean_and_light(gray, q, cells)
-    off = q[clean & (light > MAX_LIGHT_BORDER_CELLS)]
+    spread, light = _spread_and_light(gray, q, cells)
+    off = align_squares(gray, q[(spread <= CELL_OFF_ROUGH_SPREAD) & (light > MAX_LIGHT_BORDER_CELLS)], cells,
+                        steps_px=ALIGN_STEPS_PX[:2], turns_deg=ALIGN_TURNS_DEG[:2], rounds=2)
+    spread, light = _spread_and_light(gray, off, cells)
+    off = off[(spread <= CELL_OFF_MAX_SPREAD) & (light > MAX_LIGHT_BORDER_CELLS)]
+    if not len(off):
+        return off
     u = (off[:, 1] - off[:, 0]) / cells
     v = (off[:, 3] - off[:, 0]) / cells
-    steps = range(-CELL_OFF_MAX_CELLS, CELL_OFF_MAX_CELLS + 1)
-    moved = np.concatenate([off + (a * u + b * v)[:, None] for a in steps for b in steps if a or b])
-    clean, light = _clean_and_light(gray, moved, cells)
-    out: NDArray[np.float64] = moved[clean & (light <= MAX_LIGHT_BORDER_CELLS)]
+    k = CELL_OFF_MAX_CELLS
+    moves = [(a, b) for a in range(-k, k + 1) for b in range(-k, k + 1) if a or b]
+    moved = np.stack([off + (a * u + b * v)[:, None] for a, b in moves], axis=1)
+    # the cells of every move at once: those of the square grown by k cells on each side
+    grown = np.stack([off[:, 0] - k * (u + v), off[:, 1] + k * (u - v), off[:, 2] + k * (u + v),
+                      off[:, 3] - k * (u - v)], axis=1)
+    m = cells + 2 * k
+    grid = _cell_means(gray, grown, m).reshape(len(off), m, m)
+    windows = np.stack([grid[:, k + b:k + b + cells, k + a:k + a + cells] for a, b in moves], axis=1)
+    spread, light = _spread_and_light_of(windows.reshape(-1, cells * cells), cells)
+    score = np.where((spread <= CELL_OFF_MAX_SPREAD) & (light <= MAX_LIGHT_BORDER_CELLS),
+                     spread + 0.05 * light, np.inf).reshape(len(off), -1)
+    best = score.argmin(axis=1)
+    found = np.isfinite(score[np.arange(len(off)), best])
+    rows = np.flatnonzero(found)
+    picked = moved[rows, best[found]]
+    # one square per place (within half a cell), the cleanest
+    centres, half_cell = picked.mean(axis=1), 0.5 * vector_lengths(u[rows])
+    kept: list[int] = []
+    for k in np.argsort(score[rows, best[found]], kind="stable").tolist():
+        if not kept or vector_lengths(centres[kept] - centres[k]).min() >= half_cell[k]:
+            kept.append(k)
+    out: NDArray[np.float64] = picked[sorted(kept)]
     return out
 
 
