@@ -842,12 +842,13 @@ def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cell
     disc's dark rim touching the marker, darkens that side of the frame, and the ring pass's best
     place (:func:`ring_squares`) slides toward the light side by a cell or two: too far for
     :func:`align_squares`, which moves a square by a few tenths of a pixel a step. Aligned on the
-    cells, its grid then lies on the marker's cells (dark and light cells split cleanly) but rows
-    or columns of the frame's paper read where the black border should (more light border cells
-    than :data:`MAX_LIGHT_BORDER_CELLS`). Each such square is moved by up to
-    :data:`CELL_OFF_MAX_CELLS` cells along each side; the move that splits cleanest with a dark
-    border is kept, once per place (several of the ring's squares lie around one marker): on
-    the realistic frames, 0-10 squares a frame of the few hundred the ring gives.
+    cells (those whose cells split roughly, :data:`CELL_OFF_ROUGH_SPREAD`), its grid then lies on
+    the marker's cells (dark and light cells split cleanly) but rows or columns of the frame's
+    paper read where the black border should (more light border cells than
+    :data:`MAX_LIGHT_BORDER_CELLS`). Each such square is moved by up to :data:`CELL_OFF_MAX_CELLS`
+    cells along each side; the move that splits cleanest with a dark border is kept, once per
+    place (several of the ring's squares lie around one marker): on the realistic frames, 1-20
+    squares a frame of the few hundred the ring gives, for 15-25 ms on a 4K frame.
     """
     q = clockwise(np.asarray(squares, np.float64).reshape(-1, 4, 2))
     if not len(q):
@@ -880,9 +881,9 @@ def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cell
     # one square per place (within half a cell), the cleanest
     centres, half_cell = picked.mean(axis=1), 0.5 * vector_lengths(u[rows])
     kept: list[int] = []
-    for k in np.argsort(score[rows, best[found]], kind="stable").tolist():
-        if not kept or vector_lengths(centres[kept] - centres[k]).min() >= half_cell[k]:
-            kept.append(k)
+    for i in np.argsort(score[rows, best[found]], kind="stable").tolist():
+        if not kept or vector_lengths(centres[kept] - centres[i]).min() >= half_cell[i]:
+            kept.append(i)
     out: NDArray[np.float64] = picked[sorted(kept)]
     return out
 
