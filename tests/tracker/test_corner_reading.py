@@ -77,6 +77,14 @@ def test_a_corner_marker_read_where_the_others_do_not_put_it_is_dropped() -> Non
     assert np.linalg.norm(cal.to_table_mm(px) - grid, axis=1).max() < 1.0
 
 
+def test_without_a_camera_the_misread_corner_is_reported_missing_not_laid_wrong() -> None:
+    _scene, image = _table_with_corner_3_under_an_arm()
+    # the lens is estimated from four corner markers: the three found cannot give the pose, but the
+    # message names the hidden one, not a swap or a turn the player did not make
+    with pytest.raises(CalibrationError, match=r"found 3 of the 4 corner markers .*missing corner marker\(s\) 3\."):
+        calibrate_table(image, TABLE, None, source="table.jpg")
+
+
 @pytest.mark.parametrize(("texture_kwargs", "message"), [
     ({"rotations": (0, 0, 0, 2)}, "marker 3 is turned 180 degrees"),
     ({"order": (0, 1, 3, 2)}, "markers 2 and 3 are swapped"),
