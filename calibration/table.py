@@ -638,7 +638,10 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
     Whether OpenCV closes the outline of a large marker seen through a strong lens
     depends on its adaptive threshold in a way that is hard to predict (one sample image:
     found with windows of 29, 41 or 53 px, not with 23, 35 or 47); a few other settings,
-    tried only when a corner marker is missing, recover it.
+    tried only when a corner marker is missing, recover it. Then, as a last resort, squares are
+    read against the four corner codes only: near where the corner markers found put the
+    others when they tell (:func:`_expected_corners`), so that a base's disc misread as a
+    corner marker elsewhere cannot spoil the layout; the pose then comes from those found.
     """
     if len(corners):
         side = float(np.median(corners.side_px))
@@ -664,10 +667,15 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
         if len(set(corners.ids.tolist())) == len(CORNER_IDS):
             break
     else:
-        # Last resort: read every outlined square against the four corner codes only, with
-        # the most cells corrected those four codes allow (glare, a finger over a cell).
-        again = read_corner_markers(image, dictionary=setup.markers.dictionary, corner_ids=tuple(CORNER_IDS),
-                                    min_side_px=max(8.0, side * 0.4), max_side_px=side * 2.5)
+        # Last resort: read outlined squares against the four corner codes only, with the most
+        # cells corrected those four codes allow (glare, a finger over a cell): where the corner
+        # markers found put the others when they can tell, else everywhere.
+        expected = _expected_corners(corners, setup, camera)
+        if expected is None:
+            again = read_corner_markers(image, dictionary=setup.markers.dictionary, corner_ids=tuple(CORNER_IDS),
+                                        min_side_px=max(8.0, side * 0.4), max_side_px=side * 2.5)
+        else:
+            again = _read_corners_where_expected(image, setup, expected)
         extra = again.select(np.isin(again.ids, CORNER_IDS) & ~np.isin(again.ids, corners.ids))
         if len(extra):
             logger.info("corner marker(s) %s read against the corner codes only", extra.ids.tolist())
@@ -675,6 +683,93 @@ def _second_look(image: NDArray[np.uint8], setup: Setup, corners: MarkerDetectio
             order = np.argsort(ids, kind="stable")
             corners = MarkerDetections(ids[order], np.concatenate([corners.corners_px, extra.corners_px])[order])
     return corners
+
+
+CORNER_FIT_SIDES = 0.25
+"""The corner markers found predict where the others are only when they fit one table to within
+this fraction of their side (RMS). Measured on the realistic renders and the dev scenes, any two
+(lens known) or three of the four: at most 0.018 with the lens known, 0.10 without (a homography
+through the lens's unmodelled distortion). A marker turned or swapped fits far worse (0.35 side or
+more on the tables of tests/calibration/synthetic.py), and is left to :func:`check_corner_layout`
+to name."""
+
+CORNER_PLACE_SIDES = 2.0
+"""A corner marker read against the four corner codes only is kept when its centre lies within
+this many of its sides of where the corner markers found put it. Measured as above, predicting
+each corner marker from the others: at most 0.09 side off from three with the lens known (1.2
+from two), 1.15 from three without. The false readings that cost two held-out 1080p frames
+their answer (a base's disc outlined as a square, its marker inside read as corner 3, as corner
+0: the real corner under an arm) lay 8 and 9 sides away."""
+
+CORNER_SIDE_RATIO = 1.6
+"""... and when its side is within this ratio of the side they predict (measured: 0.97 to 1.37;
+the false readings above: about half)."""
+
+
+def _expected_corners(corners: MarkerDetections, setup: Setup, camera: CameraIntrinsics | None
+                      ) -> MarkerDetections | None:
+    """Where the corner markers not in ``corners`` should be in the image, from those found.
+
+    With the lens known, from the pose of two or more found markers; without, from the
+    homography of three (through any distortion). None when too few were found, or when
+    they do not fit one table (a marker turned or swapped, for the layout check to name).
+    """
+    ids = corners.ids.tolist()
+    if len(set(ids)) != len(ids) or len(ids) < (MIN_CORNERS_KNOWN_LENS if camera is not None else 3):
+        return None
+    obj_by_id = corner_object_points(setup.table, setup.markers.corner_size_mm)
+    obj = np.concatenate([obj_by_id[i] for i in ids])
+    img = corners.corners_px.reshape(-1, 2)
+    missing = [i for i in CORNER_IDS if i not in ids]
+    wanted = np.concatenate([obj_by_id[i] for i in missing]) if missing else np.zeros((0, 2))
+    if camera is not None:
+        try:
+            rvec, tvec, rms = solve_pose(_as3d(obj, 0.0), img, camera)
+        except (CalibrationError, cv2.error):
+            return None
+        fitted = cv2.projectPoints(_as3d(wanted, 0.0), rvec, tvec, camera.matrix, camera.distortion)[0]
+    else:
+        homography, _ = cv2.findHomography(obj, img, 0)
+        if homography is None:
+            return None
+        fit = cv2.perspectiveTransform(obj.reshape(-1, 1, 2), homography).reshape(-1, 2)
+        rms = float(np.sqrt(np.mean(np.sum((fit - img) ** 2, axis=1))))
+        fitted = cv2.perspectiveTransform(wanted.reshape(-1, 1, 2), homography)
+    if not rms <= CORNER_FIT_SIDES * float(np.mean(corners.side_px)):
+        logger.info("the corner markers found do not fit one table (%.1f px RMS): not used to place the others", rms)
+        return None
+    return MarkerDetections(np.array(missing, dtype=np.int64), np.asarray(fitted, dtype=np.float64).reshape(-1, 4, 2))
+
+
+def _read_corners_where_expected(image: NDArray[np.uint8], setup: Setup, expected: MarkerDetections
+                                 ) -> MarkerDetections:
+    """Read each expected corner marker near its expected place only, against its own code.
+
+    A reading elsewhere (a base's disc outlined as a square and misread) or of another
+    size is no corner marker; one at the right place but turned is kept, for the layout
+    check to name.
+    """
+    ids: list[int] = []
+    quads: list[NDArray[np.float64]] = []
+    for marker_id, want, centre, side in zip(expected.ids.tolist(), expected.corners_px, expected.centers_px,
+                                             expected.side_px):
+        reach = CORNER_PLACE_SIDES * float(side)
+        if not (np.all(np.isfinite(want)) and reach > 0):
+            continue
+        x0, y0 = np.maximum(np.floor(want.min(axis=0) - reach), 0).astype(int)
+        x1, y1 = np.minimum(np.ceil(want.max(axis=0) + reach), (image.shape[1], image.shape[0])).astype(int)
+        if x1 - x0 < side / 2 or y1 - y0 < side / 2:
+            continue                                   # out of the frame
+        found = read_corner_markers(image[y0:y1, x0:x1], dictionary=setup.markers.dictionary,
+                                    corner_ids=(marker_id,), min_side_px=max(8.0, side / CORNER_SIDE_RATIO),
+                                    max_side_px=side * CORNER_SIDE_RATIO)
+        for quad, at in zip(found.corners_px, found.centers_px):   # at most one: its fewest corrected cells
+            if np.linalg.norm(at + (x0, y0) - centre) <= reach:
+                ids.append(marker_id)
+                quads.append(quad + (x0, y0))
+    if not ids:
+        return MarkerDetections.empty()
+    return MarkerDetections(np.array(ids), np.array(quads))
 
 
 def _look_inside_white_margin(image: NDArray[np.uint8], setup: Setup, side_px: float,
