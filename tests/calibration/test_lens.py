@@ -111,6 +111,21 @@ def test_a_narrow_border_on_every_side_with_few_markers_gives_no_lens_rather_tha
         fit_lens([obs], BARREL.image_size)
 
 
+def test_a_refused_lens_says_so_in_both_languages(monkeypatch: pytest.MonkeyPatch) -> None:
+    from calibration import table
+    from tabletracker import i18n
+
+    image, setup, _cam = _render(-0.2, 20.0)
+    monkeypatch.setattr(table, "lens_from_markers", lambda *_a, **_k: (None, 12.3))
+    cal = calibrate_table(image, _no_camera(setup))
+    assert cal.lens is None and not cal.intrinsics.has_distortion
+    said = [w for w in cal.warnings if getattr(w, "msg_id", "") == "calibration.lens_refused"]
+    assert len(said) == 1 and "12.3 px" in said[0] and "fewer than" not in said[0]
+    assert i18n.render(said[0].msg_id, said[0].params, "en") == str(said[0])
+    fr = i18n.render(said[0].msg_id, said[0].params, "fr")
+    assert fr and "12,3 px" in fr and "distorsion de l'objectif ignorée" in fr
+
+
 def test_markers_bunched_in_the_middle_support_a_simpler_lens() -> None:
     cam = CameraIntrinsics.pinhole(1000.0, (1280, 720))
     obs = synthetic_observation(cam, TableSize(600, 600), markers=7, noise_px=0.5, seed=6, **POSE)
