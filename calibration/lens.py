@@ -766,6 +766,29 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
     return fit
 
 
+def markers_alone_if_better(fit: LensFit, observation: LensObservation, image_size: tuple[int, int],
+                            corner_ok_px: float) -> tuple[LensFit, LensObservation]:
+    """``fit`` (of ``observation``, one frame) or, when the table's edges misled it, the lens from the markers alone.
+
+    A lens fitted with the table's edges that fits the corner markers worse than
+    ``corner_ok_px`` (a right one fits them to a few tenths of a pixel) was bent by edge points
+    that are not the table's straight edge (a wavy cloth, clutter along it) yet meet the
+    corner markers. The base markers alone, when there are enough, give another lens; the
+    one that fits the corner markers better is returned, with the observation it came from.
+    """
+    if fit.fixed_rms_px <= corner_ok_px or not len(observation.edge_mm):
+        return fit, observation
+    logger.info("lens from the markers and the edges fits the corner markers to %.2f px: trying the markers alone",
+                fit.fixed_rms_px)
+    alone = LensObservation(observation.fixed_mm, observation.fixed_px, observation.markers)
+    try:
+        other = fit_lens([alone], image_size)
+    except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
+        logger.info("lens not estimated from the markers alone: %s", exc)
+        return fit, observation
+    return (other, alone) if other.fixed_rms_px < fit.fixed_rms_px else (fit, observation)
+
+
 def _report_sd(sd: dict[str, float], lens: FloatArray, size: tuple[int, int]) -> dict[str, float]:
     """Standard deviations in the user's terms: k1 and k2 from kappa1 and kappa2 (focal held)."""
     q = (lens[0] / _reference_px(size)) ** 2

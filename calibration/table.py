@@ -777,7 +777,7 @@ def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: 
     was refused) and, when refused, its corner-marker RMS (px).
     """
     from calibration.edges import find_edge_points
-    from calibration.lens import LensObservation, fit_lens
+    from calibration.lens import LensObservation, fit_lens, markers_alone_if_better
 
     sightings = marker_sightings(found, setup)
     fixed = np.column_stack([obj[:, :2], -obj[:, 2]])
@@ -795,18 +795,7 @@ def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: 
     except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
         logger.info("lens not estimated from the markers: %s", exc)
         return None, None
-    if fit.fixed_rms_px > LENS_CORNER_RMS_OK_PX:
-        # the table's edges may have misled it (an edge of the mat that is not the table's, clutter):
-        # the markers alone, when there are enough of them, may tell the lens better
-        logger.info("lens from the markers and the edges fits the corner markers to %.2f px (%.2f px without "
-                    "distortion): trying the markers alone", fit.fixed_rms_px, pinhole_rms)
-        alone = LensObservation(fixed, img, sightings)
-        try:
-            other = fit_lens([alone], size, initial=CameraIntrinsics.pinhole(initial.focal_px, size))
-            if other.fixed_rms_px < fit.fixed_rms_px:
-                fit, observation = other, alone
-        except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
-            logger.info("lens not estimated from the markers alone: %s", exc)
+    fit, observation = markers_alone_if_better(fit, observation, size, LENS_CORNER_RMS_OK_PX)
     if fit.fixed_rms_px > max(LENS_CORNER_RMS_OK_PX, pinhole_rms):
         # a lens that fits the corner markers worse than no distortion at all was misled: do not use it
         logger.info("lens from the markers rejected: corner RMS %.2f px, %.2f px without distortion",
