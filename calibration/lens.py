@@ -100,6 +100,21 @@ NOMINAL_CORNER_SD_PX = 0.3
 HUBER_PX = 1.5
 """Residuals above this many pixels are down-weighted (Huber)."""
 
+EDGE_END_PX = 2.0
+"""A side of the table's edge must meet the corner markers: near its ends, the edge points found lie
+within this many pixels (plus :data:`EDGE_END_SLOPE` of their distance) of the line through the two
+corners of the corner marker on that side. A border around the mat (a wooden frame, a cloth's hem)
+is a straight line of the table plane too, a constant distance outside it, so the edge finder can
+follow it instead and the lens fit would bend the lens to fit it; its ends miss the corner markers
+by that distance."""
+
+EDGE_END_SLOPE = 0.02
+"""...per pixel from the corner marker: a strong barrel lens bends the edge away from the marker's line
+by about this share of the distance within a quarter of the side."""
+
+EDGE_END_REACH = 0.25
+"""Only edge points within this share of the side from a corner marker are compared with its line."""
+
 SETTLED_FOCAL_FRACTION = 0.005
 """The lens has settled when the focal length's standard deviation is below this fraction..."""
 
@@ -152,6 +167,68 @@ class LensObservation:
     def with_edges(self, edge_mm: FloatArray, edge_px: FloatArray, edge_normal: FloatArray) -> LensObservation:
         """Return this observation with points seen on the table's straight edges."""
         return LensObservation(self.fixed_mm, self.fixed_px, self.markers, edge_mm, edge_px, edge_normal)
+
+
+def _end_misses(side_px: FloatArray, along_mm: FloatArray, anchor_px: FloatArray, anchor_along: FloatArray,
+                length_px: float) -> bool | None:
+    """Whether a side's edge points miss the line of the corner marker at one end (None: none near enough).
+
+    ``anchor_*`` are the marker's two corners on the side; the edge points nearest to them
+    (three, at most :data:`EDGE_END_REACH` of the side away) are compared with their line.
+    """
+    a, b = anchor_px
+    chord = b - a
+    if not np.all(np.isfinite(chord)) or float(np.hypot(*chord)) < 1.0:
+        return None
+    across = np.array([-chord[1], chord[0]]) / float(np.hypot(*chord))
+    nearest = anchor_px[int(np.argmin(np.abs(anchor_along - along_mm.mean())))]
+    order = np.argsort(np.min(np.abs(along_mm[:, None] - anchor_along[None, :]), axis=1))[:3]
+    reach = np.linalg.norm(side_px[order] - nearest, axis=1)
+    near = reach <= EDGE_END_REACH * length_px
+    if not np.any(near):
+        return None
+    off = np.abs((side_px[order] - a) @ across) - (EDGE_END_PX + EDGE_END_SLOPE * reach)
+    return bool(np.median(off[near]) > 0.0)
+
+
+def edges_meeting_corners(observation: LensObservation) -> tuple[LensObservation, int]:
+    """The observation without the sides of the table's edge that do not meet the corner markers.
+
+    The corner markers lie flush with the table's edges (docs/markers.md), so the two corners
+    of a corner marker on a side are on that side's line. A side whose edge points, near both
+    ends, lie off the markers' lines (or near one end, the other end having no point near
+    enough to tell) is another line: a border around the mat, the table's rim. Those sides
+    are dropped; returns the observation kept and how many sides were dropped.
+    """
+    o = observation
+    if not len(o.edge_mm) or not len(o.fixed_mm):
+        return o, 0
+    keep = np.ones(len(o.edge_mm), dtype=bool)
+    dropped = 0
+    for axis in (0, 1):            # a side is x = value or y = value, with corner-marker corners on it
+        along = 1 - axis
+        for value in np.unique(o.edge_mm[:, axis]):
+            side = np.isclose(o.edge_mm[:, axis], value)
+            on_line = np.isclose(o.fixed_mm[:, axis], value) & np.isclose(o.fixed_mm[:, 2], o.edge_mm[side, 2].mean())
+            if np.count_nonzero(side) < 2 or np.count_nonzero(on_line) < 2:
+                continue
+            s_px, s_along = o.edge_px[side], o.edge_mm[side, along]
+            f_px, f_along = o.fixed_px[on_line], o.fixed_mm[on_line, along]
+            anchors = []
+            for beyond in (f_along < s_along.min(), f_along > s_along.max()):
+                pick = np.argsort(np.abs(f_along[beyond] - s_along.mean()))[:2]   # the marker's two corners
+                anchors.append((f_px[beyond][pick], f_along[beyond][pick]))
+            both = [a for a, _ in anchors if len(a) == 2]
+            length = float(np.linalg.norm(both[0].mean(axis=0) - both[1].mean(axis=0))) if len(both) == 2 \
+                else float(np.linalg.norm(s_px.max(axis=0) - s_px.min(axis=0)))
+            verdicts = [_end_misses(s_px, s_along, a_px, a_along, length) if len(a_px) == 2 else None
+                        for a_px, a_along in anchors]
+            if True in verdicts and False not in verdicts:
+                keep &= ~side
+                dropped += 1
+    if not dropped:
+        return o, 0
+    return o.with_edges(o.edge_mm[keep], o.edge_px[keep], o.edge_normal[keep]), dropped
 
 
 @dataclass(frozen=True)
@@ -586,6 +663,11 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
 
     if not observations:
         raise CalibrationError("no frame to estimate the lens from")
+    checked = [edges_meeting_corners(o) for o in observations]
+    if any(n for _o, n in checked):
+        logger.info("%d side(s) of the table's edge left out: they do not meet the corner markers",
+                    sum(n for _o, n in checked))
+    observations = [o for o, _n in checked]
     count = sum(len(o.markers) for o in observations)
     edges = sum(len(o.edge_mm) for o in observations)
     if edges >= MIN_EDGE_POINTS:
@@ -684,6 +766,29 @@ def fit_lens(observations: Sequence[LensObservation], image_size: tuple[int, int
     return fit
 
 
+def markers_alone_if_better(fit: LensFit, observation: LensObservation, image_size: tuple[int, int],
+                            corner_ok_px: float) -> tuple[LensFit, LensObservation]:
+    """``fit`` (of ``observation``, one frame) or, when the table's edges misled it, the lens from the markers alone.
+
+    A lens fitted with the table's edges that fits the corner markers worse than
+    ``corner_ok_px`` (a right one fits them to a few tenths of a pixel) was bent by edge points
+    that are not the table's straight edge (a wavy cloth, clutter along it) yet meet the
+    corner markers. The base markers alone, when there are enough, give another lens; the
+    one that fits the corner markers better is returned, with the observation it came from.
+    """
+    if fit.fixed_rms_px <= corner_ok_px or not len(observation.edge_mm):
+        return fit, observation
+    logger.info("lens from the markers and the edges fits the corner markers to %.2f px: trying the markers alone",
+                fit.fixed_rms_px)
+    alone = LensObservation(observation.fixed_mm, observation.fixed_px, observation.markers)
+    try:
+        other = fit_lens([alone], image_size)
+    except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
+        logger.info("lens not estimated from the markers alone: %s", exc)
+        return fit, observation
+    return (other, alone) if other.fixed_rms_px < fit.fixed_rms_px else (fit, observation)
+
+
 def _report_sd(sd: dict[str, float], lens: FloatArray, size: tuple[int, int]) -> dict[str, float]:
     """Standard deviations in the user's terms: k1 and k2 from kappa1 and kappa2 (focal held)."""
     q = (lens[0] / _reference_px(size)) ** 2
@@ -728,8 +833,15 @@ def expected_error_mm(fit: LensFit, table_mm: tuple[float, float], *, height_mm:
 # -- synthetic data (tests, doctests, benchmark) -----------------------------------------
 def synthetic_observation(cam: CameraIntrinsics, table: object, *, rvec: ArrayLike, tvec: ArrayLike,
                           markers: int = 12, noise_px: float = 0.0, seed: int = 0, corner_mm: float = 60.0,
-                          marker_mm: float = 12.0, height_mm: float = 3.0) -> LensObservation:
-    """Project corner markers and ``markers`` random base markers through ``cam`` exactly."""
+                          marker_mm: float = 12.0, height_mm: float = 3.0, edge_points: int = 0,
+                          border_mm: Sequence[float] = (0.0, 0.0, 0.0, 0.0)) -> LensObservation:
+    """Project corner markers and ``markers`` random base markers through ``cam`` exactly.
+
+    With ``edge_points``, that many points on each side of the table's edge (y = 0, x = width,
+    y = depth, x = 0) between the corner markers, as :func:`calibration.edges.find_edge_points`
+    gives them; ``border_mm`` puts what is seen of each side that far outside the table (the
+    outer edge of a border around the mat, taken for the table's).
+    """
     from calibration.table import corner_object_points
 
     rng = np.random.default_rng(seed)
@@ -740,10 +852,11 @@ def synthetic_observation(cam: CameraIntrinsics, table: object, *, rvec: ArrayLi
     r = np.asarray(rvec, dtype=np.float64)
     t = np.asarray(tvec, dtype=np.float64)
 
-    def project(p3: FloatArray) -> FloatArray:
+    def project(p3: FloatArray, noisy: bool = True) -> FloatArray:
         pts = np.column_stack([p3[:, :2], -p3[:, 2]])
         px, _ = cv2.projectPoints(pts, r, t, cam.matrix, cam.distortion)
-        return px.reshape(-1, 2) + rng.normal(0.0, noise_px, (len(p3), 2))
+        out: FloatArray = px.reshape(-1, 2).astype(np.float64)
+        return out + rng.normal(0.0, noise_px, (len(p3), 2)) if noisy else out
 
     sightings = []
     h = marker_mm / 2.0
@@ -754,4 +867,22 @@ def synthetic_observation(cam: CameraIntrinsics, table: object, *, rvec: ArrayLi
         sq = np.array([[-h, -h], [h, -h], [h, h], [-h, h]]) @ np.array([[c, s], [-s, c]]) + (cx, cy)
         px = project(np.column_stack([sq, np.full(4, height_mm)]))
         sightings.append(MarkerSighting(4 + k, px, marker_mm, height_mm))
-    return LensObservation(fixed3, project(fixed3), tuple(sightings))
+    fixed_px = project(fixed3)
+    edge_mm, edge_px, edge_normal = [np.zeros((0, 3))], [np.zeros((0, 2))], [np.zeros((0, 2))]
+    along = np.linspace(0.0, 1.0, edge_points + 2)[1:-1]
+    margin = corner_mm * 1.3
+    for start, end, out, border in zip(((0, 0), (w, 0), (0, d), (0, 0)), ((w, 0), (w, d), (w, d), (0, d)),
+                                       ((0, -1), (1, 0), (0, 1), (-1, 0)), border_mm if edge_points else ()):
+        p0, p1 = np.array(start, dtype=np.float64), np.array(end, dtype=np.float64)
+        step = (p1 - p0) / float(np.linalg.norm(p1 - p0))
+        on = p0 + margin * step + along[:, None] * (p1 - p0 - 2 * margin * step)
+        seen = on + border * np.array(out, dtype=np.float64)
+        exact = project(np.column_stack([seen, np.zeros(len(on))]), noisy=False)
+        tangent = project(np.column_stack([seen + step, np.zeros(len(on))]), noisy=False) - exact
+        tangent /= np.linalg.norm(tangent, axis=1, keepdims=True)
+        normal = np.column_stack([-tangent[:, 1], tangent[:, 0]])
+        edge_mm.append(np.column_stack([on, np.zeros(len(on))]))
+        edge_px.append(exact + normal * rng.normal(0.0, noise_px, (len(on), 1)))
+        edge_normal.append(normal)
+    return LensObservation(fixed3, fixed_px, tuple(sightings), np.concatenate(edge_mm), np.concatenate(edge_px),
+                           np.concatenate(edge_normal))

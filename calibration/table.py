@@ -859,23 +859,27 @@ def marker_sightings(found: MarkerDetections, setup: Setup) -> tuple[MarkerSight
 
 def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: Setup, obj: NDArray[np.float64],
                       img: NDArray[np.float64], size: tuple[int, int], initial: CameraIntrinsics, *,
-                      observations_out: list[LensObservation] | None = None) -> LensFit | None:
+                      observations_out: list[LensObservation] | None = None) -> tuple[LensFit | None, float | None]:
     """Estimate the lens from one frame: the corner points, the base markers and the table's edges.
 
     The table's edges are looked for twice: around where the distortion-free first guess
     puts them (a wide search), then around where the first lens estimate does (narrow).
-    None when the frame does not show enough of them.
+    A lens that fits the corner markers worse than :data:`LENS_CORNER_RMS_OK_PX` is estimated
+    again from the markers alone, and the one that fits them better kept; refused when it
+    still fits them worse than no distortion at all.
+
+    Returns the lens (None when the frame does not show enough to measure it, or the lens
+    was refused) and, when refused, its corner-marker RMS (px).
     """
     from calibration.edges import find_edge_points
-    from calibration.lens import LensObservation, fit_lens
+    from calibration.lens import LensObservation, fit_lens, markers_alone_if_better
 
     sightings = marker_sightings(found, setup)
     fixed = np.column_stack([obj[:, :2], -obj[:, 2]])
     table = (setup.table.width_mm, setup.table.depth_mm)
     cam = CameraIntrinsics.pinhole(initial.focal_px, size, estimated=True)
     try:
-        rvec, tvec, _rms = solve_pose(obj, img, cam)
-        fit: LensFit | None = None
+        rvec, tvec, pinhole_rms = solve_pose(obj, img, cam)
         for window, inside in ((max(12.0, 0.02 * size[0]), None), (max(5.0, 0.003 * size[0]), 4.0)):
             edge_mm, edge_px, normal = find_edge_points(image, cam, rvec, tvec, table,
                                                         corner_mm=setup.markers.corner_size_mm,
@@ -883,12 +887,18 @@ def lens_from_markers(image: NDArray[np.uint8], found: MarkerDetections, setup: 
             observation = LensObservation(fixed, img, sightings, edge_mm, edge_px, normal)
             fit = fit_lens([observation], size, initial=cam)
             cam, rvec, tvec = fit.intrinsics, fit.rvecs[-1], fit.tvecs[-1]
-        if observations_out is not None:
-            observations_out.append(observation)
-        return fit
     except (CalibrationError, cv2.error, np.linalg.LinAlgError) as exc:
         logger.info("lens not estimated from the markers: %s", exc)
-        return None
+        return None, None
+    fit, observation = markers_alone_if_better(fit, observation, size, LENS_CORNER_RMS_OK_PX)
+    if fit.fixed_rms_px > max(LENS_CORNER_RMS_OK_PX, pinhole_rms):
+        # a lens that fits the corner markers worse than no distortion at all was misled: do not use it
+        logger.info("lens from the markers rejected: corner RMS %.2f px, %.2f px without distortion",
+                    fit.fixed_rms_px, pinhole_rms)
+        return None, fit.fixed_rms_px
+    if observations_out is not None:
+        observations_out.append(observation)
+    return fit, None
 
 
 def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIntrinsics | None = None, *,
@@ -953,18 +963,19 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
         from calibration.lens import MIN_BASE_MARKERS
 
         intrinsics, note = estimate_focal(obj, img, size)
-        lens = lens_from_markers(image, found, setup, obj, img, size, intrinsics, observations_out=seen)
-        pinhole_rms = solve_pose(obj, img, intrinsics)[2]
-        if lens is not None and lens.fixed_rms_px > max(LENS_CORNER_RMS_OK_PX, pinhole_rms):
-            # a lens that fits the corner markers worse than no distortion at all was misled
-            # (an edge of the mat that is not the table's, clutter): do not use it
-            logger.info("lens from the markers rejected: corner RMS %.2f px, %.2f px without distortion",
-                        lens.fixed_rms_px, pinhole_rms)
-            lens = None
+        lens, misfit_px = lens_from_markers(image, found, setup, obj, img, size, intrinsics, observations_out=seen)
         if lens is not None:
             intrinsics = lens.intrinsics
             pose = (lens.rvecs[-1], lens.tvecs[-1])
             warnings.append(lens_estimated(lens))
+        elif misfit_px is not None:
+            warnings.append(Said(
+                f"no camera calibration given, and the lens measured from the markers on the table does not fit the "
+                f"corner markers ({misfit_px:.1f} px): focal length estimated from this view "
+                f"({intrinsics.focal_px:.0f} px, principal point at the image centre, lens distortion ignored); "
+                "positions will be less accurate (often 5-10 mm at the table's edge): check that each corner marker "
+                "lies flush in its corner of the play area, or run 'tabletracker calibrate-camera' and pass --camera",
+                "calibration.lens_refused", rms=round(misfit_px, 1), focal=f"{intrinsics.focal_px:.0f}"))
         else:
             warnings.append(Said(
                 f"no camera calibration given: focal length estimated from this view ({intrinsics.focal_px:.0f} px, "
@@ -973,8 +984,8 @@ def calibrate_table(image: NDArray[np.uint8], setup: Setup, intrinsics: CameraIn
                 "(often 5-10 mm at the table's edge): put a dozen base markers spread over the table in view, "
                 "or run 'tabletracker calibrate-camera' and pass --camera", "calibration.focal_from_view",
                 focal=f"{intrinsics.focal_px:.0f}", markers=str(MIN_BASE_MARKERS)))
-            if note:
-                warnings.append(note)
+        if lens is None and note:
+            warnings.append(note)
     if pose is None:
         rvec, tvec, rms, _used = solve_pose_uncovered(obj, img, intrinsics)
     else:
