@@ -65,6 +65,11 @@ from tracker.refine import NEXT_CORNER, refine_corners_status, remap_chunks, vec
 
 #: Another code in play must be at least this many cells farther than the accepted one.
 MIN_MARGIN = 3
+#: A data cell nearer the dark/light threshold than this fraction of the gap between the dark and
+#: the light means reads neither surely (a figure's grey over it, or a blurred edge).
+UNSURE_CELL = 0.25
+#: A reading whose cells split less cleanly than this must tell the ids in play apart on its sure cells.
+UNSURE_MAX_SPREAD = 0.3
 #: Smallest grey-level difference between the dark and the light cells of a marker.
 MIN_CONTRAST = 22.0
 #: A reading whose dark and light cells overlap this much (spread / gap) is not trusted.
@@ -447,12 +452,22 @@ def _judge(cells: NDArray[np.float64], codes: NDArray[np.uint8], owners: NDArray
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
     light_border = (cells[:, border] > t[:, None]).sum(axis=1)
-    dist = _code_distances(bits, _packed(codes[:, inner]))             # (M, K*4)
+    packed_codes = _packed(codes[:, inner])
+    dist = _code_distances(bits, packed_codes)                          # (M, K*4)
     best = dist.argmin(axis=1)
-    d_best = dist[np.arange(len(dist)), best]
+    rows = np.arange(len(dist))
+    d_best = dist[rows, best]
+    another = owners[None, :] != owners[best][:, None]
     # distance to the nearest code of another id
-    other = np.where(owners[None, :] != owners[best][:, None], dist, 10 ** 6).min(axis=1)
+    other = np.where(another, dist, 10 ** 6).min(axis=1)
+    # ... and counted on the cells that read surely dark or light only: a cell near the threshold (a
+    # figure's grey over it) is no evidence, and where the split is loose another id in play must
+    # still be as far on the others
+    sure = _packed((np.abs(cells[:, inner] - t[:, None]) >= UNSURE_CELL * gap[:, None]).astype(np.uint8))
+    sure_dist = np.bitwise_count((_packed(bits)[:, None] ^ packed_codes[None, :]) & sure[:, None]).astype(np.int64)
+    sure_other = np.where(another, sure_dist, 10 ** 6).min(axis=1)
     good = ((d_best <= max_errors) & (other - d_best >= MIN_MARGIN) & (gap >= MIN_CONTRAST)
+            & ((sure_other - sure_dist[rows, best] >= MIN_MARGIN) | (spread <= UNSURE_MAX_SPREAD))
             & (light_border <= MAX_LIGHT_BORDER_CELLS)
             & (spread <= np.where(d_best > 0, MAX_SPREAD_CORRECTED, MAX_SPREAD)))
     # rank each candidate's variants: fewest errors, then the cleanest border and split

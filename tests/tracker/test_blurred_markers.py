@@ -42,7 +42,13 @@ def _without_known_size_squares(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(markers, "snapped_squares", lambda *a, **k: np.zeros((0, 4, 2)))
 
 
-@pytest.mark.parametrize("name", sorted(CROPS))
+#: Crops no longer read: 122's cells split loosely, and on those that read surely dark or light
+#: another id in play is one cell away (see tests/tracker/test_unsure_cells.py: such readings
+#: also gave a wrong id where a figure covers a marker).
+LOOSE = ("blurred_marker_122_4K_seed3_weak",)
+
+
+@pytest.mark.parametrize("name", sorted(set(CROPS) - set(LOOSE)))
 def test_blurred_marker_of_a_realistic_render_is_read(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     case = CROPS[name]
     gray = cv2.imread(str(DATA / f"{name}.png"), cv2.IMREAD_GRAYSCALE)
