@@ -513,6 +513,11 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
 
     Only pixels standing apart from the local background (L1 distance in Lab at least
     :data:`RIM_APART_L1`) are looked at: the others are mat, whatever their colour.
+
+    Where the local background is lighter than the mat's overall colour, it is taken for the mat
+    washed toward white (a lamp's glare, whose hot spot washes every surface under it alike): each
+    pixel's rim colour there is its side's washed by the same share (in Lab, as the share is
+    measured on the mat's lightness). The side's own colour still sets the weights and the limit.
     """
     lab8 = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB)
     if mat is None:
@@ -530,7 +535,17 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     # one contiguous array per channel: the arithmetic below runs on 1-D arrays
     px = [lab8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
     bg = [local8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
-    rims = {name: _lab_of(colour) for name, colour in sides.items()}
+    set_rims = {name: _lab_of(colour) for name, colour in sides.items()}
+    # under a lamp's glare the local background is the mat washed toward white, and so is a rim
+    # there: each pixel's rim colour is its side's washed as much as the mat around it is
+    washed = np.clip((bg[0] - float(mat_lab[0])) * (1.0 / max(_LAB_WHITE[0] - float(mat_lab[0]), 1.0)), 0.0, 1.0)
+    mat_chroma = math.hypot(float(mat_lab[1]) - 128.0, float(mat_lab[2]) - 128.0)
+    if mat_chroma >= ACHROMATIC_CHROMA / 2:
+        # a coloured mat tells glare from more light: glare washes its colour out as much
+        washed = np.minimum(washed, 1.0 - np.hypot(bg[1] - 128.0, bg[2] - 128.0) * (1.0 / mat_chroma))
+        np.clip(washed, 0.0, 1.0, out=washed)
+    rims = {name: [float(rim[c]) + washed * (_LAB_WHITE[c] - float(rim[c])) for c in range(3)]
+            for name, rim in set_rims.items()}
     mat_hsv = _mat_hsv(mat_lab)          # (once for every side)
     hue_sides = {name for name in sides if _hue_apart(sides[name], mat_hsv)}
     # (np.take: indexing the (N, 3) pixels by ``at`` costs three times more)
@@ -555,17 +570,18 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
 
     out = {}
     for name, rim in rims.items():
-        wts = _weights(rim)
+        wts = _weights(set_rims[name])
         d_rim2 = dist2("rim", name, rim, wts)
         d_local2 = dist2("local", "", (), wts)
-        limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
+        limit = max(RIM_MATCH_MIN,
+                    RIM_MATCH_FRACTION * float(np.sqrt((((set_rims[name] - mat_lab) * wts) ** 2).sum())))
         mask = (d_rim2 < dist2("mat", "", mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
         # a thin rim blurred into the mat: on the way from the background to the rim colour
         n2 = np.zeros(len(at), np.float32)
         dot = np.zeros(len(at), np.float32)
         for c in range(3):
             w2 = float(wts[c]) ** 2
-            axis = float(rim[c]) - bg[c]
+            axis = rim[c] - bg[c]
             n2 += axis * axis * w2
             dot += off_bg[c] * axis * w2
         n2 = np.maximum(n2, 1.0)
@@ -582,6 +598,8 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     return out
 
 
+#: White in Lab (OpenCV's 8-bit scale): what a lamp's glare washes a surface toward.
+_LAB_WHITE = (255.0, 128.0, 128.0)
 _CLOSE_KERNEL = np.ones((3, 3), np.uint8)
 #: The ring tests' :data:`RING_ANGLES` unit directions (A, 2), computed once (read-only).
 _RING_DIRECTIONS = np.column_stack([np.cos(np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)),
@@ -977,11 +995,7 @@ def _inner_edge_centre(mask: np.ndarray, origin_px: tuple[int, int], s: float, c
     :data:`HALO_GROWTH_MM` inside the outline; None when too few directions show it."""
     u = _RING_DIRECTIONS
     radii = np.arange(0.3 * r, r + 1.0, 0.25)
-    px = np.rint((centre[None, None] + radii[None, :, None] * u[:, None, :]) * s - origin_px).astype(int)
-    h, w = mask.shape
-    inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
-    val = np.zeros(inside.shape, bool)
-    val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+    _, val, inside = _ring_samples(mask, origin_px, s, centre, radii)
     first = radii[np.argmax(val, axis=1)]
     keep = val.any(axis=1) & inside.all(axis=1) & (first >= r - HALO_GROWTH_MM) & (first <= r + 0.5)
     if keep.mean() < HALO_MIN_INNER_SHARE:
@@ -1057,19 +1071,13 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
     something over the base, not more of its colour around it.
     """
     s = view.px_per_mm
-    ox, oy = origin_px
     r = base.diameter_mm / 2
     centre = np.array([base.x_mm, base.y_mm])
     shift = view.bottom_shift_mm(centre[None])[0]
     u = _RING_DIRECTIONS
-    h, w = mask.shape
 
     def hits(radii: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        pts = centre[None, None] + np.asarray(radii)[None, :, None] * u[:, None, :]    # (A, R, 2) mm
-        px = np.rint(pts * s - (ox, oy)).astype(int)
-        inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
-        val = np.zeros(inside.shape, bool)
-        val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+        pts, val, inside = _ring_samples(mask, origin_px, s, centre, radii)
         beyond_wall = np.hypot(*(pts - centre - shift).transpose(2, 0, 1)) > r + 0.5
         return val, inside, beyond_wall
 
@@ -1088,6 +1096,19 @@ def ring_support(mask: np.ndarray, origin_px: tuple[int, int], view: PlanView, b
     support = float(np.sum((rim_hit & ~outer_hit)[valid]) / max(1, int(seen.sum())))
     outside = float(np.mean(outer_hit[valid]))
     return support, outside
+
+
+def _ring_samples(mask: np.ndarray, origin_px: tuple[int, int], s: float, centre: np.ndarray,
+                  radii: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A mask sampled around ``centre`` (mm) along the :data:`RING_ANGLES` directions at ``radii`` (mm):
+    the (A, R, 2) points (mm), whether each is in the mask, and whether it lies in the mask's image."""
+    pts = centre[None, None] + np.asarray(radii)[None, :, None] * _RING_DIRECTIONS[:, None, :]
+    px = np.rint(pts * s - origin_px).astype(int)
+    h, w = mask.shape
+    inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+    val = np.zeros(inside.shape, bool)
+    val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+    return pts, val, inside
 
 
 def _like_the_rim(plan_bgr: np.ndarray, origin_px: tuple[int, int], s: float, centre: np.ndarray, u: np.ndarray,
@@ -1115,7 +1136,11 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
     ``filled`` is the share of the inside (0.2 to 0.6 of the radius) in the mask; ``roundness``
     the share of directions where the mask's outermost pixel (within 3 mm beyond the outline)
     lies on the base's outline: within :data:`ROUND_TOLERANCE_MM` of the top circle, or between
-    it and the bottom circle the wall's parallax shifts (the wall seen from the side). A die or
+    it and the bottom circle the wall's parallax shifts (the wall seen from the side); where the
+    colour's own outline was fitted wider than the base (a blurred rim's colour spreads a pixel
+    or two beyond it: ``fitted_diameter_mm``), that band moves out by as much, at most as far as
+    the colour ends in most directions, unless the inside is uniformly the colour
+    (:data:`FLAT_FILLED_SHARE`: nothing stands on it, as on a die). A die or
     a token of the rim's colour is filled but square or many-sided; a plain plastic base of one
     colour, or a flock top near the rim's colour, is filled and round (a hole in the texture or
     a figure's shadow inside does not matter: only where the colour ends outwards counts).
@@ -1126,12 +1151,7 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
     shift = view.bottom_shift_mm(centre[None])[0]
     u = _RING_DIRECTIONS
     radii = np.arange(0.2 * r, r + 3.0, 0.25)
-    pts = centre[None, None] + radii[None, :, None] * u[:, None, :]
-    px = np.rint(pts * s - origin_px).astype(int)
-    h, w = mask.shape
-    inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
-    val = np.zeros(inside.shape, bool)
-    val[inside] = mask[px[..., 1][inside], px[..., 0][inside]] > 0
+    _, val, _ = _ring_samples(mask, origin_px, s, centre, radii)
     core = radii <= 0.6 * r
     filled = float(val[:, core].mean())
     # the outermost mask pixel along each direction
@@ -1140,8 +1160,13 @@ def filled_roundness(mask: np.ndarray, origin_px: tuple[int, int], view: PlanVie
     # where the bottom circle (shifted by the parallax) crosses each direction
     us = u @ shift
     bottom = us + np.sqrt(np.maximum(r * r - float(shift @ shift) + us * us, 0.0))
-    hi = np.maximum(r, bottom) + ROUND_TOLERANCE_MM
-    roundness = float(np.mean((edge >= r - ROUND_TOLERANCE_MM) & (edge <= hi)))
+    # a blurred rim's colour ends beyond the base, where its fitted outline is: the band moves out
+    # by as much, as far as the colour mostly ends; not for a uniformly filled disc (a die's face,
+    # blurred, ends on a circle somewhat wider than a small base often enough)
+    grown = min(max(base.fitted_diameter_mm - base.diameter_mm, 0.0), SNAP_TOLERANCE_MM) / 2
+    out = min(max(float(np.median(edge)) - r, 0.0), grown) if filled < FLAT_FILLED_SHARE else 0.0
+    lo, hi = r - ROUND_TOLERANCE_MM + out, np.maximum(r, bottom) + ROUND_TOLERANCE_MM + out
+    roundness = float(np.mean((edge >= lo) & (edge <= hi)))
     return filled, roundness
 
 
