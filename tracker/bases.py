@@ -514,11 +514,10 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     Only pixels standing apart from the local background (L1 distance in Lab at least
     :data:`RIM_APART_L1`) are looked at: the others are mat, whatever their colour.
 
-    Where the local background is lighter than the mat's overall colour and of its hue, it is
-    taken for the mat washed toward white (a lamp's glare, whose hot spot washes every surface
-    under it alike): each pixel's rim colour there is its side's washed by the same share (in
-    Lab, as the share is measured on the mat's lightness). The side's own colour still sets the
-    weights and the limit. A lighter background of another hue (a hand) is no glare.
+    Where the local background is lighter than the mat's overall colour, it is taken for the mat
+    washed toward white (a lamp's glare, whose hot spot washes every surface under it alike): each
+    pixel's rim colour there is its side's washed by the same share (in Lab, as the share is
+    measured on the mat's lightness). The side's own colour still sets the weights and the limit.
     """
     lab8 = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB)
     if mat is None:
@@ -545,11 +544,6 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
         # a coloured mat tells glare from more light: glare washes its colour out as much
         washed = np.minimum(washed, 1.0 - np.hypot(bg[1] - 128.0, bg[2] - 128.0) * (1.0 / mat_chroma))
         np.clip(washed, 0.0, 1.0, out=washed)
-    # and glare washes the mat's colour toward white, not toward another: a lighter background of
-    # another hue (a hand, a figure, paper of a colour) is no glare
-    off_hue = np.hypot(bg[1] - (float(mat_lab[1]) + washed * (128.0 - float(mat_lab[1]))),
-                       bg[2] - (float(mat_lab[2]) + washed * (128.0 - float(mat_lab[2]))))
-    washed[off_hue > GLARE_HUE_TOLERANCE] = 0.0
     rims = {name: [float(rim[c]) + washed * (_LAB_WHITE[c] - float(rim[c])) for c in range(3)]
             for name, rim in set_rims.items()}
     mat_hsv = _mat_hsv(mat_lab)          # (once for every side)
@@ -606,9 +600,6 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
 
 #: White in Lab (OpenCV's 8-bit scale): what a lamp's glare washes a surface toward.
 _LAB_WHITE = (255.0, 128.0, 128.0)
-#: A local background lighter than the mat is taken for glare only where its a, b (Lab, 8-bit
-#: scale) are within this of the mat's washed toward white as much.
-GLARE_HUE_TOLERANCE = 6.0
 _CLOSE_KERNEL = np.ones((3, 3), np.uint8)
 #: The ring tests' :data:`RING_ANGLES` unit directions (A, 2), computed once (read-only).
 _RING_DIRECTIONS = np.column_stack([np.cos(np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)),
