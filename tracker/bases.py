@@ -513,11 +513,6 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
 
     Only pixels standing apart from the local background (L1 distance in Lab at least
     :data:`RIM_APART_L1`) are looked at: the others are mat, whatever their colour.
-
-    Where the local background is lighter than the mat's overall colour, it is taken for the mat
-    washed toward white (a lamp's glare, whose hot spot washes every surface under it alike): each
-    pixel's rim colour there is its side's washed by the same share (in Lab, as the share is
-    measured on the mat's lightness). The side's own colour still sets the weights and the limit.
     """
     lab8 = cv2.cvtColor(plan_bgr, cv2.COLOR_BGR2LAB)
     if mat is None:
@@ -535,17 +530,7 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     # one contiguous array per channel: the arithmetic below runs on 1-D arrays
     px = [lab8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
     bg = [local8.reshape(-1, 3)[at, c].astype(np.float32) for c in range(3)]
-    set_rims = {name: _lab_of(colour) for name, colour in sides.items()}
-    # under a lamp's glare the local background is the mat washed toward white, and so is a rim
-    # there: each pixel's rim colour is its side's washed as much as the mat around it is
-    washed = np.clip((bg[0] - float(mat_lab[0])) * (1.0 / max(_LAB_WHITE[0] - float(mat_lab[0]), 1.0)), 0.0, 1.0)
-    mat_chroma = math.hypot(float(mat_lab[1]) - 128.0, float(mat_lab[2]) - 128.0)
-    if mat_chroma >= ACHROMATIC_CHROMA / 2:
-        # a coloured mat tells glare from more light: glare washes its colour out as much
-        washed = np.minimum(washed, 1.0 - np.hypot(bg[1] - 128.0, bg[2] - 128.0) * (1.0 / mat_chroma))
-        np.clip(washed, 0.0, 1.0, out=washed)
-    rims = {name: [float(rim[c]) + washed * (_LAB_WHITE[c] - float(rim[c])) for c in range(3)]
-            for name, rim in set_rims.items()}
+    rims = {name: _lab_of(colour) for name, colour in sides.items()}
     mat_hsv = _mat_hsv(mat_lab)          # (once for every side)
     hue_sides = {name for name in sides if _hue_apart(sides[name], mat_hsv)}
     # (np.take: indexing the (N, 3) pixels by ``at`` costs three times more)
@@ -570,18 +555,17 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
 
     out = {}
     for name, rim in rims.items():
-        wts = _weights(set_rims[name])
+        wts = _weights(rim)
         d_rim2 = dist2("rim", name, rim, wts)
         d_local2 = dist2("local", "", (), wts)
-        limit = max(RIM_MATCH_MIN,
-                    RIM_MATCH_FRACTION * float(np.sqrt((((set_rims[name] - mat_lab) * wts) ** 2).sum())))
+        limit = max(RIM_MATCH_MIN, RIM_MATCH_FRACTION * float(np.sqrt((((rim - mat_lab) * wts) ** 2).sum())))
         mask = (d_rim2 < dist2("mat", "", mat_lab, wts)) & (d_rim2 < d_local2) & (d_rim2 < limit * limit)
         # a thin rim blurred into the mat: on the way from the background to the rim colour
         n2 = np.zeros(len(at), np.float32)
         dot = np.zeros(len(at), np.float32)
         for c in range(3):
             w2 = float(wts[c]) ** 2
-            axis = rim[c] - bg[c]
+            axis = float(rim[c]) - bg[c]
             n2 += axis * axis * w2
             dot += off_bg[c] * axis * w2
         n2 = np.maximum(n2, 1.0)
@@ -598,8 +582,6 @@ def side_masks(plan_bgr: np.ndarray, sides: dict[str, str], mat: MatColours | No
     return out
 
 
-#: White in Lab (OpenCV's 8-bit scale): what a lamp's glare washes a surface toward.
-_LAB_WHITE = (255.0, 128.0, 128.0)
 _CLOSE_KERNEL = np.ones((3, 3), np.uint8)
 #: The ring tests' :data:`RING_ANGLES` unit directions (A, 2), computed once (read-only).
 _RING_DIRECTIONS = np.column_stack([np.cos(np.linspace(0.0, 2 * math.pi, RING_ANGLES, endpoint=False)),

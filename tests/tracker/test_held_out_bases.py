@@ -44,13 +44,11 @@ class LeaningPlane:
         return np.asarray(points_px, float).reshape(-1, 2) / self.px_per_mm - height_mm * np.array(self.lean)
 
 
-def _bases_in_crop(name: str, px_per_mm: float, foot_shift_mm: tuple[float, float], sides: dict[str, str],
-                   mat_lab: tuple[float, float, float] | None = None) -> tuple[tuple[FoundBase, ...], float]:
+def _bases_in_crop(name: str, px_per_mm: float, foot_shift_mm: tuple[float, float],
+                   sides: dict[str, str]) -> tuple[tuple[FoundBase, ...], float]:
     """The bases found in a stored plan crop laid in the middle of a table of its border's colour,
     and where the crop's top-left corner lies on that table (mm). ``foot_shift_mm``: the base's foot
-    against its top in the plan there (:meth:`tracker.bases.PlanView.bottom_shift_mm`); ``mat_lab``:
-    the mat's overall colour in the whole frame (:func:`tracker.bases.mat_colour`), when the crop's
-    own is not it."""
+    against its top in the plan there (:meth:`tracker.bases.PlanView.bottom_shift_mm`)."""
     crop = cv2.imread(str(DATA / name))
     assert crop is not None, name
     edge = np.concatenate([crop[0], crop[-1], crop[:, 0], crop[:, -1]])
@@ -63,8 +61,7 @@ def _bases_in_crop(name: str, px_per_mm: float, foot_shift_mm: tuple[float, floa
                          "markers": {"base_height_mm": BASE_HEIGHT_MM}, "bases": {"sides": sides}})
     view = PlanView(LeaningPlane.with_foot_shift(px_per_mm, foot_shift_mm), setup, px_per_mm=px_per_mm)  # type: ignore[arg-type]
     found = _bases_in_plan(plan, (0, 0), view, setup, np.random.default_rng(0),
-                           mat=mat_colour(plan, view, setup,
-                                          overall=None if mat_lab is None else np.array(mat_lab, np.float32)))
+                           mat=mat_colour(plan, view, setup))
     return _kept(found, [], setup), o / px_per_mm
 
 
@@ -89,15 +86,3 @@ def test_a_white_die_blurred_as_wide_as_a_small_base_is_not_one() -> None:
     found, _ = _bases_in_crop("white_die_1080p_seed118.png", 1.423249482114065, (-0.64, -0.93),
                               {"white": "#eeeeee", "orange": "#f07d1e"})
     assert found == (), found
-
-
-def test_a_yellow_rim_in_a_lamps_glare() -> None:
-    """Held-out 1080p seed 117: a 40 mm base in a lamp's hot spot, its yellow rim washed toward
-    white as the mat around it is (the mat's lightness 220 there, 134 over the frame): half its
-    round is nearer that glare than the set yellow, and the ring did not show enough. Looked for
-    as the yellow washed as much as the mat around it, the rim shows in most directions: the base
-    is found, at its size and within a millimetre."""
-    found, at = _bases_in_crop("bare_base_yellow_40_glare_1080p_seed117.png", 1.446465677058414, (0.71, 0.51),
-                               {"yellow": "#f1c40f", "black": "#1c1c1c"}, mat_lab=(134.0, 129.0, 148.0))
-    assert [(b.side, b.diameter_mm) for b in found] == [("yellow", 40.0)], found
-    assert math.hypot(found[0].x_mm - (at + 44.79), found[0].y_mm - (at + 44.76)) <= 1.0, found
