@@ -452,8 +452,9 @@ def _judge(cells: NDArray[np.float64], codes: NDArray[np.uint8], owners: NDArray
     # cells along its direction); the border must read dark against it, bar a few cells
     bits, gap, spread, t = _split(cells[:, inner])
     light_border = (cells[:, border] > t[:, None]).sum(axis=1)
-    packed_codes = _packed(codes[:, inner])
-    dist = _code_distances(bits, packed_codes)                          # (M, K*4)
+    # each reading against each code: the differing cells, as bits (one XOR per pair, counted below)
+    differ = _packed(bits)[:, None] ^ _packed(codes[:, inner])[None, :]   # (M, K*4)
+    dist = np.bitwise_count(differ).astype(np.int64)
     best = dist.argmin(axis=1)
     rows = np.arange(len(dist))
     d_best = dist[rows, best]
@@ -464,7 +465,7 @@ def _judge(cells: NDArray[np.float64], codes: NDArray[np.uint8], owners: NDArray
     # figure's grey over it) is no evidence, and where the split is loose another id in play must
     # still be as far on the others
     sure = _packed((np.abs(cells[:, inner] - t[:, None]) >= UNSURE_CELL * gap[:, None]).astype(np.uint8))
-    sure_dist = np.bitwise_count((_packed(bits)[:, None] ^ packed_codes[None, :]) & sure[:, None]).astype(np.int64)
+    sure_dist = np.bitwise_count(differ & sure[:, None]).astype(np.int64)
     sure_other = np.where(another, sure_dist, 10 ** 6).min(axis=1)
     good = ((d_best <= max_errors) & (other - d_best >= MIN_MARGIN) & (gap >= MIN_CONTRAST)
             & ((sure_other - sure_dist[rows, best] >= MIN_MARGIN) | (spread <= UNSURE_MAX_SPREAD))
@@ -879,7 +880,6 @@ def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cell
     v = (off[:, 3] - off[:, 0]) / cells
     k = CELL_OFF_MAX_CELLS
     moves = [(a, b) for a in range(-k, k + 1) for b in range(-k, k + 1) if a or b]
-    moved = np.stack([off + (a * u + b * v)[:, None] for a, b in moves], axis=1)
     # the cells of every move at once: those of the square grown by k cells on each side
     grown = np.stack([off[:, 0] - k * (u + v), off[:, 1] + k * (u - v), off[:, 2] + k * (u + v),
                       off[:, 3] - k * (u - v)], axis=1)
@@ -888,11 +888,12 @@ def cell_off_squares(gray: NDArray[np.uint8], squares: NDArray[np.float64], cell
     windows = np.stack([grid[:, k + b:k + b + cells, k + a:k + a + cells] for a, b in moves], axis=1)
     spread, light = _spread_and_light_of(windows.reshape(-1, cells * cells), cells)
     score = np.where((spread <= CELL_OFF_MAX_SPREAD) & (light <= MAX_LIGHT_BORDER_CELLS),
-                     spread + 0.05 * light, np.inf).reshape(len(off), -1)
+                     spread + LIGHT_BORDER_WEIGHT * light, np.inf).reshape(len(off), -1)
     best = score.argmin(axis=1)
     found = np.isfinite(score[np.arange(len(off)), best])
     rows = np.flatnonzero(found)
-    picked = moved[rows, best[found]]
+    a, b = np.array(moves, np.float64)[best[found]].T
+    picked = off[rows] + (a[:, None] * u[rows] + b[:, None] * v[rows])[:, None]
     # one square per place (within half a cell), the cleanest
     centres, half_cell = picked.mean(axis=1), 0.5 * vector_lengths(u[rows])
     kept: list[int] = []
@@ -982,6 +983,9 @@ SEARCHED_MIN_SIDE_PX = 14.4
 #: :func:`align_squares`: the steps (px) and turns (deg) of its search, coarse to fine.
 ALIGN_STEPS_PX = (0.6, 0.3, 0.15)
 ALIGN_TURNS_DEG = (3.0, 1.5, 0.75)
+#: Where the cells split cleanest (:func:`align_squares`, :func:`cell_off_squares`): the spread,
+#: plus this much per border cell that reads light.
+LIGHT_BORDER_WEIGHT = 0.05
 
 
 def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: int, *,
@@ -1005,7 +1009,7 @@ def align_squares(gray: NDArray[np.uint8], quads: NDArray[np.float64], cells: in
         c = _cell_means(gray, qs.reshape(-1, 4, 2), cells)
         _, gap, spread, t = _split(c[:, inner])
         light = (c[:, border] > t[:, None]).sum(axis=1)
-        out: NDArray[np.float64] = spread + 0.05 * light + np.where(gap < MIN_CONTRAST, 1.0, 0.0)
+        out: NDArray[np.float64] = spread + LIGHT_BORDER_WEIGHT * light + np.where(gap < MIN_CONTRAST, 1.0, 0.0)
         return out
 
     best: NDArray[np.float64] | None = None
